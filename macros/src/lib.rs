@@ -1,0 +1,3 @@
+//! Derive macros for `bevy_forge_scene`.
+//!
+//! Empty for now: `#[derive(ForgeComponent)]` lands here with custom component schemas.

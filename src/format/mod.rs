@@ -1,0 +1,209 @@
+//! The `.forge.ron` document model (format version 1): plain data, no Bevy ECS.
+//!
+//! A [`SceneDoc`] is a forest of [`EntityNode`]s keyed by stable `u64` ids. Read one from text
+//! with [`SceneDoc::from_str`] (which also returns a [`SourceMap`] of where everything was), write
+//! it back with [`SceneDoc::to_canonical_string`], check the forest rules with
+//! [`SceneDoc::check_integrity`], and edit it with the operations in [`edit`].
+
+mod component;
+pub mod edit;
+mod error;
+mod integrity;
+mod read;
+mod source_map;
+mod value;
+mod write;
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+pub use component::{
+    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData,
+    MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
+    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+};
+pub use edit::EditError;
+pub use error::{ReadError, ReadErrorKind};
+pub use integrity::IntegrityProblem;
+pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
+pub use source_map::{Position, SourceMap};
+pub use value::{Color, Transform, Vec2, Vec3};
+
+/// The format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The file extension of scene files, without the leading dot.
+pub const EXTENSION: &str = "forge.ron";
+
+/// A scene document: the whole content of one `.forge.ron` file (the format page, "Top-level
+/// fields").
+///
+/// `entities` keeps the file's order (insertion order), which reading and writing preserve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SceneDoc {
+    /// Schema version; always [`FORMAT_VERSION`] in memory (a file's `0` is normalized to `1`).
+    pub format_version: u32,
+    /// Display name, independent of the file name. May be empty (validation warns).
+    pub name: String,
+    /// All entities by id, in file order.
+    pub entities: IndexMap<u64, EntityNode>,
+    /// Root entity ids in display order.
+    pub roots: Vec<u64>,
+    /// The next id to allocate; greater than every id in `entities`. Ids are never reused.
+    pub next_id: u64,
+}
+
+/// One entity of a scene (the format page, "Entity fields").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntityNode {
+    /// Stable id; equal to the entity's key in [`SceneDoc::entities`].
+    pub id: u64,
+    /// Display name, any UTF-8; becomes Bevy's `Name`.
+    pub name: String,
+    /// The containing entity, `None` for roots.
+    pub parent: Option<u64>,
+    /// Ordered child ids.
+    pub children: Vec<u64>,
+    /// Local transform (rotation in Euler degrees).
+    pub transform: Transform,
+    /// Ordered components, at most one per [`ComponentData::key`].
+    pub components: Vec<ComponentData>,
+    /// Editor-only: blocks viewport transforms. Missing in old files means `false`.
+    #[serde(default)]
+    pub locked: bool,
+}
+
+impl EntityNode {
+    /// A root entity with no components, identity transform, unlocked.
+    pub fn new(id: u64, name: impl Into<String>) -> Self {
+        Self {
+            id,
+            name: name.into(),
+            parent: None,
+            children: Vec::new(),
+            transform: Transform::IDENTITY,
+            components: Vec::new(),
+            locked: false,
+        }
+    }
+
+    /// The component with the given [`key`](ComponentData::key), if present.
+    pub fn component(&self, key: &str) -> Option<&ComponentData> {
+        self.components.iter().find(|c| c.has_key(key))
+    }
+}
+
+impl Default for SceneDoc {
+    fn default() -> Self {
+        Self::new("")
+    }
+}
+
+impl SceneDoc {
+    /// An empty scene named `name`, ids starting at 1.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            format_version: FORMAT_VERSION,
+            name: name.into(),
+            entities: IndexMap::new(),
+            roots: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Reads a document from `.forge.ron` text.
+    ///
+    /// Accepts what people write by hand: comments, any whitespace, CRLF line ends, a UTF-8
+    /// byte-order mark, one-line entries, trailing commas or none, integers where floats are
+    /// expected, string escapes and raw strings, fields in any order, a missing `locked`, and
+    /// `format_version: 0` (read as 1, with a [`ReadWarning`]).
+    ///
+    /// # Errors
+    /// A [`ReadError`] with the line, column, entity and field of the first problem: a syntax
+    /// error or truncated input, an unknown field (with a "did you mean"), a repeated field or
+    /// entity key, a tag written as a string, an unknown component tag, primitive shape, mesh
+    /// source or visibility mode, a `format_version` above [`FORMAT_VERSION`], a missing field, or
+    /// a number out of range.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &str) -> Result<ParsedScene, ReadError> {
+        read::read_str(text)
+    }
+
+    /// Reads a document from bytes; like [`SceneDoc::from_str`], and refuses invalid UTF-8 with
+    /// the position of the first bad byte.
+    ///
+    /// # Errors
+    /// As [`SceneDoc::from_str`], plus [`ReadErrorKind::InvalidUtf8`].
+    pub fn from_slice(bytes: &[u8]) -> Result<ParsedScene, ReadError> {
+        read::read_bytes(bytes)
+    }
+
+    /// Reads the file at `path`. Errors name the file.
+    ///
+    /// # Errors
+    /// As [`SceneDoc::from_slice`], plus [`ReadErrorKind::Io`] when the file cannot be read.
+    pub fn read(path: impl AsRef<Path>) -> Result<ParsedScene, ReadError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| {
+            let start = Position {
+                line: 1,
+                column: 1,
+                offset: 0,
+            };
+            ReadError::new(start, None, None, ReadErrorKind::Io(e.to_string()))
+        });
+        bytes
+            .and_then(|b| read::read_bytes(&b))
+            .map_err(|e| e.with_path(path))
+    }
+
+    /// The canonical text of this document, as the editor saves it: two-space indentation, one
+    /// field per line, `\n` line ends, a final newline, and floats that read back bit-identical.
+    ///
+    /// `SceneDoc::from_str(&doc.to_canonical_string())` gives back `doc`, and canonical text
+    /// written again is byte-identical.
+    pub fn to_canonical_string(&self) -> String {
+        write::write_canonical(self)
+    }
+
+    /// The entity with id `id`.
+    pub fn entity(&self, id: u64) -> Option<&EntityNode> {
+        self.entities.get(&id)
+    }
+
+    /// The entity with id `id`, mutably. Changing `id`, `parent` or `children` directly can break
+    /// the forest; prefer the operations in [`edit`].
+    pub fn entity_mut(&mut self, id: u64) -> Option<&mut EntityNode> {
+        self.entities.get_mut(&id)
+    }
+
+    /// Ids of the entities named `name`, in file order.
+    pub fn find_by_name<'a>(&'a self, name: &'a str) -> impl Iterator<Item = u64> + 'a {
+        self.entities
+            .values()
+            .filter(move |e| e.name == name)
+            .map(|e| e.id)
+    }
+
+    /// Every entity id in depth-first order (roots in order, each followed by its subtree in
+    /// children order). Ids that cannot be reached from `roots` are not listed; each id appears at
+    /// most once, even in a malformed forest.
+    pub fn depth_first(&self) -> Vec<u64> {
+        let mut out = Vec::with_capacity(self.entities.len());
+        let mut seen = std::collections::HashSet::with_capacity(self.entities.len());
+        let mut stack: Vec<u64> = self.roots.iter().rev().copied().collect();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let Some(node) = self.entities.get(&id) else {
+                continue;
+            };
+            out.push(id);
+            stack.extend(node.children.iter().rev().copied());
+        }
+        out
+    }
+}

@@ -1,0 +1,1432 @@
+//! The reader: `.forge.ron` text to a [`SceneDoc`] and its [`SourceMap`].
+//!
+//! A purpose-built, schema-directed scanner for the RON grammar the format page allows. It reads
+//! in one pass, records the position of every entity, field, component and custom field as it
+//! goes, and never recurses deeper than the schema (a document nests at most eight levels), so no
+//! input can overflow the stack. Every refusal carries its line and column.
+
+use indexmap::IndexMap;
+
+use super::component::{
+    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData,
+    MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
+    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+};
+use super::error::{ReadError, ReadErrorKind, closest};
+use super::source_map::{
+    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, Position, SourceMap, TOP_FIELDS,
+    TRANSFORM_FIELDS,
+};
+use super::value::{Color, Transform, Vec2, Vec3};
+use super::{EntityNode, FORMAT_VERSION, SceneDoc};
+
+/// A document read from text, with where each part came from and what the reader noticed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedScene {
+    /// The document.
+    pub doc: SceneDoc,
+    /// Positions of its entities, fields, components and custom fields.
+    pub source_map: SourceMap,
+    /// Things that did not stop reading but that a user should know (a `format_version: 0` file).
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// Something the reader accepted but reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadWarning {
+    /// Where it is.
+    pub position: Position,
+    /// What it is.
+    pub kind: ReadWarningKind,
+}
+
+/// The kinds of [`ReadWarning`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadWarningKind {
+    /// The file says `format_version: 0`; it was read as format 1 (the format page,
+    /// "Versioning") and will be saved as 1.
+    #[error("format_version 0 was read as format 1; saving writes `format_version: 1`")]
+    FormatVersionZero,
+}
+
+impl std::fmt::Display for ReadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.position, self.kind)
+    }
+}
+
+/// Reads a document from text. See [`SceneDoc::from_str`].
+pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.len() >= ABSENT as usize {
+        return Err(ReadError::new(
+            Position {
+                line: 1,
+                column: 1,
+                offset: 0,
+            },
+            None,
+            None,
+            ReadErrorKind::TooLarge { size: text.len() },
+        ));
+    }
+    let lines = LineIndex::new(text);
+    let mut parser = Parser {
+        text,
+        b: text.as_bytes(),
+        pos: 0,
+        lines: &lines,
+        warnings: Vec::new(),
+    };
+    let mut source_map = SourceMap::default();
+    match parser.document(&mut source_map) {
+        Ok(doc) => {
+            let warnings = std::mem::take(&mut parser.warnings);
+            source_map.lines = lines;
+            Ok(ParsedScene {
+                doc,
+                source_map,
+                warnings,
+            })
+        }
+        Err(e) => Err(e.finish(&lines)),
+    }
+}
+
+/// Reads a document from bytes, refusing invalid UTF-8 with its position.
+pub(crate) fn read_bytes(bytes: &[u8]) -> Result<ParsedScene, ReadError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read_str(text),
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            // The prefix is valid UTF-8 by construction.
+            let prefix = std::str::from_utf8(valid).unwrap_or_default();
+            let prefix_no_bom = prefix.strip_prefix('\u{feff}').unwrap_or(prefix);
+            let position = LineIndex::new(prefix_no_bom).position(prefix_no_bom.len());
+            Err(ReadError::new(
+                position,
+                None,
+                None,
+                ReadErrorKind::InvalidUtf8,
+            ))
+        }
+    }
+}
+
+enum Seg {
+    Field(&'static str),
+    Index(usize),
+}
+
+/// An error on its way up: segments are pushed innermost first.
+struct PErr {
+    offset: usize,
+    kind: ReadErrorKind,
+    segs: Vec<Seg>,
+    entity: Option<u64>,
+}
+
+type PResult<T> = Result<T, Box<PErr>>;
+
+trait Trail<T> {
+    fn field(self, name: &'static str) -> PResult<T>;
+    fn index(self, i: usize) -> PResult<T>;
+}
+
+impl<T> Trail<T> for PResult<T> {
+    fn field(self, name: &'static str) -> PResult<T> {
+        self.map_err(|mut e| {
+            if e.entity.is_none() {
+                e.segs.push(Seg::Field(name));
+            }
+            e
+        })
+    }
+    fn index(self, i: usize) -> PResult<T> {
+        self.map_err(|mut e| {
+            if e.entity.is_none() {
+                e.segs.push(Seg::Index(i));
+            }
+            e
+        })
+    }
+}
+
+impl PErr {
+    fn finish(self, lines: &LineIndex) -> ReadError {
+        let mut field = String::new();
+        for seg in self.segs.iter().rev() {
+            match seg {
+                Seg::Field(name) => {
+                    if !field.is_empty() {
+                        field.push('.');
+                    }
+                    field.push_str(name);
+                }
+                Seg::Index(i) => {
+                    field.push('[');
+                    field.push_str(&i.to_string());
+                    field.push(']');
+                }
+            }
+        }
+        ReadError::new(
+            lines.position(self.offset),
+            self.entity,
+            (!field.is_empty()).then_some(field),
+            self.kind,
+        )
+    }
+}
+
+const SPRITE_FIELDS: [&str; 5] = ["image", "color", "custom_size", "flip_x", "flip_y"];
+const TEXT_FIELDS: [&str; 3] = ["text", "font_size", "color"];
+const POINT_FIELDS: [&str; 4] = ["color", "intensity", "range", "shadows"];
+const DIRECTIONAL_FIELDS: [&str; 3] = ["color", "illuminance", "shadows"];
+const MESH3D_FIELDS: [&str; 2] = ["mesh", "material"];
+const MESH_SOURCE_FIELDS: [&str; 2] = ["source", "value"];
+const MESH_SOURCE_PATHS: [&str; 2] = ["mesh.source", "mesh.value"];
+const MATERIAL_FIELDS: [&str; 4] = ["base_color", "metallic", "perceptual_roughness", "unlit"];
+const MATERIAL_PATHS: [&str; 4] = [
+    "material.base_color",
+    "material.metallic",
+    "material.perceptual_roughness",
+    "material.unlit",
+];
+const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
+const CUSTOM_FIELD_FIELDS: [&str; 2] = ["name", "expr"];
+const COMPONENT_FIELDS: [&str; 2] = ["type", "data"];
+const XY: [&str; 2] = ["x", "y"];
+const XYZ: [&str; 3] = ["x", "y", "z"];
+const RGBA: [&str; 4] = ["r", "g", "b", "a"];
+
+fn all(n: usize) -> u32 {
+    (1u32 << n) - 1
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    lines: &'a LineIndex,
+    warnings: Vec<ReadWarning>,
+}
+
+impl<'a> Parser<'a> {
+    // ---- errors ----------------------------------------------------------------------------
+
+    fn fail<T>(&self, offset: usize, kind: ReadErrorKind) -> PResult<T> {
+        Err(Box::new(PErr {
+            offset,
+            kind,
+            segs: Vec::new(),
+            entity: None,
+        }))
+    }
+
+    /// "expected X, found Y" at the current position (which must be past whitespace).
+    fn unexpected<T>(&self, expected: &'static str) -> PResult<T> {
+        if self.pos >= self.b.len() {
+            return self.fail(self.pos, ReadErrorKind::UnexpectedEnd { expected });
+        }
+        let found = self.describe(self.pos);
+        self.fail(self.pos, ReadErrorKind::Unexpected { expected, found })
+    }
+
+    /// A short quotation of the token at `at`.
+    fn describe(&self, at: usize) -> String {
+        let Some(&c) = self.b.get(at) else {
+            return "end of input".to_owned();
+        };
+        let rest = &self.text[at..];
+        let token_len = if c == b'"' {
+            let mut end = 1;
+            let mut escaped = false;
+            for (i, ch) in rest.char_indices().skip(1) {
+                end = i + ch.len_utf8();
+                if escaped {
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == '"' || ch == '\n' {
+                    break;
+                }
+            }
+            end
+        } else if is_ident_start(c) || c.is_ascii_digit() || c == b'-' || c == b'+' || c == b'.' {
+            let n = rest[1..]
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+                .count();
+            1 + n
+        } else {
+            rest.chars().next().map_or(1, char::len_utf8)
+        };
+        let token = &rest[..token_len];
+        let shown: String = token.chars().take(40).collect();
+        let ellipsis = if shown.len() < token.len() { "..." } else { "" };
+        if c == b'"' {
+            format!("string {shown}{ellipsis}")
+        } else {
+            format!("`{shown}{ellipsis}`")
+        }
+    }
+
+    // ---- lexing ----------------------------------------------------------------------------
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) -> PResult<()> {
+        loop {
+            match self.b.get(self.pos) {
+                Some(b' ' | b'\n' | b'\r' | b'\t') => self.pos += 1,
+                Some(b'/') => self.comment()?,
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn comment(&mut self) -> PResult<()> {
+        let start = self.pos;
+        match self.b.get(start + 1) {
+            Some(b'/') => {
+                self.pos = match memchr::memchr(b'\n', &self.b[start..]) {
+                    Some(i) => start + i + 1,
+                    None => self.b.len(),
+                };
+                Ok(())
+            }
+            Some(b'*') => {
+                // Block comments nest, as in RON.
+                let mut depth = 0usize;
+                let mut i = start;
+                while i + 1 < self.b.len() {
+                    match (self.b[i], self.b[i + 1]) {
+                        (b'/', b'*') => {
+                            depth += 1;
+                            i += 2;
+                        }
+                        (b'*', b'/') => {
+                            depth -= 1;
+                            i += 2;
+                            if depth == 0 {
+                                self.pos = i;
+                                return Ok(());
+                            }
+                        }
+                        _ => i += 1,
+                    }
+                }
+                self.fail(start, ReadErrorKind::UnterminatedComment)
+            }
+            _ => self.unexpected("a value or a comment"),
+        }
+    }
+
+    /// Skips whitespace, then consumes `byte` or fails with `expected`.
+    fn expect(&mut self, byte: u8, expected: &'static str) -> PResult<usize> {
+        self.skip_ws()?;
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(self.pos - 1)
+        } else {
+            self.unexpected(expected)
+        }
+    }
+
+    /// Consumes an identifier at the current position, if there is one.
+    fn ident(&mut self) -> Option<&'a str> {
+        let start = self.pos;
+        if !self.peek().is_some_and(is_ident_start) {
+            return None;
+        }
+        let mut end = start + 1;
+        while end < self.b.len() && is_ident_continue(self.b[end]) {
+            end += 1;
+        }
+        // `r"..."` and `r#"..."#` are raw strings, not identifiers.
+        if end == start + 1 && self.b[start] == b'r' && matches!(self.b.get(end), Some(b'"' | b'#'))
+        {
+            return None;
+        }
+        self.pos = end;
+        Some(&self.text[start..end])
+    }
+
+    // ---- structure ---------------------------------------------------------------------------
+
+    /// Reads `( field: value, ... )` with fields in any order. `on_field` gets the field's index
+    /// in `fields` and the offset of its value. Returns the offset of `(` and the set of fields
+    /// seen as a bit mask.
+    fn structure(
+        &mut self,
+        context: &'static str,
+        fields: &'static [&'static str],
+        mut on_field: impl FnMut(&mut Self, usize, usize) -> PResult<()>,
+    ) -> PResult<(usize, u32)> {
+        let start = self.expect(b'(', "`(`")?;
+        let mut seen = 0u32;
+        loop {
+            self.skip_ws()?;
+            if self.peek() == Some(b')') {
+                self.pos += 1;
+                return Ok((start, seen));
+            }
+            let name_at = self.pos;
+            let Some(name) = self.ident() else {
+                return self.unexpected("a field name or `)`");
+            };
+            let Some(i) = fields.iter().position(|f| *f == name) else {
+                if self.pos == self.b.len() {
+                    return self.unexpected("`:` after a field name");
+                }
+                return self.fail(
+                    name_at,
+                    ReadErrorKind::UnknownField {
+                        field: name.to_owned(),
+                        context,
+                        expected: fields,
+                        suggestion: closest(name, fields),
+                    },
+                );
+            };
+            if seen & (1 << i) != 0 {
+                return self.fail(
+                    name_at,
+                    ReadErrorKind::DuplicateField {
+                        field: fields[i],
+                        context,
+                    },
+                );
+            }
+            seen |= 1 << i;
+            self.expect(b':', "`:`").field(fields[i])?;
+            self.skip_ws()?;
+            let value_at = self.pos;
+            on_field(self, i, value_at).field(fields[i])?;
+            self.skip_ws()?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => {}
+                _ => return self.unexpected("`,` or `)`"),
+            }
+        }
+    }
+
+    /// Fails with "missing field" for the first field of `required` not in `seen`.
+    fn require(
+        &self,
+        at: usize,
+        context: &'static str,
+        fields: &'static [&'static str],
+        seen: u32,
+        required: u32,
+    ) -> PResult<()> {
+        let missing = required & !seen;
+        if missing == 0 {
+            return Ok(());
+        }
+        let field = fields[missing.trailing_zeros() as usize];
+        self.fail(at, ReadErrorKind::MissingField { field, context })
+    }
+
+    /// Reads `[ item, ... ]`, calling `item` with each element's index.
+    fn sequence(&mut self, mut item: impl FnMut(&mut Self, usize) -> PResult<()>) -> PResult<()> {
+        self.expect(b'[', "`[`")?;
+        let mut i = 0;
+        loop {
+            self.skip_ws()?;
+            if self.peek() == Some(b']') {
+                self.pos += 1;
+                return Ok(());
+            }
+            item(self, i).index(i)?;
+            i += 1;
+            self.skip_ws()?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {}
+                _ => return self.unexpected("`,` or `]`"),
+            }
+        }
+    }
+
+    /// Reads `None` or `Some(value)`.
+    fn option<T>(&mut self, value: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<Option<T>> {
+        self.skip_ws()?;
+        let at = self.pos;
+        match self.ident() {
+            Some("None") => Ok(None),
+            Some("Some") => {
+                self.expect(b'(', "`(` after `Some`")?;
+                let v = value(self)?;
+                self.expect(b')', "`)` closing `Some(..)`")?;
+                Ok(Some(v))
+            }
+            _ => {
+                self.pos = at;
+                self.unexpected("`None` or `Some(..)`")
+            }
+        }
+    }
+
+    /// Skips one value of any shape without interpreting it (used when `data` comes before
+    /// `type`). Iterative, so depth cannot overflow the stack.
+    fn skip_value(&mut self) -> PResult<()> {
+        let mut depth = 0usize;
+        loop {
+            self.skip_ws()?;
+            let Some(c) = self.peek() else {
+                return self.unexpected("a value");
+            };
+            match c {
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    self.pos += 1;
+                    continue;
+                }
+                b')' | b']' | b'}' => {
+                    if depth == 0 {
+                        return self.unexpected("a value");
+                    }
+                    depth -= 1;
+                    self.pos += 1;
+                }
+                b',' | b':' if depth > 0 => {
+                    self.pos += 1;
+                    continue;
+                }
+                b'"' => {
+                    self.string()?;
+                }
+                b'r' if matches!(self.b.get(self.pos + 1), Some(b'"' | b'#')) => {
+                    self.string()?;
+                }
+                c if is_ident_start(c) => {
+                    self.ident();
+                    self.skip_ws()?;
+                    if self.peek() == Some(b'(') {
+                        continue;
+                    }
+                }
+                c if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.') => {
+                    self.number_token();
+                }
+                _ => return self.unexpected("a value"),
+            }
+            if depth == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    // ---- scalars -------------------------------------------------------------------------------
+
+    fn number_token(&mut self) -> &'a str {
+        let start = self.pos;
+        let mut i = start;
+        if matches!(self.b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        while let Some(&c) = self.b.get(i) {
+            let sign_after_exponent =
+                matches!(c, b'-' | b'+') && matches!(self.b.get(i - 1), Some(b'e' | b'E'));
+            if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || sign_after_exponent {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        self.pos = i;
+        &self.text[start..i]
+    }
+
+    fn u64(&mut self, expected: &'static str, ty: &'static str, max: u64) -> PResult<u64> {
+        self.skip_ws()?;
+        let at = self.pos;
+        if !self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'+') {
+            return self.unexpected(expected);
+        }
+        let token = self.number_token();
+        let digits = token.strip_prefix('+').unwrap_or(token);
+        let mut value: u64 = 0;
+        let mut overflow = false;
+        for (i, c) in digits.bytes().enumerate() {
+            match c {
+                b'0'..=b'9' => {
+                    match value
+                        .checked_mul(10)
+                        .and_then(|v| v.checked_add(u64::from(c - b'0')))
+                    {
+                        Some(v) => value = v,
+                        None => overflow = true,
+                    }
+                }
+                b'_' if i > 0 => {}
+                _ => {
+                    self.pos = at;
+                    return self.unexpected(expected);
+                }
+            }
+        }
+        if digits.is_empty() {
+            self.pos = at;
+            return self.unexpected(expected);
+        }
+        if overflow || value > max {
+            return self.fail(
+                at,
+                ReadErrorKind::IntegerOutOfRange {
+                    found: token.to_owned(),
+                    ty,
+                },
+            );
+        }
+        Ok(value)
+    }
+
+    fn id(&mut self) -> PResult<u64> {
+        self.u64("an entity id (an unsigned integer)", "u64", u64::MAX)
+    }
+
+    fn f32(&mut self) -> PResult<f32> {
+        self.skip_ws()?;
+        let at = self.pos;
+        let starts_number = self
+            .peek()
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'i' | b'N'));
+        if !starts_number {
+            return self.unexpected("a number");
+        }
+        let token = self.number_token();
+        match parse_f32(token) {
+            Ok(v) => Ok(v),
+            Err(reason) => {
+                if token.starts_with(['i', 'N']) {
+                    self.pos = at;
+                    return self.unexpected("a number");
+                }
+                self.fail(
+                    at,
+                    ReadErrorKind::InvalidNumber {
+                        found: token.to_owned(),
+                        reason,
+                    },
+                )
+            }
+        }
+    }
+
+    fn bool(&mut self) -> PResult<bool> {
+        self.skip_ws()?;
+        let at = self.pos;
+        match self.ident() {
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            _ => {
+                self.pos = at;
+                self.unexpected("`true` or `false`")
+            }
+        }
+    }
+
+    fn string(&mut self) -> PResult<String> {
+        self.skip_ws()?;
+        let at = self.pos;
+        match self.peek() {
+            Some(b'"') => self.quoted_string(at),
+            Some(b'r') if matches!(self.b.get(at + 1), Some(b'"' | b'#')) => self.raw_string(at),
+            _ => self.unexpected("a string"),
+        }
+    }
+
+    fn quoted_string(&mut self, at: usize) -> PResult<String> {
+        let start = at + 1;
+        let mut i = start;
+        let mut out: Option<String> = None;
+        loop {
+            let Some(rel) = memchr::memchr2(b'"', b'\\', &self.b[i..]) else {
+                return self.fail(at, ReadErrorKind::UnterminatedString);
+            };
+            let stop = i + rel;
+            if self.b[stop] == b'"' {
+                self.pos = stop + 1;
+                return Ok(match out {
+                    None => self.text[start..stop].to_owned(),
+                    Some(mut s) => {
+                        s.push_str(&self.text[i..stop]);
+                        s
+                    }
+                });
+            }
+            let s = out.get_or_insert_with(String::new);
+            s.push_str(&self.text[i..stop]);
+            let (ch, len) = self.escape(stop)?;
+            s.push(ch);
+            i = stop + len;
+        }
+    }
+
+    /// Decodes the escape starting at the backslash at `at`: the character and the escape's
+    /// length in bytes.
+    fn escape(&self, at: usize) -> PResult<(char, usize)> {
+        let bad = |reason| {
+            Err(Box::new(PErr {
+                offset: at,
+                kind: ReadErrorKind::InvalidEscape { reason },
+                segs: Vec::new(),
+                entity: None,
+            }))
+        };
+        let Some(&c) = self.b.get(at + 1) else {
+            return self.fail(at, ReadErrorKind::UnterminatedString);
+        };
+        let simple = match c {
+            b'"' => '"',
+            b'\'' => '\'',
+            b'\\' => '\\',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'0' => '\0',
+            b'x' => {
+                let hex = self.b.get(at + 2..at + 4);
+                let Some(value) = hex.and_then(|h| {
+                    std::str::from_utf8(h)
+                        .ok()
+                        .and_then(|h| u8::from_str_radix(h, 16).ok())
+                }) else {
+                    return bad("`\\x` needs two hexadecimal digits");
+                };
+                if value > 0x7f {
+                    return bad("`\\x` escapes in strings must be ASCII (at most `\\x7F`)");
+                }
+                return Ok((char::from(value), 4));
+            }
+            b'u' => {
+                if self.b.get(at + 2) != Some(&b'{') {
+                    return bad("write unicode escapes as `\\u{XXXX}`");
+                }
+                let digits_start = at + 3;
+                let Some(close) = self.b[digits_start..]
+                    .iter()
+                    .take(7)
+                    .position(|&b| b == b'}')
+                else {
+                    return bad("`\\u{` needs 1 to 6 hexadecimal digits and a closing `}`");
+                };
+                let digits = &self.text[digits_start..digits_start + close];
+                let Some(ch) = u32::from_str_radix(digits, 16)
+                    .ok()
+                    .filter(|_| !digits.is_empty() && !digits.starts_with(['+', '-']))
+                    .and_then(char::from_u32)
+                else {
+                    return bad("not a valid unicode scalar value");
+                };
+                return Ok((ch, 3 + close + 1));
+            }
+            _ => {
+                return bad(
+                    "unknown escape; known are \\n \\r \\t \\0 \\\\ \\\" \\' \\xHH \\u{..}",
+                );
+            }
+        };
+        Ok((simple, 2))
+    }
+
+    fn raw_string(&mut self, at: usize) -> PResult<String> {
+        let mut i = at + 1;
+        let mut hashes = 0;
+        while self.b.get(i) == Some(&b'#') {
+            hashes += 1;
+            i += 1;
+        }
+        if self.b.get(i) != Some(&b'"') {
+            return self.unexpected("a string");
+        }
+        let start = i + 1;
+        let mut search = start;
+        loop {
+            let Some(rel) = memchr::memchr(b'"', &self.b[search..]) else {
+                return self.fail(at, ReadErrorKind::UnterminatedString);
+            };
+            let quote = search + rel;
+            let closing = &self.b[quote + 1..];
+            if closing.len() >= hashes && closing[..hashes].iter().all(|&b| b == b'#') {
+                self.pos = quote + 1 + hashes;
+                return Ok(self.text[start..quote].to_owned());
+            }
+            search = quote + 1;
+        }
+    }
+
+    /// Reads a tag (`type: sprite`): a bare identifier among `known`.
+    fn tag(
+        &mut self,
+        field: &'static str,
+        what: &'static str,
+        known: &'static [&'static str],
+    ) -> PResult<usize> {
+        self.skip_ws()?;
+        let at = self.pos;
+        if matches!(self.peek(), Some(b'"'))
+            || (self.peek() == Some(b'r') && matches!(self.b.get(at + 1), Some(b'"' | b'#')))
+        {
+            let tag = self.string()?;
+            return self.fail(at, ReadErrorKind::TagAsString { field, tag });
+        }
+        let Some(name) = self.ident() else {
+            return self.unexpected(what_expected(what));
+        };
+        match known.iter().position(|k| *k == name) {
+            Some(i) => Ok(i),
+            None if self.pos == self.b.len() => self.unexpected(what_expected(what)),
+            None => self.fail(
+                at,
+                ReadErrorKind::UnknownVariant {
+                    what,
+                    found: name.to_owned(),
+                    expected: known,
+                    suggestion: closest(name, known),
+                },
+            ),
+        }
+    }
+
+    // ---- format values ---------------------------------------------------------------------------
+
+    fn floats<const N: usize>(
+        &mut self,
+        context: &'static str,
+        names: &'static [&'static str; N],
+        mut offsets: Option<&mut [u32]>,
+    ) -> PResult<[f32; N]> {
+        let mut v = [0.0f32; N];
+        let (start, seen) = self.structure(context, names, |p, i, at| {
+            if let Some(o) = offsets.as_deref_mut() {
+                o[i] = at as u32;
+            }
+            v[i] = p.f32()?;
+            Ok(())
+        })?;
+        self.require(start, context, names, seen, all(N))?;
+        Ok(v)
+    }
+
+    fn vec2(&mut self) -> PResult<Vec2> {
+        let [x, y] = self.floats("vector", &XY, None)?;
+        Ok(Vec2 { x, y })
+    }
+
+    fn vec3(&mut self, offsets: Option<&mut [u32]>) -> PResult<Vec3> {
+        let [x, y, z] = self.floats("vector", &XYZ, offsets)?;
+        Ok(Vec3 { x, y, z })
+    }
+
+    fn color(&mut self) -> PResult<Color> {
+        let [r, g, b, a] = self.floats("color", &RGBA, None)?;
+        Ok(Color { r, g, b, a })
+    }
+
+    fn id_list(&mut self) -> PResult<Vec<u64>> {
+        let mut out = Vec::new();
+        self.sequence(|p, _| {
+            out.push(p.id()?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    // ---- the document ------------------------------------------------------------------------------
+
+    fn document(&mut self, map: &mut SourceMap) -> PResult<SceneDoc> {
+        let mut format_version = None;
+        let mut name = None;
+        let mut entities = None;
+        let mut roots = None;
+        let mut next_id = None;
+        let mut top = [ABSENT; 5];
+        let (start, seen) = self.structure("the scene", &TOP_FIELDS, |p, i, at| {
+            top[i] = at as u32;
+            match i {
+                0 => {
+                    let v = p.u64("a format version (an unsigned integer)", "u32", u64::MAX)?;
+                    if v > u64::from(FORMAT_VERSION) {
+                        return p.fail(at, ReadErrorKind::UnsupportedFormatVersion { found: v });
+                    }
+                    if v == 0 {
+                        p.warnings.push(ReadWarning {
+                            position: p.lines.position(at),
+                            kind: ReadWarningKind::FormatVersionZero,
+                        });
+                    }
+                    format_version = Some(FORMAT_VERSION);
+                }
+                1 => name = Some(p.string()?),
+                2 => entities = Some(p.entities(&mut map.entities)?),
+                3 => roots = Some(p.id_list()?),
+                _ => next_id = Some(p.id()?),
+            }
+            Ok(())
+        })?;
+        self.require(start, "the scene", &TOP_FIELDS, seen, all(5))?;
+        self.skip_ws()?;
+        if self.pos < self.b.len() {
+            let found = self.describe(self.pos);
+            return self.fail(self.pos, ReadErrorKind::TrailingCharacters { found });
+        }
+        map.top = top;
+        match (format_version, name, entities, roots, next_id) {
+            (Some(format_version), Some(name), Some(entities), Some(roots), Some(next_id)) => {
+                Ok(SceneDoc {
+                    format_version,
+                    name,
+                    entities,
+                    roots,
+                    next_id,
+                })
+            }
+            // `require` has already reported any missing field.
+            _ => self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "entities",
+                    context: "the scene",
+                },
+            ),
+        }
+    }
+
+    fn entities(
+        &mut self,
+        spans: &mut IndexMap<u64, EntitySpans>,
+    ) -> PResult<IndexMap<u64, EntityNode>> {
+        self.expect(b'{', "`{` starting the entity map")?;
+        let estimate = (self.b.len() - self.pos) / 1024;
+        let mut map = IndexMap::with_capacity(estimate);
+        spans.reserve(estimate);
+        loop {
+            self.skip_ws()?;
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                return Ok(map);
+            }
+            let key_at = self.pos;
+            let key = self.id()?;
+            if let Some(first) = spans.get(&key) {
+                let first_line = self.lines.position(first.entry as usize).line;
+                return self.fail(
+                    key_at,
+                    ReadErrorKind::DuplicateEntityKey {
+                        id: key,
+                        first_line,
+                    },
+                );
+            }
+            self.expect(b':', "`:` after the entity key")?;
+            let mut entity_spans = EntitySpans::new(key_at as u32);
+            let node = self.entity(&mut entity_spans).map_err(|mut e| {
+                e.entity.get_or_insert(key);
+                e
+            })?;
+            spans.insert(key, entity_spans);
+            map.insert(key, node);
+            self.skip_ws()?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {}
+                _ => return self.unexpected("`,` or `}`"),
+            }
+        }
+    }
+
+    fn entity(&mut self, spans: &mut EntitySpans) -> PResult<EntityNode> {
+        let mut id = 0;
+        let mut name = String::new();
+        let mut parent = None;
+        let mut children = Vec::new();
+        let mut transform = Transform::IDENTITY;
+        let mut components = Vec::new();
+        let mut locked = false;
+        let (start, seen) = self.structure("entity", &ENTITY_FIELDS, |p, i, at| {
+            spans.fields[i] = at as u32;
+            match i {
+                0 => id = p.id()?,
+                1 => name = p.string()?,
+                2 => parent = p.option(Self::id)?,
+                3 => children = p.id_list()?,
+                4 => transform = p.transform(&mut spans.transform)?,
+                5 => components = p.components(&mut spans.components)?,
+                _ => locked = p.bool()?,
+            }
+            Ok(())
+        })?;
+        // `locked` may be missing in older files (false).
+        self.require(start, "entity", &ENTITY_FIELDS, seen, all(6))?;
+        Ok(EntityNode {
+            id,
+            name,
+            parent,
+            children,
+            transform,
+            components,
+            locked,
+        })
+    }
+
+    fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<Transform> {
+        let mut parts = [Vec3::ZERO; 3];
+        let (start, seen) = self.structure("transform", &TRANSFORM_FIELDS, |p, i, at| {
+            spans[i][0] = at as u32;
+            parts[i] = p.vec3(Some(&mut spans[i][1..]))?;
+            Ok(())
+        })?;
+        self.require(start, "transform", &TRANSFORM_FIELDS, seen, all(3))?;
+        let [translation, rotation, scale] = parts;
+        Ok(Transform {
+            translation,
+            rotation,
+            scale,
+        })
+    }
+
+    fn components(&mut self, spans: &mut Vec<ComponentSpans>) -> PResult<Vec<ComponentData>> {
+        let mut out = Vec::new();
+        self.sequence(|p, _| {
+            let mut cs = ComponentSpans {
+                entry: ABSENT,
+                tag: ABSENT,
+                data: ABSENT,
+                fields: Vec::new(),
+                custom_fields: Vec::new(),
+            };
+            out.push(p.component(&mut cs)?);
+            spans.push(cs);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn component(&mut self, cs: &mut ComponentSpans) -> PResult<ComponentData> {
+        let mut tag = None;
+        let mut data = None;
+        let mut deferred = None;
+        let (start, seen) = self.structure("component", &COMPONENT_FIELDS, |p, i, at| {
+            if i == 0 {
+                cs.tag = at as u32;
+                tag = Some(p.tag("type", "component type", COMPONENT_TAGS)?);
+            } else {
+                cs.data = at as u32;
+                match tag {
+                    Some(t) => data = Some(p.payload(t, cs)?),
+                    None => {
+                        deferred = Some(at);
+                        p.skip_value()?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        cs.entry = start as u32;
+        self.require(start, "component", &COMPONENT_FIELDS, seen, 1)?;
+        let Some(tag) = tag else {
+            return self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "type",
+                    context: "component",
+                },
+            );
+        };
+        if let Some(at) = deferred {
+            let resume = self.pos;
+            self.pos = at;
+            data = Some(self.payload(tag, cs).field("data")?);
+            self.pos = resume;
+        }
+        match (data, COMPONENT_TAGS[tag]) {
+            (Some(d), _) => Ok(d),
+            (None, "camera2d") => Ok(ComponentData::Camera2d),
+            (None, "camera3d") => Ok(ComponentData::Camera3d),
+            (None, _) => self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "data",
+                    context: "component",
+                },
+            ),
+        }
+    }
+
+    /// Reads the `data` payload of the component with tag index `tag`.
+    fn payload(&mut self, tag: usize, cs: &mut ComponentSpans) -> PResult<ComponentData> {
+        let fields = &mut cs.fields;
+        Ok(match COMPONENT_TAGS[tag] {
+            "sprite" => {
+                let mut d = SpriteData::default();
+                self.structure("sprite data", &SPRITE_FIELDS, |p, i, at| {
+                    fields.push((SPRITE_FIELDS[i], at as u32));
+                    match i {
+                        0 => d.image = p.option(Self::string)?,
+                        1 => d.color = p.color()?,
+                        2 => d.custom_size = p.option(Self::vec2)?,
+                        3 => d.flip_x = p.bool()?,
+                        _ => d.flip_y = p.bool()?,
+                    }
+                    Ok(())
+                })?;
+                ComponentData::Sprite(d)
+            }
+            "text2d" => {
+                let (mut text, mut font_size, mut color) = (String::new(), 0.0, Color::WHITE);
+                let (start, seen) = self.structure("text2d data", &TEXT_FIELDS, |p, i, at| {
+                    fields.push((TEXT_FIELDS[i], at as u32));
+                    match i {
+                        0 => text = p.string()?,
+                        1 => font_size = p.f32()?,
+                        _ => color = p.color()?,
+                    }
+                    Ok(())
+                })?;
+                self.require(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
+                ComponentData::Text2d(Text2dData {
+                    text,
+                    font_size,
+                    color,
+                })
+            }
+            "point_light" => {
+                let mut d = PointLightData {
+                    color: Color::WHITE,
+                    intensity: 0.0,
+                    range: 0.0,
+                    shadows: false,
+                };
+                let (start, seen) =
+                    self.structure("point_light data", &POINT_FIELDS, |p, i, at| {
+                        fields.push((POINT_FIELDS[i], at as u32));
+                        match i {
+                            0 => d.color = p.color()?,
+                            1 => d.intensity = p.f32()?,
+                            2 => d.range = p.f32()?,
+                            _ => d.shadows = p.bool()?,
+                        }
+                        Ok(())
+                    })?;
+                self.require(start, "point_light data", &POINT_FIELDS, seen, all(4))?;
+                ComponentData::PointLight(d)
+            }
+            "directional_light" => {
+                let mut d = DirectionalLightData {
+                    color: Color::WHITE,
+                    illuminance: 0.0,
+                    shadows: false,
+                };
+                let (start, seen) =
+                    self.structure("directional_light data", &DIRECTIONAL_FIELDS, |p, i, at| {
+                        fields.push((DIRECTIONAL_FIELDS[i], at as u32));
+                        match i {
+                            0 => d.color = p.color()?,
+                            1 => d.illuminance = p.f32()?,
+                            _ => d.shadows = p.bool()?,
+                        }
+                        Ok(())
+                    })?;
+                self.require(
+                    start,
+                    "directional_light data",
+                    &DIRECTIONAL_FIELDS,
+                    seen,
+                    all(3),
+                )?;
+                ComponentData::DirectionalLight(d)
+            }
+            "mesh3d" => {
+                let mut mesh = None;
+                let mut material = MaterialData::default();
+                let (start, seen) = self.structure("mesh3d data", &MESH3D_FIELDS, |p, i, at| {
+                    fields.push((MESH3D_FIELDS[i], at as u32));
+                    if i == 0 {
+                        mesh = Some(p.mesh_source(fields)?);
+                    } else {
+                        material = p.material(fields)?;
+                    }
+                    Ok(())
+                })?;
+                self.require(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
+                match mesh {
+                    Some(mesh) => ComponentData::Mesh3d(Mesh3dData { mesh, material }),
+                    None => {
+                        return self.fail(
+                            start,
+                            ReadErrorKind::MissingField {
+                                field: "mesh",
+                                context: "mesh3d data",
+                            },
+                        );
+                    }
+                }
+            }
+            "visibility" => {
+                let i = self.tag("data", "visibility mode", VISIBILITY_MODES)?;
+                ComponentData::Visibility(
+                    [
+                        VisibilityMode::Inherited,
+                        VisibilityMode::Visible,
+                        VisibilityMode::Hidden,
+                    ][i],
+                )
+            }
+            "custom" => self.custom(cs)?,
+            unit => {
+                // camera2d / camera3d: only `data: ()` is allowed.
+                let at = self.pos;
+                let unit_tag = if unit == "camera2d" {
+                    "camera2d"
+                } else {
+                    "camera3d"
+                };
+                if self.expect(b'(', "`(`").is_err() || self.expect(b')', "`)`").is_err() {
+                    return self.fail(at, ReadErrorKind::UnexpectedData { tag: unit_tag });
+                }
+                if unit == "camera2d" {
+                    ComponentData::Camera2d
+                } else {
+                    ComponentData::Camera3d
+                }
+            }
+        })
+    }
+
+    fn mesh_source(&mut self, fields: &mut Vec<(&'static str, u32)>) -> PResult<MeshSource> {
+        let mut source = None;
+        let mut value = None;
+        let mut deferred = None;
+        let (start, seen) = self.structure("mesh source", &MESH_SOURCE_FIELDS, |p, i, at| {
+            fields.push((MESH_SOURCE_PATHS[i], at as u32));
+            if i == 0 {
+                source = Some(p.tag("source", "mesh source", MESH_SOURCES)?);
+            } else {
+                match source {
+                    Some(s) => value = Some(p.mesh_value(s)?),
+                    None => {
+                        deferred = Some(at);
+                        p.skip_value()?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        self.require(start, "mesh source", &MESH_SOURCE_FIELDS, seen, all(2))?;
+        let Some(source) = source else {
+            return self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "source",
+                    context: "mesh source",
+                },
+            );
+        };
+        if let Some(at) = deferred {
+            let resume = self.pos;
+            self.pos = at;
+            value = Some(self.mesh_value(source).field("value")?);
+            self.pos = resume;
+        }
+        match value {
+            Some(v) => Ok(v),
+            None => self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "value",
+                    context: "mesh source",
+                },
+            ),
+        }
+    }
+
+    fn mesh_value(&mut self, source: usize) -> PResult<MeshSource> {
+        if MESH_SOURCES[source] == "asset" {
+            return Ok(MeshSource::Asset(self.string()?));
+        }
+        let shape = self.tag("value", "primitive shape", PRIMITIVE_SHAPES)?;
+        let shape = match PRIMITIVE_SHAPES[shape] {
+            "cuboid" => {
+                let mut size = Vec3::ONE;
+                let (s, seen) = self.structure("cuboid", &["size"], |p, _, _| {
+                    size = p.vec3(None)?;
+                    Ok(())
+                })?;
+                self.require(s, "cuboid", &["size"], seen, 1)?;
+                PrimitiveShape::Cuboid { size }
+            }
+            "sphere" => {
+                let [radius] = self.floats("sphere", &["radius"], None)?;
+                PrimitiveShape::Sphere { radius }
+            }
+            "plane" => {
+                let mut size = Vec2::new(1.0, 1.0);
+                let (s, seen) = self.structure("plane", &["size"], |p, _, _| {
+                    size = p.vec2()?;
+                    Ok(())
+                })?;
+                self.require(s, "plane", &["size"], seen, 1)?;
+                PrimitiveShape::Plane { size }
+            }
+            "cylinder" => {
+                let [radius, height] = self.floats("cylinder", &["radius", "height"], None)?;
+                PrimitiveShape::Cylinder { radius, height }
+            }
+            _ => {
+                let [radius, length] = self.floats("capsule", &["radius", "length"], None)?;
+                PrimitiveShape::Capsule { radius, length }
+            }
+        };
+        Ok(MeshSource::Primitive(shape))
+    }
+
+    fn material(&mut self, fields: &mut Vec<(&'static str, u32)>) -> PResult<MaterialData> {
+        let mut m = MaterialData::default();
+        let (start, seen) = self.structure("material", &MATERIAL_FIELDS, |p, i, at| {
+            fields.push((MATERIAL_PATHS[i], at as u32));
+            match i {
+                0 => m.base_color = p.color()?,
+                1 => m.metallic = p.f32()?,
+                2 => m.perceptual_roughness = p.f32()?,
+                _ => m.unlit = p.bool()?,
+            }
+            Ok(())
+        })?;
+        self.require(start, "material", &MATERIAL_FIELDS, seen, all(4))?;
+        Ok(m)
+    }
+
+    fn custom(&mut self, cs: &mut ComponentSpans) -> PResult<ComponentData> {
+        let mut custom = CustomComponent::default();
+        let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
+            cs.fields.push((CUSTOM_FIELDS[i], at as u32));
+            if i == 0 {
+                custom.type_path = p.string()?;
+            } else {
+                p.sequence(|p, _| {
+                    let mut name = String::new();
+                    let mut expr = String::new();
+                    let mut offsets = [ABSENT; 3];
+                    let (entry, seen) =
+                        p.structure("custom field", &CUSTOM_FIELD_FIELDS, |p, i, at| {
+                            offsets[i + 1] = at as u32;
+                            if i == 0 {
+                                name = p.string()?;
+                            } else {
+                                expr = p.string()?;
+                            }
+                            Ok(())
+                        })?;
+                    p.require(entry, "custom field", &CUSTOM_FIELD_FIELDS, seen, all(2))?;
+                    offsets[0] = entry as u32;
+                    cs.custom_fields.push(offsets);
+                    custom.fields.push(CustomField { name, expr });
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        self.require(start, "custom data", &CUSTOM_FIELDS, seen, all(2))?;
+        Ok(ComponentData::Custom(custom))
+    }
+}
+
+fn what_expected(what: &'static str) -> &'static str {
+    match what {
+        "component type" => "a component type (a bare identifier such as `sprite`)",
+        "visibility mode" => "a visibility mode (`inherited`, `visible` or `hidden`)",
+        "mesh source" => "a mesh source (`primitive` or `asset`)",
+        "primitive shape" => "a primitive shape such as `cuboid(size: ..)`",
+        _ => "an identifier",
+    }
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident_continue(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Parses a RON float literal: optional sign, digits with `_` separators, fraction, exponent,
+/// an optional `f32`/`f64` suffix, or `inf` / `NaN`. Integers are accepted (`1` is `1.0`).
+pub(crate) fn parse_f32(token: &str) -> Result<f32, &'static str> {
+    let (negative, body) = match token.as_bytes().first() {
+        Some(b'-') => (true, &token[1..]),
+        Some(b'+') => (false, &token[1..]),
+        _ => (false, token),
+    };
+    let body = body
+        .strip_suffix("f32")
+        .or_else(|| body.strip_suffix("f64"))
+        .filter(|b| !b.is_empty() && !b.ends_with(['e', 'E']))
+        .unwrap_or(body);
+    let magnitude = match body {
+        "inf" => f32::INFINITY,
+        "NaN" => f32::NAN,
+        _ => {
+            let bytes = body.as_bytes();
+            if !bytes
+                .first()
+                .is_some_and(|c| c.is_ascii_digit() || *c == b'.')
+            {
+                return Err("expected a number");
+            }
+            let mut digits = 0;
+            let mut prev = 0u8;
+            for &c in bytes {
+                match c {
+                    b'0'..=b'9' => digits += 1,
+                    b'_' if prev.is_ascii_digit() || prev == b'_' => {}
+                    b'.' | b'e' | b'E' | b'+' | b'-' => {}
+                    b'_' => return Err("`_` may only follow a digit"),
+                    _ => return Err("not a decimal number"),
+                }
+                prev = c;
+            }
+            if digits == 0 {
+                return Err("a number needs at least one digit");
+            }
+            let parsed = if body.contains('_') {
+                body.replace('_', "").parse::<f32>()
+            } else {
+                body.parse::<f32>()
+            };
+            parsed.map_err(|_| "not a decimal number")?
+        }
+    };
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_f32;
+
+    #[test]
+    fn float_literals_follow_ron() {
+        assert_eq!(parse_f32("1"), Ok(1.0));
+        assert_eq!(parse_f32("-0.5"), Ok(-0.5));
+        assert_eq!(parse_f32("1e3"), Ok(1000.0));
+        assert_eq!(parse_f32("2.5E-1"), Ok(0.25));
+        assert_eq!(parse_f32("1_000.5"), Ok(1000.5));
+        assert_eq!(parse_f32("2.0f32"), Ok(2.0));
+        assert_eq!(parse_f32("-inf"), Ok(f32::NEG_INFINITY));
+        assert!(parse_f32("NaN").is_ok_and(f32::is_nan));
+        assert!(parse_f32("-0.0").is_ok_and(|v| v == 0.0 && v.is_sign_negative()));
+        assert!(parse_f32("1e").is_err());
+        assert!(parse_f32("_1").is_err());
+        assert!(parse_f32("0x10").is_err());
+        assert!(parse_f32("infinity").is_err());
+        assert!(parse_f32("nan").is_err());
+        assert!(parse_f32("1.2.3").is_err());
+    }
+}

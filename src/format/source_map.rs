@@ -1,0 +1,268 @@
+//! Where each part of a document was read from: 1-based lines and columns.
+
+use indexmap::IndexMap;
+
+/// A place in a source text: 1-based line and column, and the byte offset.
+///
+/// Columns count characters (Unicode scalar values), not bytes, so they match what an editor
+/// shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Position {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// Byte offset from the start of the text (after a byte-order mark, if any).
+    pub offset: usize,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// Maps byte offsets of one text to lines and columns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct LineIndex {
+    /// Byte offset of the first byte of each line.
+    line_starts: Vec<u32>,
+    /// For each non-ASCII character: the offset just past it and the running total of extra
+    /// bytes (UTF-8 length minus one) up to and including it.
+    wide: Vec<(u32, u32)>,
+}
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = Vec::with_capacity(bytes.len() / 24 + 1);
+        line_starts.push(0u32);
+        let mut wide = Vec::new();
+        let mut extra = 0u32;
+        let mut start = 0usize;
+        let mut scan_line = |from: usize, to: usize, wide: &mut Vec<(u32, u32)>| {
+            let line = &text[from..to];
+            if !line.is_ascii() {
+                for (i, c) in line.char_indices() {
+                    let len = c.len_utf8();
+                    if len > 1 {
+                        extra += len as u32 - 1;
+                        wide.push(((from + i + len) as u32, extra));
+                    }
+                }
+            }
+        };
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            scan_line(start, nl, &mut wide);
+            start = nl + 1;
+            line_starts.push(start as u32);
+        }
+        scan_line(start, bytes.len(), &mut wide);
+        Self { line_starts, wide }
+    }
+
+    /// The position of byte `offset`. Offsets past the end map to the end of the last line.
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        let off = offset.min(u32::MAX as usize) as u32;
+        let line = self.line_starts.partition_point(|&s| s <= off).max(1);
+        let line_start = self.line_starts[line - 1];
+        let extra_before = |at: u32| -> u32 {
+            let i = self.wide.partition_point(|&(end, _)| end <= at);
+            if i == 0 { 0 } else { self.wide[i - 1].1 }
+        };
+        let extra = extra_before(off) - extra_before(line_start);
+        Position {
+            line: line as u32,
+            column: off - line_start - extra + 1,
+            offset,
+        }
+    }
+}
+
+/// Byte offset meaning "not present in the text".
+pub(crate) const ABSENT: u32 = u32::MAX;
+
+/// Where one entity entry and its parts sit in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EntitySpans {
+    /// The map key (`3:`) of the entry.
+    pub(crate) entry: u32,
+    /// Value offsets of `id`, `name`, `parent`, `children`, `transform`, `components`, `locked`.
+    pub(crate) fields: [u32; 7],
+    /// Value offsets of `translation`, `rotation`, `scale`, each followed by its `x`, `y`, `z`.
+    pub(crate) transform: [[u32; 4]; 3],
+    /// One entry per component, in list order.
+    pub(crate) components: Vec<ComponentSpans>,
+}
+
+pub(crate) const ENTITY_FIELDS: [&str; 7] = [
+    "id",
+    "name",
+    "parent",
+    "children",
+    "transform",
+    "components",
+    "locked",
+];
+pub(crate) const TRANSFORM_FIELDS: [&str; 3] = ["translation", "rotation", "scale"];
+
+impl EntitySpans {
+    pub(crate) fn new(entry: u32) -> Self {
+        Self {
+            entry,
+            fields: [ABSENT; 7],
+            transform: [[ABSENT; 4]; 3],
+            components: Vec::new(),
+        }
+    }
+}
+
+/// Where one component entry and its parts sit in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ComponentSpans {
+    /// The opening `(` of the entry.
+    pub(crate) entry: u32,
+    /// The `type` tag value.
+    pub(crate) tag: u32,
+    /// The `data` value, or [`ABSENT`].
+    pub(crate) data: u32,
+    /// Payload field values by dotted path (`font_size`, `material.metallic`, `mesh.value`).
+    pub(crate) fields: Vec<(&'static str, u32)>,
+    /// Custom fields: entry, `name` value, `expr` value.
+    pub(crate) custom_fields: Vec<[u32; 3]>,
+}
+
+/// Where each part of a [`SceneDoc`](super::SceneDoc) was read from.
+///
+/// Returned by [`SceneDoc::from_str`](super::SceneDoc::from_str) and
+/// [`SceneDoc::read`](super::SceneDoc::read). Lookups return `None` for parts that were not in the
+/// text (a missing `locked`, an id that is not in the document, an index out of range).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    pub(crate) lines: LineIndex,
+    /// Value offsets of `format_version`, `name`, `entities`, `roots`, `next_id`.
+    pub(crate) top: [u32; 5],
+    pub(crate) entities: IndexMap<u64, EntitySpans>,
+}
+
+pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", "roots", "next_id"];
+
+impl SourceMap {
+    fn pos(&self, offset: u32) -> Option<Position> {
+        (offset != ABSENT).then(|| self.lines.position(offset as usize))
+    }
+
+    /// The position of byte `offset` of the text this map was read from.
+    pub fn position_of_offset(&self, offset: usize) -> Position {
+        self.lines.position(offset)
+    }
+
+    /// The value of a top-level field: `format_version`, `name`, `entities`, `roots`, `next_id`.
+    pub fn top_field(&self, field: &str) -> Option<Position> {
+        let i = TOP_FIELDS.iter().position(|f| *f == field)?;
+        self.pos(self.top[i])
+    }
+
+    /// The entry of entity `id` in `entities` (its key).
+    pub fn entity(&self, id: u64) -> Option<Position> {
+        self.pos(self.entities.get(&id)?.entry)
+    }
+
+    /// The value of a field of entity `id`.
+    ///
+    /// `field` is an entity field (`id`, `name`, `parent`, `children`, `transform`, `components`,
+    /// `locked`), a transform part (`transform.translation`, `transform.rotation`,
+    /// `transform.scale`) or one axis of it (`transform.rotation.y`).
+    pub fn entity_field(&self, id: u64, field: &str) -> Option<Position> {
+        let spans = self.entities.get(&id)?;
+        if let Some(rest) = field.strip_prefix("transform.") {
+            let (part, axis) = match rest.split_once('.') {
+                Some((part, axis)) => (part, Some(axis)),
+                None => (rest, None),
+            };
+            let p = TRANSFORM_FIELDS.iter().position(|f| *f == part)?;
+            let a = match axis {
+                None => 0,
+                Some("x") => 1,
+                Some("y") => 2,
+                Some("z") => 3,
+                Some(_) => return None,
+            };
+            return self.pos(spans.transform[p][a]);
+        }
+        let i = ENTITY_FIELDS.iter().position(|f| *f == field)?;
+        self.pos(spans.fields[i])
+    }
+
+    /// The entry (opening `(`) of component `index` of entity `id`.
+    pub fn component(&self, id: u64, index: usize) -> Option<Position> {
+        self.pos(self.entities.get(&id)?.components.get(index)?.entry)
+    }
+
+    /// The `type` tag of component `index` of entity `id`.
+    pub fn component_tag(&self, id: u64, index: usize) -> Option<Position> {
+        self.pos(self.entities.get(&id)?.components.get(index)?.tag)
+    }
+
+    /// A payload field of component `index` of entity `id`: `font_size`, `custom_size`,
+    /// `intensity`, `material.metallic`, `mesh.value`, ... `data` itself gives the payload.
+    pub fn component_field(&self, id: u64, index: usize, field: &str) -> Option<Position> {
+        let c = self.entities.get(&id)?.components.get(index)?;
+        if field == "data" {
+            return self.pos(c.data);
+        }
+        let (_, off) = c.fields.iter().find(|(name, _)| *name == field)?;
+        self.pos(*off)
+    }
+
+    /// Custom field `field_index` of custom component `index` of entity `id`: its entry.
+    pub fn custom_field(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
+        self.custom_field_part(id, index, field_index, 0)
+    }
+
+    /// The `name` value of a custom field.
+    pub fn custom_field_name(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
+        self.custom_field_part(id, index, field_index, 1)
+    }
+
+    /// The `expr` value of a custom field.
+    pub fn custom_field_expr(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
+        self.custom_field_part(id, index, field_index, 2)
+    }
+
+    fn custom_field_part(
+        &self,
+        id: u64,
+        index: usize,
+        field: usize,
+        part: usize,
+    ) -> Option<Position> {
+        let c = self.entities.get(&id)?.components.get(index)?;
+        self.pos(c.custom_fields.get(field)?[part])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        let text = "ab\ncé d\n\nxyz";
+        let idx = LineIndex::new(text);
+        assert_eq!(
+            idx.position(0),
+            Position {
+                line: 1,
+                column: 1,
+                offset: 0
+            }
+        );
+        assert_eq!(idx.position(1).column, 2);
+        assert_eq!((idx.position(3).line, idx.position(3).column), (2, 1));
+        // 'd' is after a two-byte 'é': byte 7, character column 4.
+        let d = text.find('d').unwrap_or_default();
+        assert_eq!((idx.position(d).line, idx.position(d).column), (2, 4));
+        assert_eq!(idx.position(text.len() - 1).line, 4);
+    }
+}

@@ -1,0 +1,328 @@
+//! The canonical writer: a [`SceneDoc`] to the text the editor saves.
+//!
+//! Layout: two-space indentation, one struct field per line, vectors, colours and lists expanded
+//! the same way, `\n` line ends, a final newline, `format_version: 1`. Floats use the shortest
+//! text that reads back to the same bits (`1.0`, `0.1`, `1e-7`, `NaN`, `inf`). Reading canonical
+//! text and writing it again gives the same bytes.
+
+use super::component::{ComponentData, MeshSource, PrimitiveShape};
+use super::value::{Color, Transform, Vec2, Vec3};
+use super::{EntityNode, FORMAT_VERSION, SceneDoc};
+
+const SPACES: &str = "                                                                ";
+
+struct Writer {
+    out: String,
+    depth: usize,
+}
+
+impl Writer {
+    fn indent(&mut self) {
+        let n = (self.depth * 2).min(SPACES.len());
+        self.out.push_str(&SPACES[..n]);
+    }
+
+    /// `name: (` and a newline; the caller closes with [`Writer::close`].
+    fn open(&mut self, name: &str, bracket: char) {
+        self.indent();
+        self.out.push_str(name);
+        self.out.push_str(": ");
+        self.out.push(bracket);
+        self.out.push('\n');
+        self.depth += 1;
+    }
+
+    /// An unnamed `(` on its own line (a list element).
+    fn open_item(&mut self) {
+        self.indent();
+        self.out.push_str("(\n");
+        self.depth += 1;
+    }
+
+    fn close(&mut self, closing: &str) {
+        self.depth -= 1;
+        self.indent();
+        self.out.push_str(closing);
+        self.out.push_str(",\n");
+    }
+
+    /// `name: <raw>,` on one line.
+    fn raw(&mut self, name: &str, raw: &str) {
+        self.indent();
+        self.out.push_str(name);
+        self.out.push_str(": ");
+        self.out.push_str(raw);
+        self.out.push_str(",\n");
+    }
+
+    fn float(&mut self, name: &str, v: f32) {
+        let mut buf = ryu::Buffer::new();
+        self.raw(name, buf.format(v));
+    }
+
+    fn uint(&mut self, name: &str, v: u64) {
+        let mut buf = itoa::Buffer::new();
+        self.raw(name, buf.format(v));
+    }
+
+    fn bool(&mut self, name: &str, v: bool) {
+        self.raw(name, if v { "true" } else { "false" });
+    }
+
+    fn string(&mut self, name: &str, v: &str) {
+        self.indent();
+        self.out.push_str(name);
+        self.out.push_str(": ");
+        push_string(&mut self.out, v);
+        self.out.push_str(",\n");
+    }
+
+    fn vec2_body(&mut self, v: Vec2) {
+        self.float("x", v.x);
+        self.float("y", v.y);
+    }
+
+    fn vec3(&mut self, name: &str, v: Vec3) {
+        self.open(name, '(');
+        self.float("x", v.x);
+        self.float("y", v.y);
+        self.float("z", v.z);
+        self.close(")");
+    }
+
+    fn color(&mut self, name: &str, c: Color) {
+        self.open(name, '(');
+        self.float("r", c.r);
+        self.float("g", c.g);
+        self.float("b", c.b);
+        self.float("a", c.a);
+        self.close(")");
+    }
+
+    fn ids(&mut self, name: &str, ids: &[u64]) {
+        if ids.is_empty() {
+            self.raw(name, "[]");
+            return;
+        }
+        self.open(name, '[');
+        let mut buf = itoa::Buffer::new();
+        for id in ids {
+            self.indent();
+            self.out.push_str(buf.format(*id));
+            self.out.push_str(",\n");
+        }
+        self.close("]");
+    }
+
+    fn transform(&mut self, t: &Transform) {
+        self.open("transform", '(');
+        self.vec3("translation", t.translation);
+        self.vec3("rotation", t.rotation);
+        self.vec3("scale", t.scale);
+        self.close(")");
+    }
+
+    fn entity(&mut self, node: &EntityNode, key: u64) {
+        self.indent();
+        let mut buf = itoa::Buffer::new();
+        self.out.push_str(buf.format(key));
+        self.out.push_str(": (\n");
+        self.depth += 1;
+        self.uint("id", node.id);
+        self.string("name", &node.name);
+        match node.parent {
+            None => self.raw("parent", "None"),
+            Some(p) => {
+                self.indent();
+                self.out.push_str("parent: Some(");
+                self.out.push_str(buf.format(p));
+                self.out.push_str("),\n");
+            }
+        }
+        self.ids("children", &node.children);
+        self.transform(&node.transform);
+        if node.components.is_empty() {
+            self.raw("components", "[]");
+        } else {
+            self.open("components", '[');
+            for c in &node.components {
+                self.component(c);
+            }
+            self.close("]");
+        }
+        self.bool("locked", node.locked);
+        self.close(")");
+    }
+
+    fn component(&mut self, c: &ComponentData) {
+        self.open_item();
+        self.raw("type", c.tag());
+        match c {
+            ComponentData::Camera2d | ComponentData::Camera3d => {}
+            ComponentData::Visibility(mode) => self.raw("data", mode.name()),
+            ComponentData::Sprite(s) => {
+                self.open("data", '(');
+                match &s.image {
+                    None => self.raw("image", "None"),
+                    Some(image) => {
+                        self.indent();
+                        self.out.push_str("image: Some(");
+                        push_string(&mut self.out, image);
+                        self.out.push_str("),\n");
+                    }
+                }
+                self.color("color", s.color);
+                match s.custom_size {
+                    None => self.raw("custom_size", "None"),
+                    Some(size) => {
+                        self.indent();
+                        self.out.push_str("custom_size: Some((\n");
+                        self.depth += 1;
+                        self.vec2_body(size);
+                        self.close("))");
+                    }
+                }
+                self.bool("flip_x", s.flip_x);
+                self.bool("flip_y", s.flip_y);
+                self.close(")");
+            }
+            ComponentData::Text2d(t) => {
+                self.open("data", '(');
+                self.string("text", &t.text);
+                self.float("font_size", t.font_size);
+                self.color("color", t.color);
+                self.close(")");
+            }
+            ComponentData::PointLight(l) => {
+                self.open("data", '(');
+                self.color("color", l.color);
+                self.float("intensity", l.intensity);
+                self.float("range", l.range);
+                self.bool("shadows", l.shadows);
+                self.close(")");
+            }
+            ComponentData::DirectionalLight(l) => {
+                self.open("data", '(');
+                self.color("color", l.color);
+                self.float("illuminance", l.illuminance);
+                self.bool("shadows", l.shadows);
+                self.close(")");
+            }
+            ComponentData::Mesh3d(m) => {
+                self.open("data", '(');
+                self.open("mesh", '(');
+                match &m.mesh {
+                    MeshSource::Asset(path) => {
+                        self.raw("source", "asset");
+                        self.string("value", path);
+                    }
+                    MeshSource::Primitive(shape) => {
+                        self.raw("source", "primitive");
+                        self.indent();
+                        self.out.push_str("value: ");
+                        self.out.push_str(shape.name());
+                        self.out.push_str("(\n");
+                        self.depth += 1;
+                        match *shape {
+                            PrimitiveShape::Cuboid { size } => self.vec3("size", size),
+                            PrimitiveShape::Sphere { radius } => self.float("radius", radius),
+                            PrimitiveShape::Plane { size } => {
+                                self.open("size", '(');
+                                self.vec2_body(size);
+                                self.close(")");
+                            }
+                            PrimitiveShape::Cylinder { radius, height } => {
+                                self.float("radius", radius);
+                                self.float("height", height);
+                            }
+                            PrimitiveShape::Capsule { radius, length } => {
+                                self.float("radius", radius);
+                                self.float("length", length);
+                            }
+                        }
+                        self.close(")");
+                    }
+                }
+                self.close(")");
+                self.open("material", '(');
+                self.color("base_color", m.material.base_color);
+                self.float("metallic", m.material.metallic);
+                self.float("perceptual_roughness", m.material.perceptual_roughness);
+                self.bool("unlit", m.material.unlit);
+                self.close(")");
+                self.close(")");
+            }
+            ComponentData::Custom(c) => {
+                self.open("data", '(');
+                self.string("type_path", &c.type_path);
+                if c.fields.is_empty() {
+                    self.raw("fields", "[]");
+                } else {
+                    self.open("fields", '[');
+                    for f in &c.fields {
+                        self.open_item();
+                        self.string("name", &f.name);
+                        self.string("expr", &f.expr);
+                        self.close(")");
+                    }
+                    self.close("]");
+                }
+                self.close(")");
+            }
+        }
+        self.close(")");
+    }
+}
+
+/// Appends `s` as a RON string literal with the escapes the reader understands.
+fn push_string(out: &mut String, s: &str) {
+    out.push('"');
+    let plain = s
+        .bytes()
+        .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f);
+    if plain {
+        out.push_str(s);
+    } else {
+        for ch in s.chars() {
+            match ch {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\0' => out.push_str("\\0"),
+                c if c.is_control() => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+    }
+    out.push('"');
+}
+
+/// Writes `doc` as canonical text. See [`SceneDoc::to_canonical_string`].
+pub(crate) fn write_canonical(doc: &SceneDoc) -> String {
+    let mut w = Writer {
+        out: String::with_capacity(256 + doc.entities.len() * 1100),
+        depth: 0,
+    };
+    w.out.push_str("(\n");
+    w.depth = 1;
+    w.uint("format_version", u64::from(FORMAT_VERSION));
+    w.string("name", &doc.name);
+    if doc.entities.is_empty() {
+        w.raw("entities", "{}");
+    } else {
+        w.open("entities", '{');
+        for (key, node) in &doc.entities {
+            w.entity(node, *key);
+        }
+        w.close("}");
+    }
+    w.ids("roots", &doc.roots);
+    w.uint("next_id", doc.next_id);
+    w.out.push_str(")\n");
+    w.out
+}
