@@ -1,86 +1,140 @@
-//! The README's main job: read the example scenes, check them, save them canonically into a
-//! project, read them back, and print each scene's tree.
+//! The README's main job: load a scene through Bevy's real `AssetServer`, spawn it headless (no
+//! window, no GPU), and print the live hierarchy.
 //!
-//! Run with `cargo run --example spawn_scene`. Until the Bevy runtime lands, this stops at the
-//! document level (no `App`); it exits with an error if any scene fails to read or round-trip.
+//! ```sh
+//! cargo run --example spawn_scene                       # assets/scenes/garden.forge.ron
+//! cargo run --example spawn_scene -- path/to/level.forge.ron
+//! ```
+//!
+//! For each entity it prints the `Entity`, the file id, the name, the world translation and the
+//! components it has (short type names). A file with errors prints its diagnostics and exits
+//! with status 1.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bevy_forge_scene::format::{ComponentData, SceneDoc};
-use bevy_forge_scene::project::{Project, slugify};
+use bevy_app::{App, TaskPoolPlugin};
+use bevy_asset::{AssetPlugin, AssetServer, LoadState};
+use bevy_ecs::hierarchy::Children;
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::prelude::*;
+use bevy_transform::TransformPlugin;
+use bevy_transform::components::GlobalTransform;
 
-fn print_tree(doc: &SceneDoc, id: u64, depth: usize) {
-    let Some(node) = doc.entity(id) else { return };
-    let components: Vec<String> = node.components.iter().map(ComponentData::key).collect();
-    let t = &node.transform;
+/// Splits the scene path into an asset root and a path inside it.
+fn asset_root_and_path(arg: Option<String>) -> (PathBuf, String) {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let Some(arg) = arg else {
+        return (assets, "scenes/garden.forge.ron".to_owned());
+    };
+    let path = std::fs::canonicalize(&arg).unwrap_or_else(|_| PathBuf::from(&arg));
+    if let Ok(rel) = path.strip_prefix(assets.canonicalize().unwrap_or(assets.clone())) {
+        return (assets, rel.to_string_lossy().replace('\\', "/"));
+    }
+    let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (parent, file)
+}
+
+fn print_entity(world: &World, entity: Entity, depth: usize) {
+    let name = world.get::<Name>(entity).map_or("", |n| n.as_str());
+    let id = world.get::<ForgeEntityId>(entity).map(|i| i.0);
+    let translation = world
+        .get::<GlobalTransform>(entity)
+        .map(|g| g.translation())
+        .unwrap_or_default();
+    let mut components: Vec<String> = world
+        .inspect_entity(entity)
+        .map(|infos| {
+            infos
+                .map(|(_, info)| info.name().shortname().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    components.sort();
     println!(
-        "{:indent$}- [{}] {:?} at ({}, {}, {}) rot ({}, {}, {})° {}",
+        "{:indent$}{entity} id={} {name:?} world=({:.2}, {:.2}, {:.2})\n{:indent$}    [{}]",
         "",
-        node.id,
-        node.name,
-        t.translation.x,
-        t.translation.y,
-        t.translation.z,
-        t.rotation.x,
-        t.rotation.y,
-        t.rotation.z,
-        if components.is_empty() { String::new() } else { format!("[{}]", components.join(", ")) },
+        id.map_or("-".to_owned(), |i| i.to_string()),
+        translation.x,
+        translation.y,
+        translation.z,
+        "",
+        components.join(", "),
         indent = depth * 2
     );
-    for child in &node.children {
-        print_tree(doc, *child, depth + 1);
+    if let Some(children) = world.get::<Children>(entity) {
+        for child in children.iter() {
+            print_entity(world, child, depth + 1);
+        }
     }
 }
 
-fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/scenes");
-    let out = tempfile::tempdir()?;
-    let project = Project::open(out.path())?;
-    let mut paths: Vec<_> = std::fs::read_dir(&assets)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| bevy_forge_scene::project::is_scene_file(p))
-        .collect();
-    paths.sort();
-    for path in paths {
-        let parsed = SceneDoc::read(&path)?;
-        for warning in &parsed.warnings {
-            println!("warning: {}:{warning}", path.display());
-        }
-        let problems = parsed.doc.check_integrity();
-        if !problems.is_empty() {
-            for p in &problems {
-                eprintln!("error: {}: {p}", path.display());
-            }
-            return Err(format!("{} breaks the forest rules", path.display()).into());
-        }
-        let saved = project.save_scene(
-            format!("scenes/{}.forge.ron", slugify(&parsed.doc.name)),
-            &parsed.doc,
-        )?;
-        let back = SceneDoc::read(&saved)?;
-        if back.doc != parsed.doc {
-            return Err(format!("{} did not round-trip", path.display()).into());
-        }
-        println!(
-            "scene {:?} ({} entities, {} bytes canonical) from {}",
-            parsed.doc.name,
-            parsed.doc.entities.len(),
-            std::fs::metadata(&saved)?.len(),
-            path.file_name().unwrap_or_default().to_string_lossy(),
-        );
-        for root in &parsed.doc.roots {
-            print_tree(&parsed.doc, *root, 1);
-        }
-    }
-    Ok(())
+fn is_backtrace_line(line: &str) -> bool {
+    let t = line.trim_start();
+    t.split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
+    tracing_subscriber::fmt()
+        .with_target(false)
+        .without_time()
+        .init();
+    let (root_dir, scene_path) = asset_root_and_path(std::env::args().nth(1));
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: root_dir.to_string_lossy().into_owned(),
+            watch_for_changes_override: Some(false),
+            ..Default::default()
+        },
+        TransformPlugin,
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<ForgeScene>(scene_path.clone());
+    let root = app.world_mut().spawn(ForgeSceneRoot(handle.clone())).id();
+    for _ in 0..2_000 {
+        app.update();
+        if let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&handle)
+        {
+            // Bevy appends a backtrace when RUST_BACKTRACE is set; the diagnostics come first.
+            let message = error.to_string();
+            for line in message.lines().take_while(|l| !is_backtrace_line(l)) {
+                eprintln!("{line}");
+            }
+            return ExitCode::FAILURE;
         }
+        if app.world().get::<ForgeSceneInstance>(root).is_some() {
+            // One more frame so transforms propagate to GlobalTransform.
+            app.update();
+            let world = app.world();
+            let instance = world.get::<ForgeSceneInstance>(root);
+            let scene = world
+                .resource::<bevy_asset::Assets<ForgeScene>>()
+                .get(&handle);
+            if let (Some(instance), Some(scene)) = (instance, scene) {
+                println!(
+                    "spawned {:?} from {scene_path}: {} entities",
+                    scene.doc().name,
+                    instance.len()
+                );
+            }
+            print_entity(world, root, 0);
+            return ExitCode::SUCCESS;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
+    eprintln!("error: {scene_path} did not load in time");
+    ExitCode::FAILURE
 }

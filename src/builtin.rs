@@ -1,0 +1,343 @@
+//! Built-in component tags to real Bevy 0.20 components (behind the `builtins` feature).
+//!
+//! | tag | Bevy components |
+//! |---|---|
+//! | `sprite` | `Sprite` (image handle, sRGB colour, `custom_size` in pixels, flips) |
+//! | `text2d` | `Text2d` + `TextFont` (font size in pixels) + `TextColor` |
+//! | `camera2d` / `camera3d` | `Camera2d` / `Camera3d` |
+//! | `point_light` | `PointLight` (colour, intensity in lumens, range, `shadow_maps_enabled`) |
+//! | `directional_light` | `DirectionalLight` (colour, illuminance in lux, `shadow_maps_enabled`) |
+//! | `mesh3d` | `Mesh3d` + `MeshMaterial3d<StandardMaterial>` (created through the type registry) |
+//! | `visibility` | `Visibility` |
+//!
+//! `StandardMaterial` lives in `bevy_pbr`, which this crate does not depend on (its shader chain
+//! needs a newer Rust). Materials are built at spawn time through the app's type registry:
+//! `StandardMaterial` from its `ReflectDefault` with the file's fields applied, added to its
+//! `Assets` through `ReflectAsset`, and `MeshMaterial3d<StandardMaterial>` inserted through
+//! `ReflectComponent`. An app without the PBR types registered gets meshes without materials and
+//! one warning saying why.
+
+use std::collections::HashMap;
+
+use bevy_asset::{Handle, LoadContext, UntypedHandle};
+use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent};
+use bevy_ecs::world::{EntityWorldMut, World};
+use bevy_mesh::{Mesh, Mesh3d, Meshable};
+use bevy_reflect::{PartialReflect, ReflectMut, std_traits::ReflectDefault};
+
+use crate::format::{ComponentData, MaterialData, MeshSource, PrimitiveShape};
+
+/// A built-in component made ready at load time, so spawning only clones it.
+#[derive(Debug, Clone)]
+pub(crate) enum PreparedComponent {
+    Sprite(bevy_sprite::Sprite),
+    Text2d(
+        bevy_sprite::Text2d,
+        bevy_text::TextFont,
+        bevy_text::TextColor,
+    ),
+    Camera2d,
+    Camera3d,
+    PointLight(bevy_light::PointLight),
+    DirectionalLight(bevy_light::DirectionalLight),
+    Mesh3d {
+        mesh: Handle<Mesh>,
+        /// Index into [`crate::loader::ForgeScene::materials`].
+        material: usize,
+    },
+    Visibility(bevy_camera::visibility::Visibility),
+}
+
+/// Sub-asset bookkeeping while one scene loads: identical primitives and materials share one
+/// labeled mesh and one material slot.
+#[derive(Default)]
+pub(crate) struct SubAssets {
+    meshes: HashMap<ShapeKey, Handle<Mesh>>,
+    material_keys: HashMap<[u32; 7], usize>,
+    pub(crate) materials: Vec<MaterialData>,
+}
+
+#[derive(Hash, PartialEq, Eq)]
+struct ShapeKey(u8, [u32; 3]);
+
+fn shape_key(shape: &PrimitiveShape) -> ShapeKey {
+    match *shape {
+        PrimitiveShape::Cuboid { size } => {
+            ShapeKey(0, [size.x.to_bits(), size.y.to_bits(), size.z.to_bits()])
+        }
+        PrimitiveShape::Sphere { radius } => ShapeKey(1, [radius.to_bits(), 0, 0]),
+        PrimitiveShape::Plane { size } => ShapeKey(2, [size.x.to_bits(), size.y.to_bits(), 0]),
+        PrimitiveShape::Cylinder { radius, height } => {
+            ShapeKey(3, [radius.to_bits(), height.to_bits(), 0])
+        }
+        PrimitiveShape::Capsule { radius, length } => {
+            ShapeKey(4, [radius.to_bits(), length.to_bits(), 0])
+        }
+    }
+}
+
+/// The label of the `n`th distinct primitive mesh of a scene: `Mesh0`, `Mesh1`, ...
+pub fn mesh_label(n: usize) -> String {
+    format!("Mesh{n}")
+}
+
+/// Builds the mesh of a primitive, or says why it cannot (sizes must be finite and positive).
+fn primitive_mesh(shape: &PrimitiveShape) -> Result<Mesh, &'static str> {
+    let dims: &[f32] = match shape {
+        PrimitiveShape::Cuboid { size } => &[size.x, size.y, size.z],
+        PrimitiveShape::Sphere { radius } => &[*radius],
+        PrimitiveShape::Plane { size } => &[size.x, size.y],
+        PrimitiveShape::Cylinder { radius, height } => &[*radius, *height],
+        PrimitiveShape::Capsule { radius, length } => &[*radius, *length],
+    };
+    if dims.iter().any(|d| !d.is_finite() || *d < 0.0) {
+        return Err("primitive sizes must be finite and not negative");
+    }
+    Ok(match *shape {
+        PrimitiveShape::Cuboid { size } => {
+            Mesh::from(bevy_shape::Cuboid::new(size.x, size.y, size.z))
+        }
+        PrimitiveShape::Sphere { radius } => Mesh::from(bevy_shape::Sphere::new(radius)),
+        PrimitiveShape::Plane { size } => bevy_mesh::MeshBuilder::build(
+            &bevy_shape::Plane3d::default().mesh().size(size.x, size.y),
+        ),
+        PrimitiveShape::Cylinder { radius, height } => {
+            Mesh::from(bevy_shape::Cylinder::new(radius, height))
+        }
+        PrimitiveShape::Capsule { radius, length } => {
+            Mesh::from(bevy_shape::Capsule3d::new(radius, length))
+        }
+    })
+}
+
+/// Makes a built-in component ready to spawn, loading its assets through `ctx`. `Err` carries a
+/// message for a component that cannot be built (it is skipped with that warning).
+pub(crate) fn prepare(
+    component: &ComponentData,
+    ctx: &mut LoadContext,
+    sub: &mut SubAssets,
+) -> Result<Option<PreparedComponent>, String> {
+    Ok(Some(match component {
+        ComponentData::Sprite(s) => {
+            let mut sprite = bevy_sprite::Sprite {
+                color: s.color.to_bevy(),
+                custom_size: s.custom_size.map(Into::into),
+                flip_x: s.flip_x,
+                flip_y: s.flip_y,
+                ..Default::default()
+            };
+            if let Some(image) = &s.image {
+                sprite.image = ctx.load(image.clone());
+            }
+            PreparedComponent::Sprite(sprite)
+        }
+        ComponentData::Text2d(t) => PreparedComponent::Text2d(
+            bevy_sprite::Text2d(t.text.clone()),
+            bevy_text::TextFont::from_font_size(bevy_text::FontSize::Px(t.font_size)),
+            bevy_text::TextColor(t.color.to_bevy()),
+        ),
+        ComponentData::Camera2d => PreparedComponent::Camera2d,
+        ComponentData::Camera3d => PreparedComponent::Camera3d,
+        ComponentData::PointLight(l) => PreparedComponent::PointLight(bevy_light::PointLight {
+            color: l.color.to_bevy(),
+            intensity: l.intensity,
+            range: l.range,
+            shadow_maps_enabled: l.shadows,
+            ..Default::default()
+        }),
+        ComponentData::DirectionalLight(l) => {
+            PreparedComponent::DirectionalLight(bevy_light::DirectionalLight {
+                color: l.color.to_bevy(),
+                illuminance: l.illuminance,
+                shadow_maps_enabled: l.shadows,
+                ..Default::default()
+            })
+        }
+        ComponentData::Mesh3d(m) => {
+            let mesh = match &m.mesh {
+                MeshSource::Asset(path) => ctx.load(path.clone()),
+                MeshSource::Primitive(shape) => {
+                    let key = shape_key(shape);
+                    match sub.meshes.get(&key) {
+                        Some(handle) => handle.clone(),
+                        None => {
+                            let mesh = primitive_mesh(shape)
+                                .map_err(|e| format!("{} mesh: {e}", shape.name()))?;
+                            let handle = ctx.add_labeled_asset(mesh_label(sub.meshes.len()), mesh);
+                            sub.meshes.insert(key, handle.clone());
+                            handle
+                        }
+                    }
+                }
+            };
+            let mat = &m.material;
+            let c = mat.base_color;
+            let key = [
+                c.r.to_bits(),
+                c.g.to_bits(),
+                c.b.to_bits(),
+                c.a.to_bits(),
+                mat.metallic.to_bits(),
+                mat.perceptual_roughness.to_bits(),
+                u32::from(mat.unlit),
+            ];
+            let material = *sub.material_keys.entry(key).or_insert_with(|| {
+                sub.materials.push(mat.clone());
+                sub.materials.len() - 1
+            });
+            PreparedComponent::Mesh3d { mesh, material }
+        }
+        ComponentData::Visibility(v) => PreparedComponent::Visibility(visibility(*v)),
+        ComponentData::Custom(_) => return Ok(None),
+    }))
+}
+
+/// The Bevy visibility of a file visibility mode.
+pub(crate) fn visibility(v: crate::format::VisibilityMode) -> bevy_camera::visibility::Visibility {
+    use bevy_camera::visibility::Visibility;
+    match v {
+        crate::format::VisibilityMode::Inherited => Visibility::Inherited,
+        crate::format::VisibilityMode::Visible => Visibility::Visible,
+        crate::format::VisibilityMode::Hidden => Visibility::Hidden,
+    }
+}
+
+/// Inserts a prepared component. `material` resolves a material slot to a live material handle.
+pub(crate) fn insert(
+    entity: &mut EntityWorldMut,
+    component: &PreparedComponent,
+    material: &mut dyn FnMut(&mut World, usize) -> Option<UntypedHandle>,
+) {
+    match component {
+        PreparedComponent::Sprite(s) => {
+            entity.insert(s.clone());
+        }
+        PreparedComponent::Text2d(text, font, color) => {
+            entity.insert((text.clone(), font.clone(), *color));
+        }
+        PreparedComponent::Camera2d => {
+            entity.insert(bevy_camera::Camera2d);
+        }
+        PreparedComponent::Camera3d => {
+            entity.insert(bevy_camera::Camera3d::default());
+        }
+        PreparedComponent::PointLight(l) => {
+            entity.insert(*l);
+        }
+        PreparedComponent::DirectionalLight(l) => {
+            entity.insert(*l);
+        }
+        PreparedComponent::Visibility(v) => {
+            entity.insert(*v);
+        }
+        PreparedComponent::Mesh3d {
+            mesh,
+            material: slot,
+        } => {
+            entity.insert(Mesh3d(mesh.clone()));
+            let handle = entity.world_scope(|world| material(world, *slot));
+            if let Some(handle) = handle {
+                insert_material_component(entity, handle);
+            }
+        }
+    }
+}
+
+/// Type paths of the PBR types, as `bevy_pbr` 0.20 registers them.
+const STANDARD_MATERIAL: &str = "StandardMaterial";
+const MESH_MATERIAL_3D: &str = "MeshMaterial3d<StandardMaterial>";
+const HANDLE_STANDARD_MATERIAL: &str = "Handle<StandardMaterial>";
+
+/// Why materials cannot be created in this app, if they cannot.
+pub(crate) fn material_support(world: &World) -> Result<(), String> {
+    let Some(registry) = world.get_resource::<AppTypeRegistry>() else {
+        return Err("the app has no type registry".into());
+    };
+    let registry = registry.read();
+    let need = |short: &str, what: &str| -> Result<(), String> {
+        registry
+            .get_with_short_type_path(short)
+            .map(|_| ())
+            .ok_or_else(|| {
+                format!("`{short}` is not registered ({what}); add bevy_pbr's `PbrPlugin`")
+            })
+    };
+    need(STANDARD_MATERIAL, "the material asset")?;
+    need(MESH_MATERIAL_3D, "the material component")?;
+    need(HANDLE_STANDARD_MATERIAL, "the material handle")?;
+    let reg = registry
+        .get_with_short_type_path(STANDARD_MATERIAL)
+        .ok_or("unreachable")?;
+    if reg.data::<ReflectDefault>().is_none() || reg.data::<bevy_asset::ReflectAsset>().is_none() {
+        return Err("`StandardMaterial` lacks `ReflectDefault` or `ReflectAsset` type data".into());
+    }
+    Ok(())
+}
+
+/// Creates a `StandardMaterial` with the file's values through reflection and adds it to its
+/// `Assets`. `None` (with the reason logged by the caller) when the PBR types are missing.
+pub(crate) fn create_material(
+    world: &mut World,
+    data: &MaterialData,
+) -> Result<UntypedHandle, String> {
+    material_support(world)?;
+    let registry = world.resource::<AppTypeRegistry>().clone();
+    let registry = registry.read();
+    let reg = registry
+        .get_with_short_type_path(STANDARD_MATERIAL)
+        .ok_or("`StandardMaterial` is not registered")?;
+    let default = reg.data::<ReflectDefault>().ok_or("no ReflectDefault")?;
+    let asset = reg
+        .data::<bevy_asset::ReflectAsset>()
+        .ok_or("no ReflectAsset")?;
+    let mut material = default.default();
+    if let ReflectMut::Struct(s) = material.reflect_mut() {
+        let set =
+            |s: &mut dyn bevy_reflect::structs::Struct, name: &str, value: &dyn PartialReflect| {
+                if let Some(field) = s.field_mut(name) {
+                    let _ = field.try_apply(value);
+                }
+            };
+        set(s, "base_color", &data.base_color.to_bevy());
+        set(s, "metallic", &data.metallic);
+        set(s, "perceptual_roughness", &data.perceptual_roughness);
+        set(s, "unlit", &data.unlit);
+    } else {
+        return Err("`StandardMaterial` does not reflect as a struct".into());
+    }
+    Ok(asset.add(world, material.as_partial_reflect()))
+}
+
+fn insert_material_component(entity: &mut EntityWorldMut, handle: UntypedHandle) {
+    let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {
+        return;
+    };
+    let registry = registry.read();
+    let (Some(component), Some(handle_reg)) = (
+        registry.get_with_short_type_path(MESH_MATERIAL_3D),
+        registry.get_with_short_type_path(HANDLE_STANDARD_MATERIAL),
+    ) else {
+        return;
+    };
+    let (Some(reflect_component), Some(reflect_default), Some(reflect_handle)) = (
+        component.data::<ReflectComponent>(),
+        component.data::<ReflectDefault>(),
+        handle_reg.data::<bevy_asset::ReflectHandle>(),
+    ) else {
+        tracing::warn!(
+            "`MeshMaterial3d<StandardMaterial>` lacks reflection data; mesh spawned without a material"
+        );
+        return;
+    };
+    let mut value = reflect_default.default();
+    let typed = reflect_handle.typed(handle);
+    let field = match value.reflect_mut() {
+        ReflectMut::TupleStruct(t) => t.field_mut(0),
+        _ => None,
+    };
+    if field.is_none_or(|f| f.try_apply(typed.as_partial_reflect()).is_err()) {
+        tracing::warn!("could not set the material handle of `MeshMaterial3d<StandardMaterial>`");
+        return;
+    }
+    reflect_component.insert(entity, value.as_partial_reflect(), &registry);
+}

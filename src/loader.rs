@@ -1,0 +1,308 @@
+//! The `.forge.ron` [`AssetLoader`]: text to a validated, ready-to-spawn [`ForgeScene`].
+
+use std::path::Path;
+
+use bevy_asset::io::Reader;
+use bevy_asset::{Asset, AssetLoader, AssetServer, LoadContext};
+use bevy_reflect::TypePath;
+use serde::{Deserialize, Serialize};
+
+use crate::format::{
+    ComponentData, MeshSource, ParsedScene, Position, ReadError, SceneDoc, SourceMap,
+};
+
+/// A loaded scene: the document, where each part of it was written, and everything spawning needs
+/// already resolved (asset handles, Bevy component values), so spawning parses nothing.
+///
+/// Produced by [`ForgeSceneLoader`] for files ending in `.forge.ron`. Primitive meshes are labeled
+/// sub-assets `Mesh0`, `Mesh1`, ... (`garden.forge.ron#Mesh0`); identical primitives share one.
+#[derive(Asset, TypePath, Debug)]
+pub struct ForgeScene {
+    pub(crate) doc: SceneDoc,
+    pub(crate) source_map: SourceMap,
+    /// One entry per entity, in `doc.entities` order.
+    pub(crate) prepared: Vec<PreparedEntity>,
+    /// Distinct materials of the scene; `mesh3d` components refer to them by index.
+    pub(crate) materials: Vec<crate::format::MaterialData>,
+}
+
+impl ForgeScene {
+    /// The scene document as read from the file (after `format_version` normalization).
+    pub fn doc(&self) -> &SceneDoc {
+        &self.doc
+    }
+
+    /// Where each entity, field and component was written in the file.
+    pub fn source_map(&self) -> &SourceMap {
+        &self.source_map
+    }
+}
+
+/// What one entity needs at spawn time.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedEntity {
+    pub(crate) name: bevy_ecs::name::Name,
+    pub(crate) transform: bevy_transform::components::Transform,
+    #[cfg(feature = "builtins")]
+    pub(crate) components: Vec<crate::builtin::PreparedComponent>,
+}
+
+/// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ForgeSceneLoaderSettings {
+    /// Check that every sprite image and asset mesh the scene references exists in the asset
+    /// source (default `true`). A missing file fails the load with its line and column.
+    pub check_assets: bool,
+}
+
+impl Default for ForgeSceneLoaderSettings {
+    fn default() -> Self {
+        Self { check_assets: true }
+    }
+}
+
+/// Loads `.forge.ron` files as [`ForgeScene`]s. Registered by
+/// [`ForgeScenePlugin`](crate::ForgeScenePlugin).
+#[derive(TypePath, Clone)]
+pub struct ForgeSceneLoader {
+    server: AssetServer,
+}
+
+impl ForgeSceneLoader {
+    /// A loader that checks asset references through `server`'s asset sources.
+    pub fn new(server: AssetServer) -> Self {
+        Self { server }
+    }
+}
+
+/// One problem that stops a scene from loading, with its place in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadProblem {
+    /// Where it is, when known.
+    pub position: Option<Position>,
+    /// The entity concerned, if any.
+    pub entity: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(p) = self.position {
+            write!(f, "{}:{}: ", p.line, p.column)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// Why a `.forge.ron` file failed to load.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ForgeSceneLoadError {
+    /// The asset source could not be read.
+    #[error("could not read `{path}`: {source}")]
+    Io {
+        /// The asset path.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The text is not a valid `.forge.ron` document (syntax, unknown field, ...). The message
+    /// starts with `path:line:column:`.
+    #[error("{0}")]
+    Read(ReadError),
+    /// The document reads but breaks rules of the format; every problem is listed with its line
+    /// and column.
+    #[error("`{path}` has {} error(s):\n{}", .problems.len(), list(.problems, .path))]
+    Invalid {
+        /// The asset path.
+        path: String,
+        /// Every error, in file order.
+        problems: Vec<LoadProblem>,
+    },
+}
+
+fn list(problems: &[LoadProblem], path: &str) -> String {
+    let mut out = String::new();
+    for (i, p) in problems.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("  ");
+        out.push_str(path);
+        out.push(':');
+        out.push_str(&p.to_string());
+    }
+    out
+}
+
+impl AssetLoader for ForgeSceneLoader {
+    type Asset = ForgeScene;
+    type Settings = ForgeSceneLoaderSettings;
+    type Error = ForgeSceneLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        settings: &ForgeSceneLoaderSettings,
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<ForgeScene, ForgeSceneLoadError> {
+        let path = load_context.path().to_string();
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .await
+            .map_err(|source| ForgeSceneLoadError::Io {
+                path: path.clone(),
+                source,
+            })?;
+        let parsed = SceneDoc::from_slice(&bytes)
+            .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
+        for w in &parsed.warnings {
+            tracing::warn!("{path}:{w}");
+        }
+        let mut problems = crate::validate_for_load(&parsed);
+        if settings.check_assets {
+            problems.extend(self.missing_assets(&parsed, load_context).await);
+        }
+        if !problems.is_empty() {
+            problems.sort_by_key(|p| p.position.map(|p| p.offset));
+            return Err(ForgeSceneLoadError::Invalid { path, problems });
+        }
+        Ok(build(parsed, load_context, &path))
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["forge.ron"]
+    }
+}
+
+impl ForgeSceneLoader {
+    /// Referenced files that do not exist in the scene's asset source.
+    async fn missing_assets(
+        &self,
+        parsed: &ParsedScene,
+        ctx: &LoadContext<'_>,
+    ) -> Vec<LoadProblem> {
+        let mut problems = Vec::new();
+        let Ok(source) = self.server.get_source(ctx.path().source().clone_owned()) else {
+            return problems;
+        };
+        let mut checked = std::collections::HashMap::<String, bool>::new();
+        for (id, node) in &parsed.doc.entities {
+            for (index, component) in node.components.iter().enumerate() {
+                let (field, asset) = match component {
+                    ComponentData::Sprite(s) => match &s.image {
+                        Some(image) => ("image", image),
+                        None => continue,
+                    },
+                    ComponentData::Mesh3d(m) => match &m.mesh {
+                        MeshSource::Asset(path) => ("mesh.value", path),
+                        MeshSource::Primitive(_) => continue,
+                    },
+                    _ => continue,
+                };
+                if crate::project::check_asset_path(asset).is_err() {
+                    continue; // reported by validation
+                }
+                let file = asset
+                    .split_once('#')
+                    .map_or(asset.as_str(), |(f, _)| f)
+                    .to_owned();
+                let exists = match checked.get(&file) {
+                    Some(e) => *e,
+                    None => {
+                        let e = source.reader().read(Path::new(&file)).await.is_ok();
+                        checked.insert(file.clone(), e);
+                        e
+                    }
+                };
+                if !exists {
+                    problems.push(LoadProblem {
+                        position: parsed.source_map.component_field(*id, index, field),
+                        entity: Some(*id),
+                        message: format!(
+                            "components[{index}].data.{field}: asset `{file}` does not exist in the asset source"
+                        ),
+                    });
+                }
+            }
+        }
+        problems
+    }
+}
+
+/// Resolves everything spawning needs.
+fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeScene {
+    #[cfg(feature = "builtins")]
+    let mut sub = crate::builtin::SubAssets::default();
+    #[cfg_attr(feature = "builtins", allow(unused_mut))]
+    let mut skipped_builtins = 0usize;
+    let mut prepared = Vec::with_capacity(parsed.doc.entities.len());
+    for (id, node) in &parsed.doc.entities {
+        let t = &node.transform;
+        let transform = bevy_transform::components::Transform {
+            translation: t.translation.into(),
+            rotation: t.rotation_quat(),
+            scale: t.scale.into(),
+        };
+        #[cfg(feature = "builtins")]
+        let mut components = Vec::with_capacity(node.components.len());
+        for (index, component) in node.components.iter().enumerate() {
+            if let ComponentData::Custom(c) = component {
+                let at = parsed
+                    .source_map
+                    .component(*id, index)
+                    .map(|p| format!("{}:", p))
+                    .unwrap_or_default();
+                tracing::warn!(
+                    "{path}:{at} entity {id}: custom component `{}` skipped: custom components are not spawned yet",
+                    c.type_path
+                );
+                continue;
+            }
+            #[cfg(feature = "builtins")]
+            match crate::builtin::prepare(component, ctx, &mut sub) {
+                Ok(Some(p)) => components.push(p),
+                Ok(None) => {}
+                Err(message) => {
+                    let at = parsed
+                        .source_map
+                        .component(*id, index)
+                        .map(|p| format!("{}:", p))
+                        .unwrap_or_default();
+                    tracing::error!(
+                        "{path}:{at} entity {id}: `{}` skipped: {message}",
+                        component.tag()
+                    );
+                }
+            }
+            #[cfg(not(feature = "builtins"))]
+            {
+                let _ = &ctx;
+                skipped_builtins += 1;
+            }
+        }
+        prepared.push(PreparedEntity {
+            name: bevy_ecs::name::Name::new(node.name.clone()),
+            transform,
+            #[cfg(feature = "builtins")]
+            components,
+        });
+    }
+    if skipped_builtins > 0 {
+        tracing::warn!(
+            "{path}: {skipped_builtins} built-in component(s) skipped: bevy_forge_scene was built without its `builtins` feature"
+        );
+    }
+    ForgeScene {
+        doc: parsed.doc,
+        source_map: parsed.source_map,
+        prepared,
+        #[cfg(feature = "builtins")]
+        materials: sub.materials,
+        #[cfg(not(feature = "builtins"))]
+        materials: Vec::new(),
+    }
+}

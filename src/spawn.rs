@@ -1,0 +1,193 @@
+//! Spawning loaded scenes: [`ForgeSceneRoot`], [`ForgeEntityId`], [`ForgeSceneInstance`] and the
+//! [`ForgeSceneReady`] event.
+
+use std::collections::HashMap;
+
+use bevy_asset::{AssetId, Assets, Handle, UntypedHandle};
+use bevy_ecs::hierarchy::ChildOf;
+use bevy_ecs::prelude::*;
+use bevy_reflect::Reflect;
+use bevy_transform::components::Transform;
+
+use crate::loader::ForgeScene;
+
+/// Spawns a scene as children of this entity once the asset has loaded.
+///
+/// ```ignore
+/// commands.spawn(ForgeSceneRoot(asset_server.load("scenes/garden.forge.ron")));
+/// ```
+///
+/// The scene's roots become children of this entity in `roots` order. Several roots with the same
+/// handle give independent instances; despawning this entity despawns its instance. Once spawned,
+/// the entity gets a [`ForgeSceneInstance`] and a [`ForgeSceneReady`] event is triggered on it.
+#[derive(Component, Clone, Debug, Default, Reflect)]
+#[reflect(Component)]
+#[cfg_attr(
+    feature = "builtins",
+    require(Transform, bevy_camera::visibility::Visibility)
+)]
+#[cfg_attr(not(feature = "builtins"), require(Transform))]
+pub struct ForgeSceneRoot(pub Handle<ForgeScene>);
+
+/// The stable file id of a spawned scene entity (its key in the file's `entities`).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
+#[reflect(Component)]
+pub struct ForgeEntityId(pub u64);
+
+/// A spawned instance of a scene, on its [`ForgeSceneRoot`] entity: which live [`Entity`] each
+/// file id became.
+#[derive(Component, Clone, Debug)]
+pub struct ForgeSceneInstance {
+    pub(crate) scene: AssetId<ForgeScene>,
+    pub(crate) entities: HashMap<u64, Entity>,
+}
+
+impl ForgeSceneInstance {
+    /// The scene asset this instance was spawned from.
+    pub fn scene(&self) -> AssetId<ForgeScene> {
+        self.scene
+    }
+
+    /// The live entity of file id `id`.
+    pub fn entity(&self, id: u64) -> Option<Entity> {
+        self.entities.get(&id).copied()
+    }
+
+    /// The live entity of the first entity (in file order) named `name`.
+    pub fn entity_named(&self, scene: &ForgeScene, name: &str) -> Option<Entity> {
+        scene.doc.find_by_name(name).find_map(|id| self.entity(id))
+    }
+
+    /// Every `(file id, entity)` pair, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, Entity)> + '_ {
+        self.entities.iter().map(|(id, e)| (*id, *e))
+    }
+
+    /// Number of spawned entities.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the instance has no entities.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+}
+
+/// Triggered on a [`ForgeSceneRoot`] entity when its instance has spawned, with final entity ids.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ForgeSceneReady {
+    /// The root entity.
+    pub entity: Entity,
+}
+
+/// Materials created for scenes, shared by all instances of a scene.
+#[derive(Resource, Default)]
+pub(crate) struct ForgeMaterials {
+    handles: HashMap<(AssetId<ForgeScene>, usize), Option<UntypedHandle>>,
+    warned: bool,
+}
+
+/// Spawns every [`ForgeSceneRoot`] whose scene has loaded and that has no instance yet.
+pub(crate) fn spawn_scene_instances(
+    world: &mut World,
+    roots: &mut QueryState<(Entity, &ForgeSceneRoot), Without<ForgeSceneInstance>>,
+) {
+    let pending: Vec<(Entity, AssetId<ForgeScene>)> =
+        roots.iter(world).map(|(e, r)| (e, r.0.id())).collect();
+    if pending.is_empty() {
+        return;
+    }
+    world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
+        for (root, id) in pending {
+            let Some(scene) = scenes.get(id) else {
+                continue;
+            };
+            let instance = spawn_instance(world, root, id, scene);
+            if let Ok(mut root_entity) = world.get_entity_mut(root) {
+                root_entity.insert(instance);
+                world.trigger(ForgeSceneReady { entity: root });
+            }
+        }
+    });
+}
+
+/// Spawns `scene` under `root` and returns the id map. Parents spawn before their children and
+/// children in file order, so `Children` holds the file's order.
+pub(crate) fn spawn_instance(
+    world: &mut World,
+    root: Entity,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+) -> ForgeSceneInstance {
+    let mut entities = HashMap::with_capacity(scene.doc.entities.len());
+    if world.get_entity(root).is_err() {
+        return ForgeSceneInstance {
+            scene: scene_id,
+            entities,
+        };
+    }
+    for id in scene.doc.depth_first() {
+        let Some((index, _, node)) = scene.doc.entities.get_full(&id) else {
+            continue;
+        };
+        let prepared = &scene.prepared[index];
+        let parent = match node.parent {
+            None => root,
+            Some(p) => match entities.get(&p) {
+                Some(e) => *e,
+                None => continue,
+            },
+        };
+        let mut entity = world.spawn((
+            prepared.name.clone(),
+            prepared.transform,
+            ChildOf(parent),
+            ForgeEntityId(id),
+        ));
+        #[cfg(feature = "builtins")]
+        {
+            entity.insert(bevy_camera::visibility::Visibility::Inherited);
+            let mut material =
+                |world: &mut World, slot: usize| material_handle(world, scene_id, scene, slot);
+            for component in &prepared.components {
+                crate::builtin::insert(&mut entity, component, &mut material);
+            }
+        }
+        entities.insert(id, entity.id());
+    }
+    ForgeSceneInstance {
+        scene: scene_id,
+        entities,
+    }
+}
+
+#[cfg(feature = "builtins")]
+fn material_handle(
+    world: &mut World,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+    slot: usize,
+) -> Option<UntypedHandle> {
+    let cached = world
+        .get_resource::<ForgeMaterials>()
+        .and_then(|m| m.handles.get(&(scene_id, slot)).cloned());
+    if let Some(handle) = cached {
+        return handle;
+    }
+    let data = scene.materials.get(slot)?;
+    let created = crate::builtin::create_material(world, data);
+    let mut cache = world.get_resource_or_insert_with(ForgeMaterials::default);
+    let handle = match created {
+        Ok(h) => Some(h),
+        Err(reason) => {
+            if !cache.warned {
+                cache.warned = true;
+                tracing::warn!("mesh3d entities spawn without materials: {reason}");
+            }
+            None
+        }
+    };
+    cache.handles.insert((scene_id, slot), handle.clone());
+    handle
+}

@@ -1,0 +1,408 @@
+//! Headless Bevy tests: scenes load through the real `AssetServer` from an in-memory asset
+//! source and spawn real components.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use bevy_app::{App, TaskPoolPlugin};
+use bevy_asset::io::memory::{Dir, MemoryAssetReader};
+use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_ecs::hierarchy::{ChildOf, Children};
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::prelude::*;
+use bevy_forge_scene::{ForgeScene as Scene, ForgeSceneLoadError};
+use bevy_transform::components::Transform as BevyTransform;
+
+struct Harness {
+    app: App,
+    dir: Dir,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let dir = Dir::default();
+        let reader_dir = dir.clone();
+        let mut app = App::new();
+        app.register_asset_source(
+            AssetSourceId::Default,
+            AssetSourceBuilder::new(move || {
+                Box::new(MemoryAssetReader {
+                    root: reader_dir.clone(),
+                })
+            }),
+        )
+        .add_plugins((
+            TaskPoolPlugin::default(),
+            AssetPlugin {
+                watch_for_changes_override: Some(false),
+                use_asset_processor_override: Some(false),
+                ..Default::default()
+            },
+            ForgeScenePlugin,
+        ));
+        app.finish();
+        app.cleanup();
+        Self { app, dir }
+    }
+
+    fn add(&self, path: &str, text: &str) {
+        self.dir.insert_asset_text(Path::new(path), text);
+    }
+
+    fn load(&mut self, path: &str) -> Handle<Scene> {
+        self.app
+            .world()
+            .resource::<AssetServer>()
+            .load(path.to_owned())
+    }
+
+    fn spawn_root(&mut self, handle: &Handle<Scene>) -> Entity {
+        self.app
+            .world_mut()
+            .spawn(ForgeSceneRoot(handle.clone()))
+            .id()
+    }
+
+    /// Updates until `done` holds, at most 500 frames.
+    fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
+        for _ in 0..500 {
+            self.app.update();
+            if done(self.app.world_mut()) {
+                return;
+            }
+            std::thread::yield_now();
+        }
+        panic!("condition not reached in 500 frames");
+    }
+
+    fn spawn_scene(&mut self, path: &str) -> (Entity, ForgeSceneInstance) {
+        let handle = self.load(path);
+        let root = self.spawn_root(&handle);
+        self.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
+        let instance = self
+            .app
+            .world()
+            .get::<ForgeSceneInstance>(root)
+            .unwrap()
+            .clone();
+        (root, instance)
+    }
+
+    fn world(&self) -> &World {
+        self.app.world()
+    }
+}
+
+fn seed(name: &str) -> String {
+    common::fixture_text(&format!("valid/{name}.forge.ron"))
+}
+
+#[test]
+fn garden_spawns_lights_meshes_and_transforms() {
+    let mut h = Harness::new();
+    h.add("scenes/garden.forge.ron", &seed("garden"));
+    let (root, instance) = h.spawn_scene("scenes/garden.forge.ron");
+    let world = h.world();
+    assert_eq!(instance.len(), 2);
+    let sun = instance.entity(1).unwrap();
+    assert_eq!(world.get::<Name>(sun).unwrap().as_str(), "Sun");
+    assert_eq!(world.get::<ForgeEntityId>(sun), Some(&ForgeEntityId(1)));
+    assert_eq!(world.get::<ChildOf>(sun).unwrap().parent(), root);
+    let t = world.get::<BevyTransform>(sun).unwrap();
+    assert_eq!(t.translation, bevy_math::Vec3::new(-4.0, 8.0, -6.0));
+    let expected = bevy_math::Quat::from_euler(
+        bevy_math::EulerRot::XYZ,
+        45f32.to_radians(),
+        30f32.to_radians(),
+        0.0,
+    );
+    assert!(t.rotation.abs_diff_eq(expected, 1e-6), "{:?}", t.rotation);
+    let light = world.get::<bevy_light::DirectionalLight>(sun).unwrap();
+    assert_eq!(light.illuminance, 10000.0);
+    assert!(light.shadow_maps_enabled);
+    assert_eq!(light.color, bevy_color::Color::srgba(1.0, 0.95, 0.85, 1.0));
+    assert_eq!(
+        world.get::<bevy_camera::visibility::Visibility>(sun),
+        Some(&bevy_camera::visibility::Visibility::Inherited)
+    );
+    let ground = instance.entity(2).unwrap();
+    let mesh = world.get::<bevy_mesh::Mesh3d>(ground).unwrap();
+    let path = mesh.0.path().unwrap().to_string();
+    assert_eq!(path, "scenes/garden.forge.ron#Mesh0");
+    let children: Vec<Entity> = world.get::<Children>(root).unwrap().iter().collect();
+    assert_eq!(children, vec![sun, ground]);
+}
+
+#[test]
+fn platformer_spawns_sprites_text_cameras_and_visibility() {
+    let mut h = Harness::new();
+    h.add("scenes/platformer.forge.ron", &seed("platformer"));
+    h.add("textures/player.png", "not really a png");
+    let (_, instance) = h.spawn_scene("scenes/platformer.forge.ron");
+    let world = h.world();
+    let camera = instance.entity(1).unwrap();
+    assert!(world.get::<bevy_camera::Camera2d>(camera).is_some());
+    let player = instance.entity(2).unwrap();
+    let sprite = world.get::<bevy_sprite::Sprite>(player).unwrap();
+    assert_eq!(sprite.custom_size, Some(bevy_math::Vec2::new(32.0, 48.0)));
+    assert_eq!(
+        sprite.image.path().unwrap().to_string(),
+        "textures/player.png"
+    );
+    assert_eq!(sprite.color, bevy_color::Color::srgba(1.0, 1.0, 1.0, 1.0));
+    assert!(!sprite.flip_x && !sprite.flip_y);
+    assert_eq!(
+        world.get::<bevy_camera::visibility::Visibility>(player),
+        Some(&bevy_camera::visibility::Visibility::Visible)
+    );
+    let label = instance.entity(3).unwrap();
+    assert_eq!(world.get::<ChildOf>(label).unwrap().parent(), player);
+    assert_eq!(
+        world.get::<bevy_sprite::Text2d>(label).unwrap().0,
+        "Bevy Forge"
+    );
+    let font = world.get::<bevy_text::TextFont>(label).unwrap();
+    assert_eq!(font.font_size, bevy_text::FontSize::Px(24.0));
+    assert_eq!(
+        world.get::<bevy_text::TextColor>(label).unwrap().0,
+        bevy_color::Color::srgba(0.9, 0.9, 1.0, 1.0)
+    );
+    assert_eq!(
+        world.get::<BevyTransform>(label).unwrap().translation.y,
+        32.0
+    );
+}
+
+fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], components: &str) -> String {
+    let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
+    let children: Vec<String> = children.iter().map(u64::to_string).collect();
+    format!(
+        "{id}: (id: {id}, name: \"{name}\", parent: {parent}, children: [{}], transform: (translation: (x: {id}, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [{components}]),",
+        children.join(", ")
+    )
+}
+
+fn scene(entities: &[String], roots: &[u64], next_id: u64) -> String {
+    let roots: Vec<String> = roots.iter().map(u64::to_string).collect();
+    format!(
+        "(format_version: 1, name: \"T\", entities: {{ {} }}, roots: [{}], next_id: {next_id})",
+        entities.join("\n"),
+        roots.join(", ")
+    )
+}
+
+const CUBE: &str = "(type: mesh3d, data: (mesh: (source: primitive, value: cuboid(size: (x: 1, y: 1, z: 1))), material: (base_color: (r: 1, g: 0, b: 0, a: 1), metallic: 0, perceptual_roughness: 0.5, unlit: false)))";
+
+#[test]
+fn children_keep_file_order_whatever_their_components() {
+    let mut h = Harness::new();
+    // Children listed in an order different from their ids and from map order.
+    let text = scene(
+        &[
+            entity(1, "Parent", None, &[6, 3, 5, 2, 4], ""),
+            entity(2, "A", Some(1), &[], "(type: camera2d)"),
+            entity(3, "B", Some(1), &[], CUBE),
+            entity(4, "C", Some(1), &[], "(type: visibility, data: hidden)"),
+            entity(5, "D", Some(1), &[], ""),
+            entity(
+                6,
+                "E",
+                Some(1),
+                &[],
+                "(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800, range: 20, shadows: false))",
+            ),
+        ],
+        &[1],
+        7,
+    );
+    h.add("order.forge.ron", &text);
+    let (_, instance) = h.spawn_scene("order.forge.ron");
+    let world = h.world();
+    let parent = instance.entity(1).unwrap();
+    let children: Vec<Entity> = world.get::<Children>(parent).unwrap().iter().collect();
+    let expected: Vec<Entity> = [6, 3, 5, 2, 4]
+        .iter()
+        .map(|id| instance.entity(*id).unwrap())
+        .collect();
+    assert_eq!(children, expected);
+    let hidden = instance.entity(4).unwrap();
+    assert_eq!(
+        world.get::<bevy_camera::visibility::Visibility>(hidden),
+        Some(&bevy_camera::visibility::Visibility::Hidden)
+    );
+    let light = world
+        .get::<bevy_light::PointLight>(instance.entity(6).unwrap())
+        .unwrap();
+    assert_eq!(
+        (light.intensity, light.range, light.shadow_maps_enabled),
+        (800.0, 20.0, false)
+    );
+}
+
+#[test]
+fn identical_primitives_share_one_mesh_handle() {
+    let mut h = Harness::new();
+    let other = CUBE.replace("x: 1, y: 1, z: 1", "x: 2, y: 1, z: 1");
+    let text = scene(
+        &[
+            entity(1, "A", None, &[], CUBE),
+            entity(2, "B", None, &[], CUBE),
+            entity(3, "C", None, &[], &other),
+        ],
+        &[1, 2, 3],
+        4,
+    );
+    h.add("share.forge.ron", &text);
+    let (_, instance) = h.spawn_scene("share.forge.ron");
+    let world = h.world();
+    let mesh = |id| {
+        world
+            .get::<bevy_mesh::Mesh3d>(instance.entity(id).unwrap())
+            .unwrap()
+            .0
+            .clone()
+    };
+    assert_eq!(mesh(1), mesh(2));
+    assert_ne!(mesh(1), mesh(3));
+    assert_eq!(mesh(3).path().unwrap().label(), Some("Mesh1"));
+    let meshes = world.resource::<bevy_asset::Assets<bevy_mesh::Mesh>>();
+    assert!(meshes.get(&mesh(1)).is_some(), "the labeled mesh is loaded");
+}
+
+#[test]
+fn two_instances_are_independent_and_despawn_with_their_root() {
+    let mut h = Harness::new();
+    h.add("garden.forge.ron", &seed("garden"));
+    let handle = h.load("garden.forge.ron");
+    let a = h.spawn_root(&handle);
+    let b = h.spawn_root(&handle);
+    h.run_until(|w| {
+        w.get::<ForgeSceneInstance>(a).is_some() && w.get::<ForgeSceneInstance>(b).is_some()
+    });
+    let ia = h.world().get::<ForgeSceneInstance>(a).unwrap().clone();
+    let ib = h.world().get::<ForgeSceneInstance>(b).unwrap().clone();
+    assert_ne!(ia.entity(1), ib.entity(1));
+    assert_eq!(
+        h.world()
+            .get::<ChildOf>(ib.entity(1).unwrap())
+            .unwrap()
+            .parent(),
+        b
+    );
+    h.app.world_mut().entity_mut(a).despawn();
+    h.app.update();
+    for (_, e) in ia.iter() {
+        assert!(h.world().get_entity(e).is_err(), "instance a is gone");
+    }
+    for (_, e) in ib.iter() {
+        assert!(h.world().get_entity(e).is_ok(), "instance b stays");
+    }
+}
+
+#[derive(Resource, Default)]
+struct Ready(Vec<(Entity, Option<Entity>)>);
+
+#[test]
+fn ready_event_fires_with_final_entity_ids() {
+    let mut h = Harness::new();
+    h.add("garden.forge.ron", &seed("garden"));
+    h.app.init_resource::<Ready>();
+    h.app.add_observer(
+        |ready: On<ForgeSceneReady>,
+         instances: Query<&ForgeSceneInstance>,
+         mut seen: ResMut<Ready>| {
+            let sun = instances.get(ready.entity).ok().and_then(|i| i.entity(1));
+            seen.0.push((ready.entity, sun));
+        },
+    );
+    let (root, instance) = h.spawn_scene("garden.forge.ron");
+    let seen = &h.world().resource::<Ready>().0;
+    assert_eq!(seen, &vec![(root, instance.entity(1))]);
+    let scenes = h.world().resource::<bevy_asset::Assets<Scene>>();
+    let scene = scenes.get(instance.scene()).unwrap();
+    assert_eq!(instance.entity_named(scene, "Ground"), instance.entity(2));
+}
+
+#[test]
+fn invalid_fixtures_fail_to_load_with_positions() {
+    let cases = [
+        ("invalid/id-mismatch.forge.ron", ":5:"),
+        ("invalid/parent-children-disagree.forge.ron", ":6:"),
+        ("invalid/dangling-child.forge.ron", ":5:"),
+    ];
+    for (fixture, position) in cases {
+        let mut h = Harness::new();
+        h.add("bad.forge.ron", &common::fixture_text(fixture));
+        let handle = h.load("bad.forge.ron");
+        let root = h.spawn_root(&handle);
+        h.run_until(|w| {
+            matches!(
+                w.resource::<AssetServer>().load_state(&handle),
+                LoadState::Failed(_)
+            )
+        });
+        let LoadState::Failed(error) = h.world().resource::<AssetServer>().load_state(&handle)
+        else {
+            unreachable!()
+        };
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("bad.forge.ron{position}")),
+            "{fixture}: {message}"
+        );
+        h.app.update();
+        assert!(h.world().get::<ForgeSceneInstance>(root).is_none());
+    }
+    let _ = std::any::type_name::<ForgeSceneLoadError>();
+}
+
+#[test]
+fn syntax_errors_fail_to_load_with_file_line_and_column() {
+    let mut h = Harness::new();
+    h.add(
+        "typo.forge.ron",
+        &seed("garden").replace("children: [],", "childen: [],"),
+    );
+    let handle = h.load("typo.forge.ron");
+    h.run_until(|w| {
+        matches!(
+            w.resource::<AssetServer>().load_state(&handle),
+            LoadState::Failed(_)
+        )
+    });
+    let LoadState::Failed(error) = h.world().resource::<AssetServer>().load_state(&handle) else {
+        unreachable!()
+    };
+    let message = error.to_string();
+    assert!(
+        message.contains("typo.forge.ron:9:7: unknown field `childen`"),
+        "{message}"
+    );
+    assert!(message.contains("did you mean `children`?"), "{message}");
+}
+
+#[test]
+fn missing_assets_fail_the_load_when_checked() {
+    let mut h = Harness::new();
+    h.add("scenes/platformer.forge.ron", &seed("platformer"));
+    let handle = h.load("scenes/platformer.forge.ron");
+    h.run_until(|w| {
+        matches!(
+            w.resource::<AssetServer>().load_state(&handle),
+            LoadState::Failed(_)
+        )
+    });
+    let LoadState::Failed(error) = h.world().resource::<AssetServer>().load_state(&handle) else {
+        unreachable!()
+    };
+    assert!(
+        error
+            .to_string()
+            .contains("asset `textures/player.png` does not exist"),
+        "{error}"
+    );
+}
