@@ -37,9 +37,11 @@ fn write(c: &mut Criterion) {
         let doc = support::generate(n, 7);
         let len = doc.to_canonical_string().len();
         group.throughput(Throughput::Bytes(len as u64));
-        group.bench_with_input(BenchmarkId::new("to_canonical_string", n), &doc, |b, doc| {
-            b.iter(|| doc.to_canonical_string())
-        });
+        group.bench_with_input(
+            BenchmarkId::new("to_canonical_string", n),
+            &doc,
+            |b, doc| b.iter(|| doc.to_canonical_string()),
+        );
     }
     group.finish();
 }

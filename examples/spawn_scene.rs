@@ -24,7 +24,11 @@ fn print_tree(doc: &SceneDoc, id: u64, depth: usize) {
         t.rotation.x,
         t.rotation.y,
         t.rotation.z,
-        if components.is_empty() { String::new() } else { format!("[{}]", components.join(", ")) },
+        if components.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", components.join(", "))
+        },
         indent = depth * 2
     );
     for child in &node.children {

@@ -2,7 +2,9 @@
 //! entity with a name, a non-trivial transform and two custom components (`Health` and `Tag`).
 #![allow(dead_code)]
 
-use bevy_forge_scene::format::{ComponentData, CustomComponent, CustomField, SceneDoc, Transform, Vec3};
+use bevy_forge_scene::format::{
+    ComponentData, CustomComponent, CustomField, SceneDoc, Transform, Vec3,
+};
 
 /// A small deterministic generator (SplitMix64), so the benches need no RNG crate.
 pub struct SplitMix(u64);
@@ -56,7 +58,10 @@ pub fn generate(n: usize, seed: u64) -> SceneDoc {
         };
         let tag = CustomComponent {
             type_path: "bench::Tag".into(),
-            fields: vec![CustomField::new("label", format!("\"tag-{}\"", rng.next_u64() % 1000))],
+            fields: vec![CustomField::new(
+                "label",
+                format!("\"tag-{}\"", rng.next_u64() % 1000),
+            )],
         };
         let _ = doc.add_component(id, ComponentData::Custom(health));
         let _ = doc.add_component(id, ComponentData::Custom(tag));
