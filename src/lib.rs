@@ -2,12 +2,15 @@
 
 #[cfg(feature = "builtins")]
 pub mod builtin;
+pub mod diagnostic;
 pub mod format;
 pub mod loader;
 mod plugin;
 pub mod project;
 pub mod spawn;
+pub mod validate;
 
+pub use diagnostic::{Diagnostic, Severity};
 pub use format::{
     ComponentData, EntityNode, FORMAT_VERSION, ParsedScene, ReadError, SceneDoc, SourceMap,
     Transform,
@@ -16,31 +19,16 @@ pub use loader::{ForgeScene, ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLo
 pub use plugin::ForgeScenePlugin;
 pub use project::{AssetIndex, Project};
 pub use spawn::{ForgeEntityId, ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
+pub use validate::{ValidationReport, validate_parsed, validate_scene};
 
 /// The most used items: `use bevy_forge_scene::prelude::*;`.
 pub mod prelude {
+    pub use crate::diagnostic::{Diagnostic, Severity};
     pub use crate::format::{ComponentData, EntityNode, SceneDoc, Transform};
     pub use crate::project::{AssetIndex, Project};
+    pub use crate::validate::{ValidationReport, validate_parsed, validate_scene};
     pub use crate::{
         ForgeEntityId, ForgeScene, ForgeSceneInstance, ForgeScenePlugin, ForgeSceneReady,
         ForgeSceneRoot,
     };
-}
-
-/// The errors that stop a scene from loading: broken forest rules and asset paths that break the
-/// format's rules, each with its position.
-pub(crate) fn validate_for_load(parsed: &ParsedScene) -> Vec<loader::LoadProblem> {
-    let mut problems = Vec::new();
-    for p in parsed.doc.check_integrity() {
-        let position = p
-            .entity()
-            .and_then(|id| parsed.source_map.entity_field(id, p.field()))
-            .or_else(|| parsed.source_map.top_field(p.field()));
-        problems.push(loader::LoadProblem {
-            position,
-            entity: p.entity(),
-            message: p.to_string(),
-        });
-    }
-    problems
 }

@@ -7,9 +7,8 @@ use bevy_asset::{Asset, AssetLoader, AssetServer, LoadContext};
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use crate::format::{
-    ComponentData, MeshSource, ParsedScene, Position, ReadError, SceneDoc, SourceMap,
-};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::format::{ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, SourceMap};
 
 /// A loaded scene: the document, where each part of it was written, and everything spawning needs
 /// already resolved (asset handles, Bevy component values), so spawning parses nothing.
@@ -76,26 +75,6 @@ impl ForgeSceneLoader {
     }
 }
 
-/// One problem that stops a scene from loading, with its place in the file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadProblem {
-    /// Where it is, when known.
-    pub position: Option<Position>,
-    /// The entity concerned, if any.
-    pub entity: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for LoadProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(p) = self.position {
-            write!(f, "{}:{}: ", p.line, p.column)?;
-        }
-        f.write_str(&self.message)
-    }
-}
-
 /// Why a `.forge.ron` file failed to load.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -112,27 +91,35 @@ pub enum ForgeSceneLoadError {
     /// starts with `path:line:column:`.
     #[error("{0}")]
     Read(ReadError),
-    /// The document reads but breaks rules of the format; every problem is listed with its line
-    /// and column.
-    #[error("`{path}` has {} error(s):\n{}", .problems.len(), list(.problems, .path))]
+    /// The document reads but fails validation (`validate_parsed`) or references missing
+    /// assets; every error is listed with its line and column.
+    #[error("`{path}` has {} error(s):\n{}", .diagnostics.len(), list(.diagnostics, .path))]
     Invalid {
         /// The asset path.
         path: String,
-        /// Every error, in file order.
-        problems: Vec<LoadProblem>,
+        /// Every error, in validation order (by entity id, then message).
+        diagnostics: Vec<Diagnostic>,
     },
 }
 
-fn list(problems: &[LoadProblem], path: &str) -> String {
+/// `  path:line:column: error[code]: message (entity N, `field`); help: ...`, one per line.
+fn list(diagnostics: &[Diagnostic], path: &str) -> String {
     let mut out = String::new();
-    for (i, p) in problems.iter().enumerate() {
+    for (i, d) in diagnostics.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         out.push_str("  ");
         out.push_str(path);
-        out.push(':');
-        out.push_str(&p.to_string());
+        if let Some(p) = d.position {
+            out.push_str(&format!(":{}:{}", p.line, p.column));
+        }
+        out.push_str(": ");
+        let without_position = Diagnostic {
+            position: None,
+            ..d.clone()
+        };
+        out.push_str(&without_position.to_string());
     }
     out
 }
@@ -159,16 +146,27 @@ impl AssetLoader for ForgeSceneLoader {
             })?;
         let parsed = SceneDoc::from_slice(&bytes)
             .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
-        for w in &parsed.warnings {
-            tracing::warn!("{path}:{w}");
+        let report = crate::validate::validate_parsed(&parsed, None);
+        let mut errors = Vec::new();
+        for d in report.diagnostics {
+            match d.severity {
+                Severity::Error => errors.push(d),
+                Severity::Warning => {
+                    tracing::warn!("{}", list(std::slice::from_ref(&d), &path).trim_start())
+                }
+                Severity::Info => {
+                    tracing::debug!("{}", list(std::slice::from_ref(&d), &path).trim_start())
+                }
+            }
         }
-        let mut problems = crate::validate_for_load(&parsed);
         if settings.check_assets {
-            problems.extend(self.missing_assets(&parsed, load_context).await);
+            errors.extend(self.missing_assets(&parsed, load_context).await);
         }
-        if !problems.is_empty() {
-            problems.sort_by_key(|p| p.position.map(|p| p.offset));
-            return Err(ForgeSceneLoadError::Invalid { path, problems });
+        if !errors.is_empty() {
+            return Err(ForgeSceneLoadError::Invalid {
+                path,
+                diagnostics: errors,
+            });
         }
         Ok(build(parsed, load_context, &path))
     }
@@ -180,11 +178,7 @@ impl AssetLoader for ForgeSceneLoader {
 
 impl ForgeSceneLoader {
     /// Referenced files that do not exist in the scene's asset source.
-    async fn missing_assets(
-        &self,
-        parsed: &ParsedScene,
-        ctx: &LoadContext<'_>,
-    ) -> Vec<LoadProblem> {
+    async fn missing_assets(&self, parsed: &ParsedScene, ctx: &LoadContext<'_>) -> Vec<Diagnostic> {
         let mut problems = Vec::new();
         let Ok(source) = self.server.get_source(ctx.path().source().clone_owned()) else {
             return problems;
@@ -219,13 +213,16 @@ impl ForgeSceneLoader {
                     }
                 };
                 if !exists {
-                    problems.push(LoadProblem {
-                        position: parsed.source_map.component_field(*id, index, field),
-                        entity: Some(*id),
-                        message: format!(
-                            "components[{index}].data.{field}: asset `{file}` does not exist in the asset source"
-                        ),
-                    });
+                    let mut d = Diagnostic::new(
+                        Severity::Error,
+                        "forge::asset::missing",
+                        format!("asset `{file}` does not exist in the asset source"),
+                    );
+                    d.entity = Some(*id);
+                    d.path = Some(format!("components[{index}].data.{field}"));
+                    d.position = parsed.source_map.component_field(*id, index, field);
+                    d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
+                    problems.push(d);
                 }
             }
         }

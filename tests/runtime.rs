@@ -328,15 +328,24 @@ fn ready_event_fires_with_final_entity_ids() {
 }
 
 #[test]
-fn invalid_fixtures_fail_to_load_with_positions() {
-    let cases = [
-        ("invalid/id-mismatch.forge.ron", ":5:"),
-        ("invalid/parent-children-disagree.forge.ron", ":6:"),
-        ("invalid/dangling-child.forge.ron", ":5:"),
-    ];
-    for (fixture, position) in cases {
+fn every_invalid_fixture_fails_to_load_with_each_error_positioned() {
+    let dir = common::fixture("invalid");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().ends_with(".forge.ron") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = bevy_forge_scene::validate_parsed(&SceneDoc::from_str(&text).unwrap(), None);
+        let errors: Vec<_> = expected
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == bevy_forge_scene::Severity::Error)
+            .collect();
+        assert!(!errors.is_empty(), "{path:?} has errors");
         let mut h = Harness::new();
-        h.add("bad.forge.ron", &common::fixture_text(fixture));
+        h.add("bad.forge.ron", &text);
         let handle = h.load("bad.forge.ron");
         let root = h.spawn_root(&handle);
         h.run_until(|w| {
@@ -350,14 +359,19 @@ fn invalid_fixtures_fail_to_load_with_positions() {
             unreachable!()
         };
         let message = error.to_string();
-        assert!(
-            message.contains(&format!("bad.forge.ron{position}")),
-            "{fixture}: {message}"
-        );
+        for d in errors {
+            let p = d.position.expect("positioned");
+            let line = format!("bad.forge.ron:{}:{}: error[{}]", p.line, p.column, d.code);
+            assert!(message.contains(&line), "{path:?}: `{line}` in {message}");
+        }
         h.app.update();
-        assert!(h.world().get::<ForgeSceneInstance>(root).is_none());
+        assert!(
+            h.world().get::<ForgeSceneInstance>(root).is_none(),
+            "nothing spawns"
+        );
+        checked += 1;
     }
-    let _ = std::any::type_name::<ForgeSceneLoadError>();
+    assert!(checked >= 4);
 }
 
 #[test]

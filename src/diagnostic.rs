@@ -1,0 +1,235 @@
+//! Diagnostics: what validation (and reading) found, where, and how bad it is.
+//!
+//! A [`Diagnostic`] carries a [`Severity`], a stable code of the form `forge::<area>::<rule>`, a
+//! lower-case message, the entity it concerns, the field path inside that entity
+//! (`components[1].data.font_size`), the 1-based source position when the document was read from
+//! text, and an optional help line. Codes never change meaning; tools and editors may match on
+//! them.
+//!
+//! # Codes
+//!
+//! Each rule of the format page's "Validation" section (and "Asset paths") has one code. The
+//! "Extra" column marks rules this crate adds to the page's list.
+//!
+//! | Code | Severity | Rule |
+//! |---|---|---|
+//! | `forge::structure::id_mismatch` | error | an entity's key differs from its `id` |
+//! | `forge::structure::missing_parent` | error | `parent` names an entity that does not exist |
+//! | `forge::structure::missing_child` | error | `children` lists an entity that does not exist |
+//! | `forge::structure::missing_root` | error | `roots` lists an entity that does not exist |
+//! | `forge::structure::not_listed_by_parent` | error | the parent does not list the entity as a child |
+//! | `forge::structure::child_disagrees` | error | a listed child names another parent |
+//! | `forge::structure::root_has_parent` | error | an entity in `roots` has a parent |
+//! | `forge::structure::duplicate_reference` | error | an entity is listed in more than one place |
+//! | `forge::structure::unplaced` | error | an entity is in neither `roots` nor any `children` |
+//! | `forge::structure::self_parent` | error | an entity is its own parent |
+//! | `forge::structure::cycle` | error | following `parent` links comes back to the start |
+//! | `forge::structure::next_id` | error | `next_id` is not greater than every id |
+//! | `forge::component::duplicate_key` | error | two components with the same `key()` on one entity |
+//! | `forge::transform::non_finite` | error | a translation, rotation or scale value is `NaN` or infinite |
+//! | `forge::light::non_finite` | error | a light colour, intensity, range or illuminance is not finite |
+//! | `forge::light::intensity` | error | point light `intensity < 0` |
+//! | `forge::light::range` | error | point light `range <= 0` |
+//! | `forge::light::illuminance` | error | directional light `illuminance < 0` |
+//! | `forge::material::non_finite` | error | a material colour, `metallic` or `perceptual_roughness` is not finite |
+//! | `forge::mesh::non_finite` | error | a primitive shape size is not finite (extra) |
+//! | `forge::sprite::custom_size` | error | sprite `custom_size` with a component that is not positive and finite |
+//! | `forge::sprite::non_finite` | error | a sprite colour channel is not finite (extra) |
+//! | `forge::text::font_size` | error | text `font_size <= 0` (or not finite) |
+//! | `forge::text::non_finite` | error | a text colour channel is not finite (extra) |
+//! | `forge::custom::type_path` | error | a custom component's type path is not a Rust path |
+//! | `forge::custom::field_name` | error | a custom field name is not a Rust identifier |
+//! | `forge::custom::empty_expr` | error | a custom field expression is empty or whitespace |
+//! | `forge::custom::duplicate_field` | error | two fields of one custom component have the same name |
+//! | `forge::asset::empty` | error | an empty asset path (extra) |
+//! | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |
+//! | `forge::asset::parent_dir` | error | an asset path with a `..` component |
+//! | `forge::asset::backslash` | error | an asset path with a backslash |
+//! | `forge::asset::missing` | error | with an asset index: the referenced file does not exist |
+//! | `forge::asset::wrong_kind` | error | with an asset index: the file is not an image (sprite) or a mesh (mesh3d) |
+//! | `forge::name::duplicate` | warning | two or more entities share a (non-blank) name |
+//! | `forge::name::empty` | warning | an entity name that is empty or whitespace only |
+//! | `forge::scene::empty_name` | warning | the scene name is empty or whitespace only |
+//! | `forge::format::version_zero` | warning | the file says `format_version: 0` (read as 1) |
+//! | `forge::sprite::invisible` | warning | a sprite with neither image nor custom size renders nothing |
+//! | `forge::transform::zero_scale` | warning | a scale component is zero |
+//! | `forge::material::metallic` | warning | `metallic` outside `0..=1` |
+//! | `forge::material::roughness` | warning | `perceptual_roughness` outside `0..=1` |
+//! | `forge::text::empty` | warning | a `text2d` with empty text |
+//! | `forge::camera::mixed` | warning | both 2D and 3D cameras in one scene |
+//! | `forge::camera::none` | info | no camera in the scene |
+//! | `forge::camera::multiple` | info | more than one camera |
+//! | `forge::light::none` | info | meshes but no light |
+//! | `forge::entity::transform_only` | info | an entity with no components (only a transform) |
+//!
+//! Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
+//! [`Diagnostic::from_read_error`]).
+//!
+//! This module has no Bevy dependency.
+
+use std::fmt;
+
+use crate::format::{Position, ReadError, ReadErrorKind};
+
+/// How serious a [`Diagnostic`] is. Orders as `Error < Warning < Info`, so sorting puts errors
+/// first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The document breaks a rule of the format; it must not be exported or spawned as is.
+    Error,
+    /// Legal, but almost certainly not what the author meant.
+    Warning,
+    /// Worth knowing; nothing is wrong.
+    Info,
+}
+
+impl Severity {
+    /// The lower-case name: `error`, `warning` or `info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One problem (or remark) about a scene document.
+///
+/// `Display` gives `severity[code]: message`, then ` (entity N, `path`, line L:C)` for the parts
+/// that are known, then `; help: ...`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    /// How serious it is.
+    pub severity: Severity,
+    /// Stable code, `forge::<area>::<rule>`; see the [module docs](self) for the table.
+    pub code: &'static str,
+    /// What is wrong, lower-case, values in backticks.
+    pub message: String,
+    /// The entity concerned (its key in `entities`), or `None` for scene-wide issues.
+    pub entity: Option<u64>,
+    /// Where inside the entity (or the document, when `entity` is `None`): `name`,
+    /// `transform.scale.x`, `components[1].data.font_size`, `components[0].data.fields[2].name`.
+    pub path: Option<String>,
+    /// 1-based line and column of the offending value, when the document was read from text and
+    /// the value was written in it.
+    pub position: Option<Position>,
+    /// How to fix it, when there is something useful to say.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with no entity, path, position or help.
+    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            severity,
+            code,
+            message: message.into(),
+            entity: None,
+            path: None,
+            position: None,
+            help: None,
+        }
+    }
+
+    /// Sets the entity.
+    pub fn with_entity(mut self, entity: u64) -> Self {
+        self.entity = Some(entity);
+        self
+    }
+
+    /// Sets the field path.
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Sets the help line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The 1-based line, if known.
+    pub fn line(&self) -> Option<u32> {
+        self.position.map(|p| p.line)
+    }
+
+    /// The 1-based column (in characters), if known.
+    pub fn column(&self) -> Option<u32> {
+        self.position.map(|p| p.column)
+    }
+
+    /// The error of a document that could not be read, as a diagnostic: severity
+    /// [`Error`](Severity::Error), code `forge::read::<kind>` (`syntax`, `unexpected_end`,
+    /// `unknown_field`, `duplicate_field`, `missing_field`, `duplicate_entity_key`,
+    /// `tag_as_string`, `unknown_variant`, `unsupported_version`, `unexpected_data`,
+    /// `integer_out_of_range`, `invalid_number`, `invalid_escape`, `unterminated_string`,
+    /// `unterminated_comment`, `trailing_characters`, `invalid_utf8`, `too_large`, `io`), with its
+    /// position (none for `io`), entity and field.
+    pub fn from_read_error(error: &ReadError) -> Self {
+        let code = match error.kind() {
+            ReadErrorKind::Unexpected { .. } => "forge::read::syntax",
+            ReadErrorKind::UnexpectedEnd { .. } => "forge::read::unexpected_end",
+            ReadErrorKind::UnknownField { .. } => "forge::read::unknown_field",
+            ReadErrorKind::DuplicateField { .. } => "forge::read::duplicate_field",
+            ReadErrorKind::MissingField { .. } => "forge::read::missing_field",
+            ReadErrorKind::DuplicateEntityKey { .. } => "forge::read::duplicate_entity_key",
+            ReadErrorKind::TagAsString { .. } => "forge::read::tag_as_string",
+            ReadErrorKind::UnknownVariant { .. } => "forge::read::unknown_variant",
+            ReadErrorKind::UnsupportedFormatVersion { .. } => "forge::read::unsupported_version",
+            ReadErrorKind::UnexpectedData { .. } => "forge::read::unexpected_data",
+            ReadErrorKind::IntegerOutOfRange { .. } => "forge::read::integer_out_of_range",
+            ReadErrorKind::InvalidNumber { .. } => "forge::read::invalid_number",
+            ReadErrorKind::InvalidEscape { .. } => "forge::read::invalid_escape",
+            ReadErrorKind::UnterminatedString => "forge::read::unterminated_string",
+            ReadErrorKind::UnterminatedComment => "forge::read::unterminated_comment",
+            ReadErrorKind::TrailingCharacters { .. } => "forge::read::trailing_characters",
+            ReadErrorKind::InvalidUtf8 => "forge::read::invalid_utf8",
+            ReadErrorKind::TooLarge { .. } => "forge::read::too_large",
+            ReadErrorKind::Io(_) => "forge::read::io",
+        };
+        let position = match error.kind() {
+            ReadErrorKind::Io(_) => None,
+            _ => Some(error.position()),
+        };
+        Self {
+            severity: Severity::Error,
+            code,
+            message: error.kind().to_string(),
+            entity: error.entity(),
+            path: error.field().map(str::to_owned),
+            position,
+            help: None,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]: {}", self.severity, self.code, self.message)?;
+        let mut parts = Vec::new();
+        if let Some(id) = self.entity {
+            parts.push(format!("entity {id}"));
+        }
+        if let Some(path) = &self.path {
+            parts.push(format!("`{path}`"));
+        }
+        if let Some(p) = self.position {
+            parts.push(format!("line {}:{}", p.line, p.column));
+        }
+        if !parts.is_empty() {
+            write!(f, " ({})", parts.join(", "))?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "; help: {help}")?;
+        }
+        Ok(())
+    }
+}
