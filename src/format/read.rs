@@ -279,12 +279,39 @@ impl<'a> Parser<'a> {
         self.b.get(self.pos).copied()
     }
 
+    /// Skips whitespace and comments. Inlined check first: most calls are already at a token.
+    #[inline(always)]
     fn skip_ws(&mut self) -> PResult<()> {
+        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' && c != b'/' => Ok(()),
+            None => Ok(()),
+            _ => self.skip_ws_slow(),
+        }
+    }
+
+    #[inline(never)]
+    fn skip_ws_slow(&mut self) -> PResult<()> {
+        let b = self.b;
+        let mut i = self.pos;
         loop {
-            match self.b.get(self.pos) {
-                Some(b' ' | b'\n' | b'\r' | b'\t') => self.pos += 1,
-                Some(b'/') => self.comment()?,
-                _ => return Ok(()),
+            // Indentation comes in runs of spaces: skip them eight at a time.
+            while let Some(chunk) = b.get(i..i + 8) {
+                if chunk != b"        " {
+                    break;
+                }
+                i += 8;
+            }
+            match b.get(i) {
+                Some(b' ' | b'\n' | b'\r' | b'\t') => i += 1,
+                Some(b'/') => {
+                    self.pos = i;
+                    self.comment()?;
+                    i = self.pos;
+                }
+                _ => {
+                    self.pos = i;
+                    return Ok(());
+                }
             }
         }
     }

@@ -40,7 +40,11 @@ impl LineIndex {
         let mut wide = Vec::new();
         let mut extra = 0u32;
         let mut start = 0usize;
+        let all_ascii = text.is_ascii();
         let mut scan_line = |from: usize, to: usize, wide: &mut Vec<(u32, u32)>| {
+            if all_ascii {
+                return;
+            }
             let line = &text[from..to];
             if !line.is_ascii() {
                 for (i, c) in line.char_indices() {
