@@ -2,7 +2,7 @@
 //!
 //! Measures `validate_scene` (no asset index) and `validate_parsed` (positions from the source
 //! map) on seeded scenes of 1k, 10k and 100k entities, in entities per second; equal throughput
-//! across sizes means linear time.
+//! across sizes means linear time. `check_integrity` alone is measured beside them for scale.
 
 mod support;
 
@@ -25,6 +25,14 @@ fn validate(c: &mut Criterion) {
                 let report = validate_scene(doc, None);
                 assert!(!report.has_errors());
                 report
+            })
+        });
+        // The forest rules alone, which validation includes, for scale.
+        group.bench_with_input(BenchmarkId::new("check_integrity", n), &doc, |b, doc| {
+            b.iter(|| {
+                let problems = doc.check_integrity();
+                assert!(problems.is_empty());
+                problems
             })
         });
         group.bench_with_input(

@@ -7,6 +7,9 @@
 //! forge tree <FILE>
 //! ```
 //!
+//! Human output is rendered by codespan-reporting, which calls the `Info` severity `note`; JSON
+//! output says `info`.
+//!
 //! Exit status: 0 when nothing is wrong, 1 when a scene has errors (or, with `--check`, is not
 //! canonical), 2 for usage errors and paths that cannot be read.
 
