@@ -8,8 +8,9 @@
 //!
 //! # Codes
 //!
-//! Each rule of the format page's "Validation" section (and "Asset paths") has one code. The
-//! "Extra" column marks rules this crate adds to the page's list.
+//! Each rule of the format page's "Validation" section (and "Asset paths") has one code. Rules
+//! marked "(extra)" are checks this crate adds to the page's list, for values that code generation
+//! would reject anyway.
 //!
 //! | Code | Severity | Rule |
 //! |---|---|---|

@@ -359,9 +359,16 @@ fn blank(name: &str) -> bool {
 }
 
 fn duplicate_names(c: &mut Collector, doc: &SceneDoc) {
+    // Count first, so only repeated names get a list of ids.
+    let mut counts: HashMap<&str, usize> = HashMap::with_capacity(doc.entities.len());
+    for node in doc.entities.values() {
+        if !blank(&node.name) {
+            *counts.entry(node.name.as_str()).or_default() += 1;
+        }
+    }
     let mut by_name: HashMap<&str, Vec<u64>> = HashMap::new();
     for (&id, node) in &doc.entities {
-        if !blank(&node.name) {
+        if counts.get(node.name.as_str()).is_some_and(|n| *n > 1) {
             by_name.entry(node.name.as_str()).or_default().push(id);
         }
     }
@@ -505,31 +512,38 @@ fn components(
     assets: Option<&AssetIndex>,
     scene: &mut SceneFacts,
 ) {
+    // Component lists are short; a map is only built for long ones.
+    let long = node.components.len() > 8;
     let mut first_at: HashMap<Key<'_>, usize> = HashMap::new();
     for (i, component) in node.components.iter().enumerate() {
-        match first_at.entry(key_of(component)) {
-            std::collections::hash_map::Entry::Occupied(first) => {
-                c.push(
-                    Diagnostic::new(
-                        Severity::Error,
-                        "forge::component::duplicate_key",
-                        format!(
-                            "component `{}` appears twice on this entity (first at components[{}])",
-                            component.key(),
-                            first.get()
-                        ),
-                    )
-                    .with_entity(id)
-                    .with_path(format!("components[{i}]"))
-                    .with_help(
-                        "an entity holds at most one component per key; merge or remove one",
+        let first = if long {
+            match first_at.entry(key_of(component)) {
+                std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                    None
+                }
+            }
+        } else {
+            node.components[..i]
+                .iter()
+                .position(|other| other.same_key(component))
+        };
+        if let Some(first) = first {
+            c.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    "forge::component::duplicate_key",
+                    format!(
+                        "component `{}` appears twice on this entity (first at components[{first}])",
+                        component.key(),
                     ),
-                    Loc::Component(i),
-                );
-            }
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(i);
-            }
+                )
+                .with_entity(id)
+                .with_path(format!("components[{i}]"))
+                .with_help("an entity holds at most one component per key; merge or remove one"),
+                Loc::Component(i),
+            );
         }
         let mut at = At { c, id, index: i };
         match component {
@@ -866,9 +880,16 @@ impl At<'_> {
                 Some(&help),
             );
         }
+        // Field lists are short; a set is only built for long ones.
         let mut names: HashSet<&str> = HashSet::new();
+        let long = custom.fields.len() > 8;
         for (j, field) in custom.fields.iter().enumerate() {
-            let base = format!("components[{}].data.fields[{j}]", self.index);
+            let base = || format!("components[{}].data.fields[{j}]", self.index);
+            let repeated = if long {
+                !names.insert(field.name.as_str())
+            } else {
+                custom.fields[..j].iter().any(|f| f.name == field.name)
+            };
             if !is_rust_identifier(&field.name) {
                 self.c.push(
                     Diagnostic::new(
@@ -880,11 +901,11 @@ impl At<'_> {
                         ),
                     )
                     .with_entity(self.id)
-                    .with_path(format!("{base}.name"))
+                    .with_path(format!("{}.name", base()))
                     .with_help("field names are Rust identifiers, like `max_health` or `r#type`"),
                     Loc::CustomName(self.index, j),
                 );
-            } else if !names.insert(field.name.as_str()) {
+            } else if repeated {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,
@@ -895,7 +916,7 @@ impl At<'_> {
                         ),
                     )
                     .with_entity(self.id)
-                    .with_path(format!("{base}.name"))
+                    .with_path(format!("{}.name", base()))
                     .with_help("keep one initialiser per field"),
                     Loc::CustomName(self.index, j),
                 );
@@ -908,7 +929,7 @@ impl At<'_> {
                         format!("custom field `{}` has an empty expression", field.name),
                     )
                     .with_entity(self.id)
-                    .with_path(format!("{base}.expr"))
+                    .with_path(format!("{}.expr", base()))
                     .with_help("write a Rust expression, like `100` or `Vec3::Y`, or remove the field to use its default"),
                     Loc::CustomExpr(self.index, j),
                 );

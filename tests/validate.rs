@@ -961,3 +961,35 @@ fn a_malformed_forest_of_many_entities_is_validated() {
         )
     );
 }
+
+#[test]
+fn duplicates_are_found_in_long_lists_too() {
+    let many: Vec<String> = (0..12).map(|i| custom(&format!("T{i}"), &[])).collect();
+    let comps = format!("{CAMERA}, {}, {}", many.join(", "), custom("T3", &[]));
+    let report = check(&[ent(1, &comps), ent(2, SUN)]);
+    let d = expect(
+        &report,
+        "forge::component::duplicate_key",
+        Severity::Error,
+        Some(1),
+        5,
+    );
+    assert_eq!(d.path.as_deref(), Some("components[13]"));
+    assert!(d.message.contains("first at components[4]"), "{d}");
+
+    let names: Vec<String> = (0..12).map(|i| format!("f{i}")).collect();
+    let mut fields: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "1")).collect();
+    fields.push(("f7", "2"));
+    let report = with_basics(ent(3, &custom("Big", &fields)));
+    let d = expect(
+        &report,
+        "forge::custom::duplicate_field",
+        Severity::Error,
+        Some(3),
+        7,
+    );
+    assert_eq!(
+        d.path.as_deref(),
+        Some("components[0].data.fields[12].name")
+    );
+}

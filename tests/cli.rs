@@ -1,0 +1,386 @@
+//! The `forge` binary, spawned as users and CI run it: every subcommand, every exit status, both
+//! output formats. Human output is compared with reviewed snapshots in `tests/snapshots/cli/`
+//! (`UPDATE_SNAPSHOTS=1` rewrites them).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FORGE: &str = env!("CARGO_BIN_EXE_forge");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Runs `forge` in `dir` with `args`, colour off by pipe and by `NO_COLOR`.
+fn forge(dir: &Path, args: &[&str]) -> Output {
+    Command::new(FORGE)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("forge runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn status(o: &Output) -> i32 {
+    o.status.code().expect("exited")
+}
+
+fn snapshot(name: &str, actual: &str) {
+    let path = Path::new(ROOT).join("tests/snapshots/cli").join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected =
+        std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("no snapshot {}", path.display()));
+    assert_eq!(expected, actual, "snapshot {name}");
+}
+
+/// A project in a temporary directory: `scenes/` with the given files (copied from fixtures) and
+/// `assets/` with the given empty asset files.
+fn project(scenes: &[(&str, &str)], assets: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("scenes")).unwrap();
+    for (name, fixture) in scenes {
+        std::fs::copy(
+            common::fixture(fixture),
+            dir.path().join("scenes").join(name),
+        )
+        .unwrap();
+    }
+    for asset in assets {
+        let p = dir.path().join("assets").join(asset);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, b"").unwrap();
+    }
+    dir
+}
+
+fn json(o: &Output) -> Vec<serde_json::Value> {
+    serde_json::from_slice::<Vec<serde_json::Value>>(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+// ---- validate ----
+
+#[test]
+fn validate_prints_rustc_like_diagnostics_and_fails_on_errors() {
+    let o = forge(
+        Path::new(ROOT),
+        &[
+            "validate",
+            "--no-assets",
+            "tests/fixtures/invalid/bad-values.forge.ron",
+            "tests/fixtures/invalid/dangling-child.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains('\u{1b}'), "no colour when piped");
+    assert!(out.contains(
+        "error[forge::light::range]: point light range must be positive, found 0\n  --> tests/fixtures/invalid/bad-values.forge.ron:6:284\n"
+    ));
+    snapshot("validate-invalid.txt", &out);
+}
+
+#[test]
+fn validate_passes_with_warnings_unless_they_are_denied() {
+    let args = ["validate", "tests/fixtures/warnings"];
+    let o = forge(Path::new(ROOT), &args);
+    assert_eq!(status(&o), 0, "{}", stdout(&o));
+    snapshot("validate-warnings.txt", &stdout(&o));
+    let denied = forge(
+        Path::new(ROOT),
+        &["validate", "--deny-warnings", "tests/fixtures/warnings"],
+    );
+    assert_eq!(status(&denied), 1);
+}
+
+#[test]
+fn validate_json_is_one_array_of_diagnostics() {
+    let o = forge(
+        Path::new(ROOT),
+        &[
+            "validate",
+            "--format",
+            "json",
+            "--no-assets",
+            "tests/fixtures/invalid/id-mismatch.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 1);
+    let items = json(&o);
+    assert_eq!(items.len(), 3);
+    let first = &items[0];
+    assert_eq!(
+        first["file"],
+        "tests/fixtures/invalid/id-mismatch.forge.ron"
+    );
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["code"], "forge::structure::id_mismatch");
+    assert_eq!(first["line"], 5);
+    assert_eq!(first["column"], 13);
+    assert_eq!(first["entity"], 1);
+    assert_eq!(first["path"], "id");
+    assert!(first["help"].is_string());
+    assert_eq!(items[1]["entity"], serde_json::Value::Null);
+    for item in &items {
+        assert_eq!(item.as_object().unwrap().len(), 9, "{item}");
+    }
+    // Keys come in the documented order.
+    let text = stdout(&o);
+    let first = &text[..text.find('}').unwrap()];
+    let order = [
+        "file", "severity", "code", "message", "line", "column", "entity", "path", "help",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|k| first.find(&format!("\"{k}\":")).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{first}");
+}
+
+#[test]
+fn validate_json_of_a_clean_directory_is_an_empty_array() {
+    let dir = project(
+        &[("platformer.forge.ron", "valid/platformer.forge.ron")],
+        &["textures/player.png"],
+    );
+    let o = forge(dir.path(), &["validate", "--format", "json", "."]);
+    assert_eq!(status(&o), 0, "{}", stdout(&o));
+    assert!(json(&o).is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn validate_uses_the_projects_assets_directory() {
+    let dir = project(
+        &[("platformer.forge.ron", "valid/platformer.forge.ron")],
+        &["sounds/jump.ogg"],
+    );
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--format",
+            "json",
+            "scenes/platformer.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 1);
+    let items = json(&o);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["code"], "forge::asset::missing");
+    assert_eq!(items[0]["entity"], 2);
+    // --no-assets disables the check; --assets points elsewhere.
+    assert_eq!(
+        status(&forge(dir.path(), &["validate", "--no-assets", "scenes"])),
+        0
+    );
+    let other = project(&[], &["textures/player.png"]);
+    let assets = other.path().join("assets");
+    let o = forge(
+        dir.path(),
+        &["validate", "--assets", assets.to_str().unwrap(), "scenes"],
+    );
+    assert_eq!(status(&o), 0, "{}", stdout(&o));
+}
+
+#[test]
+fn validate_reports_wrong_asset_kinds() {
+    let dir = project(
+        &[("p.forge.ron", "valid/platformer.forge.ron")],
+        &["textures/player.png"],
+    );
+    let scene = dir.path().join("scenes/p.forge.ron");
+    let text = std::fs::read_to_string(&scene).unwrap();
+    std::fs::write(
+        &scene,
+        text.replace("textures/player.png", "sounds/jump.ogg"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("assets/jump.ogg"), b"").unwrap();
+    std::fs::create_dir_all(dir.path().join("assets/sounds")).unwrap();
+    std::fs::write(dir.path().join("assets/sounds/jump.ogg"), b"").unwrap();
+    let o = forge(dir.path(), &["validate", "--format", "json", "scenes"]);
+    assert_eq!(status(&o), 1);
+    assert_eq!(json(&o)[0]["code"], "forge::asset::wrong_kind");
+}
+
+#[test]
+fn validate_reports_files_that_do_not_parse_as_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("broken.forge.ron"),
+        "(\n  format_version: 1,\n  nam: \"x\",\n)",
+    )
+    .unwrap();
+    let o = forge(dir.path(), &["validate", "broken.forge.ron"]);
+    assert_eq!(status(&o), 1);
+    snapshot("validate-broken.txt", &stdout(&o));
+    let o = forge(
+        dir.path(),
+        &["validate", "--format", "json", "broken.forge.ron"],
+    );
+    let items = json(&o);
+    assert_eq!(items[0]["code"], "forge::read::unknown_field");
+    assert_eq!(items[0]["line"], 3);
+}
+
+#[test]
+fn validate_exits_2_for_missing_paths_and_bad_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = forge(dir.path(), &["validate", "missing.forge.ron"]);
+    assert_eq!(status(&o), 2);
+    assert!(
+        stderr(&o).contains("cannot read `missing.forge.ron`"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(status(&forge(dir.path(), &["validate"])), 2);
+    assert_eq!(
+        status(&forge(dir.path(), &["validate", "--format", "xml", "."])),
+        2
+    );
+    assert_eq!(
+        status(&forge(
+            dir.path(),
+            &["validate", "--no-assets", "--assets", "a", "."]
+        )),
+        2
+    );
+    assert_eq!(status(&forge(dir.path(), &["frobnicate"])), 2);
+    let o = forge(dir.path(), &["validate", "--assets", "nowhere", "."]);
+    assert_eq!(status(&o), 2);
+}
+
+// ---- fmt ----
+
+#[test]
+fn fmt_check_lists_files_that_are_not_canonical_and_writes_nothing() {
+    let dir = project(&[("garden.forge.ron", "valid/garden.forge.ron")], &[]);
+    let file = dir.path().join("scenes/garden.forge.ron");
+    let before = std::fs::read(&file).unwrap();
+    let o = forge(dir.path(), &["fmt", "--check", "scenes"]);
+    assert_eq!(status(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{}\n",
+            Path::new("scenes").join("garden.forge.ron").display()
+        )
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
+#[test]
+fn fmt_rewrites_canonically_and_then_checks_clean() {
+    let dir = project(&[("garden.forge.ron", "valid/garden.forge.ron")], &[]);
+    let file = dir.path().join("scenes/garden.forge.ron");
+    let o = forge(dir.path(), &["fmt", "scenes/garden.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "formatted scenes/garden.forge.ron\n");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let doc = bevy_forge_scene::format::SceneDoc::from_str(&text)
+        .unwrap()
+        .doc;
+    assert_eq!(text, doc.to_canonical_string());
+    let again = forge(dir.path(), &["fmt", "--check", "scenes"]);
+    assert_eq!((status(&again), stdout(&again)), (0, String::new()));
+    // No temporary files are left behind.
+    let names: Vec<PathBuf> = std::fs::read_dir(dir.path().join("scenes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+#[test]
+fn fmt_leaves_files_that_do_not_parse_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.forge.ron");
+    std::fs::write(&file, "(format_version: 1,").unwrap();
+    let o = forge(dir.path(), &["fmt", "broken.forge.ron"]);
+    assert_eq!(status(&o), 1);
+    assert!(stdout(&o).contains("error[forge::read::"), "{}", stdout(&o));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "(format_version: 1,"
+    );
+    assert_eq!(status(&forge(dir.path(), &["fmt", "gone.forge.ron"])), 2);
+}
+
+// ---- new ----
+
+#[test]
+fn new_writes_an_empty_valid_scene_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = forge(dir.path(), &["new", "Level 01"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "created scenes/level-01.forge.ron\n");
+    let file = dir.path().join("scenes/level-01.forge.ron");
+    let parsed = bevy_forge_scene::format::SceneDoc::read(&file).unwrap();
+    assert_eq!(parsed.doc.name, "Level 01");
+    assert!(parsed.doc.entities.is_empty());
+    let report = bevy_forge_scene::validate::validate_parsed(&parsed, None);
+    assert!(
+        !report.has_errors() && !report.has_warnings(),
+        "{:?}",
+        report.diagnostics
+    );
+
+    std::fs::write(&file, "keep me").unwrap();
+    let again = forge(dir.path(), &["new", "level 01"]);
+    assert_eq!(status(&again), 1);
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+}
+
+#[test]
+fn new_takes_a_project_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let o = forge(Path::new(ROOT), &["new", "Boss Room", "--project", root]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    assert!(dir.path().join("scenes/boss-room.forge.ron").is_file());
+    let missing = dir.path().join("nope");
+    let o = forge(
+        Path::new(ROOT),
+        &["new", "X", "--project", missing.to_str().unwrap()],
+    );
+    assert_eq!(status(&o), 2);
+}
+
+// ---- tree ----
+
+#[test]
+fn tree_prints_the_hierarchy_in_file_order() {
+    let o = forge(
+        Path::new(ROOT),
+        &["tree", "tests/fixtures/valid/platformer.forge.ron"],
+    );
+    assert_eq!(status(&o), 0);
+    snapshot("tree-platformer.txt", &stdout(&o));
+}
+
+#[test]
+fn tree_fails_on_unreadable_or_broken_files() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(status(&forge(dir.path(), &["tree", "gone.forge.ron"])), 2);
+    std::fs::write(dir.path().join("b.forge.ron"), "(").unwrap();
+    let o = forge(dir.path(), &["tree", "b.forge.ron"]);
+    assert_eq!(status(&o), 1);
+    assert!(stdout(&o).contains("--> b.forge.ron:1:2"), "{}", stdout(&o));
+}
