@@ -3,6 +3,7 @@
 #[cfg(feature = "builtins")]
 pub mod builtin;
 pub mod diagnostic;
+pub mod diff;
 pub mod format;
 pub mod loader;
 mod plugin;
@@ -11,6 +12,7 @@ pub mod spawn;
 pub mod validate;
 
 pub use diagnostic::{Diagnostic, Severity};
+pub use diff::{SceneDiff, diff};
 pub use format::{
     ComponentData, EntityNode, FORMAT_VERSION, ParsedScene, ReadError, SceneDoc, SourceMap,
     Transform,
