@@ -48,6 +48,106 @@ pub(crate) enum PreparedComponent {
     Visibility(bevy_camera::visibility::Visibility),
 }
 
+/// Where prepared components get their asset handles: the [`LoadContext`] while a scene loads, or
+/// the live app ([`RuntimeSink`]) when a scene edited in memory is prepared again.
+pub(crate) trait Sink {
+    /// A handle to the asset at `path`, loading it.
+    fn load_path<A: bevy_asset::Asset>(&mut self, path: String) -> Handle<A>;
+    /// Adds a generated mesh (a labeled sub-asset while loading).
+    fn add_mesh(&mut self, label: String, mesh: Mesh) -> Handle<Mesh>;
+}
+
+impl Sink for LoadContext<'_> {
+    fn load_path<A: bevy_asset::Asset>(&mut self, path: String) -> Handle<A> {
+        self.load(path)
+    }
+    fn add_mesh(&mut self, label: String, mesh: Mesh) -> Handle<Mesh> {
+        self.add_labeled_asset(label, mesh)
+    }
+}
+
+/// Prepares components in a running app: assets through the `AssetServer`, meshes added to
+/// `Assets<Mesh>`.
+pub(crate) struct RuntimeSink<'a> {
+    pub(crate) server: bevy_asset::AssetServer,
+    pub(crate) meshes: &'a mut bevy_asset::Assets<Mesh>,
+}
+
+impl Sink for RuntimeSink<'_> {
+    fn load_path<A: bevy_asset::Asset>(&mut self, path: String) -> Handle<A> {
+        self.server.load(path)
+    }
+    fn add_mesh(&mut self, _label: String, mesh: Mesh) -> Handle<Mesh> {
+        self.meshes.add(mesh)
+    }
+}
+
+impl PreparedComponent {
+    /// The file tag (= component key) this component was prepared from.
+    pub(crate) fn tag(&self) -> &'static str {
+        match self {
+            PreparedComponent::Sprite(_) => "sprite",
+            PreparedComponent::Text2d(..) => "text2d",
+            PreparedComponent::Camera2d => "camera2d",
+            PreparedComponent::Camera3d => "camera3d",
+            PreparedComponent::PointLight(_) => "point_light",
+            PreparedComponent::DirectionalLight(_) => "directional_light",
+            PreparedComponent::Mesh3d { .. } => "mesh3d",
+            PreparedComponent::Visibility(_) => "visibility",
+        }
+    }
+}
+
+/// Removes the Bevy components of built-in tag `tag` from `entity` (a hot reload dropped it).
+/// `visibility` goes back to `Visibility::Inherited`, the value of an entity without one.
+pub(crate) fn remove(entity: &mut EntityWorldMut, tag: &str) {
+    match tag {
+        "sprite" => {
+            entity.remove::<bevy_sprite::Sprite>();
+        }
+        "text2d" => {
+            entity.remove::<(
+                bevy_sprite::Text2d,
+                bevy_text::TextFont,
+                bevy_text::TextColor,
+            )>();
+        }
+        "camera2d" => {
+            entity.remove::<(bevy_camera::Camera2d, bevy_camera::Camera)>();
+        }
+        "camera3d" => {
+            entity.remove::<(bevy_camera::Camera3d, bevy_camera::Camera)>();
+        }
+        "point_light" => {
+            entity.remove::<bevy_light::PointLight>();
+        }
+        "directional_light" => {
+            entity.remove::<bevy_light::DirectionalLight>();
+        }
+        "mesh3d" => {
+            entity.remove::<Mesh3d>();
+            remove_material_component(entity);
+        }
+        "visibility" => {
+            entity.insert(bevy_camera::visibility::Visibility::Inherited);
+        }
+        _ => {}
+    }
+}
+
+fn remove_material_component(entity: &mut EntityWorldMut) {
+    let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {
+        return;
+    };
+    let registry = registry.read();
+    if let Some(reflect) = registry
+        .get_with_short_type_path(MESH_MATERIAL_3D)
+        .and_then(|r| r.data::<ReflectComponent>())
+    {
+        reflect.remove(entity);
+    }
+}
+
 /// Sub-asset bookkeeping while one scene loads: identical primitives and materials share one
 /// labeled mesh and one material slot.
 #[derive(Default)]
@@ -114,7 +214,7 @@ fn primitive_mesh(shape: &PrimitiveShape) -> Result<Mesh, &'static str> {
 /// message for a component that cannot be built (it is skipped with that warning).
 pub(crate) fn prepare(
     component: &ComponentData,
-    ctx: &mut LoadContext,
+    ctx: &mut impl Sink,
     sub: &mut SubAssets,
 ) -> Result<Option<PreparedComponent>, String> {
     Ok(Some(match component {
@@ -127,7 +227,7 @@ pub(crate) fn prepare(
                 ..Default::default()
             };
             if let Some(image) = &s.image {
-                sprite.image = ctx.load(image.clone());
+                sprite.image = ctx.load_path(image.clone());
             }
             PreparedComponent::Sprite(sprite)
         }
@@ -155,7 +255,7 @@ pub(crate) fn prepare(
         }
         ComponentData::Mesh3d(m) => {
             let mesh = match &m.mesh {
-                MeshSource::Asset(path) => ctx.load(path.clone()),
+                MeshSource::Asset(path) => ctx.load_path(path.clone()),
                 MeshSource::Primitive(shape) => {
                     let key = shape_key(shape);
                     match sub.meshes.get(&key) {
@@ -163,7 +263,7 @@ pub(crate) fn prepare(
                         None => {
                             let mesh = primitive_mesh(shape)
                                 .map_err(|e| format!("{} mesh: {e}", shape.name()))?;
-                            let handle = ctx.add_labeled_asset(mesh_label(sub.meshes.len()), mesh);
+                            let handle = ctx.add_mesh(mesh_label(sub.meshes.len()), mesh);
                             sub.meshes.insert(key, handle.clone());
                             handle
                         }

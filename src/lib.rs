@@ -8,6 +8,7 @@ pub mod format;
 pub mod loader;
 mod plugin;
 pub mod project;
+pub mod reload;
 pub mod spawn;
 pub mod validate;
 
@@ -20,6 +21,7 @@ pub use format::{
 pub use loader::{ForgeScene, ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
 pub use plugin::ForgeScenePlugin;
 pub use project::{AssetIndex, Project};
+pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded};
 pub use spawn::{ForgeEntityId, ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
 pub use validate::{ValidationReport, validate_parsed, validate_scene};
 
@@ -31,6 +33,6 @@ pub mod prelude {
     pub use crate::validate::{ValidationReport, validate_parsed, validate_scene};
     pub use crate::{
         ForgeEntityId, ForgeScene, ForgeSceneInstance, ForgeScenePlugin, ForgeSceneReady,
-        ForgeSceneRoot,
+        ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
     };
 }

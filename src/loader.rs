@@ -1,6 +1,7 @@
 //! The `.forge.ron` [`AssetLoader`]: text to a validated, ready-to-spawn [`ForgeScene`].
 
 use std::path::Path;
+use std::sync::Arc;
 
 use bevy_asset::io::Reader;
 use bevy_asset::{Asset, AssetLoader, AssetServer, LoadContext};
@@ -17,18 +18,29 @@ use crate::format::{ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc,
 /// sub-assets `Mesh0`, `Mesh1`, ... (`garden.forge.ron#Mesh0`); identical primitives share one.
 #[derive(Asset, TypePath, Debug)]
 pub struct ForgeScene {
-    pub(crate) doc: SceneDoc,
+    pub(crate) doc: Arc<SceneDoc>,
     pub(crate) source_map: SourceMap,
     /// One entry per entity, in `doc.entities` order.
     pub(crate) prepared: Vec<PreparedEntity>,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
     pub(crate) materials: Vec<crate::format::MaterialData>,
+    /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
+    pub(crate) stale: bool,
 }
 
 impl ForgeScene {
     /// The scene document as read from the file (after `format_version` normalization).
     pub fn doc(&self) -> &SceneDoc {
         &self.doc
+    }
+
+    /// The document, for editing in memory (as an editor does). Editing goes through the same
+    /// path as a file change: the `AssetEvent::Modified` this causes makes the plugin diff the
+    /// last applied document against this one and patch every live instance. Positions in
+    /// [`source_map`](Self::source_map) keep describing the file as it was read.
+    pub fn doc_mut(&mut self) -> &mut SceneDoc {
+        self.stale = true;
+        Arc::make_mut(&mut self.doc)
     }
 
     /// Where each entity, field and component was written in the file.
@@ -232,24 +244,43 @@ impl ForgeSceneLoader {
 
 /// Resolves everything spawning needs.
 fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeScene {
+    let (prepared, materials) = prepare_entities(&parsed.doc, &parsed.source_map, ctx, path);
+    ForgeScene {
+        doc: Arc::new(parsed.doc),
+        source_map: parsed.source_map,
+        prepared,
+        materials,
+        stale: false,
+    }
+}
+
+#[cfg(feature = "builtins")]
+pub(crate) use crate::builtin::Sink as PrepareSink;
+
+/// Without built-ins nothing needs assets.
+#[cfg(not(feature = "builtins"))]
+pub(crate) trait PrepareSink {}
+#[cfg(not(feature = "builtins"))]
+impl<T> PrepareSink for T {}
+
+/// Prepares every entity of `doc` (in `doc.entities` order) and collects its materials.
+pub(crate) fn prepare_entities(
+    doc: &SceneDoc,
+    source_map: &SourceMap,
+    #[cfg_attr(not(feature = "builtins"), allow(unused_variables))] sink: &mut impl PrepareSink,
+    path: &str,
+) -> (Vec<PreparedEntity>, Vec<crate::format::MaterialData>) {
     #[cfg(feature = "builtins")]
     let mut sub = crate::builtin::SubAssets::default();
     #[cfg_attr(feature = "builtins", allow(unused_mut))]
     let mut skipped_builtins = 0usize;
-    let mut prepared = Vec::with_capacity(parsed.doc.entities.len());
-    for (id, node) in &parsed.doc.entities {
-        let t = &node.transform;
-        let transform = bevy_transform::components::Transform {
-            translation: t.translation.into(),
-            rotation: t.rotation_quat(),
-            scale: t.scale.into(),
-        };
+    let mut prepared = Vec::with_capacity(doc.entities.len());
+    for (id, node) in &doc.entities {
         #[cfg(feature = "builtins")]
         let mut components = Vec::with_capacity(node.components.len());
         for (index, component) in node.components.iter().enumerate() {
             if let ComponentData::Custom(c) = component {
-                let at = parsed
-                    .source_map
+                let at = source_map
                     .component(*id, index)
                     .map(|p| format!("{}:", p))
                     .unwrap_or_default();
@@ -260,12 +291,11 @@ fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeSce
                 continue;
             }
             #[cfg(feature = "builtins")]
-            match crate::builtin::prepare(component, ctx, &mut sub) {
+            match crate::builtin::prepare(component, sink, &mut sub) {
                 Ok(Some(p)) => components.push(p),
                 Ok(None) => {}
                 Err(message) => {
-                    let at = parsed
-                        .source_map
+                    let at = source_map
                         .component(*id, index)
                         .map(|p| format!("{}:", p))
                         .unwrap_or_default();
@@ -277,13 +307,12 @@ fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeSce
             }
             #[cfg(not(feature = "builtins"))]
             {
-                let _ = &ctx;
                 skipped_builtins += 1;
             }
         }
         prepared.push(PreparedEntity {
             name: bevy_ecs::name::Name::new(node.name.clone()),
-            transform,
+            transform: bevy_transform_of(&node.transform),
             #[cfg(feature = "builtins")]
             components,
         });
@@ -293,13 +322,20 @@ fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeSce
             "{path}: {skipped_builtins} built-in component(s) skipped: bevy_forge_scene was built without its `builtins` feature"
         );
     }
-    ForgeScene {
-        doc: parsed.doc,
-        source_map: parsed.source_map,
-        prepared,
-        #[cfg(feature = "builtins")]
-        materials: sub.materials,
-        #[cfg(not(feature = "builtins"))]
-        materials: Vec::new(),
+    #[cfg(feature = "builtins")]
+    let materials = sub.materials;
+    #[cfg(not(feature = "builtins"))]
+    let materials = Vec::new();
+    (prepared, materials)
+}
+
+/// Bevy's `Transform` of a file transform (Euler degrees to a quaternion, `EulerRot::XYZ`).
+pub(crate) fn bevy_transform_of(
+    t: &crate::format::Transform,
+) -> bevy_transform::components::Transform {
+    bevy_transform::components::Transform {
+        translation: t.translation.into(),
+        rotation: t.rotation_quat(),
+        scale: t.scale.into(),
     }
 }

@@ -5,6 +5,7 @@ use bevy_asset::{AssetApp, AssetServer, AssetTrackingSystems, Assets};
 use bevy_ecs::schedule::IntoScheduleConfigs;
 
 use crate::loader::{ForgeScene, ForgeSceneLoader};
+use crate::reload::{AppliedDocs, ForgeSceneReloadFailed, reload_scenes};
 use crate::spawn::{ForgeEntityId, ForgeMaterials, ForgeSceneRoot, spawn_scene_instances};
 
 /// Adds `.forge.ron` scenes to an app: the [`ForgeScene`] asset, its loader, and spawning of
@@ -29,7 +30,14 @@ impl Plugin for ForgeScenePlugin {
             .register_type::<ForgeEntityId>()
             .register_type::<ForgeSceneRoot>()
             .init_resource::<ForgeMaterials>()
-            .add_systems(PreUpdate, spawn_scene_instances.after(AssetTrackingSystems));
+            .init_resource::<AppliedDocs>()
+            .add_message::<ForgeSceneReloadFailed>()
+            .add_systems(
+                PreUpdate,
+                (reload_scenes, spawn_scene_instances)
+                    .chain()
+                    .after(AssetTrackingSystems),
+            );
     }
 
     fn finish(&self, app: &mut App) {

@@ -104,6 +104,9 @@ pub(crate) fn spawn_scene_instances(
                 continue;
             };
             let instance = spawn_instance(world, root, id, scene);
+            if let Some(mut applied) = world.get_resource_mut::<crate::reload::AppliedDocs>() {
+                applied.0.entry(id).or_insert_with(|| scene.doc.clone());
+            }
             if let Ok(mut root_entity) = world.get_entity_mut(root) {
                 root_entity.insert(instance);
                 world.trigger(ForgeSceneReady { entity: root });
@@ -131,7 +134,6 @@ pub(crate) fn spawn_instance(
         let Some((index, _, node)) = scene.doc.entities.get_full(&id) else {
             continue;
         };
-        let prepared = &scene.prepared[index];
         let parent = match node.parent {
             None => root,
             Some(p) => match entities.get(&p) {
@@ -139,27 +141,57 @@ pub(crate) fn spawn_instance(
                 None => continue,
             },
         };
-        let mut entity = world.spawn((
-            prepared.name.clone(),
-            prepared.transform,
-            ChildOf(parent),
-            ForgeEntityId(id),
-        ));
-        #[cfg(feature = "builtins")]
-        {
-            entity.insert(bevy_camera::visibility::Visibility::Inherited);
-            let mut material =
-                |world: &mut World, slot: usize| material_handle(world, scene_id, scene, slot);
-            for component in &prepared.components {
-                crate::builtin::insert(&mut entity, component, &mut material);
-            }
-        }
-        entities.insert(id, entity.id());
+        let entity = spawn_entity(world, parent, id, index, scene_id, scene);
+        entities.insert(id, entity);
     }
     ForgeSceneInstance {
         scene: scene_id,
         entities,
     }
+}
+
+/// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the
+/// scene prepared for it. `ChildOf` appends it to the parent's `Children`.
+pub(crate) fn spawn_entity(
+    world: &mut World,
+    parent: Entity,
+    id: u64,
+    index: usize,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+) -> Entity {
+    let Some(prepared) = scene.prepared.get(index) else {
+        return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
+    };
+    let mut entity = world.spawn((
+        prepared.name.clone(),
+        prepared.transform,
+        ChildOf(parent),
+        ForgeEntityId(id),
+    ));
+    #[cfg(feature = "builtins")]
+    {
+        entity.insert(bevy_camera::visibility::Visibility::Inherited);
+        for component in &prepared.components {
+            insert_builtin(&mut entity, component, scene_id, scene);
+        }
+    }
+    #[cfg(not(feature = "builtins"))]
+    let _ = scene_id;
+    entity.id()
+}
+
+/// Inserts one prepared built-in, resolving its material through the shared cache.
+#[cfg(feature = "builtins")]
+pub(crate) fn insert_builtin(
+    entity: &mut EntityWorldMut,
+    component: &crate::builtin::PreparedComponent,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+) {
+    let mut material =
+        |world: &mut World, slot: usize| material_handle(world, scene_id, scene, slot);
+    crate::builtin::insert(entity, component, &mut material);
 }
 
 #[cfg(feature = "builtins")]

@@ -4,98 +4,15 @@
 
 mod common;
 
-use std::path::Path;
+use common::harness::Harness;
 
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::io::memory::{Dir, MemoryAssetReader};
-use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
-use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_asset::{AssetServer, LoadState};
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
 use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform as BevyTransform;
-
-struct Harness {
-    app: App,
-    dir: Dir,
-}
-
-impl Harness {
-    fn new() -> Self {
-        let dir = Dir::default();
-        let reader_dir = dir.clone();
-        let mut app = App::new();
-        app.register_asset_source(
-            AssetSourceId::Default,
-            AssetSourceBuilder::new(move || {
-                Box::new(MemoryAssetReader {
-                    root: reader_dir.clone(),
-                })
-            }),
-        )
-        .add_plugins((
-            TaskPoolPlugin::default(),
-            AssetPlugin {
-                watch_for_changes_override: Some(false),
-                use_asset_processor_override: Some(false),
-                ..Default::default()
-            },
-            ForgeScenePlugin,
-        ));
-        app.finish();
-        app.cleanup();
-        Self { app, dir }
-    }
-
-    fn add(&self, path: &str, text: &str) {
-        self.dir.insert_asset_text(Path::new(path), text);
-    }
-
-    fn load(&mut self, path: &str) -> Handle<Scene> {
-        self.app
-            .world()
-            .resource::<AssetServer>()
-            .load(path.to_owned())
-    }
-
-    fn spawn_root(&mut self, handle: &Handle<Scene>) -> Entity {
-        self.app
-            .world_mut()
-            .spawn(ForgeSceneRoot(handle.clone()))
-            .id()
-    }
-
-    /// Updates until `done` holds, at most 500 frames.
-    fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
-        for _ in 0..500 {
-            self.app.update();
-            if done(self.app.world_mut()) {
-                return;
-            }
-            std::thread::yield_now();
-        }
-        panic!("condition not reached in 500 frames");
-    }
-
-    fn spawn_scene(&mut self, path: &str) -> (Entity, ForgeSceneInstance) {
-        let handle = self.load(path);
-        let root = self.spawn_root(&handle);
-        self.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
-        let instance = self
-            .app
-            .world()
-            .get::<ForgeSceneInstance>(root)
-            .unwrap()
-            .clone();
-        (root, instance)
-    }
-
-    fn world(&self) -> &World {
-        self.app.world()
-    }
-}
 
 fn seed(name: &str) -> String {
     common::fixture_text(&format!("valid/{name}.forge.ron"))

@@ -1,6 +1,8 @@
 //! Shared helpers and proptest strategies for the integration tests.
 #![allow(dead_code)]
 
+pub mod harness;
+
 use bevy_forge_scene::format::*;
 use proptest::prelude::*;
 

@@ -1,0 +1,392 @@
+//! Hot reload: when a scene asset changes, diff the last applied document against the new one by
+//! stable id and patch every live instance; a bad edit changes nothing and keeps the last good
+//! scene.
+//!
+//! # What a reload touches
+//! Only what the [`SceneDiff`] lists: added entities are spawned at their place, removed
+//! subtrees are despawned, and on changed entities only the changed parts are written (`Name`
+//! when renamed, `Transform` when moved, the Bevy components of added, changed or removed
+//! component keys, `ChildOf` when reparented, `Children` order when siblings were reordered).
+//! Every other entity and component is left alone: same `Entity`, no change detection, and
+//! components the game added at runtime stay.
+//!
+//! # Entities the game moved or despawned
+//! - An entity the game despawned stays despawned: changes to it, and entities the file adds
+//!   under it, are skipped (logged at debug level), and its id leaves the
+//!   [`ForgeSceneInstance`] map. No duplicate is spawned.
+//! - An entity the game reparented (inside or outside the instance) keeps its new parent until
+//!   the file itself changes that entity's parent; its other changes still apply where it lives.
+//!   When the file removes it, it is despawned wherever it is.
+//! - Sibling order follows the file for the scene's own entities; children the game added to a
+//!   scene entity keep their relative order after them.
+//!
+//! # Failed reloads
+//! A file that no longer reads or validates fails to load; Bevy keeps the previous asset in
+//! `Assets<ForgeScene>`, the live instances are untouched, and the last applied document stays
+//! the base of the next diff, so the next good save applies everything since the last good one,
+//! once. Each failure is logged once and sent as [`ForgeSceneReloadFailed`] (a message, also
+//! triggered as an event) with every diagnostic's line and column.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use bevy_asset::{AssetEvent, AssetId, AssetLoadError, AssetLoadFailedEvent, AssetPath, Assets};
+use bevy_ecs::hierarchy::{ChildOf, Children};
+use bevy_ecs::message::{Message, MessageReader};
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_ecs::system::SystemState;
+
+use crate::diagnostic::Diagnostic;
+use crate::diff::{ComponentChange, SceneDiff, diff};
+use crate::format::SceneDoc;
+use crate::loader::{ForgeScene, ForgeSceneLoadError, bevy_transform_of};
+use crate::spawn::{ForgeSceneInstance, spawn_entity};
+
+/// Triggered on a [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity after a reload was applied to
+/// its instance, with the file ids that were added, removed and changed.
+#[derive(EntityEvent, Clone, Debug, PartialEq, Eq)]
+pub struct ForgeSceneReloaded {
+    /// The root entity of the instance.
+    #[event_target]
+    pub root: Entity,
+    /// Ids of the entities spawned.
+    pub added: Vec<u64>,
+    /// Ids of the entities despawned.
+    pub removed: Vec<u64>,
+    /// Ids of the entities patched in place.
+    pub changed: Vec<u64>,
+}
+
+/// A reload of a scene with live instances failed; nothing in the world changed. Written as a
+/// message and triggered as an event, once per failed load.
+#[derive(Message, Event, Clone, Debug, PartialEq)]
+pub struct ForgeSceneReloadFailed {
+    /// The scene asset.
+    pub scene: AssetId<ForgeScene>,
+    /// The asset path of the file.
+    pub path: AssetPath<'static>,
+    /// Every problem, with line and column where known.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The document each scene's live instances were last brought to.
+#[derive(Resource, Default)]
+pub(crate) struct AppliedDocs(pub(crate) HashMap<AssetId<ForgeScene>, Arc<SceneDoc>>);
+
+/// The last failure reported per scene. The asset server reloads a path once per handle to it
+/// (the scene and its sub-assets), so one bad save can fail several times: report it once.
+#[derive(Resource, Default)]
+pub(crate) struct ReportedFailures(HashMap<AssetId<ForgeScene>, Vec<Diagnostic>>);
+
+type ReloadMessages<'w, 's> = (
+    MessageReader<'w, 's, AssetEvent<ForgeScene>>,
+    MessageReader<'w, 's, AssetLoadFailedEvent<ForgeScene>>,
+);
+
+/// The diagnostics of a failed load.
+fn diagnostics_of(error: &AssetLoadError) -> Vec<Diagnostic> {
+    if let AssetLoadError::AssetLoaderError(e) = error {
+        match e.error().downcast_ref::<ForgeSceneLoadError>() {
+            Some(ForgeSceneLoadError::Invalid { diagnostics, .. }) => return diagnostics.clone(),
+            Some(ForgeSceneLoadError::Read(read)) => {
+                return vec![Diagnostic::from_read_error(read)];
+            }
+            _ => {}
+        }
+    }
+    vec![Diagnostic::new(
+        crate::diagnostic::Severity::Error,
+        "forge::read::io",
+        error.to_string(),
+    )]
+}
+
+/// Applies modified scenes to their live instances; reports failed reloads.
+pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<ReloadMessages>) {
+    let (modified, removed, failed) = {
+        let Ok((mut events, mut failures)) = messages.get_mut(world) else {
+            return;
+        };
+        let mut modified = Vec::new();
+        let mut seen = HashSet::new();
+        let mut removed = Vec::new();
+        for event in events.read() {
+            match event {
+                AssetEvent::Modified { id } if seen.insert(*id) => modified.push(*id),
+                AssetEvent::Removed { id } => removed.push(*id),
+                _ => {}
+            }
+        }
+        let failed: Vec<_> = failures
+            .read()
+            .map(|f| (f.id, f.path.clone(), diagnostics_of(&f.error)))
+            .collect();
+        (modified, removed, failed)
+    };
+    for (scene, path, diagnostics) in failed {
+        let live = world
+            .get_resource::<AppliedDocs>()
+            .is_some_and(|a| a.0.contains_key(&scene));
+        if !live {
+            continue; // a first load failing; the asset server reports it
+        }
+        let mut reported = world.get_resource_or_insert_with(ReportedFailures::default);
+        if reported.0.get(&scene) == Some(&diagnostics) {
+            continue;
+        }
+        reported.0.insert(scene, diagnostics.clone());
+        let mut text = String::new();
+        for d in &diagnostics {
+            let at = d
+                .position
+                .map(|p| format!(":{}:{}", p.line, p.column))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "\n  {path}{at}: {}",
+                Diagnostic {
+                    position: None,
+                    ..d.clone()
+                }
+            ));
+        }
+        tracing::error!("reload of `{path}` failed; the last good scene stays live:{text}");
+        let failure = ForgeSceneReloadFailed {
+            scene,
+            path,
+            diagnostics,
+        };
+        world.write_message(failure.clone());
+        world.trigger(failure);
+    }
+    if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
+        for id in removed {
+            applied.0.remove(&id);
+        }
+    }
+    for id in modified {
+        if let Some(mut reported) = world.get_resource_mut::<ReportedFailures>() {
+            reported.0.remove(&id);
+        }
+        reload_scene(world, id);
+    }
+}
+
+/// Brings every live instance of scene `id` from the last applied document to the current one.
+fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
+    let Some(old) = world
+        .get_resource::<AppliedDocs>()
+        .and_then(|a| a.0.get(&id).cloned())
+    else {
+        return; // no live instance yet
+    };
+    world.resource_scope(|world, mut scenes: Mut<Assets<ForgeScene>>| {
+        let Some(scene) = scenes.get_mut_untracked(id) else {
+            return;
+        };
+        if scene.stale {
+            prepare_again(world, scene);
+        }
+        let scene: &ForgeScene = scene;
+        if Arc::ptr_eq(&old, &scene.doc) {
+            return;
+        }
+        let changes = diff(&old, &scene.doc);
+        if !changes.is_empty() {
+            tracing::info!("scene {id:?} reloaded:\n{changes}");
+            let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
+            let live: Vec<(Entity, ForgeSceneInstance)> = roots
+                .iter(world)
+                .filter(|(_, i)| i.scene == id)
+                .map(|(e, i)| (e, i.clone()))
+                .collect();
+            for (root, mut instance) in live {
+                let event = apply(world, root, &mut instance, &changes, id, scene);
+                if let Ok(mut entity) = world.get_entity_mut(root) {
+                    entity.insert(instance);
+                    world.trigger(event);
+                }
+            }
+        }
+        if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
+            applied.0.insert(id, scene.doc.clone());
+        }
+    });
+}
+
+/// Prepares a scene edited in memory again (its prepared values describe the old document).
+fn prepare_again(world: &mut World, scene: &mut ForgeScene) {
+    #[cfg(feature = "builtins")]
+    {
+        let Some(server) = world.get_resource::<bevy_asset::AssetServer>().cloned() else {
+            return;
+        };
+        world.resource_scope(|_, mut meshes: Mut<Assets<bevy_mesh::Mesh>>| {
+            let mut sink = crate::builtin::RuntimeSink {
+                server,
+                meshes: &mut meshes,
+            };
+            let (prepared, materials) = crate::loader::prepare_entities(
+                &scene.doc,
+                &scene.source_map,
+                &mut sink,
+                "(in memory)",
+            );
+            scene.prepared = prepared;
+            scene.materials = materials;
+        });
+    }
+    #[cfg(not(feature = "builtins"))]
+    {
+        let _ = world;
+        let (prepared, materials) =
+            crate::loader::prepare_entities(&scene.doc, &scene.source_map, &mut (), "(in memory)");
+        scene.prepared = prepared;
+        scene.materials = materials;
+    }
+    scene.stale = false;
+}
+
+fn alive(world: &World, entity: Entity) -> bool {
+    world.get_entity(entity).is_ok()
+}
+
+/// Applies `changes` to one instance, following the diff's documented order: spawn added,
+/// patch changed, despawn removed, then set sibling orders.
+fn apply(
+    world: &mut World,
+    root: Entity,
+    instance: &mut ForgeSceneInstance,
+    changes: &SceneDiff,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+) -> ForgeSceneReloaded {
+    let mut event = ForgeSceneReloaded {
+        root,
+        added: Vec::new(),
+        removed: Vec::new(),
+        changed: Vec::new(),
+    };
+    let live = |world: &World, instance: &ForgeSceneInstance, id: u64| {
+        instance.entity(id).filter(|e| alive(world, *e))
+    };
+    // 1. Spawn added entities, parents first.
+    for added in &changes.added {
+        let parent = match added.parent {
+            None => Some(root),
+            Some(p) => live(world, instance, p),
+        };
+        let (Some(parent), Some(index)) = (parent, scene.doc.entities.get_index_of(&added.id))
+        else {
+            tracing::debug!("entity {} not spawned: its parent is gone", added.id);
+            continue;
+        };
+        let entity = spawn_entity(world, parent, added.id, index, scene_id, scene);
+        instance.entities.insert(added.id, entity);
+        event.added.push(added.id);
+    }
+    // 2. Patch changed entities.
+    for change in &changes.changed {
+        let Some(entity) = live(world, instance, change.id) else {
+            instance.entities.remove(&change.id);
+            continue;
+        };
+        let index = scene.doc.entities.get_index_of(&change.id);
+        let new_parent = change.parent.as_ref().map(|p| match p.new {
+            None => Some(root),
+            Some(p) => live(world, instance, p),
+        });
+        let mut e = world.entity_mut(entity);
+        let mut touched = false;
+        if let Some(name) = &change.name {
+            e.insert(Name::new(name.new.clone()));
+            touched = true;
+        }
+        if let Some(t) = &change.transform {
+            e.insert(bevy_transform_of(&t.new));
+            touched = true;
+        }
+        if let Some(Some(parent)) = new_parent {
+            e.insert(ChildOf(parent));
+            touched = true;
+        }
+        for component in &change.components {
+            touched = true;
+            patch_component(&mut e, component, index, scene_id, scene);
+        }
+        if touched {
+            event.changed.push(change.id);
+        }
+    }
+    // 3. Despawn removed subtrees (and removed entities the game moved elsewhere).
+    for subtree in &changes.removed {
+        for id in &subtree.ids {
+            if let Some(entity) = instance.entities.remove(id) {
+                if let Ok(e) = world.get_entity_mut(entity) {
+                    e.despawn();
+                }
+                event.removed.push(*id);
+            }
+        }
+    }
+    // 4. Sibling orders.
+    for (parent, order) in changes.sibling_orders() {
+        let parent_entity = match parent {
+            None => Some(root),
+            Some(p) => live(world, instance, p),
+        };
+        if let Some(parent_entity) = parent_entity {
+            order_children(world, parent_entity, order, instance);
+        }
+    }
+    event
+}
+
+/// Applies one component change to a live entity.
+#[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
+fn patch_component(
+    entity: &mut EntityWorldMut,
+    change: &ComponentChange,
+    index: Option<usize>,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+) {
+    let key = change.key();
+    if key.starts_with("custom:") {
+        tracing::debug!("custom component `{key}` changed: custom components are not spawned yet");
+        return;
+    }
+    #[cfg(feature = "builtins")]
+    match change {
+        ComponentChange::Removed { key } => crate::builtin::remove(entity, key),
+        ComponentChange::Added { .. } | ComponentChange::Changed { .. } => {
+            let prepared = index
+                .and_then(|i| scene.prepared.get(i))
+                .and_then(|p| p.components.iter().find(|c| c.tag() == key));
+            match prepared {
+                Some(component) => crate::spawn::insert_builtin(entity, component, scene_id, scene),
+                None => crate::builtin::remove(entity, &key),
+            }
+        }
+    }
+}
+
+/// Sorts `parent`'s `Children` so the scene's entities follow `order`; other children keep their
+/// relative order after them. Untouched (no change detection) when already in order.
+fn order_children(world: &mut World, parent: Entity, order: &[u64], instance: &ForgeSceneInstance) {
+    let rank: HashMap<Entity, usize> = order
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| instance.entity(*id).map(|e| (e, i)))
+        .collect();
+    let key = |e: &Entity| rank.get(e).copied().unwrap_or(usize::MAX);
+    let Some(children) = world.get::<Children>(parent) else {
+        return;
+    };
+    if children.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+        return;
+    }
+    if let Some(mut children) = world.get_mut::<Children>(parent) {
+        children.sort_by_key(key);
+    }
+}

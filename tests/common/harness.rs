@@ -1,0 +1,98 @@
+//! A headless Bevy app with an in-memory asset source, as bevy_asset's own tests use.
+
+use std::path::Path;
+
+use bevy_app::{App, TaskPoolPlugin};
+use bevy_asset::io::memory::{Dir, MemoryAssetReader};
+use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle};
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::prelude::*;
+
+/// An app with `ForgeScenePlugin` reading assets from memory.
+pub struct Harness {
+    pub app: App,
+    pub dir: Dir,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        let dir = Dir::default();
+        let reader_dir = dir.clone();
+        let mut app = App::new();
+        app.register_asset_source(
+            AssetSourceId::Default,
+            AssetSourceBuilder::new(move || {
+                Box::new(MemoryAssetReader {
+                    root: reader_dir.clone(),
+                })
+            }),
+        )
+        .add_plugins((
+            TaskPoolPlugin::default(),
+            AssetPlugin {
+                watch_for_changes_override: Some(false),
+                use_asset_processor_override: Some(false),
+                ..Default::default()
+            },
+            ForgeScenePlugin,
+        ));
+        app.finish();
+        app.cleanup();
+        Self { app, dir }
+    }
+
+    /// Writes (or overwrites) a file of the in-memory asset source.
+    pub fn add(&self, path: &str, text: &str) {
+        self.dir.insert_asset_text(Path::new(path), text);
+    }
+
+    pub fn load(&mut self, path: &str) -> Handle<ForgeScene> {
+        self.app
+            .world()
+            .resource::<AssetServer>()
+            .load(path.to_owned())
+    }
+
+    pub fn spawn_root(&mut self, handle: &Handle<ForgeScene>) -> Entity {
+        self.app
+            .world_mut()
+            .spawn(ForgeSceneRoot(handle.clone()))
+            .id()
+    }
+
+    /// Updates until `done` holds, at most 500 frames.
+    pub fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
+        for _ in 0..500 {
+            self.app.update();
+            if done(self.app.world_mut()) {
+                return;
+            }
+            std::thread::yield_now();
+        }
+        panic!("condition not reached in 500 frames");
+    }
+
+    pub fn spawn_scene(&mut self, path: &str) -> (Entity, ForgeSceneInstance) {
+        let handle = self.load(path);
+        let root = self.spawn_root(&handle);
+        self.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
+        let instance = self
+            .app
+            .world()
+            .get::<ForgeSceneInstance>(root)
+            .unwrap()
+            .clone();
+        (root, instance)
+    }
+
+    pub fn world(&self) -> &World {
+        self.app.world()
+    }
+}
+
+impl Default for Harness {
+    fn default() -> Self {
+        Self::new()
+    }
+}
