@@ -44,6 +44,8 @@ pub(crate) struct PreparedEntity {
     pub(crate) transform: bevy_transform::components::Transform,
     #[cfg(feature = "builtins")]
     pub(crate) components: Vec<crate::builtin::PreparedComponent>,
+    /// Custom components, built at load time.
+    pub(crate) custom: Vec<crate::custom::PreparedCustom>,
 }
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
@@ -66,12 +68,28 @@ impl Default for ForgeSceneLoaderSettings {
 #[derive(TypePath, Clone)]
 pub struct ForgeSceneLoader {
     server: AssetServer,
+    custom: crate::custom::CustomContext,
 }
 
 impl ForgeSceneLoader {
-    /// A loader that checks asset references through `server`'s asset sources.
+    /// A loader that checks asset references through `server`'s asset sources. It knows no
+    /// custom component types until [`with_custom_components`](Self::with_custom_components).
     pub fn new(server: AssetServer) -> Self {
-        Self { server }
+        Self {
+            server,
+            custom: Default::default(),
+        }
+    }
+
+    /// Builds `custom` components with the types of `registry` that have a schema in `schemas`
+    /// (both shared with the app, so later registrations are seen by later loads).
+    pub fn with_custom_components(
+        mut self,
+        registry: bevy_ecs::reflect::AppTypeRegistry,
+        schemas: crate::schema::ForgeSchemas,
+    ) -> Self {
+        self.custom = crate::custom::CustomContext { registry, schemas };
+        self
     }
 }
 
@@ -162,13 +180,16 @@ impl AssetLoader for ForgeSceneLoader {
         if settings.check_assets {
             errors.extend(self.missing_assets(&parsed, load_context).await);
         }
+        let text = std::str::from_utf8(&bytes).ok();
+        let (custom, custom_errors) = crate::custom::prepare(&parsed, text, &self.custom);
+        errors.extend(custom_errors);
         if !errors.is_empty() {
             return Err(ForgeSceneLoadError::Invalid {
                 path,
                 diagnostics: errors,
             });
         }
-        Ok(build(parsed, load_context, &path))
+        Ok(build(parsed, custom, load_context, &path))
     }
 
     fn extensions(&self) -> &[&str] {
@@ -231,7 +252,13 @@ impl ForgeSceneLoader {
 }
 
 /// Resolves everything spawning needs.
-fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeScene {
+fn build(
+    parsed: ParsedScene,
+    custom: Vec<Vec<crate::custom::PreparedCustom>>,
+    ctx: &mut LoadContext<'_>,
+    path: &str,
+) -> ForgeScene {
+    let mut custom = custom.into_iter();
     #[cfg(feature = "builtins")]
     let mut sub = crate::builtin::SubAssets::default();
     #[cfg_attr(feature = "builtins", allow(unused_mut))]
@@ -247,17 +274,8 @@ fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeSce
         #[cfg(feature = "builtins")]
         let mut components = Vec::with_capacity(node.components.len());
         for (index, component) in node.components.iter().enumerate() {
-            if let ComponentData::Custom(c) = component {
-                let at = parsed
-                    .source_map
-                    .component(*id, index)
-                    .map(|p| format!("{}:", p))
-                    .unwrap_or_default();
-                tracing::warn!(
-                    "{path}:{at} entity {id}: custom component `{}` skipped: custom components are not spawned yet",
-                    c.type_path
-                );
-                continue;
+            if let ComponentData::Custom(_) = component {
+                continue; // built by `crate::custom::prepare`
             }
             #[cfg(feature = "builtins")]
             match crate::builtin::prepare(component, ctx, &mut sub) {
@@ -286,6 +304,7 @@ fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeSce
             transform,
             #[cfg(feature = "builtins")]
             components,
+            custom: custom.next().unwrap_or_default(),
         });
     }
     if skipped_builtins > 0 {

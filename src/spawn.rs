@@ -154,6 +154,7 @@ pub(crate) fn spawn_instance(
                 crate::builtin::insert(&mut entity, component, &mut material);
             }
         }
+        crate::custom::insert(&mut entity, &prepared.custom, id);
         entities.insert(id, entity.id());
     }
     ForgeSceneInstance {

@@ -13,8 +13,8 @@ use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
+use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform as BevyTransform;
 
 struct Harness {
