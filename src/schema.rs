@@ -51,15 +51,13 @@ use bevy_ecs::component::Component;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
 use bevy_ecs::resource::Resource;
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{FromReflect, GetTypeRegistration, PartialReflect, Reflect, TypeInfo, Typed};
+use bevy_reflect::{GetTypeRegistration, PartialReflect, Reflect, TypeInfo, TypePath, Typed};
 
 /// A game component that scenes may create as a `custom` component.
 ///
 /// Derive it with `#[derive(ForgeComponent)]` (see [the module docs](self)); the derive writes
 /// [`schema`](Self::schema) from the type's fields and `#[forge(..)]` attributes.
-pub trait ForgeComponent:
-    Component + Reflect + FromReflect + Typed + GetTypeRegistration + Default
-{
+pub trait ForgeComponent: Component + Reflect + TypePath + GetTypeRegistration + Default {
     /// The schema scenes are checked against: type path, fields, kinds, defaults, ranges, docs.
     fn schema() -> ComponentSchema;
 }
