@@ -19,8 +19,22 @@ use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
+use bevy_reflect::Reflect;
 use bevy_transform::TransformPlugin;
 use bevy_transform::components::GlobalTransform;
+
+/// The custom component of the Platformer seed scene (`assets/scenes/platformer.forge.ron`).
+/// Deriving `ForgeComponent` is all it takes: the plugin registers it.
+#[derive(Component, Reflect, Default, ForgeComponent)]
+#[forge(type_path = "forge_demo::Orbit")]
+struct Orbit {
+    /// Metres.
+    radius: f32,
+    /// Radians per second.
+    speed: f32,
+    /// Axis of rotation.
+    axis: bevy_math::Vec3,
+}
 
 /// Splits the scene path into an asset root and a path inside it.
 fn asset_root_and_path(arg: Option<String>) -> (PathBuf, String) {

@@ -42,6 +42,12 @@
 //! | `forge::custom::field_name` | error | a custom field name is not a Rust identifier |
 //! | `forge::custom::empty_expr` | error | a custom field expression is empty or whitespace |
 //! | `forge::custom::duplicate_field` | error | two fields of one custom component have the same name |
+//! | `forge::custom::unknown_type` | error | at load: no registered `ForgeComponent` has this type path (extra) |
+//! | `forge::custom::not_allowed` | error | at load: the type path names a registered type that is not a `ForgeComponent`, such as an engine component or a resource (extra) |
+//! | `forge::custom::unknown_field` | error | at load: the type has no such field, or it is `#[forge(skip)]` (extra) |
+//! | `forge::custom::missing_required` | error | at load: a `#[forge(required)]` field is not listed (extra) |
+//! | `forge::custom::range` | error | at load: a number outside the field's `#[forge(range)]` (extra) |
+//! | `forge::custom::expr` | error | at load: a field expression that cannot be evaluated as the field's type (extra) |
 //! | `forge::asset::empty` | error | an empty asset path (extra) |
 //! | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |
 //! | `forge::asset::parent_dir` | error | an asset path with a `..` component |
@@ -62,6 +68,9 @@
 //! | `forge::camera::multiple` | info | more than one camera |
 //! | `forge::light::none` | info | meshes but no light |
 //! | `forge::entity::transform_only` | info | an entity with no components (only a transform) |
+//!
+//! The `forge::custom::*` codes marked "at load" need the game's types: the scene loader reports
+//! them (failing the load), `validate_parsed` does not.
 //!
 //! Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
 //! [`Diagnostic::from_read_error`]).

@@ -1,17 +1,26 @@
 #![doc = include_str!("../README.md")]
 
+// Lets the derive's `::bevy_forge_scene::..` paths resolve inside this crate (unit tests, doctests).
+extern crate self as bevy_forge_scene;
+
 #[cfg(feature = "builtins")]
 pub mod builtin;
+mod custom;
 pub mod diagnostic;
 pub mod diff;
+pub mod expr;
 pub mod format;
 pub mod loader;
 mod plugin;
 pub mod project;
 pub mod reload;
+pub mod schema;
 pub mod spawn;
 pub mod validate;
 
+/// Derives [`schema::ForgeComponent`]: see [the `schema` module](schema) for attributes and
+/// registration.
+pub use bevy_forge_scene_macros::ForgeComponent;
 pub use diagnostic::{Diagnostic, Severity};
 pub use diff::{SceneDiff, diff};
 pub use format::{
@@ -22,6 +31,9 @@ pub use loader::{ForgeScene, ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLo
 pub use plugin::ForgeScenePlugin;
 pub use project::{AssetIndex, Project};
 pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded};
+pub use schema::{
+    ComponentSchema, FieldKind, FieldSchema, ForgeComponent, ForgeSchemas, RegisterForgeComponent,
+};
 pub use spawn::{ForgeEntityId, ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
 pub use validate::{ValidationReport, validate_parsed, validate_scene};
 
@@ -30,9 +42,19 @@ pub mod prelude {
     pub use crate::diagnostic::{Diagnostic, Severity};
     pub use crate::format::{ComponentData, EntityNode, SceneDoc, Transform};
     pub use crate::project::{AssetIndex, Project};
+    pub use crate::schema::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
     pub use crate::validate::{ValidationReport, validate_parsed, validate_scene};
     pub use crate::{
         ForgeEntityId, ForgeScene, ForgeSceneInstance, ForgeScenePlugin, ForgeSceneReady,
         ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
     };
+    pub use bevy_forge_scene_macros::ForgeComponent;
+}
+
+/// Paths used by the code `#[derive(ForgeComponent)]` generates. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::schema::ForgeComponentRegistration;
+    pub use bevy_reflect::TypePath;
+    pub use inventory;
 }

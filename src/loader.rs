@@ -56,6 +56,8 @@ pub(crate) struct PreparedEntity {
     pub(crate) transform: bevy_transform::components::Transform,
     #[cfg(feature = "builtins")]
     pub(crate) components: Vec<crate::builtin::PreparedComponent>,
+    /// Custom components, built at load time.
+    pub(crate) custom: Vec<crate::custom::PreparedCustom>,
 }
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
@@ -78,12 +80,28 @@ impl Default for ForgeSceneLoaderSettings {
 #[derive(TypePath, Clone)]
 pub struct ForgeSceneLoader {
     server: AssetServer,
+    custom: crate::custom::CustomContext,
 }
 
 impl ForgeSceneLoader {
-    /// A loader that checks asset references through `server`'s asset sources.
+    /// A loader that checks asset references through `server`'s asset sources. It knows no
+    /// custom component types until [`with_custom_components`](Self::with_custom_components).
     pub fn new(server: AssetServer) -> Self {
-        Self { server }
+        Self {
+            server,
+            custom: Default::default(),
+        }
+    }
+
+    /// Builds `custom` components with the types of `registry` that have a schema in `schemas`
+    /// (both shared with the app, so later registrations are seen by later loads).
+    pub fn with_custom_components(
+        mut self,
+        registry: bevy_ecs::reflect::AppTypeRegistry,
+        schemas: crate::schema::ForgeSchemas,
+    ) -> Self {
+        self.custom = crate::custom::CustomContext { registry, schemas };
+        self
     }
 }
 
@@ -174,13 +192,16 @@ impl AssetLoader for ForgeSceneLoader {
         if settings.check_assets {
             errors.extend(self.missing_assets(&parsed, load_context).await);
         }
+        let text = std::str::from_utf8(&bytes).ok();
+        let (custom, custom_errors) = crate::custom::prepare(&parsed, text, &self.custom);
+        errors.extend(custom_errors);
         if !errors.is_empty() {
             return Err(ForgeSceneLoadError::Invalid {
                 path,
                 diagnostics: errors,
             });
         }
-        Ok(build(parsed, load_context, &path))
+        Ok(build(parsed, custom, load_context, &path))
     }
 
     fn extensions(&self) -> &[&str] {
@@ -243,8 +264,14 @@ impl ForgeSceneLoader {
 }
 
 /// Resolves everything spawning needs.
-fn build(parsed: ParsedScene, ctx: &mut LoadContext<'_>, path: &str) -> ForgeScene {
-    let (prepared, materials) = prepare_entities(&parsed.doc, &parsed.source_map, ctx, path);
+fn build(
+    parsed: ParsedScene,
+    custom: Vec<Vec<crate::custom::PreparedCustom>>,
+    ctx: &mut LoadContext<'_>,
+    path: &str,
+) -> ForgeScene {
+    let (prepared, materials) =
+        prepare_entities(&parsed.doc, &parsed.source_map, custom, ctx, path);
     ForgeScene {
         doc: Arc::new(parsed.doc),
         source_map: parsed.source_map,
@@ -263,13 +290,16 @@ pub(crate) trait PrepareSink {}
 #[cfg(not(feature = "builtins"))]
 impl<T> PrepareSink for T {}
 
-/// Prepares every entity of `doc` (in `doc.entities` order) and collects its materials.
+/// Prepares every entity of `doc` (in `doc.entities` order) with its already built custom
+/// components, and collects the scene's materials.
 pub(crate) fn prepare_entities(
     doc: &SceneDoc,
     source_map: &SourceMap,
+    custom: Vec<Vec<crate::custom::PreparedCustom>>,
     #[cfg_attr(not(feature = "builtins"), allow(unused_variables))] sink: &mut impl PrepareSink,
     path: &str,
 ) -> (Vec<PreparedEntity>, Vec<crate::format::MaterialData>) {
+    let mut custom = custom.into_iter();
     #[cfg(feature = "builtins")]
     let mut sub = crate::builtin::SubAssets::default();
     #[cfg_attr(feature = "builtins", allow(unused_mut))]
@@ -279,16 +309,8 @@ pub(crate) fn prepare_entities(
         #[cfg(feature = "builtins")]
         let mut components = Vec::with_capacity(node.components.len());
         for (index, component) in node.components.iter().enumerate() {
-            if let ComponentData::Custom(c) = component {
-                let at = source_map
-                    .component(*id, index)
-                    .map(|p| format!("{}:", p))
-                    .unwrap_or_default();
-                tracing::warn!(
-                    "{path}:{at} entity {id}: custom component `{}` skipped: custom components are not spawned yet",
-                    c.type_path
-                );
-                continue;
+            if let ComponentData::Custom(_) = component {
+                continue; // built by `crate::custom::prepare`
             }
             #[cfg(feature = "builtins")]
             match crate::builtin::prepare(component, sink, &mut sub) {
@@ -315,6 +337,7 @@ pub(crate) fn prepare_entities(
             transform: bevy_transform_of(&node.transform),
             #[cfg(feature = "builtins")]
             components,
+            custom: custom.next().unwrap_or_default(),
         });
     }
     if skipped_builtins > 0 {

@@ -25,8 +25,11 @@ impl Plugin for ForgeScenePlugin {
                 "ForgeScenePlugin needs an AssetServer: add AssetPlugin (or DefaultPlugins) first"
             );
         };
+        let (registry, schemas) = crate::schema::setup(app);
         app.init_asset::<ForgeScene>()
-            .register_asset_loader(ForgeSceneLoader::new(server))
+            .register_asset_loader(
+                ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
+            )
             .register_type::<ForgeEntityId>()
             .register_type::<ForgeSceneRoot>()
             .init_resource::<ForgeMaterials>()

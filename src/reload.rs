@@ -184,9 +184,23 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         let Some(scene) = scenes.get_mut_untracked(id) else {
             return;
         };
-        if scene.stale {
-            prepare_again(world, scene);
+        if scene.stale
+            && let Err(diagnostics) = prepare_again(world, scene)
+        {
+            let path = AssetPath::from("(in memory)").into_owned();
+            tracing::error!(
+                "in-memory edit of scene {id:?} refused; the last good scene stays live"
+            );
+            let failure = ForgeSceneReloadFailed {
+                scene: id,
+                path,
+                diagnostics,
+            };
+            world.write_message(failure.clone());
+            world.trigger(failure);
+            return;
         }
+
         let scene: &ForgeScene = scene;
         if Arc::ptr_eq(&old, &scene.doc) {
             return;
@@ -215,11 +229,35 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
 }
 
 /// Prepares a scene edited in memory again (its prepared values describe the old document).
-fn prepare_again(world: &mut World, scene: &mut ForgeScene) {
+/// Fails, changing nothing, when the edited document has validation or custom-component errors.
+fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Diagnostic>> {
+    let parsed = crate::format::ParsedScene {
+        doc: (*scene.doc).clone(),
+        source_map: scene.source_map.clone(),
+        warnings: Vec::new(),
+    };
+    let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None)
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+        .map(|d| Diagnostic {
+            position: None,
+            ..d
+        })
+        .collect();
+    let (custom, custom_errors) =
+        crate::custom::prepare_in_world(world, &scene.doc, &scene.source_map);
+    errors.extend(custom_errors.into_iter().map(|d| Diagnostic {
+        position: None,
+        ..d
+    }));
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     #[cfg(feature = "builtins")]
     {
         let Some(server) = world.get_resource::<bevy_asset::AssetServer>().cloned() else {
-            return;
+            return Ok(());
         };
         world.resource_scope(|_, mut meshes: Mut<Assets<bevy_mesh::Mesh>>| {
             let mut sink = crate::builtin::RuntimeSink {
@@ -229,6 +267,7 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) {
             let (prepared, materials) = crate::loader::prepare_entities(
                 &scene.doc,
                 &scene.source_map,
+                custom,
                 &mut sink,
                 "(in memory)",
             );
@@ -238,13 +277,18 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) {
     }
     #[cfg(not(feature = "builtins"))]
     {
-        let _ = world;
-        let (prepared, materials) =
-            crate::loader::prepare_entities(&scene.doc, &scene.source_map, &mut (), "(in memory)");
+        let (prepared, materials) = crate::loader::prepare_entities(
+            &scene.doc,
+            &scene.source_map,
+            custom,
+            &mut (),
+            "(in memory)",
+        );
         scene.prepared = prepared;
         scene.materials = materials;
     }
     scene.stale = false;
+    Ok(())
 }
 
 fn alive(world: &World, entity: Entity) -> bool {
@@ -352,8 +396,33 @@ fn patch_component(
     scene: &ForgeScene,
 ) {
     let key = change.key();
-    if key.starts_with("custom:") {
-        tracing::debug!("custom component `{key}` changed: custom components are not spawned yet");
+    let id = index
+        .and_then(|i| scene.doc.entities.get_index(i))
+        .map_or(0, |(id, _)| *id);
+    if let Some(type_path) = key.strip_prefix("custom:") {
+        let prepared = index
+            .and_then(|i| scene.prepared.get(i))
+            .and_then(|p| crate::custom::find(&p.custom, type_path));
+        match (change, prepared) {
+            (ComponentChange::Removed { .. }, _) | (_, None) => {
+                crate::custom::remove(entity, type_path)
+            }
+            (
+                ComponentChange::Changed {
+                    fields: Some(fields),
+                    ..
+                },
+                Some(p),
+            ) => {
+                let set: Vec<&str> = fields
+                    .iter()
+                    .filter(|f| f.new.is_some())
+                    .map(|f| f.name.as_str())
+                    .collect();
+                crate::custom::patch_fields(entity, p, &set, id);
+            }
+            (_, Some(p)) => crate::custom::insert_one(entity, p, id),
+        }
         return;
     }
     #[cfg(feature = "builtins")]

@@ -178,6 +178,7 @@ pub(crate) fn spawn_entity(
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
+    crate::custom::insert(&mut entity, &prepared.custom, id);
     entity.id()
 }
 

@@ -432,3 +432,63 @@ fn entities_the_game_despawned_or_moved_are_handled() {
         .count();
     assert_eq!(named_f, 0, "no orphan duplicate");
 }
+
+fn orbit(radius: &str, speed: &str) -> String {
+    format!(
+        "(type: custom, data: (type_path: \"forge_demo::Orbit\", fields: [(name: \"radius\", expr: \"{radius}\"), (name: \"speed\", expr: \"{speed}\")]))"
+    )
+}
+
+#[test]
+fn custom_components_reload_only_the_changed_fields() {
+    let text = |radius: &str, extra: &str| {
+        scene(
+            &[entity(
+                1,
+                "Planet",
+                None,
+                &[],
+                0.0,
+                &format!("{}{extra}", orbit(radius, "-0.5")),
+            )],
+            &[1],
+            2,
+        )
+    };
+    let mut live = Live::start(&text("2.0", ""));
+    let planet = live.e(1);
+    assert_eq!(
+        live.h.world().get::<common::Orbit>(planet).unwrap().radius,
+        2.0
+    );
+    // The game changes the axis (a field the file does not set) at runtime.
+    live.h
+        .app
+        .world_mut()
+        .get_mut::<common::Orbit>(planet)
+        .unwrap()
+        .axis = bevy_math::Vec3::Z;
+    live.save(&text("3.5", ""));
+    let world = live.h.world();
+    let orbit_now = world.get::<common::Orbit>(planet).unwrap();
+    assert_eq!(orbit_now.radius, 3.5, "the changed field is set");
+    assert_eq!(orbit_now.speed, -0.5);
+    assert_eq!(
+        orbit_now.axis,
+        bevy_math::Vec3::Z,
+        "fields the file does not set keep live values"
+    );
+    // A bad expression fails the reload and keeps the live value.
+    live.save(&text("true", ""));
+    assert_eq!(
+        live.log().failed.last().unwrap().diagnostics[0].code,
+        "forge::custom::expr"
+    );
+    assert_eq!(
+        live.h.world().get::<common::Orbit>(planet).unwrap().radius,
+        3.5
+    );
+    // Removing the component removes it.
+    live.save(&scene(&[entity(1, "Planet", None, &[], 0.0, "")], &[1], 2));
+    assert!(live.h.world().get::<common::Orbit>(planet).is_none());
+}

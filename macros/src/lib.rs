@@ -1,3 +1,41 @@
-//! Derive macros for `bevy_forge_scene`.
+//! Derive macros for `bevy_forge_scene`: `#[derive(ForgeComponent)]`.
 //!
-//! Empty for now: `#[derive(ForgeComponent)]` lands here with custom component schemas.
+//! Use the derive through the main crate (`bevy_forge_scene::ForgeComponent`); the generated code
+//! names only `::bevy_forge_scene` paths. The macro works in three passes, like serde_derive:
+//! [`parse`] builds a model of the input, [`check`] reports every misuse with its span, and
+//! [`expand`] writes the impl. When there are errors, all of them are emitted together with a
+//! stub impl, so the user sees the real problems and no cascade.
+
+mod check;
+mod expand;
+mod parse;
+
+use proc_macro::TokenStream;
+
+/// Makes a component type usable as a `custom` component of `.forge.ron` scenes.
+///
+/// Struct attribute: `#[forge(type_path = "my_game::Orbit")]` (optional; defaults to the type's
+/// `TypePath`). Field attributes: `#[forge(required)]`, `#[forge(range = 0.0..=100.0)]` (or
+/// `a..b`; numeric fields only), `#[forge(skip)]`. Doc comments become schema docs.
+///
+/// The type must also derive `Component`, `Reflect` and `Default`.
+#[proc_macro_derive(ForgeComponent, attributes(forge))]
+pub fn derive_forge_component(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let mut cx = check::Ctxt::default();
+    let model = parse::Input::from_ast(&input, &mut cx);
+    if let Some(model) = &model {
+        check::check(model, &mut cx);
+    }
+    let errors = cx.into_errors();
+    match model {
+        Some(model) if errors.is_empty() => expand::expand(&model).into(),
+        _ => {
+            let mut out = expand::stub(&input);
+            for e in errors {
+                out.extend(e.to_compile_error());
+            }
+            out.into()
+        }
+    }
+}

@@ -25,6 +25,7 @@ pub use component::{
     PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
 };
 pub use edit::EditError;
+pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};
 pub use integrity::IntegrityProblem;
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};

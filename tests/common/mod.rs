@@ -6,6 +6,28 @@ pub mod harness;
 use bevy_forge_scene::format::*;
 use proptest::prelude::*;
 
+/// `forge_demo::Orbit` of the Platformer seed scene: deriving it registers it in every test
+/// binary that includes this module.
+#[derive(
+    bevy_ecs::component::Component,
+    bevy_reflect::Reflect,
+    Default,
+    Debug,
+    PartialEq,
+    bevy_forge_scene::ForgeComponent,
+)]
+#[forge(type_path = "forge_demo::Orbit")]
+pub struct Orbit {
+    /// Metres.
+    #[forge(range = 0.0..=100.0)]
+    pub radius: f32,
+    /// Radians per second.
+    #[forge(required)]
+    pub speed: f32,
+    /// Axis of rotation.
+    pub axis: bevy_math::Vec3,
+}
+
 /// The fixture directory inside the repository.
 pub fn fixture(rel: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,557 @@
+//! Custom components at load and spawn time: checking a scene's `custom` components against the
+//! registered [`ForgeSchemas`], building their values through reflection, and inserting them.
+//!
+//! Loading builds every custom component completely (the type's `Default`, then each listed
+//! field set from its evaluated expression), so spawning only clones a ready value into the
+//! entity through `ReflectComponent`. Every problem becomes a positioned [`Diagnostic`] that fails
+//! the load: an unknown type, a registered type that is not a `ForgeComponent` (the allow-list),
+//! an unknown or skipped field, a missing required field, a bad expression, a value out of range.
+
+use std::sync::Arc;
+
+use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
+use bevy_ecs::world::{EntityWorldMut, World};
+use bevy_reflect::std_traits::ReflectDefault;
+use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::expr::{self, ExprError};
+use crate::format::{ComponentData, CustomComponent, ParsedScene, Position, SourceMap};
+use crate::schema::{ComponentSchema, ForgeSchemas, SchemaEntry};
+
+/// What the loader needs to build custom components: the app's type registry and schemas.
+#[derive(Clone, Default)]
+pub(crate) struct CustomContext {
+    pub(crate) registry: AppTypeRegistry,
+    pub(crate) schemas: ForgeSchemas,
+}
+
+/// A custom component ready to insert.
+#[derive(Clone)]
+pub(crate) struct PreparedCustom {
+    type_path: String,
+    type_id: std::any::TypeId,
+    component: ReflectComponent,
+    value: Arc<dyn Reflect>,
+}
+
+impl std::fmt::Debug for PreparedCustom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCustom")
+            .field("type_path", &self.type_path)
+            .field("value", &self.value)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds the custom components of every entity (one list per entity, in `doc.entities` order).
+/// `text` is the source, used to point inside expressions; errors are returned, not logged.
+pub(crate) fn prepare(
+    parsed: &ParsedScene,
+    text: Option<&str>,
+    cx: &CustomContext,
+) -> (Vec<Vec<PreparedCustom>>, Vec<Diagnostic>) {
+    let registry = cx.registry.read();
+    let mut errors = Vec::new();
+    let mut out = Vec::with_capacity(parsed.doc.entities.len());
+    for (id, node) in &parsed.doc.entities {
+        let mut list = Vec::new();
+        for (index, component) in node.components.iter().enumerate() {
+            let ComponentData::Custom(custom) = component else {
+                continue;
+            };
+            let site = Site {
+                map: &parsed.source_map,
+                text,
+                entity: *id,
+                entity_name: &node.name,
+                component: index,
+            };
+            match build(custom, &site, &registry, &cx.schemas) {
+                Ok(p) => list.push(p),
+                Err(mut problems) => errors.append(&mut problems),
+            }
+        }
+        out.push(list);
+    }
+    (out, errors)
+}
+
+/// Where a custom component sits in the file.
+struct Site<'a> {
+    map: &'a SourceMap,
+    text: Option<&'a str>,
+    entity: u64,
+    entity_name: &'a str,
+    component: usize,
+}
+
+impl Site<'_> {
+    fn error(
+        &self,
+        code: &'static str,
+        message: String,
+        path: String,
+        position: Option<Position>,
+    ) -> Diagnostic {
+        let mut d = Diagnostic::new(Severity::Error, code, message)
+            .with_entity(self.entity)
+            .with_path(format!("components[{}].data{path}", self.component));
+        d.position = position.or_else(|| self.map.component(self.entity, self.component));
+        d
+    }
+
+    /// The file position of byte `at` of field `field`'s expression: exact when the expression
+    /// is written without escapes, else the start of its string.
+    fn expr_position(&self, field: usize, expr: &str, at: usize) -> Option<Position> {
+        let start = self
+            .map
+            .custom_field_expr(self.entity, self.component, field)?;
+        let Some(text) = self.text else {
+            return Some(start);
+        };
+        let rest = text.get(start.offset..)?;
+        let hashes = rest
+            .strip_prefix('r')
+            .map(|r| r.len() - r.trim_start_matches('#').len());
+        let quote = match hashes {
+            Some(h) => 1 + h + 1,
+            None => 1,
+        };
+        let verbatim = rest.get(quote..).is_some_and(|body| {
+            body.starts_with(expr) && expr.is_char_boundary(at.min(expr.len()))
+        });
+        if !verbatim {
+            return Some(start);
+        }
+        Some(
+            self.map
+                .position_of_offset(start.offset + quote + at.min(expr.len())),
+        )
+    }
+}
+
+/// The schema entry for `type_path`: exact, or a unique match of a bare type name.
+fn resolve(schemas: &ForgeSchemas, type_path: &str) -> Option<SchemaEntry> {
+    if let Some(e) = schemas.entry(type_path) {
+        return Some(e);
+    }
+    if type_path.contains("::") {
+        return None;
+    }
+    let suffix = format!("::{type_path}");
+    let mut found = schemas
+        .type_paths()
+        .into_iter()
+        .filter(|p| p.ends_with(&suffix));
+    match (found.next(), found.next()) {
+        (Some(one), None) => schemas.entry(&one),
+        _ => None,
+    }
+}
+
+fn nearest<'a>(found: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (found.chars().count() / 3).max(2);
+    candidates
+        .map(|c| (crate::format::levenshtein(found, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn build(
+    custom: &CustomComponent,
+    site: &Site,
+    registry: &TypeRegistry,
+    schemas: &ForgeSchemas,
+) -> Result<PreparedCustom, Vec<Diagnostic>> {
+    let type_path = custom.type_path.as_str();
+    let type_position = site
+        .map
+        .component_field(site.entity, site.component, "type_path");
+    let Some(entry) = resolve(schemas, type_path) else {
+        return Err(vec![unknown_type(
+            type_path,
+            site,
+            registry,
+            schemas,
+            type_position,
+        )]);
+    };
+    let schema = &entry.schema;
+    let registration = registry.get(entry.type_id);
+    let parts = registration.and_then(|r| {
+        Some((
+            r.data::<ReflectComponent>()?.clone(),
+            r.data::<ReflectDefault>()?,
+            r.type_info(),
+        ))
+    });
+    let refused = registration.is_some_and(|r| r.data::<ReflectResource>().is_some());
+    let Some((component, default, info)) = parts.filter(|_| !refused) else {
+        return Err(vec![site.error(
+            "forge::custom::unknown_type",
+            format!(
+                "`{type_path}` has a schema but is not registered as a component with a reflected `Default`"
+            ),
+            ".type_path".into(),
+            type_position,
+        )]);
+    };
+    let mut value = default.default();
+    let mut errors = Vec::new();
+    for (j, field) in custom.fields.iter().enumerate() {
+        if field.expr.trim().is_empty() {
+            continue; // reported by validation (`forge::custom::empty_expr`)
+        }
+        let path = format!(".fields[{j}]");
+        let name_position = site.map.custom_field_name(site.entity, site.component, j);
+        let Some(field_schema) = schema.field(&field.name) else {
+            errors.push(unknown_field(
+                schema,
+                &field.name,
+                site,
+                path,
+                name_position,
+            ));
+            continue;
+        };
+        let Some(field_info) = field_type(info, &field.name) else {
+            errors.push(unknown_field(
+                schema,
+                &field.name,
+                site,
+                path,
+                name_position,
+            ));
+            continue;
+        };
+        let described = format!(
+            "entity {} (`{}`), `{}` field `{}`",
+            site.entity, site.entity_name, schema.type_name, field.name
+        );
+        let evaluated = expr::evaluate(&field.expr, field_info, registry);
+        let v = match evaluated {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(expr_error(&e, &described, &field.expr, site, j, path));
+                continue;
+            }
+        };
+        if let Some(range) = field_schema.range
+            && let Some(n) = as_number(v.as_ref())
+            && !range.contains(n)
+        {
+            errors.push(site.error(
+                "forge::custom::range",
+                format!("{described}: {n} is outside `{range}`"),
+                format!("{path}.expr"),
+                site.expr_position(j, &field.expr, 0),
+            ));
+            continue;
+        }
+        let Some(dest) = field_mut(value.as_mut(), &field.name) else {
+            continue;
+        };
+        if let Err(reason) = expr::assign(dest, v.as_ref()) {
+            errors.push(site.error(
+                "forge::custom::expr",
+                format!("{described}: the value does not fit: {reason}"),
+                format!("{path}.expr"),
+                site.expr_position(j, &field.expr, 0),
+            ));
+        }
+    }
+    for required in schema.required() {
+        if !custom.fields.iter().any(|f| f.name == required.name) {
+            errors.push(
+                site.error(
+                    "forge::custom::missing_required",
+                    format!(
+                        "entity {} (`{}`): `{}` needs field `{}` (marked `required`)",
+                        site.entity, site.entity_name, schema.type_name, required.name
+                    ),
+                    ".fields".into(),
+                    site.map
+                        .component_field(site.entity, site.component, "fields"),
+                )
+                .with_help(format!(
+                    "add `(name: \"{}\", expr: \"..\")` ({})",
+                    required.name, required.type_name
+                )),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(PreparedCustom {
+        type_path: schema.type_path.clone(),
+        type_id: entry.type_id,
+        component,
+        value: Arc::from(value),
+    })
+}
+
+fn unknown_type(
+    type_path: &str,
+    site: &Site,
+    registry: &TypeRegistry,
+    schemas: &ForgeSchemas,
+    position: Option<Position>,
+) -> Diagnostic {
+    let other = registry
+        .get_with_type_path(type_path)
+        .or_else(|| registry.get_with_short_type_path(type_path));
+    if let Some(other) = other {
+        let what = if other.data::<ReflectResource>().is_some() {
+            "a resource"
+        } else if other.data::<ReflectComponent>().is_some() {
+            "a component that does not derive `ForgeComponent`"
+        } else {
+            "a reflected type that does not derive `ForgeComponent`"
+        };
+        return site
+            .error(
+                "forge::custom::not_allowed",
+                format!("`{type_path}` is {what}; scenes may only create built-in components and `ForgeComponent` types"),
+                ".type_path".into(),
+                position,
+            )
+            .with_help("derive `ForgeComponent` on your own wrapper component instead");
+    }
+    let paths = schemas.type_paths();
+    let short = |p: &str| p.rsplit("::").next().unwrap_or(p).to_owned();
+    let guess = nearest(type_path, paths.iter().map(String::as_str))
+        .map(str::to_owned)
+        .or_else(|| {
+            let wanted = short(type_path);
+            paths.iter().find(|p| short(p) == wanted).cloned()
+        });
+    let mut help = String::new();
+    if let Some(g) = guess {
+        help.push_str(&format!("did you mean `{g}`? "));
+    }
+    help.push_str("the type must derive `ForgeComponent` (registered by `ForgeScenePlugin`) or be registered with `app.register_forge_component::<T>()`");
+    site.error(
+        "forge::custom::unknown_type",
+        format!("unknown custom component type `{type_path}`"),
+        ".type_path".into(),
+        position,
+    )
+    .with_help(help)
+}
+
+fn unknown_field(
+    schema: &ComponentSchema,
+    name: &str,
+    site: &Site,
+    path: String,
+    position: Option<Position>,
+) -> Diagnostic {
+    let list = schema
+        .fields
+        .iter()
+        .map(|f| format!("`{}`", f.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = if schema.skipped.iter().any(|s| s == name) {
+        format!(
+            "field `{name}` of `{}` is marked `#[forge(skip)]`; scenes cannot set it",
+            schema.type_name
+        )
+    } else {
+        format!("`{}` has no field `{name}`", schema.type_name)
+    };
+    let mut help = String::new();
+    if let Some(g) = nearest(name, schema.fields.iter().map(|f| f.name.as_str())) {
+        help.push_str(&format!("did you mean `{g}`? "));
+    }
+    help.push_str(&format!(
+        "fields: {}",
+        if list.is_empty() { "none".into() } else { list }
+    ));
+    site.error(
+        "forge::custom::unknown_field",
+        message,
+        format!("{path}.name"),
+        position,
+    )
+    .with_help(help)
+}
+
+fn expr_error(
+    e: &ExprError,
+    described: &str,
+    text: &str,
+    site: &Site,
+    field: usize,
+    path: String,
+) -> Diagnostic {
+    let help = match e {
+        ExprError::Syntax { .. } | ExprError::Unsupported { .. } => {
+            Some(format!("field expressions are data: {}", expr::SUPPORTED))
+        }
+        _ => None,
+    };
+    let shown: String = text.chars().take(80).collect();
+    let ellipsis = if shown.len() < text.len() { ".." } else { "" };
+    let mut d = site.error(
+        "forge::custom::expr",
+        format!("{described}: {e} in `{shown}{ellipsis}`"),
+        format!("{path}.expr"),
+        site.expr_position(field, text, e.at()),
+    );
+    d.help = help;
+    d
+}
+
+/// The reflected type of field `name` (`0`, `1` for tuple structs).
+fn field_type(info: &TypeInfo, name: &str) -> Option<&'static TypeInfo> {
+    match info {
+        TypeInfo::Struct(s) => s.field(name)?.type_info(),
+        TypeInfo::TupleStruct(t) => t.field_at(name.parse().ok()?)?.type_info(),
+        _ => None,
+    }
+}
+
+fn field_mut<'a>(value: &'a mut dyn Reflect, name: &str) -> Option<&'a mut dyn PartialReflect> {
+    match value.reflect_mut() {
+        ReflectMut::Struct(s) => s.field_mut(name),
+        ReflectMut::TupleStruct(t) => t.field_mut(name.parse().ok()?),
+        _ => None,
+    }
+}
+
+fn as_number(v: &dyn PartialReflect) -> Option<f64> {
+    macro_rules! num {
+        ($($t:ty),*) => {$(
+            if let Some(n) = v.try_downcast_ref::<$t>() {
+                return Some(*n as f64);
+            }
+        )*};
+    }
+    num!(
+        f32, f64, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+    );
+    None
+}
+
+/// Inserts the prepared custom components of one entity (file id `id`). A component that cannot
+/// be inserted is logged with the entity and type, never a panic.
+pub(crate) fn insert(entity: &mut EntityWorldMut, prepared: &[PreparedCustom], id: u64) {
+    if prepared.is_empty() {
+        return;
+    }
+    let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {
+        tracing::error!(
+            "entity {id}: custom components not inserted: the app has no type registry"
+        );
+        return;
+    };
+    let registry = registry.read();
+    for p in prepared {
+        let type_id = p.type_id;
+        let convertible = registry
+            .get_type_data::<bevy_reflect::ReflectFromReflect>(type_id)
+            .is_some()
+            || registry.get_type_data::<ReflectDefault>(type_id).is_some();
+        if !convertible {
+            tracing::error!(
+                "entity {id}: custom component `{}` not inserted: its type is no longer registered with `FromReflect` or `Default`",
+                p.type_path
+            );
+            continue;
+        }
+        // Deref first: `Arc<T>` itself reflects as an opaque value.
+        let value: &dyn Reflect = &*p.value;
+        p.component
+            .insert(entity, value.as_partial_reflect(), &registry);
+    }
+}
+
+/// The prepared custom component with type path `type_path`, if the entity has one.
+pub(crate) fn find<'a>(
+    prepared: &'a [PreparedCustom],
+    type_path: &str,
+) -> Option<&'a PreparedCustom> {
+    prepared.iter().find(|p| p.type_path == type_path)
+}
+
+/// Inserts one prepared custom component (hot reload: added or replaced whole).
+pub(crate) fn insert_one(entity: &mut EntityWorldMut, prepared: &PreparedCustom, id: u64) {
+    insert(entity, std::slice::from_ref(prepared), id);
+}
+
+/// Sets only the fields `fields` of the live component from the prepared value; the other
+/// fields keep their live values (hot reload of changed fields). A component the entity lost
+/// is inserted whole.
+pub(crate) fn patch_fields(
+    entity: &mut EntityWorldMut,
+    prepared: &PreparedCustom,
+    fields: &[&str],
+    id: u64,
+) {
+    let value: &dyn Reflect = &*prepared.value;
+    let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
+        insert_one(entity, prepared, id);
+        return;
+    };
+    if !prepared.component.contains(&*entity) {
+        insert_one(entity, prepared, id);
+        return;
+    }
+    let mut patch = bevy_reflect::structs::DynamicStruct::default();
+    for name in fields {
+        if let Some(Ok(field)) = full.field(name).map(PartialReflect::to_dynamic) {
+            patch.insert_boxed(*name, field);
+        }
+    }
+    patch.set_represented_type(value.get_represented_type_info());
+    let component = prepared.component.clone();
+    component.apply(&mut *entity, &patch);
+}
+
+/// Removes the custom component with type path `type_path` (hot reload dropped it).
+pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
+    let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {
+        return;
+    };
+    // Only types with a schema can come from a file; the file's type path may be an override.
+    let Some(entry) = entity
+        .world()
+        .get_resource::<ForgeSchemas>()
+        .and_then(|s| s.entry(type_path))
+    else {
+        return;
+    };
+    let registry = registry.read();
+    if let Some(component) = registry.get_type_data::<ReflectComponent>(entry.type_id) {
+        component.remove(entity);
+    }
+}
+
+/// Builds the custom components of a document edited in memory, with the app's registry and
+/// schemas. Errors are the same diagnostics a load reports.
+pub(crate) fn prepare_in_world(
+    world: &World,
+    doc: &crate::format::SceneDoc,
+    source_map: &crate::format::SourceMap,
+) -> (Vec<Vec<PreparedCustom>>, Vec<Diagnostic>) {
+    let cx = CustomContext {
+        registry: world
+            .get_resource::<AppTypeRegistry>()
+            .cloned()
+            .unwrap_or_default(),
+        schemas: world
+            .get_resource::<ForgeSchemas>()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    let parsed = ParsedScene {
+        doc: doc.clone(),
+        source_map: source_map.clone(),
+        warnings: Vec::new(),
+    };
+    prepare(&parsed, None, &cx)
+}

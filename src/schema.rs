@@ -1,0 +1,424 @@
+//! Schemas of custom components: the [`ForgeComponent`] trait, [`ComponentSchema`],
+//! [`FieldSchema`], the [`ForgeSchemas`] resource and [`RegisterForgeComponent`].
+//!
+//! A game type becomes usable as a `custom` component of a `.forge.ron` scene by deriving
+//! [`ForgeComponent`](macro@crate::ForgeComponent):
+//!
+//! ```
+//! use bevy_ecs::prelude::*;
+//! use bevy_reflect::prelude::*;
+//! use bevy_forge_scene::ForgeComponent;
+//!
+//! /// Moves the entity on a circle around its parent.
+//! #[derive(Component, Reflect, Default, ForgeComponent)]
+//! #[reflect(Component, Default)]
+//! #[forge(type_path = "forge_demo::Orbit")]
+//! struct Orbit {
+//!     /// Metres.
+//!     #[forge(range = 0.0..=100.0)]
+//!     radius: f32,
+//!     /// Radians per second.
+//!     #[forge(required)]
+//!     speed: f32,
+//! }
+//!
+//! let schema = <Orbit as bevy_forge_scene::schema::ForgeComponent>::schema();
+//! assert_eq!(schema.type_path, "forge_demo::Orbit");
+//! assert!(schema.field("speed").is_some_and(|f| f.required));
+//! ```
+//!
+//! # Registration
+//!
+//! Deriving is enough on the platforms the [`inventory`] crate supports (Linux, Android, the BSDs,
+//! macOS, iOS, Windows and WebAssembly; see its documentation for the WebAssembly caveat about
+//! constructors): every non-generic derived type submits itself, and [`ForgeScenePlugin`]
+//! registers all of them, in the app's type registry (with `ReflectComponent` and
+//! `ReflectDefault`) and in [`ForgeSchemas`]. On other platforms, for generic types (one
+//! registration per instantiation), and for types whose `ForgeComponent` impl is written by
+//! hand, call [`RegisterForgeComponent::register_forge_component`] before the first scene loads.
+//!
+//! Only types registered this way can be created by a scene (an allow-list): a `type_path` naming
+//! any other reflected type, such as an engine component or a resource, fails the load.
+//!
+//! [`ForgeScenePlugin`]: crate::ForgeScenePlugin
+
+use std::any::TypeId;
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use bevy_app::App;
+use bevy_ecs::component::Component;
+use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
+use bevy_ecs::resource::Resource;
+use bevy_reflect::std_traits::ReflectDefault;
+use bevy_reflect::{GetTypeRegistration, PartialReflect, Reflect, TypeInfo, TypePath, Typed};
+
+/// A game component that scenes may create as a `custom` component.
+///
+/// Derive it with `#[derive(ForgeComponent)]` (see [the module docs](self)); the derive writes
+/// [`schema`](Self::schema) from the type's fields and `#[forge(..)]` attributes.
+pub trait ForgeComponent: Component + Reflect + TypePath + GetTypeRegistration + Default {
+    /// The schema scenes are checked against: type path, fields, kinds, defaults, ranges, docs.
+    fn schema() -> ComponentSchema;
+}
+
+/// What a scene may write for one custom component type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComponentSchema {
+    /// The path scenes write as `type_path` (`forge_demo::Orbit`): the `#[forge(type_path)]`
+    /// override, else the type's `TypePath`.
+    pub type_path: String,
+    /// The Rust type name without its module path (`Orbit`).
+    pub type_name: String,
+    /// The type's doc comment, lines joined with `\n` (empty when undocumented).
+    pub docs: String,
+    /// The fields a scene may set, in declaration order. Tuple struct fields are named `0`, `1`.
+    pub fields: Vec<FieldSchema>,
+    /// Fields marked `#[forge(skip)]`: they exist but a scene may not set them.
+    pub skipped: Vec<String>,
+}
+
+impl ComponentSchema {
+    /// The settable field called `name`.
+    pub fn field(&self, name: &str) -> Option<&FieldSchema> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The required fields, in declaration order.
+    pub fn required(&self) -> impl Iterator<Item = &FieldSchema> {
+        self.fields.iter().filter(|f| f.required)
+    }
+}
+
+/// One settable field of a [`ComponentSchema`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldSchema {
+    /// The Rust field name (`radius`; `0` for the first field of a tuple struct).
+    pub name: String,
+    /// The Rust type as its short type path (`f32`, `Vec3`, `Option<f32>`).
+    pub type_name: String,
+    /// What kind of value the field holds.
+    pub kind: FieldKind,
+    /// Whether a scene must set the field (`#[forge(required)]`).
+    pub required: bool,
+    /// The type's `Default` value of the field, written as a field expression (`0.0`,
+    /// `Vec3::new(0.0, 1.0, 0.0)`, `None`); `None` when it cannot be written.
+    pub default: Option<String>,
+    /// The allowed numbers (`#[forge(range = a..=b)]`), checked at load.
+    pub range: Option<FieldRange>,
+    /// The field's doc comment, lines joined with `\n` (empty when undocumented).
+    pub docs: String,
+}
+
+/// The kind of value a field holds, as far as scenes are concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldKind {
+    /// `bool`.
+    Bool,
+    /// An integer type of `bits` width (`isize`/`usize` count as 64).
+    Integer {
+        /// Whether negative values are allowed.
+        signed: bool,
+        /// Width in bits: 8, 16, 32, 64 or 128.
+        bits: u8,
+    },
+    /// `f32` (`bits` 32) or `f64` (`bits` 64).
+    Float {
+        /// Width in bits.
+        bits: u8,
+    },
+    /// `char`.
+    Char,
+    /// `String`.
+    String,
+    /// A glam vector or quaternion (`Vec2`, `Vec3`, `Vec3A`, `Vec4`, `Quat`) of `len` floats.
+    Vector {
+        /// Number of components: 2, 3 or 4.
+        len: u8,
+    },
+    /// `bevy_color::Color` (or one of its colour spaces).
+    Colour,
+    /// An enum with these variant names, in declaration order.
+    Enum {
+        /// Variant names.
+        variants: Vec<String>,
+    },
+    /// A struct, tuple struct or tuple with these field names (`0`, `1`, ... when unnamed).
+    Struct {
+        /// Field names in declaration order.
+        fields: Vec<String>,
+    },
+    /// A `Vec`, array or other list of items of one kind.
+    List(Box<FieldKind>),
+    /// `Option<T>`.
+    Option(Box<FieldKind>),
+    /// Anything else (maps, sets, opaque types): scenes cannot write it.
+    Other,
+}
+
+/// Inclusive or half-open number bounds of a field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldRange {
+    /// Smallest allowed value.
+    pub min: f64,
+    /// Upper bound.
+    pub max: f64,
+    /// Whether `max` itself is allowed (`a..=b`) or not (`a..b`).
+    pub inclusive: bool,
+}
+
+impl FieldRange {
+    /// Whether `value` lies inside the bounds.
+    pub fn contains(&self, value: f64) -> bool {
+        value >= self.min && (value < self.max || (self.inclusive && value == self.max))
+    }
+}
+
+impl std::fmt::Display for FieldRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = if self.inclusive { "..=" } else { ".." };
+        write!(f, "{}{op}{}", self.min, self.max)
+    }
+}
+
+impl FieldSchema {
+    /// The schema of field `name` of type `F` whose default value is `default`. Used by the
+    /// derive; `kind` and `default` come from reflection.
+    pub fn of<F: Typed + PartialReflect>(
+        name: &str,
+        default: &F,
+        required: bool,
+        range: Option<FieldRange>,
+        docs: &str,
+    ) -> Self {
+        let info = F::type_info();
+        FieldSchema {
+            name: name.to_owned(),
+            type_name: info.type_path_table().short_path().to_owned(),
+            kind: kind_of(info),
+            required,
+            default: crate::expr::render(default),
+            range,
+            docs: docs.to_owned(),
+        }
+    }
+}
+
+/// The [`FieldKind`] of a reflected type.
+pub fn kind_of(info: &TypeInfo) -> FieldKind {
+    kind_at(info, 0)
+}
+
+fn kind_at(info: &TypeInfo, depth: usize) -> FieldKind {
+    if depth > 16 {
+        return FieldKind::Other;
+    }
+    let inner = |i: Option<&'static TypeInfo>| -> Box<FieldKind> {
+        Box::new(i.map_or(FieldKind::Other, |i| kind_at(i, depth + 1)))
+    };
+    let path = info.type_path();
+    if let Some(k) = crate::expr::special_kind(info) {
+        return k;
+    }
+    match info {
+        TypeInfo::Opaque(_) => match path {
+            "bool" => FieldKind::Bool,
+            "char" => FieldKind::Char,
+            "f32" => FieldKind::Float { bits: 32 },
+            "f64" => FieldKind::Float { bits: 64 },
+            "alloc::string::String" | "String" => FieldKind::String,
+            p => match crate::expr::IntTy::from_name(p) {
+                Some(i) => FieldKind::Integer {
+                    signed: i.signed(),
+                    bits: i.bits(),
+                },
+                None => FieldKind::Other,
+            },
+        },
+        TypeInfo::Enum(e) if path.starts_with("core::option::Option<") => {
+            let some = e.variant("Some").and_then(|v| match v {
+                bevy_reflect::enums::VariantInfo::Tuple(t) => t.field_at(0)?.type_info(),
+                _ => None,
+            });
+            FieldKind::Option(inner(some))
+        }
+        TypeInfo::Enum(e) => FieldKind::Enum {
+            variants: e.iter().map(|v| v.name().to_owned()).collect(),
+        },
+        TypeInfo::Struct(s) => FieldKind::Struct {
+            fields: s.iter().map(|f| f.name().to_owned()).collect(),
+        },
+        TypeInfo::TupleStruct(s) => FieldKind::Struct {
+            fields: (0..s.field_len()).map(|i| i.to_string()).collect(),
+        },
+        TypeInfo::Tuple(s) => FieldKind::Struct {
+            fields: (0..s.field_len()).map(|i| i.to_string()).collect(),
+        },
+        TypeInfo::List(l) => FieldKind::List(inner(l.item_info())),
+        TypeInfo::Array(a) => FieldKind::List(inner(a.item_info())),
+        _ => FieldKind::Other,
+    }
+}
+
+/// One registered custom component type.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaEntry {
+    pub(crate) schema: ComponentSchema,
+    pub(crate) type_id: TypeId,
+}
+
+/// The schemas of every registered [`ForgeComponent`] type, by type path.
+///
+/// Inserted by [`ForgeScenePlugin`](crate::ForgeScenePlugin) and filled by it (derived types)
+/// and by [`RegisterForgeComponent::register_forge_component`]. Cloning shares the table: the
+/// scene loader holds a clone, so types registered later are seen by later loads.
+#[derive(Resource, Clone, Default, Debug)]
+pub struct ForgeSchemas {
+    inner: Arc<RwLock<BTreeMap<String, SchemaEntry>>>,
+}
+
+impl ForgeSchemas {
+    /// Adds (or replaces) the schema of `T`.
+    pub fn insert<T: ForgeComponent>(&self) {
+        let schema = T::schema();
+        let mut table = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+        table.insert(
+            schema.type_path.clone(),
+            SchemaEntry {
+                schema,
+                type_id: TypeId::of::<T>(),
+            },
+        );
+    }
+
+    /// The schema registered for `type_path`.
+    pub fn get(&self, type_path: &str) -> Option<ComponentSchema> {
+        self.entry(type_path).map(|e| e.schema)
+    }
+
+    pub(crate) fn entry(&self, type_path: &str) -> Option<SchemaEntry> {
+        let table = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        table.get(type_path).cloned()
+    }
+
+    /// Every registered type path, sorted.
+    pub fn type_paths(&self) -> Vec<String> {
+        let table = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        table.keys().cloned().collect()
+    }
+
+    /// Every registered schema, sorted by type path.
+    pub fn schemas(&self) -> Vec<ComponentSchema> {
+        let table = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        table.values().map(|e| e.schema.clone()).collect()
+    }
+
+    /// Number of registered types.
+    pub fn len(&self) -> usize {
+        self.inner
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether no type is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Registers a [`ForgeComponent`] type with an [`App`]: `app.register_forge_component::<Orbit>()`.
+pub trait RegisterForgeComponent {
+    /// Registers `T` in the app's type registry (with `ReflectComponent` and `ReflectDefault`
+    /// type data, so the `#[reflect(..)]` attributes are optional) and its schema in
+    /// [`ForgeSchemas`]. Idempotent. Needed only where automatic registration does not happen
+    /// (see [the module docs](self)).
+    ///
+    /// A type that reflects as a resource is refused with an error log: scenes never create
+    /// resources.
+    fn register_forge_component<T: ForgeComponent>(&mut self) -> &mut Self;
+}
+
+impl RegisterForgeComponent for App {
+    fn register_forge_component<T: ForgeComponent>(&mut self) -> &mut Self {
+        register::<T>(self);
+        self
+    }
+}
+
+/// Registers `T` (see [`RegisterForgeComponent::register_forge_component`]).
+fn register<T: ForgeComponent>(app: &mut App) {
+    app.register_type::<T>();
+    let registry = app
+        .world_mut()
+        .get_resource_or_init::<AppTypeRegistry>()
+        .clone();
+    {
+        let mut registry = registry.write();
+        if registry
+            .get_type_data::<ReflectResource>(TypeId::of::<T>())
+            .is_some()
+        {
+            tracing::error!(
+                "`{}` is a resource; scenes cannot create resources, so it is not registered as a ForgeComponent",
+                T::type_path()
+            );
+            return;
+        }
+        if registry
+            .get_type_data::<ReflectComponent>(TypeId::of::<T>())
+            .is_none()
+        {
+            registry.register_type_data::<T, ReflectComponent>();
+        }
+        if registry
+            .get_type_data::<ReflectDefault>(TypeId::of::<T>())
+            .is_none()
+        {
+            registry.register_type_data::<T, ReflectDefault>();
+        }
+    }
+    app.world_mut()
+        .get_resource_or_init::<ForgeSchemas>()
+        .insert::<T>();
+}
+
+/// Registers every type that derived [`ForgeComponent`] (through `inventory`).
+pub(crate) fn register_derived(app: &mut App) {
+    for registration in inventory::iter::<ForgeComponentRegistration> {
+        (registration.register)(app);
+    }
+}
+
+/// An automatic registration submitted by `#[derive(ForgeComponent)]`. Not public API.
+#[doc(hidden)]
+pub struct ForgeComponentRegistration {
+    register: fn(&mut App),
+}
+
+impl ForgeComponentRegistration {
+    /// The registration of `T`.
+    pub const fn of<T: ForgeComponent>() -> Self {
+        Self {
+            register: register::<T>,
+        }
+    }
+}
+
+inventory::collect!(ForgeComponentRegistration);
+
+/// Called by [`ForgeScenePlugin`](crate::ForgeScenePlugin): inserts [`ForgeSchemas`], registers
+/// every derived type, and returns the shared registry and schemas for the loader.
+pub(crate) fn setup(app: &mut App) -> (AppTypeRegistry, ForgeSchemas) {
+    let schemas = app
+        .world_mut()
+        .get_resource_or_init::<ForgeSchemas>()
+        .clone();
+    register_derived(app);
+    let registry = app
+        .world_mut()
+        .get_resource_or_init::<AppTypeRegistry>()
+        .clone();
+    (registry, schemas)
+}

@@ -1,0 +1,396 @@
+//! Field expressions: every supported form on a field of the matching type, and the refusals.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bevy_color::Color;
+use bevy_forge_scene::expr::{ExprError, assign, evaluate, render};
+use bevy_math::{EulerRot, Quat, Vec2, Vec3, Vec4};
+use bevy_reflect::std_traits::ReflectDefault;
+use bevy_reflect::{FromReflect, PartialReflect, Reflect, TypeRegistry, Typed};
+use proptest::prelude::*;
+
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Default)]
+enum Shape {
+    #[default]
+    Point,
+    Circle(f32),
+    Rect {
+        w: f32,
+        h: f32,
+    },
+}
+
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Default)]
+struct Stats {
+    hp: u32,
+    speed: f32,
+    name: String,
+}
+
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+struct Pair(i32, bool);
+
+fn registry() -> TypeRegistry {
+    let mut r = TypeRegistry::default();
+    r.register::<Shape>();
+    r.register::<Stats>();
+    r.register::<Pair>();
+    r
+}
+
+/// Evaluates `text` as a `T` and converts the result to a concrete `T`.
+fn eval<T: Typed + FromReflect + Default + PartialReflect>(text: &str) -> Result<T, ExprError> {
+    let value = evaluate(text, T::type_info(), &registry())?;
+    let mut out = T::default();
+    assign(&mut out, value.as_ref()).unwrap();
+    Ok(out)
+}
+
+fn err<T: Typed + FromReflect + Default + PartialReflect>(text: &str) -> ExprError {
+    match eval::<T>(text) {
+        Ok(_) => panic!("`{text}` should fail"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn integer_literals_with_underscores_suffixes_and_radix() {
+    assert_eq!(eval::<u32>("10"), Ok(10));
+    assert_eq!(eval::<u32>("1_000"), Ok(1000));
+    assert_eq!(eval::<u8>("10u8"), Ok(10));
+    assert_eq!(eval::<i64>("-42"), Ok(-42));
+    assert_eq!(eval::<u16>("0xff"), Ok(255));
+    assert_eq!(eval::<i8>("-128"), Ok(-128));
+    assert_eq!(eval::<u64>("u64::MAX"), Ok(u64::MAX));
+    assert_eq!(eval::<usize>(" 7 "), Ok(7));
+}
+
+#[test]
+fn integer_refusals_say_what_was_expected() {
+    let e = err::<u32>("1.5");
+    assert_eq!(e.to_string(), "expected an integer (u32), found a float");
+    assert_eq!(e.at(), 0);
+    assert!(matches!(err::<u8>("256"), ExprError::Overflow { .. }));
+    assert!(matches!(err::<u32>("-1"), ExprError::Overflow { .. }));
+    assert_eq!(
+        err::<u32>("10u8").to_string(),
+        "expected an integer (u32), found a `u8` literal"
+    );
+    assert_eq!(
+        err::<i32>("\"7\"").to_string(),
+        "expected an integer (i32), found a string"
+    );
+}
+
+#[test]
+fn float_literals_constants_and_a_leading_minus() {
+    assert_eq!(eval::<f32>("2.0"), Ok(2.0));
+    assert_eq!(eval::<f32>("-0.5"), Ok(-0.5));
+    assert_eq!(eval::<f32>("1e3"), Ok(1000.0));
+    assert_eq!(eval::<f32>("2.0f32"), Ok(2.0));
+    assert_eq!(eval::<f64>("3"), Ok(3.0));
+    assert_eq!(eval::<f32>("1_000.5"), Ok(1000.5));
+    assert_eq!(eval::<f32>("f32::consts::PI"), Ok(std::f32::consts::PI));
+    assert_eq!(
+        eval::<f32>("std::f32::consts::TAU"),
+        Ok(std::f32::consts::TAU)
+    );
+    assert_eq!(
+        eval::<f64>("-core::f64::consts::FRAC_PI_2"),
+        Ok(-std::f64::consts::FRAC_PI_2)
+    );
+    assert_eq!(eval::<f32>("f32::INFINITY"), Ok(f32::INFINITY));
+    assert_eq!(eval::<f32>("90f32.to_radians()"), Ok(90f32.to_radians()));
+    assert_eq!(eval::<f32>("(1.5)"), Ok(1.5));
+}
+
+#[test]
+fn bools_chars_and_strings_with_escapes() {
+    assert_eq!(eval::<bool>("true"), Ok(true));
+    assert_eq!(eval::<bool>("false"), Ok(false));
+    assert_eq!(eval::<char>("'x'"), Ok('x'));
+    assert_eq!(eval::<char>("'\\n'"), Ok('\n'));
+    assert_eq!(eval::<String>("\"plain\""), Ok("plain".into()));
+    assert_eq!(
+        eval::<String>(r#""tab\t quote\" unicode\u{e9} nl\n""#),
+        Ok("tab\t quote\" unicodeé nl\n".into())
+    );
+    assert_eq!(
+        eval::<String>(r##"r#"raw "quoted""#"##),
+        Ok("raw \"quoted\"".into())
+    );
+    assert_eq!(eval::<String>("String::from(\"a\")"), Ok("a".into()));
+    assert_eq!(eval::<String>("\"b\".into()"), Ok("b".into()));
+    assert_eq!(eval::<String>("\"c\".to_string()"), Ok("c".into()));
+    assert_eq!(eval::<String>("\"d\".to_owned()"), Ok("d".into()));
+    assert_eq!(eval::<String>("String::new()"), Ok(String::new()));
+    assert_eq!(
+        err::<bool>("1").to_string(),
+        "expected a boolean, found an integer"
+    );
+}
+
+#[test]
+fn options_tuples_arrays_and_vecs() {
+    assert_eq!(eval::<Option<f32>>("None"), Ok(None));
+    assert_eq!(eval::<Option<f32>>("Some(2.5)"), Ok(Some(2.5)));
+    assert_eq!(eval::<Option<Vec3>>("Some(Vec3::Y)"), Ok(Some(Vec3::Y)));
+    assert_eq!(
+        eval::<Option<String>>("Some(\"x\".into())"),
+        Ok(Some("x".into()))
+    );
+    assert_eq!(eval::<(u32, bool)>("(3, true)"), Ok((3, true)));
+    assert_eq!(eval::<[f32; 3]>("[1.0, 2.0, 3.0]"), Ok([1.0, 2.0, 3.0]));
+    assert_eq!(eval::<Vec<u8>>("vec![1, 2, 3]"), Ok(vec![1, 2, 3]));
+    assert_eq!(eval::<Vec<u8>>("[4, 5]"), Ok(vec![4, 5]));
+    assert_eq!(eval::<Vec<u8>>("vec![]"), Ok(vec![]));
+    assert_eq!(eval::<Vec<u8>>("Vec::new()"), Ok(vec![]));
+    assert_eq!(
+        eval::<Vec<Option<i32>>>("vec![Some(-1), None]"),
+        Ok(vec![Some(-1), None])
+    );
+    assert!(matches!(
+        err::<[f32; 3]>("[1.0, 2.0]"),
+        ExprError::Mismatch { .. }
+    ));
+    assert!(matches!(
+        err::<Option<f32>>("Some(\"a\")"),
+        ExprError::Mismatch { at: 5, .. }
+    ));
+}
+
+#[test]
+fn glam_constants_and_constructors() {
+    assert_eq!(eval::<Vec3>("Vec3::Y"), Ok(Vec3::Y));
+    assert_eq!(eval::<Vec3>("Vec3::ZERO"), Ok(Vec3::ZERO));
+    assert_eq!(eval::<Vec3>("glam::Vec3::NEG_Z"), Ok(Vec3::NEG_Z));
+    assert_eq!(
+        eval::<Vec3>("Vec3::new(1.0, -2.0, 3)"),
+        Ok(Vec3::new(1.0, -2.0, 3.0))
+    );
+    assert_eq!(eval::<Vec3>("Vec3::splat(0.5)"), Ok(Vec3::splat(0.5)));
+    assert_eq!(
+        eval::<Vec3>("Vec3 { x: 1.0, y: 2.0, z: 3.0 }"),
+        Ok(Vec3::new(1.0, 2.0, 3.0))
+    );
+    assert_eq!(eval::<Vec2>("Vec2::new(1.0, 2.0)"), Ok(Vec2::new(1.0, 2.0)));
+    assert_eq!(eval::<Vec4>("Vec4::W"), Ok(Vec4::W));
+    assert_eq!(eval::<Quat>("Quat::IDENTITY"), Ok(Quat::IDENTITY));
+    assert_eq!(
+        eval::<Quat>("Quat::from_rotation_y(1.0)"),
+        Ok(Quat::from_rotation_y(1.0))
+    );
+    assert_eq!(
+        eval::<Quat>("Quat::from_rotation_x(-0.5)"),
+        Ok(Quat::from_rotation_x(-0.5))
+    );
+    assert_eq!(
+        eval::<Quat>("Quat::from_rotation_z(f32::consts::PI)"),
+        Ok(Quat::from_rotation_z(std::f32::consts::PI))
+    );
+    assert_eq!(
+        eval::<Quat>("Quat::from_euler(EulerRot::XYZ, 0.1, 0.2, 0.3)"),
+        Ok(Quat::from_euler(EulerRot::XYZ, 0.1, 0.2, 0.3))
+    );
+    assert_eq!(
+        err::<Vec3>("Vec2::new(1.0, 2.0)").to_string(),
+        "expected a Vec3 (`Vec3::new(..)`, `Vec3::splat(v)` or a constant like `Vec3::ZERO`), found `Vec2::new(..)`"
+    );
+    assert!(matches!(
+        err::<Vec3>("Vec3::new(1.0, 2.0)"),
+        ExprError::Mismatch { .. }
+    ));
+    assert!(matches!(
+        err::<Vec3>("Vec3::UP"),
+        ExprError::Unsupported { .. }
+    ));
+    assert!(matches!(
+        err::<Vec2>("Vec2::Z"),
+        ExprError::Unsupported { .. }
+    ));
+}
+
+#[test]
+fn colours() {
+    assert_eq!(
+        eval::<Color>("Color::srgb(1.0, 0.5, 0.0)"),
+        Ok(Color::srgb(1.0, 0.5, 0.0))
+    );
+    assert_eq!(
+        eval::<Color>("Color::srgba(1.0, 0.5, 0.0, 0.5)"),
+        Ok(Color::srgba(1.0, 0.5, 0.0, 0.5))
+    );
+    assert_eq!(
+        eval::<Color>("Color::linear_rgb(0.2, 0.3, 0.4)"),
+        Ok(Color::linear_rgb(0.2, 0.3, 0.4))
+    );
+    assert_eq!(eval::<Color>("Color::WHITE"), Ok(Color::WHITE));
+    assert_eq!(eval::<Color>("Color::BLACK"), Ok(Color::BLACK));
+    assert_eq!(eval::<Color>("Color::NONE"), Ok(Color::NONE));
+    assert_eq!(
+        eval::<Color>("Color::srgb_u8(255, 0, 128)"),
+        Ok(Color::srgb_u8(255, 0, 128))
+    );
+    assert!(matches!(
+        err::<Color>("Color::hsl(1.0, 1.0, 1.0)"),
+        ExprError::Unsupported { .. }
+    ));
+}
+
+#[test]
+fn enum_variants_and_struct_literals() {
+    assert_eq!(eval::<Shape>("Shape::Point"), Ok(Shape::Point));
+    assert_eq!(eval::<Shape>("Point"), Ok(Shape::Point));
+    assert_eq!(eval::<Shape>("Shape::Circle(1.0)"), Ok(Shape::Circle(1.0)));
+    assert_eq!(
+        eval::<Shape>("Shape::Rect { w: 1.0, h: 2.0 }"),
+        Ok(Shape::Rect { w: 1.0, h: 2.0 })
+    );
+    assert_eq!(eval::<Shape>("Default::default()"), Ok(Shape::Point));
+    let e = err::<Shape>("Shape::Square");
+    assert_eq!(
+        e.to_string(),
+        "`Shape` has no variant `Square`; its variants are `Point`, `Circle`, `Rect`"
+    );
+    assert!(matches!(
+        err::<Shape>("Shape::Rect { w: 1.0 }"),
+        ExprError::MissingFields { .. }
+    ));
+    assert!(matches!(
+        err::<Shape>("Other::Point"),
+        ExprError::Mismatch { .. }
+    ));
+    assert_eq!(
+        eval::<Stats>("Stats { hp: 3, speed: 1.5, name: \"a\".into() }"),
+        Ok(Stats {
+            hp: 3,
+            speed: 1.5,
+            name: "a".into()
+        })
+    );
+    assert_eq!(
+        eval::<Stats>("Stats { hp: 3, ..Default::default() }"),
+        Ok(Stats {
+            hp: 3,
+            ..Default::default()
+        })
+    );
+    assert_eq!(
+        eval::<Stats>("Stats { speed: 2.0, ..default() }"),
+        Ok(Stats {
+            speed: 2.0,
+            ..Default::default()
+        })
+    );
+    assert_eq!(eval::<Pair>("Pair(-1, true)"), Ok(Pair(-1, true)));
+    let unknown = err::<Stats>("Stats { hq: 3, ..default() }");
+    assert_eq!(
+        unknown.to_string(),
+        "`Stats` has no field `hq`; its fields are `hp`, `speed`, `name`"
+    );
+    assert_eq!(unknown.at(), 8);
+    assert_eq!(
+        err::<Stats>("Stats { hp: 1.5, ..default() }").to_string(),
+        "expected an integer (u32), found a float"
+    );
+}
+
+#[test]
+fn code_is_refused_with_what_was_found() {
+    let unsupported = |text: &str| match err::<f32>(text) {
+        ExprError::Unsupported { what, .. } => what,
+        other => panic!("`{text}`: {other:?}"),
+    };
+    assert_eq!(unsupported("1.0 + 2.0"), "arithmetic");
+    assert_eq!(unsupported("println!(\"hi\")"), "the macro `println!`");
+    assert_eq!(unsupported("{ 1.0 }"), "a block");
+    assert_eq!(
+        unsupported("f32::consts::NOPE"),
+        "the unknown constant `f32::consts::NOPE`"
+    );
+    assert!(matches!(
+        err::<f32>("std::process::exit(1)"),
+        ExprError::Mismatch { .. }
+    ));
+    assert!(matches!(
+        err::<f32>("some_function()"),
+        ExprError::Mismatch { .. }
+    ));
+    assert!(matches!(err::<f32>("1.0 +"), ExprError::Syntax { .. }));
+    assert!(matches!(
+        err::<Vec<u8>>("vec![0; 3]"),
+        ExprError::Syntax { .. }
+    ));
+    assert!(matches!(
+        err::<String>("format!(\"x\")"),
+        ExprError::Unsupported { .. }
+    ));
+    let deep = format!("{}1.0{}", "(".repeat(100), ")".repeat(100));
+    assert!(matches!(err::<f32>(&deep), ExprError::Unsupported { .. }));
+}
+
+#[test]
+fn errors_point_inside_the_expression() {
+    let e = err::<Vec3>("Vec3::new(1.0, \"y\", 3.0)");
+    assert_eq!(e.at(), 15);
+    let e = err::<Vec<u32>>("vec![1, 2, 3.5]");
+    assert_eq!(e.at(), 11);
+}
+
+#[test]
+fn rendered_defaults_evaluate_back() {
+    fn round_trip<
+        T: Typed + FromReflect + Default + PartialReflect + PartialEq + std::fmt::Debug,
+    >(
+        v: T,
+    ) {
+        let text = render(&v).unwrap();
+        assert_eq!(eval::<T>(&text), Ok(v), "{text}");
+    }
+    round_trip(1.5f32);
+    round_trip(-3i16);
+    round_trip(String::from("quote \" and \\ and \n"));
+    round_trip('\'');
+    round_trip(Vec3::new(1.0, -2.0, 0.25));
+    round_trip(Quat::from_rotation_y(0.5));
+    round_trip(Color::srgba(0.1, 0.2, 0.3, 0.4));
+    round_trip(Some(Shape::Rect { w: 1.0, h: 2.0 }));
+    round_trip(Stats {
+        hp: 9,
+        speed: 0.5,
+        name: "n".into(),
+    });
+    round_trip(vec![Pair(1, false), Pair(-2, true)]);
+    round_trip((7u8, 1e-7f64));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn evaluation_never_panics_on_arbitrary_text(text in any::<String>()) {
+        let r = registry();
+        for info in [f32::type_info(), u8::type_info(), String::type_info(), Vec3::type_info(),
+                     Shape::type_info(), Stats::type_info(), <Option<Vec<Pair>>>::type_info(), Color::type_info()] {
+            let _ = evaluate(&text, info, &r);
+        }
+    }
+
+    #[test]
+    fn evaluation_never_panics_on_expression_like_text(
+        text in "[-+*/(){}\\[\\],.:;!'\" a-zA-Z0-9_#]{0,40}"
+    ) {
+        let r = registry();
+        for info in [f32::type_info(), i64::type_info(), Vec3::type_info(), Quat::type_info(),
+                     Shape::type_info(), Stats::type_info(), <(u8, bool)>::type_info(), <Vec<Option<f32>>>::type_info()] {
+            let _ = evaluate(&text, info, &r);
+        }
+    }
+
+    #[test]
+    fn floats_round_trip_through_render(v in any::<f32>().prop_filter("not NaN", |v| !v.is_nan())) {
+        let text = render(&v).unwrap();
+        prop_assert_eq!(eval::<f32>(&text), Ok(v));
+    }
+}

@@ -1,0 +1,11 @@
+use bevy_ecs::component::Component;
+use bevy_forge_scene::ForgeComponent;
+use bevy_reflect::Reflect;
+
+#[derive(Component, Reflect, Default, ForgeComponent)]
+enum Mode {
+    #[default]
+    Idle,
+}
+
+fn main() {}
