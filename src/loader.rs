@@ -292,11 +292,12 @@ impl<T> PrepareSink for T {}
 
 /// Prepares every entity of `doc` (in `doc.entities` order) with its already built custom
 /// components, and collects the scene's materials.
+#[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
 pub(crate) fn prepare_entities(
     doc: &SceneDoc,
     source_map: &SourceMap,
     custom: Vec<Vec<crate::custom::PreparedCustom>>,
-    #[cfg_attr(not(feature = "builtins"), allow(unused_variables))] sink: &mut impl PrepareSink,
+    sink: &mut impl PrepareSink,
     path: &str,
 ) -> (Vec<PreparedEntity>, Vec<crate::format::MaterialData>) {
     let mut custom = custom.into_iter();

@@ -423,9 +423,22 @@ fn patch_component(
             }
             (_, Some(p)) => crate::custom::insert_one(entity, p, id),
         }
-        return;
+    } else {
+        #[cfg(feature = "builtins")]
+        patch_builtin(entity, change, &key, index, scene_id, scene);
     }
-    #[cfg(feature = "builtins")]
+}
+
+/// Applies a change of a built-in component.
+#[cfg(feature = "builtins")]
+fn patch_builtin(
+    entity: &mut EntityWorldMut,
+    change: &ComponentChange,
+    key: &str,
+    index: Option<usize>,
+    scene_id: AssetId<ForgeScene>,
+    scene: &ForgeScene,
+) {
     match change {
         ComponentChange::Removed { key } => crate::builtin::remove(entity, key),
         ComponentChange::Added { .. } | ComponentChange::Changed { .. } => {
@@ -434,7 +447,7 @@ fn patch_component(
                 .and_then(|p| p.components.iter().find(|c| c.tag() == key));
             match prepared {
                 Some(component) => crate::spawn::insert_builtin(entity, component, scene_id, scene),
-                None => crate::builtin::remove(entity, &key),
+                None => crate::builtin::remove(entity, key),
             }
         }
     }

@@ -83,6 +83,7 @@ pub struct ForgeSceneReady {
 
 /// Materials created for scenes, shared by all instances of a scene.
 #[derive(Resource, Default)]
+#[cfg_attr(not(feature = "builtins"), allow(dead_code))]
 pub(crate) struct ForgeMaterials {
     handles: HashMap<(AssetId<ForgeScene>, usize), Option<UntypedHandle>>,
     warned: bool,
