@@ -4,12 +4,8 @@
 
 mod common;
 
-use std::path::Path;
-
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::io::memory::{Dir, MemoryAssetReader};
-use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
-use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_app::App;
+use bevy_asset::{AssetServer, Handle, LoadState};
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
@@ -65,52 +61,27 @@ impl ForgeComponent for Manual {
     }
 }
 
-struct Harness {
-    app: App,
-    dir: Dir,
+/// The shared harness, with `Manual` registered by hand.
+struct Harness(common::harness::Harness);
+
+impl std::ops::Deref for Harness {
+    type Target = common::harness::Harness;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Harness {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
 }
 
 impl Harness {
     fn new() -> Self {
-        let dir = Dir::default();
-        let reader_dir = dir.clone();
-        let mut app = App::new();
-        app.register_asset_source(
-            AssetSourceId::Default,
-            AssetSourceBuilder::new(move || {
-                Box::new(MemoryAssetReader {
-                    root: reader_dir.clone(),
-                })
-            }),
-        )
-        .add_plugins((
-            TaskPoolPlugin::default(),
-            AssetPlugin {
-                watch_for_changes_override: Some(false),
-                use_asset_processor_override: Some(false),
-                ..Default::default()
-            },
-            ForgeScenePlugin,
-        ));
-        app.register_forge_component::<Manual>();
-        app.finish();
-        app.cleanup();
-        Self { app, dir }
-    }
-
-    fn add(&self, path: &str, text: &str) {
-        self.dir.insert_asset_text(Path::new(path), text);
-    }
-
-    fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
-        for _ in 0..500 {
-            self.app.update();
-            if done(self.app.world_mut()) {
-                return;
-            }
-            std::thread::yield_now();
-        }
-        panic!("condition not reached in 500 frames");
+        Self(common::harness::Harness::with_setup(|app| {
+            app.register_forge_component::<Manual>();
+        }))
     }
 
     fn spawn(&mut self, path: &str, text: &str) -> (Entity, ForgeSceneInstance) {

@@ -17,6 +17,11 @@ pub struct Harness {
 
 impl Harness {
     pub fn new() -> Self {
+        Self::with_setup(|_| {})
+    }
+
+    /// Like [`Harness::new`], running `setup` on the app before its plugins finish.
+    pub fn with_setup(setup: impl FnOnce(&mut App)) -> Self {
         let dir = Dir::default();
         let reader_dir = dir.clone();
         let mut app = App::new();
@@ -37,6 +42,7 @@ impl Harness {
             },
             ForgeScenePlugin,
         ));
+        setup(&mut app);
         app.finish();
         app.cleanup();
         Self { app, dir }
