@@ -7,9 +7,14 @@
 //! cargo run --example hot_reload
 //! ```
 //!
-//! In a game, enable Bevy's file watcher instead of calling `reload` yourself: this crate's
-//! `file_watcher` feature (or `AssetPlugin { watch_for_changes_override: Some(true), .. }` with
-//! `bevy_asset/file_watcher`).
+//! With `--watch`, it instead spawns `assets/scenes/garden.forge.ron` and keeps running: edit and
+//! save that file and each applied diff is printed (a bad save prints its diagnostics and the
+//! scene keeps running). Watching needs this crate's `file_watcher` feature (Bevy's
+//! `bevy_asset/file_watcher`):
+//!
+//! ```sh
+//! cargo run --example hot_reload --features file_watcher -- --watch
+//! ```
 
 use std::process::ExitCode;
 
@@ -54,7 +59,55 @@ fn step(app: &mut App, until: impl Fn(&World) -> bool) -> bool {
     false
 }
 
+/// Spawns the Garden scene and reloads it whenever the file changes, until interrupted.
+fn watch() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_target(false)
+        .without_time()
+        .init();
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: assets.to_string_lossy().into_owned(),
+            watch_for_changes_override: Some(true),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ))
+    .add_observer(|e: On<ForgeSceneReloaded>| {
+        println!(
+            "applied: added {:?}, removed {:?}, changed {:?}",
+            e.added, e.removed, e.changed
+        );
+    })
+    .add_observer(|e: On<ForgeSceneReloadFailed>| {
+        for d in &e.diagnostics {
+            println!("bad save, the scene keeps running: {d}");
+        }
+    });
+    app.finish();
+    app.cleanup();
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<ForgeScene>("scenes/garden.forge.ron");
+    app.world_mut().spawn(ForgeSceneRoot(handle));
+    println!(
+        "watching {}; edit and save it (Ctrl-C to stop)",
+        assets.join("scenes/garden.forge.ron").display()
+    );
+    loop {
+        app.update();
+        std::thread::sleep(std::time::Duration::from_millis(16));
+    }
+}
+
 fn main() -> ExitCode {
+    if std::env::args().any(|a| a == "--watch") {
+        return watch();
+    }
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {

@@ -492,3 +492,55 @@ fn custom_components_reload_only_the_changed_fields() {
     live.save(&scene(&[entity(1, "Planet", None, &[], 0.0, "")], &[1], 2));
     assert!(live.h.world().get::<common::Orbit>(planet).is_none());
 }
+
+#[test]
+fn a_hundred_alternating_reloads_leave_no_ghosts() {
+    let with_subtree = base();
+    let without = scene(
+        &[
+            entity(1, "A", None, &[2], 0.0, ""),
+            entity(2, "B", Some(1), &[], 1.0, LIGHT),
+            entity(5, "E", None, &[], 4.0, "(type: camera2d)"),
+        ],
+        &[1, 5],
+        6,
+    );
+    let mut live = Live::start(&with_subtree);
+    let count = |live: &mut Live| {
+        let world = live.h.app.world_mut();
+        world.query::<&ForgeEntityId>().iter(world).count()
+    };
+    assert_eq!(count(&mut live), 5);
+    for i in 0..100 {
+        let text = if i % 2 == 0 { &without } else { &with_subtree };
+        live.save(text);
+        let expected = if i % 2 == 0 { 3 } else { 5 };
+        assert_eq!(count(&mut live), expected, "after reload {i}");
+        assert_eq!(live.instance.len(), expected);
+    }
+    assert_eq!(live.log().reloaded.len(), 100);
+}
+
+#[test]
+fn every_instance_of_a_scene_is_patched() {
+    let mut live = Live::start(&base());
+    let handle = live.h.load("level.forge.ron");
+    let second = live.h.spawn_root(&handle);
+    live.h
+        .run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
+    live.save(&base().replace("\"C\"", "\"Sea\""));
+    let world = live.h.world();
+    let a = world.get::<ForgeSceneInstance>(live.root).unwrap();
+    let b = world.get::<ForgeSceneInstance>(second).unwrap();
+    assert_ne!(a.entity(3), b.entity(3));
+    for instance in [a, b] {
+        assert_eq!(
+            world
+                .get::<Name>(instance.entity(3).unwrap())
+                .unwrap()
+                .as_str(),
+            "Sea"
+        );
+    }
+    assert_eq!(live.log().reloaded.len(), 2, "one event per instance");
+}

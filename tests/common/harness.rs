@@ -1,19 +1,26 @@
 //! A headless Bevy app with an in-memory asset source, as bevy_asset's own tests use.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use bevy_app::{App, TaskPoolPlugin};
 use bevy_asset::io::memory::{Dir, MemoryAssetReader};
-use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+use bevy_asset::io::{AssetSourceBuilder, AssetSourceEvent, AssetSourceId, AssetWatcher};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle};
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
 
-/// An app with `ForgeScenePlugin` reading assets from memory.
+/// An app with `ForgeScenePlugin` reading assets from memory, watched by a fake watcher whose
+/// change events the test sends itself (as bevy_asset's own tests do).
 pub struct Harness {
     pub app: App,
     pub dir: Dir,
+    events: Arc<Mutex<Option<async_channel::Sender<AssetSourceEvent>>>>,
 }
+
+struct FakeWatcher;
+
+impl AssetWatcher for FakeWatcher {}
 
 impl Harness {
     pub fn new() -> Self {
@@ -24,6 +31,8 @@ impl Harness {
     pub fn with_setup(setup: impl FnOnce(&mut App)) -> Self {
         let dir = Dir::default();
         let reader_dir = dir.clone();
+        let events = Arc::new(Mutex::new(None));
+        let events_for_watcher = events.clone();
         let mut app = App::new();
         app.register_asset_source(
             AssetSourceId::Default,
@@ -31,12 +40,16 @@ impl Harness {
                 Box::new(MemoryAssetReader {
                     root: reader_dir.clone(),
                 })
+            })
+            .with_watcher(move |sender| {
+                *events_for_watcher.lock().unwrap() = Some(sender);
+                Some(Box::new(FakeWatcher))
             }),
         )
         .add_plugins((
             TaskPoolPlugin::default(),
             AssetPlugin {
-                watch_for_changes_override: Some(false),
+                watch_for_changes_override: Some(true),
                 use_asset_processor_override: Some(false),
                 ..Default::default()
             },
@@ -45,7 +58,21 @@ impl Harness {
         setup(&mut app);
         app.finish();
         app.cleanup();
-        Self { app, dir }
+        Self { app, dir, events }
+    }
+
+    /// Rewrites a file and tells the asset server it changed, as a file watcher would.
+    pub fn modify(&self, path: &str, text: &str) {
+        self.add(path, text);
+        let sender = self
+            .events
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("the watcher is set up");
+        sender
+            .send_blocking(AssetSourceEvent::ModifiedAsset(PathBuf::from(path)))
+            .unwrap();
     }
 
     /// Writes (or overwrites) a file of the in-memory asset source.
