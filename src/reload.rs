@@ -295,6 +295,22 @@ fn alive(world: &World, entity: Entity) -> bool {
     world.get_entity(entity).is_ok()
 }
 
+/// Applies `changes` (the [`diff`] from the document `instance` was spawned or last patched
+/// from to `scene`'s document) to one live instance under `root`, as hot reload does, and
+/// returns what was added, removed and changed. For use without an `App` (benchmarks, tools);
+/// the plugin does this itself on `AssetEvent::Modified`. `instance` is updated in place; the
+/// event is returned, not triggered.
+pub fn apply_diff(
+    world: &mut World,
+    root: Entity,
+    instance: &mut ForgeSceneInstance,
+    changes: &SceneDiff,
+    scene: &ForgeScene,
+) -> ForgeSceneReloaded {
+    let scene_id = instance.scene;
+    apply(world, root, instance, changes, scene_id, scene)
+}
+
 /// Applies `changes` to one instance, following the diff's documented order: spawn added,
 /// patch changed, despawn removed, then set sibling orders.
 fn apply(

@@ -116,6 +116,24 @@ pub(crate) fn spawn_scene_instances(
     });
 }
 
+impl ForgeScene {
+    /// Spawns this scene under `root` in `world` right away, without an `App` or the asset
+    /// server (benchmarks, tools, tests), and returns the id map. `id` is the asset id the scene
+    /// is stored under: it keys the shared material cache and [`ForgeSceneInstance::scene`].
+    ///
+    /// The returned instance is not inserted on `root` and no [`ForgeSceneReady`] is triggered;
+    /// insert it yourself to use [`reload::apply_diff`](crate::reload::apply_diff) on it later.
+    /// Custom components are inserted only when `world` has an `AppTypeRegistry` resource.
+    pub fn spawn_into(
+        &self,
+        id: AssetId<ForgeScene>,
+        world: &mut World,
+        root: Entity,
+    ) -> ForgeSceneInstance {
+        spawn_instance(world, root, id, self)
+    }
+}
+
 /// Spawns `scene` under `root` and returns the id map. Parents spawn before their children and
 /// children in file order, so `Children` holds the file's order.
 pub(crate) fn spawn_instance(

@@ -1,0 +1,81 @@
+//! Peak memory (and one timed end-to-end load + spawn) of a process that loads and spawns a
+//! scene of N entities, ours or Bevy's. Run the binary directly under `/usr/bin/time -v` so the
+//! peak is this process's alone (see BENCHMARKS.md):
+//!
+//! ```text
+//! cargo bench --bench peak_memory -- gen 100000 /tmp/forge-peak   # writes both files, once
+//! /usr/bin/time -v <bench binary> ours 100000 /tmp/forge-peak
+//! /usr/bin/time -v <bench binary> theirs 100000 /tmp/forge-peak
+//! ```
+//!
+//! `gen` writes `bench.forge.ron` and `bench.scn.ron` (the same world, the second written by
+//! Bevy's `DynamicWorld` serializer) into the directory; `ours` / `theirs` start a headless app
+//! reading that directory, load and spawn the scene under one root through the `AssetServer`,
+//! check the entity count, and print the elapsed time and entities per second.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+#[path = "support/vs_bevy.rs"]
+mod both;
+mod support;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use bevy_forge_scene::prelude::*;
+
+fn main() {
+    // `cargo bench` passes `--bench`; ignore flags.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let [mode, n, dir] = args.as_slice() else {
+        eprintln!("usage: peak_memory gen|ours|theirs N DIR");
+        return;
+    };
+    let n: usize = n.parse().unwrap();
+    let dir = PathBuf::from(dir);
+    match mode.as_str() {
+        "gen" => {
+            std::fs::create_dir_all(&dir).unwrap();
+            let (forge, scn) = both::texts(n);
+            std::fs::write(dir.join("bench.forge.ron"), &forge).unwrap();
+            std::fs::write(dir.join("bench.scn.ron"), &scn).unwrap();
+            println!(
+                "wrote {} ({} bytes) and {} ({} bytes)",
+                dir.join("bench.forge.ron").display(),
+                forge.len(),
+                dir.join("bench.scn.ron").display(),
+                scn.len()
+            );
+        }
+        "ours" => {
+            let mut app = both::file_app(&dir);
+            let start = Instant::now();
+            let (root, _handle) = both::ours_load_spawn(&mut app, "bench.forge.ron");
+            let elapsed = start.elapsed();
+            let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
+            assert_eq!(len, n);
+            report("ours", n, elapsed);
+        }
+        "theirs" => {
+            let mut app = both::file_app(&dir);
+            let start = Instant::now();
+            let (_root, _handle) = both::theirs_load_spawn(&mut app, "bench.scn.ron");
+            let elapsed = start.elapsed();
+            let world = app.world_mut();
+            let mut q = world.query::<&both::Health>();
+            assert_eq!(q.iter(world).count(), n);
+            report("theirs", n, elapsed);
+        }
+        other => eprintln!("unknown mode `{other}`: gen|ours|theirs"),
+    }
+}
+
+fn report(side: &str, n: usize, elapsed: std::time::Duration) {
+    println!(
+        "{side}: load + spawn of {n} entities in {:.1} ms ({:.0} entities/s)",
+        elapsed.as_secs_f64() * 1000.0,
+        n as f64 / elapsed.as_secs_f64()
+    );
+}
