@@ -417,27 +417,8 @@ fn reload(c: &mut Criterion) {
             })
         });
     }
-    {
-        dir.insert_asset_text(Path::new("live.scn.ron"), &scn_a);
-        let (_root, _h) = both::theirs_load_spawn(&mut app, "live.scn.ron");
-        let mut flip = false;
-        group.bench_function(BenchmarkId::new("theirs_app_reparse", n), |bench| {
-            bench.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    flip = !flip;
-                    let text = if flip { &scn_b } else { &scn_a };
-                    dir.insert_asset_text(Path::new("live.scn.ron"), text);
-                    let before = app.world().resource::<TheirsReady>().0;
-                    let start = Instant::now();
-                    server.reload("live.scn.ron");
-                    both::run_until(&mut app, |w| w.resource::<TheirsReady>().0 > before);
-                    total += start.elapsed();
-                }
-                total
-            })
-        });
-    }
+    // Their side through the app is not measured: after `AssetServer::reload` their spawner
+    // did not report a respawned instance within the frame budget (see BENCHMARKS.md).
     group.finish();
 }
 
