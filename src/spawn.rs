@@ -182,6 +182,16 @@ pub(crate) fn spawn_entity(
     let Some(prepared) = scene.prepared.get(index) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
+    // One bundle for what every entity has: one archetype move instead of two.
+    #[cfg(feature = "builtins")]
+    let mut entity = world.spawn((
+        prepared.name.clone(),
+        prepared.transform,
+        ChildOf(parent),
+        ForgeEntityId(id),
+        bevy_camera::visibility::Visibility::Inherited,
+    ));
+    #[cfg(not(feature = "builtins"))]
     let mut entity = world.spawn((
         prepared.name.clone(),
         prepared.transform,
@@ -190,7 +200,6 @@ pub(crate) fn spawn_entity(
     ));
     #[cfg(feature = "builtins")]
     {
-        entity.insert(bevy_camera::visibility::Visibility::Inherited);
         for component in &prepared.components {
             insert_builtin(&mut entity, component, scene_id, scene);
         }
