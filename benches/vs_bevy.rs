@@ -33,7 +33,7 @@ use bevy_reflect::TypeRegistry;
 use bevy_transform::components::Transform;
 use bevy_world_serialization::DynamicWorld;
 use bevy_world_serialization::serde::WorldDeserializer;
-use both::{Health, OursReloaded, Tag, TheirsReady};
+use both::{Health, OursReloaded, Tag};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde::de::DeserializeSeed;
 
