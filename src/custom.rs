@@ -206,17 +206,9 @@ fn build(
         }
         let path = format!(".fields[{j}]");
         let name_position = site.map.custom_field_name(site.entity, site.component, j);
-        let Some(field_schema) = schema.field(&field.name) else {
-            errors.push(unknown_field(
-                schema,
-                &field.name,
-                site,
-                path,
-                name_position,
-            ));
-            continue;
-        };
-        let Some(field_info) = field_type(info, &field.name) else {
+        let (Some(field_schema), Some(field_info)) =
+            (schema.field(&field.name), field_type(info, &field.name))
+        else {
             errors.push(unknown_field(
                 schema,
                 &field.name,

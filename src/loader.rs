@@ -133,7 +133,7 @@ pub enum ForgeSceneLoadError {
 }
 
 /// `  path:line:column: error[code]: message (entity N, `field`); help: ...`, one per line.
-fn list(diagnostics: &[Diagnostic], path: &str) -> String {
+pub(crate) fn list(diagnostics: &[Diagnostic], path: &str) -> String {
     let mut out = String::new();
     for (i, d) in diagnostics.iter().enumerate() {
         if i > 0 {

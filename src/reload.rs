@@ -136,21 +136,8 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
             continue;
         }
         reported.0.insert(scene, diagnostics.clone());
-        let mut text = String::new();
-        for d in &diagnostics {
-            let at = d
-                .position
-                .map(|p| format!(":{}:{}", p.line, p.column))
-                .unwrap_or_default();
-            text.push_str(&format!(
-                "\n  {path}{at}: {}",
-                Diagnostic {
-                    position: None,
-                    ..d.clone()
-                }
-            ));
-        }
-        tracing::error!("reload of `{path}` failed; the last good scene stays live:{text}");
+        let text = crate::loader::list(&diagnostics, &path.to_string());
+        tracing::error!("reload of `{path}` failed; the last good scene stays live:\n{text}");
         let failure = ForgeSceneReloadFailed {
             scene,
             path,
@@ -209,12 +196,16 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         if !changes.is_empty() {
             tracing::info!("scene {id:?} reloaded:\n{changes}");
             let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
-            let live: Vec<(Entity, ForgeSceneInstance)> = roots
+            let live: Vec<Entity> = roots
                 .iter(world)
                 .filter(|(_, i)| i.scene == id)
-                .map(|(e, i)| (e, i.clone()))
+                .map(|(e, _)| e)
                 .collect();
-            for (root, mut instance) in live {
+            for root in live {
+                // Taken out (not cloned) while the world is patched, then put back.
+                let Some(mut instance) = world.entity_mut(root).take::<ForgeSceneInstance>() else {
+                    continue;
+                };
                 let event = apply(world, root, &mut instance, &changes, id, scene);
                 if let Ok(mut entity) = world.get_entity_mut(root) {
                     entity.insert(instance);

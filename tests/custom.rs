@@ -86,20 +86,7 @@ impl Harness {
 
     fn spawn(&mut self, path: &str, text: &str) -> (Entity, ForgeSceneInstance) {
         self.add(path, text);
-        let handle: Handle<Scene> = self
-            .app
-            .world()
-            .resource::<AssetServer>()
-            .load(path.to_owned());
-        let root = self.app.world_mut().spawn(ForgeSceneRoot(handle)).id();
-        self.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
-        let instance = self
-            .app
-            .world()
-            .get::<ForgeSceneInstance>(root)
-            .unwrap()
-            .clone();
-        (root, instance)
+        self.0.spawn_scene(path)
     }
 
     /// Loads `text` expecting failure; returns the error message.
