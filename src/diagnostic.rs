@@ -39,7 +39,7 @@
 //! | `forge::text::font_size` | error | text `font_size <= 0` (or not finite) |
 //! | `forge::text::non_finite` | error | a text colour channel is not finite (extra) |
 //! | `forge::custom::type_path` | error | a custom component's type path is not a Rust path |
-//! | `forge::custom::field_name` | error | a custom field name is not a Rust identifier |
+//! | `forge::custom::field_name` | error | a custom field name is neither a Rust identifier nor a tuple struct index (`0`, `1`) |
 //! | `forge::custom::empty_expr` | error | a custom field expression is empty or whitespace |
 //! | `forge::custom::duplicate_field` | error | two fields of one custom component have the same name |
 //! | `forge::custom::unknown_type` | error | at load: no registered `ForgeComponent` has this type path (extra) |

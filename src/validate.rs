@@ -17,7 +17,8 @@
 //! **Generic arguments are not allowed** (`Timer<Fast>`): the editor cannot check them and code
 //! generation would have to parse Rust types. Declare a type alias in the game
 //! (`type FastTimer = Timer<Fast>;`) and use its path instead. Field names follow the same
-//! identifier rule (`radius`, `r#type`).
+//! identifier rule (`radius`, `r#type`), or are the decimal index of a tuple struct field (`0`,
+//! `1`, as [`ComponentSchema`](crate::schema::ComponentSchema) names them; no leading zeros).
 
 use std::collections::{HashMap, HashSet};
 
@@ -890,19 +891,19 @@ impl At<'_> {
             } else {
                 custom.fields[..j].iter().any(|f| f.name == field.name)
             };
-            if !is_rust_identifier(&field.name) {
+            if !is_field_name(&field.name) {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,
                         "forge::custom::field_name",
                         format!(
-                            "custom field name `{}` is not a Rust identifier",
+                            "custom field name `{}` is not a Rust identifier or tuple index",
                             field.name
                         ),
                     )
                     .with_entity(self.id)
                     .with_path(format!("{}.name", base()))
-                    .with_help("field names are Rust identifiers, like `max_health` or `r#type`"),
+                    .with_help("field names are Rust identifiers, like `max_health` or `r#type`, or tuple struct indices, like `0`"),
                     Loc::CustomName(self.index, j),
                 );
             } else if repeated {
@@ -1042,6 +1043,20 @@ pub fn is_rust_identifier(s: &str) -> bool {
     }
 }
 
+/// Whether `s` is a decimal tuple field index: `0`, `1`, `12`, without sign or leading zeros.
+pub fn is_tuple_index(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit())
+        && (s == "0" || !s.starts_with('0'))
+        && s.parse::<u32>().is_ok()
+}
+
+/// Whether `s` may name a custom field: a Rust identifier (see [`is_rust_identifier`]) or a tuple
+/// struct index (see [`is_tuple_index`]).
+pub fn is_field_name(s: &str) -> bool {
+    is_rust_identifier(s) || is_tuple_index(s)
+}
+
 /// Why a custom component type path is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum TypePathProblem {
@@ -1140,6 +1155,16 @@ mod tests {
         }
         for bad in ["", "_", "max hp", "1x", "type", "r#self", "r#", "a-b"] {
             assert!(!is_rust_identifier(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn field_names_may_be_tuple_indices() {
+        for ok in ["0", "1", "10", "radius"] {
+            assert!(is_field_name(ok), "{ok}");
+        }
+        for bad in ["01", "-1", "+1", "1.0", "0x1", "99999999999", "1 "] {
+            assert!(!is_field_name(bad), "{bad:?}");
         }
     }
 }

@@ -553,6 +553,24 @@ fn custom_field_names_are_identifiers() {
 }
 
 #[test]
+fn tuple_struct_fields_are_named_by_their_index() {
+    // `struct Health(u32, u32)`: the schema names the fields `0` and `1`.
+    let ok = with_basics(ent(3, &custom("Health", &[("0", "10"), ("1", "20")])));
+    assert!(ok.is_empty(), "{ok:?}");
+    for bad in ["01", "-1", "1.0"] {
+        let report = with_basics(ent(3, &custom("Health", &[(bad, "1")])));
+        let d = expect(
+            &report,
+            "forge::custom::field_name",
+            Severity::Error,
+            Some(3),
+            7,
+        );
+        assert!(d.message.contains(&format!("`{bad}`")), "{}", d.message);
+    }
+}
+
+#[test]
 fn custom_expressions_are_not_empty() {
     let text = scene(&[
         ent(1, CAMERA),
