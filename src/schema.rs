@@ -50,6 +50,7 @@ use bevy_app::App;
 use bevy_ecs::component::Component;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
 use bevy_ecs::resource::Resource;
+use bevy_reflect::enums::VariantInfo;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{GetTypeRegistration, PartialReflect, Reflect, TypeInfo, TypePath, Typed};
 
@@ -111,6 +112,12 @@ pub struct FieldSchema {
 }
 
 /// The kind of value a field holds, as far as scenes are concerned.
+///
+/// Composite kinds describe their parts down to the scalars (struct fields, enum variant
+/// payloads, list items, `Option` payloads), each as a [`TypeSchema`] with its short type name, so
+/// a field expression can be checked without the Rust type (`forge validate --schema`). Nesting
+/// stops after 16 levels and after 4096 parts per field (recursive types): deeper parts are
+/// [`Other`](FieldKind::Other).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FieldKind {
@@ -137,24 +144,99 @@ pub enum FieldKind {
         /// Number of components: 2, 3 or 4.
         len: u8,
     },
-    /// `bevy_color::Color` (or one of its colour spaces).
+    /// `bevy_color::Color` (or one of its colour spaces, `Srgba`, `LinearRgba`).
     Colour,
-    /// An enum with these variant names, in declaration order.
+    /// An enum, with its variants in declaration order.
     Enum {
-        /// Variant names.
-        variants: Vec<String>,
+        /// The variants and their fields.
+        variants: Vec<VariantSchema>,
     },
-    /// A struct, tuple struct or tuple with these field names (`0`, `1`, ... when unnamed).
+    /// A struct with named fields.
     Struct {
-        /// Field names in declaration order.
-        fields: Vec<String>,
+        /// The fields in declaration order.
+        fields: Vec<MemberSchema>,
     },
-    /// A `Vec`, array or other list of items of one kind.
-    List(Box<FieldKind>),
-    /// `Option<T>`.
-    Option(Box<FieldKind>),
+    /// A tuple struct (`Name(a, b)`); its fields are named `0`, `1`, ... in expressions.
+    TupleStruct {
+        /// The field types in declaration order.
+        fields: Vec<TypeSchema>,
+    },
+    /// A tuple (`(a, b)`).
+    Tuple {
+        /// The element types in order.
+        fields: Vec<TypeSchema>,
+    },
+    /// A `Vec` or other growable list of items of one type.
+    List(Box<TypeSchema>),
+    /// An array `[T; len]`.
+    Array {
+        /// The item type.
+        item: Box<TypeSchema>,
+        /// The number of items.
+        len: usize,
+    },
+    /// `Option<T>`, with the type of `T`.
+    Option(Box<TypeSchema>),
     /// Anything else (maps, sets, opaque types): scenes cannot write it.
     Other,
+}
+
+/// A type nested inside a field: a list item, an `Option` payload, a tuple element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeSchema {
+    /// The Rust type as its short type path (`f32`, `Vec3`, `Mode`); empty when reflection
+    /// gives no type information.
+    pub type_name: String,
+    /// What kind of value it holds.
+    pub kind: FieldKind,
+}
+
+/// A named field of a nested struct or of a struct variant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberSchema {
+    /// The field name.
+    pub name: String,
+    /// The Rust type as its short type path (`f32`); empty when reflection gives no type
+    /// information.
+    pub type_name: String,
+    /// What kind of value it holds.
+    pub kind: FieldKind,
+}
+
+/// One variant of an enum [`FieldKind`], with the types of its fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VariantSchema {
+    /// A variant without fields (`Mode::Idle`).
+    Unit {
+        /// The variant name.
+        name: String,
+    },
+    /// A variant with unnamed fields (`Mode::Chase(3)`).
+    Tuple {
+        /// The variant name.
+        name: String,
+        /// The field types in order.
+        fields: Vec<TypeSchema>,
+    },
+    /// A variant with named fields (`Mode::Patrol { speed: 2.0 }`).
+    Struct {
+        /// The variant name.
+        name: String,
+        /// The fields in declaration order.
+        fields: Vec<MemberSchema>,
+    },
+}
+
+impl VariantSchema {
+    /// The variant name.
+    pub fn name(&self) -> &str {
+        match self {
+            VariantSchema::Unit { name }
+            | VariantSchema::Tuple { name, .. }
+            | VariantSchema::Struct { name, .. } => name,
+        }
+    }
 }
 
 /// Inclusive or half-open number bounds of a field.
@@ -205,59 +287,118 @@ impl FieldSchema {
     }
 }
 
-/// The [`FieldKind`] of a reflected type.
+/// The [`FieldKind`] of a reflected type, with its parts (see [`FieldKind`] for the limits).
 pub fn kind_of(info: &TypeInfo) -> FieldKind {
-    kind_at(info, 0)
+    KindBuilder { parts: 0 }.kind(info, 0)
 }
 
-fn kind_at(info: &TypeInfo, depth: usize) -> FieldKind {
-    if depth > 16 {
-        return FieldKind::Other;
-    }
-    let inner = |i: Option<&'static TypeInfo>| -> Box<FieldKind> {
-        Box::new(i.map_or(FieldKind::Other, |i| kind_at(i, depth + 1)))
-    };
-    let path = info.type_path();
-    if let Some(k) = crate::expr::special_kind(info) {
-        return k;
-    }
-    match info {
-        TypeInfo::Opaque(_) => match path {
-            "bool" => FieldKind::Bool,
-            "char" => FieldKind::Char,
-            "f32" => FieldKind::Float { bits: 32 },
-            "f64" => FieldKind::Float { bits: 64 },
-            "alloc::string::String" | "String" => FieldKind::String,
-            p => match crate::expr::IntTy::from_name(p) {
-                Some(i) => FieldKind::Integer {
-                    signed: i.signed(),
-                    bits: i.bits(),
-                },
-                None => FieldKind::Other,
-            },
-        },
-        TypeInfo::Enum(e) if path.starts_with("core::option::Option<") => {
-            let some = e.variant("Some").and_then(|v| match v {
-                bevy_reflect::enums::VariantInfo::Tuple(t) => t.field_at(0)?.type_info(),
-                _ => None,
-            });
-            FieldKind::Option(inner(some))
+/// How deep [`kind_of`] describes nested types.
+const MAX_KIND_DEPTH: usize = 16;
+/// How many parts [`kind_of`] describes per field (a recursive type could otherwise describe
+/// exponentially many within the depth limit).
+const MAX_KIND_PARTS: usize = 4096;
+
+/// Builds a [`FieldKind`], counting the parts described so far.
+struct KindBuilder {
+    parts: usize,
+}
+
+impl KindBuilder {
+    fn kind(&mut self, info: &TypeInfo, depth: usize) -> FieldKind {
+        self.parts += 1;
+        if depth > MAX_KIND_DEPTH || self.parts > MAX_KIND_PARTS {
+            return FieldKind::Other;
         }
-        TypeInfo::Enum(e) => FieldKind::Enum {
-            variants: e.iter().map(|v| v.name().to_owned()).collect(),
-        },
-        TypeInfo::Struct(s) => FieldKind::Struct {
-            fields: s.iter().map(|f| f.name().to_owned()).collect(),
-        },
-        TypeInfo::TupleStruct(s) => FieldKind::Struct {
-            fields: (0..s.field_len()).map(|i| i.to_string()).collect(),
-        },
-        TypeInfo::Tuple(s) => FieldKind::Struct {
-            fields: (0..s.field_len()).map(|i| i.to_string()).collect(),
-        },
-        TypeInfo::List(l) => FieldKind::List(inner(l.item_info())),
-        TypeInfo::Array(a) => FieldKind::List(inner(a.item_info())),
-        _ => FieldKind::Other,
+        if let Some(k) = crate::expr::special_kind(info) {
+            return k;
+        }
+        let path = info.type_path();
+        match info {
+            TypeInfo::Opaque(_) => match path {
+                "bool" => FieldKind::Bool,
+                "char" => FieldKind::Char,
+                "f32" => FieldKind::Float { bits: 32 },
+                "f64" => FieldKind::Float { bits: 64 },
+                "alloc::string::String" | "String" => FieldKind::String,
+                p => match crate::expr::IntTy::from_name(p) {
+                    Some(i) => FieldKind::Integer {
+                        signed: i.signed(),
+                        bits: i.bits(),
+                    },
+                    None => FieldKind::Other,
+                },
+            },
+            TypeInfo::Enum(e) if path.starts_with("core::option::Option<") => {
+                let some = e.variant("Some").and_then(|v| match v {
+                    VariantInfo::Tuple(t) => t.field_at(0)?.type_info(),
+                    _ => None,
+                });
+                FieldKind::Option(Box::new(self.ty(some, depth)))
+            }
+            TypeInfo::Enum(e) => {
+                let mut variants = Vec::with_capacity(e.variant_len());
+                for v in e.iter() {
+                    let name = v.name().to_owned();
+                    variants.push(match v {
+                        VariantInfo::Unit(_) => VariantSchema::Unit { name },
+                        VariantInfo::Tuple(t) => VariantSchema::Tuple {
+                            name,
+                            fields: t.iter().map(|f| self.ty(f.type_info(), depth)).collect(),
+                        },
+                        VariantInfo::Struct(s) => VariantSchema::Struct {
+                            name,
+                            fields: s
+                                .iter()
+                                .map(|f| self.member(f.name(), f.type_info(), depth))
+                                .collect(),
+                        },
+                    });
+                }
+                FieldKind::Enum { variants }
+            }
+            TypeInfo::Struct(s) => FieldKind::Struct {
+                fields: s
+                    .iter()
+                    .map(|f| self.member(f.name(), f.type_info(), depth))
+                    .collect(),
+            },
+            TypeInfo::TupleStruct(s) => FieldKind::TupleStruct {
+                fields: s.iter().map(|f| self.ty(f.type_info(), depth)).collect(),
+            },
+            TypeInfo::Tuple(s) => FieldKind::Tuple {
+                fields: s.iter().map(|f| self.ty(f.type_info(), depth)).collect(),
+            },
+            TypeInfo::List(l) => FieldKind::List(Box::new(self.ty(l.item_info(), depth))),
+            TypeInfo::Array(a) => FieldKind::Array {
+                item: Box::new(self.ty(a.item_info(), depth)),
+                len: a.capacity(),
+            },
+            _ => FieldKind::Other,
+        }
+    }
+
+    /// The schema of a part of a type at `depth`; `None` (no type information) is an unnamed
+    /// [`FieldKind::Other`].
+    fn ty(&mut self, info: Option<&TypeInfo>, depth: usize) -> TypeSchema {
+        match info {
+            Some(info) => TypeSchema {
+                type_name: info.type_path_table().short_path().to_owned(),
+                kind: self.kind(info, depth + 1),
+            },
+            None => TypeSchema {
+                type_name: String::new(),
+                kind: FieldKind::Other,
+            },
+        }
+    }
+
+    fn member(&mut self, name: &str, info: Option<&TypeInfo>, depth: usize) -> MemberSchema {
+        let TypeSchema { type_name, kind } = self.ty(info, depth);
+        MemberSchema {
+            name: name.to_owned(),
+            type_name,
+            kind,
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use bevy_app::App;
 use bevy_ecs::prelude::*;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent};
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::schema::{FieldKind, FieldRange};
+use bevy_forge_scene::schema::{FieldKind, FieldRange, MemberSchema, TypeSchema, VariantSchema};
 use bevy_math::Vec3;
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
@@ -35,6 +35,15 @@ enum Mode {
     Wander(f32),
 }
 
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+struct Spot {
+    x: f32,
+    tag: Option<String>,
+}
+
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+struct Meters(f32);
+
 /// Every kind of field.
 #[derive(Component, Reflect, Default, ForgeComponent)]
 struct Kinds {
@@ -50,6 +59,9 @@ struct Kinds {
     target: Option<Vec3>,
     points: Vec<f32>,
     pair: (u32, bool),
+    spot: Spot,
+    length: Meters,
+    grid: [u8; 2],
 }
 
 /// Hit points.
@@ -120,24 +132,85 @@ fn schema_kinds_cover_every_field_type() {
     assert_eq!(kind("label"), FieldKind::String);
     assert_eq!(kind("letter"), FieldKind::Char);
     assert_eq!(kind("tint"), FieldKind::Colour);
+    let ty = |type_name: &str, kind: FieldKind| TypeSchema {
+        type_name: type_name.into(),
+        kind,
+    };
+    let f32_kind = || FieldKind::Float { bits: 32 };
     assert_eq!(
         kind("mode"),
         FieldKind::Enum {
-            variants: vec!["Slow".into(), "Fast".into(), "Wander".into()]
+            variants: vec![
+                VariantSchema::Unit {
+                    name: "Slow".into()
+                },
+                VariantSchema::Unit {
+                    name: "Fast".into()
+                },
+                VariantSchema::Tuple {
+                    name: "Wander".into(),
+                    fields: vec![ty("f32", f32_kind())]
+                },
+            ]
         }
     );
     assert_eq!(
         kind("target"),
-        FieldKind::Option(Box::new(FieldKind::Vector { len: 3 }))
+        FieldKind::Option(Box::new(ty("Vec3", FieldKind::Vector { len: 3 })))
     );
     assert_eq!(
         kind("points"),
-        FieldKind::List(Box::new(FieldKind::Float { bits: 32 }))
+        FieldKind::List(Box::new(ty("f32", f32_kind())))
     );
     assert_eq!(
         kind("pair"),
+        FieldKind::Tuple {
+            fields: vec![
+                ty(
+                    "u32",
+                    FieldKind::Integer {
+                        signed: false,
+                        bits: 32
+                    }
+                ),
+                ty("bool", FieldKind::Bool),
+            ]
+        }
+    );
+    assert_eq!(
+        kind("spot"),
         FieldKind::Struct {
-            fields: vec!["0".into(), "1".into()]
+            fields: vec![
+                MemberSchema {
+                    name: "x".into(),
+                    type_name: "f32".into(),
+                    kind: f32_kind(),
+                },
+                MemberSchema {
+                    name: "tag".into(),
+                    type_name: "Option<String>".into(),
+                    kind: FieldKind::Option(Box::new(ty("String", FieldKind::String))),
+                },
+            ]
+        }
+    );
+    assert_eq!(
+        kind("length"),
+        FieldKind::TupleStruct {
+            fields: vec![ty("f32", f32_kind())]
+        }
+    );
+    assert_eq!(
+        kind("grid"),
+        FieldKind::Array {
+            item: Box::new(ty(
+                "u8",
+                FieldKind::Integer {
+                    signed: false,
+                    bits: 8
+                }
+            )),
+            len: 2
         }
     );
     let default = |n: &str| schema.field(n).unwrap().default.clone().unwrap();
@@ -146,6 +219,8 @@ fn schema_kinds_cover_every_field_type() {
     assert_eq!(default("points"), "vec![]");
     assert_eq!(default("label"), "\"\"");
     assert_eq!(default("pair"), "(0, false)");
+    assert_eq!(default("spot"), "Spot { x: 0.0, tag: None }");
+    assert_eq!(default("grid"), "[0, 0]");
     assert_eq!(
         schema.field("small").unwrap().range,
         Some(FieldRange {
@@ -194,4 +269,39 @@ fn register_forge_component_works_without_the_plugin() {
     app.register_forge_component::<Orbit>();
     let schemas = app.world().resource::<ForgeSchemas>();
     assert_eq!(schemas.type_paths(), ["forge_demo::Orbit"]);
+}
+
+/// A recursive type with two branches: a naive description would double at every level.
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+struct Tree {
+    left: Vec<Tree>,
+    right: Vec<Tree>,
+}
+
+fn parts(kind: &FieldKind) -> (usize, usize) {
+    let mut count = 1;
+    let mut depth = 0;
+    let mut visit = |k: &FieldKind| {
+        let (c, d) = parts(k);
+        count += c;
+        depth = depth.max(d + 1);
+    };
+    match kind {
+        FieldKind::Struct { fields } => fields.iter().for_each(|f| visit(&f.kind)),
+        FieldKind::List(item) | FieldKind::Option(item) => visit(&item.kind),
+        _ => {}
+    }
+    (count, depth)
+}
+
+#[test]
+fn recursive_types_have_a_bounded_schema() {
+    let kind = bevy_forge_scene::schema::kind_of(<Tree as bevy_reflect::Typed>::type_info());
+    let (count, depth) = parts(&kind);
+    assert!(count <= 4096 + 1, "{count} parts");
+    assert!(depth <= 17, "{depth} levels");
+    let FieldKind::Struct { fields } = &kind else {
+        panic!("{kind:?}")
+    };
+    assert_eq!(fields[0].type_name, "Vec<Tree>");
 }
