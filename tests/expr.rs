@@ -2,10 +2,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bevy_color::Color;
-use bevy_forge_scene::expr::{ExprError, assign, evaluate, render};
+use bevy_forge_scene::expr::{ExprError, assign, evaluate, evaluate_schema, render};
+use bevy_forge_scene::schema::kind_of;
 use bevy_math::{EulerRot, Quat, Vec2, Vec3, Vec4};
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{FromReflect, PartialReflect, Reflect, TypeRegistry, Typed};
+use bevy_reflect::{FromReflect, PartialReflect, Reflect, TypeInfo, TypeRegistry, Typed};
 use proptest::prelude::*;
 
 #[derive(Reflect, Default, Clone, Debug, PartialEq)]
@@ -365,6 +366,151 @@ fn rendered_defaults_evaluate_back() {
     round_trip((7u8, 1e-7f64));
 }
 
+/// Evaluates `text` as the reflected type `info` and as its schema (offline, as `forge
+/// validate --schema` does); describes how the outcomes differ, if they do. The one allowed
+/// difference: a schema cannot know whether a nested type has a reflected `Default`.
+fn offline_differs(info: &'static TypeInfo, text: &str) -> Option<String> {
+    let loaded = evaluate(text, info, &registry());
+    let kind = kind_of(info);
+    let offline = evaluate_schema(text, info.type_path_table().short_path(), &kind);
+    match (&loaded, &offline) {
+        (Err(a), Err(b)) if a == b => None,
+        (Err(ExprError::Reflect { .. }), Ok(_)) => None,
+        (Ok(a), Ok(b)) if a.is_dynamic() || b.is_dynamic() => None,
+        (Ok(a), Ok(b)) if a.reflect_partial_eq(b.as_ref()) == Some(true) => None,
+        _ => Some(format!(
+            "`{text}` as `{}`: loader {loaded:?}, offline {offline:?}",
+            info.type_path()
+        )),
+    }
+}
+
+/// Every supported form and every refusal, on the types the other tests use.
+fn parity_cases() -> Vec<(&'static TypeInfo, &'static str)> {
+    let f32_ = f32::type_info();
+    let u32_ = u32::type_info();
+    let vec3 = Vec3::type_info();
+    let shape = Shape::type_info();
+    let stats = Stats::type_info();
+    let pair = Pair::type_info();
+    vec![
+        (u32_, "10"),
+        (u32_, "1_000"),
+        (u32_, "1.5"),
+        (u32_, "-1"),
+        (u32_, "10u8"),
+        (u32_, "u32::MAX"),
+        (u8::type_info(), "256"),
+        (i8::type_info(), "-128"),
+        (usize::type_info(), "7"),
+        (isize::type_info(), "-7isize"),
+        (u16::type_info(), "0xff"),
+        (f32_, "2.0"),
+        (f32_, "-0.5"),
+        (f32_, "1e3"),
+        (f32_, "2"),
+        (f32_, "f32::consts::PI"),
+        (f32_, "90f32.to_radians()"),
+        (f32_, "true"),
+        (f32_, "1.0 + 2.0"),
+        (f32_, "println!(\"hi\")"),
+        (f32_, "f32::consts::NOPE"),
+        (f32_, "some_function()"),
+        (f32_, "1.0 +"),
+        (f32_, "Default::default()"),
+        (f64::type_info(), "f64::INFINITY"),
+        (bool::type_info(), "1"),
+        (char::type_info(), "'x'"),
+        (String::type_info(), "\"a\".into()"),
+        (String::type_info(), "String::from(\"b\")"),
+        (String::type_info(), "format!(\"x\")"),
+        (String::type_info(), "42"),
+        (vec3, "Vec3::Y"),
+        (vec3, "Vec3::new(1.0, 2.0, 3.0)"),
+        (vec3, "Vec3::new(1.0, true, 0.0)"),
+        (vec3, "Vec3::new(1.0)"),
+        (vec3, "Vec3::W"),
+        (vec3, "Vec3 { x: 1.0, y: 2.0, z: 3.0 }"),
+        (vec3, "Vec3 { x: 1.0, ..default() }"),
+        (vec3, "Vec2::ZERO"),
+        (Vec2::type_info(), "Vec2::splat(2.0)"),
+        (Vec4::type_info(), "Vec4::ONE"),
+        (
+            Quat::type_info(),
+            "Quat::from_euler(EulerRot::XYZ, 0.1, 0.2, 0.3)",
+        ),
+        (Quat::type_info(), "Quat::from_axis_angle(Vec3::Y, 1.0)"),
+        (Quat::type_info(), "Quat::look_at(1.0)"),
+        (Color::type_info(), "Color::srgb(1.0, 0.5, 0.0)"),
+        (Color::type_info(), "Color::srgb_u8(255, 0, 300)"),
+        (Color::type_info(), "Color::WHITE"),
+        (Color::type_info(), "Color::PINK"),
+        (<Option<f32>>::type_info(), "Some(1.0)"),
+        (<Option<f32>>::type_info(), "None"),
+        (<Option<f32>>::type_info(), "Some(1.0, 2.0)"),
+        (<Option<f32>>::type_info(), "1.0"),
+        (<Option<Vec3>>::type_info(), "Some(Vec3::X)"),
+        (<Vec<u32>>::type_info(), "vec![1, 2, 3]"),
+        (<Vec<u32>>::type_info(), "vec![1, 2, 3.5]"),
+        (<Vec<u32>>::type_info(), "[1, 2]"),
+        (<Vec<u8>>::type_info(), "vec![0; 3]"),
+        (<Vec<u32>>::type_info(), "Vec::new()"),
+        (<[f32; 3]>::type_info(), "[1.0, 2.0, 3.0]"),
+        (<[f32; 3]>::type_info(), "[1.0, 2.0]"),
+        (<(u32, bool)>::type_info(), "(1, true)"),
+        (<(u32, bool)>::type_info(), "(1, 2)"),
+        (<(u32, bool)>::type_info(), "1"),
+        (shape, "Shape::Point"),
+        (shape, "Point"),
+        (shape, "Shape::Circle(1.0)"),
+        (shape, "Shape::Circle(1.0, 2.0)"),
+        (shape, "Shape::Circle"),
+        (shape, "Shape::Rect { w: 1.0, h: 2.0 }"),
+        (shape, "Shape::Rect { w: 1.0 }"),
+        (shape, "Shape::Rect { w: 1.0, d: 2.0 }"),
+        (shape, "Shape::Rect { w: 1.0, ..default() }"),
+        (shape, "Shape::Rect(1.0, 2.0)"),
+        (shape, "Shape::Point { }"),
+        (shape, "Shape::Square"),
+        (shape, "Other::Point"),
+        (shape, "Default::default()"),
+        (stats, "Stats { hp: 3, speed: 1.5, name: \"a\".into() }"),
+        (stats, "Stats { hp: 3, ..Default::default() }"),
+        (stats, "Stats { hq: 3, ..default() }"),
+        (stats, "Stats { hp: 1.5, ..default() }"),
+        (stats, "Stats { hp: 1 }"),
+        (stats, "Stats { hp: 1, ..Stats::new() }"),
+        (stats, "Other { hp: 1 }"),
+        (stats, "Stats(1, 2.0)"),
+        (pair, "Pair(-1, true)"),
+        (pair, "Pair(1)"),
+        (pair, "Couple(1, true)"),
+        (pair, "Default::default()"),
+        (<Option<Shape>>::type_info(), "Some(Shape::Circle(2.0))"),
+        (
+            <Vec<Stats>>::type_info(),
+            "vec![Stats { hp: 1, speed: 2.0, name: String::new() }]",
+        ),
+        (
+            <Option<Vec<Pair>>>::type_info(),
+            "Some(vec![Pair(1, false), Pair(2, 3)])",
+        ),
+        (
+            <std::collections::HashMap<u32, u32>>::type_info(),
+            "HashMap::new()",
+        ),
+    ]
+}
+
+#[test]
+fn offline_evaluation_against_a_schema_matches_the_loader() {
+    let differences: Vec<String> = parity_cases()
+        .into_iter()
+        .filter_map(|(info, text)| offline_differs(info, text))
+        .collect();
+    assert!(differences.is_empty(), "{differences:#?}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
@@ -386,6 +532,28 @@ proptest! {
                      Shape::type_info(), Stats::type_info(), <(u8, bool)>::type_info(), <Vec<Option<f32>>>::type_info()] {
             let _ = evaluate(&text, info, &r);
         }
+    }
+
+    #[test]
+    fn offline_evaluation_matches_the_loader_on_edited_expressions(
+        case in 0usize..1000,
+        at in 0usize..64,
+        cut in 0usize..4,
+        insert in "[-+*(){}\\[\\],.:!'\" a-zA-Z0-9_]{0,6}",
+    ) {
+        let cases = parity_cases();
+        let (info, text) = cases[case % cases.len()];
+        let mut at = at.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let mut end = (at + cut).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        let edited = format!("{}{insert}{}", &text[..at], &text[end..]);
+        let difference = offline_differs(info, &edited);
+        prop_assert!(difference.is_none(), "{}", difference.unwrap_or_default());
     }
 
     #[test]

@@ -25,21 +25,30 @@
 //! Anything else (function calls, arithmetic, macros other than `vec!`, unknown paths) is an
 //! [`ExprError`]. Paths are matched by their last segments, so `glam::Vec3::Y` and
 //! `bevy::math::Vec3::Y` mean `Vec3::Y`.
+//!
+//! [`evaluate_schema`] applies the same rules knowing only the field's schema
+//! ([`FieldSchema::type_name`](crate::schema::FieldSchema::type_name) and [`FieldKind`]), with the
+//! same errors: the offline check of `forge validate --schema`.
 
 use std::any::TypeId;
 
 use bevy_color::{Color, ColorToComponents, LinearRgba, Srgba};
 use bevy_reflect::array::DynamicArray;
-use bevy_reflect::enums::{DynamicEnum, DynamicVariant, EnumInfo, VariantInfo};
+use bevy_reflect::enums::{DynamicEnum, DynamicVariant};
 use bevy_reflect::list::DynamicList;
 use bevy_reflect::structs::DynamicStruct;
 use bevy_reflect::tuple::DynamicTuple;
 use bevy_reflect::tuple_struct::DynamicTupleStruct;
-use bevy_reflect::{PartialReflect, ReflectMut, ReflectRef, TypeInfo, TypeRegistry};
+use bevy_reflect::{PartialReflect, ReflectMut, ReflectRef, TypeInfo, TypeRegistry, Typed};
 use glam::{EulerRot, Quat, Vec2, Vec3, Vec3A, Vec4};
 use syn::spanned::Spanned;
 
 use crate::schema::FieldKind;
+
+mod target;
+
+pub(crate) use target::Target;
+use target::{Shape, VariantFields, Variants};
 
 /// What field expressions may be, in one line (used as help text).
 pub const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts";
@@ -210,6 +219,34 @@ impl IntTy {
         )
     }
 
+    /// The fixed-width integer type of this sign and width (`isize`/`usize` are found by name).
+    pub(crate) fn of_width(signed: bool, bits: u8) -> Option<IntTy> {
+        Self::ALL
+            .iter()
+            .map(|(t, _)| *t)
+            .filter(|t| !matches!(t, IntTy::Isize | IntTy::Usize))
+            .find(|t| t.signed() == signed && t.bits() == bits)
+    }
+
+    /// The reflected type.
+    pub(crate) fn type_info(self) -> &'static TypeInfo {
+        use bevy_reflect::Typed;
+        match self {
+            IntTy::I8 => i8::type_info(),
+            IntTy::I16 => i16::type_info(),
+            IntTy::I32 => i32::type_info(),
+            IntTy::I64 => i64::type_info(),
+            IntTy::I128 => i128::type_info(),
+            IntTy::Isize => isize::type_info(),
+            IntTy::U8 => u8::type_info(),
+            IntTy::U16 => u16::type_info(),
+            IntTy::U32 => u32::type_info(),
+            IntTy::U64 => u64::type_info(),
+            IntTy::U128 => u128::type_info(),
+            IntTy::Usize => usize::type_info(),
+        }
+    }
+
     pub(crate) fn bits(self) -> u8 {
         match self {
             IntTy::I8 | IntTy::U8 => 8,
@@ -292,7 +329,8 @@ impl IntTy {
 
 /// Glam and colour types the evaluator and the schema treat as values of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Special {
+#[allow(missing_docs)]
+pub(crate) enum Special {
     Vec2,
     Vec3,
     Vec3A,
@@ -324,6 +362,50 @@ impl Special {
         } else {
             return None;
         })
+    }
+
+    const ALL: [Special; 8] = [
+        Special::Vec2,
+        Special::Vec3,
+        Special::Vec3A,
+        Special::Vec4,
+        Special::Quat,
+        Special::Color,
+        Special::Srgba,
+        Special::LinearRgba,
+    ];
+
+    /// The special type whose short type path is `name` (`Vec3`, `Color`).
+    fn from_name(name: &str) -> Option<Special> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// `Vec2`, `Vec3` or `Vec4` by length.
+    fn vector(len: u8) -> Option<Special> {
+        Some(match len {
+            2 => Special::Vec2,
+            3 => Special::Vec3,
+            4 => Special::Vec4,
+            _ => return None,
+        })
+    }
+
+    fn is_colour(self) -> bool {
+        matches!(self, Special::Color | Special::Srgba | Special::LinearRgba)
+    }
+
+    fn type_info(self) -> &'static TypeInfo {
+        use bevy_reflect::Typed;
+        match self {
+            Special::Vec2 => Vec2::type_info(),
+            Special::Vec3 => Vec3::type_info(),
+            Special::Vec3A => Vec3A::type_info(),
+            Special::Vec4 => Vec4::type_info(),
+            Special::Quat => Quat::type_info(),
+            Special::Color => Color::type_info(),
+            Special::Srgba => Srgba::type_info(),
+            Special::LinearRgba => LinearRgba::type_info(),
+        }
     }
 
     fn name(self) -> &'static str {
@@ -371,7 +453,58 @@ pub fn evaluate(
     target: &'static TypeInfo,
     registry: &TypeRegistry,
 ) -> Result<Box<dyn PartialReflect>, ExprError> {
-    if let Some(value) = fast(expr, target) {
+    evaluate_as(expr, Target::Info(target), registry)
+}
+
+/// Evaluates `expr` as a value of a type known only by its schema: `type_name` (the short
+/// type path, as in [`FieldSchema::type_name`](crate::schema::FieldSchema::type_name)) and
+/// `kind`. This is the offline check of `forge validate --schema`: the same rules, errors and
+/// messages as [`evaluate`] on the real type, without the game's code.
+///
+/// The result is a concrete value for primitives, strings, glam and colour types (so ranges
+/// can be checked), and a dynamic value without a represented type otherwise.
+///
+/// Two differences with [`evaluate`] remain, both because a schema cannot say more:
+/// `Default::default()` and `..default()` on a game type are accepted (the loader also needs the
+/// type's reflected `Default`), and parts nested deeper than the schema describes (see
+/// [`FieldKind`]) are refused as unwritable.
+///
+/// # Errors
+/// An [`ExprError`], as [`evaluate`] returns it for the type the schema describes.
+pub fn evaluate_schema(
+    expr: &str,
+    type_name: &str,
+    kind: &FieldKind,
+) -> Result<Box<dyn PartialReflect>, ExprError> {
+    let target = Target::Kind { type_name, kind };
+    evaluate_as(expr, target, &SCHEMA_REGISTRY)
+}
+
+/// The reflected `Default`s offline evaluation uses: primitives, `String`, glam and colour
+/// types (which the loader's registry has too).
+static SCHEMA_REGISTRY: std::sync::LazyLock<TypeRegistry> = std::sync::LazyLock::new(|| {
+    let mut registry = TypeRegistry::new();
+    registry.register::<Vec2>();
+    registry.register::<Vec3>();
+    registry.register::<Vec3A>();
+    registry.register::<Vec4>();
+    registry.register::<Quat>();
+    registry.register::<Color>();
+    registry.register::<Srgba>();
+    registry.register::<LinearRgba>();
+    registry
+});
+
+/// [`evaluate`] or [`evaluate_schema`], by target.
+pub(crate) fn evaluate_as(
+    expr: &str,
+    target: Target<'_>,
+    registry: &TypeRegistry,
+) -> Result<Box<dyn PartialReflect>, ExprError> {
+    let target = target.resolved();
+    if let Target::Info(info) = target
+        && let Some(value) = fast(expr, info)
+    {
         return Ok(value);
     }
     let start = expr.len() - expr.trim_start().len();
@@ -572,10 +705,12 @@ fn describe(e: &syn::Expr) -> String {
     }
 }
 
-/// How to write a value of `info` (for "expected ..." messages).
-fn expected(info: &TypeInfo) -> String {
-    if let Some(s) = Special::of(info.type_id()) {
-        return match s {
+/// How to write a value of `ty` (for "expected ..." messages).
+fn expected(ty: Target<'_>) -> String {
+    let ty = ty.resolved();
+    let short = ty.short();
+    match ty.shape() {
+        Shape::Special(s, _) => match s {
             Special::Quat => {
                 "a Quat (`Quat::IDENTITY`, `Quat::from_rotation_y(a)`, `Quat::from_euler(EulerRot::XYZ, a, b, c)`)".into()
             }
@@ -590,11 +725,8 @@ fn expected(info: &TypeInfo) -> String {
                 "a {0} (`{0}::new(..)`, `{0}::splat(v)` or a constant like `{0}::ZERO`)",
                 v.name()
             ),
-        };
-    }
-    let short = info.type_path_table().short_path();
-    match info {
-        TypeInfo::Opaque(_) => match info.type_path() {
+        },
+        Shape::Opaque(info) => match info.type_path() {
             "bool" => "a boolean".into(),
             "char" => "a character".into(),
             "f32" | "f64" => format!("a float ({short})"),
@@ -602,26 +734,20 @@ fn expected(info: &TypeInfo) -> String {
             p if IntTy::from_name(p).is_some() => format!("an integer ({short})"),
             _ => format!("a `{short}`"),
         },
-        TypeInfo::Enum(_) if is_option(info) => format!("an `{short}` (`Some(..)` or `None`)"),
-        TypeInfo::Enum(e) => format!("a `{short}` variant ({})", variant_list(e)),
-        TypeInfo::Struct(_) => format!("a `{short}` struct literal"),
-        TypeInfo::TupleStruct(_) => format!("a `{short}(..)` value"),
-        TypeInfo::Tuple(t) => format!("a tuple of {}", t.field_len()),
-        TypeInfo::List(_) => format!("a list (`vec![..]` or `[..]`) for `{short}`"),
-        TypeInfo::Array(a) => format!("an array of {}", a.capacity()),
-        _ => format!("a `{short}`"),
+        Shape::Option(_) => format!("an `{short}` (`Some(..)` or `None`)"),
+        Shape::Enum(variants) => format!("a `{short}` variant ({})", variants.list()),
+        Shape::Struct(_) => format!("a `{short}` struct literal"),
+        Shape::TupleStruct(_) => format!("a `{short}(..)` value"),
+        Shape::Tuple(fields) => format!("a tuple of {}", fields.len()),
+        Shape::List(_) => format!("a list (`vec![..]` or `[..]`) for `{short}`"),
+        Shape::Array(_, len) => format!("an array of {len}"),
+        Shape::Unwritable => format!("a `{short}`"),
     }
 }
 
+/// Whether `info` is `Option<T>`.
 fn is_option(info: &TypeInfo) -> bool {
     info.type_path().starts_with("core::option::Option<")
-}
-
-fn variant_list(e: &EnumInfo) -> String {
-    e.iter()
-        .map(|v| format!("`{}`", v.name()))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn float_consts(name: &str) -> Option<f64> {
@@ -650,7 +776,7 @@ impl Eval<'_> {
         offset(self.text, span)
     }
 
-    fn mismatch(&self, e: &syn::Expr, info: &TypeInfo) -> ExprError {
+    fn mismatch(&self, e: &syn::Expr, ty: Target<'_>) -> ExprError {
         let found = describe(e);
         let unsupported = matches!(
             e,
@@ -683,107 +809,99 @@ impl Eval<'_> {
         }
         ExprError::Mismatch {
             at: self.at(e.span()),
-            expected: expected(info),
+            expected: expected(ty),
             found,
         }
     }
 
-    fn eval(&self, e: &syn::Expr, info: &'static TypeInfo) -> Result<Value, ExprError> {
+    fn eval(&self, e: &syn::Expr, ty: Target<'_>) -> Result<Value, ExprError> {
         match e {
-            syn::Expr::Paren(p) => return self.eval(&p.expr, info),
-            syn::Expr::Group(g) => return self.eval(&g.expr, info),
+            syn::Expr::Paren(p) => return self.eval(&p.expr, ty),
+            syn::Expr::Group(g) => return self.eval(&g.expr, ty),
             _ => {}
         }
-        if let Some(value) = self.default_call(e, info)? {
+        let ty = ty.resolved();
+        if let Some(value) = self.default_call(e, ty)? {
             return Ok(value);
         }
-        if let Some(special) = Special::of(info.type_id()) {
-            return self.special(e, special, info);
-        }
-        match info {
-            TypeInfo::Opaque(_) => self.opaque(e, info),
-            TypeInfo::Enum(enum_info) if is_option(info) => self.option(e, enum_info, info),
-            TypeInfo::Enum(enum_info) => self.enumeration(e, enum_info, info),
-            TypeInfo::Struct(_) => self.structure(e, info),
-            TypeInfo::TupleStruct(t) => {
+        match ty.shape() {
+            Shape::Special(special, info) => self.special(e, special, info),
+            Shape::Opaque(info) => self.opaque(e, info),
+            Shape::Option(some) => self.option(e, some, ty),
+            Shape::Enum(variants) => self.enumeration(e, variants, ty),
+            Shape::Struct(fields) => self.structure(e, &fields, ty),
+            Shape::TupleStruct(fields) => {
                 let syn::Expr::Call(call) = e else {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 };
-                self.check_type_name(&call.func, info)?;
+                self.check_type_name(&call.func, ty)?;
                 let mut out = DynamicTupleStruct::default();
-                out.set_represented_type(Some(info));
-                let infos: Vec<_> = t.iter().map(|f| f.type_info()).collect();
-                for v in self.items(&call.args, &infos, e, info)? {
+                out.set_represented_type(ty.info());
+                for v in self.items(&call.args, &fields, e, ty)? {
                     out.insert_boxed(v);
                 }
                 Ok(Box::new(out))
             }
-            TypeInfo::Tuple(t) => {
+            Shape::Tuple(fields) => {
                 let syn::Expr::Tuple(tuple) = e else {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 };
                 let mut out = DynamicTuple::default();
-                out.set_represented_type(Some(info));
-                let infos: Vec<_> = t.iter().map(|f| f.type_info()).collect();
-                for v in self.items(&tuple.elems, &infos, e, info)? {
+                out.set_represented_type(ty.info());
+                for v in self.items(&tuple.elems, &fields, e, ty)? {
                     out.insert_boxed(v);
                 }
                 Ok(Box::new(out))
             }
-            TypeInfo::List(l) => {
-                let elems = self.sequence(e, info)?;
-                let item = l.item_info().ok_or_else(|| self.unwritable(e, info))?;
+            Shape::List(item) => {
+                let elems = self.sequence(e, ty)?;
+                let item = item.ok_or_else(|| self.unwritable(e, ty))?;
                 let mut out = DynamicList::default();
-                out.set_represented_type(Some(info));
+                out.set_represented_type(ty.info());
                 for el in elems.iter() {
                     out.push_box(self.eval(el, item)?);
                 }
                 Ok(Box::new(out))
             }
-            TypeInfo::Array(a) => {
-                let elems = self.sequence(e, info)?;
-                let item = a.item_info().ok_or_else(|| self.unwritable(e, info))?;
-                let infos = vec![Some(item); a.capacity()];
-                let values = self.items(&elems, &infos, e, info)?;
+            Shape::Array(item, len) => {
+                let elems = self.sequence(e, ty)?;
+                let item = item.ok_or_else(|| self.unwritable(e, ty))?;
+                let values = self.items(&elems, &vec![Some(item); len], e, ty)?;
                 let mut out = DynamicArray::new(values.into_boxed_slice());
-                out.set_represented_type(Some(info));
+                out.set_represented_type(ty.info());
                 Ok(Box::new(out))
             }
-            _ => Err(self.unwritable(e, info)),
+            Shape::Unwritable => Err(self.unwritable(e, ty)),
         }
     }
 
-    fn unwritable(&self, e: &syn::Expr, info: &TypeInfo) -> ExprError {
+    fn unwritable(&self, e: &syn::Expr, ty: Target<'_>) -> ExprError {
         ExprError::Unwritable {
             at: self.at(e.span()),
-            ty: info.type_path_table().short_path().to_owned(),
+            ty: ty.short().to_owned(),
         }
     }
 
-    /// Evaluates `args` against field infos, checking the count.
+    /// Evaluates `args` against the field types `fields` of `ty`, checking the count.
     fn items(
         &self,
         args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
-        infos: &[Option<&'static TypeInfo>],
+        fields: &[Option<Target<'_>>],
         whole: &syn::Expr,
-        info: &TypeInfo,
+        ty: Target<'_>,
     ) -> Result<Vec<Value>, ExprError> {
-        if args.len() != infos.len() {
+        if args.len() != fields.len() {
             return Err(ExprError::Mismatch {
                 at: self.at(whole.span()),
-                expected: format!(
-                    "{} value(s) for `{}`",
-                    infos.len(),
-                    info.type_path_table().short_path()
-                ),
+                expected: format!("{} value(s) for `{}`", fields.len(), ty.short()),
                 found: format!("{}", args.len()),
             });
         }
         args.iter()
-            .zip(infos)
-            .map(|(arg, i)| match i {
-                Some(i) => self.eval(arg, i),
-                None => Err(self.unwritable(arg, info)),
+            .zip(fields)
+            .map(|(arg, field)| match field {
+                Some(field) => self.eval(arg, *field),
+                None => Err(self.unwritable(arg, ty)),
             })
             .collect()
     }
@@ -792,7 +910,7 @@ impl Eval<'_> {
     fn sequence(
         &self,
         e: &syn::Expr,
-        info: &TypeInfo,
+        ty: Target<'_>,
     ) -> Result<syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, ExprError> {
         match e {
             syn::Expr::Array(a) => Ok(a.elems.clone()),
@@ -806,12 +924,12 @@ impl Eval<'_> {
             syn::Expr::Call(c) if call_name(c).is_some_and(|n| ends(&n, &["Vec", "new"])) => {
                 Ok(syn::punctuated::Punctuated::new())
             }
-            _ => Err(self.mismatch(e, info)),
+            _ => Err(self.mismatch(e, ty)),
         }
     }
 
     /// `Default::default()`, `default()`, `T::default()`: the type's reflected default.
-    fn default_call(&self, e: &syn::Expr, info: &TypeInfo) -> Result<Option<Value>, ExprError> {
+    fn default_call(&self, e: &syn::Expr, ty: Target<'_>) -> Result<Option<Value>, ExprError> {
         let syn::Expr::Call(call) = e else {
             return Ok(None);
         };
@@ -821,10 +939,15 @@ impl Eval<'_> {
         if !call.args.is_empty() || name.last().is_none_or(|n| n != "default") {
             return Ok(None);
         }
-        self.reflected_default(info, e).map(Some)
+        self.reflected_default(ty, e).map(Some)
     }
 
-    fn reflected_default(&self, info: &TypeInfo, e: &syn::Expr) -> Result<Value, ExprError> {
+    /// The reflected `Default` of `ty`. A type known only by its schema has none to build; an
+    /// empty dynamic tuple stands in (offline checks only look at the numbers of scalars).
+    fn reflected_default(&self, ty: Target<'_>, e: &syn::Expr) -> Result<Value, ExprError> {
+        let Some(info) = ty.info() else {
+            return Ok(Box::new(DynamicTuple::default()));
+        };
         let default = self
             .registry
             .get_type_data::<bevy_reflect::std_traits::ReflectDefault>(info.type_id())
@@ -838,8 +961,8 @@ impl Eval<'_> {
         Ok(default.default().into_partial_reflect())
     }
 
-    fn check_type_name(&self, func: &syn::Expr, info: &TypeInfo) -> Result<(), ExprError> {
-        let ident = info.type_path_table().ident().unwrap_or_default();
+    fn check_type_name(&self, func: &syn::Expr, ty: Target<'_>) -> Result<(), ExprError> {
+        let ident = ty.ident();
         match func {
             syn::Expr::Path(p)
                 if p.path.segments.last().is_some_and(|s| s.ident == ident)
@@ -847,23 +970,23 @@ impl Eval<'_> {
             {
                 Ok(())
             }
-            other => Err(self.mismatch(other, info)),
+            other => Err(self.mismatch(other, ty)),
         }
     }
 
-    fn float(&self, e: &syn::Expr, info: &TypeInfo) -> Result<f64, ExprError> {
+    fn float(&self, e: &syn::Expr, ty: Target<'_>) -> Result<f64, ExprError> {
         match e {
-            syn::Expr::Paren(p) => self.float(&p.expr, info),
-            syn::Expr::Group(g) => self.float(&g.expr, info),
+            syn::Expr::Paren(p) => self.float(&p.expr, ty),
+            syn::Expr::Group(g) => self.float(&g.expr, ty),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
-                Ok(-self.float(&u.expr, info)?)
+                Ok(-self.float(&u.expr, ty)?)
             }
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Float(f),
                 ..
             }) => {
                 if !matches!(f.suffix(), "" | "f32" | "f64") {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 }
                 f.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
                     at: self.at(f.span()),
@@ -920,21 +1043,21 @@ impl Eval<'_> {
                 }
                 Err(ExprError::Mismatch {
                     at: self.at(e.span()),
-                    expected: expected(info),
+                    expected: expected(ty),
                     found: describe(e),
                 })
             }
             syn::Expr::MethodCall(m)
                 if m.args.is_empty() && (m.method == "to_radians" || m.method == "to_degrees") =>
             {
-                let v = self.float(&m.receiver, info)?;
+                let v = self.float(&m.receiver, ty)?;
                 Ok(if m.method == "to_radians" {
                     v.to_radians()
                 } else {
                     v.to_degrees()
                 })
             }
-            _ => Err(self.mismatch(e, info)),
+            _ => Err(self.mismatch(e, ty)),
         }
     }
 
@@ -943,7 +1066,7 @@ impl Eval<'_> {
         args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
         n: usize,
         whole: &syn::Expr,
-        info: &TypeInfo,
+        ty: Target<'_>,
     ) -> Result<Vec<f32>, ExprError> {
         if args.len() != n {
             return Err(ExprError::Mismatch {
@@ -953,12 +1076,12 @@ impl Eval<'_> {
             });
         }
         args.iter()
-            .map(|a| self.float(a, &FLOAT_INFO).map(|v| v as f32))
+            .map(|a| self.float(a, f32_target()).map(|v| v as f32))
             .collect::<Result<_, _>>()
             .map_err(|err| match err {
                 ExprError::Mismatch { at, found, .. } => ExprError::Mismatch {
                     at,
-                    expected: format!("a float argument for {}", expected(info)),
+                    expected: format!("a float argument for {}", expected(ty)),
                     found,
                 },
                 other => other,
@@ -967,11 +1090,12 @@ impl Eval<'_> {
 
     fn opaque(&self, e: &syn::Expr, info: &'static TypeInfo) -> Result<Value, ExprError> {
         let id = info.type_id();
+        let ty = Target::Info(info);
         if id == TypeId::of::<f32>() {
-            return Ok(Box::new(self.float(e, info)? as f32));
+            return Ok(Box::new(self.float(e, ty)? as f32));
         }
         if id == TypeId::of::<f64>() {
-            return Ok(Box::new(self.float(e, info)?));
+            return Ok(Box::new(self.float(e, ty)?));
         }
         if id == TypeId::of::<bool>() {
             return match e {
@@ -979,7 +1103,7 @@ impl Eval<'_> {
                     lit: syn::Lit::Bool(b),
                     ..
                 }) => Ok(Box::new(b.value)),
-                _ => Err(self.mismatch(e, info)),
+                _ => Err(self.mismatch(e, ty)),
             };
         }
         if id == TypeId::of::<char>() {
@@ -988,19 +1112,19 @@ impl Eval<'_> {
                     lit: syn::Lit::Char(c),
                     ..
                 }) => Ok(Box::new(c.value())),
-                _ => Err(self.mismatch(e, info)),
+                _ => Err(self.mismatch(e, ty)),
             };
         }
         if id == TypeId::of::<String>() {
-            return Ok(Box::new(self.string(e, info)?));
+            return Ok(Box::new(self.string(e, ty)?));
         }
         if let Some(int) = IntTy::from_name(info.type_path()) {
-            return self.integer(e, int, info);
+            return self.integer(e, int, ty);
         }
-        Err(self.unwritable(e, info))
+        Err(self.unwritable(e, ty))
     }
 
-    fn string(&self, e: &syn::Expr, info: &TypeInfo) -> Result<String, ExprError> {
+    fn string(&self, e: &syn::Expr, ty: Target<'_>) -> Result<String, ExprError> {
         let lit = |e: &syn::Expr| match e {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
@@ -1023,7 +1147,7 @@ impl Eval<'_> {
                 if ends(&name, &["String", "new"]) && c.args.is_empty() {
                     return Ok(String::new());
                 }
-                Err(self.mismatch(e, info))
+                Err(self.mismatch(e, ty))
             }
             syn::Expr::MethodCall(m)
                 if m.args.is_empty()
@@ -1032,13 +1156,13 @@ impl Eval<'_> {
                         "into" | "to_string" | "to_owned"
                     ) =>
             {
-                lit(&m.receiver).ok_or_else(|| self.mismatch(&m.receiver, info))
+                lit(&m.receiver).ok_or_else(|| self.mismatch(&m.receiver, ty))
             }
-            _ => Err(self.mismatch(e, info)),
+            _ => Err(self.mismatch(e, ty)),
         }
     }
 
-    fn integer(&self, e: &syn::Expr, int: IntTy, info: &TypeInfo) -> Result<Value, ExprError> {
+    fn integer(&self, e: &syn::Expr, int: IntTy, ty: Target<'_>) -> Result<Value, ExprError> {
         let (negative, inner) = match e {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => (true, &*u.expr),
             _ => (false, e),
@@ -1055,7 +1179,7 @@ impl Eval<'_> {
                 if !i.suffix().is_empty() && i.suffix() != int.name() {
                     return Err(ExprError::Mismatch {
                         at: self.at(e.span()),
-                        expected: expected(info),
+                        expected: expected(ty),
                         found: format!("a `{}` literal", i.suffix()),
                     });
                 }
@@ -1070,42 +1194,38 @@ impl Eval<'_> {
             syn::Expr::Path(p) if !negative => {
                 let segs = tail(&p.path);
                 match segs.as_slice() {
-                    [.., ty, c] if ty == int.name() && (c == "MAX" || c == "MIN") => {
+                    [.., name, c] if name == int.name() && (c == "MAX" || c == "MIN") => {
                         let value = if c == "MAX" {
                             int.boxed(false, int.max())
                         } else {
                             int.boxed(int.signed(), int.min().unsigned_abs())
                         };
-                        value.ok_or_else(|| self.mismatch(e, info))
+                        value.ok_or_else(|| self.mismatch(e, ty))
                     }
-                    _ => Err(self.mismatch(e, info)),
+                    _ => Err(self.mismatch(e, ty)),
                 }
             }
-            _ => Err(self.mismatch(e, info)),
+            _ => Err(self.mismatch(e, ty)),
         }
     }
 
     fn option(
         &self,
         e: &syn::Expr,
-        enum_info: &EnumInfo,
-        info: &'static TypeInfo,
+        some: Option<Target<'_>>,
+        ty: Target<'_>,
     ) -> Result<Value, ExprError> {
         match e {
             syn::Expr::Path(p) if tail(&p.path).last().is_some_and(|s| s == "None") => {
                 let mut out = DynamicEnum::new("None", DynamicVariant::Unit);
-                out.set_represented_type(Some(info));
+                out.set_represented_type(ty.info());
                 Ok(Box::new(out))
             }
             syn::Expr::Call(c)
                 if call_name(c).is_some_and(|n| n.last().is_some_and(|l| l == "Some")) =>
             {
-                let inner = enum_info.variant("Some").and_then(|v| match v {
-                    VariantInfo::Tuple(t) => t.field_at(0)?.type_info(),
-                    _ => None,
-                });
-                let Some(inner) = inner else {
-                    return Err(self.unwritable(e, info));
+                let Some(inner) = some else {
+                    return Err(self.unwritable(e, ty));
                 };
                 if c.args.len() != 1 {
                     return Err(ExprError::Mismatch {
@@ -1119,85 +1239,82 @@ impl Eval<'_> {
                     tuple.insert_boxed(self.eval(arg, inner)?);
                 }
                 let mut out = DynamicEnum::new("Some", DynamicVariant::Tuple(tuple));
-                out.set_represented_type(Some(info));
+                out.set_represented_type(ty.info());
                 Ok(Box::new(out))
             }
-            _ => Err(self.mismatch(e, info)),
+            _ => Err(self.mismatch(e, ty)),
         }
     }
 
     /// Checks that `path` (`Variant`, `Enum::Variant`, `a::Enum::Variant`) names a variant of
-    /// the enum and returns it.
-    fn variant<'i>(
+    /// the enum `ty` and returns it.
+    fn variant<'k>(
         &self,
         path: &syn::Path,
-        enum_info: &'i EnumInfo,
-        info: &TypeInfo,
+        variants: Variants<'k>,
+        ty: Target<'_>,
         whole: &syn::Expr,
-    ) -> Result<&'i VariantInfo, ExprError> {
+    ) -> Result<target::Variant<'k>, ExprError> {
         let segs = tail(path);
-        let ident = info.type_path_table().ident().unwrap_or_default();
+        let ident = ty.ident();
         if segs.len() >= 2 && segs[segs.len() - 2] != ident && segs[segs.len() - 2] != "Self" {
             return Err(ExprError::Mismatch {
                 at: self.at(whole.span()),
-                expected: expected(info),
+                expected: expected(ty),
                 found: describe(whole),
             });
         }
         let name = segs.last().map(String::as_str).unwrap_or_default();
-        enum_info
-            .variant(name)
-            .ok_or_else(|| ExprError::UnknownVariant {
-                at: self.at(path.span()),
-                ty: ident.to_owned(),
-                variant: name.to_owned(),
-                variants: variant_list(enum_info),
-            })
+        variants.get(name).ok_or_else(|| ExprError::UnknownVariant {
+            at: self.at(path.span()),
+            ty: ident.to_owned(),
+            variant: name.to_owned(),
+            variants: variants.list(),
+        })
     }
 
     fn enumeration(
         &self,
         e: &syn::Expr,
-        enum_info: &'static EnumInfo,
-        info: &'static TypeInfo,
+        variants: Variants<'_>,
+        ty: Target<'_>,
     ) -> Result<Value, ExprError> {
         let (variant, dynamic) = match e {
             syn::Expr::Path(p) => {
-                let v = self.variant(&p.path, enum_info, info, e)?;
-                if !matches!(v, VariantInfo::Unit(_)) {
+                let v = self.variant(&p.path, variants, ty, e)?;
+                if !matches!(v.fields, VariantFields::Unit) {
                     return Err(ExprError::Mismatch {
                         at: self.at(e.span()),
-                        expected: format!("the fields of variant `{}`", v.name()),
+                        expected: format!("the fields of variant `{}`", v.name),
                         found: "none".into(),
                     });
                 }
-                (v.name(), DynamicVariant::Unit)
+                (v.name, DynamicVariant::Unit)
             }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 };
-                let v = self.variant(&p.path, enum_info, info, e)?;
-                let VariantInfo::Tuple(t) = v else {
+                let v = self.variant(&p.path, variants, ty, e)?;
+                let VariantFields::Tuple(fields) = &v.fields else {
                     return Err(ExprError::Mismatch {
                         at: self.at(e.span()),
-                        expected: format!("variant `{}` written {}", v.name(), variant_shape(v)),
+                        expected: format!("variant `{}` written {}", v.name, v.fields.written()),
                         found: "a tuple variant".into(),
                     });
                 };
-                let infos: Vec<_> = t.iter().map(|f| f.type_info()).collect();
                 let mut tuple = DynamicTuple::default();
-                for value in self.items(&c.args, &infos, e, info)? {
+                for value in self.items(&c.args, fields, e, ty)? {
                     tuple.insert_boxed(value);
                 }
-                (v.name(), DynamicVariant::Tuple(tuple))
+                (v.name, DynamicVariant::Tuple(tuple))
             }
             syn::Expr::Struct(s) => {
-                let v = self.variant(&s.path, enum_info, info, e)?;
-                let VariantInfo::Struct(fields) = v else {
+                let v = self.variant(&s.path, variants, ty, e)?;
+                let VariantFields::Struct(fields) = &v.fields else {
                     return Err(ExprError::Mismatch {
                         at: self.at(e.span()),
-                        expected: format!("variant `{}` written {}", v.name(), variant_shape(v)),
+                        expected: format!("variant `{}` written {}", v.name, v.fields.written()),
                         found: "a struct variant".into(),
                     });
                 };
@@ -1207,15 +1324,13 @@ impl Eval<'_> {
                         what: "`..` in an enum variant".into(),
                     });
                 }
-                let names: Vec<&str> = fields.iter().map(|f| f.name()).collect();
-                let infos: Vec<_> = fields.iter().map(|f| f.type_info()).collect();
-                let dynamic = self.named_fields(s, v.name(), &names, &infos, false)?;
-                (v.name(), DynamicVariant::Struct(dynamic))
+                let dynamic = self.named_fields(s, v.name, fields, false)?;
+                (v.name, DynamicVariant::Struct(dynamic))
             }
-            _ => return Err(self.mismatch(e, info)),
+            _ => return Err(self.mismatch(e, ty)),
         };
         let mut out = DynamicEnum::new(variant, dynamic);
-        out.set_represented_type(Some(info));
+        out.set_represented_type(ty.info());
         Ok(Box::new(out))
     }
 
@@ -1224,8 +1339,7 @@ impl Eval<'_> {
         &self,
         s: &syn::ExprStruct,
         ty: &str,
-        names: &[&str],
-        infos: &[Option<&'static TypeInfo>],
+        fields: &[target::Member<'_>],
         partial: bool,
     ) -> Result<DynamicStruct, ExprError> {
         let mut out = DynamicStruct::default();
@@ -1235,31 +1349,31 @@ impl Eval<'_> {
                 syn::Member::Named(i) => i.to_string(),
                 syn::Member::Unnamed(i) => i.index.to_string(),
             };
-            let Some(index) = names.iter().position(|n| *n == name) else {
+            let Some((_, target)) = fields.iter().find(|(n, _)| *n == name) else {
                 return Err(ExprError::UnknownField {
                     at: self.at(field.member.span()),
                     ty: ty.to_owned(),
                     field: name,
-                    fields: names
+                    fields: fields
                         .iter()
-                        .map(|n| format!("`{n}`"))
+                        .map(|(n, _)| format!("`{n}`"))
                         .collect::<Vec<_>>()
                         .join(", "),
                 });
             };
-            let Some(info) = infos[index] else {
+            let Some(target) = target else {
                 return Err(ExprError::Unwritable {
                     at: self.at(field.expr.span()),
                     ty: format!("{ty}.{name}"),
                 });
             };
-            out.insert_boxed(name.clone(), self.eval(&field.expr, info)?);
+            out.insert_boxed(name.clone(), self.eval(&field.expr, *target)?);
             seen.push(name);
         }
-        let missing: Vec<String> = names
+        let missing: Vec<String> = fields
             .iter()
-            .filter(|n| !seen.iter().any(|s| s == *n))
-            .map(|n| format!("`{n}`"))
+            .filter(|(n, _)| !seen.iter().any(|s| s == n))
+            .map(|(n, _)| format!("`{n}`"))
             .collect();
         if !partial && !missing.is_empty() {
             return Err(ExprError::MissingFields {
@@ -1271,24 +1385,24 @@ impl Eval<'_> {
         Ok(out)
     }
 
-    fn structure(&self, e: &syn::Expr, info: &'static TypeInfo) -> Result<Value, ExprError> {
-        let TypeInfo::Struct(struct_info) = info else {
-            return Err(self.mismatch(e, info));
-        };
+    fn structure(
+        &self,
+        e: &syn::Expr,
+        fields: &[target::Member<'_>],
+        ty: Target<'_>,
+    ) -> Result<Value, ExprError> {
         let syn::Expr::Struct(s) = e else {
-            return Err(self.mismatch(e, info));
+            return Err(self.mismatch(e, ty));
         };
-        let ident = info.type_path_table().ident().unwrap_or_default();
+        let ident = ty.ident();
         let named = s
             .path
             .segments
             .last()
             .is_some_and(|seg| seg.ident == ident || seg.ident == "Self");
         if !named {
-            return Err(self.mismatch(e, info));
+            return Err(self.mismatch(e, ty));
         }
-        let names: Vec<&str> = struct_info.iter().map(|f| f.name()).collect();
-        let infos: Vec<_> = struct_info.iter().map(|f| f.type_info()).collect();
         let rest = match &s.rest {
             None => None,
             Some(rest) => match &**rest {
@@ -1310,12 +1424,13 @@ impl Eval<'_> {
                 }
             },
         };
-        let mut dynamic = self.named_fields(s, ident, &names, &infos, rest.is_some())?;
-        dynamic.set_represented_type(Some(info));
-        let Some(rest) = rest else {
+        let mut dynamic = self.named_fields(s, ident, fields, rest.is_some())?;
+        dynamic.set_represented_type(ty.info());
+        // Offline (no reflected type) the fields are checked; there is no default to fill in.
+        let (Some(rest), Some(_)) = (rest, ty.info()) else {
             return Ok(Box::new(dynamic));
         };
-        let mut base = self.reflected_default(info, rest)?;
+        let mut base = self.reflected_default(ty, rest)?;
         assign(base.as_mut(), &dynamic).map_err(|reason| ExprError::Reflect {
             at: self.at(e.span()),
             reason,
@@ -1330,9 +1445,14 @@ impl Eval<'_> {
         info: &'static TypeInfo,
     ) -> Result<Value, ExprError> {
         let name = special.name();
+        let ty = Target::Info(info);
         // `Vec3 { x: .., y: .., z: .. }` goes through the generic struct path.
-        if let (syn::Expr::Struct(_), TypeInfo::Struct(_)) = (e, info) {
-            return self.structure(e, info);
+        if let (syn::Expr::Struct(_), TypeInfo::Struct(s)) = (e, info) {
+            let fields: Vec<_> = s
+                .iter()
+                .map(|f| (f.name(), f.type_info().map(Target::Info)))
+                .collect();
+            return self.structure(e, &fields, ty);
         }
         let path_of = |p: &syn::Path| -> Option<String> {
             let segs = tail(p);
@@ -1342,7 +1462,7 @@ impl Eval<'_> {
         match e {
             syn::Expr::Path(p) => {
                 let Some(constant) = path_of(&p.path) else {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 };
                 special_const(special, &constant).ok_or_else(|| ExprError::Unsupported {
                     at: self.at(e.span()),
@@ -1351,14 +1471,14 @@ impl Eval<'_> {
             }
             syn::Expr::Call(c) => {
                 let syn::Expr::Path(p) = &*c.func else {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 };
                 let Some(func) = path_of(&p.path) else {
-                    return Err(self.mismatch(e, info));
+                    return Err(self.mismatch(e, ty));
                 };
                 self.special_call(special, &func, c, e, info)
             }
-            _ => Err(self.mismatch(e, info)),
+            _ => Err(self.mismatch(e, ty)),
         }
     }
 
@@ -1371,7 +1491,7 @@ impl Eval<'_> {
         info: &'static TypeInfo,
     ) -> Result<Value, ExprError> {
         let n = special.len();
-        let f = |k: usize| self.floats(&c.args, k, e, info);
+        let f = |k: usize| self.floats(&c.args, k, e, info.into());
         let unknown = || ExprError::Unsupported {
             at: self.at(c.func.span()),
             what: format!("`{}::{func}(..)`", special.name()),
@@ -1406,7 +1526,7 @@ impl Eval<'_> {
                 })?;
                 let rest: syn::punctuated::Punctuated<syn::Expr, syn::Token![,]> =
                     args.cloned().collect();
-                let v = self.floats(&rest, 3, e, info)?;
+                let v = self.floats(&rest, 3, e, info.into())?;
                 Box::new(Quat::from_euler(rot, v[0], v[1], v[2]))
             }
             (Special::Quat, "from_axis_angle") => {
@@ -1417,13 +1537,13 @@ impl Eval<'_> {
                         found: c.args.len().to_string(),
                     });
                 }
-                let axis = self.eval(&c.args[0], &VEC3_INFO)?;
+                let axis = self.eval(&c.args[0], Vec3::type_info().into())?;
                 let axis = axis
                     .try_downcast_ref::<Vec3>()
                     .copied()
                     .unwrap_or(Vec3::Y)
                     .normalize_or(Vec3::Y);
-                let angle = self.float(&c.args[1], &FLOAT_INFO)? as f32;
+                let angle = self.float(&c.args[1], f32_target())? as f32;
                 Box::new(Quat::from_axis_angle(axis, angle))
             }
             (Special::Quat, _) => return Err(unknown()),
@@ -1454,7 +1574,7 @@ impl Eval<'_> {
                     });
                 }
                 for (slot, arg) in bytes.iter_mut().zip(&c.args) {
-                    let v = self.integer(arg, IntTy::U8, &U8_INFO)?;
+                    let v = self.integer(arg, IntTy::U8, IntTy::U8.type_info().into())?;
                     *slot = v.try_downcast_ref::<u8>().copied().unwrap_or_default();
                 }
                 Box::new(Color::srgba_u8(bytes[0], bytes[1], bytes[2], bytes[3]))
@@ -1482,14 +1602,6 @@ impl Eval<'_> {
     }
 }
 
-fn variant_shape(v: &VariantInfo) -> &'static str {
-    match v {
-        VariantInfo::Unit(_) => "without fields",
-        VariantInfo::Tuple(_) => "with `(..)`",
-        VariantInfo::Struct(_) => "with `{ .. }`",
-    }
-}
-
 /// Whether the path segments `segs` end with `pattern`.
 fn ends(segs: &[String], pattern: &[&str]) -> bool {
     segs.len() >= pattern.len()
@@ -1506,12 +1618,10 @@ fn call_name(c: &syn::ExprCall) -> Option<Vec<String>> {
     }
 }
 
-static FLOAT_INFO: std::sync::LazyLock<TypeInfo> =
-    std::sync::LazyLock::new(|| <f32 as bevy_reflect::Typed>::type_info().clone());
-static VEC3_INFO: std::sync::LazyLock<&'static TypeInfo> =
-    std::sync::LazyLock::new(<Vec3 as bevy_reflect::Typed>::type_info);
-static U8_INFO: std::sync::LazyLock<TypeInfo> =
-    std::sync::LazyLock::new(|| <u8 as bevy_reflect::Typed>::type_info().clone());
+/// `f32`, the type of glam and colour constructor arguments.
+fn f32_target() -> Target<'static> {
+    Target::Info(f32::type_info())
+}
 
 fn euler(e: &syn::Expr) -> Option<EulerRot> {
     let syn::Expr::Path(p) = e else { return None };
