@@ -15,6 +15,7 @@ mod plugin;
 pub mod project;
 pub mod reload;
 pub mod schema;
+pub mod schema_file;
 pub mod spawn;
 pub mod validate;
 
@@ -34,6 +35,7 @@ pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded};
 pub use schema::{
     ComponentSchema, FieldKind, FieldSchema, ForgeComponent, ForgeSchemas, RegisterForgeComponent,
 };
+pub use schema_file::{SchemaFile, SchemaFileError};
 pub use spawn::{ForgeEntityId, ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
 pub use validate::{ValidationReport, validate_parsed, validate_scene};
 

@@ -225,7 +225,10 @@ pub(crate) fn write_atomic(
     bytes: &[u8],
     before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> Result<(), ProjectError> {
-    let dir = target.parent().unwrap_or(Path::new("."));
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
     let name = target
         .file_name()
         .and_then(|n| n.to_str())

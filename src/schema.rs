@@ -53,6 +53,7 @@ use bevy_ecs::resource::Resource;
 use bevy_reflect::enums::VariantInfo;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{GetTypeRegistration, PartialReflect, Reflect, TypeInfo, TypePath, Typed};
+use serde::{Deserialize, Serialize};
 
 /// A game component that scenes may create as a `custom` component.
 ///
@@ -64,7 +65,11 @@ pub trait ForgeComponent: Component + Reflect + TypePath + GetTypeRegistration +
 }
 
 /// What a scene may write for one custom component type.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// In a [`SchemaFile`](crate::schema_file::SchemaFile), `docs` and `skipped` may be left out
+/// (empty).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ComponentSchema {
     /// The path scenes write as `type_path` (`forge_demo::Orbit`): the `#[forge(type_path)]`
     /// override, else the type's `TypePath`.
@@ -72,10 +77,12 @@ pub struct ComponentSchema {
     /// The Rust type name without its module path (`Orbit`).
     pub type_name: String,
     /// The type's doc comment, lines joined with `\n` (empty when undocumented).
+    #[serde(default)]
     pub docs: String,
     /// The fields a scene may set, in declaration order. Tuple struct fields are named `0`, `1`.
     pub fields: Vec<FieldSchema>,
     /// Fields marked `#[forge(skip)]`: they exist but a scene may not set them.
+    #[serde(default)]
     pub skipped: Vec<String>,
 }
 
@@ -92,7 +99,11 @@ impl ComponentSchema {
 }
 
 /// One settable field of a [`ComponentSchema`].
-#[derive(Debug, Clone, PartialEq)]
+///
+/// In a [`SchemaFile`](crate::schema_file::SchemaFile), `required` (false), `default`, `range`
+/// (`None`) and `docs` (empty) may be left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FieldSchema {
     /// The Rust field name (`radius`; `0` for the first field of a tuple struct).
     pub name: String,
@@ -101,13 +112,17 @@ pub struct FieldSchema {
     /// What kind of value the field holds.
     pub kind: FieldKind,
     /// Whether a scene must set the field (`#[forge(required)]`).
+    #[serde(default)]
     pub required: bool,
     /// The type's `Default` value of the field, written as a field expression (`0.0`,
     /// `Vec3::new(0.0, 1.0, 0.0)`, `None`); `None` when it cannot be written.
+    #[serde(default)]
     pub default: Option<String>,
     /// The allowed numbers (`#[forge(range = a..=b)]`), checked at load.
+    #[serde(default)]
     pub range: Option<FieldRange>,
     /// The field's doc comment, lines joined with `\n` (empty when undocumented).
+    #[serde(default)]
     pub docs: String,
 }
 
@@ -118,7 +133,8 @@ pub struct FieldSchema {
 /// a field expression can be checked without the Rust type (`forge validate --schema`). Nesting
 /// stops after 16 levels and after 4096 parts per field (recursive types): deeper parts are
 /// [`Other`](FieldKind::Other).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub enum FieldKind {
     /// `bool`.
@@ -182,7 +198,8 @@ pub enum FieldKind {
 }
 
 /// A type nested inside a field: a list item, an `Option` payload, a tuple element.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TypeSchema {
     /// The Rust type as its short type path (`f32`, `Vec3`, `Mode`); empty when reflection
     /// gives no type information.
@@ -192,7 +209,8 @@ pub struct TypeSchema {
 }
 
 /// A named field of a nested struct or of a struct variant.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MemberSchema {
     /// The field name.
     pub name: String,
@@ -204,7 +222,8 @@ pub struct MemberSchema {
 }
 
 /// One variant of an enum [`FieldKind`], with the types of its fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub enum VariantSchema {
     /// A variant without fields (`Mode::Idle`).
@@ -240,7 +259,8 @@ impl VariantSchema {
 }
 
 /// Inclusive or half-open number bounds of a field.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FieldRange {
     /// Smallest allowed value.
     pub min: f64,

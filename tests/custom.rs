@@ -14,31 +14,7 @@ use bevy_math::Vec3;
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use common::Orbit;
-
-#[derive(Reflect, Default, Clone, Debug, PartialEq)]
-#[reflect(Default)]
-enum Mode {
-    #[default]
-    Idle,
-    Patrol {
-        speed: f32,
-    },
-    Chase(u32),
-}
-
-/// An enemy's behaviour.
-#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
-#[reflect(Component, Default)]
-#[forge(type_path = "forge_demo::Brain")]
-struct Brain {
-    mode: Mode,
-    target: Option<Vec3>,
-    #[forge(range = 0..=100)]
-    hp: u32,
-    label: String,
-    #[forge(skip)]
-    ticks: u64,
-}
+use common::game::{Brain, Mode};
 
 /// Registered by hand (no inventory), to check `register_forge_component`.
 #[derive(Component, Reflect, Default, Debug, PartialEq)]

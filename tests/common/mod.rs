@@ -1,6 +1,7 @@
 //! Shared helpers and proptest strategies for the integration tests.
 #![allow(dead_code)]
 
+pub mod game;
 pub mod harness;
 
 use bevy_forge_scene::format::*;
