@@ -6,6 +6,10 @@
 //! entity through `ReflectComponent`. Every problem becomes a positioned [`Diagnostic`] that fails
 //! the load: an unknown type, a registered type that is not a `ForgeComponent` (the allow-list),
 //! an unknown or skipped field, a missing required field, a bad expression, a value out of range.
+//!
+//! [`check_offline`] applies the same checks, through the same code, with only a [`SchemaFile`]
+//! (`forge validate --schema`): the diagnostics are the loader's, minus what needs the game's
+//! registry (`not_allowed`, a schema without a registered type).
 
 use std::sync::Arc;
 
@@ -15,9 +19,10 @@ use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::expr::{self, ExprError};
+use crate::expr::{self, ExprError, Target};
 use crate::format::{ComponentData, CustomComponent, ParsedScene, Position, SourceMap};
-use crate::schema::{ComponentSchema, ForgeSchemas, SchemaEntry};
+use crate::schema::{ComponentSchema, ForgeSchemas};
+use crate::schema_file::SchemaFile;
 
 /// What the loader needs to build custom components: the app's type registry and schemas.
 #[derive(Clone, Default)]
@@ -51,6 +56,7 @@ pub(crate) fn prepare(
     text: Option<&str>,
     cx: &CustomContext,
 ) -> (Vec<Vec<PreparedCustom>>, Vec<Diagnostic>) {
+    let text = text.map(without_bom);
     let registry = cx.registry.read();
     let mut errors = Vec::new();
     let mut out = Vec::with_capacity(parsed.doc.entities.len());
@@ -77,6 +83,59 @@ pub(crate) fn prepare(
     (out, errors)
 }
 
+/// Checks the custom components of `parsed` against `schemas` without the game's types: the
+/// loader's checks, codes, messages and positions (see [the module docs](self)). `text` is the
+/// source, used to point inside expressions.
+pub(crate) fn check_offline(
+    parsed: &ParsedScene,
+    text: Option<&str>,
+    schemas: &SchemaFile,
+) -> Vec<Diagnostic> {
+    let text = text.map(without_bom);
+    let registry = expr::schema_registry();
+    let mut errors = Vec::new();
+    for (id, node) in &parsed.doc.entities {
+        for (index, component) in node.components.iter().enumerate() {
+            let ComponentData::Custom(custom) = component else {
+                continue;
+            };
+            let site = Site {
+                map: &parsed.source_map,
+                text,
+                entity: *id,
+                entity_name: &node.name,
+                component: index,
+            };
+            let paths = || schemas.type_paths().map(str::to_owned).collect();
+            let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
+                errors.push(unknown_type(custom, &site, registry, paths()));
+                continue;
+            };
+            let target = |name: &str| {
+                let f = schema.field(name)?;
+                Some(Target::Kind {
+                    type_name: &f.type_name,
+                    kind: &f.kind,
+                })
+            };
+            errors.extend(check_fields(
+                custom,
+                &site,
+                schema,
+                target,
+                registry,
+                |_, _| Ok(()),
+            ));
+        }
+    }
+    errors
+}
+
+/// Source positions count from after a byte-order mark.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Where a custom component sits in the file.
 struct Site<'a> {
     map: &'a SourceMap,
@@ -99,6 +158,12 @@ impl Site<'_> {
             .with_path(format!("components[{}].data{path}", self.component));
         d.position = position.or_else(|| self.map.component(self.entity, self.component));
         d
+    }
+
+    /// The position of the component's `type_path` value.
+    fn type_path_position(&self) -> Option<Position> {
+        self.map
+            .component_field(self.entity, self.component, "type_path")
     }
 
     /// The file position of byte `at` of field `field`'s expression: exact when the expression
@@ -131,21 +196,23 @@ impl Site<'_> {
     }
 }
 
-/// The schema entry for `type_path`: exact, or a unique match of a bare type name.
-fn resolve(schemas: &ForgeSchemas, type_path: &str) -> Option<SchemaEntry> {
-    if let Some(e) = schemas.entry(type_path) {
+/// The schema for `type_path` through `get`: exact, or a unique match of a bare type name among
+/// `paths`.
+fn resolve<T>(
+    type_path: &str,
+    get: impl Fn(&str) -> Option<T>,
+    paths: impl FnOnce() -> Vec<String>,
+) -> Option<T> {
+    if let Some(e) = get(type_path) {
         return Some(e);
     }
     if type_path.contains("::") {
         return None;
     }
     let suffix = format!("::{type_path}");
-    let mut found = schemas
-        .type_paths()
-        .into_iter()
-        .filter(|p| p.ends_with(&suffix));
+    let mut found = paths().into_iter().filter(|p| p.ends_with(&suffix));
     match (found.next(), found.next()) {
-        (Some(one), None) => schemas.entry(&one),
+        (Some(one), None) => get(&one),
         _ => None,
     }
 }
@@ -166,16 +233,12 @@ fn build(
     schemas: &ForgeSchemas,
 ) -> Result<PreparedCustom, Vec<Diagnostic>> {
     let type_path = custom.type_path.as_str();
-    let type_position = site
-        .map
-        .component_field(site.entity, site.component, "type_path");
-    let Some(entry) = resolve(schemas, type_path) else {
+    let Some(entry) = resolve(type_path, |p| schemas.entry(p), || schemas.type_paths()) else {
         return Err(vec![unknown_type(
-            type_path,
+            custom,
             site,
             registry,
-            schemas,
-            type_position,
+            schemas.type_paths(),
         )]);
     };
     let schema = &entry.schema;
@@ -195,35 +258,61 @@ fn build(
                 "`{type_path}` has a schema but is not registered as a component with a reflected `Default`"
             ),
             ".type_path".into(),
-            type_position,
+            site.type_path_position(),
         )]);
     };
     let mut value = default.default();
+    let errors = check_fields(
+        custom,
+        site,
+        schema,
+        |name| field_type(info, name).map(Target::Info),
+        registry,
+        |name, v| match field_mut(value.as_mut(), name) {
+            Some(dest) => expr::assign(dest, v),
+            None => Ok(()),
+        },
+    );
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(PreparedCustom {
+        type_path: schema.type_path.clone(),
+        type_id: entry.type_id,
+        component,
+        value: Arc::from(value),
+    })
+}
+
+/// Checks and evaluates every listed field of `custom` against `schema`, the type of each field
+/// given by `target` (reflected in the loader, from the schema offline), and hands each value to
+/// `store`; then checks the required fields. Returns every problem.
+fn check_fields<'k>(
+    custom: &CustomComponent,
+    site: &Site,
+    schema: &'k ComponentSchema,
+    target: impl Fn(&str) -> Option<Target<'k>>,
+    registry: &TypeRegistry,
+    mut store: impl FnMut(&str, &dyn PartialReflect) -> Result<(), String>,
+) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for (j, field) in custom.fields.iter().enumerate() {
         if field.expr.trim().is_empty() {
             continue; // reported by validation (`forge::custom::empty_expr`)
         }
         let path = format!(".fields[{j}]");
-        let name_position = site.map.custom_field_name(site.entity, site.component, j);
-        let (Some(field_schema), Some(field_info)) =
-            (schema.field(&field.name), field_type(info, &field.name))
+        let (Some(field_schema), Some(field_target)) =
+            (schema.field(&field.name), target(&field.name))
         else {
-            errors.push(unknown_field(
-                schema,
-                &field.name,
-                site,
-                path,
-                name_position,
-            ));
+            let position = site.map.custom_field_name(site.entity, site.component, j);
+            errors.push(unknown_field(schema, &field.name, site, path, position));
             continue;
         };
         let described = format!(
             "entity {} (`{}`), `{}` field `{}`",
             site.entity, site.entity_name, schema.type_name, field.name
         );
-        let evaluated = expr::evaluate(&field.expr, field_info, registry);
-        let v = match evaluated {
+        let v = match expr::evaluate_as(&field.expr, field_target, registry) {
             Ok(v) => v,
             Err(e) => {
                 errors.push(expr_error(&e, &described, &field.expr, site, j, path));
@@ -242,10 +331,7 @@ fn build(
             ));
             continue;
         }
-        let Some(dest) = field_mut(value.as_mut(), &field.name) else {
-            continue;
-        };
-        if let Err(reason) = expr::assign(dest, v.as_ref()) {
+        if let Err(reason) = store(&field.name, v.as_ref()) {
             errors.push(site.error(
                 "forge::custom::expr",
                 format!("{described}: the value does not fit: {reason}"),
@@ -274,24 +360,17 @@ fn build(
             );
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    Ok(PreparedCustom {
-        type_path: schema.type_path.clone(),
-        type_id: entry.type_id,
-        component,
-        value: Arc::from(value),
-    })
+    errors
 }
 
 fn unknown_type(
-    type_path: &str,
+    custom: &CustomComponent,
     site: &Site,
     registry: &TypeRegistry,
-    schemas: &ForgeSchemas,
-    position: Option<Position>,
+    paths: Vec<String>,
 ) -> Diagnostic {
+    let type_path = custom.type_path.as_str();
+    let position = site.type_path_position();
     let other = registry
         .get_with_type_path(type_path)
         .or_else(|| registry.get_with_short_type_path(type_path));
@@ -312,7 +391,6 @@ fn unknown_type(
             )
             .with_help("derive `ForgeComponent` on your own wrapper component instead");
     }
-    let paths = schemas.type_paths();
     let short = |p: &str| p.rsplit("::").next().unwrap_or(p).to_owned();
     let guess = nearest(type_path, paths.iter().map(String::as_str))
         .map(str::to_owned)

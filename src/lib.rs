@@ -37,7 +37,9 @@ pub use schema::{
 };
 pub use schema_file::{SchemaFile, SchemaFileError};
 pub use spawn::{ForgeEntityId, ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
-pub use validate::{ValidationReport, validate_parsed, validate_scene};
+pub use validate::{
+    ValidationReport, validate_parsed, validate_parsed_with_schemas, validate_scene,
+};
 
 /// The most used items: `use bevy_forge_scene::prelude::*;`.
 pub mod prelude {

@@ -8,6 +8,10 @@
 //! Validation is pure (no file system, no Bevy), runs in time linear in the size of the document,
 //! never panics, and terminates on every document, including malformed forests with cycles.
 //!
+//! Custom components are checked for shape only (type path, field names, non-empty
+//! expressions): their types live in the game. [`validate_parsed_with_schemas`] also checks them
+//! against a schema file the game exported, as the scene loader does.
+//!
 //! # Custom component type paths
 //!
 //! A type path is one or more identifier segments separated by `::`, without spaces: `Health`,
@@ -28,6 +32,7 @@ use crate::format::{
     Position, PrimitiveShape, ReadWarningKind, SceneDoc, SourceMap, Vec3,
 };
 use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
+use crate::schema_file::SchemaFile;
 
 /// Everything validation found, sorted: errors first, then warnings, then info; within a
 /// severity by entity id (scene-wide issues, with no entity, first), then by message.
@@ -129,6 +134,36 @@ pub fn validate_scene(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Validation
 /// [`forge::format::version_zero`](crate::diagnostic) warning when the file said
 /// `format_version: 0`.
 pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> ValidationReport {
+    finish(parsed_diagnostics(parsed, assets))
+}
+
+/// Validates a document read from `text` like [`validate_parsed`], and checks its custom
+/// components against `schemas` (a game's exported [`SchemaFile`], see
+/// [`ForgeSchemas::export`](crate::schema::ForgeSchemas::export)) as the scene loader checks
+/// them against the game's types: the same `forge::custom::*` codes (`unknown_type` with "did
+/// you mean", `unknown_field` with the field list, `missing_required`, `expr`, `range`),
+/// messages, lines and columns. This is `forge validate --schema`.
+///
+/// Without the game's type registry two loader checks cannot be made: `not_allowed` (a type
+/// path naming an engine type or resource is reported as `unknown_type`) and whether nested
+/// game types have a reflected `Default` for `..default()` (see
+/// [`evaluate_schema`](crate::expr::evaluate_schema)).
+///
+/// `text` is the text `parsed` was read from (with or without a byte-order mark); it lets
+/// expression errors point inside the expression.
+pub fn validate_parsed_with_schemas(
+    parsed: &ParsedScene,
+    text: &str,
+    assets: Option<&AssetIndex>,
+    schemas: &SchemaFile,
+) -> ValidationReport {
+    let mut diagnostics = parsed_diagnostics(parsed, assets);
+    diagnostics.extend(crate::custom::check_offline(parsed, Some(text), schemas));
+    finish(diagnostics)
+}
+
+/// The diagnostics of [`validate_parsed`], unsorted.
+fn parsed_diagnostics(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Vec<Diagnostic> {
     let map = &parsed.source_map;
     let mut diagnostics: Vec<Diagnostic> = collect(&parsed.doc, assets)
         .into_iter()
@@ -152,7 +187,7 @@ pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Val
             }
         }
     }
-    finish(diagnostics)
+    diagnostics
 }
 
 fn finish(mut diagnostics: Vec<Diagnostic>) -> ValidationReport {

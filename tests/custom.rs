@@ -333,3 +333,203 @@ fn resources_are_refused_by_register_forge_component() {
     let schemas = app.world().get_resource::<ForgeSchemas>();
     assert!(schemas.is_none_or(|s| s.get("game::Sneaky").is_none()));
 }
+
+// ---- offline checks (`forge validate --schema`) give the loader's diagnostics ----
+
+/// The errors of a failed load, one `path:line:column: error[code]: message (..); help: ..` line
+/// each, sorted.
+fn loader_lines(message: &str) -> Vec<String> {
+    let mut lines: Vec<String> = message
+        .lines()
+        .filter_map(|l| l.strip_prefix("  bad.forge.ron"))
+        .map(|l| format!("bad.forge.ron{l}"))
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The errors of `validate_parsed_with_schemas`, written as the loader lists them, sorted.
+fn offline_lines(text: &str, schemas: &bevy_forge_scene::SchemaFile) -> Vec<String> {
+    let parsed = bevy_forge_scene::SceneDoc::from_str(text).unwrap();
+    let report = bevy_forge_scene::validate_parsed_with_schemas(&parsed, text, None, schemas);
+    let mut lines: Vec<String> = report
+        .into_iter()
+        .filter(|d| d.severity == bevy_forge_scene::Severity::Error)
+        .map(|mut d| {
+            let p = d.position.take().expect("every error has a position");
+            format!("bad.forge.ron:{}:{}: {d}", p.line, p.column)
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The harness app's schemas, exported to a file and read back, as a tool would get them.
+fn exported(h: &Harness) -> bevy_forge_scene::SchemaFile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.forge-schema.ron");
+    h.app
+        .world()
+        .resource::<ForgeSchemas>()
+        .export(&path)
+        .unwrap();
+    bevy_forge_scene::SchemaFile::read(&path).unwrap()
+}
+
+/// Entities 1..=n named `E1`.., each with the given components.
+fn scene_of(entities: &[&[String]]) -> String {
+    let mut out = String::from("(format_version: 1, name: \"T\", entities: {\n");
+    for (i, components) in entities.iter().enumerate() {
+        let id = i + 1;
+        out.push_str(&format!(
+            "  {id}: (id: {id}, name: \"E{id}\", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [\n{}\n  ]),\n",
+            components.join("\n")
+        ));
+    }
+    let roots: Vec<String> = (1..=entities.len()).map(|i| i.to_string()).collect();
+    out.push_str(&format!(
+        "}}, roots: [{}], next_id: {})",
+        roots.join(", "),
+        entities.len() + 1
+    ));
+    out
+}
+
+#[test]
+fn offline_checks_report_exactly_the_loader_errors() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let text = scene_of(&[
+        &[
+            // Unknown type, with "did you mean".
+            custom("forge_demo::Orbitt", &[("speed", "1.0")]),
+            // Mismatch, unknown field, skipped field, unsupported expression.
+            custom(
+                "forge_demo::Brain",
+                &[
+                    ("hp", "1.5"),
+                    ("mood", "1"),
+                    ("ticks", "3"),
+                    ("label", "format!(\"x\")"),
+                ],
+            ),
+            // Out of range and a missing required field.
+            custom("forge_demo::Orbit", &[("radius", "150.0")]),
+        ],
+        &[
+            // Nested: a struct literal's unknown field, a list item's mismatch, an enum payload,
+            // a tuple's length, an array item's overflow.
+            custom(
+                "forge_demo::Route",
+                &[
+                    ("name", "\"loop\""),
+                    ("home", "Stop { at: Vec3::X, wiat: 1.0 }"),
+                    (
+                        "stops",
+                        "vec![Stop { at: Vec3::ZERO, wait: 1.0 }, Stop { at: 1.0, ..default() }]",
+                    ),
+                    ("on_arrival", "Some(Mode::Chase(1.5))"),
+                    ("window", "(1.0, 2.0, 3.0)"),
+                    ("tint", "[255, 0, 256]"),
+                ],
+            ),
+            // A tuple struct field by index, out of range.
+            custom("forge_demo::Health", &[("0", "5000")]),
+        ],
+        &[
+            // Unknown variant, a struct variant's field type, a glam constructor's arity.
+            custom(
+                "forge_demo::Brain",
+                &[
+                    ("mode", "Mode::Sleep"),
+                    ("target", "Some(Vec3::new(1.0, 2.0))"),
+                ],
+            ),
+            custom(
+                "forge_demo::Route",
+                &[("on_arrival", "Some(Mode::Patrol { speed: \"fast\" })")],
+            ),
+            // A bare type name resolves; a syntax error points inside the expression.
+            custom(
+                "Orbit",
+                &[("speed", "1.0 +"), ("axis", "Vec3::new(1.0, true, 0.0)")],
+            ),
+        ],
+    ]);
+    let loader = loader_lines(&h.fail(&text));
+    let offline = offline_lines(&text, &schemas);
+    assert_eq!(loader, offline);
+    // Every kind of problem is there, each with its position.
+    for code in [
+        "unknown_type",
+        "unknown_field",
+        "expr",
+        "range",
+        "missing_required",
+    ] {
+        assert!(
+            offline
+                .iter()
+                .any(|l| l.contains(&format!("error[forge::custom::{code}]"))),
+            "{code} in {offline:#?}"
+        );
+    }
+    assert_eq!(offline.len(), 19, "{offline:#?}");
+}
+
+#[test]
+fn offline_checks_accept_what_the_loader_spawns() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let text = scene_of(&[
+        &[
+            custom("forge_demo::Orbit", &[("speed", "-0.5"), ("radius", "2")]),
+            custom(
+                "forge_demo::Brain",
+                &[
+                    ("mode", "Mode::Patrol { speed: 2.5 }"),
+                    ("target", "Some(Vec3::new(1.0, 2.0, 3.0))"),
+                    ("hp", "100"),
+                    ("label", "String::from(\"boss\")"),
+                ],
+            ),
+        ],
+        &[
+            custom(
+                "forge_demo::Route",
+                &[
+                    ("name", "\"loop\".into()"),
+                    ("home", "Stop { at: Vec3::X, ..default() }"),
+                    ("stops", "vec![Stop { at: Vec3::ZERO, wait: 1.0 }]"),
+                    ("on_arrival", "Some(Mode::Chase(3))"),
+                    ("window", "(0.5, 2.0)"),
+                    ("tint", "[255, 128, 0]"),
+                ],
+            ),
+            custom("forge_demo::Health", &[("0", "1000")]),
+        ],
+    ]);
+    assert_eq!(offline_lines(&text, &schemas), Vec::<String>::new());
+    let (_, instance) = h.spawn("ok.forge.ron", &text);
+    let route = h
+        .app
+        .world()
+        .get::<common::game::Route>(instance.entity(2).unwrap())
+        .unwrap();
+    assert_eq!(route.tint, [255, 128, 0]);
+    assert_eq!(route.on_arrival, Some(Mode::Chase(3)));
+}
+
+#[test]
+fn a_byte_order_mark_does_not_shift_positions_inside_expressions() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let text = format!(
+        "\u{feff}{}",
+        scene(&custom("forge_demo::Brain", &[("hp", "1.5")]))
+    );
+    let loader = loader_lines(&h.fail(&text));
+    assert_eq!(loader, offline_lines(&text, &schemas));
+    // Line 4: `(name: "hp", expr: "1.5")`; column 27 is the `1`, not the opening quote.
+    assert!(loader[0].starts_with("bad.forge.ron:4:27: "), "{loader:#?}");
+}

@@ -495,6 +495,11 @@ static SCHEMA_REGISTRY: std::sync::LazyLock<TypeRegistry> = std::sync::LazyLock:
     registry
 });
 
+/// The registry offline evaluation uses (see [`SCHEMA_REGISTRY`]).
+pub(crate) fn schema_registry() -> &'static TypeRegistry {
+    &SCHEMA_REGISTRY
+}
+
 /// [`evaluate`] or [`evaluate_schema`], by target.
 pub(crate) fn evaluate_as(
     expr: &str,
