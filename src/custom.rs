@@ -166,8 +166,8 @@ impl Site<'_> {
             .component_field(self.entity, self.component, "type_path")
     }
 
-    /// The file position of byte `at` of field `field`'s expression: exact when the expression
-    /// is written without escapes, else the start of its string.
+    /// The file position of byte `at` of field `field`'s expression: exact when the text before
+    /// it is written without escapes, else the start of its string.
     fn expr_position(&self, field: usize, expr: &str, at: usize) -> Option<Position> {
         let start = self
             .map
@@ -183,15 +183,20 @@ impl Site<'_> {
             Some(h) => 1 + h + 1,
             None => 1,
         };
+        let Some(before) = expr.get(..at.min(expr.len())) else {
+            return Some(start);
+        };
+        // The file holds the bytes before `at` as they are. In a quoted string a backslash
+        // there may have been written `\\`, which would shift the column.
         let verbatim = rest.get(quote..).is_some_and(|body| {
-            body.starts_with(expr) && expr.is_char_boundary(at.min(expr.len()))
+            body.starts_with(before) && (hashes.is_some() || !before.contains('\\'))
         });
         if !verbatim {
             return Some(start);
         }
         Some(
             self.map
-                .position_of_offset(start.offset + quote + at.min(expr.len())),
+                .position_of_offset(start.offset + quote + before.len()),
         )
     }
 }

@@ -246,7 +246,7 @@ fn every_custom_error_fails_the_load_with_line_and_column() {
         "{message}"
     );
     assert!(
-        message.contains("bad.forge.ron:10:29: error[forge::custom::expr]: entity 1 (`Thing`), `Brain` field `label`: the macro `format!` is not supported"),
+        message.contains("bad.forge.ron:10:30: error[forge::custom::expr]: entity 1 (`Thing`), `Brain` field `label`: the macro `format!` is not supported"),
         "{message}"
     );
     assert!(message.contains("field expressions are data"), "{message}");
