@@ -262,6 +262,249 @@ fn validate_exits_2_for_missing_paths_and_bad_usage() {
     assert_eq!(status(&o), 2);
 }
 
+// ---- validate --schema ----
+
+/// A temporary directory with the test game's schemas exported to `game.forge-schema.ron` (as
+/// the game would write them) and the given scene files.
+fn game_dir(scenes: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    common::game::schemas()
+        .export(dir.path().join("game.forge-schema.ron"))
+        .unwrap();
+    for (name, text) in scenes {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+/// A one-entity scene ("Guard") with `components`, one per line from line 12.
+fn guard_scene(components: &[&str]) -> String {
+    format!(
+        "(\n  format_version: 1,\n  name: \"Patrol\",\n  entities: {{\n    1: (\n      id: 1,\n      name: \"Guard\",\n      parent: None,\n      children: [],\n      transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),\n      components: [\n{}\n      ],\n    ),\n  }},\n  roots: [1],\n  next_id: 2,\n)\n",
+        components.join("\n")
+    )
+}
+
+/// `(code, line, column)` of the first line containing `line_has` at the first `at` in it.
+fn spot(text: &str, code: &str, line_has: &str, at: &str) -> (String, u64, u64) {
+    let (i, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(line_has))
+        .unwrap_or_else(|| panic!("no line with {line_has:?}"));
+    let column = line[..line.find(at).unwrap()].chars().count() + 1;
+    (
+        format!("forge::custom::{code}"),
+        i as u64 + 1,
+        column as u64,
+    )
+}
+
+const GOOD_COMPONENTS: &[&str] = &[
+    r#"        (type: custom, data: (type_path: "forge_demo::Orbit", fields: [(name: "speed", expr: "-0.5"), (name: "axis", expr: "Vec3::Y")])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Brain", fields: [(name: "mode", expr: "Mode::Patrol { speed: 2.0 }"), (name: "target", expr: "Some(Vec3::new(1.0, 0.0, 2.0))"), (name: "hp", expr: "100")])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Route", fields: [(name: "name", expr: "\"loop\""), (name: "stops", expr: "vec![Stop { at: Vec3::X, ..default() }]"), (name: "on_arrival", expr: "Some(Mode::Chase(3))"), (name: "tint", expr: "[0, 128, 255]")])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Health", fields: [(name: "0", expr: "250")])),"#,
+];
+
+const BAD_COMPONENTS: &[&str] = &[
+    r#"        (type: custom, data: (type_path: "forge_demo::Orbitt", fields: [])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Brain", fields: ["#,
+    r#"          (name: "hp", expr: "1.5"),"#,
+    r#"          (name: "mood", expr: "1"),"#,
+    r#"          (name: "ticks", expr: "3"),"#,
+    r#"          (name: "mode", expr: "Mode::Chase(-1)"),"#,
+    r#"          (name: "label", expr: "format!(\"boss\")"),"#,
+    r#"        ])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Orbit", fields: [(name: "radius", expr: "150.0")])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Route", fields: ["#,
+    r#"          (name: "name", expr: "\"loop\""),"#,
+    r#"          (name: "home", expr: "Stop { at: Vec3::X, wiat: 1.0 }"),"#,
+    r#"          (name: "on_arrival", expr: "Some(Mode::Patrol { speed: true })"),"#,
+    r#"        ])),"#,
+    r#"        (type: custom, data: (type_path: "forge_demo::Health", fields: [(name: "0", expr: "spawn_boss()")])),"#,
+];
+
+#[test]
+fn validate_with_a_schema_accepts_a_good_scene() {
+    let dir = game_dir(&[("good.forge.ron", &guard_scene(GOOD_COMPONENTS))]);
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "game.forge-schema.ron",
+            "good.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("0 errors"), "{}", stdout(&o));
+}
+
+#[test]
+fn validate_with_a_schema_reports_custom_errors_with_positions() {
+    let text = guard_scene(BAD_COMPONENTS);
+    let dir = game_dir(&[("bad.forge.ron", &text)]);
+    // Without the schema only the shape of custom components is checked: this scene passes.
+    let shape_only = forge(dir.path(), &["validate", "bad.forge.ron"]);
+    assert_eq!(status(&shape_only), 0, "{}", stdout(&shape_only));
+
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "game.forge-schema.ron",
+            "--format",
+            "json",
+            "bad.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let items = json(&o);
+    let mut found: Vec<(String, u64, u64)> = items
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            assert_eq!(d["file"], "bad.forge.ron");
+            assert_eq!(d["entity"], 1);
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut expected = vec![
+        spot(&text, "unknown_type", "Orbitt", "\"forge_demo::Orbitt"),
+        spot(&text, "expr", "\"hp\"", "1.5"),
+        spot(&text, "unknown_field", "\"mood\"", "\"mood\""),
+        spot(&text, "unknown_field", "\"ticks\"", "\"ticks\""),
+        spot(&text, "expr", "Mode::Chase", "-1"),
+        spot(&text, "expr", "format!", "format!"),
+        spot(&text, "range", "150.0", "150.0"),
+        spot(&text, "missing_required", "150.0", "[(name"),
+        spot(&text, "expr", "wiat", "wiat"),
+        spot(&text, "expr", "speed: true", "true"),
+        spot(&text, "expr", "spawn_boss", "spawn_boss"),
+    ];
+    found.sort();
+    expected.sort();
+    assert_eq!(found, expected);
+    let message = |line: u64| {
+        items
+            .iter()
+            .find(|d| d["line"] == line && d["severity"] == "error")
+            .map(|d| d["message"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    let hp = spot(&text, "expr", "\"hp\"", "1.5").1;
+    assert_eq!(
+        message(hp),
+        "entity 1 (`Guard`), `Brain` field `hp`: expected an integer (u32), found a float in `1.5`"
+    );
+    let typo = spot(&text, "unknown_type", "Orbitt", "Orbitt").1;
+    let help = items.iter().find(|d| d["line"] == typo).unwrap()["help"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        help.starts_with("did you mean `forge_demo::Orbit`?"),
+        "{help}"
+    );
+    let mood = spot(&text, "unknown_field", "\"mood\"", "mood").1;
+    let help = items.iter().find(|d| d["line"] == mood).unwrap()["help"].clone();
+    assert_eq!(
+        help,
+        "did you mean `mode`? fields: `mode`, `target`, `hp`, `label`"
+    );
+
+    // The same problems in human output, with the expression's value underlined.
+    let human = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "game.forge-schema.ron",
+            "bad.forge.ron",
+        ],
+    );
+    assert_eq!(status(&human), 1);
+    let out = stdout(&human);
+    let column = expected.iter().find(|e| e.1 == hp).unwrap().2;
+    assert!(
+        out.contains(&format!(
+            "error[forge::custom::expr]: entity 1 (`Guard`), `Brain` field `hp`: expected an integer (u32), found a float in `1.5`\n   --> bad.forge.ron:{hp}:{column}\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("11 errors"), "{out}");
+}
+
+#[test]
+fn validate_refuses_a_bad_schema_file_with_its_position() {
+    let dir = game_dir(&[("good.forge.ron", &guard_scene(GOOD_COMPONENTS))]);
+    std::fs::write(
+        dir.path().join("typo.forge-schema.ron"),
+        "(\n    format: 1,\n    componets: [],\n)\n",
+    )
+    .unwrap();
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "typo.forge-schema.ron",
+            "good.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 2, "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("error: invalid schema file: typo.forge-schema.ron:3:5: "),
+        "{err}"
+    );
+    assert!(err.contains("componets"), "{err}");
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+
+    std::fs::write(
+        dir.path().join("newer.forge-schema.ron"),
+        "(format: 2, components: [])",
+    )
+    .unwrap();
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "newer.forge-schema.ron",
+            "good.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 2);
+    assert!(
+        stderr(&o).contains("format 2 is not supported"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "missing.forge-schema.ron",
+            "good.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 2);
+    assert!(
+        stderr(&o).starts_with("error: cannot read the schema file `missing.forge-schema.ron`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 // ---- fmt ----
 
 #[test]

@@ -1,11 +1,16 @@
 //! `forge`: validate, format, create and inspect `.forge.ron` scenes from the command line.
 //!
 //! ```text
-//! forge validate <FILE|DIR>... [--assets DIR | --no-assets] [--format human|json] [--deny-warnings]
+//! forge validate <FILE|DIR>... [--schema FILE] [--assets DIR | --no-assets] [--format human|json]
+//!                [--deny-warnings]
 //! forge fmt <FILE|DIR>... [--check]
 //! forge new <NAME> [--project DIR]
 //! forge tree <FILE>
 //! ```
+//!
+//! With `--schema game.forge-schema.ron` (written by the game with `ForgeSchemas::export`),
+//! `validate` checks custom components as the scene loader does, without the game's code;
+//! without it, only their shape (type path, field names, non-empty expressions).
 //!
 //! Human output is rendered by codespan-reporting, which calls the `Info` severity `note`; JSON
 //! output says `info`.
@@ -25,7 +30,8 @@ use std::process::ExitCode;
 use bevy_forge_scene::diagnostic::{Diagnostic, Severity};
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
-use bevy_forge_scene::validate::validate_parsed;
+use bevy_forge_scene::schema_file::{SchemaFile, SchemaFileError};
+use bevy_forge_scene::validate::{validate_parsed, validate_parsed_with_schemas};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use render::Source;
@@ -55,6 +61,10 @@ struct ValidateArgs {
     /// Scene files, or directories searched for `*.forge.ron` files.
     #[arg(required = true, value_name = "FILE|DIR")]
     paths: Vec<PathBuf>,
+    /// Check custom components against the schemas in this `.forge-schema.ron` file (written by
+    /// the game with `ForgeSchemas::export`), as the scene loader checks them.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
     /// Check asset references against this assets directory (default: the assets directory of
     /// the project each scene is in, if any).
     #[arg(long, value_name = "DIR", conflicts_with = "no_assets")]
@@ -154,6 +164,16 @@ fn validate(args: &ValidateArgs) -> Status {
         Ok(paths) => paths,
         Err(e) => return fail(&e),
     };
+    let schemas = match &args.schema {
+        Some(path) => match SchemaFile::read(path) {
+            Ok(file) => Some(file),
+            Err(e @ SchemaFileError::Io { .. }) => {
+                return fail(&format!("cannot read the schema file {e}"));
+            }
+            Err(e) => return fail(&format!("invalid schema file: {e}")),
+        },
+        None => None,
+    };
     let fixed_index = match &args.assets {
         Some(dir) => match AssetIndex::scan(dir) {
             Ok(index) => Some(index),
@@ -187,7 +207,13 @@ fn validate(args: &ValidateArgs) -> Status {
                             .as_ref(),
                     }
                 };
-                (source, validate_parsed(&parsed, index).diagnostics)
+                let report = match &schemas {
+                    Some(schemas) => {
+                        validate_parsed_with_schemas(&parsed, &source.text, index, schemas)
+                    }
+                    None => validate_parsed(&parsed, index),
+                };
+                (source, report.diagnostics)
             }
         };
         for d in &diagnostics {
