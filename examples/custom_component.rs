@@ -2,6 +2,10 @@
 //! player on a circle. Deriving `ForgeComponent` is the only registration the game does; the
 //! scene sets `radius` and `speed` as field expressions, `axis` keeps its default.
 //!
+//! In debug builds the game also exports its schemas at startup, so scenes can be checked
+//! without running it (in an editor, in CI): `forge validate --schema <file> assets/scenes`
+//! checks the custom components as the scene loader does.
+//!
 //! Headless (no window, no GPU): prints the player's position for a few frames.
 //!
 //! ```sh
@@ -10,7 +14,7 @@
 
 use std::process::ExitCode;
 
-use bevy_app::{App, TaskPoolPlugin, Update};
+use bevy_app::{App, Startup, TaskPoolPlugin, Update};
 use bevy_asset::io::file::FileAssetReader;
 use bevy_asset::{AssetPlugin, AssetServer, LoadState};
 use bevy_ecs::prelude::*;
@@ -45,6 +49,22 @@ fn orbit(mut movers: Query<(&Orbit, &mut Transform)>, mut time: Local<f32>) {
     }
 }
 
+/// Writes the schema of every `ForgeComponent` type for offline checks. A game would write it
+/// next to its scenes (`assets/game.forge-schema.ron`) and commit it; this example writes to the
+/// temporary directory to leave the repository alone.
+#[cfg(debug_assertions)]
+fn export_schemas(schemas: Res<ForgeSchemas>) {
+    let path = std::env::temp_dir().join("forge_demo.forge-schema.ron");
+    match schemas.export(&path) {
+        // `--no-assets`: the Platformer scene names an image this repository does not ship.
+        Ok(()) => println!(
+            "schemas written; check scenes offline with `forge validate --schema {} --no-assets assets/scenes`",
+            path.display()
+        ),
+        Err(e) => eprintln!("cannot write the schemas: {e}"),
+    }
+}
+
 fn main() -> ExitCode {
     let assets = FileAssetReader::get_base_path().join("assets");
     let mut app = App::new();
@@ -58,6 +78,8 @@ fn main() -> ExitCode {
         ForgeScenePlugin,
     ))
     .add_systems(Update, orbit);
+    #[cfg(debug_assertions)]
+    app.add_systems(Startup, export_schemas);
     app.finish();
     app.cleanup();
     println!(

@@ -42,12 +42,12 @@
 //! | `forge::custom::field_name` | error | a custom field name is neither a Rust identifier nor a tuple struct index (`0`, `1`) |
 //! | `forge::custom::empty_expr` | error | a custom field expression is empty or whitespace |
 //! | `forge::custom::duplicate_field` | error | two fields of one custom component have the same name |
-//! | `forge::custom::unknown_type` | error | at load: no registered `ForgeComponent` has this type path (extra) |
+//! | `forge::custom::unknown_type` | error | at load and with a schema file: no registered `ForgeComponent` has this type path (extra) |
 //! | `forge::custom::not_allowed` | error | at load: the type path names a registered type that is not a `ForgeComponent`, such as an engine component or a resource (extra) |
-//! | `forge::custom::unknown_field` | error | at load: the type has no such field, or it is `#[forge(skip)]` (extra) |
-//! | `forge::custom::missing_required` | error | at load: a `#[forge(required)]` field is not listed (extra) |
-//! | `forge::custom::range` | error | at load: a number outside the field's `#[forge(range)]` (extra) |
-//! | `forge::custom::expr` | error | at load: a field expression that cannot be evaluated as the field's type (extra) |
+//! | `forge::custom::unknown_field` | error | at load and with a schema file: the type has no such field, or it is `#[forge(skip)]` (extra) |
+//! | `forge::custom::missing_required` | error | at load and with a schema file: a `#[forge(required)]` field is not listed (extra) |
+//! | `forge::custom::range` | error | at load and with a schema file: a number outside the field's `#[forge(range)]` (extra) |
+//! | `forge::custom::expr` | error | at load and with a schema file: a field expression that cannot be evaluated as the field's type (extra) |
 //! | `forge::asset::empty` | error | an empty asset path (extra) |
 //! | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |
 //! | `forge::asset::parent_dir` | error | an asset path with a `..` component |

@@ -40,6 +40,13 @@
 //! Only types registered this way can be created by a scene (an allow-list): a `type_path` naming
 //! any other reflected type, such as an engine component or a resource, fails the load.
 //!
+//! # Offline checks
+//!
+//! [`ForgeSchemas::export`] writes every registered schema to a `.forge-schema.ron` file (see
+//! [`schema_file`](crate::schema_file)); `forge validate --schema <file>` and
+//! [`validate_parsed_with_schemas`](crate::validate::validate_parsed_with_schemas) check scenes
+//! against it with the loader's rules and messages, without the game's code.
+//!
 //! [`ForgeScenePlugin`]: crate::ForgeScenePlugin
 
 use std::any::TypeId;
@@ -434,6 +441,20 @@ pub(crate) struct SchemaEntry {
 /// Inserted by [`ForgeScenePlugin`](crate::ForgeScenePlugin) and filled by it (derived types)
 /// and by [`RegisterForgeComponent::register_forge_component`]. Cloning shares the table: the
 /// scene loader holds a clone, so types registered later are seen by later loads.
+///
+/// [`export`](Self::export) writes the table to a `.forge-schema.ron` file, which tools read
+/// to check scenes without the game (`forge validate --schema game.forge-schema.ron scenes/`):
+///
+/// ```no_run
+/// # use bevy_ecs::prelude::*;
+/// # use bevy_forge_scene::ForgeSchemas;
+/// #[cfg(debug_assertions)]
+/// fn export_schemas(schemas: Res<ForgeSchemas>) {
+///     if let Err(e) = schemas.export("assets/game.forge-schema.ron") {
+///         eprintln!("cannot write the schemas: {e}");
+///     }
+/// }
+/// ```
 #[derive(Resource, Clone, Default, Debug)]
 pub struct ForgeSchemas {
     inner: Arc<RwLock<BTreeMap<String, SchemaEntry>>>,

@@ -40,16 +40,18 @@
 //! - `format`: [`SCHEMA_FORMAT`] (1). A reader refuses other versions instead of guessing.
 //! - `components[]`: [`ComponentSchema`]: `type_path`, `type_name`, `docs` (optional), `fields`,
 //!   `skipped` (optional).
-//! - `fields[]`: [`FieldSchema`]: `name` (`0`, `1` for tuple structs), `type_name` (short type
-//!   path), `kind`, and the optional `required` (`false`), `default` (a field expression),
-//!   `range` (`(min, max, inclusive)`, numbers) and `docs`.
-//! - `kind`: a [`FieldKind`]: `Bool`, `Char`, `String`, `Integer(signed: false, bits: 32)`,
-//!   `Float(bits: 32)`, `Vector(len: 3)` (glam vectors, `Quat` is `len: 4`), `Colour`,
-//!   `Option((type_name: "f32", kind: Float(bits: 32)))`, `List((type_name: .., kind: ..))`,
-//!   `Array(item: (type_name: .., kind: ..), len: 3)`, `Tuple(fields: [(type_name: .., kind:
-//!   ..)])`, `TupleStruct(fields: [..])`, `Struct(fields: [(name: "x", type_name: "f32", kind:
-//!   ..)])`, `Enum(variants: [Unit(name: "Idle"), Tuple(name: "Chase", fields: [..]),
-//!   Struct(name: "Patrol", fields: [..])])`, and `Other` for what scenes cannot write.
+//! - `fields[]`: [`FieldSchema`](crate::schema::FieldSchema): `name` (`0`, `1` for tuple
+//!   structs), `type_name` (short type path), `kind`, and the optional `required` (`false`),
+//!   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers) and `docs`.
+//! - `kind`: a [`FieldKind`](crate::schema::FieldKind): `Bool`, `Char`, `String`,
+//!   `Integer(signed: false, bits: 32)`, `Float(bits: 32)`, `Vector(len: 3)` (glam vectors;
+//!   `Quat` is `len: 4`), `Colour`, `Option((type_name: "f32", kind: Float(bits: 32)))`,
+//!   `List((type_name: .., kind: ..))`, `Array(item: (type_name: .., kind: ..), len: 3)`,
+//!   `Tuple(fields: [(type_name: .., kind: ..)])`, `TupleStruct(fields: [..])`,
+//!   `Struct(fields: [(name: "x", type_name: "f32", kind: ..)])`, `Enum(variants: [Unit(name:
+//!   "Idle"), Tuple(name: "Chase", fields: [..]), Struct(name: "Patrol", fields: [..])])`, and
+//!   `Other` for what scenes cannot write. A `type_name` names the type in messages, as the
+//!   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
 //!
 //! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed.
 
