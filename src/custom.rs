@@ -11,6 +11,7 @@
 //! (`forge validate --schema`): the diagnostics are the loader's, minus what needs the game's
 //! registry (`not_allowed`, a schema without a registered type).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
@@ -21,7 +22,7 @@ use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::expr::{self, ExprError, Target};
 use crate::format::{ComponentData, CustomComponent, ParsedScene, Position, SourceMap};
-use crate::schema::{ComponentSchema, ForgeSchemas};
+use crate::schema::{ComponentSchema, ForgeSchemas, SchemaEntry};
 use crate::schema_file::SchemaFile;
 
 /// What the loader needs to build custom components: the app's type registry and schemas.
@@ -34,19 +35,73 @@ pub(crate) struct CustomContext {
 /// A custom component ready to insert.
 #[derive(Clone)]
 pub(crate) struct PreparedCustom {
-    type_path: String,
-    type_id: std::any::TypeId,
-    component: ReflectComponent,
+    ty: Arc<CustomType>,
     value: Arc<dyn Reflect>,
+}
+
+/// What every prepared component of one type shares.
+struct CustomType {
+    type_path: String,
+    component: ReflectComponent,
+    insert: fn(&mut EntityWorldMut, &dyn Reflect) -> bool,
 }
 
 impl std::fmt::Debug for PreparedCustom {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCustom")
-            .field("type_path", &self.type_path)
+            .field("type_path", &self.ty.type_path)
             .field("value", &self.value)
             .finish_non_exhaustive()
     }
+}
+
+/// A registered type resolved once per load: its schema entry and reflected parts.
+struct Resolved {
+    entry: SchemaEntry,
+    default: ReflectDefault,
+    info: &'static TypeInfo,
+    ty: Arc<CustomType>,
+}
+
+/// Why a type path did not resolve (the diagnostic is made per component, with its position).
+enum Unresolved {
+    /// No schema: unknown, or not a `ForgeComponent` (the allow-list).
+    Unknown,
+    /// A schema whose type is not registered as a component with a reflected `Default`.
+    NotRegistered,
+}
+
+fn resolve_type(
+    type_path: &str,
+    registry: &TypeRegistry,
+    schemas: &ForgeSchemas,
+) -> Result<Resolved, Unresolved> {
+    let entry = resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
+        .ok_or(Unresolved::Unknown)?;
+    let registration = registry.get(entry.type_id);
+    if registration.is_some_and(|r| r.data::<ReflectResource>().is_some()) {
+        return Err(Unresolved::NotRegistered);
+    }
+    let (component, default, info) = registration
+        .and_then(|r| {
+            Some((
+                r.data::<ReflectComponent>()?.clone(),
+                r.data::<ReflectDefault>()?.clone(),
+                r.type_info(),
+            ))
+        })
+        .ok_or(Unresolved::NotRegistered)?;
+    let ty = Arc::new(CustomType {
+        type_path: entry.schema.type_path.clone(),
+        component,
+        insert: entry.insert,
+    });
+    Ok(Resolved {
+        entry,
+        default,
+        info,
+        ty,
+    })
 }
 
 /// Builds the custom components of every entity (one list per entity, in `doc.entities` order).
@@ -60,6 +115,8 @@ pub(crate) fn prepare(
     let registry = cx.registry.read();
     let mut errors = Vec::new();
     let mut out = Vec::with_capacity(parsed.doc.entities.len());
+    // Each type path is resolved once per load, not once per component.
+    let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     for (id, node) in &parsed.doc.entities {
         let mut list = Vec::new();
         for (index, component) in node.components.iter().enumerate() {
@@ -73,7 +130,10 @@ pub(crate) fn prepare(
                 entity_name: &node.name,
                 component: index,
             };
-            match build(custom, &site, &registry, &cx.schemas) {
+            let resolved = types
+                .entry(custom.type_path.as_str())
+                .or_insert_with(|| resolve_type(&custom.type_path, &registry, &cx.schemas));
+            match build(custom, &site, &registry, &cx.schemas, resolved) {
                 Ok(p) => list.push(p),
                 Err(mut problems) => errors.append(&mut problems),
             }
@@ -236,41 +296,36 @@ fn build(
     site: &Site,
     registry: &TypeRegistry,
     schemas: &ForgeSchemas,
+    resolved: &Result<Resolved, Unresolved>,
 ) -> Result<PreparedCustom, Vec<Diagnostic>> {
-    let type_path = custom.type_path.as_str();
-    let Some(entry) = resolve(type_path, |p| schemas.entry(p), || schemas.type_paths()) else {
-        return Err(vec![unknown_type(
-            custom,
-            site,
-            registry,
-            schemas.type_paths(),
-        )]);
+    let resolved = match resolved {
+        Ok(r) => r,
+        Err(Unresolved::Unknown) => {
+            return Err(vec![unknown_type(
+                custom,
+                site,
+                registry,
+                schemas.type_paths(),
+            )]);
+        }
+        Err(Unresolved::NotRegistered) => {
+            return Err(vec![site.error(
+                "forge::custom::unknown_type",
+                format!(
+                    "`{}` has a schema but is not registered as a component with a reflected `Default`",
+                    custom.type_path
+                ),
+                ".type_path".into(),
+                site.type_path_position(),
+            )]);
+        }
     };
-    let schema = &entry.schema;
-    let registration = registry.get(entry.type_id);
-    let parts = registration.and_then(|r| {
-        Some((
-            r.data::<ReflectComponent>()?.clone(),
-            r.data::<ReflectDefault>()?,
-            r.type_info(),
-        ))
-    });
-    let refused = registration.is_some_and(|r| r.data::<ReflectResource>().is_some());
-    let Some((component, default, info)) = parts.filter(|_| !refused) else {
-        return Err(vec![site.error(
-            "forge::custom::unknown_type",
-            format!(
-                "`{type_path}` has a schema but is not registered as a component with a reflected `Default`"
-            ),
-            ".type_path".into(),
-            site.type_path_position(),
-        )]);
-    };
-    let mut value = default.default();
+    let info = resolved.info;
+    let mut value = resolved.default.default();
     let errors = check_fields(
         custom,
         site,
-        schema,
+        &resolved.entry.schema,
         |name| field_type(info, name).map(Target::Info),
         registry,
         |name, v| match field_mut(value.as_mut(), name) {
@@ -282,9 +337,7 @@ fn build(
         return Err(errors);
     }
     Ok(PreparedCustom {
-        type_path: schema.type_path.clone(),
-        type_id: entry.type_id,
-        component,
+        ty: resolved.ty.clone(),
         value: Arc::from(value),
     })
 }
@@ -305,22 +358,25 @@ fn check_fields<'k>(
         if field.expr.trim().is_empty() {
             continue; // reported by validation (`forge::custom::empty_expr`)
         }
-        let path = format!(".fields[{j}]");
+        // Messages are only formatted for problems: most fields are fine.
+        let path = || format!(".fields[{j}]");
         let (Some(field_schema), Some(field_target)) =
             (schema.field(&field.name), target(&field.name))
         else {
             let position = site.map.custom_field_name(site.entity, site.component, j);
-            errors.push(unknown_field(schema, &field.name, site, path, position));
+            errors.push(unknown_field(schema, &field.name, site, path(), position));
             continue;
         };
-        let described = format!(
-            "entity {} (`{}`), `{}` field `{}`",
-            site.entity, site.entity_name, schema.type_name, field.name
-        );
+        let described = || {
+            format!(
+                "entity {} (`{}`), `{}` field `{}`",
+                site.entity, site.entity_name, schema.type_name, field.name
+            )
+        };
         let v = match expr::evaluate_as(&field.expr, field_target, registry) {
             Ok(v) => v,
             Err(e) => {
-                errors.push(expr_error(&e, &described, &field.expr, site, j, path));
+                errors.push(expr_error(&e, &described(), &field.expr, site, j, path()));
                 continue;
             }
         };
@@ -330,8 +386,8 @@ fn check_fields<'k>(
         {
             errors.push(site.error(
                 "forge::custom::range",
-                format!("{described}: {n} is outside `{range}`"),
-                format!("{path}.expr"),
+                format!("{}: {n} is outside `{range}`", described()),
+                format!("{}.expr", path()),
                 site.expr_position(j, &field.expr, 0),
             ));
             continue;
@@ -339,8 +395,8 @@ fn check_fields<'k>(
         if let Err(reason) = store(&field.name, v.as_ref()) {
             errors.push(site.error(
                 "forge::custom::expr",
-                format!("{described}: the value does not fit: {reason}"),
-                format!("{path}.expr"),
+                format!("{}: the value does not fit: {reason}", described()),
+                format!("{}.expr", path()),
                 site.expr_position(j, &field.expr, 0),
             ));
         }
@@ -512,36 +568,19 @@ fn as_number(v: &dyn PartialReflect) -> Option<f64> {
     None
 }
 
-/// Inserts the prepared custom components of one entity (file id `id`). A component that cannot
-/// be inserted is logged with the entity and type, never a panic.
+/// Inserts the prepared custom components of one entity (file id `id`) with typed inserts (no
+/// type registry needed). A value that cannot be inserted is logged with the entity and type,
+/// never a panic.
 pub(crate) fn insert(entity: &mut EntityWorldMut, prepared: &[PreparedCustom], id: u64) {
-    if prepared.is_empty() {
-        return;
-    }
-    let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {
-        tracing::error!(
-            "entity {id}: custom components not inserted: the app has no type registry"
-        );
-        return;
-    };
-    let registry = registry.read();
     for p in prepared {
-        let type_id = p.type_id;
-        let convertible = registry
-            .get_type_data::<bevy_reflect::ReflectFromReflect>(type_id)
-            .is_some()
-            || registry.get_type_data::<ReflectDefault>(type_id).is_some();
-        if !convertible {
-            tracing::error!(
-                "entity {id}: custom component `{}` not inserted: its type is no longer registered with `FromReflect` or `Default`",
-                p.type_path
-            );
-            continue;
-        }
         // Deref first: `Arc<T>` itself reflects as an opaque value.
         let value: &dyn Reflect = &*p.value;
-        p.component
-            .insert(entity, value.as_partial_reflect(), &registry);
+        if !(p.ty.insert)(entity, value) {
+            tracing::error!(
+                "entity {id}: custom component `{}` not inserted: its prepared value does not apply",
+                p.ty.type_path
+            );
+        }
     }
 }
 
@@ -550,7 +589,7 @@ pub(crate) fn find<'a>(
     prepared: &'a [PreparedCustom],
     type_path: &str,
 ) -> Option<&'a PreparedCustom> {
-    prepared.iter().find(|p| p.type_path == type_path)
+    prepared.iter().find(|p| p.ty.type_path == type_path)
 }
 
 /// Inserts one prepared custom component (hot reload: added or replaced whole).
@@ -572,7 +611,7 @@ pub(crate) fn patch_fields(
         insert_one(entity, prepared, id);
         return;
     };
-    if !prepared.component.contains(&*entity) {
+    if !prepared.ty.component.contains(&*entity) {
         insert_one(entity, prepared, id);
         return;
     }
@@ -583,8 +622,7 @@ pub(crate) fn patch_fields(
         }
     }
     patch.set_represented_type(value.get_represented_type_info());
-    let component = prepared.component.clone();
-    component.apply(&mut *entity, &patch);
+    prepared.ty.component.apply(&mut *entity, &patch);
 }
 
 /// Removes the custom component with type path `type_path` (hot reload dropped it).

@@ -57,6 +57,7 @@ use bevy_app::App;
 use bevy_ecs::component::Component;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
 use bevy_ecs::resource::Resource;
+use bevy_ecs::world::EntityWorldMut;
 use bevy_reflect::enums::VariantInfo;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{GetTypeRegistration, PartialReflect, Reflect, TypeInfo, TypePath, Typed};
@@ -429,11 +430,28 @@ impl KindBuilder {
     }
 }
 
-/// One registered custom component type.
+/// One registered custom component type. Cheap to clone (the schema is shared).
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaEntry {
-    pub(crate) schema: ComponentSchema,
+    pub(crate) schema: Arc<ComponentSchema>,
     pub(crate) type_id: TypeId,
+    /// Inserts a value of the type (given as `dyn Reflect` of exactly that type) into an entity
+    /// with a typed insert; `false` when the value is of another type.
+    pub(crate) insert: fn(&mut EntityWorldMut, &dyn Reflect) -> bool,
+}
+
+/// The typed insert of [`SchemaEntry::insert`]: the type's `Default` with the value applied
+/// (no type registry lookups, one archetype move).
+fn insert_typed<T: ForgeComponent>(entity: &mut EntityWorldMut, value: &dyn Reflect) -> bool {
+    let Some(value) = value.downcast_ref::<T>() else {
+        return false;
+    };
+    let mut component = T::default();
+    if component.try_apply(value.as_partial_reflect()).is_err() {
+        return false;
+    }
+    entity.insert(component);
+    true
 }
 
 /// The schemas of every registered [`ForgeComponent`] type, by type path.
@@ -468,15 +486,17 @@ impl ForgeSchemas {
         table.insert(
             schema.type_path.clone(),
             SchemaEntry {
-                schema,
+                schema: Arc::new(schema),
                 type_id: TypeId::of::<T>(),
+                insert: insert_typed::<T>,
             },
         );
     }
 
     /// The schema registered for `type_path`.
     pub fn get(&self, type_path: &str) -> Option<ComponentSchema> {
-        self.entry(type_path).map(|e| e.schema)
+        self.entry(type_path)
+            .map(|e| ComponentSchema::clone(&e.schema))
     }
 
     pub(crate) fn entry(&self, type_path: &str) -> Option<SchemaEntry> {
@@ -493,7 +513,10 @@ impl ForgeSchemas {
     /// Every registered schema, sorted by type path.
     pub fn schemas(&self) -> Vec<ComponentSchema> {
         let table = self.inner.read().unwrap_or_else(PoisonError::into_inner);
-        table.values().map(|e| e.schema.clone()).collect()
+        table
+            .values()
+            .map(|e| ComponentSchema::clone(&e.schema))
+            .collect()
     }
 
     /// Number of registered types.

@@ -123,7 +123,7 @@ impl ForgeScene {
     ///
     /// The returned instance is not inserted on `root` and no [`ForgeSceneReady`] is triggered;
     /// insert it yourself to use [`reload::apply_diff`](crate::reload::apply_diff) on it later.
-    /// Custom components are inserted only when `world` has an `AppTypeRegistry` resource.
+    /// Custom components are inserted with typed inserts, so `world` needs no type registry.
     pub fn spawn_into(
         &self,
         id: AssetId<ForgeScene>,
