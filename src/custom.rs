@@ -11,7 +11,7 @@
 //! (`forge validate --schema`): the diagnostics are the loader's, minus what needs the game's
 //! registry (`not_allowed`, a schema without a registered type).
 
-use std::collections::HashMap;
+use bevy_platform::collections::HashMap;
 use std::sync::Arc;
 
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};

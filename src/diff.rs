@@ -28,10 +28,8 @@
 //! `NaN` never equals itself, so an entity holding `NaN` (which validation rejects) always shows
 //! as changed.
 
-use std::collections::{HashMap, HashSet};
+use bevy_platform::collections::{HashMap, HashSet};
 use std::fmt;
-
-use indexmap::IndexMap;
 
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, Transform, Vec3,
@@ -427,7 +425,10 @@ impl SceneDiff {
         }
         if let Some(order) = &self.file_order {
             let mut rest = std::mem::take(&mut doc.entities);
-            let mut ordered = IndexMap::with_capacity(rest.len());
+            let mut ordered = crate::format::EntityMap::with_capacity_and_hasher(
+                rest.len(),
+                crate::format::IdHasher::default(),
+            );
             for id in order {
                 if let Some(node) = rest.swap_remove(id) {
                     ordered.insert(*id, node);
@@ -608,11 +609,13 @@ fn diff_components(
     let old_by_key: HashMap<String, usize> =
         old.iter().enumerate().map(|(i, c)| (c.key(), i)).collect();
     let new_keys: Vec<String> = new.iter().map(ComponentData::key).collect();
-    let new_set: HashSet<&str> = new_keys.iter().map(String::as_str).collect();
-    for c in old {
-        let key = c.key();
-        if !new_set.contains(key.as_str()) {
-            changes.push(ComponentChange::Removed { key });
+    {
+        let new_set: HashSet<&str> = new_keys.iter().map(String::as_str).collect();
+        for c in old {
+            let key = c.key();
+            if !new_set.contains(key.as_str()) {
+                changes.push(ComponentChange::Removed { key });
+            }
         }
     }
     let mut last_kept = None;

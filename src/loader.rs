@@ -174,8 +174,14 @@ impl AssetLoader for ForgeSceneLoader {
                 path: path.clone(),
                 source,
             })?;
-        let parsed = SceneDoc::from_slice(&bytes)
-            .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
+        // Checked once here: the text is also needed to point inside custom expressions.
+        let text = std::str::from_utf8(&bytes).ok();
+        let parsed = match text {
+            Some(text) => SceneDoc::from_str(text),
+            // The reader reports where the bytes stop being UTF-8.
+            None => SceneDoc::from_slice(&bytes),
+        }
+        .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
         let report = crate::validate::validate_parsed(&parsed, None);
         let mut errors = Vec::new();
         for d in report.diagnostics {
@@ -192,7 +198,6 @@ impl AssetLoader for ForgeSceneLoader {
         if settings.check_assets {
             errors.extend(self.missing_assets(&parsed, load_context).await);
         }
-        let text = std::str::from_utf8(&bytes).ok();
         let (custom, custom_errors) = crate::custom::prepare(&parsed, text, &self.custom);
         errors.extend(custom_errors);
         if !errors.is_empty() {

@@ -27,7 +27,7 @@
 //! once. Each failure is logged once and sent as [`ForgeSceneReloadFailed`] (a message, also
 //! triggered as an event) with every diagnostic's line and column.
 
-use std::collections::{HashMap, HashSet};
+use bevy_platform::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bevy_asset::{AssetEvent, AssetId, AssetLoadError, AssetLoadFailedEvent, AssetPath, Assets};

@@ -1,7 +1,7 @@
 //! Spawning loaded scenes: [`ForgeSceneRoot`], [`ForgeEntityId`], [`ForgeSceneInstance`] and the
 //! [`ForgeSceneReady`] event.
 
-use std::collections::HashMap;
+use bevy_platform::collections::HashMap;
 
 use bevy_asset::{AssetId, Assets, Handle, UntypedHandle};
 use bevy_ecs::hierarchy::ChildOf;

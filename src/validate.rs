@@ -24,7 +24,7 @@
 //! identifier rule (`radius`, `r#type`), or are the decimal index of a tuple struct field (`0`,
 //! `1`, as [`ComponentSchema`](crate::schema::ComponentSchema) names them; no leading zeros).
 
-use std::collections::{HashMap, HashSet};
+use bevy_platform::collections::{HashMap, HashSet};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::format::{
@@ -554,8 +554,8 @@ fn components(
     for (i, component) in node.components.iter().enumerate() {
         let first = if long {
             match first_at.entry(key_of(component)) {
-                std::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
-                std::collections::hash_map::Entry::Vacant(slot) => {
+                bevy_platform::collections::hash_map::Entry::Occupied(first) => Some(*first.get()),
+                bevy_platform::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(i);
                     None
                 }

@@ -1,6 +1,6 @@
 //! The forest rules (the format page, "Ids, forests and ordering").
 
-use std::collections::{HashMap, HashSet};
+use bevy_platform::collections::{HashMap, HashSet};
 
 use super::SceneDoc;
 

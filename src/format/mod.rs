@@ -38,6 +38,13 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The file extension of scene files, without the leading dot.
 pub const EXTENSION: &str = "forge.ron";
 
+/// The hasher of the id maps of documents and source maps: deterministic and fast for `u64`
+/// ids (Bevy's `FixedHasher`).
+pub type IdHasher = bevy_platform::hash::FixedHasher;
+
+/// [`SceneDoc::entities`]: entities by id, in file order.
+pub type EntityMap = IndexMap<u64, EntityNode, IdHasher>;
+
 /// A scene document: the whole content of one `.forge.ron` file (the format page, "Top-level
 /// fields").
 ///
@@ -49,7 +56,7 @@ pub struct SceneDoc {
     /// Display name, independent of the file name. May be empty (validation warns).
     pub name: String,
     /// All entities by id, in file order.
-    pub entities: IndexMap<u64, EntityNode>,
+    pub entities: EntityMap,
     /// Root entity ids in display order.
     pub roots: Vec<u64>,
     /// The next id to allocate; greater than every id in `entities`. Ids are never reused.
@@ -108,7 +115,7 @@ impl SceneDoc {
         Self {
             format_version: FORMAT_VERSION,
             name: name.into(),
-            entities: IndexMap::new(),
+            entities: EntityMap::default(),
             roots: Vec::new(),
             next_id: 1,
         }
@@ -193,7 +200,7 @@ impl SceneDoc {
     /// most once, even in a malformed forest.
     pub fn depth_first(&self) -> Vec<u64> {
         let mut out = Vec::with_capacity(self.entities.len());
-        let mut seen = std::collections::HashSet::with_capacity(self.entities.len());
+        let mut seen = bevy_platform::collections::HashSet::with_capacity(self.entities.len());
         let mut stack: Vec<u64> = self.roots.iter().rev().copied().collect();
         while let Some(id) = stack.pop() {
             if !seen.insert(id) {

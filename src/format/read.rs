@@ -18,7 +18,7 @@ use super::source_map::{
     TRANSFORM_FIELDS,
 };
 use super::value::{Color, Transform, Vec2, Vec3};
-use super::{EntityNode, FORMAT_VERSION, SceneDoc};
+use super::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
 
 /// A document read from text, with where each part came from and what the reader noticed.
 #[derive(Debug, Clone, PartialEq)]
@@ -396,6 +396,8 @@ impl<'a> Parser<'a> {
     ) -> PResult<(usize, u32)> {
         let start = self.expect(b'(', "`(`")?;
         let mut seen = 0u32;
+        // Canonical files list fields in declaration order: try the next one first.
+        let mut next = 0usize;
         loop {
             self.skip_ws()?;
             if self.peek() == Some(b')') {
@@ -406,7 +408,11 @@ impl<'a> Parser<'a> {
             let Some(name) = self.ident() else {
                 return self.unexpected("a field name or `)`");
             };
-            let Some(i) = fields.iter().position(|f| *f == name) else {
+            let found = match fields.get(next) {
+                Some(f) if *f == name => Some(next),
+                _ => fields.iter().position(|f| *f == name),
+            };
+            let Some(i) = found else {
                 if self.pos == self.b.len() {
                     return self.unexpected("`:` after a field name");
                 }
@@ -430,6 +436,7 @@ impl<'a> Parser<'a> {
                 );
             }
             seen |= 1 << i;
+            next = i + 1;
             self.expect(b':', "`:`").field(fields[i])?;
             self.skip_ws()?;
             let value_at = self.pos;
@@ -927,13 +934,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn entities(
-        &mut self,
-        spans: &mut IndexMap<u64, EntitySpans>,
-    ) -> PResult<IndexMap<u64, EntityNode>> {
+    fn entities(&mut self, spans: &mut IndexMap<u64, EntitySpans, IdHasher>) -> PResult<EntityMap> {
         self.expect(b'{', "`{` starting the entity map")?;
         let estimate = (self.b.len() - self.pos) / 1024;
-        let mut map = IndexMap::with_capacity(estimate);
+        let mut map = EntityMap::with_capacity_and_hasher(estimate, IdHasher::default());
         spans.reserve(estimate);
         loop {
             self.skip_ws()?;

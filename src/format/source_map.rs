@@ -146,7 +146,7 @@ pub struct SourceMap {
     pub(crate) lines: LineIndex,
     /// Value offsets of `format_version`, `name`, `entities`, `roots`, `next_id`.
     pub(crate) top: [u32; 5],
-    pub(crate) entities: IndexMap<u64, EntitySpans>,
+    pub(crate) entities: IndexMap<u64, EntitySpans, super::IdHasher>,
 }
 
 pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", "roots", "next_id"];
