@@ -1047,17 +1047,76 @@ fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
     }
 }
 
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
-    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
-];
+/// Whether `s` is a Rust keyword (strict, reserved or weak-but-refused), which cannot name a
+/// field or a path segment without `r#`. A `match` compiles to a length switch, not a scan.
+fn is_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "as" | "async"
+            | "await"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "gen"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "Self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "try"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+    )
+}
 
 /// Whether `s` is a plain identifier (no keyword check): `XID_Start` or `_`, then `XID_Continue`,
 /// and not `_` alone.
 fn is_identifier_shape(s: &str) -> bool {
+    // Most names are ASCII: check bytes without decoding characters.
+    if let [first, rest @ ..] = s.as_bytes()
+        && s.is_ascii()
+    {
+        return (first.is_ascii_alphabetic() || *first == b'_')
+            && rest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            && s != "_";
+    }
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return false;
@@ -1074,7 +1133,7 @@ pub fn is_rust_identifier(s: &str) -> bool {
         Some(raw) => {
             is_identifier_shape(raw) && !matches!(raw, "crate" | "self" | "super" | "Self")
         }
-        None => is_identifier_shape(s) && !KEYWORDS.contains(&s),
+        None => is_identifier_shape(s) && !is_keyword(s),
     }
 }
 

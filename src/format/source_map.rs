@@ -56,11 +56,11 @@ impl LineIndex {
                 }
             }
         };
-        for nl in memchr::memchr_iter(b'\n', bytes) {
+        for_each_newline(bytes, |nl| {
             scan_line(start, nl, &mut wide);
             start = nl + 1;
             line_starts.push(start as u32);
-        }
+        });
         scan_line(start, bytes.len(), &mut wide);
         Self { line_starts, wide }
     }
@@ -79,6 +79,38 @@ impl LineIndex {
             line: line as u32,
             column: off - line_start - extra + 1,
             offset,
+        }
+    }
+}
+
+/// Calls `f` with the offset of every `\n` in `bytes`, in order.
+///
+/// Lines are short (about 25 bytes in canonical files), so restarting a SIMD search after each
+/// newline costs more than it saves: this reads eight bytes at a time and only looks at the
+/// bytes of a word that holds a newline.
+fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for word in words.by_ref() {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let x = u64::from_ne_bytes(eight) ^ NEWLINES;
+        // Non-zero when some byte of `x` is zero, that is some byte of the word is `\n`.
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            for (i, b) in word.iter().enumerate() {
+                if *b == b'\n' {
+                    f(at + i);
+                }
+            }
+        }
+        at += 8;
+    }
+    for (i, b) in words.remainder().iter().enumerate() {
+        if *b == b'\n' {
+            f(at + i);
         }
     }
 }
@@ -268,5 +300,25 @@ mod tests {
         let d = text.find('d').unwrap_or_default();
         assert_eq!((idx.position(d).line, idx.position(d).column), (2, 4));
         assert_eq!(idx.position(text.len() - 1).line, 4);
+    }
+
+    #[test]
+    fn newlines_are_found_at_every_offset_of_a_word() {
+        // Newlines at each of the eight byte positions, runs of them, and a remainder.
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&"x".repeat(i % 11));
+            text.push('\n');
+            if i % 7 == 0 {
+                text.push('\n');
+            }
+        }
+        text.push_str("tail");
+        let expected: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+        let mut found = Vec::new();
+        for_each_newline(text.as_bytes(), |i| found.push(i));
+        assert_eq!(found, expected);
+        let idx = LineIndex::new(&text);
+        assert_eq!(idx.line_starts.len(), expected.len() + 1);
     }
 }
