@@ -293,10 +293,14 @@ impl<'a> Parser<'a> {
     fn skip_ws_slow(&mut self) -> PResult<()> {
         let b = self.b;
         let mut i = self.pos;
+        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
         loop {
-            // Indentation comes in runs of spaces: skip them eight at a time.
-            while let Some(chunk) = b.get(i..i + 8) {
-                if chunk != b"        " {
+            // Indentation comes in runs of spaces: skip up to eight at a time, the length of a
+            // run read from the first byte of the word that is not a space.
+            while let Some(Ok(word)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
+                let other = u64::from_le_bytes(word) ^ SPACES;
+                if other != 0 {
+                    i += (other.trailing_zeros() / 8) as usize;
                     break;
                 }
                 i += 8;

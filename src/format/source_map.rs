@@ -37,31 +37,26 @@ impl LineIndex {
         let bytes = text.as_bytes();
         let mut line_starts = Vec::with_capacity(bytes.len() / 24 + 1);
         line_starts.push(0u32);
+        for_each_newline(bytes, |nl| line_starts.push(nl as u32 + 1));
         let mut wide = Vec::new();
-        let mut extra = 0u32;
-        let mut start = 0usize;
-        let all_ascii = text.is_ascii();
-        let mut scan_line = |from: usize, to: usize, wide: &mut Vec<(u32, u32)>| {
-            if all_ascii {
-                return;
-            }
-            let line = &text[from..to];
-            if !line.is_ascii() {
-                for (i, c) in line.char_indices() {
-                    let len = c.len_utf8();
-                    if len > 1 {
-                        extra += len as u32 - 1;
-                        wide.push(((from + i + len) as u32, extra));
+        if !text.is_ascii() {
+            let mut extra = 0u32;
+            let ends = line_starts.iter().skip(1).map(|s| *s as usize - 1);
+            let mut from = 0;
+            for to in ends.chain([bytes.len()]) {
+                let line = &text[from..to];
+                if !line.is_ascii() {
+                    for (i, c) in line.char_indices() {
+                        let len = c.len_utf8();
+                        if len > 1 {
+                            extra += len as u32 - 1;
+                            wide.push(((from + i + len) as u32, extra));
+                        }
                     }
                 }
+                from = to + 1;
             }
-        };
-        for_each_newline(bytes, |nl| {
-            scan_line(start, nl, &mut wide);
-            start = nl + 1;
-            line_starts.push(start as u32);
-        });
-        scan_line(start, bytes.len(), &mut wide);
+        }
         Self { line_starts, wide }
     }
 
@@ -86,25 +81,22 @@ impl LineIndex {
 /// Calls `f` with the offset of every `\n` in `bytes`, in order.
 ///
 /// Lines are short (about 25 bytes in canonical files), so restarting a SIMD search after each
-/// newline costs more than it saves: this reads eight bytes at a time and only looks at the
-/// bytes of a word that holds a newline.
+/// newline costs more than it saves: this reads eight bytes at a time and visits only the
+/// newline bytes of each word, through a bit mask.
 fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    const LOW7: u64 = u64::from_le_bytes([0x7f; 8]);
+    const NEWLINES: u64 = u64::from_le_bytes([b'\n'; 8]);
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for word in words.by_ref() {
         let mut eight = [0u8; 8];
         eight.copy_from_slice(word);
-        let x = u64::from_ne_bytes(eight) ^ NEWLINES;
-        // Non-zero when some byte of `x` is zero, that is some byte of the word is `\n`.
-        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-            for (i, b) in word.iter().enumerate() {
-                if *b == b'\n' {
-                    f(at + i);
-                }
-            }
+        let x = u64::from_le_bytes(eight) ^ NEWLINES;
+        // Exactly the high bit of each byte of `x` that is zero (no carries between bytes).
+        let mut zeros = !(((x & LOW7) + LOW7) | x | LOW7);
+        while zeros != 0 {
+            f(at + (zeros.trailing_zeros() / 8) as usize);
+            zeros &= zeros - 1;
         }
         at += 8;
     }
@@ -302,12 +294,33 @@ mod tests {
         assert_eq!(idx.position(text.len() - 1).line, 4);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn positions_match_a_character_count(text in "[a\n\r é\u{8a}\u{1F600}\u{b}]{0,80}") {
+            let idx = LineIndex::new(&text);
+            let (mut line, mut column) = (1u32, 1u32);
+            for (offset, c) in text.char_indices() {
+                let p = idx.position(offset);
+                proptest::prop_assert_eq!((p.line, p.column), (line, column), "offset {}", offset);
+                if c == '\n' {
+                    line += 1;
+                    column = 1;
+                } else {
+                    column += 1;
+                }
+            }
+        }
+    }
+
     #[test]
     fn newlines_are_found_at_every_offset_of_a_word() {
         // Newlines at each of the eight byte positions, runs of them, and a remainder.
         let mut text = String::new();
         for i in 0..40 {
             text.push_str(&"x".repeat(i % 11));
+            if i % 5 == 0 {
+                text.push_str("\u{b}é\u{8a}");
+            }
             text.push('\n');
             if i % 7 == 0 {
                 text.push('\n');
