@@ -456,3 +456,26 @@ fn read_names_the_file_in_errors() {
     assert!(matches!(missing.kind(), ReadErrorKind::Io(_)));
     assert!(SceneDoc::read(fixture("valid/garden.forge.ron")).is_ok());
 }
+
+/// Lines are counted while parsing, so every way a newline can appear must be seen once: in
+/// whitespace, line and nested block comments, quoted and raw strings (also after an escape),
+/// and inside a `data` read twice because it came before `type`.
+#[test]
+fn positions_after_newlines_in_strings_comments_and_reread_data() {
+    let text = "(\r\n  // a line comment\n  format_version: 1, /* a block\n /* nested\n */ comment */\n  name: \"two\nlines \\\" and\n escapes\",\n  entities: {\n    1: (id: 1, name: r#\"raw\n\"string\"#, parent: None, children: [],\n      transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),\n      components: [(data: (\n  type_path: \"g::Tag\",\n  fields: [(name: \"label\", expr: \"\\\"multi\nline\\\"\")],\n), type: custom), (type: visibility, data: hidden)],\n      locked: false),\n  },\n  roots: [1],\n  next_id: 2,\n)\n";
+    let parsed = read(text);
+    let map = &parsed.source_map;
+    let check = |found: Option<Position>, needle: &str| {
+        let p = found.unwrap_or_else(|| panic!("no position for `{needle}`"));
+        assert_eq!((p.line, p.column), at(text, needle), "`{needle}`");
+    };
+    check(map.top_field("name"), "\"two");
+    check(map.entity_field(1, "name"), "r#\"raw");
+    check(map.entity_field(1, "locked"), "false)");
+    check(map.component_tag(1, 0), "custom)");
+    check(map.component_field(1, 0, "type_path"), "\"g::Tag\"");
+    check(map.custom_field_expr(1, 0, 0), "\"\\\"multi");
+    check(map.component_tag(1, 1), "visibility");
+    check(map.top_field("roots"), "[1]");
+    check(map.top_field("next_id"), "2,\n)");
+}

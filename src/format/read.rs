@@ -71,18 +71,29 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
             ReadErrorKind::TooLarge { size: text.len() },
         ));
     }
-    let lines = LineIndex::new(text);
+    let mut line_starts = Vec::with_capacity(text.len() / 24 + 1);
+    line_starts.push(0);
     let mut parser = Parser {
         text,
         b: text.as_bytes(),
         pos: 0,
-        lines: &lines,
+        line_starts,
         warnings: Vec::new(),
     };
     let mut source_map = SourceMap::default();
     match parser.document(&mut source_map) {
         Ok(doc) => {
-            let warnings = std::mem::take(&mut parser.warnings);
+            // The parser crossed every newline of a text it accepted (they can only be in
+            // whitespace, comments and strings), so the line index needs no pass of its own.
+            let lines = LineIndex::from_line_starts(text, parser.line_starts);
+            let warnings = parser
+                .warnings
+                .into_iter()
+                .map(|(at, kind)| ReadWarning {
+                    position: lines.position(at),
+                    kind,
+                })
+                .collect();
             source_map.lines = lines;
             Ok(ParsedScene {
                 doc,
@@ -90,7 +101,7 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
                 warnings,
             })
         }
-        Err(e) => Err(e.finish(&lines)),
+        Err(e) => Err(e.finish(&LineIndex::new(text))),
     }
 }
 
@@ -209,11 +220,23 @@ struct Parser<'a> {
     text: &'a str,
     b: &'a [u8],
     pos: usize,
-    lines: &'a LineIndex,
-    warnings: Vec<ReadWarning>,
+    /// Offsets of the first byte of each line seen so far, ascending (see [`Parser::newline`]).
+    line_starts: Vec<u32>,
+    /// Warnings with the offset they point at.
+    warnings: Vec<(usize, ReadWarningKind)>,
 }
 
 impl<'a> Parser<'a> {
+    /// Records the newline at `at`. Every scanner that can cross a newline (whitespace, comments,
+    /// strings) calls this; a region read twice (`data` before `type`) is recorded once.
+    #[inline]
+    fn newline(&mut self, at: usize) {
+        let start = at as u32 + 1;
+        if self.line_starts.last().is_some_and(|last| start > *last) {
+            self.line_starts.push(start);
+        }
+    }
+
     // ---- errors ----------------------------------------------------------------------------
 
     fn fail<T>(&self, offset: usize, kind: ReadErrorKind) -> PResult<T> {
@@ -306,7 +329,11 @@ impl<'a> Parser<'a> {
                 i += 8;
             }
             match b.get(i) {
-                Some(b' ' | b'\n' | b'\r' | b'\t') => i += 1,
+                Some(b' ' | b'\r' | b'\t') => i += 1,
+                Some(b'\n') => {
+                    self.newline(i);
+                    i += 1;
+                }
                 Some(b'/') => {
                     self.pos = i;
                     self.comment()?;
@@ -325,7 +352,10 @@ impl<'a> Parser<'a> {
         match self.b.get(start + 1) {
             Some(b'/') => {
                 self.pos = match memchr::memchr(b'\n', &self.b[start..]) {
-                    Some(i) => start + i + 1,
+                    Some(i) => {
+                        self.newline(start + i);
+                        start + i + 1
+                    }
                     None => self.b.len(),
                 };
                 Ok(())
@@ -347,6 +377,10 @@ impl<'a> Parser<'a> {
                                 self.pos = i;
                                 return Ok(());
                             }
+                        }
+                        (b'\n', _) => {
+                            self.newline(i);
+                            i += 1;
                         }
                         _ => i += 1,
                     }
@@ -683,13 +717,20 @@ impl<'a> Parser<'a> {
 
     fn quoted_string(&mut self, at: usize) -> PResult<String> {
         let start = at + 1;
+        // `i` starts the text not yet copied, `search` where to look for the next stop.
         let mut i = start;
+        let mut search = start;
         let mut out: Option<String> = None;
         loop {
-            let Some(rel) = memchr::memchr2(b'"', b'\\', &self.b[i..]) else {
+            let Some(rel) = memchr::memchr3(b'"', b'\\', b'\n', &self.b[search..]) else {
                 return self.fail(at, ReadErrorKind::UnterminatedString);
             };
-            let stop = i + rel;
+            let stop = search + rel;
+            if self.b[stop] == b'\n' {
+                self.newline(stop);
+                search = stop + 1;
+                continue;
+            }
             if self.b[stop] == b'"' {
                 self.pos = stop + 1;
                 return Ok(match out {
@@ -705,6 +746,7 @@ impl<'a> Parser<'a> {
             let (ch, len) = self.escape(stop)?;
             s.push(ch);
             i = stop + len;
+            search = i;
         }
     }
 
@@ -788,10 +830,15 @@ impl<'a> Parser<'a> {
         let start = i + 1;
         let mut search = start;
         loop {
-            let Some(rel) = memchr::memchr(b'"', &self.b[search..]) else {
+            let Some(rel) = memchr::memchr2(b'"', b'\n', &self.b[search..]) else {
                 return self.fail(at, ReadErrorKind::UnterminatedString);
             };
             let quote = search + rel;
+            if self.b[quote] == b'\n' {
+                self.newline(quote);
+                search = quote + 1;
+                continue;
+            }
             let closing = &self.b[quote + 1..];
             if closing.len() >= hashes && closing[..hashes].iter().all(|&b| b == b'#') {
                 self.pos = quote + 1 + hashes;
@@ -896,10 +943,7 @@ impl<'a> Parser<'a> {
                         return p.fail(at, ReadErrorKind::UnsupportedFormatVersion { found: v });
                     }
                     if v == 0 {
-                        p.warnings.push(ReadWarning {
-                            position: p.lines.position(at),
-                            kind: ReadWarningKind::FormatVersionZero,
-                        });
+                        p.warnings.push((at, ReadWarningKind::FormatVersionZero));
                     }
                     format_version = Some(FORMAT_VERSION);
                 }
@@ -952,7 +996,10 @@ impl<'a> Parser<'a> {
             let key_at = self.pos;
             let key = self.id()?;
             if let Some(first) = spans.get(&key) {
-                let first_line = self.lines.position(first.entry as usize).line;
+                // An error: a line index of the whole text is worth building now.
+                let first_line = LineIndex::new(self.text)
+                    .position(first.entry as usize)
+                    .line;
                 return self.fail(
                     key_at,
                     ReadErrorKind::DuplicateEntityKey {

@@ -38,6 +38,17 @@ impl LineIndex {
         let mut line_starts = Vec::with_capacity(bytes.len() / 24 + 1);
         line_starts.push(0u32);
         for_each_newline(bytes, |nl| line_starts.push(nl as u32 + 1));
+        Self::from_line_starts(text, line_starts)
+    }
+
+    /// The index of `text` whose lines start at `line_starts` (`0`, then one past each `\n`, in
+    /// order), as the reader collects them while parsing.
+    pub(crate) fn from_line_starts(text: &str, line_starts: Vec<u32>) -> Self {
+        let bytes = text.as_bytes();
+        debug_assert_eq!(
+            line_starts.len(),
+            1 + bytes.iter().filter(|b| **b == b'\n').count()
+        );
         let mut wide = Vec::new();
         if !text.is_ascii() {
             let mut extra = 0u32;
