@@ -14,8 +14,8 @@ use super::component::{
 };
 use super::error::{ReadError, ReadErrorKind, closest};
 use super::source_map::{
-    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, Position, SourceMap, TOP_FIELDS,
-    TRANSFORM_FIELDS,
+    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, Position, SourceMap, SpanRange,
+    TOP_FIELDS, TRANSFORM_FIELDS,
 };
 use super::value::{Color, Transform, Vec2, Vec3};
 use super::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -79,6 +79,10 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
         pos: 0,
         line_starts,
         warnings: Vec::new(),
+        scratch: Scratch::default(),
+        components: Vec::new(),
+        payload_fields: Vec::new(),
+        custom_fields: Vec::new(),
     };
     let mut source_map = SourceMap::default();
     match parser.document(&mut source_map) {
@@ -95,6 +99,9 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
                 })
                 .collect();
             source_map.lines = lines;
+            source_map.components = parser.components;
+            source_map.payload_fields = parser.payload_fields;
+            source_map.custom_fields = parser.custom_fields;
             Ok(ParsedScene {
                 doc,
                 source_map,
@@ -224,6 +231,22 @@ struct Parser<'a> {
     line_starts: Vec<u32>,
     /// Warnings with the offset they point at.
     warnings: Vec<(usize, ReadWarningKind)>,
+    /// The spans of the component being read (its lists reused from component to component).
+    scratch: Scratch,
+    /// The flat span tables of the [`SourceMap`], filled as components are read.
+    components: Vec<ComponentSpans>,
+    payload_fields: Vec<(&'static str, u32)>,
+    custom_fields: Vec<[u32; 3]>,
+}
+
+/// Where the parts of the component being read sit; copied into the flat tables when done.
+#[derive(Default)]
+struct Scratch {
+    entry: u32,
+    tag: u32,
+    data: u32,
+    fields: Vec<(&'static str, u32)>,
+    custom_fields: Vec<[u32; 3]>,
 }
 
 impl<'a> Parser<'a> {
@@ -1075,24 +1098,37 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn components(&mut self, spans: &mut Vec<ComponentSpans>) -> PResult<Vec<ComponentData>> {
+    fn components(&mut self, spans: &mut SpanRange) -> PResult<Vec<ComponentData>> {
         let mut out = Vec::new();
+        let first = self.components.len();
         self.sequence(|p, _| {
-            let mut cs = ComponentSpans {
-                entry: ABSENT,
-                tag: ABSENT,
-                data: ABSENT,
-                fields: Vec::new(),
-                custom_fields: Vec::new(),
-            };
-            out.push(p.component(&mut cs)?);
-            spans.push(cs);
+            let mut cs = std::mem::take(&mut p.scratch);
+            cs.entry = ABSENT;
+            cs.tag = ABSENT;
+            cs.data = ABSENT;
+            cs.fields.clear();
+            cs.custom_fields.clear();
+            let read = p.component(&mut cs);
+            let fields_start = p.payload_fields.len();
+            p.payload_fields.extend_from_slice(&cs.fields);
+            let custom_start = p.custom_fields.len();
+            p.custom_fields.extend_from_slice(&cs.custom_fields);
+            p.components.push(ComponentSpans {
+                entry: cs.entry,
+                tag: cs.tag,
+                data: cs.data,
+                fields: SpanRange::since(fields_start, &p.payload_fields),
+                custom_fields: SpanRange::since(custom_start, &p.custom_fields),
+            });
+            p.scratch = cs;
+            out.push(read?);
             Ok(())
         })?;
+        *spans = SpanRange::since(first, &self.components);
         Ok(out)
     }
 
-    fn component(&mut self, cs: &mut ComponentSpans) -> PResult<ComponentData> {
+    fn component(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
         let mut tag = None;
         let mut data = None;
         let mut deferred = None;
@@ -1144,7 +1180,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the `data` payload of the component with tag index `tag`.
-    fn payload(&mut self, tag: usize, cs: &mut ComponentSpans) -> PResult<ComponentData> {
+    fn payload(&mut self, tag: usize, cs: &mut Scratch) -> PResult<ComponentData> {
         let fields = &mut cs.fields;
         Ok(match COMPONENT_TAGS[tag] {
             "sprite" => {
@@ -1386,7 +1422,7 @@ impl<'a> Parser<'a> {
         Ok(m)
     }
 
-    fn custom(&mut self, cs: &mut ComponentSpans) -> PResult<ComponentData> {
+    fn custom(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
         let mut custom = CustomComponent::default();
         let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
             cs.fields.push((CUSTOM_FIELDS[i], at as u32));

@@ -130,8 +130,32 @@ pub(crate) struct EntitySpans {
     pub(crate) fields: [u32; 7],
     /// Value offsets of `translation`, `rotation`, `scale`, each followed by its `x`, `y`, `z`.
     pub(crate) transform: [[u32; 4]; 3],
-    /// One entry per component, in list order.
-    pub(crate) components: Vec<ComponentSpans>,
+    /// The entity's components in [`SourceMap::components`], in list order.
+    pub(crate) components: SpanRange,
+}
+
+/// A run of entries in one of the [`SourceMap`]'s flat tables (one table for the whole file,
+/// not one small allocation per entity and component).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SpanRange {
+    pub(crate) start: u32,
+    pub(crate) len: u32,
+}
+
+impl SpanRange {
+    /// The run from `start` to the end of `table`.
+    pub(crate) fn since<T>(start: usize, table: &[T]) -> Self {
+        Self {
+            start: start as u32,
+            len: (table.len() - start) as u32,
+        }
+    }
+
+    /// The entries of this run in `table` (empty when out of range).
+    pub(crate) fn of<T>(self, table: &[T]) -> &[T] {
+        let start = self.start as usize;
+        table.get(start..start + self.len as usize).unwrap_or(&[])
+    }
 }
 
 pub(crate) const ENTITY_FIELDS: [&str; 7] = [
@@ -151,7 +175,7 @@ impl EntitySpans {
             entry,
             fields: [ABSENT; 7],
             transform: [[ABSENT; 4]; 3],
-            components: Vec::new(),
+            components: SpanRange::default(),
         }
     }
 }
@@ -165,10 +189,11 @@ pub(crate) struct ComponentSpans {
     pub(crate) tag: u32,
     /// The `data` value, or [`ABSENT`].
     pub(crate) data: u32,
-    /// Payload field values by dotted path (`font_size`, `material.metallic`, `mesh.value`).
-    pub(crate) fields: Vec<(&'static str, u32)>,
-    /// Custom fields: entry, `name` value, `expr` value.
-    pub(crate) custom_fields: Vec<[u32; 3]>,
+    /// Payload field values by dotted path (`font_size`, `material.metallic`, `mesh.value`), in
+    /// [`SourceMap::payload_fields`].
+    pub(crate) fields: SpanRange,
+    /// Custom fields (entry, `name` value, `expr` value), in [`SourceMap::custom_fields`].
+    pub(crate) custom_fields: SpanRange,
 }
 
 /// Where each part of a [`SceneDoc`](super::SceneDoc) was read from.
@@ -182,6 +207,12 @@ pub struct SourceMap {
     /// Value offsets of `format_version`, `name`, `entities`, `roots`, `next_id`.
     pub(crate) top: [u32; 5],
     pub(crate) entities: IndexMap<u64, EntitySpans, super::IdHasher>,
+    /// Every component of the file, entity by entity.
+    pub(crate) components: Vec<ComponentSpans>,
+    /// Every payload field of the file, component by component.
+    pub(crate) payload_fields: Vec<(&'static str, u32)>,
+    /// Every custom field of the file, component by component.
+    pub(crate) custom_fields: Vec<[u32; 3]>,
 }
 
 pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", "roots", "next_id"];
@@ -189,6 +220,15 @@ pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", 
 impl SourceMap {
     fn pos(&self, offset: u32) -> Option<Position> {
         (offset != ABSENT).then(|| self.lines.position(offset as usize))
+    }
+
+    /// The spans of component `index` of entity `id`.
+    fn component_spans(&self, id: u64, index: usize) -> Option<&ComponentSpans> {
+        self.entities
+            .get(&id)?
+            .components
+            .of(&self.components)
+            .get(index)
     }
 
     /// The position of byte `offset` of the text this map was read from.
@@ -235,22 +275,23 @@ impl SourceMap {
 
     /// The entry (opening `(`) of component `index` of entity `id`.
     pub fn component(&self, id: u64, index: usize) -> Option<Position> {
-        self.pos(self.entities.get(&id)?.components.get(index)?.entry)
+        self.pos(self.component_spans(id, index)?.entry)
     }
 
     /// The `type` tag of component `index` of entity `id`.
     pub fn component_tag(&self, id: u64, index: usize) -> Option<Position> {
-        self.pos(self.entities.get(&id)?.components.get(index)?.tag)
+        self.pos(self.component_spans(id, index)?.tag)
     }
 
     /// A payload field of component `index` of entity `id`: `font_size`, `custom_size`,
     /// `intensity`, `material.metallic`, `mesh.value`, ... `data` itself gives the payload.
     pub fn component_field(&self, id: u64, index: usize, field: &str) -> Option<Position> {
-        let c = self.entities.get(&id)?.components.get(index)?;
+        let c = self.component_spans(id, index)?;
         if field == "data" {
             return self.pos(c.data);
         }
-        let (_, off) = c.fields.iter().find(|(name, _)| *name == field)?;
+        let fields = c.fields.of(&self.payload_fields);
+        let (_, off) = fields.iter().find(|(name, _)| *name == field)?;
         self.pos(*off)
     }
 
@@ -276,8 +317,8 @@ impl SourceMap {
         field: usize,
         part: usize,
     ) -> Option<Position> {
-        let c = self.entities.get(&id)?.components.get(index)?;
-        self.pos(c.custom_fields.get(field)?[part])
+        let c = self.component_spans(id, index)?;
+        self.pos(c.custom_fields.of(&self.custom_fields).get(field)?[part])
     }
 }
 
