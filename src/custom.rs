@@ -525,11 +525,9 @@ fn expr_error(
         }
         _ => None,
     };
-    let shown: String = text.chars().take(80).collect();
-    let ellipsis = if shown.len() < text.len() { ".." } else { "" };
     let mut d = site.error(
         "forge::custom::expr",
-        format!("{described}: {e} in `{shown}{ellipsis}`"),
+        format!("{described}: {e} in `{}`", expr::excerpt(text)),
         format!("{path}.expr"),
         site.expr_position(field, text, e.at()),
     );

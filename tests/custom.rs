@@ -280,6 +280,35 @@ fn errors_inside_expressions_point_at_the_offending_part() {
 }
 
 #[test]
+fn hostile_expressions_fail_the_load_with_one_line_messages() {
+    let mut h = Harness::new();
+    let deep = format!("{}0.5", "-".repeat(100_000));
+    let text = scene(&custom(
+        "forge_demo::Orbit",
+        &[
+            ("speed", &deep),
+            ("radius", "1e39"),
+            // `\n` and `\t` escapes: the expression has a newline and a tab.
+            ("axis", "Vec3::new(1.0,\\n\\ttrue, 0.0)"),
+        ],
+    ));
+    let message = h.fail(&text);
+    let dashes = "-".repeat(80);
+    assert!(
+        message.contains(&format!("`Orbit` field `speed`: nesting deeper than 64 levels is not supported in a field expression in `{dashes}..`")),
+        "{message}"
+    );
+    assert!(
+        message.contains("`Orbit` field `radius`: 1e39 does not fit in f32 in `1e39`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("found a boolean in `Vec3::new(1.0,\\n\\ttrue, 0.0)`"),
+        "{message}"
+    );
+}
+
+#[test]
 fn scenes_cannot_create_engine_components_or_resources() {
     let mut h = Harness::new();
     h.app.init_resource::<Secret>();
