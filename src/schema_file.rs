@@ -53,7 +53,10 @@
 //!   `Other` for what scenes cannot write. A `type_name` names the type in messages, as the
 //!   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
 //!
-//! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed.
+//! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed. Whatever
+//! [`ForgeSchemas::export`] writes reads back equal; a file nested deeper than
+//! [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is parsed, so
+//! reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the file.
 
 use std::path::{Path, PathBuf};
 
@@ -67,6 +70,26 @@ pub const SCHEMA_FORMAT: u32 = 1;
 
 /// The conventional file name ending of schema files.
 pub const SCHEMA_EXTENSION: &str = "forge-schema.ron";
+
+/// Deepest bracket nesting a schema file may have (`(`, `[`, `{` inside one another, outside
+/// strings and comments). [`ForgeSchemas::export`] writes at most 90: 5 for the file, its
+/// components and their fields, and 5 for each of the 17 levels of a [`FieldKind`] it describes
+/// (see [`FieldKind`] for the limit), an enum's struct variant being the deepest
+/// (`Enum(variants: [Struct(name: "A", fields: [(name: "x", kind: ..`). Deeper files are refused
+/// before RON reads them, so a hostile file cannot overflow the stack: at this depth reading uses
+/// at most about 1 MiB of stack in a debug build.
+///
+/// [`FieldKind`]: crate::schema::FieldKind
+pub const MAX_FILE_DEPTH: usize = 128;
+
+/// RON's own recursion limit, a backstop above [`MAX_FILE_DEPTH`] (RON counts about two levels
+/// per bracket: a variant and its fields).
+const RON_RECURSION_LIMIT: usize = 4 * MAX_FILE_DEPTH;
+
+/// RON options for schema files: the default extensions, [`RON_RECURSION_LIMIT`].
+fn ron_options() -> ron::Options {
+    ron::Options::default().with_recursion_limit(RON_RECURSION_LIMIT)
+}
 
 /// The contents of a `.forge-schema.ron` file (see [the module docs](self) for its shape).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,7 +113,8 @@ pub enum SchemaFileError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The text is not a schema file: RON syntax, a missing, unknown or mistyped field.
+    /// The text is not a schema file: RON syntax, a missing, unknown or mistyped field, or
+    /// nesting deeper than [`MAX_FILE_DEPTH`].
     #[error("{}{line}:{column}: {message}", prefix(.file.as_deref()))]
     Parse {
         /// The file, when read from one.
@@ -161,7 +185,8 @@ impl SchemaFile {
             .new_line("\n")
             .indentor("    ")
             .depth_limit(5);
-        let mut text = ron::ser::to_string_pretty(self, config)
+        let mut text = ron_options()
+            .to_string_pretty(self, config)
             .map_err(|e| SchemaFileError::Serialize(e.to_string()))?;
         text.push('\n');
         Ok(text)
@@ -171,7 +196,8 @@ impl SchemaFile {
     ///
     /// # Errors
     /// [`SchemaFileError::Format`] for a `format` other than [`SCHEMA_FORMAT`];
-    /// [`SchemaFileError::Parse`] (line and column, no file) for anything else that is wrong.
+    /// [`SchemaFileError::Parse`] (line and column, no file) for anything else that is wrong,
+    /// nesting deeper than [`MAX_FILE_DEPTH`] included.
     pub fn from_ron_str(text: &str) -> Result<Self, SchemaFileError> {
         Self::parse(text, None)
     }
@@ -193,7 +219,19 @@ impl SchemaFile {
 
     fn parse(text: &str, file: Option<&Path>) -> Result<Self, SchemaFileError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if let Ok(header) = ron::from_str::<Header>(text)
+        let too_deep =
+            || format!("the schema file is nested too deeply (more than {MAX_FILE_DEPTH} levels)");
+        if let Some(at) = too_deep_at(text) {
+            let (line, column) = line_column(text, at);
+            return Err(SchemaFileError::Parse {
+                file: file.map(Path::to_owned),
+                line,
+                column,
+                message: too_deep(),
+            });
+        }
+        let options = ron_options();
+        if let Ok(header) = options.from_str::<Header>(text)
             && header.format != SCHEMA_FORMAT
         {
             return Err(SchemaFileError::Format {
@@ -201,8 +239,11 @@ impl SchemaFile {
                 found: header.format,
             });
         }
-        ron::from_str::<SchemaFile>(text).map_err(|e| {
-            let message = e.code.to_string();
+        options.from_str::<SchemaFile>(text).map_err(|e| {
+            let message = match e.code {
+                ron::Error::ExceededRecursionLimit => too_deep(),
+                code => code.to_string(),
+            };
             let mut chars = message.chars();
             let message = match chars.next() {
                 Some(first) => first.to_lowercase().chain(chars).collect(),
@@ -241,6 +282,125 @@ impl SchemaFile {
             },
         })
     }
+}
+
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+/// The offset of the first bracket nested deeper than [`MAX_FILE_DEPTH`], outside strings,
+/// characters and comments, if any. Stops at an unterminated string or comment, which RON then
+/// reports (nothing after it is read).
+fn too_deep_at(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let ident = |i: usize| b[i].is_ascii_alphanumeric() || b[i] == b'_';
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FILE_DEPTH {
+                    return Some(i);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i = quoted_end(b, i + 1)?;
+                continue;
+            }
+            b'\'' => {
+                // `'x'`, `'\''`, `'\u{..}'`: the closing quote after the first character or
+                // escape.
+                let from = if b.get(i + 1) == Some(&b'\\') {
+                    i + 3
+                } else {
+                    i + 2
+                };
+                i = from + memchr::memchr(b'\'', b.get(from..)?)? + 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = comment_end(b, i)?;
+                continue;
+            }
+            // Raw strings: `r"..."`, `r#"..."#`, `br"..."`, not inside a name.
+            b'r' if {
+                let start = if i > 0 && b[i - 1] == b'b' { i - 1 } else { i };
+                start == 0 || !ident(start - 1)
+            } =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    i = raw_end(b, i + 2 + hashes, hashes)?;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The end (after the closing `"`) of a string whose text starts at `from`, with escapes.
+fn quoted_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// The end of a raw string whose text starts at `from`, closed by `"` and `hashes` `#`.
+fn raw_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += memchr::memchr(b'"', b.get(i..)?)?;
+        let close = i + 1 + hashes;
+        if b.get(i + 1..close)
+            .is_some_and(|h| h.iter().all(|&c| c == b'#'))
+        {
+            return Some(close);
+        }
+        i += 1;
+    }
+}
+
+/// The end of a block comment starting at `at` (`/*`), nested comments included.
+fn comment_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'/', b'*') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', b'/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 impl ForgeSchemas {

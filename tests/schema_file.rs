@@ -129,3 +129,149 @@ fn read_errors_name_the_file() {
     let missing = SchemaFile::read(dir.path().join("missing.forge-schema.ron")).unwrap_err();
     assert!(matches!(missing, SchemaFileError::Io { .. }), "{missing:?}");
 }
+
+mod deep {
+    //! Recursive and deeply nested types: their schemas are as deep as the exporter describes.
+    use bevy_ecs::component::Component;
+    use bevy_ecs::reflect::ReflectComponent;
+    use bevy_forge_scene::ForgeComponent;
+    use bevy_reflect::Reflect;
+    use bevy_reflect::std_traits::ReflectDefault;
+
+    #[derive(Reflect, Default, Clone, Debug, PartialEq)]
+    #[reflect(Default, no_field_bounds)]
+    pub enum Tree {
+        #[default]
+        Leaf,
+        Node(Vec<Tree>),
+    }
+
+    /// The deepest text per level: a struct variant holding a list of itself.
+    #[derive(Reflect, Default, Clone, Debug, PartialEq)]
+    #[reflect(Default, no_field_bounds)]
+    pub enum Branch {
+        #[default]
+        Leaf,
+        Node {
+            kids: Vec<Branch>,
+            tag: Option<Vec<Branch>>,
+        },
+    }
+
+    /// Enums of struct variants, each holding the next: the most text per level the exporter
+    /// writes (`Enum(variants: [Struct(name: .., fields: [(name: .., kind: ..`).
+    macro_rules! chain {
+        ($last:ident) => {
+            #[derive(Reflect, Default, Clone, Debug, PartialEq)]
+            pub enum $last { #[default] Leaf, Node { x: f32 } }
+        };
+        ($name:ident -> $next:ident $(-> $rest:ident)*) => {
+            #[derive(Reflect, Default, Clone, Debug, PartialEq)]
+            pub enum $name { #[default] Leaf, Node { next: $next } }
+            chain!($next $(-> $rest)*);
+        };
+    }
+    chain!(S1 -> S2 -> S3 -> S4 -> S5 -> S6 -> S7 -> S8 -> S9 -> S10 -> S11 -> S12 -> S13 -> S14
+        -> S15 -> S16 -> S17 -> S18 -> S19 -> S20);
+
+    #[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+    #[reflect(Component, Default)]
+    #[forge(type_path = "deep::Forest")]
+    pub struct Forest {
+        pub tree: Tree,
+        pub branch: Branch,
+        pub chain: S1,
+    }
+}
+
+/// The deepest bracket nesting of `text` (strings ignored).
+fn bracket_depth(text: &str) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for c in text.chars() {
+        match (in_string, c) {
+            (true, '\\') if !escaped => {
+                escaped = true;
+                continue;
+            }
+            (true, '"') if !escaped => in_string = false,
+            (false, '"') => in_string = true,
+            (false, '(' | '[' | '{') => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            (false, ')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+        escaped = false;
+    }
+    max
+}
+
+#[test]
+fn recursive_and_deeply_nested_schemas_read_back_equal() {
+    let schemas = bevy_forge_scene::ForgeSchemas::default();
+    schemas.insert::<deep::Forest>();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.forge-schema.ron");
+    schemas.export(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let depth = bracket_depth(&text);
+    // The deepest the exporter writes: 5 levels for the file and 5 for each of 17 kinds.
+    assert_eq!(depth, 90);
+    assert!(depth <= bevy_forge_scene::schema_file::MAX_FILE_DEPTH);
+    let read = SchemaFile::read(&path).unwrap();
+    assert_eq!(read, schemas.to_schema_file());
+}
+
+/// Runs `f` on a thread with a `kib` KiB stack; a stack overflow would abort the whole test
+/// process, so finishing proves the reader is bounded.
+fn on_stack<T: Send + 'static>(kib: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(kib * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+#[test]
+fn hostile_nesting_is_refused_before_ron_reads_it() {
+    let n = 100_000;
+    let head = "(format: 1, components: [(type_path: \"a::B\", type_name: \"B\", fields: [\n(name: \"x\", type_name: \"x\", kind: ";
+    let files = [
+        format!("{}{}", "[".repeat(n), "]".repeat(n)),
+        format!("(format: 1, components: {})", "(".repeat(n)),
+        // The version is read first, skipping the rest: that is bounded too.
+        format!("(format: 2, components: {})", "[".repeat(n)),
+        format!("{head}{}Bool", "Option((type_name: \"x\", kind: ".repeat(n)),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.forge-schema.ron");
+    std::fs::write(&path, &files[3]).unwrap();
+    on_stack(256, move || {
+        let expected = "the schema file is nested too deeply (more than 128 levels)";
+        for text in &files {
+            match SchemaFile::from_ron_str(text) {
+                Err(SchemaFileError::Parse { message, line, .. }) => {
+                    assert_eq!(message, expected);
+                    assert!(line <= 2);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // The 129th bracket, on line 2, named with the file.
+        let e = SchemaFile::read(&path).unwrap_err().to_string();
+        let column = 1
+            + "(name: \"x\", type_name: \"x\", kind: ".len()
+            + 61 * "Option((type_name: \"x\", kind: ".len()
+            + "Option(".len();
+        assert_eq!(e, format!("{}:2:{column}: {expected}", path.display()));
+    });
+    // Brackets inside strings and comments do not count.
+    let brackets = "([{".repeat(100);
+    let text = format!(
+        "// {brackets}\n/* {brackets} /* nested */ {brackets} */ (format: 1, components: [(type_path: \"a::{brackets}\", type_name: r#\"\"{brackets}\"#, docs: \"\\\"{brackets}\", fields: [])])"
+    );
+    let file = SchemaFile::from_ron_str(&text).unwrap();
+    assert_eq!(file.components[0].type_name, format!("\"{brackets}"));
+}
