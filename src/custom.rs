@@ -432,6 +432,23 @@ fn unknown_type(
 ) -> Diagnostic {
     let type_path = custom.type_path.as_str();
     let position = site.type_path_position();
+    // A bare name that ends several type paths: `resolve` could not choose.
+    let suffix = format!("::{type_path}");
+    let same_name: Vec<&String> = paths.iter().filter(|p| p.ends_with(&suffix)).collect();
+    if !type_path.contains("::") && same_name.len() > 1 {
+        let list: Vec<String> = same_name.iter().map(|p| format!("`{p}`")).collect();
+        return site
+            .error(
+                "forge::custom::unknown_type",
+                format!(
+                    "custom component type `{type_path}` is ambiguous: it may be {}",
+                    list.join(" or ")
+                ),
+                ".type_path".into(),
+                position,
+            )
+            .with_help("write the full type path");
+    }
     let other = registry
         .get_with_type_path(type_path)
         .or_else(|| registry.get_with_short_type_path(type_path));

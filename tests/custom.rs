@@ -308,6 +308,50 @@ fn hostile_expressions_fail_the_load_with_one_line_messages() {
     );
 }
 
+/// Two components with one type name, in different modules.
+mod twins {
+    use bevy_ecs::component::Component;
+    use bevy_ecs::reflect::ReflectComponent;
+    use bevy_forge_scene::ForgeComponent;
+    use bevy_reflect::Reflect;
+    use bevy_reflect::std_traits::ReflectDefault;
+
+    pub mod a {
+        use super::*;
+        #[derive(Component, Reflect, Default, ForgeComponent)]
+        #[reflect(Component, Default)]
+        #[forge(type_path = "twins_a::Twin")]
+        pub struct Twin {
+            pub x: f32,
+        }
+    }
+
+    pub mod b {
+        use super::*;
+        #[derive(Component, Reflect, Default, ForgeComponent)]
+        #[reflect(Component, Default)]
+        #[forge(type_path = "twins_b::Twin")]
+        pub struct Twin {
+            pub x: f32,
+        }
+    }
+}
+
+#[test]
+fn an_ambiguous_type_name_lists_the_full_paths() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let text = scene(&custom("Twin", &[("x", "1.0")]));
+    let message = h.fail(&text);
+    let expected = "bad.forge.ron:3:38: error[forge::custom::unknown_type]: custom component type `Twin` is ambiguous: it may be `twins_a::Twin` or `twins_b::Twin` (entity 1, `components[0].data.type_path`); help: write the full type path";
+    assert!(message.contains(expected), "{message}");
+    assert!(!message.contains("did you mean"), "{message}");
+    assert_eq!(offline_lines(&text, &schemas), [expected]);
+    // The full path still resolves.
+    let full = scene(&custom("twins_b::Twin", &[("x", "1.0")]));
+    assert!(offline_lines(&full, &schemas).is_empty());
+}
+
 #[test]
 fn scenes_cannot_create_engine_components_or_resources() {
     let mut h = Harness::new();
