@@ -58,12 +58,13 @@
 //! [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is parsed, so
 //! reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the file.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::project::{ProjectError, write_atomic};
-use crate::schema::{ComponentSchema, ForgeSchemas};
+use crate::schema::{ComponentSchema, FieldKind, ForgeSchemas, MemberSchema, VariantSchema};
 
 /// The schema file format this version writes and reads.
 pub const SCHEMA_FORMAT: u32 = 1;
@@ -137,6 +138,20 @@ pub enum SchemaFileError {
         /// The version found.
         found: u32,
     },
+    /// The file reads but does not make sense: a type path described twice or not a Rust type
+    /// path, a field listed twice, with an empty name or both in `fields` and `skipped`, a
+    /// `range` with `min > max`, a NaN bound or on a field that is not a number, or a `kind`
+    /// that cannot be (`Vector(len: 5)`, `Integer(bits: 7)`, `Float(bits: 16)`,
+    /// `Enum(variants: [])`).
+    #[error("{}the schema of `{type_path}`: {message}", file_prefix(.file.as_deref()))]
+    Invalid {
+        /// The file, when read from one.
+        file: Option<PathBuf>,
+        /// The component's type path, as written.
+        type_path: String,
+        /// What is wrong, naming the field.
+        message: String,
+    },
     /// RON could not write the schemas (not expected for schemas the derive builds).
     #[error("cannot write the schemas as RON: {0}")]
     Serialize(String),
@@ -145,6 +160,12 @@ pub enum SchemaFileError {
 /// `path:` before a position, or nothing.
 fn prefix(file: Option<&Path>) -> String {
     file.map(|f| format!("{}:", f.display()))
+        .unwrap_or_default()
+}
+
+/// `path: ` before a message, or nothing.
+fn file_prefix(file: Option<&Path>) -> String {
+    file.map(|f| format!("{}: ", f.display()))
         .unwrap_or_default()
 }
 
@@ -239,7 +260,7 @@ impl SchemaFile {
                 found: header.format,
             });
         }
-        options.from_str::<SchemaFile>(text).map_err(|e| {
+        let read = options.from_str::<SchemaFile>(text).map_err(|e| {
             let message = match e.code {
                 ron::Error::ExceededRecursionLimit => too_deep(),
                 code => code.to_string(),
@@ -255,7 +276,66 @@ impl SchemaFile {
                 column: e.span.start.col,
                 message,
             }
-        })
+        })?;
+        read.check(file)?;
+        Ok(read)
+    }
+
+    /// Checks what RON cannot: see [`SchemaFileError::Invalid`].
+    fn check(&self, file: Option<&Path>) -> Result<(), SchemaFileError> {
+        let mut type_paths = HashSet::new();
+        for component in &self.components {
+            let invalid = |message: String| SchemaFileError::Invalid {
+                file: file.map(Path::to_owned),
+                type_path: component.type_path.clone(),
+                message,
+            };
+            if !type_paths.insert(component.type_path.as_str()) {
+                return Err(invalid("it is described twice".into()));
+            }
+            if !is_type_path_shape(&component.type_path) {
+                return Err(invalid(
+                    "the type path is not a Rust type path like `my_game::Orbit`".into(),
+                ));
+            }
+            let mut names = HashSet::new();
+            for field in &component.fields {
+                let name = &field.name;
+                if name.is_empty() {
+                    return Err(invalid("a field has an empty name".into()));
+                }
+                if !names.insert(name.as_str()) {
+                    return Err(invalid(format!("field `{name}` is listed twice")));
+                }
+                if component.skipped.contains(name) {
+                    return Err(invalid(format!(
+                        "field `{name}` is both in `fields` and in `skipped`"
+                    )));
+                }
+                if let Some(range) = field.range {
+                    if range.min.is_nan() || range.max.is_nan() {
+                        return Err(invalid(format!("field `{name}`: a range bound is NaN")));
+                    }
+                    if range.min > range.max {
+                        return Err(invalid(format!(
+                            "field `{name}`: the range `{range}` is empty (min > max)"
+                        )));
+                    }
+                    if !matches!(
+                        field.kind,
+                        FieldKind::Integer { .. } | FieldKind::Float { .. }
+                    ) {
+                        return Err(invalid(format!(
+                            "field `{name}` has a range but is not a number (`{}`)",
+                            field.type_name
+                        )));
+                    }
+                }
+                check_kind(&field.kind)
+                    .map_err(|message| invalid(format!("field `{name}`: {message}")))?;
+            }
+        }
+        Ok(())
     }
 
     /// Writes the file to `path` atomically (a temporary file in the same directory, then a
@@ -282,6 +362,82 @@ impl SchemaFile {
             },
         })
     }
+}
+
+/// Whether `path` is shaped like a type path: identifier segments separated by `::` (keywords
+/// and raw identifiers allowed, as `#[forge(type_path)]` takes them), then optional generic
+/// arguments (`game::Timer<game::Fast>`, a generic type registered by hand).
+fn is_type_path_shape(path: &str) -> bool {
+    let (base, generics) = match path.find('<') {
+        Some(i) => (&path[..i], Some(&path[i..])),
+        None => (path, None),
+    };
+    let identifier = |segment: &str| {
+        let segment = segment.strip_prefix("r#").unwrap_or(segment);
+        let mut chars = segment.chars();
+        chars
+            .next()
+            .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c))
+            && chars.all(unicode_ident::is_xid_continue)
+    };
+    base.split("::").all(identifier) && generics.is_none_or(|g| g.ends_with('>'))
+}
+
+/// Checks a kind and its parts (see [`SchemaFileError::Invalid`]); the message names the problem.
+fn check_kind(kind: &FieldKind) -> Result<(), String> {
+    match kind {
+        FieldKind::Integer { bits, .. } if !matches!(bits, 8 | 16 | 32 | 64 | 128) => Err(format!(
+            "`Integer(bits: {bits})` is not an integer width (8, 16, 32, 64 or 128)"
+        )),
+        FieldKind::Float { bits } if !matches!(bits, 32 | 64) => Err(format!(
+            "`Float(bits: {bits})` is not a float width (32 or 64)"
+        )),
+        FieldKind::Vector { len } if !(2..=4).contains(len) => Err(format!(
+            "`Vector(len: {len})` is not a vector length (2, 3 or 4)"
+        )),
+        FieldKind::Enum { variants } if variants.is_empty() => {
+            Err("`Enum(variants: [])` has no variants".into())
+        }
+        FieldKind::Enum { variants } => {
+            let mut seen = HashSet::new();
+            for variant in variants {
+                if !seen.insert(variant.name()) {
+                    return Err(format!("variant `{}` is listed twice", variant.name()));
+                }
+                match variant {
+                    VariantSchema::Tuple { fields, .. } => {
+                        fields.iter().try_for_each(|t| check_kind(&t.kind))?;
+                    }
+                    VariantSchema::Struct { fields, .. } => check_members(fields)?,
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        FieldKind::Struct { fields } => check_members(fields),
+        FieldKind::TupleStruct { fields } | FieldKind::Tuple { fields } => {
+            fields.iter().try_for_each(|t| check_kind(&t.kind))
+        }
+        FieldKind::List(item) | FieldKind::Option(item) | FieldKind::Array { item, .. } => {
+            check_kind(&item.kind)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks the named fields of a nested struct or struct variant.
+fn check_members(fields: &[MemberSchema]) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    for member in fields {
+        if member.name.is_empty() {
+            return Err("a nested field has an empty name".into());
+        }
+        if !seen.insert(member.name.as_str()) {
+            return Err(format!("nested field `{}` is listed twice", member.name));
+        }
+        check_kind(&member.kind)?;
+    }
+    Ok(())
 }
 
 /// The 1-based line and column (in characters) of byte `at` of `text`.

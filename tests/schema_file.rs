@@ -174,6 +174,10 @@ mod deep {
     chain!(S1 -> S2 -> S3 -> S4 -> S5 -> S6 -> S7 -> S8 -> S9 -> S10 -> S11 -> S12 -> S13 -> S14
         -> S15 -> S16 -> S17 -> S18 -> S19 -> S20);
 
+    /// No value can exist: exported as `Other` (a file may not say `Enum(variants: [])`).
+    #[derive(Reflect, Clone, Debug, PartialEq)]
+    pub enum Never {}
+
     #[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
     #[reflect(Component, Default)]
     #[forge(type_path = "deep::Forest")]
@@ -181,6 +185,7 @@ mod deep {
         pub tree: Tree,
         pub branch: Branch,
         pub chain: S1,
+        pub none: Vec<Never>,
     }
 }
 
@@ -221,6 +226,14 @@ fn recursive_and_deeply_nested_schemas_read_back_equal() {
     assert!(depth <= bevy_forge_scene::schema_file::MAX_FILE_DEPTH);
     let read = SchemaFile::read(&path).unwrap();
     assert_eq!(read, schemas.to_schema_file());
+    let none = read.get("deep::Forest").unwrap().field("none").unwrap();
+    assert_eq!(
+        none.kind,
+        FieldKind::List(Box::new(bevy_forge_scene::schema::TypeSchema {
+            type_name: "Never".into(),
+            kind: FieldKind::Other
+        }))
+    );
 }
 
 /// Runs `f` on a thread with a `kib` KiB stack; a stack overflow would abort the whole test
@@ -270,8 +283,176 @@ fn hostile_nesting_is_refused_before_ron_reads_it() {
     // Brackets inside strings and comments do not count.
     let brackets = "([{".repeat(100);
     let text = format!(
-        "// {brackets}\n/* {brackets} /* nested */ {brackets} */ (format: 1, components: [(type_path: \"a::{brackets}\", type_name: r#\"\"{brackets}\"#, docs: \"\\\"{brackets}\", fields: [])])"
+        "// {brackets}\n/* {brackets} /* nested */ {brackets} */ (format: 1, components: [(type_path: \"a::B\", type_name: r#\"\"{brackets}\"#, docs: \"\\\"{brackets}\", fields: [])])"
     );
     let file = SchemaFile::from_ron_str(&text).unwrap();
     assert_eq!(file.components[0].type_name, format!("\"{brackets}"));
+}
+
+/// A one-component file whose fields are `fields` and skipped fields `skipped`.
+fn file_with(type_path: &str, fields: &str, skipped: &str) -> String {
+    format!(
+        "(format: 1, components: [(type_path: \"{type_path}\", type_name: \"B\", fields: [{fields}], skipped: [{skipped}])])"
+    )
+}
+
+fn invalid(text: &str) -> (String, String) {
+    match SchemaFile::from_ron_str(text) {
+        Err(SchemaFileError::Invalid {
+            type_path,
+            message,
+            file: None,
+        }) => (type_path, message),
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+#[test]
+fn files_that_read_but_make_no_sense_are_refused_naming_the_type_and_field() {
+    let x = r#"(name: "x", type_name: "f32", kind: Float(bits: 32))"#;
+    let of_kind = |kind: &str| format!(r#"(name: "x", type_name: "T", kind: {kind})"#);
+    let cases = [
+        (
+            "(format: 1, components: [(type_path: \"a::B\", type_name: \"B\", fields: []), (type_path: \"a::B\", type_name: \"B\", fields: [])])"
+                .to_string(),
+            "a::B",
+            "it is described twice",
+        ),
+        (
+            file_with("a::B", &format!("{x}, {x}"), ""),
+            "a::B",
+            "field `x` is listed twice",
+        ),
+        (
+            file_with("a::B", r#"(name: "", type_name: "f32", kind: Bool)"#, ""),
+            "a::B",
+            "a field has an empty name",
+        ),
+        (
+            file_with("a::B", x, "\"x\""),
+            "a::B",
+            "field `x` is both in `fields` and in `skipped`",
+        ),
+        (
+            file_with("a b::C", x, ""),
+            "a b::C",
+            "the type path is not a Rust type path like `my_game::Orbit`",
+        ),
+        (
+            file_with("", x, ""),
+            "",
+            "the type path is not a Rust type path like `my_game::Orbit`",
+        ),
+        (
+            file_with("a::::B", x, ""),
+            "a::::B",
+            "the type path is not a Rust type path like `my_game::Orbit`",
+        ),
+        (
+            file_with(
+                "a::B",
+                r#"(name: "x", type_name: "f32", kind: Float(bits: 32), range: Some((min: 5.0, max: 1.0, inclusive: true)))"#,
+                "",
+            ),
+            "a::B",
+            "field `x`: the range `5..=1` is empty (min > max)",
+        ),
+        (
+            file_with(
+                "a::B",
+                r#"(name: "x", type_name: "f32", kind: Float(bits: 32), range: Some((min: NaN, max: 1.0, inclusive: true)))"#,
+                "",
+            ),
+            "a::B",
+            "field `x`: a range bound is NaN",
+        ),
+        (
+            file_with(
+                "a::B",
+                r#"(name: "x", type_name: "String", kind: String, range: Some((min: 0.0, max: 1.0, inclusive: true)))"#,
+                "",
+            ),
+            "a::B",
+            "field `x` has a range but is not a number (`String`)",
+        ),
+        (
+            file_with("a::B", &of_kind("Vector(len: 5)"), ""),
+            "a::B",
+            "field `x`: `Vector(len: 5)` is not a vector length (2, 3 or 4)",
+        ),
+        (
+            file_with("a::B", &of_kind("Vector(len: 1)"), ""),
+            "a::B",
+            "field `x`: `Vector(len: 1)` is not a vector length (2, 3 or 4)",
+        ),
+        (
+            file_with("a::B", &of_kind("Integer(signed: true, bits: 7)"), ""),
+            "a::B",
+            "field `x`: `Integer(bits: 7)` is not an integer width (8, 16, 32, 64 or 128)",
+        ),
+        (
+            file_with("a::B", &of_kind("Float(bits: 16)"), ""),
+            "a::B",
+            "field `x`: `Float(bits: 16)` is not a float width (32 or 64)",
+        ),
+        (
+            file_with("a::B", &of_kind("Enum(variants: [])"), ""),
+            "a::B",
+            "field `x`: `Enum(variants: [])` has no variants",
+        ),
+        // Nested parts are checked too.
+        (
+            file_with(
+                "a::B",
+                &of_kind(
+                    r#"List((type_name: "T", kind: Option((type_name: "V", kind: Vector(len: 9)))))"#,
+                ),
+                "",
+            ),
+            "a::B",
+            "field `x`: `Vector(len: 9)` is not a vector length (2, 3 or 4)",
+        ),
+        (
+            file_with(
+                "a::B",
+                &of_kind(r#"Enum(variants: [Unit(name: "A"), Struct(name: "A", fields: [])])"#),
+                "",
+            ),
+            "a::B",
+            "field `x`: variant `A` is listed twice",
+        ),
+        (
+            file_with(
+                "a::B",
+                &of_kind(
+                    r#"Struct(fields: [(name: "y", type_name: "u8", kind: Bool), (name: "y", type_name: "u8", kind: Bool)])"#,
+                ),
+                "",
+            ),
+            "a::B",
+            "field `x`: nested field `y` is listed twice",
+        ),
+    ];
+    for (text, type_path, message) in cases {
+        assert_eq!(invalid(&text), (type_path.into(), message.into()), "{text}");
+    }
+    // Generic type paths (generic types registered by hand) and raw identifiers are fine.
+    for ok in ["game::Timer<game::Fast>", "r#type::B", "größe::Maß", "B"] {
+        SchemaFile::from_ron_str(&file_with(ok, x, "")).unwrap();
+    }
+}
+
+#[test]
+fn invalid_files_are_named_in_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.forge-schema.ron");
+    let x = r#"(name: "x", type_name: "f32", kind: Float(bits: 32))"#;
+    std::fs::write(&path, file_with("a::B", &format!("{x}, {x}"), "")).unwrap();
+    assert_eq!(
+        SchemaFile::read(&path).unwrap_err().to_string(),
+        format!(
+            "{}: the schema of `a::B`: field `x` is listed twice",
+            path.display()
+        )
+    );
 }
