@@ -340,6 +340,8 @@ impl SchemaFile {
 
     /// Writes the file to `path` atomically (a temporary file in the same directory, then a
     /// rename: readers see the old file or the new one), creating missing parent directories.
+    /// A replaced file keeps its permissions; a new one gets mode `0o644` on Unix (the platform
+    /// default elsewhere).
     ///
     /// # Errors
     /// [`SchemaFileError::Io`] when a directory or the file cannot be written (the previous file

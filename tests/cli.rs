@@ -546,6 +546,26 @@ fn fmt_rewrites_canonically_and_then_checks_clean() {
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
+/// `forge fmt` replaces the file atomically but keeps its permissions (the temporary file would
+/// be 0600).
+#[cfg(unix)]
+#[test]
+fn fmt_keeps_the_file_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project(&[("garden.forge.ron", "valid/garden.forge.ron")], &[]);
+    let file = dir.path().join("scenes/garden.forge.ron");
+    for mode in [0o644, 0o664] {
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(&file, format!("// not canonical\n{text}")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let o = forge(dir.path(), &["fmt", "scenes"]);
+        assert_eq!(status(&o), 0, "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("formatted"), "{}", stdout(&o));
+        let now = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(now, mode, "{now:o}");
+    }
+}
+
 #[test]
 fn fmt_leaves_files_that_do_not_parse_untouched() {
     let dir = tempfile::tempdir().unwrap();

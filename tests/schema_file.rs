@@ -456,3 +456,22 @@ fn invalid_files_are_named_in_the_message() {
         )
     );
 }
+
+/// The schema file is replaced atomically but keeps its permissions; a new one is 0644 (the
+/// temporary file would be 0600).
+#[cfg(unix)]
+#[test]
+fn export_keeps_the_file_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let schemas = common::game::schemas();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.forge-schema.ron");
+    schemas.export(&path).unwrap();
+    assert_eq!(mode(&path), 0o644);
+    for kept in [0o664, 0o640] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(kept)).unwrap();
+        schemas.export(&path).unwrap();
+        assert_eq!(mode(&path), kept, "{kept:o}");
+    }
+}
