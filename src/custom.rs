@@ -168,7 +168,11 @@ pub(crate) fn check_offline(
             };
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
-                errors.push(unknown_type(custom, &site, registry, paths()));
+                let mut d = unknown_type(custom, &site, registry, paths());
+                if d.message.starts_with("unknown custom component type") {
+                    stale_hint(&mut d);
+                }
+                errors.push(d);
                 continue;
             };
             let target = |name: &str| {
@@ -178,18 +182,29 @@ pub(crate) fn check_offline(
                     kind: &f.kind,
                 })
             };
-            errors.extend(check_fields(
-                custom,
-                &site,
-                schema,
-                target,
-                registry,
-                |_, _| Ok(()),
-            ));
+            let mut problems = check_fields(custom, &site, schema, target, registry, |_, _| Ok(()));
+            for d in &mut problems {
+                if d.code == "forge::custom::unknown_field" && d.message.contains(" has no field ")
+                {
+                    stale_hint(d);
+                }
+            }
+            errors.append(&mut problems);
         }
     }
     errors
 }
+
+/// Offline, what is unknown may be new in the game: ends the help with [`STALE_HINT`].
+fn stale_hint(d: &mut Diagnostic) {
+    d.help = Some(match d.help.take() {
+        Some(help) => format!("{help}; {STALE_HINT}"),
+        None => STALE_HINT.to_owned(),
+    });
+}
+
+/// The end of the offline help of an unknown type or field.
+const STALE_HINT: &str = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
 
 /// Source positions count from after a byte-order mark.
 fn without_bom(text: &str) -> &str {

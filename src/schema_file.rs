@@ -127,11 +127,9 @@ pub enum SchemaFileError {
         /// What is wrong (RON's message).
         message: String,
     },
-    /// The file says a `format` this version does not read.
-    #[error(
-        "{}schema file format {found} is not supported; this version reads format {SCHEMA_FORMAT} (export the schema again with the game's version of bevy_forge_scene)",
-        prefix(.file.as_deref())
-    )]
+    /// The file says a `format` this version does not read: a newer one (upgrade the tool, or
+    /// export with this version) or an older one (export again).
+    #[error("{}{}", file_prefix(.file.as_deref()), format_message(*.found))]
     Format {
         /// The file, when read from one.
         file: Option<PathBuf>,
@@ -161,6 +159,57 @@ pub enum SchemaFileError {
 fn prefix(file: Option<&Path>) -> String {
     file.map(|f| format!("{}:", f.display()))
         .unwrap_or_default()
+}
+
+/// Why a file of format `found` is refused, and what to do.
+fn format_message(found: u32) -> String {
+    if found > SCHEMA_FORMAT {
+        format!(
+            "schema file format {found} is not supported: it was written by a newer bevy_forge_scene (this version reads format {SCHEMA_FORMAT}); upgrade forge, or export again with this version"
+        )
+    } else {
+        format!(
+            "schema file format {found} is not supported (this version reads format {SCHEMA_FORMAT}); export the schema again with the game's version of bevy_forge_scene"
+        )
+    }
+}
+
+impl SchemaFileError {
+    /// What is wrong, without the file and position (which [`file`](Self::file) and
+    /// [`position`](Self::position) give), for tools that show them apart, such as
+    /// `forge validate --format json`.
+    pub fn message(&self) -> String {
+        match self {
+            SchemaFileError::Io { source, .. } => source.to_string(),
+            SchemaFileError::Parse { message, .. } => message.clone(),
+            SchemaFileError::Format { found, .. } => format_message(*found),
+            SchemaFileError::Invalid {
+                type_path, message, ..
+            } => format!("the schema of `{type_path}`: {message}"),
+            SchemaFileError::Serialize(message) => {
+                format!("cannot write the schemas as RON: {message}")
+            }
+        }
+    }
+
+    /// The file, when the error is about one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            SchemaFileError::Io { path, .. } => Some(path),
+            SchemaFileError::Parse { file, .. }
+            | SchemaFileError::Format { file, .. }
+            | SchemaFileError::Invalid { file, .. } => file.as_deref(),
+            SchemaFileError::Serialize(_) => None,
+        }
+    }
+
+    /// The 1-based line and column (characters) of a [`Parse`](Self::Parse) error.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match self {
+            SchemaFileError::Parse { line, column, .. } => Some((*line, *column)),
+            _ => None,
+        }
+    }
 }
 
 /// `path: ` before a message, or nothing.

@@ -531,6 +531,13 @@ fn offline_checks_report_exactly_the_loader_errors() {
     ]);
     let loader = loader_lines(&h.fail(&text));
     let offline = offline_lines(&text, &schemas);
+    // Offline, the help of an unknown type or field adds that the schema file may be stale.
+    let stale = "; this schema file does not have it: if the game does, the file is stale; export the schemas again";
+    let hinted: Vec<&String> = offline.iter().filter(|l| l.ends_with(stale)).collect();
+    assert_eq!(hinted.len(), 2, "{hinted:#?}");
+    assert!(hinted[0].contains("unknown custom component type `forge_demo::Orbitt`"));
+    assert!(hinted[1].contains("`Brain` has no field `mood`"));
+    let offline: Vec<String> = offline.iter().map(|l| l.replace(stale, "")).collect();
     assert_eq!(loader, offline);
     // Every kind of problem is there, each with its position.
     for code in [
