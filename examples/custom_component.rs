@@ -3,8 +3,10 @@
 //! scene sets `radius` and `speed` as field expressions, `axis` keeps its default.
 //!
 //! In debug builds the game also exports its schemas at startup, so scenes can be checked
-//! without running it (in an editor, in CI): `forge validate --schema <file> assets/scenes`
-//! checks the custom components as the scene loader does.
+//! without running it (in an editor, in CI):
+//! `cargo run --bin forge -- validate --schema <file> --no-assets assets/scenes` (or `forge
+//! validate ..` once installed with `cargo install --path .`) checks the custom components as the
+//! scene loader does.
 //!
 //! Headless (no window, no GPU): prints the player's position for a few frames.
 //!
@@ -57,8 +59,9 @@ fn export_schemas(schemas: Res<ForgeSchemas>) {
     let path = std::env::temp_dir().join("forge_demo.forge-schema.ron");
     match schemas.export(&path) {
         // `--no-assets`: the Platformer scene names an image this repository does not ship.
+        // `cargo run --bin forge`: `cargo run --example` does not put `forge` on the PATH.
         Ok(()) => println!(
-            "schemas written; check scenes offline with `forge validate --schema {} --no-assets assets/scenes`",
+            "schemas written; check scenes offline with `cargo run --bin forge -- validate --schema {} --no-assets assets/scenes`",
             path.display()
         ),
         Err(e) => eprintln!("cannot write the schemas: {e}"),

@@ -168,7 +168,11 @@ pub(crate) fn check_offline(
             };
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
-                errors.push(unknown_type(custom, &site, registry, paths()));
+                let mut d = unknown_type(custom, &site, registry, paths());
+                if d.message.starts_with("unknown custom component type") {
+                    stale_hint(&mut d);
+                }
+                errors.push(d);
                 continue;
             };
             let target = |name: &str| {
@@ -178,18 +182,29 @@ pub(crate) fn check_offline(
                     kind: &f.kind,
                 })
             };
-            errors.extend(check_fields(
-                custom,
-                &site,
-                schema,
-                target,
-                registry,
-                |_, _| Ok(()),
-            ));
+            let mut problems = check_fields(custom, &site, schema, target, registry, |_, _| Ok(()));
+            for d in &mut problems {
+                if d.code == "forge::custom::unknown_field" && d.message.contains(" has no field ")
+                {
+                    stale_hint(d);
+                }
+            }
+            errors.append(&mut problems);
         }
     }
     errors
 }
+
+/// Offline, what is unknown may be new in the game: ends the help with [`STALE_HINT`].
+fn stale_hint(d: &mut Diagnostic) {
+    d.help = Some(match d.help.take() {
+        Some(help) => format!("{help}; {STALE_HINT}"),
+        None => STALE_HINT.to_owned(),
+    });
+}
+
+/// The end of the offline help of an unknown type or field.
+const STALE_HINT: &str = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
 
 /// Source positions count from after a byte-order mark.
 fn without_bom(text: &str) -> &str {
@@ -432,6 +447,23 @@ fn unknown_type(
 ) -> Diagnostic {
     let type_path = custom.type_path.as_str();
     let position = site.type_path_position();
+    // A bare name that ends several type paths: `resolve` could not choose.
+    let suffix = format!("::{type_path}");
+    let same_name: Vec<&String> = paths.iter().filter(|p| p.ends_with(&suffix)).collect();
+    if !type_path.contains("::") && same_name.len() > 1 {
+        let list: Vec<String> = same_name.iter().map(|p| format!("`{p}`")).collect();
+        return site
+            .error(
+                "forge::custom::unknown_type",
+                format!(
+                    "custom component type `{type_path}` is ambiguous: it may be {}",
+                    list.join(" or ")
+                ),
+                ".type_path".into(),
+                position,
+            )
+            .with_help("write the full type path");
+    }
     let other = registry
         .get_with_type_path(type_path)
         .or_else(|| registry.get_with_short_type_path(type_path));
@@ -525,11 +557,9 @@ fn expr_error(
         }
         _ => None,
     };
-    let shown: String = text.chars().take(80).collect();
-    let ellipsis = if shown.len() < text.len() { ".." } else { "" };
     let mut d = site.error(
         "forge::custom::expr",
-        format!("{described}: {e} in `{shown}{ellipsis}`"),
+        format!("{described}: {e} in `{}`", expr::excerpt(text)),
         format!("{path}.expr"),
         site.expr_position(field, text, e.at()),
     );

@@ -132,7 +132,9 @@ impl Project {
     /// Writes `doc` as canonical text to `path` (relative to the root, or absolute inside it),
     /// atomically: the text goes to a temporary `.<file>.tmp-<pid>-*` file in the destination
     /// directory, is flushed to disk, and is renamed over the target, so a crash leaves either the
-    /// old file or the new one. Parent directories are created. Returns the path written.
+    /// old file or the new one. Parent directories are created. A replaced file keeps its
+    /// permissions; a new one gets mode `0o644` on Unix (the platform default elsewhere). Returns
+    /// the path written.
     ///
     /// # Errors
     /// [`ProjectError::NotASceneFile`] for a name not ending in `.forge.ron`;
@@ -220,6 +222,10 @@ pub fn is_scene_file(path: &Path) -> bool {
 /// Writes `bytes` to `target` through a temporary file in the same directory and a rename.
 /// `before_rename` runs after the temporary file is complete and before the rename; if it fails,
 /// the temporary file is removed and `target` is untouched.
+///
+/// The file keeps the permissions of the file it replaces; a new file gets mode `0o644` on Unix
+/// (what a usual `022` umask gives; the umask itself cannot be read without `unsafe`), and the
+/// platform's default elsewhere. (The temporary file alone would be `0o600`.)
 pub(crate) fn write_atomic(
     target: &Path,
     bytes: &[u8],
@@ -238,6 +244,11 @@ pub(crate) fn write_atomic(
         .tempfile_in(dir)
         .map_err(io_err(dir))?;
     tmp.write_all(bytes).map_err(io_err(tmp.path()))?;
+    if let Some(permissions) = permissions_for(target) {
+        tmp.as_file()
+            .set_permissions(permissions)
+            .map_err(io_err(tmp.path()))?;
+    }
     tmp.as_file().sync_all().map_err(io_err(tmp.path()))?;
     before_rename(tmp.path()).map_err(io_err(target))?;
     tmp.persist(target).map_err(|e| ProjectError::Io {
@@ -245,6 +256,23 @@ pub(crate) fn write_atomic(
         source: e.error,
     })?;
     Ok(())
+}
+
+/// The permissions [`write_atomic`] gives `target`: those of the existing file, else `0o644` on
+/// Unix; `None` keeps the temporary file's own.
+fn permissions_for(target: &Path) -> Option<std::fs::Permissions> {
+    if let Ok(meta) = std::fs::metadata(target) {
+        return Some(meta.permissions());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o644))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// Why an asset path is refused (the format page, "Asset paths").
@@ -444,6 +472,29 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "previous");
         let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "the temporary file is cleaned up");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_keep_the_permissions_of_the_file_they_replace() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.forge.ron");
+        write_atomic(&new, b"x", |tmp| {
+            assert_eq!(mode(tmp), 0o644, "set before the rename");
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(mode(&new), 0o644);
+        for kept in [0o600, 0o640, 0o664, 0o444] {
+            let target = dir.path().join(format!("{kept:o}.forge.ron"));
+            std::fs::write(&target, "previous").unwrap();
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(kept)).unwrap();
+            write_atomic(&target, b"new text", |_| Ok(())).unwrap();
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "new text");
+            assert_eq!(mode(&target), kept, "{kept:o}");
+        }
     }
 
     #[test]

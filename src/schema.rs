@@ -170,7 +170,8 @@ pub enum FieldKind {
     },
     /// `bevy_color::Color` (or one of its colour spaces, `Srgba`, `LinearRgba`).
     Colour,
-    /// An enum, with its variants in declaration order.
+    /// An enum, with its variants in declaration order (at least one: an enum without variants
+    /// is [`Other`](FieldKind::Other)).
     Enum {
         /// The variants and their fields.
         variants: Vec<VariantSchema>,
@@ -201,7 +202,7 @@ pub enum FieldKind {
     },
     /// `Option<T>`, with the type of `T`.
     Option(Box<TypeSchema>),
-    /// Anything else (maps, sets, opaque types): scenes cannot write it.
+    /// Anything else (maps, sets, opaque types, enums without variants): scenes cannot write it.
     Other,
 }
 
@@ -363,6 +364,8 @@ impl KindBuilder {
                 });
                 FieldKind::Option(Box::new(self.ty(some, depth)))
             }
+            // No value can be written (or exist): nothing to describe.
+            TypeInfo::Enum(e) if e.variant_len() == 0 => FieldKind::Other,
             TypeInfo::Enum(e) => {
                 let mut variants = Vec::with_capacity(e.variant_len());
                 for v in e.iter() {

@@ -53,20 +53,44 @@
 //!   `Other` for what scenes cannot write. A `type_name` names the type in messages, as the
 //!   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
 //!
-//! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed.
+//! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed. Whatever
+//! [`ForgeSchemas::export`] writes reads back equal; a file nested deeper than
+//! [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is parsed, so
+//! reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the file.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::project::{ProjectError, write_atomic};
-use crate::schema::{ComponentSchema, ForgeSchemas};
+use crate::schema::{ComponentSchema, FieldKind, ForgeSchemas, MemberSchema, VariantSchema};
 
 /// The schema file format this version writes and reads.
 pub const SCHEMA_FORMAT: u32 = 1;
 
 /// The conventional file name ending of schema files.
 pub const SCHEMA_EXTENSION: &str = "forge-schema.ron";
+
+/// Deepest bracket nesting a schema file may have (`(`, `[`, `{` inside one another, outside
+/// strings and comments). [`ForgeSchemas::export`] writes at most 90: 5 for the file, its
+/// components and their fields, and 5 for each of the 17 levels of a [`FieldKind`] it describes
+/// (see [`FieldKind`] for the limit), an enum's struct variant being the deepest
+/// (`Enum(variants: [Struct(name: "A", fields: [(name: "x", kind: ..`). Deeper files are refused
+/// before RON reads them, so a hostile file cannot overflow the stack: at this depth reading uses
+/// at most about 1 MiB of stack in a debug build.
+///
+/// [`FieldKind`]: crate::schema::FieldKind
+pub const MAX_FILE_DEPTH: usize = 128;
+
+/// RON's own recursion limit, a backstop above [`MAX_FILE_DEPTH`] (RON counts about two levels
+/// per bracket: a variant and its fields).
+const RON_RECURSION_LIMIT: usize = 4 * MAX_FILE_DEPTH;
+
+/// RON options for schema files: the default extensions, [`RON_RECURSION_LIMIT`].
+fn ron_options() -> ron::Options {
+    ron::Options::default().with_recursion_limit(RON_RECURSION_LIMIT)
+}
 
 /// The contents of a `.forge-schema.ron` file (see [the module docs](self) for its shape).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,7 +114,8 @@ pub enum SchemaFileError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// The text is not a schema file: RON syntax, a missing, unknown or mistyped field.
+    /// The text is not a schema file: RON syntax, a missing, unknown or mistyped field, or
+    /// nesting deeper than [`MAX_FILE_DEPTH`].
     #[error("{}{line}:{column}: {message}", prefix(.file.as_deref()))]
     Parse {
         /// The file, when read from one.
@@ -102,16 +127,28 @@ pub enum SchemaFileError {
         /// What is wrong (RON's message).
         message: String,
     },
-    /// The file says a `format` this version does not read.
-    #[error(
-        "{}schema file format {found} is not supported; this version reads format {SCHEMA_FORMAT} (export the schema again with the game's version of bevy_forge_scene)",
-        prefix(.file.as_deref())
-    )]
+    /// The file says a `format` this version does not read: a newer one (upgrade the tool, or
+    /// export with this version) or an older one (export again).
+    #[error("{}{}", file_prefix(.file.as_deref()), format_message(*.found))]
     Format {
         /// The file, when read from one.
         file: Option<PathBuf>,
         /// The version found.
         found: u32,
+    },
+    /// The file reads but does not make sense: a type path described twice or not a Rust type
+    /// path, a field listed twice, with an empty name or both in `fields` and `skipped`, a
+    /// `range` with `min > max`, a NaN bound or on a field that is not a number, or a `kind`
+    /// that cannot be (`Vector(len: 5)`, `Integer(bits: 7)`, `Float(bits: 16)`,
+    /// `Enum(variants: [])`).
+    #[error("{}the schema of `{type_path}`: {message}", file_prefix(.file.as_deref()))]
+    Invalid {
+        /// The file, when read from one.
+        file: Option<PathBuf>,
+        /// The component's type path, as written.
+        type_path: String,
+        /// What is wrong, naming the field.
+        message: String,
     },
     /// RON could not write the schemas (not expected for schemas the derive builds).
     #[error("cannot write the schemas as RON: {0}")]
@@ -121,6 +158,63 @@ pub enum SchemaFileError {
 /// `path:` before a position, or nothing.
 fn prefix(file: Option<&Path>) -> String {
     file.map(|f| format!("{}:", f.display()))
+        .unwrap_or_default()
+}
+
+/// Why a file of format `found` is refused, and what to do.
+fn format_message(found: u32) -> String {
+    if found > SCHEMA_FORMAT {
+        format!(
+            "schema file format {found} is not supported: it was written by a newer bevy_forge_scene (this version reads format {SCHEMA_FORMAT}); upgrade forge, or export again with this version"
+        )
+    } else {
+        format!(
+            "schema file format {found} is not supported (this version reads format {SCHEMA_FORMAT}); export the schema again with the game's version of bevy_forge_scene"
+        )
+    }
+}
+
+impl SchemaFileError {
+    /// What is wrong, without the file and position (which [`file`](Self::file) and
+    /// [`position`](Self::position) give), for tools that show them apart, such as
+    /// `forge validate --format json`.
+    pub fn message(&self) -> String {
+        match self {
+            SchemaFileError::Io { source, .. } => source.to_string(),
+            SchemaFileError::Parse { message, .. } => message.clone(),
+            SchemaFileError::Format { found, .. } => format_message(*found),
+            SchemaFileError::Invalid {
+                type_path, message, ..
+            } => format!("the schema of `{type_path}`: {message}"),
+            SchemaFileError::Serialize(message) => {
+                format!("cannot write the schemas as RON: {message}")
+            }
+        }
+    }
+
+    /// The file, when the error is about one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            SchemaFileError::Io { path, .. } => Some(path),
+            SchemaFileError::Parse { file, .. }
+            | SchemaFileError::Format { file, .. }
+            | SchemaFileError::Invalid { file, .. } => file.as_deref(),
+            SchemaFileError::Serialize(_) => None,
+        }
+    }
+
+    /// The 1-based line and column (characters) of a [`Parse`](Self::Parse) error.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match self {
+            SchemaFileError::Parse { line, column, .. } => Some((*line, *column)),
+            _ => None,
+        }
+    }
+}
+
+/// `path: ` before a message, or nothing.
+fn file_prefix(file: Option<&Path>) -> String {
+    file.map(|f| format!("{}: ", f.display()))
         .unwrap_or_default()
 }
 
@@ -161,7 +255,8 @@ impl SchemaFile {
             .new_line("\n")
             .indentor("    ")
             .depth_limit(5);
-        let mut text = ron::ser::to_string_pretty(self, config)
+        let mut text = ron_options()
+            .to_string_pretty(self, config)
             .map_err(|e| SchemaFileError::Serialize(e.to_string()))?;
         text.push('\n');
         Ok(text)
@@ -171,7 +266,8 @@ impl SchemaFile {
     ///
     /// # Errors
     /// [`SchemaFileError::Format`] for a `format` other than [`SCHEMA_FORMAT`];
-    /// [`SchemaFileError::Parse`] (line and column, no file) for anything else that is wrong.
+    /// [`SchemaFileError::Parse`] (line and column, no file) for anything else that is wrong,
+    /// nesting deeper than [`MAX_FILE_DEPTH`] included.
     pub fn from_ron_str(text: &str) -> Result<Self, SchemaFileError> {
         Self::parse(text, None)
     }
@@ -193,7 +289,19 @@ impl SchemaFile {
 
     fn parse(text: &str, file: Option<&Path>) -> Result<Self, SchemaFileError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        if let Ok(header) = ron::from_str::<Header>(text)
+        let too_deep =
+            || format!("the schema file is nested too deeply (more than {MAX_FILE_DEPTH} levels)");
+        if let Some(at) = too_deep_at(text) {
+            let (line, column) = line_column(text, at);
+            return Err(SchemaFileError::Parse {
+                file: file.map(Path::to_owned),
+                line,
+                column,
+                message: too_deep(),
+            });
+        }
+        let options = ron_options();
+        if let Ok(header) = options.from_str::<Header>(text)
             && header.format != SCHEMA_FORMAT
         {
             return Err(SchemaFileError::Format {
@@ -201,8 +309,11 @@ impl SchemaFile {
                 found: header.format,
             });
         }
-        ron::from_str::<SchemaFile>(text).map_err(|e| {
-            let message = e.code.to_string();
+        let read = options.from_str::<SchemaFile>(text).map_err(|e| {
+            let message = match e.code {
+                ron::Error::ExceededRecursionLimit => too_deep(),
+                code => code.to_string(),
+            };
             let mut chars = message.chars();
             let message = match chars.next() {
                 Some(first) => first.to_lowercase().chain(chars).collect(),
@@ -214,11 +325,72 @@ impl SchemaFile {
                 column: e.span.start.col,
                 message,
             }
-        })
+        })?;
+        read.check(file)?;
+        Ok(read)
+    }
+
+    /// Checks what RON cannot: see [`SchemaFileError::Invalid`].
+    fn check(&self, file: Option<&Path>) -> Result<(), SchemaFileError> {
+        let mut type_paths = HashSet::new();
+        for component in &self.components {
+            let invalid = |message: String| SchemaFileError::Invalid {
+                file: file.map(Path::to_owned),
+                type_path: component.type_path.clone(),
+                message,
+            };
+            if !type_paths.insert(component.type_path.as_str()) {
+                return Err(invalid("it is described twice".into()));
+            }
+            if !is_type_path_shape(&component.type_path) {
+                return Err(invalid(
+                    "the type path is not a Rust type path like `my_game::Orbit`".into(),
+                ));
+            }
+            let mut names = HashSet::new();
+            for field in &component.fields {
+                let name = &field.name;
+                if name.is_empty() {
+                    return Err(invalid("a field has an empty name".into()));
+                }
+                if !names.insert(name.as_str()) {
+                    return Err(invalid(format!("field `{name}` is listed twice")));
+                }
+                if component.skipped.contains(name) {
+                    return Err(invalid(format!(
+                        "field `{name}` is both in `fields` and in `skipped`"
+                    )));
+                }
+                if let Some(range) = field.range {
+                    if range.min.is_nan() || range.max.is_nan() {
+                        return Err(invalid(format!("field `{name}`: a range bound is NaN")));
+                    }
+                    if range.min > range.max {
+                        return Err(invalid(format!(
+                            "field `{name}`: the range `{range}` is empty (min > max)"
+                        )));
+                    }
+                    if !matches!(
+                        field.kind,
+                        FieldKind::Integer { .. } | FieldKind::Float { .. }
+                    ) {
+                        return Err(invalid(format!(
+                            "field `{name}` has a range but is not a number (`{}`)",
+                            field.type_name
+                        )));
+                    }
+                }
+                check_kind(&field.kind)
+                    .map_err(|message| invalid(format!("field `{name}`: {message}")))?;
+            }
+        }
+        Ok(())
     }
 
     /// Writes the file to `path` atomically (a temporary file in the same directory, then a
     /// rename: readers see the old file or the new one), creating missing parent directories.
+    /// A replaced file keeps its permissions; a new one gets mode `0o644` on Unix (the platform
+    /// default elsewhere).
     ///
     /// # Errors
     /// [`SchemaFileError::Io`] when a directory or the file cannot be written (the previous file
@@ -241,6 +413,201 @@ impl SchemaFile {
             },
         })
     }
+}
+
+/// Whether `path` is shaped like a type path: identifier segments separated by `::` (keywords
+/// and raw identifiers allowed, as `#[forge(type_path)]` takes them), then optional generic
+/// arguments (`game::Timer<game::Fast>`, a generic type registered by hand).
+fn is_type_path_shape(path: &str) -> bool {
+    let (base, generics) = match path.find('<') {
+        Some(i) => (&path[..i], Some(&path[i..])),
+        None => (path, None),
+    };
+    let identifier = |segment: &str| {
+        let segment = segment.strip_prefix("r#").unwrap_or(segment);
+        let mut chars = segment.chars();
+        chars
+            .next()
+            .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c))
+            && chars.all(unicode_ident::is_xid_continue)
+    };
+    base.split("::").all(identifier) && generics.is_none_or(|g| g.ends_with('>'))
+}
+
+/// Checks a kind and its parts (see [`SchemaFileError::Invalid`]); the message names the problem.
+fn check_kind(kind: &FieldKind) -> Result<(), String> {
+    match kind {
+        FieldKind::Integer { bits, .. } if !matches!(bits, 8 | 16 | 32 | 64 | 128) => Err(format!(
+            "`Integer(bits: {bits})` is not an integer width (8, 16, 32, 64 or 128)"
+        )),
+        FieldKind::Float { bits } if !matches!(bits, 32 | 64) => Err(format!(
+            "`Float(bits: {bits})` is not a float width (32 or 64)"
+        )),
+        FieldKind::Vector { len } if !(2..=4).contains(len) => Err(format!(
+            "`Vector(len: {len})` is not a vector length (2, 3 or 4)"
+        )),
+        FieldKind::Enum { variants } if variants.is_empty() => {
+            Err("`Enum(variants: [])` has no variants".into())
+        }
+        FieldKind::Enum { variants } => {
+            let mut seen = HashSet::new();
+            for variant in variants {
+                if !seen.insert(variant.name()) {
+                    return Err(format!("variant `{}` is listed twice", variant.name()));
+                }
+                match variant {
+                    VariantSchema::Tuple { fields, .. } => {
+                        fields.iter().try_for_each(|t| check_kind(&t.kind))?;
+                    }
+                    VariantSchema::Struct { fields, .. } => check_members(fields)?,
+                    _ => {}
+                }
+            }
+            Ok(())
+        }
+        FieldKind::Struct { fields } => check_members(fields),
+        FieldKind::TupleStruct { fields } | FieldKind::Tuple { fields } => {
+            fields.iter().try_for_each(|t| check_kind(&t.kind))
+        }
+        FieldKind::List(item) | FieldKind::Option(item) | FieldKind::Array { item, .. } => {
+            check_kind(&item.kind)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks the named fields of a nested struct or struct variant.
+fn check_members(fields: &[MemberSchema]) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    for member in fields {
+        if member.name.is_empty() {
+            return Err("a nested field has an empty name".into());
+        }
+        if !seen.insert(member.name.as_str()) {
+            return Err(format!("nested field `{}` is listed twice", member.name));
+        }
+        check_kind(&member.kind)?;
+    }
+    Ok(())
+}
+
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+/// The offset of the first bracket nested deeper than [`MAX_FILE_DEPTH`], outside strings,
+/// characters and comments, if any. Stops at an unterminated string or comment, which RON then
+/// reports (nothing after it is read).
+fn too_deep_at(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let ident = |i: usize| b[i].is_ascii_alphanumeric() || b[i] == b'_';
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FILE_DEPTH {
+                    return Some(i);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i = quoted_end(b, i + 1)?;
+                continue;
+            }
+            b'\'' => {
+                // `'x'`, `'\''`, `'\u{..}'`: the closing quote after the first character or
+                // escape.
+                let from = if b.get(i + 1) == Some(&b'\\') {
+                    i + 3
+                } else {
+                    i + 2
+                };
+                i = from + memchr::memchr(b'\'', b.get(from..)?)? + 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = comment_end(b, i)?;
+                continue;
+            }
+            // Raw strings: `r"..."`, `r#"..."#`, `br"..."`, not inside a name.
+            b'r' if {
+                let start = if i > 0 && b[i - 1] == b'b' { i - 1 } else { i };
+                start == 0 || !ident(start - 1)
+            } =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    i = raw_end(b, i + 2 + hashes, hashes)?;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The end (after the closing `"`) of a string whose text starts at `from`, with escapes.
+fn quoted_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// The end of a raw string whose text starts at `from`, closed by `"` and `hashes` `#`.
+fn raw_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += memchr::memchr(b'"', b.get(i..)?)?;
+        let close = i + 1 + hashes;
+        if b.get(i + 1..close)
+            .is_some_and(|h| h.iter().all(|&c| c == b'#'))
+        {
+            return Some(close);
+        }
+        i += 1;
+    }
+}
+
+/// The end of a block comment starting at `at` (`/*`), nested comments included.
+fn comment_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'/', b'*') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', b'/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 impl ForgeSchemas {

@@ -412,11 +412,14 @@ fn validate_with_a_schema_reports_custom_errors_with_positions() {
         help.starts_with("did you mean `forge_demo::Orbit`?"),
         "{help}"
     );
+    // Offline, the schema file may be older than the game.
+    let stale = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
+    assert!(help.ends_with(&format!("; {stale}")), "{help}");
     let mood = spot(&text, "unknown_field", "\"mood\"", "mood").1;
     let help = items.iter().find(|d| d["line"] == mood).unwrap()["help"].clone();
     assert_eq!(
         help,
-        "did you mean `mode`? fields: `mode`, `target`, `hp`, `label`"
+        format!("did you mean `mode`? fields: `mode`, `target`, `hp`, `label`; {stale}")
     );
 
     // The same problems in human output, with the expression's value underlined.
@@ -482,8 +485,27 @@ fn validate_refuses_a_bad_schema_file_with_its_position() {
         ],
     );
     assert_eq!(status(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "error: invalid schema file: newer.forge-schema.ron: schema file format 2 is not supported: it was written by a newer bevy_forge_scene (this version reads format 1); upgrade forge, or export again with this version\n"
+    );
+    std::fs::write(
+        dir.path().join("older.forge-schema.ron"),
+        "(format: 0, components: [])",
+    )
+    .unwrap();
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "older.forge-schema.ron",
+            "good.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 2);
     assert!(
-        stderr(&o).contains("format 2 is not supported"),
+        stderr(&o).ends_with("older.forge-schema.ron: schema file format 0 is not supported (this version reads format 1); export the schema again with the game's version of bevy_forge_scene\n"),
         "{}",
         stderr(&o)
     );
@@ -503,6 +525,51 @@ fn validate_refuses_a_bad_schema_file_with_its_position() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn validate_json_reports_a_bad_schema_file_as_a_json_error() {
+    let dir = game_dir(&[("good.forge.ron", &guard_scene(GOOD_COMPONENTS))]);
+    std::fs::write(
+        dir.path().join("typo.forge-schema.ron"),
+        "(\n    format: 1,\n    componets: [],\n)\n",
+    )
+    .unwrap();
+    let run = |schema: &str| {
+        forge(
+            dir.path(),
+            &[
+                "validate",
+                "--format",
+                "json",
+                "--schema",
+                schema,
+                "good.forge.ron",
+            ],
+        )
+    };
+    let o = run("typo.forge-schema.ron");
+    assert_eq!(status(&o), 2, "{}", stderr(&o));
+    let items = json(&o);
+    assert_eq!(items.len(), 1, "{items:?}");
+    let e = &items[0];
+    assert_eq!(e["file"], "typo.forge-schema.ron");
+    assert_eq!(e["severity"], "error");
+    assert_eq!(e["code"], "forge::schema_file::invalid");
+    assert_eq!(
+        (e["line"].clone(), e["column"].clone()),
+        (3.into(), 5.into())
+    );
+    assert!(e["message"].as_str().unwrap().contains("componets"), "{e}");
+    assert!(stderr(&o).starts_with("error: invalid schema file: "));
+
+    let o = run("missing.forge-schema.ron");
+    assert_eq!(status(&o), 2);
+    let items = json(&o);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["code"], "forge::schema_file::unreadable");
+    assert_eq!(items[0]["file"], "missing.forge-schema.ron");
+    assert!(items[0]["line"].is_null());
 }
 
 // ---- fmt ----
@@ -544,6 +611,26 @@ fn fmt_rewrites_canonically_and_then_checks_clean() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
+}
+
+/// `forge fmt` replaces the file atomically but keeps its permissions (the temporary file would
+/// be 0600).
+#[cfg(unix)]
+#[test]
+fn fmt_keeps_the_file_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project(&[("garden.forge.ron", "valid/garden.forge.ron")], &[]);
+    let file = dir.path().join("scenes/garden.forge.ron");
+    for mode in [0o644, 0o664] {
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(&file, format!("// not canonical\n{text}")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let o = forge(dir.path(), &["fmt", "scenes"]);
+        assert_eq!(status(&o), 0, "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("formatted"), "{}", stdout(&o));
+        let now = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(now, mode, "{now:o}");
+    }
 }
 
 #[test]

@@ -280,6 +280,79 @@ fn errors_inside_expressions_point_at_the_offending_part() {
 }
 
 #[test]
+fn hostile_expressions_fail_the_load_with_one_line_messages() {
+    let mut h = Harness::new();
+    let deep = format!("{}0.5", "-".repeat(100_000));
+    let text = scene(&custom(
+        "forge_demo::Orbit",
+        &[
+            ("speed", &deep),
+            ("radius", "1e39"),
+            // `\n` and `\t` escapes: the expression has a newline and a tab.
+            ("axis", "Vec3::new(1.0,\\n\\ttrue, 0.0)"),
+        ],
+    ));
+    let message = h.fail(&text);
+    let dashes = "-".repeat(80);
+    assert!(
+        message.contains(&format!("`Orbit` field `speed`: nesting deeper than 64 levels is not supported in a field expression in `{dashes}..`")),
+        "{message}"
+    );
+    assert!(
+        message.contains("`Orbit` field `radius`: 1e39 does not fit in f32 in `1e39`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("found a boolean in `Vec3::new(1.0,\\n\\ttrue, 0.0)`"),
+        "{message}"
+    );
+}
+
+/// Two components with one type name, in different modules.
+mod twins {
+    use bevy_ecs::component::Component;
+    use bevy_ecs::reflect::ReflectComponent;
+    use bevy_forge_scene::ForgeComponent;
+    use bevy_reflect::Reflect;
+    use bevy_reflect::std_traits::ReflectDefault;
+
+    pub mod a {
+        use super::*;
+        #[derive(Component, Reflect, Default, ForgeComponent)]
+        #[reflect(Component, Default)]
+        #[forge(type_path = "twins_a::Twin")]
+        pub struct Twin {
+            pub x: f32,
+        }
+    }
+
+    pub mod b {
+        use super::*;
+        #[derive(Component, Reflect, Default, ForgeComponent)]
+        #[reflect(Component, Default)]
+        #[forge(type_path = "twins_b::Twin")]
+        pub struct Twin {
+            pub x: f32,
+        }
+    }
+}
+
+#[test]
+fn an_ambiguous_type_name_lists_the_full_paths() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let text = scene(&custom("Twin", &[("x", "1.0")]));
+    let message = h.fail(&text);
+    let expected = "bad.forge.ron:3:38: error[forge::custom::unknown_type]: custom component type `Twin` is ambiguous: it may be `twins_a::Twin` or `twins_b::Twin` (entity 1, `components[0].data.type_path`); help: write the full type path";
+    assert!(message.contains(expected), "{message}");
+    assert!(!message.contains("did you mean"), "{message}");
+    assert_eq!(offline_lines(&text, &schemas), [expected]);
+    // The full path still resolves.
+    let full = scene(&custom("twins_b::Twin", &[("x", "1.0")]));
+    assert!(offline_lines(&full, &schemas).is_empty());
+}
+
+#[test]
 fn scenes_cannot_create_engine_components_or_resources() {
     let mut h = Harness::new();
     h.app.init_resource::<Secret>();
@@ -458,6 +531,13 @@ fn offline_checks_report_exactly_the_loader_errors() {
     ]);
     let loader = loader_lines(&h.fail(&text));
     let offline = offline_lines(&text, &schemas);
+    // Offline, the help of an unknown type or field adds that the schema file may be stale.
+    let stale = "; this schema file does not have it: if the game does, the file is stale; export the schemas again";
+    let hinted: Vec<&String> = offline.iter().filter(|l| l.ends_with(stale)).collect();
+    assert_eq!(hinted.len(), 2, "{hinted:#?}");
+    assert!(hinted[0].contains("unknown custom component type `forge_demo::Orbitt`"));
+    assert!(hinted[1].contains("`Brain` has no field `mood`"));
+    let offline: Vec<String> = offline.iter().map(|l| l.replace(stale, "")).collect();
     assert_eq!(loader, offline);
     // Every kind of problem is there, each with its position.
     for code in [

@@ -331,6 +331,256 @@ fn code_is_refused_with_what_was_found() {
     assert!(matches!(err::<f32>(&deep), ExprError::Unsupported { .. }));
 }
 
+/// A recursive type: expressions for it nest as deep as they are written.
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Default, no_field_bounds)]
+struct Node {
+    children: Vec<Node>,
+}
+
+/// Runs `f` on a thread with a `kib` KiB stack; a stack overflow would abort the whole test
+/// process, so finishing proves the depth is bounded.
+fn on_stack<T: Send + 'static>(kib: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(kib * 1024)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+/// The loader's and the offline outcome of `text` as an `f32`.
+fn both_f32(text: &str) -> [Result<(), ExprError>; 2] {
+    let kind = kind_of(f32::type_info());
+    [
+        evaluate(text, f32::type_info(), &registry()).map(|_| ()),
+        evaluate_schema(text, "f32", &kind).map(|_| ()),
+    ]
+}
+
+#[test]
+fn deep_nesting_of_any_kind_is_refused_before_it_overflows_the_stack() {
+    let n = 100_000;
+    let cases = vec![
+        format!("{}0.5", "-".repeat(10_000)),
+        format!("{}0.5", "-".repeat(n)),
+        format!("1.0{}", ".to_radians()".repeat(10_000)),
+        format!("{}0.5", "!".repeat(n)),
+        format!("{}0.5", "&".repeat(n)),
+        format!("{}0.5", "*".repeat(n)),
+        format!("{}0.5", "||".repeat(n)),
+        format!("{}0.5", "return ".repeat(n)),
+        format!("{}1", "if true {1} else ".repeat(10_000)),
+        format!("0.5{}", "?".repeat(n)),
+        format!("1{}", " as u64".repeat(n)),
+        format!("1{}", "+1".repeat(n)),
+        format!("x{}", ".a".repeat(n)),
+        format!("f{}", "()".repeat(n)),
+        format!("{}0.5{}", "(".repeat(n), ")".repeat(n)),
+        format!("{}0.5{}", "Some(".repeat(n), ")".repeat(n)),
+        format!("{}0.5{}", "vec![".repeat(n), "]".repeat(n)),
+        format!("Vec::<{}u8{}>::new()", "Vec<".repeat(n), ">".repeat(n)),
+        format!("f::<{}u8>()", "A<x, ".repeat(n)),
+    ];
+    on_stack(256, move || {
+        for text in &cases {
+            for result in both_f32(text) {
+                match result {
+                    Err(ExprError::Unsupported { what, .. })
+                        if what == "nesting deeper than 64 levels" => {}
+                    other => panic!("`{}..`: {other:?}", &text[..40]),
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn nesting_up_to_the_limit_is_evaluated_with_a_bounded_stack() {
+    // The deepest forms the limit lets through need well under 1 MiB in a debug build.
+    on_stack(1024, || {
+        let parens = |n: usize| format!("{}0.5{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(both_f32(&parens(64)), [Ok(()), Ok(())]);
+        assert_eq!(eval::<f32>(&parens(64)), Ok(0.5));
+        assert_eq!(eval::<f32>(&format!("{}0.5", "-".repeat(64))), Ok(0.5));
+        assert_eq!(
+            eval::<f32>(&format!("{}0.5{}", "-(".repeat(32), ")".repeat(32))),
+            Ok(0.5)
+        );
+        let radians = format!("1.0{}", ".to_radians()".repeat(63));
+        assert_eq!(both_f32(&radians), [Ok(()), Ok(())]);
+        for result in both_f32(&parens(65)) {
+            assert!(
+                matches!(&result, Err(ExprError::Unsupported { at: 64, what }) if what == "nesting deeper than 64 levels"),
+                "{result:?}"
+            );
+        }
+        // A recursive type, 21 levels of `Node { children: vec![..] }` (3 each).
+        let mut tree = "Node { children: vec![] }".to_owned();
+        for _ in 0..20 {
+            tree = format!("Node {{ children: vec![{tree}] }}");
+        }
+        let node = eval::<Node>(&tree).unwrap();
+        let mut depth = 0;
+        let mut at = &node;
+        while let Some(child) = at.children.first() {
+            depth += 1;
+            at = child;
+        }
+        assert_eq!(depth, 20);
+        let deeper = format!("Node {{ children: vec![{tree}] }}");
+        assert!(matches!(
+            err::<Node>(&deeper),
+            ExprError::Unsupported { .. }
+        ));
+    });
+}
+
+#[test]
+fn brackets_inside_strings_and_comments_do_not_count_as_nesting() {
+    let brackets = "([{".repeat(100);
+    let expected = Ok(brackets.clone());
+    assert_eq!(eval::<String>(&format!("\"{brackets}\"")), expected);
+    assert_eq!(
+        eval::<String>(&format!("\"\\\"{brackets}\"")),
+        Ok(format!("\"{brackets}"))
+    );
+    assert_eq!(eval::<String>(&format!("r#\"{brackets}\"#")), expected);
+    assert_eq!(
+        eval::<String>(&format!(
+            "/* {brackets} */ String::from(\"{brackets}\") // {brackets}"
+        )),
+        expected
+    );
+    assert_eq!(eval::<char>("'('"), Ok('('));
+}
+
+#[test]
+fn long_numbers_and_long_expressions_are_refused_quickly() {
+    let digits = "1".repeat(100_000);
+    let e = err::<u32>(&digits);
+    assert_eq!(
+        e.to_string(),
+        "a number literal longer than 400 characters is not supported in a field expression"
+    );
+    assert_eq!(e.at(), 0);
+    for result in both_f32(&digits) {
+        assert!(
+            matches!(result, Err(ExprError::Unsupported { .. })),
+            "{result:?}"
+        );
+    }
+    let e = err::<Vec<u32>>(&format!("vec![1, {digits}]"));
+    assert_eq!(e.at(), 8);
+    // 400 characters are still read (and do not fit).
+    assert!(matches!(
+        err::<u128>(&"9".repeat(400)),
+        ExprError::Overflow { .. }
+    ));
+    let long = format!("vec![{}]", "0, ".repeat(400_000));
+    assert_eq!(
+        err::<Vec<u8>>(&long).to_string(),
+        "an expression longer than 1048576 bytes is not supported in a field expression"
+    );
+}
+
+#[test]
+fn messages_repeat_at_most_the_start_of_long_values() {
+    let e = err::<u64>(&"9".repeat(300));
+    assert_eq!(
+        e.to_string(),
+        format!("{}.. does not fit in u64", "9".repeat(40))
+    );
+    let e = err::<u8>(&format!("-{}", "9".repeat(300)));
+    assert!(
+        e.to_string().starts_with(&format!("-{}..", "9".repeat(39))),
+        "{e}"
+    );
+    let long_name = "x".repeat(10_000);
+    let e = err::<Shape>(&format!("Shape::{long_name}"));
+    assert!(e.to_string().len() < 200, "{e}");
+    let e = err::<f32>(&format!("{long_name}()"));
+    assert!(e.to_string().len() < 200, "{e}");
+}
+
+#[test]
+fn finite_literals_too_large_for_their_float_type_are_refused() {
+    assert_eq!(err::<f32>("1e39").to_string(), "1e39 does not fit in f32");
+    assert_eq!(err::<f32>("-1e39").to_string(), "-1e39 does not fit in f32");
+    assert_eq!(err::<f64>("1e400").to_string(), "1e400 does not fit in f64");
+    assert_eq!(err::<f32>("1e400").to_string(), "1e400 does not fit in f32");
+    assert_eq!(
+        err::<f32>("f64::MAX").to_string(),
+        "f64::MAX does not fit in f32"
+    );
+    assert_eq!(
+        err::<Vec3>("Vec3::new(0.0, 1e39, 0.0)").to_string(),
+        "1e39 does not fit in f32"
+    );
+    assert_eq!(err::<Vec3>("Vec3::new(0.0, 1e39, 0.0)").at(), 15);
+    assert_eq!(eval::<f32>("3.4e38"), Ok(3.4e38));
+    assert_eq!(eval::<f64>("1e300"), Ok(1e300));
+    // Infinity and NaN written as such stay allowed.
+    assert_eq!(eval::<f32>("f32::INFINITY"), Ok(f32::INFINITY));
+    assert_eq!(eval::<f32>("-f32::INFINITY"), Ok(f32::NEG_INFINITY));
+    assert_eq!(eval::<f64>("f64::NEG_INFINITY"), Ok(f64::NEG_INFINITY));
+    assert!(eval::<f32>("f32::NAN").unwrap().is_nan());
+    let kind = kind_of(f32::type_info());
+    assert_eq!(
+        evaluate_schema("1e39", "f32", &kind).map(|_| ()),
+        Err(ExprError::Overflow {
+            at: 0,
+            value: "1e39".into(),
+            ty: "f32".into()
+        })
+    );
+}
+
+#[test]
+fn lexical_errors_and_unsupported_forms_are_named() {
+    assert_eq!(
+        err::<String>("\"abc").to_string(),
+        "not a Rust expression: unterminated string: the closing `\"` is missing"
+    );
+    let e = err::<Vec3>("Vec3::new(１.0, 0.0, 0.0)");
+    assert_eq!(
+        e.to_string(),
+        "not a Rust expression: the character `１` (U+FF11) cannot appear here"
+    );
+    assert_eq!(e.at(), 10);
+    assert_eq!(
+        err::<u64>("--1").to_string(),
+        "negating a negative number (`--`) is not supported in a field expression"
+    );
+    assert_eq!(
+        err::<u64>("-(-1)").to_string(),
+        "negating a negative number (`--`) is not supported in a field expression"
+    );
+    assert_eq!(
+        err::<f32>("x = 1.0").to_string(),
+        "an assignment is not supported in a field expression"
+    );
+    assert_eq!(
+        err::<f32>("!1.0").to_string(),
+        "a `!` (not) is not supported in a field expression"
+    );
+    for text in [
+        "x = 1.0",
+        "x?",
+        "[1.0; 3]",
+        "_",
+        "break",
+        "x.await",
+        "let x = 1",
+    ] {
+        let message = err::<f32>(text).to_string();
+        assert!(
+            !message.contains("unsupported expression"),
+            "{text}: {message}"
+        );
+    }
+}
+
 #[test]
 fn errors_point_inside_the_expression() {
     let e = err::<Vec3>("Vec3::new(1.0, \"y\", 3.0)");
@@ -419,6 +669,19 @@ fn parity_cases() -> Vec<(&'static TypeInfo, &'static str)> {
         (f32_, "1.0 +"),
         (f32_, "Default::default()"),
         (f64::type_info(), "f64::INFINITY"),
+        (f64::type_info(), "1e400"),
+        (f32_, "1e39"),
+        (f32_, "-1e39"),
+        (f32_, "f64::MAX"),
+        (f32_, "--1.0"),
+        (f32_, "x = 1.0"),
+        (f32_, "\"abc"),
+        (f32_, "１"),
+        (u32_, "--1"),
+        (
+            u32_,
+            "99999999999999999999999999999999999999999999999999999",
+        ),
         (bool::type_info(), "1"),
         (char::type_info(), "'x'"),
         (String::type_info(), "\"a\".into()"),

@@ -24,7 +24,20 @@
 //!
 //! Anything else (function calls, arithmetic, macros other than `vec!`, unknown paths) is an
 //! [`ExprError`]. Paths are matched by their last segments, so `glam::Vec3::Y` and
-//! `bevy::math::Vec3::Y` mean `Vec3::Y`.
+//! `bevy::math::Vec3::Y` mean `Vec3::Y`. A number that does not fit the field's type is an
+//! [`ExprError::Overflow`], floats included (`1e39` for an `f32`); infinities and NaN are
+//! written as the constants `f32::INFINITY`, `f32::NEG_INFINITY`, `f32::NAN`.
+//!
+//! # Limits
+//!
+//! Evaluation is bounded in depth and time whatever the text: before parsing, an expression
+//! longer than [`MAX_LEN`] bytes, a number literal longer than [`MAX_NUMBER_LEN`] characters, and
+//! nesting deeper than [`MAX_DEPTH`] levels are refused with [`ExprError::Unsupported`]. Nesting
+//! counts open brackets and also chains of prefix, postfix and binary operators, method calls,
+//! casts and keywords (`--x`, `x.f().g()`, `x as u8 as u16`, `return return x`, `Vec<Vec<u8>>`),
+//! which `syn` parses recursively too; strings, characters and comments do not count. So no
+//! expression can overflow the stack: at the limit, parsing and evaluating use at most about
+//! 512 KiB in a debug build (Rust threads get 2 MiB by default), much less when optimized.
 //!
 //! [`evaluate_schema`] applies the same rules knowing only the field's schema
 //! ([`FieldSchema::type_name`](crate::schema::FieldSchema::type_name) and [`FieldKind`]), with the
@@ -45,16 +58,15 @@ use syn::spanned::Spanned;
 
 use crate::schema::FieldKind;
 
+mod scan;
 mod target;
 
+pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
 pub(crate) use target::Target;
 use target::{Shape, VariantFields, Variants};
 
 /// What field expressions may be, in one line (used as help text).
 pub const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts";
-
-/// Nesting deeper than this is refused before parsing (no input can overflow the stack).
-const MAX_DEPTH: usize = 64;
 
 /// Why a field expression could not be evaluated. `at` is the byte offset inside the expression
 /// where the problem starts (see [`ExprError::at`]).
@@ -447,7 +459,7 @@ pub(crate) fn special_kind(info: &TypeInfo) -> Option<FieldKind> {
 ///
 /// # Errors
 /// An [`ExprError`] naming what was expected and what was found, with the byte offset of the
-/// problem inside `expr`.
+/// problem inside `expr`; [`ExprError::Unsupported`] beyond the [limits](self#limits).
 pub fn evaluate(
     expr: &str,
     target: &'static TypeInfo,
@@ -513,23 +525,15 @@ pub(crate) fn evaluate_as(
         return Ok(value);
     }
     let start = expr.len() - expr.trim_start().len();
-    if let Some(at) = too_deep(expr) {
-        return Err(ExprError::Unsupported {
-            at,
-            what: format!("nesting deeper than {MAX_DEPTH} levels"),
-        });
-    }
+    // Bounds the depth of what syn builds, and its time, before it runs (see `scan`).
+    scan::check(expr)?;
     let parsed = syn::parse_str::<syn::Expr>(expr);
     let result = match parsed {
         Err(e) => Err(ExprError::Syntax {
             at: offset(expr, e.span()).max(start),
             message: e.to_string(),
         }),
-        Ok(e) => Eval {
-            registry,
-            text: expr,
-        }
-        .eval(&e, target),
+        Ok(e) => Eval::new(registry, expr).eval(&e, target),
     };
     // Spans of parsed strings live in a thread-local table; forget them so loading many
     // scenes does not grow it.
@@ -540,7 +544,11 @@ pub(crate) fn evaluate_as(
 /// The byte offset of `span` in `text` (spans give 1-based lines and 0-based character
 /// columns).
 fn offset(text: &str, span: proc_macro2::Span) -> usize {
-    let lc = span.start();
+    offset_of(text, span.start())
+}
+
+/// The byte offset of a line and column of `text`.
+fn offset_of(text: &str, lc: proc_macro2::LineColumn) -> usize {
     let mut line_start = 0;
     for _ in 1..lc.line {
         match text[line_start..].find('\n') {
@@ -554,22 +562,31 @@ fn offset(text: &str, span: proc_macro2::Span) -> usize {
         .map_or(text.len(), |(i, _)| line_start + i)
 }
 
-/// The offset of the first bracket nested deeper than [`MAX_DEPTH`], if any.
-fn too_deep(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Some(i);
-                }
-            }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+/// How many characters of a number messages repeat (`1111111111..`).
+const VALUE_CHARS: usize = 40;
+/// How many characters of a name or path messages repeat.
+const NAME_CHARS: usize = 80;
+
+/// The first `max` characters of `text`, with `..` when some are left out.
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}..", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// `text` for a one-line message: control characters escaped (a newline as `\n`), at most 80
+/// characters, with `..` when some are left out.
+pub(crate) fn excerpt(text: &str) -> String {
+    let mut shown = String::new();
+    for c in clip(text, NAME_CHARS).chars() {
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
         }
     }
-    None
+    shown
 }
 
 /// Plain literals without `syn`: decimal numbers, `true`/`false`, strings without escapes.
@@ -595,16 +612,19 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Box<dyn PartialReflect>> {
         }
         seen_digit && prev.is_ascii_digit()
     };
+    // Overflows to infinity are left to the evaluator, which refuses them.
     if id == TypeId::of::<f32>() && decimal(text) {
         return text
             .parse::<f32>()
             .ok()
+            .filter(|v| v.is_finite())
             .map(|v| Box::new(v) as Box<dyn PartialReflect>);
     }
     if id == TypeId::of::<f64>() && decimal(text) {
         return text
             .parse::<f64>()
             .ok()
+            .filter(|v| v.is_finite())
             .map(|v| Box::new(v) as Box<dyn PartialReflect>);
     }
     if id == TypeId::of::<bool>() {
@@ -660,6 +680,20 @@ pub fn assign(dest: &mut dyn PartialReflect, value: &dyn PartialReflect) -> Resu
 struct Eval<'a> {
     registry: &'a TypeRegistry,
     text: &'a str,
+    /// How many expressions are being evaluated, the outermost included.
+    depth: std::cell::Cell<usize>,
+    /// The deepest nesting evaluated ([`MAX_DEPTH`]; `scan::check` already refuses deeper
+    /// text, this bounds the evaluator on its own).
+    limit: usize,
+}
+
+/// One level of [`Eval::depth`], given back when dropped.
+struct Level<'a>(&'a std::cell::Cell<usize>);
+
+impl Drop for Level<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get().saturating_sub(1));
+    }
 }
 
 type Value = Box<dyn PartialReflect>;
@@ -689,14 +723,14 @@ fn describe(e: &syn::Expr) -> String {
         E::Tuple(_) => "a tuple".into(),
         E::Array(_) => "an array".into(),
         E::Macro(m) if m.mac.path.is_ident("vec") => "a `vec![..]`".into(),
-        E::Macro(m) => format!("the macro `{}!`", tail(&m.mac.path).join("::")),
-        E::Path(p) => format!("`{}`", tail(&p.path).join("::")),
+        E::Macro(m) => format!("the macro `{}!`", path_text(&tail(&m.mac.path))),
+        E::Path(p) => format!("`{}`", path_text(&tail(&p.path))),
         E::Call(c) => match &*c.func {
-            syn::Expr::Path(p) => format!("`{}(..)`", tail(&p.path).join("::")),
+            syn::Expr::Path(p) => format!("`{}(..)`", path_text(&tail(&p.path))),
             _ => "a call".into(),
         },
-        E::Struct(s) => format!("a `{}` struct literal", tail(&s.path).join("::")),
-        E::MethodCall(m) => format!("a `.{}()` call", m.method),
+        E::Struct(s) => format!("a `{}` struct literal", path_text(&tail(&s.path))),
+        E::MethodCall(m) => format!("a `.{}()` call", clip(&m.method.to_string(), NAME_CHARS)),
         E::Binary(_) => "arithmetic".into(),
         E::Closure(_) => "a closure".into(),
         E::Block(_) | E::Unsafe(_) | E::Async(_) | E::Const(_) => "a block".into(),
@@ -705,9 +739,31 @@ fn describe(e: &syn::Expr) -> String {
         E::Cast(_) => "a cast".into(),
         E::Index(_) => "an index".into(),
         E::Field(_) => "a field access".into(),
-        E::If(_) | E::Match(_) | E::Loop(_) | E::While(_) | E::ForLoop(_) => "control flow".into(),
-        _ => "an unsupported expression".into(),
+        E::If(_)
+        | E::Match(_)
+        | E::Loop(_)
+        | E::While(_)
+        | E::ForLoop(_)
+        | E::Return(_)
+        | E::Break(_)
+        | E::Continue(_)
+        | E::Yield(_) => "control flow".into(),
+        E::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => "a `!` (not)".into(),
+        E::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => "a dereference".into(),
+        E::Assign(_) => "an assignment".into(),
+        E::Let(_) => "a `let`".into(),
+        E::Try(_) => "the `?` operator".into(),
+        E::Await(_) => "`.await`".into(),
+        E::Repeat(_) => "an array repeat `[x; n]`".into(),
+        E::Infer(_) => "`_`".into(),
+        E::TryBlock(_) => "a `try` block".into(),
+        _ => "this expression".into(),
     }
+}
+
+/// Path segments joined with `::`, clipped for messages.
+fn path_text(segs: &[String]) -> String {
+    clip(&segs.join("::"), NAME_CHARS)
 }
 
 /// How to write a value of `ty` (for "expected ..." messages).
@@ -776,7 +832,29 @@ fn float_consts(name: &str) -> Option<f64> {
     })
 }
 
-impl Eval<'_> {
+impl<'a> Eval<'a> {
+    fn new(registry: &'a TypeRegistry, text: &'a str) -> Self {
+        Eval {
+            registry,
+            text,
+            depth: std::cell::Cell::new(0),
+            limit: MAX_DEPTH,
+        }
+    }
+
+    /// Enters the evaluation of `e`, refusing it when it is nested deeper than `limit`.
+    fn enter(&self, e: &syn::Expr) -> Result<Level<'_>, ExprError> {
+        let depth = self.depth.get();
+        if depth > self.limit {
+            return Err(ExprError::Unsupported {
+                at: self.at(e.span()),
+                what: scan::too_deep_message(self.limit),
+            });
+        }
+        self.depth.set(depth + 1);
+        Ok(Level(&self.depth))
+    }
+
     fn at(&self, span: proc_macro2::Span) -> usize {
         offset(self.text, span)
     }
@@ -804,8 +882,14 @@ impl Eval<'_> {
                 | syn::Expr::Range(_)
                 | syn::Expr::Try(_)
                 | syn::Expr::Return(_)
+                | syn::Expr::Break(_)
+                | syn::Expr::Continue(_)
+                | syn::Expr::Yield(_)
+                | syn::Expr::TryBlock(_)
+                | syn::Expr::Repeat(_)
                 | syn::Expr::Let(_)
-        ) || matches!(e, syn::Expr::Macro(m) if !m.mac.path.is_ident("vec"));
+        ) || matches!(e, syn::Expr::Macro(m) if !m.mac.path.is_ident("vec"))
+            || matches!(e, syn::Expr::Unary(u) if !matches!(u.op, syn::UnOp::Neg(_)));
         if unsupported {
             return ExprError::Unsupported {
                 at: self.at(e.span()),
@@ -819,7 +903,9 @@ impl Eval<'_> {
         }
     }
 
+    /// Evaluates `e` (one level deeper than its parent) as a value of `ty`.
     fn eval(&self, e: &syn::Expr, ty: Target<'_>) -> Result<Value, ExprError> {
+        let _level = self.enter(e)?;
         match e {
             syn::Expr::Paren(p) => return self.eval(&p.expr, ty),
             syn::Expr::Group(g) => return self.eval(&g.expr, ty),
@@ -979,7 +1065,14 @@ impl Eval<'_> {
         }
     }
 
+    /// Evaluates `e` (one level deeper than its parent) as a float.
     fn float(&self, e: &syn::Expr, ty: Target<'_>) -> Result<f64, ExprError> {
+        let _level = self.enter(e)?;
+        self.float_here(e, ty)
+    }
+
+    /// [`float`](Self::float) of an expression already entered.
+    fn float_here(&self, e: &syn::Expr, ty: Target<'_>) -> Result<f64, ExprError> {
         match e {
             syn::Expr::Paren(p) => self.float(&p.expr, ty),
             syn::Expr::Group(g) => self.float(&g.expr, ty),
@@ -993,19 +1086,21 @@ impl Eval<'_> {
                 if !matches!(f.suffix(), "" | "f32" | "f64") {
                     return Err(self.mismatch(e, ty));
                 }
-                f.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
+                let v = f.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
                     at: self.at(f.span()),
                     message: err.to_string(),
-                })
+                })?;
+                self.finite(e, v, ty)
             }
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
             }) if matches!(i.suffix(), "" | "f32" | "f64") => {
-                i.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
+                let v = i.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
                     at: self.at(i.span()),
                     message: err.to_string(),
-                })
+                })?;
+                self.finite(e, v, ty)
             }
             syn::Expr::Path(p) => {
                 let segs = tail(&p.path);
@@ -1022,7 +1117,7 @@ impl Eval<'_> {
                 if consts {
                     return Err(ExprError::Unsupported {
                         at: self.at(e.span()),
-                        what: format!("the unknown constant `{}`", segs.join("::")),
+                        what: format!("the unknown constant `{}`", path_text(&segs)),
                     });
                 }
                 if segs.len() >= 2 && matches!(segs[segs.len() - 2].as_str(), "f32" | "f64") {
@@ -1040,7 +1135,7 @@ impl Eval<'_> {
                         _ => {
                             return Err(ExprError::Unsupported {
                                 at: self.at(e.span()),
-                                what: format!("the unknown constant `{}`", segs.join("::")),
+                                what: format!("the unknown constant `{}`", path_text(&segs)),
                             });
                         }
                     };
@@ -1066,6 +1161,40 @@ impl Eval<'_> {
         }
     }
 
+    /// `v`, the value of the literal `e`, unless it overflowed to infinity (`1e400`).
+    fn finite(&self, e: &syn::Expr, v: f64, ty: Target<'_>) -> Result<f64, ExprError> {
+        if v.is_finite() {
+            return Ok(v);
+        }
+        let ty = match ty.short() {
+            "f32" => "f32",
+            _ => "f64",
+        };
+        Err(self.overflow(e, ty))
+    }
+
+    /// The finite `v`, the value of `e`, as an `f32`, unless it is too large for one (`1e39`,
+    /// `f64::MAX`). Infinities and NaN written as such (`f32::INFINITY`) stay.
+    fn narrow(&self, e: &syn::Expr, v: f64) -> Result<f32, ExprError> {
+        let narrow = v as f32;
+        if v.is_finite() && narrow.is_infinite() {
+            return Err(self.overflow(e, "f32"));
+        }
+        Ok(narrow)
+    }
+
+    /// "`e` does not fit in `ty`", with `e` as written.
+    fn overflow(&self, e: &syn::Expr, ty: &str) -> ExprError {
+        let span = e.span();
+        let start = self.at(span);
+        let end = offset_of(self.text, span.end()).max(start);
+        ExprError::Overflow {
+            at: start,
+            value: clip(self.text.get(start..end).unwrap_or_default(), VALUE_CHARS),
+            ty: ty.to_owned(),
+        }
+    }
+
     fn floats(
         &self,
         args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
@@ -1081,7 +1210,7 @@ impl Eval<'_> {
             });
         }
         args.iter()
-            .map(|a| self.float(a, f32_target()).map(|v| v as f32))
+            .map(|a| self.float(a, f32_target()).and_then(|v| self.narrow(a, v)))
             .collect::<Result<_, _>>()
             .map_err(|err| match err {
                 ExprError::Mismatch { at, found, .. } => ExprError::Mismatch {
@@ -1097,10 +1226,11 @@ impl Eval<'_> {
         let id = info.type_id();
         let ty = Target::Info(info);
         if id == TypeId::of::<f32>() {
-            return Ok(Box::new(self.float(e, ty)? as f32));
+            let v = self.float_here(e, ty)?;
+            return Ok(Box::new(self.narrow(e, v)?));
         }
         if id == TypeId::of::<f64>() {
-            return Ok(Box::new(self.float(e, ty)?));
+            return Ok(Box::new(self.float_here(e, ty)?));
         }
         if id == TypeId::of::<bool>() {
             return match e {
@@ -1176,6 +1306,12 @@ impl Eval<'_> {
             syn::Expr::Paren(p) => &*p.expr,
             other => other,
         };
+        if negative && matches!(inner, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_))) {
+            return Err(ExprError::Unsupported {
+                at: self.at(e.span()),
+                what: "negating a negative number (`--`)".into(),
+            });
+        }
         match inner {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
@@ -1190,7 +1326,10 @@ impl Eval<'_> {
                 }
                 let overflow = || ExprError::Overflow {
                     at: self.at(e.span()),
-                    value: format!("{}{}", if negative { "-" } else { "" }, i.base10_digits()),
+                    value: clip(
+                        &format!("{}{}", if negative { "-" } else { "" }, i.base10_digits()),
+                        VALUE_CHARS,
+                    ),
                     ty: int.name().to_owned(),
                 };
                 let magnitude = i.base10_parse::<u128>().map_err(|_| overflow())?;
@@ -1273,7 +1412,7 @@ impl Eval<'_> {
         variants.get(name).ok_or_else(|| ExprError::UnknownVariant {
             at: self.at(path.span()),
             ty: ident.to_owned(),
-            variant: name.to_owned(),
+            variant: clip(name, NAME_CHARS),
             variants: variants.list(),
         })
     }
@@ -1358,7 +1497,7 @@ impl Eval<'_> {
                 return Err(ExprError::UnknownField {
                     at: self.at(field.member.span()),
                     ty: ty.to_owned(),
-                    field: name,
+                    field: clip(&name, NAME_CHARS),
                     fields: fields
                         .iter()
                         .map(|(n, _)| format!("`{n}`"))
@@ -1471,7 +1610,10 @@ impl Eval<'_> {
                 };
                 special_const(special, &constant).ok_or_else(|| ExprError::Unsupported {
                     at: self.at(e.span()),
-                    what: format!("the unknown constant `{name}::{constant}`"),
+                    what: format!(
+                        "the unknown constant `{name}::{}`",
+                        clip(&constant, NAME_CHARS)
+                    ),
                 })
             }
             syn::Expr::Call(c) => {
@@ -1499,7 +1641,7 @@ impl Eval<'_> {
         let f = |k: usize| self.floats(&c.args, k, e, info.into());
         let unknown = || ExprError::Unsupported {
             at: self.at(c.func.span()),
-            what: format!("`{}::{func}(..)`", special.name()),
+            what: format!("`{}::{}(..)`", special.name(), clip(func, NAME_CHARS)),
         };
         let vector = |v: Vec<f32>| -> Value {
             match special {
@@ -1548,7 +1690,8 @@ impl Eval<'_> {
                     .copied()
                     .unwrap_or(Vec3::Y)
                     .normalize_or(Vec3::Y);
-                let angle = self.float(&c.args[1], f32_target())? as f32;
+                let angle = self.float(&c.args[1], f32_target())?;
+                let angle = self.narrow(&c.args[1], angle)?;
                 Box::new(Quat::from_axis_angle(axis, angle))
             }
             (Special::Quat, _) => return Err(unknown()),
@@ -1881,5 +2024,46 @@ fn render_into(value: &dyn PartialReflect, out: &mut String, depth: usize) -> bo
             }
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The evaluator counts its own depth: with a lower limit, deeper nesting is refused even
+    /// though the text passed `scan::check`.
+    #[test]
+    fn the_evaluator_refuses_nesting_beyond_its_limit() {
+        let registry = TypeRegistry::new();
+        let info = <Option<Option<f32>>>::type_info();
+        let run = |text: &str, limit: usize| {
+            let parsed = match syn::parse_str::<syn::Expr>(text) {
+                Ok(parsed) => parsed,
+                Err(e) => panic!("{text}: {e}"),
+            };
+            let eval = Eval {
+                limit,
+                ..Eval::new(&registry, text)
+            };
+            let result = eval.eval(&parsed, Target::Info(info)).map(|_| ());
+            assert_eq!(eval.depth.get(), 0, "every level is given back");
+            result
+        };
+        assert_eq!(run("Some(Some(1.0))", 2), Ok(()));
+        assert_eq!(
+            run("Some(Some(1.0))", 1),
+            Err(ExprError::Unsupported {
+                at: 10,
+                what: "nesting deeper than 1 levels".into(),
+            })
+        );
+        assert_eq!(
+            run("Some(Some(-(-1.0)))", 3),
+            Err(ExprError::Unsupported {
+                at: 12,
+                what: "nesting deeper than 3 levels".into(),
+            })
+        );
     }
 }

@@ -187,6 +187,8 @@ fn info_shape(info: &'static TypeInfo) -> Shape<'static> {
             });
             Shape::Option(some.map(Target::Info))
         }
+        // No value of an enum without variants can be written (the schema says `Other`).
+        TypeInfo::Enum(e) if e.variant_len() == 0 => Shape::Unwritable,
         TypeInfo::Enum(e) => Shape::Enum(Variants::Info(e)),
         TypeInfo::Struct(s) => Shape::Struct(
             s.iter()

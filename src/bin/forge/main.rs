@@ -16,7 +16,9 @@
 //! output says `info`.
 //!
 //! Exit status: 0 when nothing is wrong, 1 when a scene has errors (or, with `--check`, is not
-//! canonical), 2 for usage errors and paths that cannot be read.
+//! canonical), 2 for usage errors, paths that cannot be read, and a `--schema` file that cannot
+//! be read or is invalid (with `--format json`, stdout then has a JSON array of that one error,
+//! code `forge::schema_file::unreadable` or `forge::schema_file::invalid`).
 
 mod files;
 mod render;
@@ -167,10 +169,7 @@ fn validate(args: &ValidateArgs) -> Status {
     let schemas = match &args.schema {
         Some(path) => match SchemaFile::read(path) {
             Ok(file) => Some(file),
-            Err(e @ SchemaFileError::Io { .. }) => {
-                return fail(&format!("cannot read the schema file {e}"));
-            }
-            Err(e) => return fail(&format!("invalid schema file: {e}")),
+            Err(e) => return schema_file_error(path, &e, args.format),
         },
         None => None,
     };
@@ -254,6 +253,39 @@ fn validate(args: &ValidateArgs) -> Status {
         }
     }
     status
+}
+
+/// Reports a schema file that cannot be read or is invalid (exit status 2): on stderr, and
+/// with `--format json` also as a JSON array of one error on stdout (code
+/// `forge::schema_file::unreadable` or `forge::schema_file::invalid`), so tools reading stdout
+/// see what went wrong.
+fn schema_file_error(path: &Path, e: &SchemaFileError, format: OutputFormat) -> Status {
+    let unreadable = matches!(e, SchemaFileError::Io { .. });
+    if format == OutputFormat::Json {
+        let (line, column) = e.position().unzip();
+        let error = serde_json::json!({
+            "file": path.display().to_string(),
+            "severity": "error",
+            "code": if unreadable {
+                "forge::schema_file::unreadable"
+            } else {
+                "forge::schema_file::invalid"
+            },
+            "message": e.message(),
+            "line": line,
+            "column": column,
+            "entity": null,
+            "path": null,
+            "help": null,
+        });
+        let text = serde_json::to_string_pretty(&[error]).unwrap_or_else(|_| "[]".to_owned());
+        print(&format!("{text}\n"));
+    }
+    if unreadable {
+        fail(&format!("cannot read the schema file {e}"))
+    } else {
+        fail(&format!("invalid schema file: {e}"))
+    }
 }
 
 fn fmt(args: &FmtArgs) -> Status {
