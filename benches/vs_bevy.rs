@@ -9,8 +9,8 @@
 //! - `load_spawn`: load and spawn under a root through the app, until the instance is ready;
 //! - `spawn`: asset to entities in a fresh `World` (ours `ForgeScene::spawn_into`, theirs
 //!   `DynamicWorld::write_to_world` plus attaching its roots, as their spawner does);
-//! - `reload`: one transform edited at 10k entities, ours `diff` + `reload::apply_diff` on the
-//!   live instance, theirs despawn + `write_to_world` of the instance; `*_app` variants go
+//! - `reload`: one transform edited at 10k entities, ours `ForgeScene::changes_since` (the diff
+//!   hot reload computes) + `reload::apply_diff` on the live instance, theirs despawn + `write_to_world` of the instance; `*_app` variants go
 //!   through the app with the re-parse (`AssetServer::reload`, until the reload event).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -323,7 +323,11 @@ fn reload(c: &mut Criterion) {
             v
         };
         world.clear_trackers();
-        let changes = diff(a.doc(), b.doc());
+        let changes = b.changes_since(a);
+        assert_eq!(
+            format!("{changes:?}"),
+            format!("{:?}", diff(a.doc(), b.doc()))
+        );
         let event = reload::apply_diff(&mut world, root, &mut instance, &changes, b);
         assert_eq!(event.changed, vec![edited]);
         assert!(event.added.is_empty() && event.removed.is_empty());
@@ -360,14 +364,14 @@ fn reload(c: &mut Criterion) {
                     // The world is at `b` after the check above: alternate b -> a -> b ...
                     let (old, new) = if i % 2 == 0 { (b, a) } else { (a, b) };
                     let start = Instant::now();
-                    let changes = diff(old.doc(), new.doc());
+                    let changes = new.changes_since(old);
                     let event = reload::apply_diff(&mut world, root, &mut instance, &changes, new);
                     total += start.elapsed();
                     assert_eq!(event.changed.len(), 1);
                 }
                 // Leave the world at `b` for the next sample.
                 if iters % 2 == 1 {
-                    let changes = diff(a.doc(), b.doc());
+                    let changes = b.changes_since(a);
                     reload::apply_diff(&mut world, root, &mut instance, &changes, b);
                 }
                 total

@@ -452,6 +452,21 @@ impl SceneDiff {
 /// them it still returns a diff that [`SceneDiff::apply_to`] replays, but a difference in the `id`
 /// field alone is not reported.
 pub fn diff(old: &SceneDoc, new: &SceneDoc) -> SceneDiff {
+    diff_with_hashes(old, None, new, None)
+}
+
+/// [`diff`], skipping the comparison of an entity when both documents come with text hashes
+/// (one per entity, in `entities` order) and the entity's hashes are equal.
+pub(crate) fn diff_with_hashes(
+    old: &SceneDoc,
+    old_hashes: Option<&[u64]>,
+    new: &SceneDoc,
+    new_hashes: Option<&[u64]>,
+) -> SceneDiff {
+    let hashes = old_hashes.zip(new_hashes).filter(|(o, n)| {
+        // Only hashes that describe these documents.
+        o.len() == old.entities.len() && n.len() == new.entities.len()
+    });
     let mut d = SceneDiff {
         format_version: Change::of(&old.format_version, &new.format_version),
         name: Change::of(&old.name, &new.name),
@@ -480,7 +495,8 @@ pub fn diff(old: &SceneDoc, new: &SceneDoc) -> SceneDiff {
             simple_order = false;
         }
         last_old_index = Some(old_index);
-        if old_node != new_node {
+        let same_text = hashes.is_some_and(|(o, n)| o[old_index] == n[new_index]);
+        if !same_text && old_node != new_node {
             let change = entity_change(id, old_node, new_node, &mut positions);
             if !change.is_empty() {
                 d.changed.push(change);
@@ -932,5 +948,98 @@ impl fmt::Display for SceneDiff {
             writeln!(f, "~ file order changed")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{CustomComponent, CustomField, Transform, Vec3};
+
+    fn scene(n: u64) -> SceneDoc {
+        let mut doc = SceneDoc::new("hashes");
+        let mut parent = None;
+        for i in 0..n {
+            let id = doc
+                .add_entity(format!("e{i}"), if i % 4 == 0 { None } else { parent })
+                .unwrap_or_default();
+            if i % 4 == 0 {
+                parent = Some(id);
+            }
+            let _ = doc.add_component(
+                id,
+                ComponentData::Custom(CustomComponent {
+                    type_path: "g::Hp".into(),
+                    fields: vec![CustomField::new("value", i.to_string())],
+                }),
+            );
+        }
+        doc
+    }
+
+    fn read_with_hashes(doc: &SceneDoc) -> (SceneDoc, Vec<u64>) {
+        let parsed = SceneDoc::from_str(&doc.to_canonical_string()).unwrap_or_else(|e| {
+            panic!("canonical text reads back: {e}");
+        });
+        let hashes = parsed.source_map.entity_text_hashes();
+        (parsed.doc, hashes)
+    }
+
+    proptest::proptest! {
+        /// Skipping entities whose text is unchanged gives exactly the full diff.
+        #[test]
+        fn text_hashes_only_skip_unchanged_entities(
+            edits in proptest::collection::vec((0u64..24, 0u8..5), 0..6),
+        ) {
+            let old = scene(24);
+            let mut new = old.clone();
+            for (k, what) in edits {
+                let id = new.entities.keys().copied().nth(k as usize % new.entities.len().max(1));
+                let Some(id) = id else { continue };
+                match what {
+                    0 => { let _ = new.rename(id, format!("renamed {k}")); }
+                    1 => {
+                        let _ = new.set_transform(id, Transform {
+                            translation: Vec3::new(k as f32, 1.0, 2.0),
+                            ..Transform::IDENTITY
+                        });
+                    }
+                    2 => {
+                        if let Some(ComponentData::Custom(c)) = new
+                            .entity_mut(id)
+                            .and_then(|n| n.components.first_mut())
+                        {
+                            c.fields[0].expr = format!("{}", k + 1000);
+                        }
+                    }
+                    3 => { let _ = new.add_entity(format!("added {k}"), Some(id)); }
+                    _ => { let _ = new.delete_subtree(id); }
+                }
+            }
+            let (old, old_hashes) = read_with_hashes(&old);
+            let (new, new_hashes) = read_with_hashes(&new);
+            let full = diff(&old, &new);
+            let hinted = diff_with_hashes(&old, Some(&old_hashes), &new, Some(&new_hashes));
+            proptest::prop_assert_eq!(format!("{full:?}"), format!("{hinted:?}"));
+        }
+    }
+
+    #[test]
+    fn equal_text_hashes_skip_the_comparison() {
+        let (old, hashes) = read_with_hashes(&scene(4));
+        let mut new = old.clone();
+        let id = new.entities.keys().copied().nth(1).unwrap_or_default();
+        let _ = new.rename(id, "edited in memory");
+        // Hashes that claim nothing changed: the rename is not looked at.
+        assert!(diff_with_hashes(&old, Some(&hashes), &new, Some(&hashes)).is_empty());
+        // Without them (or with hashes of other documents) it is found.
+        assert_eq!(diff(&old, &new).changed.len(), 1);
+        let short = &hashes[..2];
+        assert_eq!(
+            diff_with_hashes(&old, Some(short), &new, Some(short))
+                .changed
+                .len(),
+            1
+        );
     }
 }

@@ -26,6 +26,10 @@ pub struct ForgeScene {
     pub(crate) materials: Vec<crate::format::MaterialData>,
     /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
     pub(crate) stale: bool,
+    /// The text hash of each entity entry, in `doc.entities` order, while `doc` is exactly what
+    /// was read (`None` after [`ForgeScene::doc_mut`]). Hot reload skips entities whose entry
+    /// text did not change.
+    pub(crate) text_hashes: Option<Arc<[u64]>>,
 }
 
 impl ForgeScene {
@@ -40,7 +44,24 @@ impl ForgeScene {
     /// [`source_map`](Self::source_map) keep describing the file as it was read.
     pub fn doc_mut(&mut self) -> &mut SceneDoc {
         self.stale = true;
+        self.text_hashes = None;
         Arc::make_mut(&mut self.doc)
+    }
+
+    /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
+    /// documents, except that an entity whose entry is written byte for byte the same in both
+    /// files is known unchanged without comparing it (when neither document was edited in
+    /// memory since it was read). Apply them with
+    /// [`reload::apply_diff`](crate::reload::apply_diff).
+    ///
+    /// [`diff`]: crate::diff::diff
+    pub fn changes_since(&self, old: &ForgeScene) -> crate::diff::SceneDiff {
+        crate::diff::diff_with_hashes(
+            &old.doc,
+            old.text_hashes.as_deref(),
+            &self.doc,
+            self.text_hashes.as_deref(),
+        )
     }
 
     /// Where each entity, field and component was written in the file.
@@ -277,7 +298,9 @@ fn build(
 ) -> ForgeScene {
     let (prepared, materials) =
         prepare_entities(&parsed.doc, &parsed.source_map, custom, ctx, path);
+    let text_hashes = Some(Arc::from(parsed.source_map.entity_text_hashes()));
     ForgeScene {
+        text_hashes,
         doc: Arc::new(parsed.doc),
         source_map: parsed.source_map,
         prepared,

@@ -38,7 +38,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
 use crate::diagnostic::Diagnostic;
-use crate::diff::{ComponentChange, SceneDiff, diff};
+use crate::diff::{ComponentChange, SceneDiff};
 use crate::format::SceneDoc;
 use crate::loader::{ForgeScene, ForgeSceneLoadError, bevy_transform_of};
 use crate::spawn::{ForgeSceneInstance, spawn_entity};
@@ -72,7 +72,24 @@ pub struct ForgeSceneReloadFailed {
 
 /// The document each scene's live instances were last brought to.
 #[derive(Resource, Default)]
-pub(crate) struct AppliedDocs(pub(crate) HashMap<AssetId<ForgeScene>, Arc<SceneDoc>>);
+pub(crate) struct AppliedDocs(pub(crate) HashMap<AssetId<ForgeScene>, AppliedDoc>);
+
+/// A document live instances were brought to, with its entities' text hashes (see
+/// [`ForgeScene::changes_since`]).
+#[derive(Clone)]
+pub(crate) struct AppliedDoc {
+    pub(crate) doc: Arc<SceneDoc>,
+    pub(crate) text_hashes: Option<Arc<[u64]>>,
+}
+
+impl AppliedDoc {
+    pub(crate) fn of(scene: &ForgeScene) -> Self {
+        Self {
+            doc: scene.doc.clone(),
+            text_hashes: scene.text_hashes.clone(),
+        }
+    }
+}
 
 /// The last failure reported per scene. The asset server reloads a path once per handle to it
 /// (the scene and its sub-assets), so one bad save can fail several times: report it once.
@@ -189,10 +206,15 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         }
 
         let scene: &ForgeScene = scene;
-        if Arc::ptr_eq(&old, &scene.doc) {
+        if Arc::ptr_eq(&old.doc, &scene.doc) {
             return;
         }
-        let changes = diff(&old, &scene.doc);
+        let changes = crate::diff::diff_with_hashes(
+            &old.doc,
+            old.text_hashes.as_deref(),
+            &scene.doc,
+            scene.text_hashes.as_deref(),
+        );
         if !changes.is_empty() {
             tracing::info!("scene {id:?} reloaded:\n{changes}");
             let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
@@ -214,7 +236,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
             }
         }
         if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
-            applied.0.insert(id, scene.doc.clone());
+            applied.0.insert(id, AppliedDoc::of(scene));
         }
     });
 }
@@ -286,7 +308,7 @@ fn alive(world: &World, entity: Entity) -> bool {
     world.get_entity(entity).is_ok()
 }
 
-/// Applies `changes` (the [`diff`] from the document `instance` was spawned or last patched
+/// Applies `changes` (the [`diff`](crate::diff::diff) or [`ForgeScene::changes_since`] from the document `instance` was spawned or last patched
 /// from to `scene`'s document) to one live instance under `root`, as hot reload does, and
 /// returns what was added, removed and changed. For use without an `App` (benchmarks, tools);
 /// the plugin does this itself on `AssetEvent::Modified`. `instance` is updated in place; the

@@ -106,7 +106,10 @@ pub(crate) fn spawn_scene_instances(
             };
             let instance = spawn_instance(world, root, id, scene);
             if let Some(mut applied) = world.get_resource_mut::<crate::reload::AppliedDocs>() {
-                applied.0.entry(id).or_insert_with(|| scene.doc.clone());
+                applied
+                    .0
+                    .entry(id)
+                    .or_insert_with(|| crate::reload::AppliedDoc::of(scene));
             }
             if let Ok(mut root_entity) = world.get_entity_mut(root) {
                 root_entity.insert(instance);

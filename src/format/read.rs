@@ -1037,6 +1037,7 @@ impl<'a> Parser<'a> {
                 e.entity.get_or_insert(key);
                 e
             })?;
+            entity_spans.text_hash = text_hash(&self.b[key_at..self.pos]);
             spans.insert(key, entity_spans);
             map.insert(key, node);
             self.skip_ws()?;
@@ -1455,6 +1456,12 @@ impl<'a> Parser<'a> {
         self.require(start, "custom data", &CUSTOM_FIELDS, seen, all(2))?;
         Ok(ComponentData::Custom(custom))
     }
+}
+
+/// The hash of an entity entry's text ([`EntitySpans::text_hash`]).
+fn text_hash(text: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    IdHasher::default().hash_one(text)
 }
 
 fn what_expected(what: &'static str) -> &'static str {

@@ -132,6 +132,9 @@ pub(crate) struct EntitySpans {
     pub(crate) transform: [[u32; 4]; 3],
     /// The entity's components in [`SourceMap::components`], in list order.
     pub(crate) components: SpanRange,
+    /// A hash of the entry's text, from its key to its closing `)`: two entries with the same
+    /// text read as the same entity (see [`SourceMap::entity_text_hashes`]).
+    pub(crate) text_hash: u64,
 }
 
 /// A run of entries in one of the [`SourceMap`]'s flat tables (one table for the whole file,
@@ -176,6 +179,7 @@ impl EntitySpans {
             fields: [ABSENT; 7],
             transform: [[ABSENT; 4]; 3],
             components: SpanRange::default(),
+            text_hash: 0,
         }
     }
 }
@@ -240,6 +244,13 @@ impl SourceMap {
     pub fn top_field(&self, field: &str) -> Option<Position> {
         let i = TOP_FIELDS.iter().position(|f| *f == field)?;
         self.pos(self.top[i])
+    }
+
+    /// A hash of each entity entry's text (from its key to its closing `)`), in `entities`
+    /// order. Entries with equal hashes were written identically, so they read as the same
+    /// entity; hot reload skips comparing them.
+    pub(crate) fn entity_text_hashes(&self) -> Vec<u64> {
+        self.entities.values().map(|s| s.text_hash).collect()
     }
 
     /// The entry of entity `id` in `entities` (its key).
