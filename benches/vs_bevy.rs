@@ -38,6 +38,8 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 use serde::de::DeserializeSeed;
 
 const SIZES: [usize; 2] = [1_000, 10_000];
+/// End to end (the target) also at 100k entities.
+const END_TO_END_SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
 fn deserialize_scn(text: &str, registry: &TypeRegistry, server: &AssetServer) -> DynamicWorld {
     let mut server = server.clone();
@@ -177,7 +179,7 @@ fn load(c: &mut Criterion) {
 fn load_spawn(c: &mut Criterion) {
     let mut group = c.benchmark_group("load_spawn");
     let (mut app, dir) = both::memory_app();
-    for n in SIZES {
+    for n in END_TO_END_SIZES {
         let (forge, scn) = both::texts(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("ours", n), |b| {

@@ -80,13 +80,26 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
         line_starts,
         warnings: Vec::new(),
         scratch: Scratch::default(),
+        component_scratch: Vec::new(),
+        field_scratch: Vec::new(),
         components: Vec::new(),
         payload_fields: Vec::new(),
         custom_fields: Vec::new(),
     };
     let mut source_map = SourceMap::default();
     match parser.document(&mut source_map) {
-        Ok(doc) => {
+        Ok(mut doc) => {
+            // Tables grown while reading keep no spare capacity (they live as long as the
+            // scene asset).
+            parser.line_starts.shrink_to_fit();
+            parser.components.shrink_to_fit();
+            parser.payload_fields.shrink_to_fit();
+            parser.custom_fields.shrink_to_fit();
+            let n = doc.entities.len();
+            if doc.entities.capacity() > n + n / 4 {
+                doc.entities.shrink_to_fit();
+                source_map.entities.shrink_to_fit();
+            }
             // The parser crossed every newline of a text it accepted (they can only be in
             // whitespace, comments and strings), so the line index needs no pass of its own.
             let lines = LineIndex::from_line_starts(text, parser.line_starts);
@@ -233,6 +246,9 @@ struct Parser<'a> {
     warnings: Vec<(usize, ReadWarningKind)>,
     /// The spans of the component being read (its lists reused from component to component).
     scratch: Scratch,
+    /// Reused lists for the components of an entity and the fields of a custom component.
+    component_scratch: Vec<ComponentData>,
+    field_scratch: Vec<CustomField>,
     /// The flat span tables of the [`SourceMap`], filled as components are read.
     components: Vec<ComponentSpans>,
     payload_fields: Vec<(&'static str, u32)>,
@@ -945,6 +961,7 @@ impl<'a> Parser<'a> {
             out.push(p.id()?);
             Ok(())
         })?;
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -1100,7 +1117,10 @@ impl<'a> Parser<'a> {
     }
 
     fn components(&mut self, spans: &mut SpanRange) -> PResult<Vec<ComponentData>> {
-        let mut out = Vec::new();
+        // Collected in a reused list, then moved into one allocation of the exact size: large
+        // scenes keep no spare capacity per entity.
+        let mut out = std::mem::take(&mut self.component_scratch);
+        out.clear();
         let first = self.components.len();
         self.sequence(|p, _| {
             let mut cs = std::mem::take(&mut p.scratch);
@@ -1126,7 +1146,10 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         *spans = SpanRange::since(first, &self.components);
-        Ok(out)
+        let mut exact = Vec::with_capacity(out.len());
+        exact.append(&mut out);
+        self.component_scratch = out;
+        Ok(exact)
     }
 
     fn component(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
@@ -1425,6 +1448,8 @@ impl<'a> Parser<'a> {
 
     fn custom(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
         let mut custom = CustomComponent::default();
+        let mut fields = std::mem::take(&mut self.field_scratch);
+        fields.clear();
         let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
             cs.fields.push((CUSTOM_FIELDS[i], at as u32));
             if i == 0 {
@@ -1447,12 +1472,15 @@ impl<'a> Parser<'a> {
                     p.require(entry, "custom field", &CUSTOM_FIELD_FIELDS, seen, all(2))?;
                     offsets[0] = entry as u32;
                     cs.custom_fields.push(offsets);
-                    custom.fields.push(CustomField { name, expr });
+                    fields.push(CustomField { name, expr });
                     Ok(())
                 })?;
             }
             Ok(())
         })?;
+        custom.fields = Vec::with_capacity(fields.len());
+        custom.fields.append(&mut fields);
+        self.field_scratch = fields;
         self.require(start, "custom data", &CUSTOM_FIELDS, seen, all(2))?;
         Ok(ComponentData::Custom(custom))
     }
