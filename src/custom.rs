@@ -44,6 +44,7 @@ struct CustomType {
     type_path: String,
     component: ReflectComponent,
     insert: fn(&mut EntityWorldMut, &dyn Reflect) -> bool,
+    spawn_with: crate::schema::SpawnWith,
 }
 
 impl std::fmt::Debug for PreparedCustom {
@@ -95,6 +96,7 @@ fn resolve_type(
         type_path: entry.schema.type_path.clone(),
         component,
         insert: entry.insert,
+        spawn_with: entry.spawn_with,
     });
     Ok(Resolved {
         entry,
@@ -611,6 +613,23 @@ pub(crate) fn insert(entity: &mut EntityWorldMut, prepared: &[PreparedCustom], i
                 p.ty.type_path
             );
         }
+    }
+}
+
+/// Spawns an entity with `bundle` and the first of `prepared` in one bundle, and returns it and
+/// the custom components still to insert (all of them when the first could not be built).
+pub(crate) fn spawn_with_first<'a>(
+    world: &mut World,
+    bundle: crate::spawn::EntityBundle,
+    prepared: &'a [PreparedCustom],
+) -> (bevy_ecs::entity::Entity, &'a [PreparedCustom]) {
+    let Some((first, rest)) = prepared.split_first() else {
+        return (world.spawn(bundle).id(), prepared);
+    };
+    let value: &dyn Reflect = &*first.value;
+    match (first.ty.spawn_with)(world, bundle, value) {
+        Ok(entity) => (entity, rest),
+        Err(bundle) => (world.spawn(bundle).id(), prepared),
     }
 }
 

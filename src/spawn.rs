@@ -172,8 +172,26 @@ pub(crate) fn spawn_instance(
     }
 }
 
+/// What every spawned scene entity has, spawned as one bundle.
+#[cfg(feature = "builtins")]
+pub(crate) type EntityBundle = (
+    bevy_ecs::name::Name,
+    Transform,
+    ChildOf,
+    ForgeEntityId,
+    bevy_camera::visibility::Visibility,
+);
+/// What every spawned scene entity has, spawned as one bundle.
+#[cfg(not(feature = "builtins"))]
+pub(crate) type EntityBundle = (bevy_ecs::name::Name, Transform, ChildOf, ForgeEntityId);
+
 /// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the
 /// scene prepared for it. `ChildOf` appends it to the parent's `Children`.
+///
+/// Components are inserted after the common bundle, built-ins before custom components, so a
+/// custom component's hooks and observers see the entity's parent and built-ins. An entity
+/// without built-ins gets its first custom component in the common bundle (one archetype move
+/// less).
 pub(crate) fn spawn_entity(
     world: &mut World,
     parent: Entity,
@@ -185,22 +203,32 @@ pub(crate) fn spawn_entity(
     let Some(prepared) = scene.prepared.get(index) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
-    // One bundle for what every entity has: one archetype move instead of two.
+    // One bundle for what every entity has: one archetype move instead of several.
     #[cfg(feature = "builtins")]
-    let mut entity = world.spawn((
+    let bundle = (
         prepared.name.clone(),
         prepared.transform,
         ChildOf(parent),
         ForgeEntityId(id),
         bevy_camera::visibility::Visibility::Inherited,
-    ));
+    );
     #[cfg(not(feature = "builtins"))]
-    let mut entity = world.spawn((
+    let bundle = (
         prepared.name.clone(),
         prepared.transform,
         ChildOf(parent),
         ForgeEntityId(id),
-    ));
+    );
+    #[cfg(feature = "builtins")]
+    let has_builtins = !prepared.components.is_empty();
+    #[cfg(not(feature = "builtins"))]
+    let has_builtins = false;
+    let (entity, custom) = if has_builtins {
+        (world.spawn(bundle).id(), &prepared.custom[..])
+    } else {
+        crate::custom::spawn_with_first(world, bundle, &prepared.custom)
+    };
+    let mut entity = world.entity_mut(entity);
     #[cfg(feature = "builtins")]
     {
         for component in &prepared.components {
@@ -209,7 +237,7 @@ pub(crate) fn spawn_entity(
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
-    crate::custom::insert(&mut entity, &prepared.custom, id);
+    crate::custom::insert(&mut entity, custom, id);
     entity.id()
 }
 

@@ -6,6 +6,7 @@ mod common;
 
 use bevy_app::App;
 use bevy_asset::{AssetServer, Handle, LoadState};
+use bevy_camera::visibility::Visibility;
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
@@ -191,6 +192,29 @@ fn insert_observers_see_the_final_entity_and_parent() {
     let (root, instance) = h.spawn("obs.forge.ron", &text);
     let seen = &h.app.world().resource::<Seen>().0;
     assert_eq!(seen, &vec![(instance.entity(1).unwrap(), Some(root))]);
+}
+
+#[derive(Resource, Default)]
+struct SeenVisibility(Vec<Option<Visibility>>);
+
+/// Built-ins are inserted before custom components, so a custom component's observers see them
+/// (here the file's `visibility: hidden`, not the default `Inherited`).
+#[test]
+fn insert_observers_see_the_entity_built_ins() {
+    let mut h = Harness::new();
+    h.app.init_resource::<SeenVisibility>();
+    h.app.add_observer(
+        |add: On<Add<Orbit>>, vis: Query<&Visibility>, mut seen: ResMut<SeenVisibility>| {
+            seen.0.push(vis.get(add.entity).ok().copied());
+        },
+    );
+    let text = scene(&format!(
+        "    (type: visibility, data: hidden),\n{}",
+        custom("forge_demo::Orbit", &[("speed", "2.0")])
+    ));
+    h.spawn("obs_builtins.forge.ron", &text);
+    let seen = &h.app.world().resource::<SeenVisibility>().0;
+    assert_eq!(seen, &vec![Some(Visibility::Hidden)]);
 }
 
 #[test]

@@ -170,20 +170,21 @@ impl SceneDoc {
         let mut problems = Vec::new();
         let n = self.entities.len();
 
-        // How many places (roots and children lists) name each id.
-        let mut places: HashMap<u64, usize> = HashMap::with_capacity(n);
-        for id in &self.roots {
-            *places.entry(*id).or_default() += 1;
-        }
-        for node in self.entities.values() {
-            for child in &node.children {
-                *places.entry(*child).or_default() += 1;
+        // How many places (roots and children lists) name each entity, by entity index.
+        let mut places = vec![0usize; n];
+        let listed_ids = self
+            .roots
+            .iter()
+            .chain(self.entities.values().flat_map(|node| &node.children));
+        for id in listed_ids {
+            if let Some(i) = self.entities.get_index_of(id) {
+                places[i] += 1;
             }
         }
         let root_set: HashSet<u64> = self.roots.iter().copied().collect();
         let cycles = self.parent_cycles();
 
-        for (&key, node) in &self.entities {
+        for (index, (&key, node)) in self.entities.iter().enumerate() {
             if node.id != key {
                 problems.push(IntegrityProblem::KeyIdMismatch { key, id: node.id });
             }
@@ -203,9 +204,16 @@ impl SceneDoc {
             if let (Some(parent), true) = (node.parent, root_set.contains(&key)) {
                 problems.push(IntegrityProblem::RootHasParent { id: key, parent });
             }
+            // Short lists are searched; a set is only built for long ones.
+            let long = node.children.len() > 16;
             let mut listed = HashSet::new();
-            for &child in &node.children {
-                if !listed.insert(child) {
+            for (j, &child) in node.children.iter().enumerate() {
+                let repeated = if long {
+                    !listed.insert(child)
+                } else {
+                    node.children[..j].contains(&child)
+                };
+                if repeated {
                     continue;
                 }
                 match self.entities.get(&child) {
@@ -220,7 +228,7 @@ impl SceneDoc {
                     Some(_) => {}
                 }
             }
-            match places.get(&key).copied().unwrap_or(0) {
+            match places[index] {
                 0 => problems.push(IntegrityProblem::Unplaced { id: key }),
                 1 => {}
                 count => problems.push(IntegrityProblem::DuplicateReference { id: key, count }),
@@ -249,18 +257,22 @@ impl SceneDoc {
 
     /// Parent cycles of two or more entities, keyed by their smallest id.
     fn parent_cycles(&self) -> HashMap<u64, Vec<u64>> {
-        // 0: not visited, 1: on the current walk, 2: done.
-        let mut state: HashMap<u64, u8> = HashMap::with_capacity(self.entities.len());
+        // By entity index. 0: not visited, 1: on the current walk, 2: done.
+        let mut state = vec![0u8; self.entities.len()];
         let mut cycles = HashMap::new();
-        for &start in self.entities.keys() {
-            let mut walk = Vec::new();
+        let mut walk: Vec<usize> = Vec::new();
+        for start in 0..self.entities.len() {
+            walk.clear();
             let mut cur = Some(start);
-            while let Some(id) = cur {
-                match state.get(&id).copied().unwrap_or(0) {
+            while let Some(i) = cur {
+                match state[i] {
                     2 => break,
                     1 => {
-                        if let Some(i) = walk.iter().position(|w| *w == id) {
-                            let mut ids: Vec<u64> = walk[i..].to_vec();
+                        if let Some(at) = walk.iter().position(|w| *w == i) {
+                            let mut ids: Vec<u64> = walk[at..]
+                                .iter()
+                                .filter_map(|w| self.entities.get_index(*w).map(|(id, _)| *id))
+                                .collect();
                             if ids.len() > 1 {
                                 let min_at = ids
                                     .iter()
@@ -275,15 +287,14 @@ impl SceneDoc {
                     }
                     _ => {}
                 }
-                let Some(node) = self.entities.get(&id) else {
-                    break;
-                };
-                state.insert(id, 1);
-                walk.push(id);
-                cur = node.parent;
+                state[i] = 1;
+                walk.push(i);
+                cur = self.entities[i]
+                    .parent
+                    .and_then(|p| self.entities.get_index_of(&p));
             }
-            for id in walk {
-                state.insert(id, 2);
+            for &i in &walk {
+                state[i] = 2;
             }
         }
         cycles
