@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bevy_asset::io::Reader;
-use bevy_asset::{Asset, AssetLoader, AssetServer, LoadContext};
+use bevy_asset::{Asset, AssetLoader, AssetServer, AsyncSeekExt, LoadContext};
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
@@ -188,6 +188,20 @@ impl AssetLoader for ForgeSceneLoader {
     ) -> Result<ForgeScene, ForgeSceneLoadError> {
         let path = load_context.path().to_string();
         let mut bytes = Vec::new();
+        // Large scenes: one allocation of the file's size instead of a doubling buffer (which
+        // briefly holds twice the file while it grows).
+        if let Ok(seekable) = reader.seekable()
+            && let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await
+        {
+            seekable
+                .seek(std::io::SeekFrom::Start(0))
+                .await
+                .map_err(|source| ForgeSceneLoadError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+            bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
+        }
         reader
             .read_to_end(&mut bytes)
             .await

@@ -1492,6 +1492,40 @@ fn text_hash(text: &[u8]) -> u64 {
     IdHasher::default().hash_one(text)
 }
 
+/// `[-]digits.digits` with at most 7 significant digits, exactly: the digits as an integer below
+/// 2^24 and the power of ten (at most 10^10) are both exact `f32`s, so one division rounds the
+/// exact quotient once, which is the correctly rounded value (Clinger's fast path). Transforms
+/// and colours are mostly written like this; everything else goes to the full parser.
+fn short_decimal_f32(token: &str) -> Option<f32> {
+    const POWERS: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+    let bytes = token.as_bytes();
+    let (negative, body) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    let dot = body.iter().position(|b| *b == b'.')?;
+    let (int, frac) = (&body[..dot], &body[dot + 1..]);
+    if int.is_empty() || frac.is_empty() || frac.len() >= POWERS.len() {
+        return None;
+    }
+    let mut mantissa = 0u32;
+    let mut significant = 0;
+    for &b in int.iter().chain(frac) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        if mantissa > 0 || b != b'0' {
+            significant += 1;
+        }
+        mantissa = mantissa * 10 + u32::from(b - b'0');
+        if significant > 7 {
+            return None;
+        }
+    }
+    let magnitude = mantissa as f32 / POWERS[frac.len()];
+    Some(if negative { -magnitude } else { magnitude })
+}
+
 fn what_expected(what: &'static str) -> &'static str {
     match what {
         "component type" => "a component type (a bare identifier such as `sprite`)",
@@ -1513,6 +1547,9 @@ fn is_ident_continue(c: u8) -> bool {
 /// Parses a RON float literal: optional sign, digits with `_` separators, fraction, exponent,
 /// an optional `f32`/`f64` suffix, or `inf` / `NaN`. Integers are accepted (`1` is `1.0`).
 pub(crate) fn parse_f32(token: &str) -> Result<f32, &'static str> {
+    if let Some(v) = short_decimal_f32(token) {
+        return Ok(v);
+    }
     let (negative, body) = match token.as_bytes().first() {
         Some(b'-') => (true, &token[1..]),
         Some(b'+') => (false, &token[1..]),
@@ -1562,7 +1599,57 @@ pub(crate) fn parse_f32(token: &str) -> Result<f32, &'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_f32;
+    use super::{parse_f32, short_decimal_f32};
+
+    proptest::proptest! {
+        /// The short-decimal fast path gives exactly the standard library's value, or declines.
+        #[test]
+        fn short_decimals_are_exact(
+            int in 0u32..100_000,
+            frac in 0u64..10_000_000_000,
+            frac_digits in 1usize..12,
+            leading_zeros in 0usize..3,
+            negative in proptest::bool::ANY,
+        ) {
+            let frac = format!("{frac:0width$}", width = frac_digits);
+            let frac = &frac[frac.len() - frac_digits..];
+            let token = format!(
+                "{}{}{int}.{frac}",
+                if negative { "-" } else { "" },
+                "0".repeat(leading_zeros)
+            );
+            let expected = token.parse::<f32>().map(f32::to_bits).ok();
+            if let Some(fast) = short_decimal_f32(&token) {
+                proptest::prop_assert_eq!(Some(fast.to_bits()), expected, "{}", token);
+            }
+            proptest::prop_assert_eq!(parse_f32(&token).map(f32::to_bits).ok(), expected);
+        }
+    }
+
+    #[test]
+    fn short_decimals_take_the_fast_path_only_when_exact() {
+        assert_eq!(
+            short_decimal_f32("12.5").map(f32::to_bits),
+            Some(12.5f32.to_bits())
+        );
+        assert_eq!(
+            short_decimal_f32("-0.0").map(f32::to_bits),
+            Some((-0.0f32).to_bits())
+        );
+        for declined in [
+            "1",
+            "1.",
+            ".5",
+            "1e3",
+            "1.5f32",
+            "+1.0",
+            "1_0.5",
+            "12345678.9",
+            "0.12345678901",
+        ] {
+            assert_eq!(short_decimal_f32(declined), None, "{declined}");
+        }
+    }
 
     #[test]
     fn float_literals_follow_ron() {
