@@ -217,7 +217,7 @@ impl AssetLoader for ForgeSceneLoader {
             None => SceneDoc::from_slice(&bytes),
         }
         .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
-        let report = crate::validate::validate_parsed(&parsed, None);
+        let (report, (custom, custom_errors)) = validate_and_prepare(&parsed, text, &self.custom);
         let mut errors = Vec::new();
         for d in report.diagnostics {
             match d.severity {
@@ -233,7 +233,6 @@ impl AssetLoader for ForgeSceneLoader {
         if settings.check_assets {
             errors.extend(self.missing_assets(&parsed, load_context).await);
         }
-        let (custom, custom_errors) = crate::custom::prepare(&parsed, text, &self.custom);
         errors.extend(custom_errors);
         if !errors.is_empty() {
             return Err(ForgeSceneLoadError::Invalid {
@@ -301,6 +300,42 @@ impl ForgeSceneLoader {
         }
         problems
     }
+}
+
+/// Scenes from this many entities validate on a second thread while their custom components
+/// are built (below it, starting a thread costs more than it saves).
+const PARALLEL_FROM: usize = 5_000;
+
+/// Validates `parsed` and builds its custom components. The two only read the document: for
+/// large scenes they run side by side on two threads, where the platform has threads and more
+/// than one core; otherwise one after the other. The results are the same either way.
+fn validate_and_prepare(
+    parsed: &ParsedScene,
+    text: Option<&str>,
+    cx: &crate::custom::CustomContext,
+) -> (
+    crate::validate::ValidationReport,
+    (Vec<Vec<crate::custom::PreparedCustom>>, Vec<Diagnostic>),
+) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if parsed.doc.entities.len() >= PARALLEL_FROM
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    {
+        let (report, custom) = std::thread::scope(|s| {
+            let validation = std::thread::Builder::new()
+                .name("forge scene validation".into())
+                .spawn_scoped(s, || crate::validate::validate_parsed(parsed, None));
+            let custom = crate::custom::prepare(parsed, text, cx);
+            (validation.ok().and_then(|v| v.join().ok()), custom)
+        });
+        // No thread (or it failed): validate here.
+        let report = report.unwrap_or_else(|| crate::validate::validate_parsed(parsed, None));
+        return (report, custom);
+    }
+    (
+        crate::validate::validate_parsed(parsed, None),
+        crate::custom::prepare(parsed, text, cx),
+    )
 }
 
 /// Resolves everything spawning needs.

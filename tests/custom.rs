@@ -637,3 +637,42 @@ fn a_byte_order_mark_does_not_shift_positions_inside_expressions() {
     // Line 4: `(name: "hp", expr: "1.5")`; column 27 is the `1`, not the opening quote.
     assert!(loader[0].starts_with("bad.forge.ron:4:27: "), "{loader:#?}");
 }
+
+/// Large scenes validate on a second thread while custom components are built: a validation
+/// error and a custom component error are both reported, in the same order as for a small
+/// scene (validation first).
+#[test]
+fn large_scenes_report_validation_and_custom_errors_together() {
+    let entry = |id: u64, components: &str| {
+        format!(
+            "  {id}: (id: {id}, name: \"e{id}\", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [{components}]),\n"
+        )
+    };
+    for n in [3u64, 6_000] {
+        let mut text = String::from("(format_version: 1, name: \"Big\", entities: {\n");
+        for id in 1..=n {
+            let components = match id {
+                2 => {
+                    "(type: visibility, data: hidden), (type: visibility, data: visible)".to_owned()
+                }
+                3 => custom("forge_demo::Orbit", &[("radius", "true")]),
+                _ => "(type: visibility, data: visible)".to_owned(),
+            };
+            text.push_str(&entry(id, &components));
+        }
+        let roots: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+        text.push_str(&format!(
+            "}}, roots: [{}], next_id: {})",
+            roots.join(", "),
+            n + 1
+        ));
+        let message = Harness::new().fail(&text);
+        let duplicate = message
+            .find("forge::component::duplicate_key")
+            .unwrap_or_else(|| panic!("{n}: no validation error in {message}"));
+        let expr = message
+            .find("forge::custom::expr")
+            .unwrap_or_else(|| panic!("{n}: no custom error in {message}"));
+        assert!(duplicate < expr, "{n}: {message}");
+    }
+}
