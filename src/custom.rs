@@ -121,17 +121,7 @@ pub(crate) fn prepare(
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     for (id, node) in &parsed.doc.entities {
         let mut list = Vec::new();
-        for (index, component) in node.components.iter().enumerate() {
-            let ComponentData::Custom(custom) = component else {
-                continue;
-            };
-            let site = Site {
-                map: &parsed.source_map,
-                text,
-                entity: *id,
-                entity_name: &node.name,
-                component: index,
-            };
+        for (custom, site) in custom_sites(parsed, text, *id, node) {
             let resolved = types
                 .entry(custom.type_path.as_str())
                 .or_insert_with(|| resolve_type(&custom.type_path, &registry, &cx.schemas));
@@ -157,17 +147,7 @@ pub(crate) fn check_offline(
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
     for (id, node) in &parsed.doc.entities {
-        for (index, component) in node.components.iter().enumerate() {
-            let ComponentData::Custom(custom) = component else {
-                continue;
-            };
-            let site = Site {
-                map: &parsed.source_map,
-                text,
-                entity: *id,
-                entity_name: &node.name,
-                component: index,
-            };
+        for (custom, site) in custom_sites(parsed, text, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
                 let mut d = unknown_type(custom, &site, registry, paths());
@@ -207,6 +187,31 @@ fn stale_hint(d: &mut Diagnostic) {
 
 /// The end of the offline help of an unknown type or field.
 const STALE_HINT: &str = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
+
+/// The custom components of entity `id` (`node`), each with where it sits in the file.
+fn custom_sites<'a>(
+    parsed: &'a ParsedScene,
+    text: Option<&'a str>,
+    id: u64,
+    node: &'a crate::format::EntityNode,
+) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
+    node.components
+        .iter()
+        .enumerate()
+        .filter_map(move |(index, component)| match component {
+            ComponentData::Custom(custom) => Some((
+                custom,
+                Site {
+                    map: &parsed.source_map,
+                    text,
+                    entity: id,
+                    entity_name: &node.name,
+                    component: index,
+                },
+            )),
+            _ => None,
+        })
+}
 
 /// Source positions count from after a byte-order mark.
 fn without_bom(text: &str) -> &str {

@@ -538,7 +538,7 @@ fn too_deep_at(text: &str) -> Option<usize> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = comment_end(b, i)?;
+                i = crate::expr::block_comment_end(b, i)?;
                 continue;
             }
             // Raw strings: `r"..."`, `r#"..."#`, `br"..."`, not inside a name.
@@ -585,29 +585,6 @@ fn raw_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
         }
         i += 1;
     }
-}
-
-/// The end of a block comment starting at `at` (`/*`), nested comments included.
-fn comment_end(b: &[u8], at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = at;
-    while i + 1 < b.len() {
-        match (b[i], b[i + 1]) {
-            (b'/', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b'/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 impl ForgeSchemas {

@@ -223,8 +223,9 @@ fn invalid_char(at: usize, c: char) -> ExprError {
     }
 }
 
-/// The end of a block comment starting at `at` (`/*`), nested comments included.
-fn block_comment_end(b: &[u8], at: usize) -> Option<usize> {
+/// The end of a block comment starting at `at` (`/*`), nested comments included (Rust and RON
+/// nest them alike); `None` when it is not closed.
+pub(crate) fn block_comment_end(b: &[u8], at: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = at;
     while i + 1 < b.len() {
