@@ -519,7 +519,7 @@ fn too_deep_at(text: &str) -> Option<usize> {
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             b'"' => {
-                i = quoted_end(b, i + 1)?;
+                i = crate::expr::string_end(b, i + 1)?;
                 continue;
             }
             b'\'' => {
@@ -549,7 +549,7 @@ fn too_deep_at(text: &str) -> Option<usize> {
             {
                 let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
                 if b.get(i + 1 + hashes) == Some(&b'"') {
-                    i = raw_end(b, i + 2 + hashes, hashes)?;
+                    i = crate::expr::raw_string_end(b, i + 2 + hashes, hashes)?;
                     continue;
                 }
             }
@@ -558,33 +558,6 @@ fn too_deep_at(text: &str) -> Option<usize> {
         i += 1;
     }
     None
-}
-
-/// The end (after the closing `"`) of a string whose text starts at `from`, with escapes.
-fn quoted_end(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
-        if b[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
-}
-
-/// The end of a raw string whose text starts at `from`, closed by `"` and `hashes` `#`.
-fn raw_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        i += memchr::memchr(b'"', b.get(i..)?)?;
-        let close = i + 1 + hashes;
-        if b.get(i + 1..close)
-            .is_some_and(|h| h.iter().all(|&c| c == b'#'))
-        {
-            return Some(close);
-        }
-        i += 1;
-    }
 }
 
 impl ForgeSchemas {

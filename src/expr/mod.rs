@@ -61,8 +61,8 @@ use crate::schema::FieldKind;
 mod scan;
 mod target;
 
-pub(crate) use scan::block_comment_end;
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
+pub(crate) use scan::{block_comment_end, raw_string_end, string_end};
 pub(crate) use target::Target;
 use target::{Shape, VariantFields, Variants};
 

@@ -248,7 +248,7 @@ pub(crate) fn block_comment_end(b: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The end (after the closing `"`) of a string whose text starts at `from`, with escapes.
-fn string_end(b: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn string_end(b: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     loop {
         i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
@@ -359,7 +359,7 @@ fn ident_end(text: &str, at: usize) -> usize {
 }
 
 /// The end of a raw string whose text starts at `from`, closed by `"` and `hashes` `#`.
-fn raw_string_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
+pub(crate) fn raw_string_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
     let mut i = from;
     loop {
         i += memchr::memchr(b'"', b.get(i..)?)?;
