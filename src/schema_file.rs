@@ -43,7 +43,7 @@
 //! - `fields[]`: [`FieldSchema`](crate::schema::FieldSchema): `name` (`0`, `1` for tuple
 //!   structs), `type_name` (short type path), `kind`, and the optional `required` (`false`),
 //!   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers) and `docs`.
-//! - `kind`: a [`FieldKind`](crate::schema::FieldKind): `Bool`, `Char`, `String`,
+//! - `kind`: a [`FieldKind`]: `Bool`, `Char`, `String`,
 //!   `Integer(signed: false, bits: 32)`, `Float(bits: 32)`, `Vector(len: 3)` (glam vectors;
 //!   `Quat` is `len: 4`), `Colour`, `Option((type_name: "f32", kind: Float(bits: 32)))`,
 //!   `List((type_name: .., kind: ..))`, `Array(item: (type_name: .., kind: ..), len: 3)`,
