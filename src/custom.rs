@@ -121,7 +121,7 @@ pub(crate) fn prepare(
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     for (id, node) in &parsed.doc.entities {
         let mut list = Vec::new();
-        for (custom, site) in custom_sites(parsed, text, *id, node) {
+        for (custom, site) in custom_sites(parsed, text, false, *id, node) {
             let resolved = types
                 .entry(custom.type_path.as_str())
                 .or_insert_with(|| resolve_type(&custom.type_path, &registry, &cx.schemas));
@@ -147,14 +147,10 @@ pub(crate) fn check_offline(
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
     for (id, node) in &parsed.doc.entities {
-        for (custom, site) in custom_sites(parsed, text, *id, node) {
+        for (custom, site) in custom_sites(parsed, text, true, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
-                let mut d = unknown_type(custom, &site, registry, paths());
-                if d.message.starts_with("unknown custom component type") {
-                    stale_hint(&mut d);
-                }
-                errors.push(d);
+                errors.push(unknown_type(custom, &site, registry, paths()));
                 continue;
             };
             let target = |name: &str| {
@@ -164,34 +160,28 @@ pub(crate) fn check_offline(
                     kind: &f.kind,
                 })
             };
-            let mut problems = check_fields(custom, &site, schema, target, registry, |_, _| Ok(()));
-            for d in &mut problems {
-                if d.code == "forge::custom::unknown_field" && d.message.contains(" has no field ")
-                {
-                    stale_hint(d);
-                }
-            }
-            errors.append(&mut problems);
+            errors.extend(check_fields(
+                custom,
+                &site,
+                schema,
+                target,
+                registry,
+                |_, _| Ok(()),
+            ));
         }
     }
     errors
 }
 
-/// Offline, what is unknown may be new in the game: ends the help with [`STALE_HINT`].
-fn stale_hint(d: &mut Diagnostic) {
-    d.help = Some(match d.help.take() {
-        Some(help) => format!("{help}; {STALE_HINT}"),
-        None => STALE_HINT.to_owned(),
-    });
-}
-
-/// The end of the offline help of an unknown type or field.
+/// The end of the offline help of an unknown type or field: what is unknown to a schema file
+/// may be new in the game.
 const STALE_HINT: &str = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
 
 /// The custom components of entity `id` (`node`), each with where it sits in the file.
 fn custom_sites<'a>(
     parsed: &'a ParsedScene,
     text: Option<&'a str>,
+    offline: bool,
     id: u64,
     node: &'a crate::format::EntityNode,
 ) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
@@ -207,6 +197,7 @@ fn custom_sites<'a>(
                     entity: id,
                     entity_name: &node.name,
                     component: index,
+                    offline,
                 },
             )),
             _ => None,
@@ -225,6 +216,8 @@ struct Site<'a> {
     entity: u64,
     entity_name: &'a str,
     component: usize,
+    /// Checked against a schema file (`forge validate --schema`), not the game's types.
+    offline: bool,
 }
 
 impl Site<'_> {
@@ -503,6 +496,10 @@ fn unknown_type(
         help.push_str(&format!("did you mean `{g}`? "));
     }
     help.push_str("the type must derive `ForgeComponent` (registered by `ForgeScenePlugin`) or be registered with `app.register_forge_component::<T>()`");
+    if site.offline {
+        help.push_str("; ");
+        help.push_str(STALE_HINT);
+    }
     site.error(
         "forge::custom::unknown_type",
         format!("unknown custom component type `{type_path}`"),
@@ -525,7 +522,8 @@ fn unknown_field(
         .map(|f| format!("`{}`", f.name))
         .collect::<Vec<_>>()
         .join(", ");
-    let message = if schema.skipped.iter().any(|s| s == name) {
+    let skipped = schema.skipped.iter().any(|s| s == name);
+    let message = if skipped {
         format!(
             "field `{name}` of `{}` is marked `#[forge(skip)]`; scenes cannot set it",
             schema.type_name
@@ -541,6 +539,10 @@ fn unknown_field(
         "fields: {}",
         if list.is_empty() { "none".into() } else { list }
     ));
+    if site.offline && !skipped {
+        help.push_str("; ");
+        help.push_str(STALE_HINT);
+    }
     site.error(
         "forge::custom::unknown_field",
         message,
