@@ -56,12 +56,7 @@ impl ForgeScene {
     ///
     /// [`diff`]: crate::diff::diff
     pub fn changes_since(&self, old: &ForgeScene) -> crate::diff::SceneDiff {
-        crate::diff::diff_with_hashes(
-            &old.doc,
-            old.text_hashes.as_deref(),
-            &self.doc,
-            self.text_hashes.as_deref(),
-        )
+        crate::reload::AppliedDoc::of(old).changes_to(self)
     }
 
     /// Where each entity, field and component was written in the file.

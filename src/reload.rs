@@ -89,6 +89,16 @@ impl AppliedDoc {
             text_hashes: scene.text_hashes.clone(),
         }
     }
+
+    /// The changes from this document to `scene`'s (see [`ForgeScene::changes_since`]).
+    pub(crate) fn changes_to(&self, scene: &ForgeScene) -> SceneDiff {
+        crate::diff::diff_with_hashes(
+            &self.doc,
+            self.text_hashes.as_deref(),
+            &scene.doc,
+            scene.text_hashes.as_deref(),
+        )
+    }
 }
 
 /// The last failure reported per scene. The asset server reloads a path once per handle to it
@@ -209,12 +219,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         if Arc::ptr_eq(&old.doc, &scene.doc) {
             return;
         }
-        let changes = crate::diff::diff_with_hashes(
-            &old.doc,
-            old.text_hashes.as_deref(),
-            &scene.doc,
-            scene.text_hashes.as_deref(),
-        );
+        let changes = old.changes_to(scene);
         if !changes.is_empty() {
             tracing::info!("scene {id:?} reloaded:\n{changes}");
             let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
@@ -308,9 +313,9 @@ fn alive(world: &World, entity: Entity) -> bool {
     world.get_entity(entity).is_ok()
 }
 
-/// Applies `changes` (the [`diff`](crate::diff::diff) or [`ForgeScene::changes_since`] from the document `instance` was spawned or last patched
-/// from to `scene`'s document) to one live instance under `root`, as hot reload does, and
-/// returns what was added, removed and changed. For use without an `App` (benchmarks, tools);
+/// Applies `changes` (the [`diff`](crate::diff::diff), or [`ForgeScene::changes_since`], from
+/// the document `instance` was spawned or last patched from to `scene`'s document) to one live
+/// instance under `root`, as hot reload does, and returns what was added, removed and changed. For use without an `App` (benchmarks, tools);
 /// the plugin does this itself on `AssetEvent::Modified`. `instance` is updated in place; the
 /// event is returned, not triggered.
 pub fn apply_diff(
