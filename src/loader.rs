@@ -213,6 +213,9 @@ impl AssetLoader for ForgeSceneLoader {
         }
         .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
         let (report, (custom, custom_errors)) = validate_and_prepare(&parsed, text, &self.custom);
+        // The text is not needed past this point; a large scene's text is as large as its
+        // document, so it goes before anything else is built.
+        drop(bytes);
         let mut errors = Vec::new();
         for d in report.diagnostics {
             match d.severity {
@@ -379,8 +382,15 @@ pub(crate) fn prepare_entities(
     let mut skipped_builtins = 0usize;
     let mut prepared = Vec::with_capacity(doc.entities.len());
     for (id, node) in &doc.entities {
+        // Sized for the built-ins only: custom components are prepared elsewhere, and a list
+        // with room for them would hold 168 unused bytes per custom component.
         #[cfg(feature = "builtins")]
-        let mut components = Vec::with_capacity(node.components.len());
+        let mut components = Vec::with_capacity(
+            node.components
+                .iter()
+                .filter(|c| !matches!(c, ComponentData::Custom(_)))
+                .count(),
+        );
         for (index, component) in node.components.iter().enumerate() {
             if let ComponentData::Custom(_) = component {
                 continue; // built by `crate::custom::prepare`
