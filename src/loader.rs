@@ -182,40 +182,41 @@ impl AssetLoader for ForgeSceneLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<ForgeScene, ForgeSceneLoadError> {
         let path = load_context.path().to_string();
-        let mut bytes = Vec::new();
-        // Large scenes: one allocation of the file's size instead of a doubling buffer (which
-        // briefly holds twice the file while it grows).
-        if let Ok(seekable) = reader.seekable()
-            && let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await
-        {
-            seekable
-                .seek(std::io::SeekFrom::Start(0))
-                .await
-                .map_err(|source| ForgeSceneLoadError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
-            bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
-        }
-        reader
-            .read_to_end(&mut bytes)
-            .await
-            .map_err(|source| ForgeSceneLoadError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        // Checked once here: the text is also needed to point inside custom expressions.
-        let text = std::str::from_utf8(&bytes).ok();
-        let parsed = match text {
-            Some(text) => SceneDoc::from_str(text),
-            // The reader reports where the bytes stop being UTF-8.
-            None => SceneDoc::from_slice(&bytes),
-        }
-        .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
-        let (report, (custom, custom_errors)) = validate_and_prepare(&parsed, text, &self.custom);
-        // The text is not needed past this point; a large scene's text is as large as its
-        // document, so it goes before anything else is built.
-        drop(bytes);
+        let io = |source| ForgeSceneLoadError::Io {
+            path: path.clone(),
+            source,
+        };
+        let (parsed, report, custom, custom_errors) =
+            match read_streamed(reader).await.map_err(io)? {
+                Some(parsed) => {
+                    let (report, (custom, mut custom_errors)) =
+                        validate_and_prepare(&parsed, None, &self.custom);
+                    if !custom_errors.is_empty() {
+                        // Errors point inside custom expressions with the text: read it again.
+                        let bytes = read_whole(reader).await.map_err(io)?;
+                        let text = std::str::from_utf8(&bytes).ok();
+                        custom_errors = crate::custom::prepare(&parsed, text, &self.custom).1;
+                    }
+                    (parsed, report, custom, custom_errors)
+                }
+                None => {
+                    let bytes = read_whole(reader).await.map_err(io)?;
+                    // Checked once here: the text is also needed to point inside custom expressions.
+                    let text = std::str::from_utf8(&bytes).ok();
+                    let parsed = match text {
+                        Some(text) => SceneDoc::from_str(text),
+                        // The reader reports where the bytes stop being UTF-8.
+                        None => SceneDoc::from_slice(&bytes),
+                    }
+                    .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
+                    let (report, (custom, custom_errors)) =
+                        validate_and_prepare(&parsed, text, &self.custom);
+                    // The text is not needed past this point; a large scene's text is as large as
+                    // its document, so it goes before anything else is built.
+                    drop(bytes);
+                    (parsed, report, custom, custom_errors)
+                }
+            };
         let mut errors = Vec::new();
         for d in report.diagnostics {
             match d.severity {
@@ -298,6 +299,61 @@ impl ForgeSceneLoader {
         }
         problems
     }
+}
+
+/// Files from this size on are read in pieces ([`StreamRead`](crate::format::StreamRead)):
+/// their text is never in memory whole. Smaller files are read whole, which is simpler and as
+/// fast.
+const STREAM_FROM: u64 = 1 << 20;
+
+/// Reads a large file from a seekable `reader` in pieces. `None` (nothing read, or the reader
+/// rewound to the start) when the file is small, the reader cannot seek, or the text has an
+/// error: the caller then reads it whole, which reports errors exactly.
+async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<ParsedScene>> {
+    use bevy_asset::AsyncReadExt;
+    let Ok(seekable) = reader.seekable() else {
+        return Ok(None);
+    };
+    let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await else {
+        return Ok(None);
+    };
+    seekable.seek(std::io::SeekFrom::Start(0)).await?;
+    if len < STREAM_FROM {
+        return Ok(None);
+    }
+    let mut stream = crate::format::StreamRead::new(usize::try_from(len).unwrap_or(0), 64 * 1024);
+    loop {
+        match stream.step() {
+            crate::format::StreamStep::Read => {
+                let n = reader.read(stream.spare()).await?;
+                stream.filled(n);
+            }
+            crate::format::StreamStep::Done(Some(parsed)) => return Ok(Some(*parsed)),
+            crate::format::StreamStep::Done(None) => {
+                reader
+                    .seekable()
+                    .map_err(std::io::Error::other)?
+                    .seek(std::io::SeekFrom::Start(0))
+                    .await?;
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// The whole file from the reader's position (a seekable reader is rewound to the start), in
+/// one allocation of the file's size where the reader can tell it (a doubling buffer would
+/// briefly hold twice the file).
+async fn read_whole(reader: &mut dyn Reader) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if let Ok(seekable) = reader.seekable()
+        && let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await
+    {
+        seekable.seek(std::io::SeekFrom::Start(0)).await?;
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
+    }
+    reader.read_to_end(&mut bytes).await?;
+    Ok(bytes)
 }
 
 /// Scenes from this many entities validate on a second thread while their custom components

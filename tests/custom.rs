@@ -676,3 +676,79 @@ fn large_scenes_report_validation_and_custom_errors_together() {
         assert!(duplicate < expr, "{n}: {message}");
     }
 }
+
+/// A scene of `n` entities (ids 1..=n, non-ASCII names, a comment between entries) whose entity
+/// `special` has `components`: over 1 MiB at a few thousand entities, so the loader reads it in
+/// pieces rather than whole.
+fn large_scene(n: u64, special: u64, components: &str) -> String {
+    let mut text = String::from("(format_version: 1, name: \"Größe\", entities: {\n");
+    for id in 1..=n {
+        let these = if id == special {
+            components.to_owned()
+        } else {
+            custom("forge_demo::Orbit", &[("radius", "2.5"), ("speed", "-1.0")])
+        };
+        text.push_str(&format!(
+            "  // entity {id}\n  {id}: (id: {id}, name: \"Zoë {id} ✓\", parent: None, children: [], transform: (translation: (x: {id}.5, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [\n{these}\n  ]),\n"
+        ));
+    }
+    let roots: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+    text.push_str(&format!(
+        "}}, roots: [{}], next_id: {})\n",
+        roots.join(", "),
+        n + 1
+    ));
+    assert!(text.len() > 1 << 20, "{} bytes", text.len());
+    text
+}
+
+/// Files over 1 MiB are read in pieces: the asset holds exactly what reading the whole text
+/// gives (document and every position).
+#[test]
+fn a_large_file_loads_as_its_whole_text_reads() {
+    let mut h = Harness::new();
+    let text = large_scene(4_000, 0, "");
+    h.add("large.forge.ron", &text);
+    let handle = h.load("large.forge.ron");
+    let id = handle.id();
+    h.run_until(|w| w.resource::<bevy_asset::Assets<Scene>>().contains(id));
+    let whole = bevy_forge_scene::SceneDoc::from_str(&text).unwrap();
+    let assets = h.world().resource::<bevy_asset::Assets<Scene>>();
+    let scene = assets.get(id).unwrap();
+    assert_eq!(scene.doc(), &whole.doc);
+    assert_eq!(scene.source_map(), &whole.source_map);
+    assert_eq!(
+        scene.source_map().entity(4_000),
+        whole.source_map.entity(4_000)
+    );
+    assert!(scene.source_map().entity(4_000).unwrap().line > 16_000);
+}
+
+/// Errors in a large file (read in pieces) are reported exactly as for a file read whole: a
+/// syntax error near the end, and an error inside a custom expression (which needs the text).
+#[test]
+fn a_large_file_reports_errors_as_its_whole_text_does() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    // Syntax: a missing `,` between two fields of entity 3,999.
+    let broken = large_scene(4_000, 0, "").replacen(
+        "name: \"Zoë 3999 ✓\", parent",
+        "name: \"Zoë 3999 ✓\" parent",
+        1,
+    );
+    let expected = bevy_forge_scene::SceneDoc::from_str(&broken)
+        .unwrap_err()
+        .with_path("bad.forge.ron")
+        .to_string();
+    assert!(expected.contains("entity 3999"), "{expected}");
+    let message = h.fail(&broken);
+    assert!(
+        message.contains(&format!(": {expected}")),
+        "{message}\n{expected}"
+    );
+    // A custom expression error on entity 3,990: the position is inside the expression.
+    let text = large_scene(4_000, 3_990, &custom("forge_demo::Brain", &[("hp", "1.5")]));
+    let loader = loader_lines(&h.fail(&text));
+    assert_eq!(loader, offline_lines(&text, &schemas));
+    assert_eq!(loader.len(), 1, "{loader:#?}");
+}

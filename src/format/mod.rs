@@ -29,6 +29,7 @@ pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};
 pub use integrity::IntegrityProblem;
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
+pub(crate) use read::{Step as StreamStep, StreamRead};
 pub use source_map::{Position, SourceMap};
 pub use value::{Color, Transform, Vec2, Vec3};
 

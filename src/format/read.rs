@@ -15,7 +15,7 @@ use super::component::{
 use super::error::{ReadError, ReadErrorKind, closest};
 use super::source_map::{
     ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, Position, SourceMap, SpanRange,
-    TOP_FIELDS, TRANSFORM_FIELDS,
+    TOP_FIELDS, TRANSFORM_FIELDS, WideChars,
 };
 use super::value::{Color, Transform, Vec2, Vec3};
 use super::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -71,55 +71,13 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
             ReadErrorKind::TooLarge { size: text.len() },
         ));
     }
-    let mut line_starts = Vec::with_capacity(text.len() / 24 + 1);
-    line_starts.push(0);
-    let mut parser = Parser {
-        text,
-        b: text.as_bytes(),
-        pos: 0,
-        line_starts,
-        warnings: Vec::new(),
-        scratch: Scratch::default(),
-        component_scratch: Vec::new(),
-        field_scratch: Vec::new(),
-        components: Vec::new(),
-        payload_fields: Vec::new(),
-        custom_fields: Vec::new(),
-    };
+    let mut parser = Parser::new(text, 0, Tables::new(text.len()));
     let mut source_map = SourceMap::default();
     match parser.document(&mut source_map) {
-        Ok(mut doc) => {
-            // Tables grown while reading keep no spare capacity (they live as long as the
-            // scene asset).
-            parser.line_starts.shrink_to_fit();
-            parser.components.shrink_to_fit();
-            parser.payload_fields.shrink_to_fit();
-            parser.custom_fields.shrink_to_fit();
-            let n = doc.entities.len();
-            if doc.entities.capacity() > n + n / 4 {
-                doc.entities.shrink_to_fit();
-                source_map.entities.shrink_to_fit();
-            }
-            // The parser crossed every newline of a text it accepted (they can only be in
-            // whitespace, comments and strings), so the line index needs no pass of its own.
-            let lines = LineIndex::from_line_starts(text, parser.line_starts);
-            let warnings = parser
-                .warnings
-                .into_iter()
-                .map(|(at, kind)| ReadWarning {
-                    position: lines.position(at),
-                    kind,
-                })
-                .collect();
-            source_map.lines = lines;
-            source_map.components = parser.components;
-            source_map.payload_fields = parser.payload_fields;
-            source_map.custom_fields = parser.custom_fields;
-            Ok(ParsedScene {
-                doc,
-                source_map,
-                warnings,
-            })
+        Ok(doc) => {
+            let mut wide = WideChars::default();
+            wide.scan(text, 0);
+            Ok(parser.tables.finish(doc, source_map, wide))
         }
         Err(e) => Err(e.finish(&LineIndex::new(text))),
     }
@@ -240,6 +198,16 @@ struct Parser<'a> {
     text: &'a str,
     b: &'a [u8],
     pos: usize,
+    /// Offset of `text` in the whole document: `text` is the whole document, or (streaming) the
+    /// part of it not read yet. Recorded positions are `base + pos`.
+    base: usize,
+    tables: Tables,
+}
+
+/// What the parser builds besides the document: everything that outlives one window of text.
+struct Tables {
+    /// Length of the whole text (for capacity estimates).
+    len: usize,
     /// Offsets of the first byte of each line seen so far, ascending (see [`Parser::newline`]).
     line_starts: Vec<u32>,
     /// Warnings with the offset they point at.
@@ -255,6 +223,120 @@ struct Parser<'a> {
     custom_fields: Vec<[u32; 3]>,
 }
 
+impl Tables {
+    fn new(len: usize) -> Self {
+        let mut line_starts = Vec::with_capacity(len / 24 + 1);
+        line_starts.push(0);
+        Self {
+            len,
+            line_starts,
+            warnings: Vec::new(),
+            scratch: Scratch::default(),
+            component_scratch: Vec::new(),
+            field_scratch: Vec::new(),
+            components: Vec::new(),
+            payload_fields: Vec::new(),
+            custom_fields: Vec::new(),
+        }
+    }
+
+    /// The lengths of the growing tables, to undo a partly read entry.
+    fn mark(&self) -> [usize; 5] {
+        [
+            self.line_starts.len(),
+            self.warnings.len(),
+            self.components.len(),
+            self.payload_fields.len(),
+            self.custom_fields.len(),
+        ]
+    }
+
+    fn undo(&mut self, mark: [usize; 5]) {
+        self.line_starts.truncate(mark[0]);
+        self.warnings.truncate(mark[1]);
+        self.components.truncate(mark[2]);
+        self.payload_fields.truncate(mark[3]);
+        self.custom_fields.truncate(mark[4]);
+    }
+
+    /// The read result of `doc`, whose spans are in `source_map` and these tables.
+    fn finish(
+        mut self,
+        mut doc: SceneDoc,
+        mut source_map: SourceMap,
+        wide: WideChars,
+    ) -> ParsedScene {
+        // Tables grown while reading keep no spare capacity (they live as long as the scene
+        // asset).
+        self.line_starts.shrink_to_fit();
+        self.components.shrink_to_fit();
+        self.payload_fields.shrink_to_fit();
+        self.custom_fields.shrink_to_fit();
+        let n = doc.entities.len();
+        if doc.entities.capacity() > n + n / 4 {
+            doc.entities.shrink_to_fit();
+            source_map.entities.shrink_to_fit();
+        }
+        // The parser crossed every newline of a text it accepted (they can only be in
+        // whitespace, comments and strings), so the line index needs no pass of its own.
+        let lines = LineIndex::from_parts(self.line_starts, wide.table);
+        let warnings = self
+            .warnings
+            .into_iter()
+            .map(|(at, kind)| ReadWarning {
+                position: lines.position(at),
+                kind,
+            })
+            .collect();
+        source_map.lines = lines;
+        source_map.components = self.components;
+        source_map.payload_fields = self.payload_fields;
+        source_map.custom_fields = self.custom_fields;
+        ParsedScene {
+            doc,
+            source_map,
+            warnings,
+        }
+    }
+}
+
+/// The top-level fields of a document as they are read.
+struct Top {
+    format_version: Option<u32>,
+    name: Option<String>,
+    entities: Option<EntityMap>,
+    roots: Option<Vec<u64>>,
+    next_id: Option<u64>,
+    /// Value offsets, as [`SourceMap::top`] keeps them.
+    offsets: [u32; 5],
+}
+
+impl Default for Top {
+    fn default() -> Self {
+        Self {
+            format_version: None,
+            name: None,
+            entities: None,
+            roots: None,
+            next_id: None,
+            offsets: [ABSENT; 5],
+        }
+    }
+}
+
+impl Top {
+    /// The document, when every field was read.
+    fn into_doc(self) -> Option<SceneDoc> {
+        Some(SceneDoc {
+            format_version: self.format_version?,
+            name: self.name?,
+            entities: self.entities?,
+            roots: self.roots?,
+            next_id: self.next_id?,
+        })
+    }
+}
+
 /// Where the parts of the component being read sit; copied into the flat tables when done.
 #[derive(Default)]
 struct Scratch {
@@ -266,13 +348,35 @@ struct Scratch {
 }
 
 impl<'a> Parser<'a> {
+    /// A parser at the start of `text`, which begins at offset `base` of the whole document.
+    fn new(text: &'a str, base: usize, tables: Tables) -> Self {
+        Self {
+            text,
+            b: text.as_bytes(),
+            pos: 0,
+            base,
+            tables,
+        }
+    }
+
+    /// The offset in the whole document of `at` (an offset in `text`), as the source map keeps it.
+    #[inline]
+    fn abs(&self, at: usize) -> u32 {
+        (self.base + at) as u32
+    }
+
     /// Records the newline at `at`. Every scanner that can cross a newline (whitespace, comments,
     /// strings) calls this; a region read twice (`data` before `type`) is recorded once.
     #[inline]
     fn newline(&mut self, at: usize) {
-        let start = at as u32 + 1;
-        if self.line_starts.last().is_some_and(|last| start > *last) {
-            self.line_starts.push(start);
+        let start = (self.base + at) as u32 + 1;
+        if self
+            .tables
+            .line_starts
+            .last()
+            .is_some_and(|last| start > *last)
+        {
+            self.tables.line_starts.push(start);
         }
     }
 
@@ -931,7 +1035,7 @@ impl<'a> Parser<'a> {
         let mut v = [0.0f32; N];
         let (start, seen) = self.structure(context, names, |p, i, at| {
             if let Some(o) = offsets.as_deref_mut() {
-                o[i] = at as u32;
+                o[i] = p.abs(at);
             }
             v[i] = p.f32()?;
             Ok(())
@@ -968,31 +1072,15 @@ impl<'a> Parser<'a> {
     // ---- the document ------------------------------------------------------------------------------
 
     fn document(&mut self, map: &mut SourceMap) -> PResult<SceneDoc> {
-        let mut format_version = None;
-        let mut name = None;
-        let mut entities = None;
-        let mut roots = None;
-        let mut next_id = None;
-        let mut top = [ABSENT; 5];
+        let mut top = Top::default();
         let (start, seen) = self.structure("the scene", &TOP_FIELDS, |p, i, at| {
-            top[i] = at as u32;
-            match i {
-                0 => {
-                    let v = p.u64("a format version (an unsigned integer)", "u32", u64::MAX)?;
-                    if v > u64::from(FORMAT_VERSION) {
-                        return p.fail(at, ReadErrorKind::UnsupportedFormatVersion { found: v });
-                    }
-                    if v == 0 {
-                        p.warnings.push((at, ReadWarningKind::FormatVersionZero));
-                    }
-                    format_version = Some(FORMAT_VERSION);
-                }
-                1 => name = Some(p.string()?),
-                2 => entities = Some(p.entities(&mut map.entities)?),
-                3 => roots = Some(p.id_list()?),
-                _ => next_id = Some(p.id()?),
+            if i == 2 {
+                top.offsets[i] = p.abs(at);
+                top.entities = Some(p.entities(&mut map.entities)?);
+                Ok(())
+            } else {
+                p.top_field(&mut top, i, at)
             }
-            Ok(())
         })?;
         self.require(start, "the scene", &TOP_FIELDS, seen, all(5))?;
         self.skip_ws()?;
@@ -1000,19 +1088,11 @@ impl<'a> Parser<'a> {
             let found = self.describe(self.pos);
             return self.fail(self.pos, ReadErrorKind::TrailingCharacters { found });
         }
-        map.top = top;
-        match (format_version, name, entities, roots, next_id) {
-            (Some(format_version), Some(name), Some(entities), Some(roots), Some(next_id)) => {
-                Ok(SceneDoc {
-                    format_version,
-                    name,
-                    entities,
-                    roots,
-                    next_id,
-                })
-            }
+        map.top = top.offsets;
+        match top.into_doc() {
+            Some(doc) => Ok(doc),
             // `require` has already reported any missing field.
-            _ => self.fail(
+            None => self.fail(
                 start,
                 ReadErrorKind::MissingField {
                     field: "entities",
@@ -1022,48 +1102,88 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The value of top-level field `i` (any but `entities`), at `at`.
+    fn top_field(&mut self, top: &mut Top, i: usize, at: usize) -> PResult<()> {
+        top.offsets[i] = self.abs(at);
+        match i {
+            0 => {
+                let v = self.u64("a format version (an unsigned integer)", "u32", u64::MAX)?;
+                if v > u64::from(FORMAT_VERSION) {
+                    return self.fail(at, ReadErrorKind::UnsupportedFormatVersion { found: v });
+                }
+                if v == 0 {
+                    let at = self.base + at;
+                    self.tables
+                        .warnings
+                        .push((at, ReadWarningKind::FormatVersionZero));
+                }
+                top.format_version = Some(FORMAT_VERSION);
+            }
+            1 => top.name = Some(self.string()?),
+            3 => top.roots = Some(self.id_list()?),
+            _ => top.next_id = Some(self.id()?),
+        }
+        Ok(())
+    }
+
     fn entities(&mut self, spans: &mut IndexMap<u64, EntitySpans, IdHasher>) -> PResult<EntityMap> {
         self.expect(b'{', "`{` starting the entity map")?;
-        let estimate = (self.b.len() - self.pos) / 1024;
-        let mut map = EntityMap::with_capacity_and_hasher(estimate, IdHasher::default());
+        let mut map = self.entity_map(spans);
+        while self.entity_entry(&mut map, spans)? {}
+        Ok(map)
+    }
+
+    /// An empty entity map with room for the entities of the rest of the text (canonical entries
+    /// take about a kilobyte).
+    fn entity_map(&self, spans: &mut IndexMap<u64, EntitySpans, IdHasher>) -> EntityMap {
+        let estimate = self.tables.len.saturating_sub(self.base + self.pos) / 1024;
         spans.reserve(estimate);
-        loop {
-            self.skip_ws()?;
-            if self.peek() == Some(b'}') {
-                self.pos += 1;
-                return Ok(map);
-            }
-            let key_at = self.pos;
-            let key = self.id()?;
-            if let Some(first) = spans.get(&key) {
-                // An error: a line index of the whole text is worth building now.
-                let first_line = LineIndex::new(self.text)
-                    .position(first.entry as usize)
-                    .line;
-                return self.fail(
-                    key_at,
-                    ReadErrorKind::DuplicateEntityKey {
-                        id: key,
-                        first_line,
-                    },
-                );
-            }
-            self.expect(b':', "`:` after the entity key")?;
-            let mut entity_spans = EntitySpans::new(key_at as u32);
-            let node = self.entity(&mut entity_spans).map_err(|mut e| {
-                e.entity.get_or_insert(key);
-                e
-            })?;
-            entity_spans.text_hash = text_hash(&self.b[key_at..self.pos]);
-            spans.insert(key, entity_spans);
-            map.insert(key, node);
-            self.skip_ws()?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {}
-                _ => return self.unexpected("`,` or `}`"),
-            }
+        EntityMap::with_capacity_and_hasher(estimate, IdHasher::default())
+    }
+
+    /// One `id: (..),` entry of the entity map, or its closing `}` (then `false`).
+    fn entity_entry(
+        &mut self,
+        map: &mut EntityMap,
+        spans: &mut IndexMap<u64, EntitySpans, IdHasher>,
+    ) -> PResult<bool> {
+        self.skip_ws()?;
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(false);
         }
+        let key_at = self.pos;
+        let key = self.id()?;
+        if let Some(first) = spans.get(&key) {
+            // An error: a line index of the whole text is worth building now.
+            let first_line = LineIndex::new(self.text)
+                .position(first.entry as usize)
+                .line;
+            return self.fail(
+                key_at,
+                ReadErrorKind::DuplicateEntityKey {
+                    id: key,
+                    first_line,
+                },
+            );
+        }
+        self.expect(b':', "`:` after the entity key")?;
+        let mut entity_spans = EntitySpans::new(self.abs(key_at));
+        let node = self.entity(&mut entity_spans).map_err(|mut e| {
+            e.entity.get_or_insert(key);
+            e
+        })?;
+        entity_spans.text_hash = text_hash(&self.b[key_at..self.pos]);
+        self.skip_ws()?;
+        match self.peek() {
+            Some(b',') => self.pos += 1,
+            Some(b'}') => {}
+            _ => return self.unexpected("`,` or `}`"),
+        }
+        // Only a whole entry, separator included, goes in (a streamed read may retry it).
+        spans.insert(key, entity_spans);
+        map.insert(key, node);
+        Ok(true)
     }
 
     fn entity(&mut self, spans: &mut EntitySpans) -> PResult<EntityNode> {
@@ -1075,7 +1195,7 @@ impl<'a> Parser<'a> {
         let mut components = Vec::new();
         let mut locked = false;
         let (start, seen) = self.structure("entity", &ENTITY_FIELDS, |p, i, at| {
-            spans.fields[i] = at as u32;
+            spans.fields[i] = p.abs(at);
             match i {
                 0 => id = p.id()?,
                 1 => name = p.string()?,
@@ -1103,7 +1223,7 @@ impl<'a> Parser<'a> {
     fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<Transform> {
         let mut parts = [Vec3::ZERO; 3];
         let (start, seen) = self.structure("transform", &TRANSFORM_FIELDS, |p, i, at| {
-            spans[i][0] = at as u32;
+            spans[i][0] = p.abs(at);
             parts[i] = p.vec3(Some(&mut spans[i][1..]))?;
             Ok(())
         })?;
@@ -1119,36 +1239,36 @@ impl<'a> Parser<'a> {
     fn components(&mut self, spans: &mut SpanRange) -> PResult<Vec<ComponentData>> {
         // Collected in a reused list, then moved into one allocation of the exact size: large
         // scenes keep no spare capacity per entity.
-        let mut out = std::mem::take(&mut self.component_scratch);
+        let mut out = std::mem::take(&mut self.tables.component_scratch);
         out.clear();
-        let first = self.components.len();
+        let first = self.tables.components.len();
         self.sequence(|p, _| {
-            let mut cs = std::mem::take(&mut p.scratch);
+            let mut cs = std::mem::take(&mut p.tables.scratch);
             cs.entry = ABSENT;
             cs.tag = ABSENT;
             cs.data = ABSENT;
             cs.fields.clear();
             cs.custom_fields.clear();
             let read = p.component(&mut cs);
-            let fields_start = p.payload_fields.len();
-            p.payload_fields.extend_from_slice(&cs.fields);
-            let custom_start = p.custom_fields.len();
-            p.custom_fields.extend_from_slice(&cs.custom_fields);
-            p.components.push(ComponentSpans {
+            let fields_start = p.tables.payload_fields.len();
+            p.tables.payload_fields.extend_from_slice(&cs.fields);
+            let custom_start = p.tables.custom_fields.len();
+            p.tables.custom_fields.extend_from_slice(&cs.custom_fields);
+            p.tables.components.push(ComponentSpans {
                 entry: cs.entry,
                 tag: cs.tag,
                 data: cs.data,
-                fields: SpanRange::since(fields_start, &p.payload_fields),
-                custom_fields: SpanRange::since(custom_start, &p.custom_fields),
+                fields: SpanRange::since(fields_start, &p.tables.payload_fields),
+                custom_fields: SpanRange::since(custom_start, &p.tables.custom_fields),
             });
-            p.scratch = cs;
+            p.tables.scratch = cs;
             out.push(read?);
             Ok(())
         })?;
-        *spans = SpanRange::since(first, &self.components);
+        *spans = SpanRange::since(first, &self.tables.components);
         let mut exact = Vec::with_capacity(out.len());
         exact.append(&mut out);
-        self.component_scratch = out;
+        self.tables.component_scratch = out;
         Ok(exact)
     }
 
@@ -1158,10 +1278,10 @@ impl<'a> Parser<'a> {
         let mut deferred = None;
         let (start, seen) = self.structure("component", &COMPONENT_FIELDS, |p, i, at| {
             if i == 0 {
-                cs.tag = at as u32;
+                cs.tag = p.abs(at);
                 tag = Some(p.tag("type", "component type", COMPONENT_TAGS)?);
             } else {
-                cs.data = at as u32;
+                cs.data = p.abs(at);
                 match tag {
                     Some(t) => data = Some(p.payload(t, cs)?),
                     None => {
@@ -1172,7 +1292,7 @@ impl<'a> Parser<'a> {
             }
             Ok(())
         })?;
-        cs.entry = start as u32;
+        cs.entry = self.abs(start);
         self.require(start, "component", &COMPONENT_FIELDS, seen, 1)?;
         let Some(tag) = tag else {
             return self.fail(
@@ -1210,7 +1330,7 @@ impl<'a> Parser<'a> {
             "sprite" => {
                 let mut d = SpriteData::default();
                 self.structure("sprite data", &SPRITE_FIELDS, |p, i, at| {
-                    fields.push((SPRITE_FIELDS[i], at as u32));
+                    fields.push((SPRITE_FIELDS[i], p.abs(at)));
                     match i {
                         0 => d.image = p.option(Self::string)?,
                         1 => d.color = p.color()?,
@@ -1225,7 +1345,7 @@ impl<'a> Parser<'a> {
             "text2d" => {
                 let (mut text, mut font_size, mut color) = (String::new(), 0.0, Color::WHITE);
                 let (start, seen) = self.structure("text2d data", &TEXT_FIELDS, |p, i, at| {
-                    fields.push((TEXT_FIELDS[i], at as u32));
+                    fields.push((TEXT_FIELDS[i], p.abs(at)));
                     match i {
                         0 => text = p.string()?,
                         1 => font_size = p.f32()?,
@@ -1249,7 +1369,7 @@ impl<'a> Parser<'a> {
                 };
                 let (start, seen) =
                     self.structure("point_light data", &POINT_FIELDS, |p, i, at| {
-                        fields.push((POINT_FIELDS[i], at as u32));
+                        fields.push((POINT_FIELDS[i], p.abs(at)));
                         match i {
                             0 => d.color = p.color()?,
                             1 => d.intensity = p.f32()?,
@@ -1269,7 +1389,7 @@ impl<'a> Parser<'a> {
                 };
                 let (start, seen) =
                     self.structure("directional_light data", &DIRECTIONAL_FIELDS, |p, i, at| {
-                        fields.push((DIRECTIONAL_FIELDS[i], at as u32));
+                        fields.push((DIRECTIONAL_FIELDS[i], p.abs(at)));
                         match i {
                             0 => d.color = p.color()?,
                             1 => d.illuminance = p.f32()?,
@@ -1290,7 +1410,7 @@ impl<'a> Parser<'a> {
                 let mut mesh = None;
                 let mut material = MaterialData::default();
                 let (start, seen) = self.structure("mesh3d data", &MESH3D_FIELDS, |p, i, at| {
-                    fields.push((MESH3D_FIELDS[i], at as u32));
+                    fields.push((MESH3D_FIELDS[i], p.abs(at)));
                     if i == 0 {
                         mesh = Some(p.mesh_source(fields)?);
                     } else {
@@ -1348,7 +1468,7 @@ impl<'a> Parser<'a> {
         let mut value = None;
         let mut deferred = None;
         let (start, seen) = self.structure("mesh source", &MESH_SOURCE_FIELDS, |p, i, at| {
-            fields.push((MESH_SOURCE_PATHS[i], at as u32));
+            fields.push((MESH_SOURCE_PATHS[i], p.abs(at)));
             if i == 0 {
                 source = Some(p.tag("source", "mesh source", MESH_SOURCES)?);
             } else {
@@ -1433,7 +1553,7 @@ impl<'a> Parser<'a> {
     fn material(&mut self, fields: &mut Vec<(&'static str, u32)>) -> PResult<MaterialData> {
         let mut m = MaterialData::default();
         let (start, seen) = self.structure("material", &MATERIAL_FIELDS, |p, i, at| {
-            fields.push((MATERIAL_PATHS[i], at as u32));
+            fields.push((MATERIAL_PATHS[i], p.abs(at)));
             match i {
                 0 => m.base_color = p.color()?,
                 1 => m.metallic = p.f32()?,
@@ -1448,10 +1568,10 @@ impl<'a> Parser<'a> {
 
     fn custom(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
         let mut custom = CustomComponent::default();
-        let mut fields = std::mem::take(&mut self.field_scratch);
+        let mut fields = std::mem::take(&mut self.tables.field_scratch);
         fields.clear();
         let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
-            cs.fields.push((CUSTOM_FIELDS[i], at as u32));
+            cs.fields.push((CUSTOM_FIELDS[i], p.abs(at)));
             if i == 0 {
                 custom.type_path = p.string()?;
             } else {
@@ -1461,7 +1581,7 @@ impl<'a> Parser<'a> {
                     let mut offsets = [ABSENT; 3];
                     let (entry, seen) =
                         p.structure("custom field", &CUSTOM_FIELD_FIELDS, |p, i, at| {
-                            offsets[i + 1] = at as u32;
+                            offsets[i + 1] = p.abs(at);
                             if i == 0 {
                                 name = p.string()?;
                             } else {
@@ -1470,7 +1590,7 @@ impl<'a> Parser<'a> {
                             Ok(())
                         })?;
                     p.require(entry, "custom field", &CUSTOM_FIELD_FIELDS, seen, all(2))?;
-                    offsets[0] = entry as u32;
+                    offsets[0] = p.abs(entry);
                     cs.custom_fields.push(offsets);
                     fields.push(CustomField { name, expr });
                     Ok(())
@@ -1480,7 +1600,7 @@ impl<'a> Parser<'a> {
         })?;
         custom.fields = Vec::with_capacity(fields.len());
         custom.fields.append(&mut fields);
-        self.field_scratch = fields;
+        self.tables.field_scratch = fields;
         self.require(start, "custom data", &CUSTOM_FIELDS, seen, all(2))?;
         Ok(ComponentData::Custom(custom))
     }
@@ -1597,9 +1717,285 @@ pub(crate) fn parse_f32(token: &str) -> Result<f32, &'static str> {
     Ok(if negative { -magnitude } else { magnitude })
 }
 
+/// Where a [`StreamRead`] is in the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the opening `(`.
+    Open,
+    /// Between top-level fields.
+    Fields,
+    /// Inside the `entities` map.
+    Entities,
+    /// After the closing `)`: only whitespace and comments may follow.
+    End,
+}
+
+/// What a [`StreamRead`] needs next.
+pub(crate) enum Step {
+    /// More text: fill [`StreamRead::spare`] and call [`StreamRead::filled`].
+    Read,
+    /// The document, or `None` when the text cannot be read this way: the caller reads the whole
+    /// text with [`read_bytes`], which gives the exact error.
+    Done(Option<Box<ParsedScene>>),
+}
+
+/// Bytes asked of the source per read.
+const PIECE: usize = 256 * 1024;
+
+/// Reads a document from text that arrives in pieces (a loader's reader), holding only the part
+/// not read yet: a large file is never in memory whole.
+///
+/// Top-level fields and entity entries are read one at a time, each once the text holds
+/// `lookahead` bytes past its start (or the end of the file). An entry that does not fit is read
+/// again with twice the room. For any text, the result is exactly what [`read_bytes`] gives when
+/// that succeeds; anything `read_bytes` refuses (and nothing else) ends in `Done(None)`, and the
+/// error is found by reading the text whole. The positions in errors therefore never depend on
+/// how the text was cut.
+pub(crate) struct StreamRead {
+    /// Text not read yet (`buf[..done]` is read and dropped at the next [`spare`](Self::spare)).
+    buf: Vec<u8>,
+    done: usize,
+    /// Offset of `buf[0]` in the text (after a byte-order mark).
+    base: usize,
+    eof: bool,
+    bom_checked: bool,
+    failed: bool,
+    lookahead: usize,
+    phase: Phase,
+    tables: Option<Tables>,
+    wide: WideChars,
+    map: SourceMap,
+    top: Top,
+    /// Top-level fields seen (bit mask of [`TOP_FIELDS`]) and the offset of the opening `(`.
+    seen: u32,
+    open_at: usize,
+    entities: EntityMap,
+}
+
+impl StreamRead {
+    /// A reader of a text of about `len` bytes (capacities are estimated from it), reading each
+    /// entry once `lookahead` bytes past its start are in.
+    pub(crate) fn new(len: usize, lookahead: usize) -> Self {
+        Self {
+            buf: Vec::new(),
+            done: 0,
+            base: 0,
+            eof: false,
+            bom_checked: false,
+            failed: false,
+            lookahead: lookahead.max(1),
+            phase: Phase::Open,
+            tables: Some(Tables::new(len)),
+            wide: WideChars::default(),
+            map: SourceMap::default(),
+            top: Top::default(),
+            seen: 0,
+            open_at: 0,
+            entities: EntityMap::default(),
+        }
+    }
+
+    /// Room for the next piece of text, read bytes dropped first.
+    pub(crate) fn spare(&mut self) -> &mut [u8] {
+        if self.done > 0 {
+            self.buf.drain(..self.done);
+            self.base += self.done;
+            self.done = 0;
+        }
+        let len = self.buf.len();
+        self.buf.resize(len + PIECE, 0);
+        &mut self.buf[len..]
+    }
+
+    /// `n` bytes were written at the start of [`spare`](Self::spare); `0` means the end of the
+    /// text.
+    pub(crate) fn filled(&mut self, n: usize) {
+        let len = self.buf.len() - PIECE + n.min(PIECE);
+        self.buf.truncate(len);
+        if n == 0 {
+            self.eof = true;
+        }
+    }
+
+    /// Reads what the text so far allows.
+    pub(crate) fn step(&mut self) -> Step {
+        if self.failed {
+            return Step::Done(None);
+        }
+        if !self.bom_checked {
+            if self.buf.len() < 3 && !self.eof {
+                return Step::Read;
+            }
+            if self.buf.starts_with(b"\xEF\xBB\xBF") {
+                self.buf.drain(..3);
+            }
+            self.bom_checked = true;
+        }
+        if self.base + self.buf.len() >= ABSENT as usize {
+            return Step::Done(None);
+        }
+        // Out of `self` while the parser borrows it.
+        let buf = std::mem::take(&mut self.buf);
+        let step = self.step_in(&buf[self.done..]);
+        self.buf = buf;
+        step
+    }
+
+    fn step_in(&mut self, window: &[u8]) -> Step {
+        let text = match std::str::from_utf8(window) {
+            Ok(text) => text,
+            // A character cut at the end of the piece: read up to it.
+            Err(e) if e.error_len().is_none() && !self.eof => {
+                std::str::from_utf8(&window[..e.valid_up_to()]).unwrap_or_default()
+            }
+            Err(_) => return Step::Done(None),
+        };
+        let Some(tables) = self.tables.take() else {
+            return Step::Done(None);
+        };
+        let mut p = Parser::new(text, self.base + self.done, tables);
+        let mut finished = false;
+        loop {
+            if self.phase == Phase::End {
+                // Only whitespace and comments may follow: decided at the end of the text, as
+                // a comment may go on in the next piece.
+                if self.eof {
+                    let ok = p.skip_ws().is_ok() && p.pos == p.b.len();
+                    self.failed = !ok;
+                    finished = ok;
+                }
+                break;
+            }
+            if !self.eof && p.b.len() - p.pos < self.lookahead {
+                break;
+            }
+            let (mark, pos, seen, offsets) = (p.tables.mark(), p.pos, self.seen, self.top.offsets);
+            let phase = self.phase;
+            if self.unit(&mut p).is_err() {
+                p.tables.undo(mark);
+                p.pos = pos;
+                self.seen = seen;
+                self.top.offsets = offsets;
+                self.phase = phase;
+                if self.eof {
+                    self.failed = true;
+                    break;
+                }
+                // Perhaps cut at the end of the piece: try again with twice the room.
+                self.lookahead = self.lookahead.saturating_mul(2);
+            }
+        }
+        let read = p.pos;
+        self.wide.scan(&p.text[..read], self.base + self.done);
+        self.tables = Some(p.tables);
+        self.done += read;
+        if self.failed {
+            return Step::Done(None);
+        }
+        if !finished {
+            return Step::Read;
+        }
+        Step::Done(self.finish().map(Box::new))
+    }
+
+    /// Reads one top-level field, entity entry or delimiter.
+    fn unit(&mut self, p: &mut Parser<'_>) -> PResult<()> {
+        match self.phase {
+            Phase::Open => {
+                self.open_at = p.expect(b'(', "`(`")?;
+                self.phase = Phase::Fields;
+            }
+            Phase::Entities => {
+                if !p.entity_entry(&mut self.entities, &mut self.map.entities)? {
+                    p.skip_ws()?;
+                    match p.peek() {
+                        Some(b',') => p.pos += 1,
+                        Some(b')') => {}
+                        _ => return p.unexpected("`,` or `)`"),
+                    }
+                    self.phase = Phase::Fields;
+                }
+            }
+            Phase::Fields => {
+                // As `Parser::structure` reads the top level, one field at a time.
+                p.skip_ws()?;
+                if p.peek() == Some(b')') {
+                    p.pos += 1;
+                    self.phase = Phase::End;
+                    return Ok(());
+                }
+                let Some(name) = p.ident() else {
+                    return p.unexpected("a field name or `)`");
+                };
+                let Some(i) = TOP_FIELDS.iter().position(|f| *f == name) else {
+                    return p.unexpected("a field name");
+                };
+                if self.seen & (1 << i) != 0 {
+                    return p.unexpected("a field not seen before");
+                }
+                self.seen |= 1 << i;
+                p.expect(b':', "`:`")?;
+                p.skip_ws()?;
+                let at = p.pos;
+                if i == 2 {
+                    self.top.offsets[i] = p.abs(at);
+                    p.expect(b'{', "`{` starting the entity map")?;
+                    if self.entities.capacity() == 0 {
+                        self.entities = p.entity_map(&mut self.map.entities);
+                    }
+                    self.phase = Phase::Entities;
+                    return Ok(());
+                }
+                p.top_field(&mut self.top, i, at)?;
+                p.skip_ws()?;
+                match p.peek() {
+                    Some(b',') => p.pos += 1,
+                    Some(b')') => {}
+                    _ => return p.unexpected("`,` or `)`"),
+                }
+            }
+            Phase::End => {}
+        }
+        Ok(())
+    }
+
+    /// The result once the whole text is read.
+    fn finish(&mut self) -> Option<ParsedScene> {
+        if self.seen != all(5) {
+            return None;
+        }
+        let mut top = std::mem::take(&mut self.top);
+        top.entities = Some(std::mem::take(&mut self.entities));
+        let mut map = std::mem::take(&mut self.map);
+        map.top = top.offsets;
+        let doc = top.into_doc()?;
+        let tables = self.tables.take()?;
+        Some(tables.finish(doc, map, std::mem::take(&mut self.wide)))
+    }
+}
+
+/// Reads `bytes` as a [`StreamRead`] gets them from a reader that gives `piece` bytes at a time.
+#[cfg(test)]
+pub(crate) fn read_in_pieces(bytes: &[u8], piece: usize, lookahead: usize) -> Option<ParsedScene> {
+    let mut stream = StreamRead::new(bytes.len(), lookahead);
+    let mut rest = bytes;
+    loop {
+        match stream.step() {
+            Step::Read => {
+                let spare = stream.spare();
+                let n = piece.max(1).min(rest.len()).min(spare.len());
+                spare[..n].copy_from_slice(&rest[..n]);
+                rest = &rest[n..];
+                stream.filled(n);
+            }
+            Step::Done(result) => return result.map(|b| *b),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{parse_f32, short_decimal_f32};
+    use super::{ParsedScene, parse_f32, read_bytes, read_in_pieces, short_decimal_f32};
 
     proptest::proptest! {
         /// The short-decimal fast path gives exactly the standard library's value, or declines.
@@ -1668,5 +2064,95 @@ mod tests {
         assert!(parse_f32("infinity").is_err());
         assert!(parse_f32("nan").is_err());
         assert!(parse_f32("1.2.3").is_err());
+    }
+
+    /// Every feature the reader crosses: comments (nested, at entry boundaries, at the end),
+    /// strings with escapes and raw strings, non-ASCII text, custom components, `format_version`
+    /// 0 (a warning), CRLF, and top-level fields out of order.
+    const RICH: &str = "\u{feff}// A scene\r\n(\r\n  next_id: 9,\r\n  format_version: 0,\r\n  name: \"Zoë's \\\"garden\\\" 🌲\",\r\n  entities: { /* one /* nested */ comment */\r\n    4: (id: 4, name: \"Ünïcode ✓\", parent: None, children: [5], transform: (translation: (x: 1.5, y: -2.0, z: 3e2), rotation: (x: 0.0, y: 90.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [(type: sprite, data: (color: (r: 1.0, g: 0.5, b: 0.25, a: 1.0), flip_x: true)), (type: custom, data: (type_path: \"game::Orbit\", fields: [(name: \"radius\", expr: \"2.5 * 2.0\"), (name: \"label\", expr: r#\"\"ring \\n\"\"#)]))], locked: true), // after an entry\r\n    5: (\r\n      id: 5,\r\n      name: \"child\",\r\n      parent: Some(4),\r\n      children: [],\r\n      transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),\r\n      components: [(type: text2d, data: (text: \"héllo\\u{1F600}\", font_size: 12.0, color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0)))],\r\n    ),\r\n  },\r\n  roots: [4],\r\n) // the end\r\n";
+
+    fn texts() -> Vec<Vec<u8>> {
+        let mut out = vec![
+            RICH.as_bytes().to_vec(),
+            RICH.replace("\r\n", "\n").into_bytes(),
+        ];
+        for dir in ["valid", "invalid", "warnings"] {
+            let path = format!("{}/tests/fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
+            for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                if entry.path().to_string_lossy().ends_with(".forge.ron") {
+                    out.push(std::fs::read(entry.path()).unwrap_or_default());
+                }
+            }
+        }
+        out
+    }
+
+    /// The whole-text read, as a streamed read gives it (errors are found by reading whole).
+    fn whole(bytes: &[u8]) -> Option<ParsedScene> {
+        read_bytes(bytes).ok()
+    }
+
+    #[test]
+    fn a_text_read_in_pieces_is_read_as_a_whole() {
+        let all = texts();
+        assert!(all.len() >= 7, "fixtures missing: {}", all.len());
+        assert!(
+            whole(RICH.as_bytes()).is_some(),
+            "{:?}",
+            read_bytes(RICH.as_bytes()).err()
+        );
+        for bytes in &all {
+            for piece in [1, 2, 3, 5, 17, 64, 4096] {
+                for lookahead in [1, 8, 100, 1 << 20] {
+                    assert_eq!(
+                        read_in_pieces(bytes, piece, lookahead),
+                        whole(bytes),
+                        "piece {piece}, lookahead {lookahead}:\n{}",
+                        String::from_utf8_lossy(bytes)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_cut_of_a_text_is_refused_or_read_as_a_whole() {
+        // A text that ends early (at every byte) is refused by both, or read the same: a streamed
+        // read never takes a cut for the end of the text.
+        let rich = RICH.as_bytes();
+        for end in 0..rich.len() {
+            let cut = &rich[..end];
+            assert_eq!(read_in_pieces(cut, 7, 4), whole(cut), "cut at {end}");
+        }
+    }
+
+    /// Bytes that change what a reader sees: delimiters, comment and string starts, escapes,
+    /// newlines, a multi-byte character and an invalid UTF-8 byte.
+    const EDIT_BYTES: &[u8] = b"/*\"\\\n\r(){}[],:#r0 x\xC3\xA9\xFF";
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Fuzz: any edit of any text, cut into any pieces, reads as the whole text reads (the
+        /// same document, or a refusal).
+        #[test]
+        fn edited_texts_read_in_pieces_as_a_whole(
+            which in 0usize..64,
+            edits in proptest::collection::vec((0usize..4096, 0usize..3, 0usize..EDIT_BYTES.len(), 1usize..4), 0..4),
+            piece in 1usize..300,
+            lookahead in 1usize..200,
+        ) {
+            let all = texts();
+            let mut bytes = all[which % all.len()].clone();
+            for (at, kind, b, n) in edits {
+                let at = at % (bytes.len() + 1);
+                match kind {
+                    0 => bytes.insert(at, EDIT_BYTES[b]),
+                    1 => { bytes.drain(at..(at + n).min(bytes.len())); }
+                    _ => if at < bytes.len() { bytes[at] = EDIT_BYTES[b] },
+                }
+            }
+            proptest::prop_assert_eq!(read_in_pieces(&bytes, piece, lookahead), whole(&bytes));
+        }
     }
 }

@@ -44,30 +44,18 @@ impl LineIndex {
     /// The index of `text` whose lines start at `line_starts` (`0`, then one past each `\n`, in
     /// order), as the reader collects them while parsing.
     pub(crate) fn from_line_starts(text: &str, line_starts: Vec<u32>) -> Self {
-        let bytes = text.as_bytes();
         debug_assert_eq!(
             line_starts.len(),
-            1 + bytes.iter().filter(|b| **b == b'\n').count()
+            1 + text.bytes().filter(|b| *b == b'\n').count()
         );
-        let mut wide = Vec::new();
-        if !text.is_ascii() {
-            let mut extra = 0u32;
-            let ends = line_starts.iter().skip(1).map(|s| *s as usize - 1);
-            let mut from = 0;
-            for to in ends.chain([bytes.len()]) {
-                let line = &text[from..to];
-                if !line.is_ascii() {
-                    for (i, c) in line.char_indices() {
-                        let len = c.len_utf8();
-                        if len > 1 {
-                            extra += len as u32 - 1;
-                            wide.push(((from + i + len) as u32, extra));
-                        }
-                    }
-                }
-                from = to + 1;
-            }
-        }
+        let mut wide = WideChars::default();
+        wide.scan(text, 0);
+        Self::from_parts(line_starts, wide.table)
+    }
+
+    /// The index of a text from its line starts and the [`WideChars`] table of the same text.
+    pub(crate) fn from_parts(line_starts: Vec<u32>, mut wide: Vec<(u32, u32)>) -> Self {
+        wide.shrink_to_fit();
         Self { line_starts, wide }
     }
 
@@ -85,6 +73,30 @@ impl LineIndex {
             line: line as u32,
             column: off - line_start - extra + 1,
             offset,
+        }
+    }
+}
+
+/// The non-ASCII characters of a text, collected piece by piece (the [`LineIndex`] `wide` table).
+#[derive(Debug, Default)]
+pub(crate) struct WideChars {
+    pub(crate) table: Vec<(u32, u32)>,
+    extra: u32,
+}
+
+impl WideChars {
+    /// Adds the characters of `text`, which starts at offset `base` of the whole text and
+    /// follows the part scanned before.
+    pub(crate) fn scan(&mut self, text: &str, base: usize) {
+        if text.is_ascii() {
+            return;
+        }
+        for (i, c) in text.char_indices() {
+            let len = c.len_utf8();
+            if len > 1 {
+                self.extra += len as u32 - 1;
+                self.table.push(((base + i + len) as u32, self.extra));
+            }
         }
     }
 }
