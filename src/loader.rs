@@ -11,15 +11,17 @@ use serde::{Deserialize, Serialize};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::format::{ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, SourceMap};
 
-/// A loaded scene: the document, where each part of it was written, and everything spawning needs
-/// already resolved (asset handles, Bevy component values), so spawning parses nothing.
+/// A loaded scene: the document, everything spawning needs already resolved (asset handles, Bevy
+/// component values) so spawning parses nothing, and, when the loader settings ask for it, where
+/// each part of the document was written.
 ///
 /// Produced by [`ForgeSceneLoader`] for files ending in `.forge.ron`. Primitive meshes are labeled
 /// sub-assets `Mesh0`, `Mesh1`, ... (`garden.forge.ron#Mesh0`); identical primitives share one.
 #[derive(Asset, TypePath, Debug)]
 pub struct ForgeScene {
     pub(crate) doc: Arc<SceneDoc>,
-    pub(crate) source_map: SourceMap,
+    /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`]).
+    pub(crate) source_map: Option<SourceMap>,
     /// One entry per entity, in `doc.entities` order.
     pub(crate) prepared: Vec<PreparedEntity>,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
@@ -59,9 +61,14 @@ impl ForgeScene {
         crate::reload::AppliedDoc::of(old).changes_to(self)
     }
 
-    /// Where each entity, field and component was written in the file.
-    pub fn source_map(&self) -> &SourceMap {
-        &self.source_map
+    /// Where each entity, field and component was written in the file, when the scene was
+    /// loaded with [`keep_source_map`](ForgeSceneLoaderSettings::keep_source_map) (tools:
+    /// editors, inspectors); `None` otherwise.
+    ///
+    /// Load errors always carry their positions, whatever the setting: the loader reads them
+    /// while the map exists. Only the loaded asset goes without it.
+    pub fn source_map(&self) -> Option<&SourceMap> {
+        self.source_map.as_ref()
     }
 }
 
@@ -83,11 +90,20 @@ pub struct ForgeSceneLoaderSettings {
     /// Check that every sprite image and asset mesh the scene references exists in the asset
     /// source (default `true`). A missing file fails the load with its line and column.
     pub check_assets: bool,
+    /// Keep the [`SourceMap`] in the loaded [`ForgeScene`] (default `false`), for tools that
+    /// point from a loaded entity back to its line ([`ForgeScene::source_map`]). The map takes
+    /// about as much memory as the document (roughly 500 bytes per entity in canonical files),
+    /// so a game that only spawns scenes goes without it; load errors have their positions
+    /// either way.
+    pub keep_source_map: bool,
 }
 
 impl Default for ForgeSceneLoaderSettings {
     fn default() -> Self {
-        Self { check_assets: true }
+        Self {
+            check_assets: true,
+            keep_source_map: false,
+        }
     }
 }
 
@@ -239,7 +255,13 @@ impl AssetLoader for ForgeSceneLoader {
                 diagnostics: errors,
             });
         }
-        Ok(build(parsed, custom, load_context, &path))
+        Ok(build(
+            parsed,
+            custom,
+            load_context,
+            &path,
+            settings.keep_source_map,
+        ))
     }
 
     fn extensions(&self) -> &[&str] {
@@ -398,6 +420,7 @@ fn build(
     custom: Vec<Vec<crate::custom::PreparedCustom>>,
     ctx: &mut LoadContext<'_>,
     path: &str,
+    keep_source_map: bool,
 ) -> ForgeScene {
     let (prepared, materials) =
         prepare_entities(&parsed.doc, &parsed.source_map, custom, ctx, path);
@@ -405,7 +428,7 @@ fn build(
     ForgeScene {
         text_hashes,
         doc: Arc::new(parsed.doc),
-        source_map: parsed.source_map,
+        source_map: keep_source_map.then_some(parsed.source_map),
         prepared,
         materials,
         stale: false,

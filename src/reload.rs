@@ -251,7 +251,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
 fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Diagnostic>> {
     let parsed = crate::format::ParsedScene {
         doc: (*scene.doc).clone(),
-        source_map: scene.source_map.clone(),
+        source_map: scene.source_map.clone().unwrap_or_default(),
         warnings: Vec::new(),
     };
     let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None)
@@ -264,7 +264,7 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Di
         })
         .collect();
     let (custom, custom_errors) =
-        crate::custom::prepare_in_world(world, &scene.doc, &scene.source_map);
+        crate::custom::prepare_in_world(world, &scene.doc, &parsed.source_map);
     errors.extend(custom_errors.into_iter().map(|d| Diagnostic {
         position: None,
         ..d
@@ -284,7 +284,7 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Di
             };
             let (prepared, materials) = crate::loader::prepare_entities(
                 &scene.doc,
-                &scene.source_map,
+                &parsed.source_map,
                 custom,
                 &mut sink,
                 "(in memory)",
@@ -297,7 +297,7 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Di
     {
         let (prepared, materials) = crate::loader::prepare_entities(
             &scene.doc,
-            &scene.source_map,
+            &parsed.source_map,
             custom,
             &mut (),
             "(in memory)",

@@ -709,19 +709,48 @@ fn a_large_file_loads_as_its_whole_text_reads() {
     let mut h = Harness::new();
     let text = large_scene(4_000, 0, "");
     h.add("large.forge.ron", &text);
-    let handle = h.load("large.forge.ron");
-    let id = handle.id();
+    let kept: Handle<Scene> = h
+        .world()
+        .resource::<AssetServer>()
+        .load_builder()
+        .with_settings(|s: &mut bevy_forge_scene::ForgeSceneLoaderSettings| {
+            s.keep_source_map = true;
+        })
+        .load("large.forge.ron");
+    let id = kept.id();
     h.run_until(|w| w.resource::<bevy_asset::Assets<Scene>>().contains(id));
     let whole = bevy_forge_scene::SceneDoc::from_str(&text).unwrap();
     let assets = h.world().resource::<bevy_asset::Assets<Scene>>();
     let scene = assets.get(id).unwrap();
     assert_eq!(scene.doc(), &whole.doc);
-    assert_eq!(scene.source_map(), &whole.source_map);
+    let map = scene.source_map().expect("kept by the settings");
+    assert_eq!(map, &whole.source_map);
+    assert!(map.entity(4_000).unwrap().line > 16_000);
+}
+
+/// A loaded scene keeps its source map only when the loader settings ask for it.
+#[test]
+fn loaded_scenes_keep_their_source_map_on_request() {
+    let mut h = Harness::new();
+    let text = scene(&custom(
+        "forge_demo::Orbit",
+        &[("radius", "2.5"), ("speed", "1.0")],
+    ));
+    h.add("small.forge.ron", &text);
+    let plain = h.load("small.forge.ron");
+    let id = plain.id();
+    h.run_until(|w| {
+        if let LoadState::Failed(e) = w.resource::<AssetServer>().load_state(id) {
+            panic!("{e}");
+        }
+        w.resource::<bevy_asset::Assets<Scene>>().contains(id)
+    });
+    let assets = h.world().resource::<bevy_asset::Assets<Scene>>();
+    assert!(assets.get(id).unwrap().source_map().is_none());
     assert_eq!(
-        scene.source_map().entity(4_000),
-        whole.source_map.entity(4_000)
+        assets.get(id).unwrap().doc(),
+        &bevy_forge_scene::SceneDoc::from_str(&text).unwrap().doc
     );
-    assert!(scene.source_map().entity(4_000).unwrap().line > 16_000);
 }
 
 /// Errors in a large file (read in pieces) are reported exactly as for a file read whole: a
