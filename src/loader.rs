@@ -72,11 +72,10 @@ impl ForgeScene {
     }
 }
 
-/// What one entity needs at spawn time.
+/// What one entity needs at spawn time besides its document entry (its `Name` and `Transform`
+/// are made from the entry when it spawns: keeping them here too would double their memory).
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedEntity {
-    pub(crate) name: bevy_ecs::name::Name,
-    pub(crate) transform: bevy_transform::components::Transform,
     #[cfg(feature = "builtins")]
     pub(crate) components: Vec<crate::builtin::PreparedComponent>,
     /// Custom components, built at load time.
@@ -495,8 +494,6 @@ pub(crate) fn prepare_entities(
             }
         }
         prepared.push(PreparedEntity {
-            name: bevy_ecs::name::Name::new(node.name.clone()),
-            transform: bevy_transform_of(&node.transform),
             #[cfg(feature = "builtins")]
             components,
             custom: custom.next().unwrap_or_default(),

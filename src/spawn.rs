@@ -200,25 +200,25 @@ pub(crate) fn spawn_entity(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> Entity {
-    let Some(prepared) = scene.prepared.get(index) else {
+    let (Some(prepared), Some((_, node))) = (
+        scene.prepared.get(index),
+        scene.doc.entities.get_index(index),
+    ) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
+    let name = bevy_ecs::name::Name::new(node.name.clone());
+    let transform = crate::loader::bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
     #[cfg(feature = "builtins")]
     let bundle = (
-        prepared.name.clone(),
-        prepared.transform,
+        name,
+        transform,
         ChildOf(parent),
         ForgeEntityId(id),
         bevy_camera::visibility::Visibility::Inherited,
     );
     #[cfg(not(feature = "builtins"))]
-    let bundle = (
-        prepared.name.clone(),
-        prepared.transform,
-        ChildOf(parent),
-        ForgeEntityId(id),
-    );
+    let bundle = (name, transform, ChildOf(parent), ForgeEntityId(id));
     #[cfg(feature = "builtins")]
     let has_builtins = !prepared.components.is_empty();
     #[cfg(not(feature = "builtins"))]

@@ -63,7 +63,8 @@ impl LineIndex {
     pub(crate) fn position(&self, offset: usize) -> Position {
         let off = offset.min(u32::MAX as usize) as u32;
         let line = self.line_starts.partition_point(|&s| s <= off).max(1);
-        let line_start = self.line_starts[line - 1];
+        // An empty index (a default map) is one line from offset 0.
+        let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
         let extra_before = |at: u32| -> u32 {
             let i = self.wide.partition_point(|&(end, _)| end <= at);
             if i == 0 { 0 } else { self.wide[i - 1].1 }
@@ -217,7 +218,7 @@ pub(crate) struct ComponentSpans {
 /// Returned by [`SceneDoc::from_str`](super::SceneDoc::from_str) and
 /// [`SceneDoc::read`](super::SceneDoc::read). Lookups return `None` for parts that were not in the
 /// text (a missing `locked`, an id that is not in the document, an index out of range).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceMap {
     pub(crate) lines: LineIndex,
     /// Value offsets of `format_version`, `name`, `entities`, `roots`, `next_id`.
@@ -229,6 +230,20 @@ pub struct SourceMap {
     pub(crate) payload_fields: Vec<(&'static str, u32)>,
     /// Every custom field of the file, component by component.
     pub(crate) custom_fields: Vec<[u32; 3]>,
+}
+
+/// A map of no text: every lookup gives `None`.
+impl Default for SourceMap {
+    fn default() -> Self {
+        Self {
+            lines: LineIndex::default(),
+            top: [ABSENT; 5],
+            entities: IndexMap::default(),
+            components: Vec::new(),
+            payload_fields: Vec::new(),
+            custom_fields: Vec::new(),
+        }
+    }
 }
 
 pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", "roots", "next_id"];
@@ -348,6 +363,15 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_map_has_no_positions() {
+        let map = SourceMap::default();
+        assert_eq!(map.top_field("name"), None);
+        assert_eq!(map.entity(1), None);
+        assert_eq!(map.component_field(1, 0, "type_path"), None);
+        assert_eq!(map.position_of_offset(5).line, 1);
+    }
 
     #[test]
     fn positions_count_lines_and_characters() {
