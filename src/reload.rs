@@ -377,7 +377,7 @@ fn apply(
         let mut e = world.entity_mut(entity);
         let mut touched = false;
         if let Some(name) = &change.name {
-            e.insert(Name::new(name.new.clone()));
+            e.insert(Name::new(name.new.to_string()));
             touched = true;
         }
         if let Some(t) = &change.transform {

@@ -206,7 +206,7 @@ pub(crate) fn spawn_entity(
     ) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
-    let name = bevy_ecs::name::Name::new(node.name.clone());
+    let name = bevy_ecs::name::Name::new(node.name.to_string());
     let transform = crate::loader::bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
     #[cfg(feature = "builtins")]

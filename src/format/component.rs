@@ -1,6 +1,7 @@
 //! Component payloads: the `components` list of an entity (the format page, "Components").
 
 use serde::{Deserialize, Serialize};
+pub use smol_str::SmolStr;
 
 use super::value::{Color, Vec2, Vec3};
 
@@ -282,7 +283,7 @@ impl VisibilityMode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CustomComponent {
     /// A Rust type path: `Health`, `my_game::Health`, `my_game::components::Health`.
-    pub type_path: String,
+    pub type_path: SmolStr,
     /// Ordered field initialisers.
     pub fields: Vec<CustomField>,
 }
@@ -291,14 +292,14 @@ pub struct CustomComponent {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CustomField {
     /// The Rust field identifier.
-    pub name: String,
+    pub name: SmolStr,
     /// A Rust expression, stored verbatim.
-    pub expr: String,
+    pub expr: SmolStr,
 }
 
 impl CustomField {
     /// Creates a field initialiser.
-    pub fn new(name: impl Into<String>, expr: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<SmolStr>, expr: impl Into<SmolStr>) -> Self {
         Self {
             name: name.into(),
             expr: expr.into(),

@@ -5,12 +5,14 @@
 //! goes, and never recurses deeper than the schema (a document nests at most eight levels), so no
 //! input can overflow the stack. Every refusal carries its line and column.
 
+use std::borrow::Cow;
+
 use indexmap::IndexMap;
 
 use super::component::{
     COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData,
     MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
-    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+    PrimitiveShape, SmolStr, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
 };
 use super::error::{ReadError, ReadErrorKind, closest};
 use super::source_map::{
@@ -221,6 +223,8 @@ struct Tables {
     components: Vec<ComponentSpans>,
     payload_fields: Vec<(&'static str, u32)>,
     custom_fields: Vec<[u32; 3]>,
+    /// Strings over 23 bytes read lately, shared by the document (see [`Parser::small_string`]).
+    long_strings: Vec<SmolStr>,
 }
 
 impl Tables {
@@ -237,6 +241,7 @@ impl Tables {
             components: Vec::new(),
             payload_fields: Vec::new(),
             custom_fields: Vec::new(),
+            long_strings: Vec::new(),
         }
     }
 
@@ -849,6 +854,30 @@ impl<'a> Parser<'a> {
     }
 
     fn string(&mut self) -> PResult<String> {
+        self.str_value().map(Cow::into_owned)
+    }
+
+    /// A string as a [`SmolStr`]: no allocation for up to 23 bytes. Longer strings seen before
+    /// (type paths and field names repeat from entity to entity) share one allocation.
+    fn small_string(&mut self) -> PResult<SmolStr> {
+        let value = self.str_value()?;
+        if value.len() <= 23 {
+            return Ok(SmolStr::new(&*value));
+        }
+        let known = &mut self.tables.long_strings;
+        if let Some(s) = known.iter().find(|s| **s == *value) {
+            return Ok(s.clone());
+        }
+        let s = SmolStr::new(&*value);
+        if known.len() == 16 {
+            known.remove(0);
+        }
+        known.push(s.clone());
+        Ok(s)
+    }
+
+    /// A quoted or raw string, borrowed from the text when it has no escapes.
+    fn str_value(&mut self) -> PResult<Cow<'a, str>> {
         self.skip_ws()?;
         let at = self.pos;
         match self.peek() {
@@ -858,7 +887,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn quoted_string(&mut self, at: usize) -> PResult<String> {
+    fn quoted_string(&mut self, at: usize) -> PResult<Cow<'a, str>> {
         let start = at + 1;
         // `i` starts the text not yet copied, `search` where to look for the next stop.
         let mut i = start;
@@ -877,10 +906,10 @@ impl<'a> Parser<'a> {
             if self.b[stop] == b'"' {
                 self.pos = stop + 1;
                 return Ok(match out {
-                    None => self.text[start..stop].to_owned(),
+                    None => Cow::Borrowed(&self.text[start..stop]),
                     Some(mut s) => {
                         s.push_str(&self.text[i..stop]);
-                        s
+                        Cow::Owned(s)
                     }
                 });
             }
@@ -960,7 +989,7 @@ impl<'a> Parser<'a> {
         Ok((simple, 2))
     }
 
-    fn raw_string(&mut self, at: usize) -> PResult<String> {
+    fn raw_string(&mut self, at: usize) -> PResult<Cow<'a, str>> {
         let mut i = at + 1;
         let mut hashes = 0;
         while self.b.get(i) == Some(&b'#') {
@@ -985,7 +1014,7 @@ impl<'a> Parser<'a> {
             let closing = &self.b[quote + 1..];
             if closing.len() >= hashes && closing[..hashes].iter().all(|&b| b == b'#') {
                 self.pos = quote + 1 + hashes;
-                return Ok(self.text[start..quote].to_owned());
+                return Ok(Cow::Borrowed(&self.text[start..quote]));
             }
             search = quote + 1;
         }
@@ -1188,7 +1217,7 @@ impl<'a> Parser<'a> {
 
     fn entity(&mut self, spans: &mut EntitySpans) -> PResult<EntityNode> {
         let mut id = 0;
-        let mut name = String::new();
+        let mut name = SmolStr::default();
         let mut parent = None;
         let mut children = Vec::new();
         let mut transform = Transform::IDENTITY;
@@ -1198,7 +1227,7 @@ impl<'a> Parser<'a> {
             spans.fields[i] = p.abs(at);
             match i {
                 0 => id = p.id()?,
-                1 => name = p.string()?,
+                1 => name = p.small_string()?,
                 2 => parent = p.option(Self::id)?,
                 3 => children = p.id_list()?,
                 4 => transform = p.transform(&mut spans.transform)?,
@@ -1573,19 +1602,19 @@ impl<'a> Parser<'a> {
         let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
             cs.fields.push((CUSTOM_FIELDS[i], p.abs(at)));
             if i == 0 {
-                custom.type_path = p.string()?;
+                custom.type_path = p.small_string()?;
             } else {
                 p.sequence(|p, _| {
-                    let mut name = String::new();
-                    let mut expr = String::new();
+                    let mut name = SmolStr::default();
+                    let mut expr = SmolStr::default();
                     let mut offsets = [ABSENT; 3];
                     let (entry, seen) =
                         p.structure("custom field", &CUSTOM_FIELD_FIELDS, |p, i, at| {
                             offsets[i + 1] = p.abs(at);
                             if i == 0 {
-                                name = p.string()?;
+                                name = p.small_string()?;
                             } else {
-                                expr = p.string()?;
+                                expr = p.small_string()?;
                             }
                             Ok(())
                         })?;

@@ -176,7 +176,7 @@ pub fn component() -> BoxedStrategy<ComponentData> {
         (text(), proptest::collection::vec((text(), text()), 0..4)).prop_map(
             |(type_path, fields)| {
                 ComponentData::Custom(CustomComponent {
-                    type_path,
+                    type_path: type_path.into(),
                     fields: fields
                         .into_iter()
                         .map(|(n, e)| CustomField::new(n, e))
@@ -212,7 +212,7 @@ pub fn any_doc() -> BoxedStrategy<SceneDoc> {
                     key,
                     EntityNode {
                         id,
-                        name,
+                        name: name.into(),
                         parent,
                         children,
                         transform,
