@@ -49,6 +49,24 @@ fn main() {
                 scn.len()
             );
         }
+        "ours" if std::env::var_os("PHASES").is_some() => {
+            let mut app = both::file_app(&dir);
+            rss("app");
+            let handle = both::ours_load(&mut app, "bench.forge.ron");
+            rss("loaded");
+            let root = app.world_mut().spawn(ForgeSceneRoot(handle.clone())).id();
+            both::run_until(&mut app, |w| w.get::<ForgeSceneInstance>(root).is_some());
+            rss("spawned");
+        }
+        "theirs" if std::env::var_os("PHASES").is_some() => {
+            let mut app = both::file_app(&dir);
+            rss("app");
+            let handle = both::theirs_load(&mut app, "bench.scn.ron");
+            rss("loaded");
+            let _ = both::theirs_load_spawn(&mut app, "bench.scn.ron");
+            rss("spawned");
+            drop(handle);
+        }
         "ours" => {
             let mut app = both::file_app(&dir);
             let start = Instant::now();
@@ -78,4 +96,16 @@ fn report(side: &str, n: usize, elapsed: std::time::Duration) {
         elapsed.as_secs_f64() * 1000.0,
         n as f64 / elapsed.as_secs_f64()
     );
+}
+
+fn rss(phase: &str) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let get = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .unwrap_or("")
+            .to_owned()
+    };
+    println!("{phase}: {} {}", get("VmRSS"), get("VmHWM"));
 }
