@@ -2,8 +2,9 @@
 //! registered [`ForgeSchemas`], building their values through reflection, and inserting them.
 //!
 //! Loading builds every custom component completely (the type's `Default`, then each listed
-//! field set from its evaluated expression), so spawning only clones a ready value into the
-//! entity through `ReflectComponent`. Every problem becomes a positioned [`Diagnostic`] that fails
+//! field set from its evaluated expression) and keeps the values in one column per type
+//! ([`PreparedCustoms`]), so spawning only copies a ready value into the entity with a typed
+//! insert. Every problem becomes a positioned [`Diagnostic`] that fails
 //! the load: an unknown type, a registered type that is not a `ForgeComponent` (the allow-list),
 //! an unknown or skipped field, a missing required field, a bad expression, a value out of range.
 //!
@@ -32,11 +33,112 @@ pub(crate) struct CustomContext {
     pub(crate) schemas: ForgeSchemas,
 }
 
-/// A custom component ready to insert.
-#[derive(Clone)]
-pub(crate) struct PreparedCustom {
-    ty: Arc<CustomType>,
-    value: Arc<dyn Reflect>,
+/// The custom components of a scene, ready to insert: one column of values per type (a `Vec` of
+/// the type itself: no allocation per value), and for each entity, in `doc.entities` order, which
+/// row of which column holds each of its custom components.
+#[derive(Default)]
+pub(crate) struct PreparedCustoms {
+    types: Vec<(Arc<CustomType>, Box<dyn CustomColumn>)>,
+    /// `(type, row)` of every component, entity by entity.
+    refs: Vec<(u32, u32)>,
+    /// Entity `i`'s components are `refs[starts[i]..starts[i + 1]]`.
+    starts: Vec<u32>,
+}
+
+impl std::fmt::Debug for PreparedCustoms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCustoms")
+            .field("types", &self.types.len())
+            .field("components", &self.refs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedCustoms {
+    /// The custom components of the entity at `index` of `doc.entities` (none when out of range).
+    pub(crate) fn entity(&self, index: usize) -> Customs<'_> {
+        let range = match (self.starts.get(index), self.starts.get(index + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        };
+        Customs {
+            table: self,
+            refs: self.refs.get(range).unwrap_or(&[]),
+        }
+    }
+
+    fn get(&self, (ty, row): (u32, u32)) -> Option<PreparedCustom<'_>> {
+        let (ty, column) = self.types.get(ty as usize)?;
+        Some(PreparedCustom {
+            ty,
+            value: column.value_at(row)?,
+        })
+    }
+}
+
+/// The prepared custom components of one entity.
+#[derive(Clone, Copy)]
+pub(crate) struct Customs<'a> {
+    table: &'a PreparedCustoms,
+    refs: &'a [(u32, u32)],
+}
+
+impl<'a> Customs<'a> {
+    pub(crate) fn iter(self) -> impl Iterator<Item = PreparedCustom<'a>> {
+        self.refs.iter().filter_map(move |r| self.table.get(*r))
+    }
+
+    fn split_first(self) -> Option<(PreparedCustom<'a>, Customs<'a>)> {
+        let (first, rest) = self.refs.split_first()?;
+        Some((
+            self.table.get(*first)?,
+            Customs {
+                table: self.table,
+                refs: rest,
+            },
+        ))
+    }
+
+    /// The component with type path `type_path`, if the entity has one.
+    pub(crate) fn find(self, type_path: &str) -> Option<PreparedCustom<'a>> {
+        self.iter().find(|p| p.ty.type_path == type_path)
+    }
+}
+
+/// A custom component ready to insert: its type and value.
+#[derive(Clone, Copy)]
+pub(crate) struct PreparedCustom<'a> {
+    ty: &'a CustomType,
+    value: &'a dyn Reflect,
+}
+
+/// The values of one custom component type in a scene: a `Vec<T>` (see
+/// [`SchemaEntry::column`](crate::schema::SchemaEntry)).
+pub(crate) trait CustomColumn: Send + Sync {
+    /// Appends `value`, which must be of the column's type; its row, or the value back.
+    fn push_value(&mut self, value: Box<dyn Reflect>) -> Result<u32, Box<dyn Reflect>>;
+    /// The value at `row`.
+    fn value_at(&self, row: u32) -> Option<&dyn Reflect>;
+    /// Drops spare capacity once the scene is built.
+    fn shrink(&mut self);
+}
+
+impl<T: Reflect> CustomColumn for Vec<T> {
+    fn push_value(&mut self, value: Box<dyn Reflect>) -> Result<u32, Box<dyn Reflect>> {
+        let Ok(row) = u32::try_from(self.len()) else {
+            return Err(value);
+        };
+        Vec::push(self, *value.downcast::<T>()?);
+        Ok(row)
+    }
+
+    fn value_at(&self, row: u32) -> Option<&dyn Reflect> {
+        self.as_slice().get(row as usize).map(|v| v as &dyn Reflect)
+    }
+
+    fn shrink(&mut self) {
+        Vec::shrink_to_fit(self);
+    }
 }
 
 /// What every prepared component of one type shares.
@@ -47,21 +149,13 @@ struct CustomType {
     spawn_with: crate::schema::SpawnWith,
 }
 
-impl std::fmt::Debug for PreparedCustom {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PreparedCustom")
-            .field("type_path", &self.ty.type_path)
-            .field("value", &self.value)
-            .finish_non_exhaustive()
-    }
-}
-
 /// A registered type resolved once per load: its schema entry and reflected parts.
 struct Resolved {
     entry: SchemaEntry,
     default: ReflectDefault,
     info: &'static TypeInfo,
-    ty: Arc<CustomType>,
+    /// Its column in the [`PreparedCustoms`] being built.
+    slot: u32,
 }
 
 /// Why a type path did not resolve (the diagnostic is made per component, with its position).
@@ -76,6 +170,7 @@ fn resolve_type(
     type_path: &str,
     registry: &TypeRegistry,
     schemas: &ForgeSchemas,
+    out: &mut PreparedCustoms,
 ) -> Result<Resolved, Unresolved> {
     let entry = resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
         .ok_or(Unresolved::Unknown)?;
@@ -98,39 +193,57 @@ fn resolve_type(
         insert: entry.insert,
         spawn_with: entry.spawn_with,
     });
+    let slot = u32::try_from(out.types.len()).map_err(|_| Unresolved::NotRegistered)?;
+    out.types.push((ty, (entry.column)()));
     Ok(Resolved {
         entry,
         default,
         info,
-        ty,
+        slot,
     })
 }
 
-/// Builds the custom components of every entity (one list per entity, in `doc.entities` order).
-/// `text` is the source, used to point inside expressions; errors are returned, not logged.
+/// Builds the custom components of every entity (in `doc.entities` order). `text` is the
+/// source, used to point inside expressions; errors are returned, not logged.
 pub(crate) fn prepare(
     parsed: &ParsedScene,
     text: Option<&str>,
     cx: &CustomContext,
-) -> (Vec<Vec<PreparedCustom>>, Vec<Diagnostic>) {
+) -> (PreparedCustoms, Vec<Diagnostic>) {
     let text = text.map(without_bom);
     let registry = cx.registry.read();
     let mut errors = Vec::new();
-    let mut out = Vec::with_capacity(parsed.doc.entities.len());
+    let mut out = PreparedCustoms {
+        starts: Vec::with_capacity(parsed.doc.entities.len() + 1),
+        ..Default::default()
+    };
     // Each type path is resolved once per load, not once per component.
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     for (id, node) in &parsed.doc.entities {
-        let mut list = Vec::new();
+        out.starts.push(out.refs.len() as u32);
         for (custom, site) in custom_sites(parsed, text, false, *id, node) {
-            let resolved = types
-                .entry(custom.type_path.as_str())
-                .or_insert_with(|| resolve_type(&custom.type_path, &registry, &cx.schemas));
+            let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
+                resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
+            });
             match build(custom, &site, &registry, &cx.schemas, resolved) {
-                Ok(p) => list.push(p),
+                Ok((slot, value)) => {
+                    let column = out.types.get_mut(slot as usize).map(|(_, c)| c);
+                    match column.map(|c| c.push_value(value)) {
+                        Some(Ok(row)) => out.refs.push((slot, row)),
+                        _ => tracing::error!(
+                            "entity {id}: custom component `{}` skipped: its value is not of the registered type",
+                            custom.type_path
+                        ),
+                    }
+                }
                 Err(mut problems) => errors.append(&mut problems),
             }
         }
-        out.push(list);
+    }
+    out.starts.push(out.refs.len() as u32);
+    out.refs.shrink_to_fit();
+    for (_, column) in &mut out.types {
+        column.shrink();
     }
     (out, errors)
 }
@@ -312,7 +425,7 @@ fn build(
     registry: &TypeRegistry,
     schemas: &ForgeSchemas,
     resolved: &Result<Resolved, Unresolved>,
-) -> Result<PreparedCustom, Vec<Diagnostic>> {
+) -> Result<(u32, Box<dyn Reflect>), Vec<Diagnostic>> {
     let resolved = match resolved {
         Ok(r) => r,
         Err(Unresolved::Unknown) => {
@@ -351,10 +464,7 @@ fn build(
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(PreparedCustom {
-        ty: resolved.ty.clone(),
-        value: Arc::from(value),
-    })
+    Ok((resolved.slot, value))
 }
 
 /// Checks and evaluates every listed field of `custom` against `schema`, the type of each field
@@ -610,11 +720,13 @@ fn as_number(v: &dyn PartialReflect) -> Option<f64> {
 /// Inserts the prepared custom components of one entity (file id `id`) with typed inserts (no
 /// type registry needed). A value that cannot be inserted is logged with the entity and type,
 /// never a panic.
-pub(crate) fn insert(entity: &mut EntityWorldMut, prepared: &[PreparedCustom], id: u64) {
+pub(crate) fn insert<'a>(
+    entity: &mut EntityWorldMut,
+    prepared: impl IntoIterator<Item = PreparedCustom<'a>>,
+    id: u64,
+) {
     for p in prepared {
-        // Deref first: `Arc<T>` itself reflects as an opaque value.
-        let value: &dyn Reflect = &*p.value;
-        if !(p.ty.insert)(entity, value) {
+        if !(p.ty.insert)(entity, p.value) {
             tracing::error!(
                 "entity {id}: custom component `{}` not inserted: its prepared value does not apply",
                 p.ty.type_path
@@ -628,29 +740,20 @@ pub(crate) fn insert(entity: &mut EntityWorldMut, prepared: &[PreparedCustom], i
 pub(crate) fn spawn_with_first<'a>(
     world: &mut World,
     bundle: crate::spawn::EntityBundle,
-    prepared: &'a [PreparedCustom],
-) -> (bevy_ecs::entity::Entity, &'a [PreparedCustom]) {
+    prepared: Customs<'a>,
+) -> (bevy_ecs::entity::Entity, Customs<'a>) {
     let Some((first, rest)) = prepared.split_first() else {
         return (world.spawn(bundle).id(), prepared);
     };
-    let value: &dyn Reflect = &*first.value;
-    match (first.ty.spawn_with)(world, bundle, value) {
+    match (first.ty.spawn_with)(world, bundle, first.value) {
         Ok(entity) => (entity, rest),
         Err(bundle) => (world.spawn(bundle).id(), prepared),
     }
 }
 
-/// The prepared custom component with type path `type_path`, if the entity has one.
-pub(crate) fn find<'a>(
-    prepared: &'a [PreparedCustom],
-    type_path: &str,
-) -> Option<&'a PreparedCustom> {
-    prepared.iter().find(|p| p.ty.type_path == type_path)
-}
-
 /// Inserts one prepared custom component (hot reload: added or replaced whole).
-pub(crate) fn insert_one(entity: &mut EntityWorldMut, prepared: &PreparedCustom, id: u64) {
-    insert(entity, std::slice::from_ref(prepared), id);
+pub(crate) fn insert_one(entity: &mut EntityWorldMut, prepared: PreparedCustom<'_>, id: u64) {
+    insert(entity, [prepared], id);
 }
 
 /// Sets only the fields `fields` of the live component from the prepared value; the other
@@ -658,11 +761,11 @@ pub(crate) fn insert_one(entity: &mut EntityWorldMut, prepared: &PreparedCustom,
 /// is inserted whole.
 pub(crate) fn patch_fields(
     entity: &mut EntityWorldMut,
-    prepared: &PreparedCustom,
+    prepared: PreparedCustom<'_>,
     fields: &[&str],
     id: u64,
 ) {
-    let value: &dyn Reflect = &*prepared.value;
+    let value = prepared.value;
     let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
         insert_one(entity, prepared, id);
         return;
@@ -706,7 +809,7 @@ pub(crate) fn prepare_in_world(
     world: &World,
     doc: &crate::format::SceneDoc,
     source_map: &crate::format::SourceMap,
-) -> (Vec<Vec<PreparedCustom>>, Vec<Diagnostic>) {
+) -> (PreparedCustoms, Vec<Diagnostic>) {
     let cx = CustomContext {
         registry: world
             .get_resource::<AppTypeRegistry>()

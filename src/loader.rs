@@ -24,6 +24,8 @@ pub struct ForgeScene {
     pub(crate) source_map: Option<SourceMap>,
     /// One entry per entity, in `doc.entities` order.
     pub(crate) prepared: Vec<PreparedEntity>,
+    /// The custom components of every entity, built at load time.
+    pub(crate) custom: crate::custom::PreparedCustoms,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
     pub(crate) materials: Vec<crate::format::MaterialData>,
     /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
@@ -72,14 +74,13 @@ impl ForgeScene {
     }
 }
 
-/// What one entity needs at spawn time besides its document entry (its `Name` and `Transform`
-/// are made from the entry when it spawns: keeping them here too would double their memory).
+/// The built-in components of one entity, ready to insert. Its `Name` and `Transform` are made
+/// from its document entry when it spawns (keeping them here too would double their memory), and
+/// its custom components are in [`ForgeScene::custom`].
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedEntity {
     #[cfg(feature = "builtins")]
     pub(crate) components: Vec<crate::builtin::PreparedComponent>,
-    /// Custom components, built at load time.
-    pub(crate) custom: Vec<crate::custom::PreparedCustom>,
 }
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
@@ -390,7 +391,7 @@ fn validate_and_prepare(
     cx: &crate::custom::CustomContext,
 ) -> (
     crate::validate::ValidationReport,
-    (Vec<Vec<crate::custom::PreparedCustom>>, Vec<Diagnostic>),
+    (crate::custom::PreparedCustoms, Vec<Diagnostic>),
 ) {
     #[cfg(not(target_arch = "wasm32"))]
     if parsed.doc.entities.len() >= PARALLEL_FROM
@@ -416,19 +417,19 @@ fn validate_and_prepare(
 /// Resolves everything spawning needs.
 fn build(
     parsed: ParsedScene,
-    custom: Vec<Vec<crate::custom::PreparedCustom>>,
+    custom: crate::custom::PreparedCustoms,
     ctx: &mut LoadContext<'_>,
     path: &str,
     keep_source_map: bool,
 ) -> ForgeScene {
-    let (prepared, materials) =
-        prepare_entities(&parsed.doc, &parsed.source_map, custom, ctx, path);
+    let (prepared, materials) = prepare_entities(&parsed.doc, &parsed.source_map, ctx, path);
     let text_hashes = Some(Arc::from(parsed.source_map.entity_text_hashes()));
     ForgeScene {
         text_hashes,
         doc: Arc::new(parsed.doc),
         source_map: keep_source_map.then_some(parsed.source_map),
         prepared,
+        custom,
         materials,
         stale: false,
     }
@@ -443,17 +444,15 @@ pub(crate) trait PrepareSink {}
 #[cfg(not(feature = "builtins"))]
 impl<T> PrepareSink for T {}
 
-/// Prepares every entity of `doc` (in `doc.entities` order) with its already built custom
-/// components, and collects the scene's materials.
+/// Prepares the built-in components of every entity of `doc` (in `doc.entities` order), and
+/// collects the scene's materials. Custom components are built by `crate::custom::prepare`.
 #[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
 pub(crate) fn prepare_entities(
     doc: &SceneDoc,
     source_map: &SourceMap,
-    custom: Vec<Vec<crate::custom::PreparedCustom>>,
     sink: &mut impl PrepareSink,
     path: &str,
 ) -> (Vec<PreparedEntity>, Vec<crate::format::MaterialData>) {
-    let mut custom = custom.into_iter();
     #[cfg(feature = "builtins")]
     let mut sub = crate::builtin::SubAssets::default();
     #[cfg_attr(feature = "builtins", allow(unused_mut))]
@@ -496,7 +495,6 @@ pub(crate) fn prepare_entities(
         prepared.push(PreparedEntity {
             #[cfg(feature = "builtins")]
             components,
-            custom: custom.next().unwrap_or_default(),
         });
     }
     if skipped_builtins > 0 {

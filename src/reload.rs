@@ -285,7 +285,6 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Di
             let (prepared, materials) = crate::loader::prepare_entities(
                 &scene.doc,
                 &parsed.source_map,
-                custom,
                 &mut sink,
                 "(in memory)",
             );
@@ -295,16 +294,12 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Di
     }
     #[cfg(not(feature = "builtins"))]
     {
-        let (prepared, materials) = crate::loader::prepare_entities(
-            &scene.doc,
-            &parsed.source_map,
-            custom,
-            &mut (),
-            "(in memory)",
-        );
+        let (prepared, materials) =
+            crate::loader::prepare_entities(&scene.doc, &parsed.source_map, &mut (), "(in memory)");
         scene.prepared = prepared;
         scene.materials = materials;
     }
+    scene.custom = custom;
     scene.stale = false;
     Ok(())
 }
@@ -434,9 +429,7 @@ fn patch_component(
         .and_then(|i| scene.doc.entities.get_index(i))
         .map_or(0, |(id, _)| *id);
     if let Some(type_path) = key.strip_prefix("custom:") {
-        let prepared = index
-            .and_then(|i| scene.prepared.get(i))
-            .and_then(|p| crate::custom::find(&p.custom, type_path));
+        let prepared = index.and_then(|i| scene.custom.entity(i).find(type_path));
         match (change, prepared) {
             (ComponentChange::Removed { .. }, _) | (_, None) => {
                 crate::custom::remove(entity, type_path)

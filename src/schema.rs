@@ -445,6 +445,13 @@ pub(crate) struct SchemaEntry {
     /// one bundle (one archetype move less); gives the bundle back when the value is of another
     /// type.
     pub(crate) spawn_with: SpawnWith,
+    /// An empty column of values of the type (a `Vec<T>`), where a scene keeps its built values.
+    pub(crate) column: fn() -> Box<dyn crate::custom::CustomColumn>,
+}
+
+/// [`SchemaEntry::column`].
+fn new_column<T: ForgeComponent>() -> Box<dyn crate::custom::CustomColumn> {
+    Box::new(Vec::<T>::new())
 }
 
 /// [`SchemaEntry::spawn_with`].
@@ -520,6 +527,7 @@ impl ForgeSchemas {
                 type_id: TypeId::of::<T>(),
                 insert: insert_typed::<T>,
                 spawn_with: spawn_typed::<T>,
+                column: new_column::<T>,
             },
         );
     }

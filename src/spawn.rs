@@ -200,12 +200,14 @@ pub(crate) fn spawn_entity(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> Entity {
-    let (Some(prepared), Some((_, node))) = (
-        scene.prepared.get(index),
-        scene.doc.entities.get_index(index),
-    ) else {
+    let Some((_, node)) = scene.doc.entities.get_index(index) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
+    #[cfg(feature = "builtins")]
+    let builtins = scene
+        .prepared
+        .get(index)
+        .map_or(&[][..], |p| &p.components[..]);
     let name = bevy_ecs::name::Name::new(node.name.to_string());
     let transform = crate::loader::bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
@@ -220,24 +222,25 @@ pub(crate) fn spawn_entity(
     #[cfg(not(feature = "builtins"))]
     let bundle = (name, transform, ChildOf(parent), ForgeEntityId(id));
     #[cfg(feature = "builtins")]
-    let has_builtins = !prepared.components.is_empty();
+    let has_builtins = !builtins.is_empty();
     #[cfg(not(feature = "builtins"))]
     let has_builtins = false;
+    let custom = scene.custom.entity(index);
     let (entity, custom) = if has_builtins {
-        (world.spawn(bundle).id(), &prepared.custom[..])
+        (world.spawn(bundle).id(), custom)
     } else {
-        crate::custom::spawn_with_first(world, bundle, &prepared.custom)
+        crate::custom::spawn_with_first(world, bundle, custom)
     };
     let mut entity = world.entity_mut(entity);
     #[cfg(feature = "builtins")]
     {
-        for component in &prepared.components {
+        for component in builtins {
             insert_builtin(&mut entity, component, scene_id, scene);
         }
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
-    crate::custom::insert(&mut entity, custom, id);
+    crate::custom::insert(&mut entity, custom.iter(), id);
     entity.id()
 }
 
