@@ -347,7 +347,15 @@ async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<Parsed
     loop {
         match stream.step() {
             crate::format::StreamStep::Read => {
-                let n = reader.read(stream.spare()).await?;
+                // A whole piece per step, however little each read gives.
+                let spare = stream.spare();
+                let mut n = 0;
+                while n < spare.len() {
+                    match reader.read(&mut spare[n..]).await? {
+                        0 => break,
+                        got => n += got,
+                    }
+                }
                 stream.filled(n);
             }
             crate::format::StreamStep::Done(Some(parsed)) => return Ok(Some(*parsed)),

@@ -1781,8 +1781,10 @@ const PIECE: usize = 256 * 1024;
 /// error is found by reading the text whole. The positions in errors therefore never depend on
 /// how the text was cut.
 pub(crate) struct StreamRead {
-    /// Text not read yet (`buf[..done]` is read and dropped at the next [`spare`](Self::spare)).
+    /// Text not read yet in `buf[..len]` (`buf[..done]` is read and dropped at the next
+    /// [`spare`](Self::spare)); the rest of `buf` is room for the next piece.
     buf: Vec<u8>,
+    len: usize,
     done: usize,
     /// Offset of `buf[0]` in the text (after a byte-order mark).
     base: usize,
@@ -1807,6 +1809,7 @@ impl StreamRead {
     pub(crate) fn new(len: usize, lookahead: usize) -> Self {
         Self {
             buf: Vec::new(),
+            len: 0,
             done: 0,
             base: 0,
             eof: false,
@@ -1824,23 +1827,24 @@ impl StreamRead {
         }
     }
 
-    /// Room for the next piece of text, read bytes dropped first.
+    /// Room for the next piece of text (at least [`PIECE`] bytes), read bytes dropped first.
     pub(crate) fn spare(&mut self) -> &mut [u8] {
         if self.done > 0 {
-            self.buf.drain(..self.done);
+            self.buf.copy_within(self.done..self.len, 0);
+            self.len -= self.done;
             self.base += self.done;
             self.done = 0;
         }
-        let len = self.buf.len();
-        self.buf.resize(len + PIECE, 0);
-        &mut self.buf[len..]
+        if self.buf.len() - self.len < PIECE {
+            self.buf.resize(self.len + PIECE, 0);
+        }
+        &mut self.buf[self.len..]
     }
 
     /// `n` bytes were written at the start of [`spare`](Self::spare); `0` means the end of the
     /// text.
     pub(crate) fn filled(&mut self, n: usize) {
-        let len = self.buf.len() - PIECE + n.min(PIECE);
-        self.buf.truncate(len);
+        self.len += n.min(self.buf.len() - self.len);
         if n == 0 {
             self.eof = true;
         }
@@ -1852,20 +1856,25 @@ impl StreamRead {
             return Step::Done(None);
         }
         if !self.bom_checked {
-            if self.buf.len() < 3 && !self.eof {
+            if self.len < 3 && !self.eof {
                 return Step::Read;
             }
-            if self.buf.starts_with(b"\xEF\xBB\xBF") {
-                self.buf.drain(..3);
+            if self.buf[..self.len].starts_with(b"\xEF\xBB\xBF") {
+                self.buf.copy_within(3..self.len, 0);
+                self.len -= 3;
             }
             self.bom_checked = true;
         }
-        if self.base + self.buf.len() >= ABSENT as usize {
+        if self.base + self.len >= ABSENT as usize {
             return Step::Done(None);
+        }
+        // Nothing to read until the next entry fits (or, after the closing `)`, the end).
+        if !self.eof && (self.phase == Phase::End || self.len - self.done < self.lookahead) {
+            return Step::Read;
         }
         // Out of `self` while the parser borrows it.
         let buf = std::mem::take(&mut self.buf);
-        let step = self.step_in(&buf[self.done..]);
+        let step = self.step_in(&buf[self.done..self.len]);
         self.buf = buf;
         step
     }
