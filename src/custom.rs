@@ -784,6 +784,14 @@ pub(crate) fn patch_fields(
     prepared.ty.component.apply(&mut *entity, &patch);
 }
 
+/// The registered type path that `type_path` (as a file writes it: full, or a unique bare type
+/// name) names, with the loader's rule.
+pub(crate) fn canonical_path(world: &World, type_path: &str) -> Option<String> {
+    let schemas = world.get_resource::<ForgeSchemas>()?;
+    resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
+        .map(|entry| entry.schema.type_path.clone())
+}
+
 /// Removes the custom component with type path `type_path` (hot reload dropped it).
 pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
     let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {

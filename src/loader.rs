@@ -30,6 +30,10 @@ pub struct ForgeScene {
     pub(crate) materials: Vec<crate::format::MaterialData>,
     /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
     pub(crate) stale: bool,
+    /// While `stale`: the index in `prepared` and `custom` of each entity id of the document they
+    /// were prepared from (the document before the first edit), so an instance spawned before
+    /// the edit is prepared gets each entity's own values, never its neighbour's.
+    pub(crate) prepared_index: Option<bevy_platform::collections::HashMap<u64, usize>>,
     /// The text hash of each entity entry, in `doc.entities` order, while `doc` is exactly what
     /// was read (`None` after [`ForgeScene::doc_mut`]). Hot reload skips entities whose entry
     /// text did not change.
@@ -47,9 +51,29 @@ impl ForgeScene {
     /// last applied document against this one and patch every live instance. Positions in
     /// [`source_map`](Self::source_map) keep describing the file as it was read.
     pub fn doc_mut(&mut self) -> &mut SceneDoc {
+        if !self.stale {
+            self.prepared_index = Some(
+                self.doc
+                    .entities
+                    .keys()
+                    .enumerate()
+                    .map(|(index, id)| (*id, index))
+                    .collect(),
+            );
+        }
         self.stale = true;
         self.text_hashes = None;
         Arc::make_mut(&mut self.doc)
+    }
+
+    /// Where the prepared values of entity `id` (at `index` of the document) are: `index`, or
+    /// while the document has edits not prepared yet, the entity's index when it was prepared
+    /// (`None` for an entity added since).
+    pub(crate) fn prepared_index(&self, id: u64, index: usize) -> Option<usize> {
+        match (&self.prepared_index, self.stale) {
+            (Some(map), true) => map.get(&id).copied(),
+            _ => Some(index),
+        }
     }
 
     /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
@@ -440,6 +464,7 @@ fn build(
         custom,
         materials,
         stale: false,
+        prepared_index: None,
     }
 }
 

@@ -248,7 +248,10 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
 
 /// Prepares a scene edited in memory again (its prepared values describe the old document).
 /// Fails, changing nothing, when the edited document has validation or custom-component errors.
-fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Diagnostic>> {
+pub(crate) fn prepare_again(
+    world: &mut World,
+    scene: &mut ForgeScene,
+) -> Result<(), Vec<Diagnostic>> {
     let parsed = crate::format::ParsedScene {
         doc: (*scene.doc).clone(),
         source_map: scene.source_map.clone().unwrap_or_default(),
@@ -301,6 +304,7 @@ fn prepare_again(world: &mut World, scene: &mut ForgeScene) -> Result<(), Vec<Di
     }
     scene.custom = custom;
     scene.stale = false;
+    scene.prepared_index = None;
     Ok(())
 }
 
@@ -428,7 +432,10 @@ fn patch_component(
     let id = index
         .and_then(|i| scene.doc.entities.get_index(i))
         .map_or(0, |(id, _)| *id);
-    if let Some(type_path) = key.strip_prefix("custom:") {
+    if let Some(written) = key.strip_prefix("custom:") {
+        // The file may name the type by its bare name (`Orbit`), as the loader allows.
+        let canonical = crate::custom::canonical_path(entity.world(), written);
+        let type_path = canonical.as_deref().unwrap_or(written);
         let prepared = index.and_then(|i| scene.custom.entity(i).find(type_path));
         match (change, prepared) {
             (ComponentChange::Removed { .. }, _) | (_, None) => {

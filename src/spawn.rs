@@ -99,8 +99,16 @@ pub(crate) fn spawn_scene_instances(
     if pending.is_empty() {
         return;
     }
-    world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
+    world.resource_scope(|world, mut scenes: Mut<Assets<ForgeScene>>| {
         for (root, id) in pending {
+            // A document edited in memory is prepared before it spawns (hot reload prepares it
+            // only for live instances). A refused edit spawns each entity with its last good
+            // values; hot reload reports the refusal.
+            if let Some(scene) = scenes.get_mut_untracked(id)
+                && scene.stale
+            {
+                let _ = crate::reload::prepare_again(world, scene);
+            }
             let Some(scene) = scenes.get(id) else {
                 continue;
             };
@@ -203,10 +211,11 @@ pub(crate) fn spawn_entity(
     let Some((_, node)) = scene.doc.entities.get_index(index) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
+    // The entity's own prepared values, also while the document has edits not prepared yet.
+    let prepared = scene.prepared_index(id, index);
     #[cfg(feature = "builtins")]
-    let builtins = scene
-        .prepared
-        .get(index)
+    let builtins = prepared
+        .and_then(|i| scene.prepared.get(i))
         .map_or(&[][..], |p| &p.components[..]);
     let name = bevy_ecs::name::Name::new(node.name.to_string());
     let transform = crate::loader::bevy_transform_of(&node.transform);
@@ -225,7 +234,7 @@ pub(crate) fn spawn_entity(
     let has_builtins = !builtins.is_empty();
     #[cfg(not(feature = "builtins"))]
     let has_builtins = false;
-    let custom = scene.custom.entity(index);
+    let custom = scene.custom.entity(prepared.unwrap_or(usize::MAX));
     let (entity, custom) = if has_builtins {
         (world.spawn(bundle).id(), custom)
     } else {
