@@ -219,12 +219,31 @@ pub(crate) fn prepare(
     };
     // Each type path is resolved once per load, not once per component.
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
+    // The types of the entity's custom components so far: (column, as written).
+    let mut seen: Vec<(u32, &str)> = Vec::new();
     for (id, node) in &parsed.doc.entities {
         out.starts.push(out.refs.len() as u32);
+        seen.clear();
         for (custom, site) in custom_sites(parsed, text, false, *id, node) {
             let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
                 resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
             });
+            if let Ok(r) = resolved {
+                let path = |slot: u32| {
+                    out.types
+                        .get(slot as usize)
+                        .map_or("", |(ty, _)| ty.type_path.as_str())
+                };
+                let first = seen
+                    .iter()
+                    .find(|(slot, _)| path(*slot) == path(r.slot))
+                    .map(|(_, written)| *written);
+                if let Some(d) = first.and_then(|f| spelled_twice(custom, f, path(r.slot), &site)) {
+                    errors.push(d);
+                    continue;
+                }
+                seen.push((r.slot, custom.type_path.as_str()));
+            }
             match build(custom, &site, &registry, &cx.schemas, resolved) {
                 Ok((slot, value)) => {
                     let column = out.types.get_mut(slot as usize).map(|(_, c)| c);
@@ -259,13 +278,26 @@ pub(crate) fn check_offline(
     let text = text.map(without_bom);
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
+    // The types of the entity's custom components so far: (type path, as written).
+    let mut seen: Vec<(&str, &str)> = Vec::new();
     for (id, node) in &parsed.doc.entities {
+        seen.clear();
         for (custom, site) in custom_sites(parsed, text, true, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
                 errors.push(unknown_type(custom, &site, registry, paths()));
                 continue;
             };
+            let first = seen
+                .iter()
+                .find(|(path, _)| *path == schema.type_path)
+                .map(|(_, written)| *written);
+            if let Some(d) = first.and_then(|f| spelled_twice(custom, f, &schema.type_path, &site))
+            {
+                errors.push(d);
+                continue;
+            }
+            seen.push((&schema.type_path, custom.type_path.as_str()));
             let target = |name: &str| {
                 let f = schema.field(name)?;
                 Some(Target::Kind {
@@ -284,6 +316,35 @@ pub(crate) fn check_offline(
         }
     }
     errors
+}
+
+/// A custom component whose type an earlier component of the entity already has, written another
+/// way (`Orbit` after `game::Orbit`). Written the same way, validation reports the duplicate
+/// key; written two ways it is the same rule (one component per type), which only resolving the
+/// names shows.
+fn spelled_twice(
+    custom: &CustomComponent,
+    first: &str,
+    type_path: &str,
+    site: &Site,
+) -> Option<Diagnostic> {
+    if first == custom.type_path {
+        return None;
+    }
+    Some(
+        site.error(
+            "forge::component::duplicate_key",
+            format!(
+                "component `custom:{type_path}` appears twice on this entity (as `{first}` and as `{}`)",
+                custom.type_path
+            ),
+            ".type_path".into(),
+            site.type_path_position(),
+        )
+        .with_help(
+            "an entity holds at most one component per type; both names are the same type: merge or remove one",
+        ),
+    )
 }
 
 /// The end of the offline help of an unknown type or field: what is unknown to a schema file

@@ -781,3 +781,26 @@ fn a_large_file_reports_errors_as_its_whole_text_does() {
     assert_eq!(loader, offline_lines(&text, &schemas));
     assert_eq!(loader.len(), 1, "{loader:#?}");
 }
+
+/// One type written twice on one entity under two names (`Orbit` and `forge_demo::Orbit`) is
+/// the same duplicate as writing it twice the same way: the load fails, and the offline check
+/// says the same.
+#[test]
+fn one_type_under_two_names_on_one_entity_is_a_duplicate() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let orbit = |path: &str, radius: &str| custom(path, &[("radius", radius), ("speed", "1.0")]);
+    let text = scene_of(&[
+        &[orbit("Orbit", "1.0"), orbit("forge_demo::Orbit", "2.0")],
+        &[orbit("Orbit", "3.0")],
+    ]);
+    let loader = loader_lines(&h.fail(&text));
+    assert_eq!(loader, offline_lines(&text, &schemas));
+    assert_eq!(loader.len(), 1, "{loader:#?}");
+    assert!(
+        loader[0].contains("forge::component::duplicate_key")
+            && loader[0].contains("as `Orbit` and as `forge_demo::Orbit`")
+            && loader[0].contains("entity 1"),
+        "{loader:#?}"
+    );
+}
