@@ -876,8 +876,7 @@ pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
 /// schemas. Errors are the same diagnostics a load reports.
 pub(crate) fn prepare_in_world(
     world: &World,
-    doc: &crate::format::SceneDoc,
-    source_map: &crate::format::SourceMap,
+    parsed: &ParsedScene,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
     let cx = CustomContext {
         registry: world
@@ -889,10 +888,5 @@ pub(crate) fn prepare_in_world(
             .cloned()
             .unwrap_or_default(),
     };
-    let parsed = ParsedScene {
-        doc: doc.clone(),
-        source_map: source_map.clone(),
-        warnings: Vec::new(),
-    };
-    prepare(&parsed, None, &cx)
+    prepare(parsed, None, &cx)
 }

@@ -252,9 +252,19 @@ pub(crate) fn prepare_again(
     world: &mut World,
     scene: &mut ForgeScene,
 ) -> Result<(), Vec<Diagnostic>> {
+    // The edited document is checked in place: taken out of its `Arc` (not copied: after
+    // `doc_mut` the scene owns it alone) and put back below. Positions are dropped (they would
+    // describe the file, not the edit), so no source map is needed.
+    let empty = crate::format::SceneDoc {
+        format_version: 0,
+        name: String::new(),
+        entities: Default::default(),
+        roots: Vec::new(),
+        next_id: 0,
+    };
     let parsed = crate::format::ParsedScene {
-        doc: (*scene.doc).clone(),
-        source_map: scene.source_map.clone().unwrap_or_default(),
+        doc: std::mem::replace(Arc::make_mut(&mut scene.doc), empty),
+        source_map: crate::format::SourceMap::default(),
         warnings: Vec::new(),
     };
     let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None)
@@ -266,8 +276,8 @@ pub(crate) fn prepare_again(
             ..d
         })
         .collect();
-    let (custom, custom_errors) =
-        crate::custom::prepare_in_world(world, &scene.doc, &parsed.source_map);
+    let (custom, custom_errors) = crate::custom::prepare_in_world(world, &parsed);
+    *Arc::make_mut(&mut scene.doc) = parsed.doc;
     errors.extend(custom_errors.into_iter().map(|d| Diagnostic {
         position: None,
         ..d
@@ -287,7 +297,7 @@ pub(crate) fn prepare_again(
             };
             let (prepared, materials) = crate::loader::prepare_entities(
                 &scene.doc,
-                &parsed.source_map,
+                &crate::format::SourceMap::default(),
                 &mut sink,
                 "(in memory)",
             );
@@ -297,8 +307,12 @@ pub(crate) fn prepare_again(
     }
     #[cfg(not(feature = "builtins"))]
     {
-        let (prepared, materials) =
-            crate::loader::prepare_entities(&scene.doc, &parsed.source_map, &mut (), "(in memory)");
+        let (prepared, materials) = crate::loader::prepare_entities(
+            &scene.doc,
+            &crate::format::SourceMap::default(),
+            &mut (),
+            "(in memory)",
+        );
         scene.prepared = prepared;
         scene.materials = materials;
     }
