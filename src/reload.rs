@@ -361,8 +361,12 @@ fn apply(
     let live = |world: &World, instance: &ForgeSceneInstance, id: u64| {
         instance.entity(id).filter(|e| alive(world, *e))
     };
-    // 1. Spawn added entities, parents first.
+    // 1. Spawn added entities, parents first. An instance spawned after the change was made
+    // (in the frame of an in-memory edit, before hot reload ran) already has them.
     for added in &changes.added {
+        if live(world, instance, added.id).is_some() {
+            continue;
+        }
         let parent = match added.parent {
             None => Some(root),
             Some(p) => live(world, instance, p),

@@ -353,3 +353,37 @@ fn an_edit_before_the_first_spawn_is_prepared_before_spawning() {
     assert_eq!(world.get::<Name>(b).unwrap().as_str(), "B");
     assert_eq!(world.get::<Orbit>(b).map(|o| o.radius), Some(2.0));
 }
+
+/// An entity added in memory, and a new instance spawned in the same frame (before hot reload
+/// runs): the new instance has the entity once, and the old instance gets it from hot reload.
+#[test]
+fn an_entity_added_in_the_frame_of_a_new_instance_is_spawned_once() {
+    let text = scene(&[entity(1, "A", &orbit("forge_demo::Orbit", "1.0"))], 2);
+    let mut live = Live::start(&text);
+    let id = live.instance.scene();
+    let handle = live.h.load("level.forge.ron");
+    let added = {
+        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+        let mut scene = scenes.get_mut(id).unwrap();
+        scene.doc_mut().add_entity("Added", None).unwrap()
+    };
+    let second = live.h.spawn_root(&handle);
+    live.h
+        .run_until(|w| !w.resource::<Log>().reloaded.is_empty());
+    for _ in 0..3 {
+        live.h.app.update();
+    }
+    let world = live.h.app.world_mut();
+    let named: Vec<Entity> = world
+        .query::<(Entity, &Name)>()
+        .iter(world)
+        .filter(|(_, n)| n.as_str() == "Added")
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(named.len(), 2, "once per instance: {named:?}");
+    for root in [live.root, second] {
+        let instance = world.get::<ForgeSceneInstance>(root).unwrap();
+        let e = instance.entity(added).unwrap();
+        assert!(named.contains(&e));
+    }
+}
