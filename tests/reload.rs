@@ -9,6 +9,7 @@ use bevy_ecs::change_detection::ComponentTicks;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::format::{CustomComponent, CustomField};
 use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform as BevyTransform;
 use common::harness::Harness;
@@ -112,6 +113,13 @@ impl Live {
 
     fn log(&self) -> &Log {
         self.h.world().resource::<Log>()
+    }
+
+    fn radius(&self, id: u64) -> Option<f32> {
+        self.h
+            .world()
+            .get::<common::Orbit>(self.e(id))
+            .map(|o| o.radius)
     }
 
     fn e(&self, id: u64) -> Entity {
@@ -543,4 +551,326 @@ fn every_instance_of_a_scene_is_patched() {
         );
     }
     assert_eq!(live.log().reloaded.len(), 2, "one event per instance");
+}
+
+/// Entity `id` without parent or children, at the origin, with `components`.
+fn plain_entity(id: u64, name: &str, components: &str) -> String {
+    format!(
+        "{id}: (id: {id}, name: \"{name}\", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [{components}]),"
+    )
+}
+
+/// A scene whose roots are `entities`, in order.
+fn roots_scene(entities: &[String], next_id: u64) -> String {
+    let roots: Vec<String> = entities
+        .iter()
+        .map(|e| e.split(':').next().unwrap().to_owned())
+        .collect();
+    format!(
+        "(format_version: 1, name: \"R\", entities: {{\n{}\n}}, roots: [{}], next_id: {next_id})",
+        entities.join("\n"),
+        roots.join(", ")
+    )
+}
+
+/// A `forge_demo::Orbit` written as `path` (a full or bare type name) with `radius`.
+fn orbit_of(path: &str, radius: &str) -> String {
+    format!(
+        "(type: custom, data: (type_path: \"{path}\", fields: [(name: \"radius\", expr: \"{radius}\"), (name: \"speed\", expr: \"1.0\")]))"
+    )
+}
+
+/// A file may name a custom type by its bare name (`Orbit`); it loads. A hot reload that changes
+/// one of its fields must patch it, and removing it from the file must remove it.
+#[test]
+fn a_bare_type_name_is_patched_on_reload() {
+    let text = |r: &str| roots_scene(&[plain_entity(1, "P", &orbit_of("Orbit", r))], 2);
+    let mut live = Live::start(&text("2.0"));
+    assert_eq!(live.radius(1), Some(2.0), "bare name loads");
+    live.save(&text("3.5"));
+    assert_eq!(live.log().reloaded.len(), 1);
+    assert_eq!(live.radius(1), Some(3.5), "changed field applied on reload");
+}
+
+#[test]
+fn a_bare_type_name_is_removed_on_reload() {
+    let mut live = Live::start(&roots_scene(
+        &[plain_entity(1, "P", &orbit_of("Orbit", "2.0"))],
+        2,
+    ));
+    assert_eq!(live.radius(1), Some(2.0));
+    live.save(&roots_scene(&[plain_entity(1, "P", "")], 2));
+    assert_eq!(
+        live.radius(1),
+        None,
+        "component removed from the file is removed"
+    );
+}
+
+/// An in-memory edit that is refused leaves the scene `stale`: its `prepared`/`custom` still
+/// describe the old document, indexed by position. A new instance of the scene spawned now
+/// mixes the edited document with the old prepared values.
+#[test]
+fn a_new_instance_after_a_refused_edit_gets_each_entity_its_own_values() {
+    let text = roots_scene(
+        &[
+            plain_entity(1, "A", &orbit_of("forge_demo::Orbit", "1.0")),
+            plain_entity(2, "B", &orbit_of("forge_demo::Orbit", "2.0")),
+            plain_entity(3, "C", &orbit_of("forge_demo::Orbit", "3.0")),
+        ],
+        4,
+    );
+    let mut live = Live::start(&text);
+    let id = live.instance.scene();
+    {
+        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+        let mut scene = scenes.get_mut(id).unwrap();
+        let doc = scene.doc_mut();
+        doc.delete_subtree(1).unwrap();
+        // An invalid custom component: the edit is refused.
+        doc.add_component(
+            3,
+            ComponentData::Custom(CustomComponent {
+                type_path: "forge_demo::Brain".into(),
+                fields: vec![CustomField {
+                    name: "hp".into(),
+                    expr: "1.5".into(),
+                }],
+            }),
+        )
+        .unwrap();
+    }
+    live.h.run_until(|w| !w.resource::<Log>().failed.is_empty());
+    // The old instance is untouched (last good scene).
+    assert_eq!(live.radius(2), Some(2.0));
+    // A second instance of the same scene.
+    let handle = live.h.load("level.forge.ron");
+    let second = live.h.spawn_root(&handle);
+    live.h
+        .run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
+    let world = live.h.world();
+    let inst = world.get::<ForgeSceneInstance>(second).unwrap();
+    let b = inst.entity(2).unwrap();
+    let c = inst.entity(3).unwrap();
+    let got = (
+        world.get::<Name>(b).unwrap().as_str().to_owned(),
+        world.get::<common::Orbit>(b).map(|o| o.radius),
+        world.get::<Name>(c).unwrap().as_str().to_owned(),
+        world.get::<common::Orbit>(c).map(|o| o.radius),
+    );
+    assert_eq!(
+        got,
+        ("B".to_owned(), Some(2.0), "C".to_owned(), Some(3.0)),
+        "entity B/C of the new instance get their own values"
+    );
+}
+
+/// Same mismatch without a refusal: an edit made between frames, then a new root spawned before
+/// the `Modified` event is handled (the event goes out in PostUpdate, spawning is in PreUpdate).
+#[test]
+fn a_new_instance_in_the_frame_of_an_edit_gets_each_entity_its_own_values() {
+    let text = roots_scene(
+        &[
+            plain_entity(1, "A", &orbit_of("forge_demo::Orbit", "1.0")),
+            plain_entity(2, "B", &orbit_of("forge_demo::Orbit", "2.0")),
+        ],
+        3,
+    );
+    let mut live = Live::start(&text);
+    let id = live.instance.scene();
+    let handle = live.h.load("level.forge.ron");
+    {
+        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+        let mut scene = scenes.get_mut(id).unwrap();
+        scene.doc_mut().delete_subtree(1).unwrap();
+    }
+    let second = live.h.spawn_root(&handle);
+    live.h
+        .run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
+    for _ in 0..5 {
+        live.h.app.update();
+    }
+    let world = live.h.world();
+    let inst = world.get::<ForgeSceneInstance>(second).unwrap();
+    let b = inst.entity(2).unwrap();
+    assert_eq!(world.get::<common::Orbit>(b).map(|o| o.radius), Some(2.0));
+}
+
+/// Hot reload of a large (streamed) scene, into a broken file and back.
+#[test]
+fn a_large_scene_reloads_into_a_broken_file_and_back() {
+    let big = |r: &str, n: u64| {
+        let mut es = Vec::new();
+        for id in 1..=n {
+            let radius = if id == n / 2 {
+                r.to_owned()
+            } else {
+                "2.5".to_owned()
+            };
+            es.push(plain_entity(
+                id,
+                &format!("Zoë {id} ✓"),
+                &orbit_of("forge_demo::Orbit", &radius),
+            ));
+        }
+        let t = roots_scene(&es, n + 1);
+        assert!(t.len() > 1 << 20);
+        t
+    };
+    let n = 5_000;
+    let mut live = Live::start(&big("1.0", n));
+    assert_eq!(live.radius(n / 2), Some(1.0));
+    live.save(&big("4.0", n));
+    assert_eq!(live.radius(n / 2), Some(4.0));
+    // Broken at the very end: last good stays.
+    let broken = big("5.0", n);
+    let broken = broken.trim_end_matches(')').to_owned();
+    live.save(&broken);
+    assert_eq!(live.log().failed.len(), 1);
+    let d = &live.log().failed[0].diagnostics[0];
+    let expected = SceneDoc::from_str(&broken).unwrap_err();
+    assert_eq!(d.position, Some(expected.position()));
+    assert_eq!(live.radius(n / 2), Some(4.0));
+    // Custom error in a large file: position inside the expression.
+    live.save(&big("true", n));
+    assert_eq!(live.log().failed.len(), 2);
+    assert_eq!(live.radius(n / 2), Some(4.0));
+    live.save(&big("6.0", n));
+    assert_eq!(live.radius(n / 2), Some(6.0));
+    assert_eq!(live.log().reloaded.len(), 2);
+}
+
+/// Valid in-memory edits of custom components: changed, added, removed.
+#[test]
+fn in_memory_custom_edits_apply_and_a_later_save_diffs_against_them() {
+    let text = roots_scene(
+        &[
+            plain_entity(1, "A", &orbit_of("forge_demo::Orbit", "1.0")),
+            plain_entity(2, "B", ""),
+            plain_entity(3, "C", &orbit_of("forge_demo::Orbit", "3.0")),
+        ],
+        4,
+    );
+    let mut live = Live::start(&text);
+    let id = live.instance.scene();
+    let edit = |live: &mut Live, f: &dyn Fn(&mut SceneDoc)| {
+        let before = live.log().reloaded.len();
+        {
+            let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+            let mut scene = scenes.get_mut(id).unwrap();
+            f(scene.doc_mut());
+        }
+        live.h
+            .run_until(|w| w.resource::<Log>().reloaded.len() > before);
+    };
+    let orbit_c = |r: &str| {
+        ComponentData::Custom(CustomComponent {
+            type_path: "forge_demo::Orbit".into(),
+            fields: vec![
+                CustomField {
+                    name: "radius".into(),
+                    expr: r.into(),
+                },
+                CustomField {
+                    name: "speed".into(),
+                    expr: "1.0".into(),
+                },
+            ],
+        })
+    };
+    edit(&mut live, &|d| {
+        d.remove_component(1, "custom:forge_demo::Orbit").unwrap();
+        d.add_component(1, orbit_c("7.0")).unwrap();
+    });
+    assert_eq!(live.radius(1), Some(7.0));
+    edit(&mut live, &|d| d.add_component(2, orbit_c("8.0")).unwrap());
+    assert_eq!(live.radius(2), Some(8.0));
+    edit(&mut live, &|d| {
+        d.remove_component(3, "custom:forge_demo::Orbit").unwrap();
+    });
+    assert_eq!(live.radius(3), None);
+    assert_eq!(live.radius(1), Some(7.0));
+    assert_eq!(live.radius(2), Some(8.0));
+    // Then the file is saved with other values: diffed against the edited document.
+    live.save(&roots_scene(
+        &[
+            plain_entity(1, "A", &orbit_of("forge_demo::Orbit", "1.0")),
+            plain_entity(2, "B", ""),
+            plain_entity(3, "C", &orbit_of("forge_demo::Orbit", "3.0")),
+        ],
+        4,
+    ));
+    assert_eq!(live.radius(1), Some(1.0));
+    assert_eq!(live.radius(2), None);
+    assert_eq!(live.radius(3), Some(3.0));
+}
+
+/// A scene loaded but not spawned yet, edited in memory, then spawned: the edit is never
+/// prepared (no live instance, so `reload_scene` returns before `prepare_again`).
+#[test]
+fn an_edit_before_the_first_spawn_is_prepared_before_spawning() {
+    let mut h = Harness::new();
+    let text = roots_scene(
+        &[
+            plain_entity(1, "A", &orbit_of("forge_demo::Orbit", "1.0")),
+            plain_entity(2, "B", &orbit_of("forge_demo::Orbit", "2.0")),
+        ],
+        3,
+    );
+    h.add("level.forge.ron", &text);
+    let handle = h.load("level.forge.ron");
+    let id = handle.id();
+    h.run_until(|w| w.resource::<Assets<ForgeScene>>().contains(id));
+    {
+        let mut scenes = h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+        let mut scene = scenes.get_mut(id).unwrap();
+        scene.doc_mut().delete_subtree(1).unwrap();
+    }
+    for _ in 0..5 {
+        h.app.update();
+    }
+    let root = h.spawn_root(&handle);
+    h.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
+    let world = h.world();
+    let inst = world.get::<ForgeSceneInstance>(root).unwrap();
+    let b = inst.entity(2).unwrap();
+    assert_eq!(world.get::<Name>(b).unwrap().as_str(), "B");
+    assert_eq!(world.get::<common::Orbit>(b).map(|o| o.radius), Some(2.0));
+}
+
+/// An entity added in memory, and a new instance spawned in the same frame (before hot reload
+/// runs): the new instance has the entity once, and the old instance gets it from hot reload.
+#[test]
+fn an_entity_added_in_the_frame_of_a_new_instance_is_spawned_once() {
+    let text = roots_scene(
+        &[plain_entity(1, "A", &orbit_of("forge_demo::Orbit", "1.0"))],
+        2,
+    );
+    let mut live = Live::start(&text);
+    let id = live.instance.scene();
+    let handle = live.h.load("level.forge.ron");
+    let added = {
+        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+        let mut scene = scenes.get_mut(id).unwrap();
+        scene.doc_mut().add_entity("Added", None).unwrap()
+    };
+    let second = live.h.spawn_root(&handle);
+    live.h
+        .run_until(|w| !w.resource::<Log>().reloaded.is_empty());
+    for _ in 0..3 {
+        live.h.app.update();
+    }
+    let world = live.h.app.world_mut();
+    let named: Vec<Entity> = world
+        .query::<(Entity, &Name)>()
+        .iter(world)
+        .filter(|(_, n)| n.as_str() == "Added")
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(named.len(), 2, "once per instance: {named:?}");
+    for root in [live.root, second] {
+        let instance = world.get::<ForgeSceneInstance>(root).unwrap();
+        let e = instance.entity(added).unwrap();
+        assert!(named.contains(&e));
+    }
 }
