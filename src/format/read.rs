@@ -509,31 +509,15 @@ impl<'a> Parser<'a> {
                 Ok(())
             }
             Some(b'*') => {
-                // Block comments nest, as in RON.
-                let mut depth = 0usize;
-                let mut i = start;
-                while i + 1 < self.b.len() {
-                    match (self.b[i], self.b[i + 1]) {
-                        (b'/', b'*') => {
-                            depth += 1;
-                            i += 2;
-                        }
-                        (b'*', b'/') => {
-                            depth -= 1;
-                            i += 2;
-                            if depth == 0 {
-                                self.pos = i;
-                                return Ok(());
-                            }
-                        }
-                        (b'\n', _) => {
-                            self.newline(i);
-                            i += 1;
-                        }
-                        _ => i += 1,
-                    }
+                // Block comments nest, as in RON (and Rust: the expression scanner's rule).
+                let Some(end) = crate::expr::block_comment_end(self.b, start) else {
+                    return self.fail(start, ReadErrorKind::UnterminatedComment);
+                };
+                for nl in memchr::memchr_iter(b'\n', &self.b[start..end]) {
+                    self.newline(start + nl);
                 }
-                self.fail(start, ReadErrorKind::UnterminatedComment)
+                self.pos = end;
+                Ok(())
             }
             _ => self.unexpected("a value or a comment"),
         }
