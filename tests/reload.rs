@@ -532,10 +532,7 @@ fn a_hundred_alternating_reloads_leave_no_ghosts() {
 #[test]
 fn every_instance_of_a_scene_is_patched() {
     let mut live = Live::start(&base());
-    let handle = live.h.load("level.forge.ron");
-    let second = live.h.spawn_root(&handle);
-    live.h
-        .run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
+    let (second, _) = live.h.spawn_scene("level.forge.ron");
     live.save(&base().replace("\"C\"", "\"Sea\""));
     let world = live.h.world();
     let a = world.get::<ForgeSceneInstance>(live.root).unwrap();
@@ -607,9 +604,9 @@ fn a_bare_type_name_is_removed_on_reload() {
     );
 }
 
-/// An in-memory edit that is refused leaves the scene `stale`: its `prepared`/`custom` still
-/// describe the old document, indexed by position. A new instance of the scene spawned now
-/// mixes the edited document with the old prepared values.
+/// An in-memory edit that is refused leaves the scene `stale`: its prepared values still
+/// describe the old document. A new instance spawned now gets each entity's own last good
+/// values (looked up by id, not by position in the edited document).
 #[test]
 fn a_new_instance_after_a_refused_edit_gets_each_entity_its_own_values() {
     let text = roots_scene(
@@ -644,12 +641,8 @@ fn a_new_instance_after_a_refused_edit_gets_each_entity_its_own_values() {
     // The old instance is untouched (last good scene).
     assert_eq!(live.radius(2), Some(2.0));
     // A second instance of the same scene.
-    let handle = live.h.load("level.forge.ron");
-    let second = live.h.spawn_root(&handle);
-    live.h
-        .run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
+    let (_, inst) = live.h.spawn_scene("level.forge.ron");
     let world = live.h.world();
-    let inst = world.get::<ForgeSceneInstance>(second).unwrap();
     let b = inst.entity(2).unwrap();
     let c = inst.entity(3).unwrap();
     let got = (
