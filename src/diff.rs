@@ -32,7 +32,7 @@ use bevy_platform::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::format::{
-    ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, SmolStr, Transform, Vec3,
+    ComponentData, CustomComponent, CustomField, EcoString, EntityNode, SceneDoc, Transform, Vec3,
 };
 
 /// A value before and after an edit.
@@ -142,7 +142,7 @@ pub struct RemovedSubtree {
     /// The subtree's root: a removed entity whose old parent was kept (or that was an old root).
     pub root: u64,
     /// The root's name in the old document, for logs.
-    pub name: SmolStr,
+    pub name: EcoString,
     /// The root's parent in the old document.
     pub parent: Option<u64>,
     /// Every removed id of the subtree, depth first in old children order, `root` first. Old
@@ -157,7 +157,7 @@ pub struct EntityChange {
     /// The entity's id.
     pub id: u64,
     /// Its display name (Bevy's `Name`).
-    pub name: Option<Change<SmolStr>>,
+    pub name: Option<Change<EcoString>>,
     /// Its parent, when it moved to another parent (or to or from the roots).
     pub parent: Option<ParentChange>,
     /// Its local transform.
@@ -231,12 +231,12 @@ impl ComponentChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldChange {
     /// The field name.
-    pub name: SmolStr,
+    pub name: EcoString,
     /// The old expression, `None` when the field is new.
-    pub old: Option<SmolStr>,
+    pub old: Option<EcoString>,
     /// The new expression, `None` when the field was removed (the live field then keeps its
     /// value: the file no longer sets it).
-    pub new: Option<SmolStr>,
+    pub new: Option<EcoString>,
 }
 
 impl EntityChange {
@@ -686,7 +686,7 @@ fn diff_fields(old: &CustomComponent, new: &CustomComponent) -> Option<Vec<Field
             Some(expr) if *expr == f.expr => {}
             before => changes.push(FieldChange {
                 name: f.name.clone(),
-                old: before.map(SmolStr::new),
+                old: before.map(|s| EcoString::from(*s)),
                 new: Some(f.expr.clone()),
             }),
         }
@@ -1009,7 +1009,7 @@ mod tests {
                             .entity_mut(id)
                             .and_then(|n| n.components.first_mut())
                         {
-                            c.fields[0].expr = smol_str::format_smolstr!("{}", k + 1000);
+                            c.fields[0].expr = ecow::eco_format!("{}", k + 1000);
                         }
                     }
                     3 => { let _ = new.add_entity(format!("added {k}"), Some(id)); }

@@ -196,7 +196,7 @@ fn accepts_fields_in_any_order_and_data_before_type() {
     let comps = &doc.entity(1).unwrap().components;
     assert_eq!(
         comps[0],
-        ComponentData::Mesh3d(Mesh3dData {
+        ComponentData::Mesh3d(Box::new(Mesh3dData {
             mesh: MeshSource::Primitive(PrimitiveShape::Sphere { radius: 2.0 }),
             material: MaterialData {
                 base_color: Color::rgba(1.0, 0.0, 0.0, 1.0),
@@ -204,7 +204,7 @@ fn accepts_fields_in_any_order_and_data_before_type() {
                 perceptual_roughness: 1.0,
                 unlit: true
             },
-        })
+        }))
     );
     assert_eq!(comps[1], ComponentData::Visibility(VisibilityMode::Hidden));
     assert_eq!(comps[2], ComponentData::Camera3d);

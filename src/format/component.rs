@@ -1,7 +1,7 @@
 //! Component payloads: the `components` list of an entity (the format page, "Components").
 
+pub use ecow::EcoString;
 use serde::{Deserialize, Serialize};
-pub use smol_str::SmolStr;
 
 use super::value::{Color, Vec2, Vec3};
 
@@ -13,9 +13,9 @@ use super::value::{Color, Vec2, Vec3};
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum ComponentData {
     /// A 2D sprite: `(type: sprite, data: (..))`.
-    Sprite(SpriteData),
+    Sprite(Box<SpriteData>),
     /// World-space 2D text: `(type: text2d, data: (..))`.
-    Text2d(Text2dData),
+    Text2d(Box<Text2dData>),
     /// A 2D camera: `(type: camera2d)`.
     Camera2d,
     /// A 3D camera: `(type: camera3d)`.
@@ -25,7 +25,7 @@ pub enum ComponentData {
     /// A directional light: `(type: directional_light, data: (..))`.
     DirectionalLight(DirectionalLightData),
     /// A mesh with a material: `(type: mesh3d, data: (mesh: .., material: ..))`.
-    Mesh3d(Mesh3dData),
+    Mesh3d(Box<Mesh3dData>),
     /// Visibility: `(type: visibility, data: hidden)`.
     Visibility(VisibilityMode),
     /// A component of the game's own type: `(type: custom, data: (type_path: .., fields: [..]))`.
@@ -283,7 +283,7 @@ impl VisibilityMode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CustomComponent {
     /// A Rust type path: `Health`, `my_game::Health`, `my_game::components::Health`.
-    pub type_path: SmolStr,
+    pub type_path: EcoString,
     /// Ordered field initialisers.
     pub fields: Vec<CustomField>,
 }
@@ -292,14 +292,14 @@ pub struct CustomComponent {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct CustomField {
     /// The Rust field identifier.
-    pub name: SmolStr,
+    pub name: EcoString,
     /// A Rust expression, stored verbatim.
-    pub expr: SmolStr,
+    pub expr: EcoString,
 }
 
 impl CustomField {
     /// Creates a field initialiser.
-    pub fn new(name: impl Into<SmolStr>, expr: impl Into<SmolStr>) -> Self {
+    pub fn new(name: impl Into<EcoString>, expr: impl Into<EcoString>) -> Self {
         Self {
             name: name.into(),
             expr: expr.into(),

@@ -4,7 +4,7 @@
 //! document whose [`SceneDoc::check_integrity`] is empty; on a malformed forest they still never
 //! panic.
 
-use super::{ComponentData, EntityNode, SceneDoc, SmolStr, Transform};
+use super::{ComponentData, EcoString, EntityNode, SceneDoc, Transform};
 
 /// Why an editing operation was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,7 +77,7 @@ impl SceneDoc {
     /// [`EditError::NoSuchEntity`] when `parent` does not exist; [`EditError::IdsExhausted`].
     pub fn add_entity(
         &mut self,
-        name: impl Into<SmolStr>,
+        name: impl Into<EcoString>,
         parent: Option<u64>,
     ) -> Result<u64, EditError> {
         if let Some(p) = parent
@@ -167,7 +167,7 @@ impl SceneDoc {
                 .filter_map(|c| new_ids.get(c).copied())
                 .collect();
             if *old == id {
-                copy.name = smol_str::format_smolstr!("{} Copy", copy.name);
+                copy.name = ecow::eco_format!("{} Copy", copy.name);
                 copy.parent = parent;
             } else {
                 copy.parent = node.parent.and_then(|p| new_ids.get(&p).copied());
@@ -280,7 +280,7 @@ impl SceneDoc {
     ///
     /// # Errors
     /// [`EditError::NoSuchEntity`].
-    pub fn rename(&mut self, id: u64, name: impl Into<SmolStr>) -> Result<(), EditError> {
+    pub fn rename(&mut self, id: u64, name: impl Into<EcoString>) -> Result<(), EditError> {
         self.entities
             .get_mut(&id)
             .ok_or(EditError::NoSuchEntity(id))?

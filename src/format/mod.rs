@@ -20,9 +20,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 pub use component::{
-    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData,
+    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData, EcoString,
     MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
-    PrimitiveShape, SmolStr, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
 };
 pub use edit::EditError;
 pub(crate) use error::levenshtein;
@@ -70,7 +70,7 @@ pub struct EntityNode {
     /// Stable id; equal to the entity's key in [`SceneDoc::entities`].
     pub id: u64,
     /// Display name, any UTF-8; becomes Bevy's `Name`.
-    pub name: SmolStr,
+    pub name: EcoString,
     /// The containing entity, `None` for roots.
     pub parent: Option<u64>,
     /// Ordered child ids.
@@ -86,7 +86,7 @@ pub struct EntityNode {
 
 impl EntityNode {
     /// A root entity with no components, identity transform, unlocked.
-    pub fn new(id: u64, name: impl Into<SmolStr>) -> Self {
+    pub fn new(id: u64, name: impl Into<EcoString>) -> Self {
         Self {
             id,
             name: name.into(),

@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use indexmap::IndexMap;
 
 use super::component::{
-    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData,
+    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData, EcoString,
     MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
-    PrimitiveShape, SmolStr, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
 };
 use super::error::{ReadError, ReadErrorKind, closest};
 use super::source_map::{
@@ -186,6 +186,8 @@ const MATERIAL_PATHS: [&str; 4] = [
     "material.unlit",
 ];
 const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
+/// The longest string an [`EcoString`] holds without allocating.
+const INLINE_STRING: usize = EcoString::INLINE_LIMIT;
 const CUSTOM_FIELD_FIELDS: [&str; 2] = ["name", "expr"];
 const COMPONENT_FIELDS: [&str; 2] = ["type", "data"];
 const XY: [&str; 2] = ["x", "y"];
@@ -224,7 +226,7 @@ struct Tables {
     payload_fields: Vec<(&'static str, u32)>,
     custom_fields: Vec<[u32; 3]>,
     /// Strings over 23 bytes read lately, shared by the document (see [`Parser::small_string`]).
-    long_strings: Vec<SmolStr>,
+    long_strings: Vec<EcoString>,
 }
 
 impl Tables {
@@ -841,18 +843,18 @@ impl<'a> Parser<'a> {
         self.str_value().map(Cow::into_owned)
     }
 
-    /// A string as a [`SmolStr`]: no allocation for up to 23 bytes. Longer strings seen before
+    /// A string as an [`EcoString`]: no allocation for up to 15 bytes. Longer strings seen before
     /// (type paths and field names repeat from entity to entity) share one allocation.
-    fn small_string(&mut self) -> PResult<SmolStr> {
+    fn small_string(&mut self) -> PResult<EcoString> {
         let value = self.str_value()?;
-        if value.len() <= 23 {
-            return Ok(SmolStr::new(&*value));
+        if value.len() <= INLINE_STRING {
+            return Ok(EcoString::from(&*value));
         }
         let known = &mut self.tables.long_strings;
         if let Some(s) = known.iter().find(|s| **s == *value) {
             return Ok(s.clone());
         }
-        let s = SmolStr::new(&*value);
+        let s = EcoString::from(&*value);
         if known.len() == 16 {
             known.remove(0);
         }
@@ -1201,7 +1203,7 @@ impl<'a> Parser<'a> {
 
     fn entity(&mut self, spans: &mut EntitySpans) -> PResult<EntityNode> {
         let mut id = 0;
-        let mut name = SmolStr::default();
+        let mut name = EcoString::default();
         let mut parent = None;
         let mut children = Vec::new();
         let mut transform = Transform::IDENTITY;
@@ -1353,7 +1355,7 @@ impl<'a> Parser<'a> {
                     }
                     Ok(())
                 })?;
-                ComponentData::Sprite(d)
+                ComponentData::Sprite(Box::new(d))
             }
             "text2d" => {
                 let (mut text, mut font_size, mut color) = (String::new(), 0.0, Color::WHITE);
@@ -1367,11 +1369,11 @@ impl<'a> Parser<'a> {
                     Ok(())
                 })?;
                 self.require(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
-                ComponentData::Text2d(Text2dData {
+                ComponentData::Text2d(Box::new(Text2dData {
                     text,
                     font_size,
                     color,
-                })
+                }))
             }
             "point_light" => {
                 let mut d = PointLightData {
@@ -1433,7 +1435,7 @@ impl<'a> Parser<'a> {
                 })?;
                 self.require(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
                 match mesh {
-                    Some(mesh) => ComponentData::Mesh3d(Mesh3dData { mesh, material }),
+                    Some(mesh) => ComponentData::Mesh3d(Box::new(Mesh3dData { mesh, material })),
                     None => {
                         return self.fail(
                             start,
@@ -1589,8 +1591,8 @@ impl<'a> Parser<'a> {
                 custom.type_path = p.small_string()?;
             } else {
                 p.sequence(|p, _| {
-                    let mut name = SmolStr::default();
-                    let mut expr = SmolStr::default();
+                    let mut name = EcoString::default();
+                    let mut expr = EcoString::default();
                     let mut offsets = [ABSENT; 3];
                     let (entry, seen) =
                         p.structure("custom field", &CUSTOM_FIELD_FIELDS, |p, i, at| {

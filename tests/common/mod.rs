@@ -110,20 +110,20 @@ pub fn component() -> BoxedStrategy<ComponentData> {
             any::<bool>()
         )
             .prop_map(|(image, color, custom_size, flip_x, flip_y)| {
-                ComponentData::Sprite(SpriteData {
+                ComponentData::Sprite(Box::new(SpriteData {
                     image,
                     color,
                     custom_size,
                     flip_x,
                     flip_y,
-                })
+                }))
             }),
         (text(), float(), color()).prop_map(|(text, font_size, color)| {
-            ComponentData::Text2d(Text2dData {
+            ComponentData::Text2d(Box::new(Text2dData {
                 text,
                 font_size,
                 color,
-            })
+            }))
         }),
         Just(ComponentData::Camera2d),
         Just(ComponentData::Camera3d),
@@ -156,7 +156,7 @@ pub fn component() -> BoxedStrategy<ComponentData> {
         )
             .prop_map(
                 |(mesh, base_color, metallic, perceptual_roughness, unlit)| {
-                    ComponentData::Mesh3d(Mesh3dData {
+                    ComponentData::Mesh3d(Box::new(Mesh3dData {
                         mesh,
                         material: MaterialData {
                             base_color,
@@ -164,7 +164,7 @@ pub fn component() -> BoxedStrategy<ComponentData> {
                             perceptual_roughness,
                             unlit,
                         },
-                    })
+                    }))
                 }
             ),
         prop_oneof![
