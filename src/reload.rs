@@ -412,6 +412,10 @@ fn apply(
         if touched {
             event.changed.push(change.id);
         }
+        if !change.components.is_empty() || change.parent.is_some() {
+            // A rendered component added, or a rendered entity moved under a new parent.
+            crate::spawn::link_visibility(world, entity);
+        }
     }
     // 3. Despawn removed subtrees (and removed entities the game moved elsewhere).
     for subtree in &changes.removed {

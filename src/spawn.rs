@@ -181,16 +181,6 @@ pub(crate) fn spawn_instance(
 }
 
 /// What every spawned scene entity has, spawned as one bundle.
-#[cfg(feature = "builtins")]
-pub(crate) type EntityBundle = (
-    bevy_ecs::name::Name,
-    Transform,
-    ChildOf,
-    ForgeEntityId,
-    bevy_camera::visibility::Visibility,
-);
-/// What every spawned scene entity has, spawned as one bundle.
-#[cfg(not(feature = "builtins"))]
 pub(crate) type EntityBundle = (bevy_ecs::name::Name, Transform, ChildOf, ForgeEntityId);
 
 /// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the
@@ -220,15 +210,6 @@ pub(crate) fn spawn_entity(
     let name = bevy_ecs::name::Name::new(node.name.to_string());
     let transform = crate::loader::bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
-    #[cfg(feature = "builtins")]
-    let bundle = (
-        name,
-        transform,
-        ChildOf(parent),
-        ForgeEntityId(id),
-        bevy_camera::visibility::Visibility::Inherited,
-    );
-    #[cfg(not(feature = "builtins"))]
     let bundle = (name, transform, ChildOf(parent), ForgeEntityId(id));
     #[cfg(feature = "builtins")]
     let has_builtins = !builtins.is_empty();
@@ -250,8 +231,38 @@ pub(crate) fn spawn_entity(
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
     crate::custom::insert(&mut entity, custom.iter(), id);
-    entity.id()
+    let entity = entity.id();
+    link_visibility(world, entity);
+    entity
 }
+
+/// Gives each scene ancestor of `entity` a `Visibility` (`Inherited`) when `entity` has one, so
+/// that hiding an ancestor hides it: Bevy propagates visibility only through entities that have
+/// `Visibility`. Entities with nothing rendered below them get none (the format page,
+/// "Visibility": no component means `inherited`). The walk stops at the first ancestor that has
+/// one, or that is not a scene entity (the [`ForgeSceneRoot`], which requires it).
+#[cfg(feature = "builtins")]
+pub(crate) fn link_visibility(world: &mut World, entity: Entity) {
+    use bevy_camera::visibility::Visibility;
+    if !world.entity(entity).contains::<Visibility>() {
+        return;
+    }
+    let mut current = entity;
+    while let Some(parent) = world.get::<ChildOf>(current).map(ChildOf::parent) {
+        let Ok(mut ancestor) = world.get_entity_mut(parent) else {
+            return;
+        };
+        if ancestor.contains::<Visibility>() || !ancestor.contains::<ForgeEntityId>() {
+            return;
+        }
+        ancestor.insert(Visibility::Inherited);
+        current = parent;
+    }
+}
+
+/// Without built-ins there is no `Visibility` to link.
+#[cfg(not(feature = "builtins"))]
+pub(crate) fn link_visibility(_world: &mut World, _entity: Entity) {}
 
 /// Inserts one prepared built-in, resolving its material through the shared cache.
 #[cfg(feature = "builtins")]

@@ -867,3 +867,53 @@ fn an_entity_added_in_the_frame_of_a_new_instance_is_spawned_once() {
         assert!(named.contains(&e));
     }
 }
+
+fn has_visibility(live: &Live, id: u64) -> bool {
+    live.h
+        .world()
+        .get::<bevy_camera::visibility::Visibility>(live.e(id))
+        .is_some()
+}
+
+/// Rendered entities and their scene ancestors get `Visibility` (so hiding an ancestor hides
+/// them); entities with nothing rendered at or below them get none. Hot reload keeps this when
+/// it adds a rendered component or moves a rendered entity under a plain one.
+#[test]
+fn visibility_links_rendered_entities_to_their_ancestors_only() {
+    // 1 [2 [3]], 4, 5 [6 (sprite)]
+    let text = |three: &str, six_parent: u64| {
+        let (five_children, four_children): (&[u64], &[u64]) = if six_parent == 5 {
+            (&[6], &[])
+        } else {
+            (&[], &[6])
+        };
+        scene(
+            &[
+                entity(1, "A", None, &[2], 0.0, ""),
+                entity(2, "B", Some(1), &[3], 0.0, ""),
+                entity(3, "C", Some(2), &[], 0.0, three),
+                entity(4, "D", None, four_children, 0.0, ""),
+                entity(5, "E", None, five_children, 0.0, ""),
+                entity(6, "F", Some(six_parent), &[], 0.0, SPRITE),
+            ],
+            &[1, 4, 5],
+            7,
+        )
+    };
+    let mut live = Live::start(&text("", 5));
+    let with: Vec<u64> = (1..=6).filter(|id| has_visibility(&live, *id)).collect();
+    assert_eq!(with, vec![5, 6], "only the sprite and its parent");
+    let root_visibility = live
+        .h
+        .world()
+        .get::<bevy_camera::visibility::Visibility>(live.root);
+    assert!(root_visibility.is_some(), "the scene root requires it");
+
+    // A light added deep in the plain subtree, and the sprite moved under the plain root.
+    live.save(&text(LIGHT, 4));
+    assert_eq!(live.log().reloaded.len(), 1);
+    let with: Vec<u64> = (1..=6).filter(|id| has_visibility(&live, *id)).collect();
+    assert_eq!(with, vec![1, 2, 3, 4, 5, 6]);
+    let world = live.h.world();
+    assert_eq!(world.get::<ChildOf>(live.e(6)).unwrap().parent(), live.e(4));
+}
