@@ -16,8 +16,8 @@ use super::component::{
 };
 use super::error::{ReadError, ReadErrorKind, closest};
 use super::source_map::{
-    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, Position, SourceMap, SpanRange,
-    TOP_FIELDS, TRANSFORM_FIELDS, WideChars,
+    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, LineStarts, Position, SourceMap,
+    SpanRange, TOP_FIELDS, TRANSFORM_FIELDS, WideChars,
 };
 use super::value::{Color, Transform, Vec2, Vec3};
 use super::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -213,7 +213,7 @@ struct Tables {
     /// Length of the whole text (for capacity estimates).
     len: usize,
     /// Offsets of the first byte of each line seen so far, ascending (see [`Parser::newline`]).
-    line_starts: Vec<u32>,
+    line_starts: LineStarts,
     /// Warnings with the offset they point at.
     warnings: Vec<(usize, ReadWarningKind)>,
     /// The spans of the component being read (its lists reused from component to component).
@@ -231,7 +231,7 @@ struct Tables {
 
 impl Tables {
     fn new(len: usize) -> Self {
-        let mut line_starts = Vec::with_capacity(len / 24 + 1);
+        let mut line_starts = LineStarts::with_capacity(len / 24 + 1);
         line_starts.push(0);
         Self {
             len,
@@ -381,7 +381,7 @@ impl<'a> Parser<'a> {
             .tables
             .line_starts
             .last()
-            .is_some_and(|last| start > *last)
+            .is_some_and(|last| start > last)
         {
             self.tables.line_starts.push(start);
         }

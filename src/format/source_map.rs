@@ -22,11 +22,137 @@ impl std::fmt::Display for Position {
     }
 }
 
+/// The byte offset of the first byte of each line of a text, in about one byte per line: the
+/// start of every [`LineStarts::BLOCK`]th line, and for each other line its distance from the
+/// line before (a byte; longer distances in a side table). A canonical file has a line every 20
+/// bytes or so, so a plain `Vec<u32>` would take a fifth of the text's size.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct LineStarts {
+    /// The start of lines `0`, `BLOCK`, `2 * BLOCK`, ...
+    blocks: Vec<u32>,
+    /// For line `i >= 1` at `steps[i - 1]`: its start minus the start of line `i - 1`, or
+    /// [`LineStarts::LONG`] when that is `LONG` or more.
+    steps: Vec<u8>,
+    /// `(line, step)` of each line whose step is `LONG` or more, in line order.
+    long: Vec<(u32, u32)>,
+    /// The start of the last line (`0` when there is none).
+    last: u32,
+}
+
+impl LineStarts {
+    /// Lines per absolute offset: a lookup steps over at most `BLOCK - 1` lines.
+    const BLOCK: usize = 64;
+    /// The step byte of a line whose step is in `long`.
+    const LONG: u8 = u8::MAX;
+
+    /// Room for about `lines` lines.
+    pub(crate) fn with_capacity(lines: usize) -> Self {
+        Self {
+            blocks: Vec::with_capacity(lines / Self::BLOCK + 1),
+            steps: Vec::with_capacity(lines),
+            long: Vec::new(),
+            last: 0,
+        }
+    }
+
+    /// Number of lines recorded.
+    pub(crate) fn len(&self) -> usize {
+        if self.blocks.is_empty() {
+            0
+        } else {
+            self.steps.len() + 1
+        }
+    }
+
+    /// The start of the last line recorded.
+    pub(crate) fn last(&self) -> Option<u32> {
+        (!self.blocks.is_empty()).then_some(self.last)
+    }
+
+    /// Records the next line, which starts at `start` (not before the last line's start).
+    pub(crate) fn push(&mut self, start: u32) {
+        let line = self.len();
+        if line % Self::BLOCK == 0 {
+            self.blocks.push(start);
+        }
+        if line > 0 {
+            let step = start - self.last;
+            if step >= u32::from(Self::LONG) {
+                self.steps.push(Self::LONG);
+                self.long.push((line as u32, step));
+            } else {
+                self.steps.push(step as u8);
+            }
+        }
+        self.last = start;
+    }
+
+    /// Keeps the first `len` lines.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        if len == 0 {
+            *self = Self::default();
+            return;
+        }
+        self.steps.truncate(len - 1);
+        self.blocks.truncate((len - 1) / Self::BLOCK + 1);
+        while self
+            .long
+            .last()
+            .is_some_and(|(line, _)| *line as usize >= len)
+        {
+            self.long.pop();
+        }
+        self.last = self.line_of(u32::MAX).1;
+    }
+
+    /// Drops spare capacity.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.blocks.shrink_to_fit();
+        self.steps.shrink_to_fit();
+        self.long.shrink_to_fit();
+    }
+
+    /// The distance from the start of line `line - 1` to the start of line `line` (`line >= 1`).
+    fn step(&self, line: usize) -> u32 {
+        match self.steps[line - 1] {
+            Self::LONG => {
+                let i = self.long.partition_point(|(l, _)| (*l as usize) < line);
+                self.long[i].1
+            }
+            step => u32::from(step),
+        }
+    }
+
+    /// The last line starting at or before `offset`: its 0-based number and its start. `(0, 0)`
+    /// when no line starts there (or none is recorded).
+    pub(crate) fn line_of(&self, offset: u32) -> (usize, u32) {
+        let block = self.blocks.partition_point(|&s| s <= offset);
+        if block == 0 {
+            return (0, 0);
+        }
+        let mut line = (block - 1) * Self::BLOCK;
+        let mut start = self.blocks[block - 1];
+        let len = self.len();
+        while line + 1 < len {
+            let next = start + self.step(line + 1);
+            if next > offset {
+                break;
+            }
+            line += 1;
+            start = next;
+        }
+        (line, start)
+    }
+}
+
 /// Maps byte offsets of one text to lines and columns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct LineIndex {
     /// Byte offset of the first byte of each line.
-    line_starts: Vec<u32>,
+    line_starts: LineStarts,
     /// For each non-ASCII character: the offset just past it and the running total of extra
     /// bytes (UTF-8 length minus one) up to and including it.
     wide: Vec<(u32, u32)>,
@@ -35,26 +161,17 @@ pub(crate) struct LineIndex {
 impl LineIndex {
     pub(crate) fn new(text: &str) -> Self {
         let bytes = text.as_bytes();
-        let mut line_starts = Vec::with_capacity(bytes.len() / 24 + 1);
+        let mut line_starts = LineStarts::with_capacity(bytes.len() / 24 + 1);
         line_starts.push(0u32);
         for_each_newline(bytes, |nl| line_starts.push(nl as u32 + 1));
-        Self::from_line_starts(text, line_starts)
-    }
-
-    /// The index of `text` whose lines start at `line_starts` (`0`, then one past each `\n`, in
-    /// order), as the reader collects them while parsing.
-    pub(crate) fn from_line_starts(text: &str, line_starts: Vec<u32>) -> Self {
-        debug_assert_eq!(
-            line_starts.len(),
-            1 + text.bytes().filter(|b| *b == b'\n').count()
-        );
+        line_starts.shrink_to_fit();
         let mut wide = WideChars::default();
         wide.scan(text, 0);
         Self::from_parts(line_starts, wide.table)
     }
 
     /// The index of a text from its line starts and the [`WideChars`] table of the same text.
-    pub(crate) fn from_parts(line_starts: Vec<u32>, mut wide: Vec<(u32, u32)>) -> Self {
+    pub(crate) fn from_parts(line_starts: LineStarts, mut wide: Vec<(u32, u32)>) -> Self {
         wide.shrink_to_fit();
         Self { line_starts, wide }
     }
@@ -62,9 +179,9 @@ impl LineIndex {
     /// The position of byte `offset`. Offsets past the end map to the end of the last line.
     pub(crate) fn position(&self, offset: usize) -> Position {
         let off = offset.min(u32::MAX as usize) as u32;
-        let line = self.line_starts.partition_point(|&s| s <= off).max(1);
         // An empty index (a default map) is one line from offset 0.
-        let line_start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+        let (line, line_start) = self.line_starts.line_of(off);
+        let line = line + 1;
         let extra_before = |at: u32| -> u32 {
             let i = self.wide.partition_point(|&(end, _)| end <= at);
             if i == 0 { 0 } else { self.wide[i - 1].1 }
@@ -363,6 +480,7 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     #[test]
     fn an_empty_map_has_no_positions() {
@@ -407,6 +525,59 @@ mod tests {
                 } else {
                     column += 1;
                 }
+            }
+        }
+    }
+
+    /// Line starts as a plain list: the model [`LineStarts`] must agree with.
+    fn model_line_of(starts: &[u32], offset: u32) -> (usize, u32) {
+        match starts.partition_point(|&s| s <= offset) {
+            0 => (0, 0),
+            n => (n - 1, starts[n - 1]),
+        }
+    }
+
+    proptest::proptest! {
+        /// Pushes (short and long line lengths, over many blocks) and truncations (as the
+        /// reader undoes a partly read entry) answer every lookup as a plain list does.
+        #[test]
+        fn line_starts_answer_as_a_plain_list(
+            ops in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => (0u32..40).prop_map(Some),
+                    2 => (250u32..260).prop_map(Some),
+                    1 => (260u32..70_000).prop_map(Some),
+                    1 => proptest::strategy::Just(None),
+                ],
+                0..400,
+            ),
+            cuts in proptest::collection::vec(0usize..450, 0..4),
+        ) {
+            use proptest::prop_assert_eq;
+            let (mut starts, mut model) = (LineStarts::default(), Vec::<u32>::new());
+            let mut cuts = cuts.into_iter();
+            for op in ops {
+                match op {
+                    Some(step) => {
+                        let start = model.last().map_or(0, |l| l + step);
+                        starts.push(start);
+                        model.push(start);
+                    }
+                    None => {
+                        let len = cuts.next().unwrap_or(0);
+                        starts.truncate(len);
+                        model.truncate(len);
+                    }
+                }
+                prop_assert_eq!(starts.len(), model.len());
+                prop_assert_eq!(starts.last(), model.last().copied());
+            }
+            let end = model.last().map_or(0, |l| l + 300);
+            for offset in (0..end).step_by(7).chain([end, u32::MAX]) {
+                prop_assert_eq!(starts.line_of(offset), model_line_of(&model, offset), "offset {}", offset);
+            }
+            for &start in &model {
+                prop_assert_eq!(starts.line_of(start).1, start);
             }
         }
     }
