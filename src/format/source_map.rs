@@ -72,7 +72,7 @@ impl LineStarts {
     /// Records the next line, which starts at `start` (not before the last line's start).
     pub(crate) fn push(&mut self, start: u32) {
         let line = self.len();
-        if line % Self::BLOCK == 0 {
+        if line.is_multiple_of(Self::BLOCK) {
             self.blocks.push(start);
         }
         if line > 0 {
