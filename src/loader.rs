@@ -23,7 +23,7 @@ pub struct ForgeScene {
     /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`]).
     pub(crate) source_map: Option<SourceMap>,
     /// One entry per entity, in `doc.entities` order.
-    pub(crate) prepared: Vec<PreparedEntity>,
+    pub(crate) prepared: PreparedBuiltins,
     /// The custom components of every entity, built at load time.
     pub(crate) custom: crate::custom::PreparedCustoms,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
@@ -98,13 +98,29 @@ impl ForgeScene {
     }
 }
 
-/// The built-in components of one entity, ready to insert. Its `Name` and `Transform` are made
-/// from its document entry when it spawns (keeping them here too would double their memory), and
-/// its custom components are in [`ForgeScene::custom`].
-#[derive(Debug, Clone)]
-pub(crate) struct PreparedEntity {
+/// The built-in components of every entity, ready to insert: one list for the whole scene, in
+/// `doc.entities` order, and where each entity's run starts (no list per entity). `Name` and
+/// `Transform` are made from the document entry when an entity spawns (keeping them here too
+/// would double their memory), and custom components are in [`ForgeScene::custom`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PreparedBuiltins {
     #[cfg(feature = "builtins")]
-    pub(crate) components: Vec<crate::builtin::PreparedComponent>,
+    components: Vec<crate::builtin::PreparedComponent>,
+    /// Entity `i`'s components are `components[starts[i]..starts[i + 1]]`.
+    #[cfg(feature = "builtins")]
+    starts: Vec<u32>,
+}
+
+#[cfg(feature = "builtins")]
+impl PreparedBuiltins {
+    /// The built-in components of the entity at `index` of `doc.entities` (none when out of
+    /// range).
+    pub(crate) fn entity(&self, index: usize) -> &[crate::builtin::PreparedComponent] {
+        match (self.starts.get(index), self.starts.get(index + 1)) {
+            (Some(&a), Some(&b)) => self.components.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
 }
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
@@ -485,29 +501,27 @@ pub(crate) fn prepare_entities(
     source_map: &SourceMap,
     sink: &mut impl PrepareSink,
     path: &str,
-) -> (Vec<PreparedEntity>, Vec<crate::format::MaterialData>) {
+) -> (PreparedBuiltins, Vec<crate::format::MaterialData>) {
     #[cfg(feature = "builtins")]
     let mut sub = crate::builtin::SubAssets::default();
     #[cfg_attr(feature = "builtins", allow(unused_mut))]
     let mut skipped_builtins = 0usize;
-    let mut prepared = Vec::with_capacity(doc.entities.len());
+    #[cfg_attr(not(feature = "builtins"), allow(unused_mut))]
+    let mut prepared = PreparedBuiltins::default();
+    #[cfg(feature = "builtins")]
+    prepared.starts.reserve_exact(doc.entities.len() + 1);
     for (id, node) in &doc.entities {
-        // Sized for the built-ins only: custom components are prepared elsewhere, and a list
-        // with room for them would hold 168 unused bytes per custom component.
         #[cfg(feature = "builtins")]
-        let mut components = Vec::with_capacity(
-            node.components
-                .iter()
-                .filter(|c| !matches!(c, ComponentData::Custom(_)))
-                .count(),
-        );
+        prepared
+            .starts
+            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
         for (index, component) in node.components.iter().enumerate() {
             if let ComponentData::Custom(_) = component {
                 continue; // built by `crate::custom::prepare`
             }
             #[cfg(feature = "builtins")]
             match crate::builtin::prepare(component, sink, &mut sub) {
-                Ok(Some(p)) => components.push(p),
+                Ok(Some(p)) => prepared.components.push(p),
                 Ok(None) => {}
                 Err(message) => {
                     let at = source_map
@@ -525,10 +539,16 @@ pub(crate) fn prepare_entities(
                 skipped_builtins += 1;
             }
         }
-        prepared.push(PreparedEntity {
-            #[cfg(feature = "builtins")]
-            components,
-        });
+    }
+    #[cfg(feature = "builtins")]
+    if prepared.components.is_empty() {
+        // No entity has one: every lookup answers none without the starts.
+        prepared.starts = Vec::new();
+    } else {
+        prepared
+            .starts
+            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
+        prepared.components.shrink_to_fit();
     }
     if skipped_builtins > 0 {
         tracing::warn!(

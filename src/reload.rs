@@ -498,9 +498,8 @@ fn patch_builtin(
     match change {
         ComponentChange::Removed { key } => crate::builtin::remove(entity, key),
         ComponentChange::Added { .. } | ComponentChange::Changed { .. } => {
-            let prepared = index
-                .and_then(|i| scene.prepared.get(i))
-                .and_then(|p| p.components.iter().find(|c| c.tag() == key));
+            let prepared =
+                index.and_then(|i| scene.prepared.entity(i).iter().find(|c| c.tag() == key));
             match prepared {
                 Some(component) => crate::spawn::insert_builtin(entity, component, scene_id, scene),
                 None => crate::builtin::remove(entity, key),

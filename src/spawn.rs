@@ -204,9 +204,7 @@ pub(crate) fn spawn_entity(
     // The entity's own prepared values, also while the document has edits not prepared yet.
     let prepared = scene.prepared_index(id, index);
     #[cfg(feature = "builtins")]
-    let builtins = prepared
-        .and_then(|i| scene.prepared.get(i))
-        .map_or(&[][..], |p| &p.components[..]);
+    let builtins = prepared.map_or(&[][..], |i| scene.prepared.entity(i));
     let name = bevy_ecs::name::Name::new(node.name.to_string());
     let transform = crate::loader::bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
