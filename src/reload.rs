@@ -394,7 +394,7 @@ fn apply(
         let mut e = world.entity_mut(entity);
         let mut touched = false;
         if let Some(name) = &change.name {
-            e.insert(Name::new(name.new.to_string()));
+            e.insert(Name::new(String::from(name.new.as_str())));
             touched = true;
         }
         if let Some(t) = &change.transform {

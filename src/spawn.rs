@@ -205,7 +205,7 @@ pub(crate) fn spawn_entity(
     let prepared = scene.prepared_index(id, index);
     #[cfg(feature = "builtins")]
     let builtins = prepared.map_or(&[][..], |i| scene.prepared.entity(i));
-    let name = bevy_ecs::name::Name::new(node.name.to_string());
+    let name = bevy_ecs::name::Name::new(String::from(node.name.as_str()));
     let transform = crate::loader::bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
     let bundle = (name, transform, ChildOf(parent), ForgeEntityId(id));
