@@ -160,7 +160,14 @@ pub(crate) fn spawn_instance(
             entities,
         };
     }
-    for id in scene.doc.depth_first() {
+    // Depth first, as `SceneDoc::depth_first` orders them, without listing every id first: the
+    // id map says what is spawned already, so the walk needs only its stack (a list and a set
+    // for every entity would add to the peak memory of spawning a large scene).
+    let mut stack: Vec<u64> = scene.doc.roots.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        if entities.contains_key(&id) {
+            continue;
+        }
         let Some((index, _, node)) = scene.doc.entities.get_full(&id) else {
             continue;
         };
@@ -173,6 +180,7 @@ pub(crate) fn spawn_instance(
         };
         let entity = spawn_entity(world, parent, id, index, scene_id, scene);
         entities.insert(id, entity);
+        stack.extend(node.children.iter().rev().copied());
     }
     ForgeSceneInstance {
         scene: scene_id,
