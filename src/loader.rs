@@ -132,7 +132,7 @@ pub struct ForgeSceneLoaderSettings {
     pub check_assets: bool,
     /// Keep the [`SourceMap`] in the loaded [`ForgeScene`] (default `false`), for tools that
     /// point from a loaded entity back to its line ([`ForgeScene::source_map`]). The map takes
-    /// about as much memory as the document (roughly 500 bytes per entity in canonical files),
+    /// about as much memory as the document (roughly 400 bytes per entity in canonical files),
     /// so a game that only spawns scenes goes without it; load errors have their positions
     /// either way.
     pub keep_source_map: bool,
