@@ -787,6 +787,10 @@ pub(crate) fn insert<'a>(
     id: u64,
 ) {
     for p in prepared {
+        // A game observer may despawn the entity as a component arrives.
+        if entity.is_despawned() {
+            return;
+        }
         if !(p.ty.insert)(entity, p.value) {
             tracing::error!(
                 "entity {id}: custom component `{}` not inserted: its prepared value does not apply",

@@ -406,6 +406,10 @@ fn apply(
             touched = true;
         }
         for component in &change.components {
+            // A game observer may despawn the entity as a component arrives.
+            if e.is_despawned() {
+                break;
+            }
             touched = true;
             patch_component(&mut e, component, index, scene_id, scene);
         }
