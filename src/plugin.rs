@@ -41,6 +41,8 @@ impl Plugin for ForgeScenePlugin {
                     .chain()
                     .after(AssetTrackingSystems),
             );
+        #[cfg(feature = "builtins")]
+        app.add_observer(crate::spawn::link_parent_visibility);
     }
 
     fn finish(&self, app: &mut App) {

@@ -160,9 +160,12 @@ pub(crate) fn spawn_instance(
             entities,
         };
     }
-    // Depth first, as `SceneDoc::depth_first` orders them, without listing every id first: the
-    // id map says what is spawned already, so the walk needs only its stack (a list and a set
-    // for every entity would add to the peak memory of spawning a large scene).
+    // Depth first from the roots, parents before children and children in order, without
+    // listing every id first: the id map says what is spawned already, so the walk needs only
+    // its stack (a list and a set for every entity would add to the peak memory of spawning a
+    // large scene). An entity whose parent did not spawn is skipped with its subtree; that only
+    // happens in a forest validation refused (an edit in memory), and each id spawns at most
+    // once, so the walk ends even on a cycle.
     let mut stack: Vec<u64> = scene.doc.roots.iter().rev().copied().collect();
     while let Some(id) = stack.pop() {
         if entities.contains_key(&id) {
@@ -227,30 +230,41 @@ pub(crate) fn spawn_entity(
     } else {
         crate::custom::spawn_with_first(world, bundle, custom)
     };
-    let mut entity = world.entity_mut(entity);
+    // A game observer may despawn the entity as a component arrives: stop there.
+    let Ok(mut entity_mut) = world.get_entity_mut(entity) else {
+        return entity;
+    };
     #[cfg(feature = "builtins")]
     {
         for component in builtins {
-            insert_builtin(&mut entity, component, scene_id, scene);
+            insert_builtin(&mut entity_mut, component, scene_id, scene);
+            if entity_mut.is_despawned() {
+                return entity;
+            }
         }
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
-    crate::custom::insert(&mut entity, custom.iter(), id);
-    let entity = entity.id();
+    crate::custom::insert(&mut entity_mut, custom.iter(), id);
     link_visibility(world, entity);
     entity
 }
 
 /// Gives each scene ancestor of `entity` a `Visibility` (`Inherited`) when `entity` has one, so
 /// that hiding an ancestor hides it: Bevy propagates visibility only through entities that have
-/// `Visibility`. Entities with nothing rendered below them get none (the format page,
-/// "Visibility": no component means `inherited`). The walk stops at the first ancestor that has
-/// one, or that is not a scene entity (the [`ForgeSceneRoot`], which requires it).
+/// `Visibility`. Scene entities with nothing drawn at or below them get none (the format page,
+/// "Visibility": no component means `inherited`). The walk stops at the first ancestor
+/// that has one (its own ancestors got theirs when it did: [`link_parent_visibility`]), or that
+/// is not a scene entity (the [`ForgeSceneRoot`], which requires it). Spawning and hot reload
+/// call this directly, so a scene spawned with [`ForgeScene::spawn_into`] into a bare `World`
+/// (without the observer) is linked too.
 #[cfg(feature = "builtins")]
 pub(crate) fn link_visibility(world: &mut World, entity: Entity) {
     use bevy_camera::visibility::Visibility;
-    if !world.entity(entity).contains::<Visibility>() {
+    if !world
+        .get_entity(entity)
+        .is_ok_and(|e| e.contains::<Visibility>())
+    {
         return;
     }
     let mut current = entity;
@@ -263,6 +277,34 @@ pub(crate) fn link_visibility(world: &mut World, entity: Entity) {
         }
         ancestor.insert(Visibility::Inherited);
         current = parent;
+    }
+}
+
+/// Keeps visibility flowing through plain scene entities when anything under them gets
+/// `Visibility` later: a sprite or child the game adds, a scene spawned under a scene entity,
+/// `Visibility` the game puts on a plain group. The parent, when it is a scene entity without
+/// `Visibility`, gets `Visibility::Inherited`, which triggers this again one level up. An entity
+/// the game moves (a new `ChildOf`) under a plain scene entity is not seen: give that scene entity
+/// `Visibility`, as Bevy asks of every parent of something drawn.
+#[cfg(feature = "builtins")]
+pub(crate) fn link_parent_visibility(
+    add: On<Add<bevy_camera::visibility::Visibility>>,
+    parents: Query<&ChildOf>,
+    plain: Query<
+        (),
+        (
+            With<ForgeEntityId>,
+            Without<bevy_camera::visibility::Visibility>,
+        ),
+    >,
+    mut commands: Commands,
+) {
+    if let Ok(child_of) = parents.get(add.event_target())
+        && plain.contains(child_of.parent())
+    {
+        commands
+            .entity(child_of.parent())
+            .try_insert(bevy_camera::visibility::Visibility::Inherited);
     }
 }
 

@@ -917,3 +917,188 @@ fn visibility_links_rendered_entities_to_their_ancestors_only() {
     let world = live.h.world();
     assert_eq!(world.get::<ChildOf>(live.e(6)).unwrap().parent(), live.e(4));
 }
+
+// Visibility computed by Bevy's `VisibilityPlugin`: hiding the scene root must hide everything
+// drawn in the scene, whoever drew it and whenever.
+
+use bevy_camera::visibility::{InheritedVisibility, Visibility, VisibilityPlugin};
+
+/// A live scene in an app that computes `InheritedVisibility`.
+fn live_with_visibility(text: &str) -> Live {
+    let mut h = Harness::with_setup(|app| {
+        app.add_plugins(VisibilityPlugin);
+        bevy_asset::AssetApp::init_asset::<bevy_mesh::skinning::SkinnedMeshInverseBindposes>(app);
+        app.init_resource::<Log>();
+        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
+            log.reloaded.push(e.event().clone())
+        });
+        app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
+            log.failed.push(e.event().clone())
+        });
+    });
+    h.add("level.forge.ron", text);
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    h.app.update();
+    Live { h, root, instance }
+}
+
+impl Live {
+    /// Hides the scene root, runs a frame, and says whether `entity` is still visible.
+    fn visible_with_root_hidden(&mut self, entity: Entity) -> bool {
+        let world = self.h.app.world_mut();
+        world.entity_mut(self.root).insert(Visibility::Hidden);
+        self.h.app.update();
+        let visible = self
+            .h
+            .world()
+            .get::<InheritedVisibility>(entity)
+            .unwrap()
+            .get();
+        let world = self.h.app.world_mut();
+        world.entity_mut(self.root).insert(Visibility::Inherited);
+        self.h.app.update();
+        visible
+    }
+}
+
+/// 1 [2 [3 [4]]], all plain unless `four` gives 4 components.
+fn plain_chain(four: &str) -> String {
+    scene(
+        &[
+            entity(1, "A", None, &[2], 0.0, ""),
+            entity(2, "B", Some(1), &[3], 0.0, ""),
+            entity(3, "C", Some(2), &[4], 0.0, ""),
+            entity(4, "D", Some(3), &[], 0.0, four),
+        ],
+        &[1],
+        5,
+    )
+}
+
+#[test]
+fn what_the_scene_draws_hides_with_the_root_at_spawn_and_after_reload() {
+    let mut live = live_with_visibility(&plain_chain(SPRITE));
+    let four = live.e(4);
+    assert!(!live.visible_with_root_hidden(four));
+    let mut live = live_with_visibility(&plain_chain(""));
+    live.save(&plain_chain(SPRITE));
+    assert!(!live.visible_with_root_hidden(live.e(4)));
+}
+
+#[test]
+fn what_the_game_draws_under_plain_scene_entities_hides_with_the_root() {
+    let mut live = live_with_visibility(&plain_chain(""));
+    let (three, four) = (live.e(3), live.e(4));
+    let world = live.h.app.world_mut();
+    world
+        .entity_mut(four)
+        .insert(bevy_sprite::Sprite::default());
+    let child = world
+        .spawn((bevy_sprite::Sprite::default(), ChildOf(three)))
+        .id();
+    live.h.app.update();
+    assert!(
+        !live.visible_with_root_hidden(four),
+        "sprite on a plain entity"
+    );
+    assert!(
+        !live.visible_with_root_hidden(child),
+        "sprite under a plain entity"
+    );
+}
+
+#[test]
+fn a_scene_spawned_under_a_plain_scene_entity_hides_with_the_outer_root() {
+    let mut live = live_with_visibility(&plain_chain(""));
+    live.h.add(
+        "inner.forge.ron",
+        &scene(&[entity(1, "S", None, &[], 0.0, SPRITE)], &[1], 2),
+    );
+    let handle = live.h.load("inner.forge.ron");
+    let three = live.e(3);
+    let inner = live
+        .h
+        .app
+        .world_mut()
+        .spawn((ForgeSceneRoot(handle), ChildOf(three)))
+        .id();
+    live.h
+        .run_until(|w| w.get::<ForgeSceneInstance>(inner).is_some());
+    let sprite = live
+        .h
+        .world()
+        .get::<ForgeSceneInstance>(inner)
+        .unwrap()
+        .entity(1)
+        .unwrap();
+    live.h.app.update();
+    assert!(!live.visible_with_root_hidden(sprite));
+}
+
+/// The game shows and hides a plain group itself; a reload then draws something below it.
+#[test]
+fn visibility_the_game_gives_a_plain_group_keeps_the_chain_to_the_root() {
+    let mut live = live_with_visibility(&plain_chain(""));
+    let two = live.e(2);
+    let world = live.h.app.world_mut();
+    world.entity_mut(two).insert(Visibility::Hidden);
+    live.h.app.update();
+    let world = live.h.app.world_mut();
+    world.entity_mut(two).insert(Visibility::Inherited);
+    live.save(&plain_chain(SPRITE));
+    assert!(!live.visible_with_root_hidden(live.e(4)));
+}
+
+/// A game observer that despawns an entity as one of its components arrives (a placeholder the
+/// game replaces): spawning and hot reload go on with the other entities, without a panic.
+#[test]
+fn an_entity_despawned_by_a_game_observer_mid_spawn_or_reload_is_skipped() {
+    let orbit = orbit_of("forge_demo::Orbit", "2.0");
+    let text = |one: &str, two: &str| {
+        roots_scene(
+            &[
+                plain_entity(1, "A", one),
+                plain_entity(2, "B", two),
+                plain_entity(3, "C", ""),
+            ],
+            4,
+        )
+    };
+    let despawn_on_orbit = |app: &mut bevy_app::App| {
+        app.add_observer(
+            |e: On<bevy_ecs::lifecycle::Add<common::Orbit>>, mut commands: Commands| {
+                commands.entity(e.event_target()).despawn();
+            },
+        );
+    };
+    // At spawn: with a built-in before the custom component, and with the custom one alone.
+    let mut h = Harness::with_setup(despawn_on_orbit);
+    h.add(
+        "level.forge.ron",
+        &text(&format!("{SPRITE}, {orbit}"), &orbit),
+    );
+    let (_, instance) = h.spawn_scene("level.forge.ron");
+    let world = h.world();
+    assert!(world.get_entity(instance.entity(1).unwrap()).is_err());
+    assert!(world.get_entity(instance.entity(2).unwrap()).is_err());
+    assert!(world.get_entity(instance.entity(3).unwrap()).is_ok());
+
+    // On reload: the component added to a live entity, before another change of it.
+    let mut h = Harness::with_setup(|app| {
+        despawn_on_orbit(app);
+        app.init_resource::<Log>();
+        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
+            log.reloaded.push(e.event().clone())
+        });
+    });
+    h.add("level.forge.ron", &text("", ""));
+    let (_, instance) = h.spawn_scene("level.forge.ron");
+    h.add("level.forge.ron", &text(&format!("{orbit}, {SPRITE}"), ""));
+    h.app
+        .world()
+        .resource::<AssetServer>()
+        .reload("level.forge.ron");
+    h.run_until(|w| !w.resource::<Log>().reloaded.is_empty());
+    assert!(h.world().get_entity(instance.entity(1).unwrap()).is_err());
+    assert!(h.world().get_entity(instance.entity(3).unwrap()).is_ok());
+}
