@@ -225,7 +225,8 @@ struct Tables {
     components: Vec<ComponentSpans>,
     payload_fields: Vec<(&'static str, u32)>,
     custom_fields: Vec<[u32; 3]>,
-    /// Strings over 23 bytes read lately, shared by the document (see [`Parser::small_string`]).
+    /// Strings too long to be inline, read lately, shared by the document (see
+    /// [`Parser::small_string`]).
     long_strings: Vec<EcoString>,
 }
 
@@ -843,7 +844,8 @@ impl<'a> Parser<'a> {
         self.str_value().map(Cow::into_owned)
     }
 
-    /// A string as an [`EcoString`]: no allocation for up to 15 bytes. Longer strings seen before
+    /// A string as an [`EcoString`]: no allocation up to [`EcoString::INLINE_LIMIT`] bytes (15
+    /// on 64-bit targets). Longer strings seen before
     /// (type paths and field names repeat from entity to entity) share one allocation.
     fn small_string(&mut self) -> PResult<EcoString> {
         let value = self.str_value()?;

@@ -65,11 +65,13 @@ impl LineStarts {
     }
 
     /// The start of the last line recorded.
+    #[inline]
     pub(crate) fn last(&self) -> Option<u32> {
         (!self.blocks.is_empty()).then_some(self.last)
     }
 
     /// Records the next line, which starts at `start` (not before the last line's start).
+    #[inline]
     pub(crate) fn push(&mut self, start: u32) {
         let line = self.len();
         if line.is_multiple_of(Self::BLOCK) {
