@@ -288,6 +288,37 @@ fn spawn(c: &mut Criterion) {
 }
 
 /// The 10k scene and a copy with the transform of the middle entity moved, as `.forge.ron`.
+/// Times `iters` hot reloads through the app: `path` changes to the other of `texts` (`at_second`
+/// says which it holds, from call to call), then `AssetServer::reload` and frames until
+/// `applied` (a count of reload events) grows. Four untimed frames pass before each: their
+/// spawner ignores an asset change that comes within three frames of the one before (a debounce
+/// for sub-assets); ours does not mind them.
+fn app_reloads(
+    iters: u64,
+    app: &mut bevy_app::App,
+    dir: &bevy_asset::io::memory::Dir,
+    path: &str,
+    texts: [&String; 2],
+    at_second: &mut bool,
+    applied: impl Fn(&World) -> usize,
+) -> Duration {
+    let server = app.world().resource::<AssetServer>().clone();
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        for _ in 0..4 {
+            app.update();
+        }
+        *at_second = !*at_second;
+        dir.insert_asset_text(Path::new(path), texts[usize::from(*at_second)]);
+        let before = applied(app.world());
+        let start = Instant::now();
+        server.reload(path.to_owned());
+        both::run_until(app, |w| applied(w) > before);
+        total += start.elapsed();
+    }
+    total
+}
+
 fn one_transform_apart(n: usize) -> (String, String, u64) {
     let old = support::generate(n, 7);
     let mut new = old.clone();
@@ -402,55 +433,41 @@ fn reload(c: &mut Criterion) {
         });
     }
     // Through the app, with the re-parse: the file changes, `AssetServer::reload`, frames until
-    // the instance is patched (ours) or respawned (theirs).
-    {
-        dir.insert_asset_text(Path::new("live.forge.ron"), &forge_a);
-        let (_root, _h) = both::ours_load_spawn(&mut app, "live.forge.ron");
-        let mut flip = false;
-        group.bench_function(BenchmarkId::new("ours_app_reparse", n), |bench| {
-            bench.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    flip = !flip;
-                    let text = if flip { &forge_b } else { &forge_a };
-                    dir.insert_asset_text(Path::new("live.forge.ron"), text);
-                    let before = app.world().resource::<OursReloaded>().0;
-                    let start = Instant::now();
-                    server.reload("live.forge.ron");
-                    both::run_until(&mut app, |w| w.resource::<OursReloaded>().0 > before);
-                    total += start.elapsed();
-                }
-                total
-            })
-        });
-    }
-    // Theirs through the app: their spawner ignores an asset change that comes within three
-    // frames of the one before (a debounce for sub-assets), so a few untimed frames pass
-    // between reloads; then their whole instance is despawned and written again.
-    {
-        dir.insert_asset_text(Path::new("live.scn.ron"), &scn_a);
-        let (_root, _h) = both::theirs_load_spawn(&mut app, "live.scn.ron");
-        let mut flip = false;
-        group.bench_function(BenchmarkId::new("theirs_app_reparse", n), |bench| {
-            bench.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    for _ in 0..4 {
-                        app.update();
-                    }
-                    flip = !flip;
-                    let text = if flip { &scn_b } else { &scn_a };
-                    dir.insert_asset_text(Path::new("live.scn.ron"), text);
-                    let before = app.world().resource::<TheirsReady>().0;
-                    let start = Instant::now();
-                    server.reload("live.scn.ron");
-                    both::run_until(&mut app, |w| w.resource::<TheirsReady>().0 > before);
-                    total += start.elapsed();
-                }
-                total
-            })
-        });
-    }
+    // the instance is patched (ours) or despawned and written again (theirs).
+    dir.insert_asset_text(Path::new("live.forge.ron"), &forge_a);
+    let _ours = both::ours_load_spawn(&mut app, "live.forge.ron");
+    let mut at_b = false;
+    group.bench_function(BenchmarkId::new("ours_app_reparse", n), |bench| {
+        let texts = [&forge_a, &forge_b];
+        bench.iter_custom(|iters| {
+            app_reloads(
+                iters,
+                &mut app,
+                &dir,
+                "live.forge.ron",
+                texts,
+                &mut at_b,
+                |w| w.resource::<OursReloaded>().0,
+            )
+        })
+    });
+    dir.insert_asset_text(Path::new("live.scn.ron"), &scn_a);
+    let _theirs = both::theirs_load_spawn(&mut app, "live.scn.ron");
+    let mut at_b = false;
+    group.bench_function(BenchmarkId::new("theirs_app_reparse", n), |bench| {
+        let texts = [&scn_a, &scn_b];
+        bench.iter_custom(|iters| {
+            app_reloads(
+                iters,
+                &mut app,
+                &dir,
+                "live.scn.ron",
+                texts,
+                &mut at_b,
+                |w| w.resource::<TheirsReady>().0,
+            )
+        })
+    });
     group.finish();
 }
 
