@@ -74,16 +74,21 @@ struct Live {
 
 impl Live {
     fn start(text: &str) -> Self {
-        let mut h = Harness::new();
-        h.app.init_resource::<Log>();
-        h.app
-            .add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
+        Self::start_with(text, |_| {})
+    }
+
+    /// Like [`Live::start`], running `setup` on the app first (extra plugins).
+    fn start_with(text: &str, setup: impl FnOnce(&mut bevy_app::App)) -> Self {
+        let mut h = Harness::with_setup(|app| {
+            setup(app);
+            app.init_resource::<Log>();
+            app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
                 log.reloaded.push(e.event().clone())
             });
-        h.app
-            .add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
+            app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
                 log.failed.push(e.event().clone())
             });
+        });
         h.add("level.forge.ron", text);
         let (root, instance) = h.spawn_scene("level.forge.ron");
         Self { h, root, instance }
@@ -925,21 +930,12 @@ use bevy_camera::visibility::{InheritedVisibility, Visibility, VisibilityPlugin}
 
 /// A live scene in an app that computes `InheritedVisibility`.
 fn live_with_visibility(text: &str) -> Live {
-    let mut h = Harness::with_setup(|app| {
+    let mut live = Live::start_with(text, |app| {
         app.add_plugins(VisibilityPlugin);
         bevy_asset::AssetApp::init_asset::<bevy_mesh::skinning::SkinnedMeshInverseBindposes>(app);
-        app.init_resource::<Log>();
-        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
-            log.reloaded.push(e.event().clone())
-        });
-        app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
-            log.failed.push(e.event().clone())
-        });
     });
-    h.add("level.forge.ron", text);
-    let (root, instance) = h.spawn_scene("level.forge.ron");
-    h.app.update();
-    Live { h, root, instance }
+    live.h.app.update();
+    live
 }
 
 impl Live {
@@ -1084,21 +1080,10 @@ fn an_entity_despawned_by_a_game_observer_mid_spawn_or_reload_is_skipped() {
     assert!(world.get_entity(instance.entity(3).unwrap()).is_ok());
 
     // On reload: the component added to a live entity, before another change of it.
-    let mut h = Harness::with_setup(|app| {
-        despawn_on_orbit(app);
-        app.init_resource::<Log>();
-        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
-            log.reloaded.push(e.event().clone())
-        });
-    });
-    h.add("level.forge.ron", &text("", ""));
-    let (_, instance) = h.spawn_scene("level.forge.ron");
-    h.add("level.forge.ron", &text(&format!("{orbit}, {SPRITE}"), ""));
-    h.app
-        .world()
-        .resource::<AssetServer>()
-        .reload("level.forge.ron");
-    h.run_until(|w| !w.resource::<Log>().reloaded.is_empty());
-    assert!(h.world().get_entity(instance.entity(1).unwrap()).is_err());
-    assert!(h.world().get_entity(instance.entity(3).unwrap()).is_ok());
+    let mut live = Live::start_with(&text("", ""), despawn_on_orbit);
+    let (one, three) = (live.e(1), live.e(3));
+    live.save(&text(&format!("{orbit}, {SPRITE}"), ""));
+    assert_eq!(live.log().reloaded.len(), 1);
+    assert!(live.h.world().get_entity(one).is_err());
+    assert!(live.h.world().get_entity(three).is_ok());
 }
