@@ -10,7 +10,7 @@
 //! - `spawn`: asset to entities in a fresh `World` (ours `ForgeScene::spawn_into`, theirs
 //!   `DynamicWorld::write_to_world` plus attaching its roots, as their spawner does);
 //! - `reload`: one transform edited at 10k entities, ours `ForgeScene::changes_since` (the diff
-//!   hot reload computes) + `reload::apply_diff` on the live instance, theirs despawn +
+//!   hot reload computes) + `apply_diff` on the live instance, theirs despawn +
 //!   `write_to_world` of the instance; `*_app_reparse` variants go through the app with the
 //!   re-parse (`AssetServer::reload`, until `ForgeSceneReloaded` / `WorldInstanceReady`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -27,9 +27,10 @@ use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::diff;
 use bevy_forge_scene::format::{SceneDoc, Vec3};
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{diff, reload};
+use bevy_forge_scene::runtime::apply_diff;
 use bevy_reflect::TypeRegistry;
 use bevy_transform::components::Transform;
 use bevy_world_serialization::DynamicWorld;
@@ -362,7 +363,7 @@ fn reload(c: &mut Criterion) {
             format!("{changes:?}"),
             format!("{:?}", diff(a.doc(), b.doc()))
         );
-        let event = reload::apply_diff(&mut world, root, &mut instance, &changes, b);
+        let event = apply_diff(&mut world, root, &mut instance, &changes, b);
         assert_eq!(event.changed, vec![edited]);
         assert!(event.added.is_empty() && event.removed.is_empty());
         let changed_transforms = world
@@ -399,14 +400,14 @@ fn reload(c: &mut Criterion) {
                     let (old, new) = if i % 2 == 0 { (b, a) } else { (a, b) };
                     let start = Instant::now();
                     let changes = new.changes_since(old);
-                    let event = reload::apply_diff(&mut world, root, &mut instance, &changes, new);
+                    let event = apply_diff(&mut world, root, &mut instance, &changes, new);
                     total += start.elapsed();
                     assert_eq!(event.changed.len(), 1);
                 }
                 // Leave the world at `b` for the next sample.
                 if iters % 2 == 1 {
                     let changes = b.changes_since(a);
-                    reload::apply_diff(&mut world, root, &mut instance, &changes, b);
+                    apply_diff(&mut world, root, &mut instance, &changes, b);
                 }
                 total
             })

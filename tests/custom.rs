@@ -383,14 +383,14 @@ fn scenes_cannot_create_engine_components_or_resources() {
     h.app.register_type::<Secret>();
     let text = scene(
         &[
-            custom("bevy_forge_scene::spawn::ForgeEntityId", &[("0", "9")]),
+            custom("bevy_forge_scene::ForgeEntityId", &[("0", "9")]),
             custom(&Secret::type_path_string(), &[]),
         ]
         .join("\n"),
     );
     let message = h.fail(&text);
     assert!(
-        message.contains("error[forge::custom::not_allowed]: `bevy_forge_scene::spawn::ForgeEntityId` is a component that does not derive `ForgeComponent`"),
+        message.contains("error[forge::custom::not_allowed]: `bevy_forge_scene::ForgeEntityId` is a component that does not derive `ForgeComponent`"),
         "{message}"
     );
     assert!(message.contains("is a resource"), "{message}");

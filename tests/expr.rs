@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bevy_color::Color;
-use bevy_forge_scene::expr::{ExprError, assign, evaluate, evaluate_schema, render};
+use bevy_forge_scene::schema::expr::{ExprError, assign, evaluate, evaluate_schema, render};
 use bevy_forge_scene::schema::kind_of;
 use bevy_math::{EulerRot, Quat, Vec2, Vec3, Vec4};
 use bevy_reflect::std_traits::ReflectDefault;

@@ -4,9 +4,9 @@
 
 mod common;
 
-use bevy_forge_scene::diagnostic::{Diagnostic, Severity};
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::project::AssetIndex;
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 use bevy_forge_scene::validate::{ValidationReport, validate_parsed, validate_scene};
 use common::*;
 use proptest::prelude::*;

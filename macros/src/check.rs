@@ -1,30 +1,7 @@
-//! Misuse checks: every problem is collected with its span (serde_derive's `Ctxt`).
+//! Misuse checks: every problem is collected with its span in the [`Ctxt`].
 
-use std::fmt::Display;
-
-use proc_macro2::Span;
-
+use crate::ctxt::Ctxt;
 use crate::parse::Input;
-
-/// Collected errors.
-#[derive(Default)]
-pub(crate) struct Ctxt {
-    errors: Vec<syn::Error>,
-}
-
-impl Ctxt {
-    pub(crate) fn error(&mut self, span: Span, message: impl Display) {
-        self.errors.push(syn::Error::new(span, message));
-    }
-
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        self.errors.push(error);
-    }
-
-    pub(crate) fn into_errors(self) -> Vec<syn::Error> {
-        self.errors
-    }
-}
 
 /// Numeric primitive types, the only ones `range` applies to.
 const NUMBERS: &[&str] = &[

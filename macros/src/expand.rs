@@ -37,14 +37,14 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
             Some(r) => {
                 let (min, max, inclusive) = (r.min, r.max, r.inclusive);
                 quote!(::core::option::Option::Some(
-                    ::bevy_forge_scene::schema::FieldRange { min: #min, max: #max, inclusive: #inclusive }
+                    ::bevy_forge_scene::__private::FieldRange { min: #min, max: #max, inclusive: #inclusive }
                 ))
             }
             None => quote!(::core::option::Option::None),
         };
         let field_docs = &field.docs;
         fields.push(quote! {
-            ::bevy_forge_scene::schema::FieldSchema::of::<#ty>(
+            ::bevy_forge_scene::__private::FieldSchema::of::<#ty>(
                 #name, &__default.#member, #required, #range, #field_docs,
             )
         });
@@ -61,14 +61,14 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
     };
     // The impl is spanned at the type name, so a missing `Component`, `Reflect` or `Default`
     // is reported there.
-    let trait_path = quote_spanned!(ident.span()=> ::bevy_forge_scene::schema::ForgeComponent);
+    let trait_path = quote_spanned!(ident.span()=> ::bevy_forge_scene::__private::ForgeComponent);
     quote! {
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #trait_path for #ident #ty_generics #where_clause {
-                fn schema() -> ::bevy_forge_scene::schema::ComponentSchema {
+                fn schema() -> ::bevy_forge_scene::__private::ComponentSchema {
                     let __default = <Self as ::core::default::Default>::default();
-                    ::bevy_forge_scene::schema::ComponentSchema {
+                    ::bevy_forge_scene::__private::ComponentSchema {
                         type_path: #type_path,
                         type_name: ::std::string::String::from(::core::stringify!(#ident)),
                         docs: ::std::string::String::from(#docs),
@@ -91,8 +91,8 @@ pub(crate) fn stub(input: &syn::DeriveInput) -> TokenStream {
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::bevy_forge_scene::schema::ForgeComponent for #ident #ty_generics #where_clause {
-                fn schema() -> ::bevy_forge_scene::schema::ComponentSchema {
+            impl #impl_generics ::bevy_forge_scene::__private::ForgeComponent for #ident #ty_generics #where_clause {
+                fn schema() -> ::bevy_forge_scene::__private::ComponentSchema {
                     ::core::unimplemented!("#[derive(ForgeComponent)] failed")
                 }
             }

@@ -7,6 +7,7 @@
 //! stub impl, so the user sees the real problems and no cascade.
 
 mod check;
+mod ctxt;
 mod expand;
 mod parse;
 
@@ -22,7 +23,7 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(ForgeComponent, attributes(forge))]
 pub fn derive_forge_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    let mut cx = check::Ctxt::default();
+    let mut cx = ctxt::Ctxt::default();
     let model = parse::Input::from_ast(&input, &mut cx);
     if let Some(model) = &model {
         check::check(model, &mut cx);

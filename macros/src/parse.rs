@@ -3,7 +3,7 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use crate::check::Ctxt;
+use crate::ctxt::Ctxt;
 
 /// The deriving type.
 pub(crate) struct Input<'a> {

@@ -9,6 +9,7 @@ mod component;
 pub mod edit;
 mod error;
 mod integrity;
+pub(crate) mod lexical;
 mod read;
 mod source_map;
 mod value;

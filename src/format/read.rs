@@ -513,7 +513,7 @@ impl<'a> Parser<'a> {
             }
             Some(b'*') => {
                 // Block comments nest, as in RON (and Rust: the expression scanner's rule).
-                let Some(end) = crate::expr::block_comment_end(self.b, start) else {
+                let Some(end) = super::lexical::block_comment_end(self.b, start) else {
                     return self.fail(start, ReadErrorKind::UnterminatedComment);
                 };
                 for nl in memchr::memchr_iter(b'\n', &self.b[start..end]) {

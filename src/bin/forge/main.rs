@@ -29,10 +29,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use bevy_forge_scene::diagnostic::{Diagnostic, Severity};
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
-use bevy_forge_scene::schema_file::{SchemaFile, SchemaFileError};
+use bevy_forge_scene::schema::file::{SchemaFile, SchemaFileError};
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 use bevy_forge_scene::validate::{validate_parsed, validate_parsed_with_schemas};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 

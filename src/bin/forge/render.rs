@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use bevy_forge_scene::diagnostic::{Diagnostic, Severity};
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as Level};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::termcolor::{Buffer, WriteColor};

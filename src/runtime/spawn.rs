@@ -3,13 +3,17 @@
 
 use bevy_platform::collections::HashMap;
 
+use std::sync::Arc;
+
 use bevy_asset::{AssetId, Assets, Handle, UntypedHandle};
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
-use crate::loader::ForgeScene;
+use super::components::{ForgeEntityId, bevy_transform_of};
+use super::scene::{ForgeScene, prepare_again};
+use crate::format::SceneDoc;
 
 /// Spawns a scene as children of this entity once the asset has loaded.
 ///
@@ -21,6 +25,9 @@ use crate::loader::ForgeScene;
 /// handle give independent instances; despawning this entity despawns its instance. Once spawned,
 /// the entity gets a [`ForgeSceneInstance`] and a [`ForgeSceneReady`] event is triggered on it.
 #[derive(Component, Clone, Debug, Default, Reflect)]
+// Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
+// and reflected scenes name it.
+#[type_path = "bevy_forge_scene"]
 #[reflect(Component)]
 #[cfg_attr(
     feature = "builtins",
@@ -28,11 +35,6 @@ use crate::loader::ForgeScene;
 )]
 #[cfg_attr(not(feature = "builtins"), require(Transform))]
 pub struct ForgeSceneRoot(pub Handle<ForgeScene>);
-
-/// The stable file id of a spawned scene entity (its key in the file's `entities`).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
-#[reflect(Component)]
-pub struct ForgeEntityId(pub u64);
 
 /// A spawned instance of a scene, on its [`ForgeSceneRoot`] entity: which live [`Entity`] each
 /// file id became.
@@ -81,6 +83,37 @@ pub struct ForgeSceneReady {
     pub entity: Entity,
 }
 
+/// The document each scene's live instances were last brought to.
+#[derive(Resource, Default)]
+pub(crate) struct AppliedDocs(pub(crate) HashMap<AssetId<ForgeScene>, AppliedDoc>);
+
+/// A document live instances were brought to, with its entities' text hashes (see
+/// [`ForgeScene::changes_since`]).
+#[derive(Clone)]
+pub(crate) struct AppliedDoc {
+    pub(crate) doc: Arc<SceneDoc>,
+    pub(crate) text_hashes: Option<Arc<[u64]>>,
+}
+
+impl AppliedDoc {
+    pub(crate) fn of(scene: &ForgeScene) -> Self {
+        Self {
+            doc: scene.doc.clone(),
+            text_hashes: scene.text_hashes.clone(),
+        }
+    }
+
+    /// The changes from this document to `scene`'s (see [`ForgeScene::changes_since`]).
+    pub(crate) fn changes_to(&self, scene: &ForgeScene) -> crate::diff::SceneDiff {
+        crate::diff::diff_with_hashes(
+            &self.doc,
+            self.text_hashes.as_deref(),
+            &scene.doc,
+            scene.text_hashes.as_deref(),
+        )
+    }
+}
+
 /// Materials created for scenes, shared by all instances of a scene.
 #[derive(Resource, Default)]
 #[cfg_attr(not(feature = "builtins"), allow(dead_code))]
@@ -107,17 +140,14 @@ pub(crate) fn spawn_scene_instances(
             if let Some(scene) = scenes.get_mut_untracked(id)
                 && scene.stale
             {
-                let _ = crate::reload::prepare_again(world, scene);
+                let _ = prepare_again(world, scene);
             }
             let Some(scene) = scenes.get(id) else {
                 continue;
             };
             let instance = spawn_instance(world, root, id, scene);
-            if let Some(mut applied) = world.get_resource_mut::<crate::reload::AppliedDocs>() {
-                applied
-                    .0
-                    .entry(id)
-                    .or_insert_with(|| crate::reload::AppliedDoc::of(scene));
+            if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
+                applied.0.entry(id).or_insert_with(|| AppliedDoc::of(scene));
             }
             if let Ok(mut root_entity) = world.get_entity_mut(root) {
                 root_entity.insert(instance);
@@ -133,7 +163,7 @@ impl ForgeScene {
     /// is stored under: it keys the shared material cache and [`ForgeSceneInstance::scene`].
     ///
     /// The returned instance is not inserted on `root` and no [`ForgeSceneReady`] is triggered;
-    /// insert it yourself to use [`reload::apply_diff`](crate::reload::apply_diff) on it later.
+    /// insert it yourself to use [`apply_diff`](super::apply_diff) on it later.
     /// Custom components are inserted with typed inserts, so `world` needs no type registry.
     pub fn spawn_into(
         &self,
@@ -191,9 +221,6 @@ pub(crate) fn spawn_instance(
     }
 }
 
-/// What every spawned scene entity has, spawned as one bundle.
-pub(crate) type EntityBundle = (bevy_ecs::name::Name, Transform, ChildOf, ForgeEntityId);
-
 /// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the
 /// scene prepared for it. `ChildOf` appends it to the parent's `Children`.
 ///
@@ -217,7 +244,7 @@ pub(crate) fn spawn_entity(
     #[cfg(feature = "builtins")]
     let builtins = prepared.map_or(&[][..], |i| scene.prepared.entity(i));
     let name = bevy_ecs::name::Name::new(String::from(node.name.as_str()));
-    let transform = crate::loader::bevy_transform_of(&node.transform);
+    let transform = bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
     let bundle = (name, transform, ChildOf(parent), ForgeEntityId(id));
     #[cfg(feature = "builtins")]
@@ -228,7 +255,7 @@ pub(crate) fn spawn_entity(
     let (entity, custom) = if has_builtins {
         (world.spawn(bundle).id(), custom)
     } else {
-        crate::custom::spawn_with_first(world, bundle, custom)
+        super::custom::spawn_with_first(world, bundle, custom)
     };
     // A game observer may despawn the entity as a component arrives: stop there.
     let Ok(mut entity_mut) = world.get_entity_mut(entity) else {
@@ -245,7 +272,7 @@ pub(crate) fn spawn_entity(
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
-    crate::custom::insert(&mut entity_mut, custom.iter(), id);
+    super::custom::insert(&mut entity_mut, custom.iter(), id);
     link_visibility(world, entity);
     entity
 }
@@ -316,13 +343,13 @@ pub(crate) fn link_visibility(_world: &mut World, _entity: Entity) {}
 #[cfg(feature = "builtins")]
 pub(crate) fn insert_builtin(
     entity: &mut EntityWorldMut,
-    component: &crate::builtin::PreparedComponent,
+    component: &super::builtin::PreparedComponent,
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) {
     let mut material =
         |world: &mut World, slot: usize| material_handle(world, scene_id, scene, slot);
-    crate::builtin::insert(entity, component, &mut material);
+    super::builtin::insert(entity, component, &mut material);
 }
 
 #[cfg(feature = "builtins")]
@@ -339,7 +366,7 @@ fn material_handle(
         return handle;
     }
     let data = scene.materials.get(slot)?;
-    let created = crate::builtin::create_material(world, data);
+    let created = super::builtin::create_material(world, data);
     let mut cache = world.get_resource_or_insert_with(ForgeMaterials::default);
     let handle = match created {
         Ok(h) => Some(h),

@@ -1,127 +1,19 @@
 //! The `.forge.ron` [`AssetLoader`]: text to a validated, ready-to-spawn [`ForgeScene`].
 
 use std::path::Path;
-use std::sync::Arc;
 
 use bevy_asset::io::Reader;
-use bevy_asset::{Asset, AssetLoader, AssetServer, AsyncSeekExt, LoadContext};
+use bevy_asset::{AssetLoader, AssetServer, AsyncSeekExt, LoadContext};
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::format::{ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, SourceMap};
-
-/// A loaded scene: the document, everything spawning needs already resolved (asset handles, Bevy
-/// component values) so spawning parses nothing, and, when the loader settings ask for it, where
-/// each part of the document was written.
-///
-/// Produced by [`ForgeSceneLoader`] for files ending in `.forge.ron`. Primitive meshes are labeled
-/// sub-assets `Mesh0`, `Mesh1`, ... (`garden.forge.ron#Mesh0`); identical primitives share one.
-#[derive(Asset, TypePath, Debug)]
-pub struct ForgeScene {
-    pub(crate) doc: Arc<SceneDoc>,
-    /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`]).
-    pub(crate) source_map: Option<SourceMap>,
-    /// One entry per entity, in `doc.entities` order.
-    pub(crate) prepared: PreparedBuiltins,
-    /// The custom components of every entity, built at load time.
-    pub(crate) custom: crate::custom::PreparedCustoms,
-    /// Distinct materials of the scene; `mesh3d` components refer to them by index.
-    pub(crate) materials: Vec<crate::format::MaterialData>,
-    /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
-    pub(crate) stale: bool,
-    /// While `stale`: the index in `prepared` and `custom` of each entity id of the document they
-    /// were prepared from (the document before the first edit), so an instance spawned before
-    /// the edit is prepared gets each entity's own values, never its neighbour's.
-    pub(crate) prepared_index: Option<bevy_platform::collections::HashMap<u64, usize>>,
-    /// The text hash of each entity entry, in `doc.entities` order, while `doc` is exactly what
-    /// was read (`None` after [`ForgeScene::doc_mut`]). Hot reload skips entities whose entry
-    /// text did not change.
-    pub(crate) text_hashes: Option<Arc<[u64]>>,
-}
-
-impl ForgeScene {
-    /// The scene document as read from the file (after `format_version` normalization).
-    pub fn doc(&self) -> &SceneDoc {
-        &self.doc
-    }
-
-    /// The document, for editing in memory (as an editor does). Editing goes through the same
-    /// path as a file change: the `AssetEvent::Modified` this causes makes the plugin diff the
-    /// last applied document against this one and patch every live instance. Positions in
-    /// [`source_map`](Self::source_map) keep describing the file as it was read.
-    pub fn doc_mut(&mut self) -> &mut SceneDoc {
-        if !self.stale {
-            self.prepared_index = Some(
-                self.doc
-                    .entities
-                    .keys()
-                    .enumerate()
-                    .map(|(index, id)| (*id, index))
-                    .collect(),
-            );
-        }
-        self.stale = true;
-        self.text_hashes = None;
-        Arc::make_mut(&mut self.doc)
-    }
-
-    /// Where the prepared values of entity `id` (at `index` of the document) are: `index`, or
-    /// while the document has edits not prepared yet, the entity's index when it was prepared
-    /// (`None` for an entity added since).
-    pub(crate) fn prepared_index(&self, id: u64, index: usize) -> Option<usize> {
-        match (&self.prepared_index, self.stale) {
-            (Some(map), true) => map.get(&id).copied(),
-            _ => Some(index),
-        }
-    }
-
-    /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
-    /// documents, except that an entity whose entry is written byte for byte the same in both
-    /// files is known unchanged without comparing it (when neither document was edited in
-    /// memory since it was read). Apply them with
-    /// [`reload::apply_diff`](crate::reload::apply_diff).
-    ///
-    /// [`diff`]: crate::diff::diff
-    pub fn changes_since(&self, old: &ForgeScene) -> crate::diff::SceneDiff {
-        crate::reload::AppliedDoc::of(old).changes_to(self)
-    }
-
-    /// Where each entity, field and component was written in the file, when the scene was
-    /// loaded with [`keep_source_map`](ForgeSceneLoaderSettings::keep_source_map) (tools:
-    /// editors, inspectors); `None` otherwise.
-    ///
-    /// Load errors always carry their positions, whatever the setting: the loader reads them
-    /// while the map exists. Only the loaded asset goes without it.
-    pub fn source_map(&self) -> Option<&SourceMap> {
-        self.source_map.as_ref()
-    }
-}
-
-/// The built-in components of every entity, ready to insert: one list for the whole scene, in
-/// `doc.entities` order, and where each entity's run starts (no list per entity). `Name` and
-/// `Transform` are made from the document entry when an entity spawns (keeping them here too
-/// would double their memory), and custom components are in [`ForgeScene::custom`].
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PreparedBuiltins {
-    #[cfg(feature = "builtins")]
-    components: Vec<crate::builtin::PreparedComponent>,
-    /// Entity `i`'s components are `components[starts[i]..starts[i + 1]]`.
-    #[cfg(feature = "builtins")]
-    starts: Vec<u32>,
-}
-
-#[cfg(feature = "builtins")]
-impl PreparedBuiltins {
-    /// The built-in components of the entity at `index` of `doc.entities` (none when out of
-    /// range).
-    pub(crate) fn entity(&self, index: usize) -> &[crate::builtin::PreparedComponent] {
-        match (self.starts.get(index), self.starts.get(index + 1)) {
-            (Some(&a), Some(&b)) => self.components.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
-        }
-    }
-}
+use super::custom::{CustomContext, PreparedCustoms};
+use super::registry::ForgeSchemas;
+use super::scene::{ForgeScene, build};
+use crate::format::{
+    ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
+};
+use crate::validate::{Diagnostic, Severity, ValidationReport, validate_parsed};
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,9 +42,12 @@ impl Default for ForgeSceneLoaderSettings {
 /// Loads `.forge.ron` files as [`ForgeScene`]s. Registered by
 /// [`ForgeScenePlugin`](crate::ForgeScenePlugin).
 #[derive(TypePath, Clone)]
+// Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
+// and reflected scenes name it.
+#[type_path = "bevy_forge_scene"]
 pub struct ForgeSceneLoader {
     server: AssetServer,
-    custom: crate::custom::CustomContext,
+    custom: CustomContext,
 }
 
 impl ForgeSceneLoader {
@@ -170,9 +65,9 @@ impl ForgeSceneLoader {
     pub fn with_custom_components(
         mut self,
         registry: bevy_ecs::reflect::AppTypeRegistry,
-        schemas: crate::schema::ForgeSchemas,
+        schemas: ForgeSchemas,
     ) -> Self {
-        self.custom = crate::custom::CustomContext { registry, schemas };
+        self.custom = CustomContext { registry, schemas };
         self
     }
 }
@@ -251,7 +146,7 @@ impl AssetLoader for ForgeSceneLoader {
                         // Errors point inside custom expressions with the text: read it again.
                         let bytes = read_whole(reader).await.map_err(io)?;
                         let text = std::str::from_utf8(&bytes).ok();
-                        custom_errors = crate::custom::prepare(&parsed, text, &self.custom).1;
+                        custom_errors = super::custom::prepare(&parsed, text, &self.custom).1;
                     }
                     (parsed, report, custom, custom_errors)
                 }
@@ -383,10 +278,10 @@ async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<Parsed
     if len < STREAM_FROM {
         return Ok(None);
     }
-    let mut stream = crate::format::StreamRead::new(usize::try_from(len).unwrap_or(0), 64 * 1024);
+    let mut stream = StreamRead::new(usize::try_from(len).unwrap_or(0), 64 * 1024);
     loop {
         match stream.step() {
-            crate::format::StreamStep::Read => {
+            StreamStep::Read => {
                 // A whole piece per step, however little each read gives.
                 let spare = stream.spare();
                 let mut n = 0;
@@ -398,8 +293,8 @@ async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<Parsed
                 }
                 stream.filled(n);
             }
-            crate::format::StreamStep::Done(Some(parsed)) => return Ok(Some(*parsed)),
-            crate::format::StreamStep::Done(None) => {
+            StreamStep::Done(Some(parsed)) => return Ok(Some(*parsed)),
+            StreamStep::Done(None) => {
                 reader
                     .seekable()
                     .map_err(std::io::Error::other)?
@@ -436,11 +331,8 @@ const PARALLEL_FROM: usize = 5_000;
 fn validate_and_prepare(
     parsed: &ParsedScene,
     text: Option<&str>,
-    cx: &crate::custom::CustomContext,
-) -> (
-    crate::validate::ValidationReport,
-    (crate::custom::PreparedCustoms, Vec<Diagnostic>),
-) {
+    cx: &CustomContext,
+) -> (ValidationReport, (PreparedCustoms, Vec<Diagnostic>)) {
     #[cfg(not(target_arch = "wasm32"))]
     if parsed.doc.entities.len() >= PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
@@ -448,127 +340,16 @@ fn validate_and_prepare(
         let (report, custom) = std::thread::scope(|s| {
             let validation = std::thread::Builder::new()
                 .name("forge scene validation".into())
-                .spawn_scoped(s, || crate::validate::validate_parsed(parsed, None));
-            let custom = crate::custom::prepare(parsed, text, cx);
+                .spawn_scoped(s, || validate_parsed(parsed, None));
+            let custom = super::custom::prepare(parsed, text, cx);
             (validation.ok().and_then(|v| v.join().ok()), custom)
         });
         // No thread (or it failed): validate here.
-        let report = report.unwrap_or_else(|| crate::validate::validate_parsed(parsed, None));
+        let report = report.unwrap_or_else(|| validate_parsed(parsed, None));
         return (report, custom);
     }
     (
-        crate::validate::validate_parsed(parsed, None),
-        crate::custom::prepare(parsed, text, cx),
+        validate_parsed(parsed, None),
+        super::custom::prepare(parsed, text, cx),
     )
-}
-
-/// Resolves everything spawning needs.
-fn build(
-    parsed: ParsedScene,
-    custom: crate::custom::PreparedCustoms,
-    ctx: &mut LoadContext<'_>,
-    path: &str,
-    keep_source_map: bool,
-) -> ForgeScene {
-    let (prepared, materials) = prepare_entities(&parsed.doc, &parsed.source_map, ctx, path);
-    let text_hashes = Some(Arc::from(parsed.source_map.entity_text_hashes()));
-    ForgeScene {
-        text_hashes,
-        doc: Arc::new(parsed.doc),
-        source_map: keep_source_map.then_some(parsed.source_map),
-        prepared,
-        custom,
-        materials,
-        stale: false,
-        prepared_index: None,
-    }
-}
-
-#[cfg(feature = "builtins")]
-pub(crate) use crate::builtin::Sink as PrepareSink;
-
-/// Without built-ins nothing needs assets.
-#[cfg(not(feature = "builtins"))]
-pub(crate) trait PrepareSink {}
-#[cfg(not(feature = "builtins"))]
-impl<T> PrepareSink for T {}
-
-/// Prepares the built-in components of every entity of `doc` (in `doc.entities` order), and
-/// collects the scene's materials. Custom components are built by `crate::custom::prepare`.
-#[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
-pub(crate) fn prepare_entities(
-    doc: &SceneDoc,
-    source_map: &SourceMap,
-    sink: &mut impl PrepareSink,
-    path: &str,
-) -> (PreparedBuiltins, Vec<crate::format::MaterialData>) {
-    #[cfg(feature = "builtins")]
-    let mut sub = crate::builtin::SubAssets::default();
-    #[cfg_attr(feature = "builtins", allow(unused_mut))]
-    let mut skipped_builtins = 0usize;
-    #[cfg_attr(not(feature = "builtins"), allow(unused_mut))]
-    let mut prepared = PreparedBuiltins::default();
-    #[cfg(feature = "builtins")]
-    prepared.starts.reserve_exact(doc.entities.len() + 1);
-    for (id, node) in &doc.entities {
-        #[cfg(feature = "builtins")]
-        prepared
-            .starts
-            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
-        for (index, component) in node.components.iter().enumerate() {
-            if let ComponentData::Custom(_) = component {
-                continue; // built by `crate::custom::prepare`
-            }
-            #[cfg(feature = "builtins")]
-            match crate::builtin::prepare(component, sink, &mut sub) {
-                Ok(Some(p)) => prepared.components.push(p),
-                Ok(None) => {}
-                Err(message) => {
-                    let at = source_map
-                        .component(*id, index)
-                        .map(|p| format!("{}:", p))
-                        .unwrap_or_default();
-                    tracing::error!(
-                        "{path}:{at} entity {id}: `{}` skipped: {message}",
-                        component.tag()
-                    );
-                }
-            }
-            #[cfg(not(feature = "builtins"))]
-            {
-                skipped_builtins += 1;
-            }
-        }
-    }
-    #[cfg(feature = "builtins")]
-    if prepared.components.is_empty() {
-        // No entity has one: every lookup answers none without the starts.
-        prepared.starts = Vec::new();
-    } else {
-        prepared
-            .starts
-            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
-        prepared.components.shrink_to_fit();
-    }
-    if skipped_builtins > 0 {
-        tracing::warn!(
-            "{path}: {skipped_builtins} built-in component(s) skipped: bevy_forge_scene was built without its `builtins` feature"
-        );
-    }
-    #[cfg(feature = "builtins")]
-    let materials = sub.materials;
-    #[cfg(not(feature = "builtins"))]
-    let materials = Vec::new();
-    (prepared, materials)
-}
-
-/// Bevy's `Transform` of a file transform (Euler degrees to a quaternion, `EulerRot::XYZ`).
-pub(crate) fn bevy_transform_of(
-    t: &crate::format::Transform,
-) -> bevy_transform::components::Transform {
-    bevy_transform::components::Transform {
-        translation: t.translation.into(),
-        rotation: t.rotation_quat(),
-        scale: t.scale.into(),
-    }
 }

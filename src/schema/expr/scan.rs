@@ -21,8 +21,9 @@
 //! position instead of the tokenizer's "cannot parse string into token stream".
 
 use super::ExprError;
+use crate::format::lexical::{block_comment_end, raw_string_end, string_end};
 
-/// Deepest nesting of a field expression, in levels (see [the limits](crate::expr#limits)): open
+/// Deepest nesting of a field expression, in levels (see [the limits](crate::schema::expr#limits)): open
 /// brackets plus chained operators, method calls, casts and keywords. At this depth parsing and
 /// evaluating use at most about 512 KiB of stack in a debug build (Rust threads get 2 MiB by
 /// default), much less with optimizations.
@@ -223,42 +224,6 @@ fn invalid_char(at: usize, c: char) -> ExprError {
     }
 }
 
-/// The end of a block comment starting at `at` (`/*`), nested comments included (Rust and RON
-/// nest them alike); `None` when it is not closed.
-pub(crate) fn block_comment_end(b: &[u8], at: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = at;
-    while i + 1 < b.len() {
-        match (b[i], b[i + 1]) {
-            (b'/', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b'/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// The end (after the closing `"`) of a string whose text starts at `from`, with escapes.
-pub(crate) fn string_end(b: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
-        if b[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
-}
-
 /// The end of a character literal or a lifetime or label starting at `at` (`'`).
 fn quote_end(text: &str, at: usize) -> Result<usize, ExprError> {
     let rest = &text[at + 1..];
@@ -356,21 +321,6 @@ fn ident_end(text: &str, at: usize) -> usize {
         end = at + n + c.len_utf8();
     }
     end
-}
-
-/// The end of a raw string whose text starts at `from`, closed by `"` and `hashes` `#`.
-pub(crate) fn raw_string_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        i += memchr::memchr(b'"', b.get(i..)?)?;
-        let close = i + 1 + hashes;
-        if b.get(i + 1..close)
-            .is_some_and(|h| h.iter().all(|&c| c == b'#'))
-        {
-            return Some(close);
-        }
-        i += 1;
-    }
 }
 
 #[cfg(test)]

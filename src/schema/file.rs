@@ -1,13 +1,13 @@
 //! The `.forge-schema.ron` file: the schemas of a game's custom components, written by the game
-//! ([`ForgeSchemas::export`]) and read by tools ([`SchemaFile::read`], `forge validate --schema`)
-//! to check scenes without the game's code.
+//! ([`ForgeSchemas::export`](crate::ForgeSchemas::export)) and read by tools
+//! ([`SchemaFile::read`], `forge validate --schema`) to check scenes without the game's code.
 //!
 //! # Shape
 //!
 //! A RON struct with the file format version and every [`ComponentSchema`], sorted by type path:
 //!
 //! ```
-//! use bevy_forge_scene::schema_file::SchemaFile;
+//! use bevy_forge_scene::schema::SchemaFile;
 //!
 //! let file = SchemaFile::from_ron_str(r#"(
 //!     format: 1,
@@ -34,7 +34,7 @@
 //!     ],
 //! )"#)?;
 //! assert!(file.get("forge_demo::Orbit").is_some_and(|s| s.fields.len() == 3));
-//! # Ok::<(), bevy_forge_scene::schema_file::SchemaFileError>(())
+//! # Ok::<(), bevy_forge_scene::schema::SchemaFileError>(())
 //! ```
 //!
 //! - `format`: [`SCHEMA_FORMAT`] (1). A reader refuses other versions instead of guessing.
@@ -54,7 +54,7 @@
 //!   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
 //!
 //! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed. Whatever
-//! [`ForgeSchemas::export`] writes reads back equal; a file nested deeper than
+//! [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes reads back equal; a file nested deeper than
 //! [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is parsed, so
 //! reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the file.
 
@@ -63,8 +63,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::{ComponentSchema, FieldKind, MemberSchema, VariantSchema};
 use crate::project::{ProjectError, write_atomic};
-use crate::schema::{ComponentSchema, FieldKind, ForgeSchemas, MemberSchema, VariantSchema};
 
 /// The schema file format this version writes and reads.
 pub const SCHEMA_FORMAT: u32 = 1;
@@ -73,7 +73,7 @@ pub const SCHEMA_FORMAT: u32 = 1;
 pub const SCHEMA_EXTENSION: &str = "forge-schema.ron";
 
 /// Deepest bracket nesting a schema file may have (`(`, `[`, `{` inside one another, outside
-/// strings and comments). [`ForgeSchemas::export`] writes at most 90: 5 for the file, its
+/// strings and comments). [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes at most 90: 5 for the file, its
 /// components and their fields, and 5 for each of the 17 levels of a [`FieldKind`] it describes
 /// (see [`FieldKind`] for the limit), an enum's struct variant being the deepest
 /// (`Enum(variants: [Struct(name: "A", fields: [(name: "x", kind: ..`). Deeper files are refused
@@ -519,7 +519,7 @@ fn too_deep_at(text: &str) -> Option<usize> {
             }
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
             b'"' => {
-                i = crate::expr::string_end(b, i + 1)?;
+                i = crate::format::lexical::string_end(b, i + 1)?;
                 continue;
             }
             b'\'' => {
@@ -538,7 +538,7 @@ fn too_deep_at(text: &str) -> Option<usize> {
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                i = crate::expr::block_comment_end(b, i)?;
+                i = crate::format::lexical::block_comment_end(b, i)?;
                 continue;
             }
             // Raw strings: `r"..."`, `r#"..."#`, `br"..."`, not inside a name.
@@ -549,7 +549,7 @@ fn too_deep_at(text: &str) -> Option<usize> {
             {
                 let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
                 if b.get(i + 1 + hashes) == Some(&b'"') {
-                    i = crate::expr::raw_string_end(b, i + 2 + hashes, hashes)?;
+                    i = crate::format::lexical::raw_string_end(b, i + 2 + hashes, hashes)?;
                     continue;
                 }
             }
@@ -558,23 +558,4 @@ fn too_deep_at(text: &str) -> Option<usize> {
         i += 1;
     }
     None
-}
-
-impl ForgeSchemas {
-    /// Every registered schema as a [`SchemaFile`], sorted by type path.
-    pub fn to_schema_file(&self) -> SchemaFile {
-        SchemaFile::new(self.schemas())
-    }
-
-    /// Writes every registered schema to `path` (conventionally `<name>.forge-schema.ron`) for
-    /// offline checks: `forge validate --schema <path> scenes/`. See [the `schema_file`
-    /// module](crate::schema_file) for the file's shape. Call it once every type is registered,
-    /// for example from a `Startup` system in debug builds.
-    ///
-    /// # Errors
-    /// As [`SchemaFile::write`]: [`SchemaFileError::Io`] when the file cannot be written (the
-    /// previous file is untouched).
-    pub fn export(&self, path: impl AsRef<Path>) -> Result<(), SchemaFileError> {
-        self.to_schema_file().write(path)
-    }
 }

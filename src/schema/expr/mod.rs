@@ -62,7 +62,6 @@ mod scan;
 mod target;
 
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
-pub(crate) use scan::{block_comment_end, raw_string_end, string_end};
 pub(crate) use target::Target;
 use target::{Shape, VariantFields, Variants};
 

@@ -3,7 +3,7 @@
 //! [`validate_scene`] checks a [`SceneDoc`] against every rule of the page and gathers all
 //! problems into a [`ValidationReport`]; [`validate_parsed`] does the same for a document read from
 //! text and fills in the line and column of each problem from the [`SourceMap`]. The codes are
-//! listed in [`crate::diagnostic`].
+//! listed in [`crate::validate::diagnostic`].
 //!
 //! Validation is pure (no file system, no Bevy), runs in time linear in the size of the document,
 //! never panics, and terminates on every document, including malformed forests with cycles.
@@ -24,15 +24,19 @@
 //! identifier rule (`radius`, `r#type`), or are the decimal index of a tuple struct field (`0`,
 //! `1`, as [`ComponentSchema`](crate::schema::ComponentSchema) names them; no leading zeros).
 
+pub(crate) mod custom;
+pub mod diagnostic;
+
+pub use diagnostic::{Diagnostic, Severity};
+
 use bevy_platform::collections::{HashMap, HashSet};
 
-use crate::diagnostic::{Diagnostic, Severity};
 use crate::format::{
     Color, ComponentData, CustomComponent, EntityNode, IntegrityProblem, MeshSource, ParsedScene,
     Position, PrimitiveShape, ReadWarningKind, SceneDoc, SourceMap, Vec3,
 };
 use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
-use crate::schema_file::SchemaFile;
+use crate::schema::SchemaFile;
 
 /// Everything validation found, sorted: errors first, then warnings, then info; within a
 /// severity by entity id (scene-wide issues, with no entity, first), then by message.
@@ -131,7 +135,7 @@ pub fn validate_scene(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Validation
 
 /// Validates a document read from text: the rules of [`validate_scene`], with the line and column
 /// of every problem taken from the parse's [`SourceMap`], plus a
-/// [`forge::format::version_zero`](crate::diagnostic) warning when the file said
+/// [`forge::format::version_zero`](crate::validate::diagnostic) warning when the file said
 /// `format_version: 0`.
 pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> ValidationReport {
     finish(parsed_diagnostics(parsed, assets))
@@ -139,7 +143,7 @@ pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Val
 
 /// Validates a document read from `text` like [`validate_parsed`], and checks its custom
 /// components against `schemas` (a game's exported [`SchemaFile`], see
-/// [`ForgeSchemas::export`](crate::schema::ForgeSchemas::export)) as the scene loader checks
+/// [`ForgeSchemas::export`](crate::runtime::ForgeSchemas::export)) as the scene loader checks
 /// them against the game's types: the same `forge::custom::*` codes (`unknown_type` with "did
 /// you mean", `unknown_field` with the field list, `missing_required`, `expr`, `range`),
 /// messages, lines and columns. This is `forge validate --schema`.
@@ -147,7 +151,7 @@ pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Val
 /// Without the game's type registry two loader checks cannot be made: `not_allowed` (a type
 /// path naming an engine type or resource is reported as `unknown_type`) and whether nested
 /// game types have a reflected `Default` for `..default()` (see
-/// [`evaluate_schema`](crate::expr::evaluate_schema)).
+/// [`evaluate_schema`](crate::schema::expr::evaluate_schema)).
 ///
 /// `text` is the text `parsed` was read from (with or without a byte-order mark); it lets
 /// expression errors point inside the expression.
@@ -158,7 +162,7 @@ pub fn validate_parsed_with_schemas(
     schemas: &SchemaFile,
 ) -> ValidationReport {
     let mut diagnostics = parsed_diagnostics(parsed, assets);
-    diagnostics.extend(crate::custom::check_offline(parsed, Some(text), schemas));
+    diagnostics.extend(custom::check_offline(parsed, Some(text), schemas));
     finish(diagnostics)
 }
 

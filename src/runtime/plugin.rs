@@ -4,9 +4,11 @@ use bevy_app::{App, Plugin, PreUpdate};
 use bevy_asset::{AssetApp, AssetServer, AssetTrackingSystems, Assets};
 use bevy_ecs::schedule::IntoScheduleConfigs;
 
-use crate::loader::{ForgeScene, ForgeSceneLoader};
-use crate::reload::{AppliedDocs, ForgeSceneReloadFailed, reload_scenes};
-use crate::spawn::{ForgeEntityId, ForgeMaterials, ForgeSceneRoot, spawn_scene_instances};
+use super::components::ForgeEntityId;
+use super::loader::ForgeSceneLoader;
+use super::reload::{ForgeSceneReloadFailed, reload_scenes};
+use super::scene::ForgeScene;
+use super::spawn::{AppliedDocs, ForgeMaterials, ForgeSceneRoot, spawn_scene_instances};
 
 /// Adds `.forge.ron` scenes to an app: the [`ForgeScene`] asset, its loader, and spawning of
 /// [`ForgeSceneRoot`] entities (in `PreUpdate`, right after assets are tracked, so `Update`
@@ -25,7 +27,7 @@ impl Plugin for ForgeScenePlugin {
                 "ForgeScenePlugin needs an AssetServer: add AssetPlugin (or DefaultPlugins) first"
             );
         };
-        let (registry, schemas) = crate::schema::setup(app);
+        let (registry, schemas) = super::registry::setup(app);
         app.init_asset::<ForgeScene>()
             .register_asset_loader(
                 ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
@@ -42,7 +44,7 @@ impl Plugin for ForgeScenePlugin {
                     .after(AssetTrackingSystems),
             );
         #[cfg(feature = "builtins")]
-        app.add_observer(crate::spawn::link_parent_visibility);
+        app.add_observer(super::spawn::link_parent_visibility);
     }
 
     fn finish(&self, app: &mut App) {

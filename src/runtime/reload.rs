@@ -37,11 +37,12 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
-use crate::diagnostic::Diagnostic;
+use super::components::bevy_transform_of;
+use super::loader::{ForgeSceneLoadError, list};
+use super::scene::{ForgeScene, prepare_again};
+use super::spawn::{AppliedDoc, AppliedDocs, ForgeSceneInstance, spawn_entity};
 use crate::diff::{ComponentChange, SceneDiff};
-use crate::format::SceneDoc;
-use crate::loader::{ForgeScene, ForgeSceneLoadError, bevy_transform_of};
-use crate::spawn::{ForgeSceneInstance, spawn_entity};
+use crate::validate::{Diagnostic, Severity};
 
 /// Triggered on a [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity after a reload was applied to
 /// its instance, with the file ids that were added, removed and changed.
@@ -70,37 +71,6 @@ pub struct ForgeSceneReloadFailed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The document each scene's live instances were last brought to.
-#[derive(Resource, Default)]
-pub(crate) struct AppliedDocs(pub(crate) HashMap<AssetId<ForgeScene>, AppliedDoc>);
-
-/// A document live instances were brought to, with its entities' text hashes (see
-/// [`ForgeScene::changes_since`]).
-#[derive(Clone)]
-pub(crate) struct AppliedDoc {
-    pub(crate) doc: Arc<SceneDoc>,
-    pub(crate) text_hashes: Option<Arc<[u64]>>,
-}
-
-impl AppliedDoc {
-    pub(crate) fn of(scene: &ForgeScene) -> Self {
-        Self {
-            doc: scene.doc.clone(),
-            text_hashes: scene.text_hashes.clone(),
-        }
-    }
-
-    /// The changes from this document to `scene`'s (see [`ForgeScene::changes_since`]).
-    pub(crate) fn changes_to(&self, scene: &ForgeScene) -> SceneDiff {
-        crate::diff::diff_with_hashes(
-            &self.doc,
-            self.text_hashes.as_deref(),
-            &scene.doc,
-            scene.text_hashes.as_deref(),
-        )
-    }
-}
-
 /// The last failure reported per scene. The asset server reloads a path once per handle to it
 /// (the scene and its sub-assets), so one bad save can fail several times: report it once.
 #[derive(Resource, Default)]
@@ -123,7 +93,7 @@ fn diagnostics_of(error: &AssetLoadError) -> Vec<Diagnostic> {
         }
     }
     vec![Diagnostic::new(
-        crate::diagnostic::Severity::Error,
+        Severity::Error,
         "forge::read::io",
         error.to_string(),
     )]
@@ -163,7 +133,7 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
             continue;
         }
         reported.0.insert(scene, diagnostics.clone());
-        let text = crate::loader::list(&diagnostics, &path.to_string());
+        let text = list(&diagnostics, &path.to_string());
         tracing::error!("reload of `{path}` failed; the last good scene stays live:\n{text}");
         let failure = ForgeSceneReloadFailed {
             scene,
@@ -244,82 +214,6 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
             applied.0.insert(id, AppliedDoc::of(scene));
         }
     });
-}
-
-/// Prepares a scene edited in memory again (its prepared values describe the old document).
-/// Fails, changing nothing, when the edited document has validation or custom-component errors.
-pub(crate) fn prepare_again(
-    world: &mut World,
-    scene: &mut ForgeScene,
-) -> Result<(), Vec<Diagnostic>> {
-    // The edited document is checked in place: taken out of its `Arc` (not copied: after
-    // `doc_mut` the scene owns it alone) and put back below. Positions are dropped (they would
-    // describe the file, not the edit), so no source map is needed.
-    let empty = crate::format::SceneDoc {
-        format_version: 0,
-        name: String::new(),
-        entities: Default::default(),
-        roots: Vec::new(),
-        next_id: 0,
-    };
-    let parsed = crate::format::ParsedScene {
-        doc: std::mem::replace(Arc::make_mut(&mut scene.doc), empty),
-        source_map: crate::format::SourceMap::default(),
-        warnings: Vec::new(),
-    };
-    let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None)
-        .diagnostics
-        .into_iter()
-        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
-        .map(|d| Diagnostic {
-            position: None,
-            ..d
-        })
-        .collect();
-    let (custom, custom_errors) = crate::custom::prepare_in_world(world, &parsed);
-    *Arc::make_mut(&mut scene.doc) = parsed.doc;
-    errors.extend(custom_errors.into_iter().map(|d| Diagnostic {
-        position: None,
-        ..d
-    }));
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    #[cfg(feature = "builtins")]
-    {
-        let Some(server) = world.get_resource::<bevy_asset::AssetServer>().cloned() else {
-            return Ok(());
-        };
-        world.resource_scope(|_, mut meshes: Mut<Assets<bevy_mesh::Mesh>>| {
-            let mut sink = crate::builtin::RuntimeSink {
-                server,
-                meshes: &mut meshes,
-            };
-            let (prepared, materials) = crate::loader::prepare_entities(
-                &scene.doc,
-                &crate::format::SourceMap::default(),
-                &mut sink,
-                "(in memory)",
-            );
-            scene.prepared = prepared;
-            scene.materials = materials;
-        });
-    }
-    #[cfg(not(feature = "builtins"))]
-    {
-        let (prepared, materials) = crate::loader::prepare_entities(
-            &scene.doc,
-            &crate::format::SourceMap::default(),
-            &mut (),
-            "(in memory)",
-        );
-        scene.prepared = prepared;
-        scene.materials = materials;
-    }
-    scene.custom = custom;
-    scene.stale = false;
-    scene.prepared_index = None;
-    Ok(())
 }
 
 fn alive(world: &World, entity: Entity) -> bool {
@@ -418,7 +312,7 @@ fn apply(
         }
         if !change.components.is_empty() || change.parent.is_some() {
             // A rendered component added, or a rendered entity moved under a new parent.
-            crate::spawn::link_visibility(world, entity);
+            super::spawn::link_visibility(world, entity);
         }
     }
     // 3. Despawn removed subtrees (and removed entities the game moved elsewhere).
@@ -460,12 +354,12 @@ fn patch_component(
         .map_or(0, |(id, _)| *id);
     if let Some(written) = key.strip_prefix("custom:") {
         // The file may name the type by its bare name (`Orbit`), as the loader allows.
-        let canonical = crate::custom::canonical_path(entity.world(), written);
+        let canonical = super::custom::canonical_path(entity.world(), written);
         let type_path = canonical.as_deref().unwrap_or(written);
         let prepared = index.and_then(|i| scene.custom.entity(i).find(type_path));
         match (change, prepared) {
             (ComponentChange::Removed { .. }, _) | (_, None) => {
-                crate::custom::remove(entity, type_path)
+                super::custom::remove(entity, type_path)
             }
             (
                 ComponentChange::Changed {
@@ -479,9 +373,9 @@ fn patch_component(
                     .filter(|f| f.new.is_some())
                     .map(|f| f.name.as_str())
                     .collect();
-                crate::custom::patch_fields(entity, p, &set, id);
+                super::custom::patch_fields(entity, p, &set, id);
             }
-            (_, Some(p)) => crate::custom::insert_one(entity, p, id),
+            (_, Some(p)) => super::custom::insert_one(entity, p, id),
         }
     } else {
         #[cfg(feature = "builtins")]
@@ -500,13 +394,13 @@ fn patch_builtin(
     scene: &ForgeScene,
 ) {
     match change {
-        ComponentChange::Removed { key } => crate::builtin::remove(entity, key),
+        ComponentChange::Removed { key } => super::builtin::remove(entity, key),
         ComponentChange::Added { .. } | ComponentChange::Changed { .. } => {
             let prepared =
                 index.and_then(|i| scene.prepared.entity(i).iter().find(|c| c.tag() == key));
             match prepared {
-                Some(component) => crate::spawn::insert_builtin(entity, component, scene_id, scene),
-                None => crate::builtin::remove(entity, key),
+                Some(component) => super::spawn::insert_builtin(entity, component, scene_id, scene),
+                None => super::builtin::remove(entity, key),
             }
         }
     }

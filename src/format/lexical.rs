@@ -1,0 +1,57 @@
+//! Lexical rules shared by everything that scans Rust or RON text: the scene reader, the
+//! expression scanner of custom field values and the schema file reader. RON borrows Rust's
+//! comments and string literals, so one definition serves all three.
+//!
+//! Each function takes the bytes and a start offset and returns the offset just past the token,
+//! or `None` when the token is not closed before the end.
+
+/// The end of a block comment starting at `at` (`/*`), nested comments included (Rust and RON
+/// nest them alike); `None` when it is not closed.
+pub(crate) fn block_comment_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'/', b'*') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', b'/') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The end (after the closing `"`) of a string whose text starts at `from`, with escapes.
+pub(crate) fn string_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// The end of a raw string whose text starts at `from`, closed by `"` and `hashes` `#`.
+pub(crate) fn raw_string_end(b: &[u8], from: usize, hashes: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        i += memchr::memchr(b'"', b.get(i..)?)?;
+        let close = i + 1 + hashes;
+        if b.get(i + 1..close)
+            .is_some_and(|h| h.iter().all(|&c| c == b'#'))
+        {
+            return Some(close);
+        }
+        i += 1;
+    }
+}

@@ -1,0 +1,436 @@
+//! Custom components at load and spawn time: building their values through reflection and
+//! inserting them.
+//!
+//! Loading builds every custom component completely (the type's `Default`, then each listed
+//! field set from its evaluated expression) and keeps the values in one column per type
+//! ([`PreparedCustoms`]), so spawning only copies a ready value into the entity with a typed
+//! insert. The checks are [`crate::validate::custom`]'s, shared with `forge validate --schema`:
+//! every problem becomes a positioned [`Diagnostic`] that fails the load. Only the allow-list is
+//! checked here, as it needs the game's registry: a type path naming a registered type that is
+//! not a `ForgeComponent` (`forge::custom::not_allowed`).
+
+use bevy_platform::collections::HashMap;
+use std::sync::Arc;
+
+use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
+use bevy_ecs::world::{EntityWorldMut, World};
+use bevy_reflect::std_traits::ReflectDefault;
+use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
+
+use super::components::EntityBundle;
+use super::registry::{CustomColumn, ForgeSchemas, SchemaEntry, SpawnWith};
+use crate::format::{CustomComponent, ParsedScene};
+use crate::schema::expr::{self, Target};
+use crate::validate::Diagnostic;
+use crate::validate::custom::{
+    Site, check_fields, custom_sites, resolve, spelled_twice, unknown_type, without_bom,
+};
+
+/// What the loader needs to build custom components: the app's type registry and schemas.
+#[derive(Clone, Default)]
+pub(crate) struct CustomContext {
+    pub(crate) registry: AppTypeRegistry,
+    pub(crate) schemas: ForgeSchemas,
+}
+
+/// The custom components of a scene, ready to insert: one column of values per type (a `Vec` of
+/// the type itself: no allocation per value), and for each entity, in `doc.entities` order, which
+/// row of which column holds each of its custom components.
+#[derive(Default)]
+pub(crate) struct PreparedCustoms {
+    types: Vec<(Arc<CustomType>, Box<dyn CustomColumn>)>,
+    /// `(type, row)` of every component, entity by entity.
+    refs: Vec<(u32, u32)>,
+    /// Entity `i`'s components are `refs[starts[i]..starts[i + 1]]`.
+    starts: Vec<u32>,
+}
+
+impl std::fmt::Debug for PreparedCustoms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCustoms")
+            .field("types", &self.types.len())
+            .field("components", &self.refs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedCustoms {
+    /// The custom components of the entity at `index` of `doc.entities` (none when out of range).
+    pub(crate) fn entity(&self, index: usize) -> Customs<'_> {
+        let range = match (self.starts.get(index), self.starts.get(index + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        };
+        Customs {
+            table: self,
+            refs: self.refs.get(range).unwrap_or(&[]),
+        }
+    }
+
+    fn get(&self, (ty, row): (u32, u32)) -> Option<PreparedCustom<'_>> {
+        let (ty, column) = self.types.get(ty as usize)?;
+        Some(PreparedCustom {
+            ty,
+            value: column.value_at(row)?,
+        })
+    }
+}
+
+/// The prepared custom components of one entity.
+#[derive(Clone, Copy)]
+pub(crate) struct Customs<'a> {
+    table: &'a PreparedCustoms,
+    refs: &'a [(u32, u32)],
+}
+
+impl<'a> Customs<'a> {
+    pub(crate) fn iter(self) -> impl Iterator<Item = PreparedCustom<'a>> {
+        self.refs.iter().filter_map(move |r| self.table.get(*r))
+    }
+
+    fn split_first(self) -> Option<(PreparedCustom<'a>, Customs<'a>)> {
+        let (first, rest) = self.refs.split_first()?;
+        Some((
+            self.table.get(*first)?,
+            Customs {
+                table: self.table,
+                refs: rest,
+            },
+        ))
+    }
+
+    /// The component with type path `type_path`, if the entity has one.
+    pub(crate) fn find(self, type_path: &str) -> Option<PreparedCustom<'a>> {
+        self.iter().find(|p| p.ty.type_path == type_path)
+    }
+}
+
+/// A custom component ready to insert: its type and value.
+#[derive(Clone, Copy)]
+pub(crate) struct PreparedCustom<'a> {
+    ty: &'a CustomType,
+    value: &'a dyn Reflect,
+}
+
+/// What every prepared component of one type shares.
+struct CustomType {
+    type_path: String,
+    component: ReflectComponent,
+    insert: fn(&mut EntityWorldMut, &dyn Reflect) -> bool,
+    spawn_with: SpawnWith,
+}
+
+/// A registered type resolved once per load: its schema entry and reflected parts.
+struct Resolved {
+    entry: SchemaEntry,
+    default: ReflectDefault,
+    info: &'static TypeInfo,
+    /// Its column in the [`PreparedCustoms`] being built.
+    slot: u32,
+}
+
+/// Why a type path did not resolve (the diagnostic is made per component, with its position).
+enum Unresolved {
+    /// No schema: unknown, or not a `ForgeComponent` (the allow-list).
+    Unknown,
+    /// A schema whose type is not registered as a component with a reflected `Default`.
+    NotRegistered,
+}
+
+fn resolve_type(
+    type_path: &str,
+    registry: &TypeRegistry,
+    schemas: &ForgeSchemas,
+    out: &mut PreparedCustoms,
+) -> Result<Resolved, Unresolved> {
+    let entry = resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
+        .ok_or(Unresolved::Unknown)?;
+    let registration = registry.get(entry.type_id);
+    if registration.is_some_and(|r| r.data::<ReflectResource>().is_some()) {
+        return Err(Unresolved::NotRegistered);
+    }
+    let (component, default, info) = registration
+        .and_then(|r| {
+            Some((
+                r.data::<ReflectComponent>()?.clone(),
+                r.data::<ReflectDefault>()?.clone(),
+                r.type_info(),
+            ))
+        })
+        .ok_or(Unresolved::NotRegistered)?;
+    let ty = Arc::new(CustomType {
+        type_path: entry.schema.type_path.clone(),
+        component,
+        insert: entry.insert,
+        spawn_with: entry.spawn_with,
+    });
+    let slot = u32::try_from(out.types.len()).map_err(|_| Unresolved::NotRegistered)?;
+    out.types.push((ty, (entry.column)()));
+    Ok(Resolved {
+        entry,
+        default,
+        info,
+        slot,
+    })
+}
+
+/// Builds the custom components of every entity (in `doc.entities` order). `text` is the
+/// source, used to point inside expressions; errors are returned, not logged.
+pub(crate) fn prepare(
+    parsed: &ParsedScene,
+    text: Option<&str>,
+    cx: &CustomContext,
+) -> (PreparedCustoms, Vec<Diagnostic>) {
+    let text = text.map(without_bom);
+    let registry = cx.registry.read();
+    let mut errors = Vec::new();
+    let mut out = PreparedCustoms {
+        starts: Vec::with_capacity(parsed.doc.entities.len() + 1),
+        ..Default::default()
+    };
+    // Each type path is resolved once per load, not once per component.
+    let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
+    // The types of the entity's custom components so far: (column, as written).
+    let mut seen: Vec<(u32, &str)> = Vec::new();
+    for (id, node) in &parsed.doc.entities {
+        out.starts.push(out.refs.len() as u32);
+        seen.clear();
+        for (custom, site) in custom_sites(parsed, text, false, *id, node) {
+            let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
+                resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
+            });
+            if let Ok(r) = resolved {
+                let path = |slot: u32| {
+                    out.types
+                        .get(slot as usize)
+                        .map_or("", |(ty, _)| ty.type_path.as_str())
+                };
+                let first = seen
+                    .iter()
+                    .find(|(slot, _)| path(*slot) == path(r.slot))
+                    .map(|(_, written)| *written);
+                if let Some(d) = first.and_then(|f| spelled_twice(custom, f, path(r.slot), &site)) {
+                    errors.push(d);
+                    continue;
+                }
+                seen.push((r.slot, custom.type_path.as_str()));
+            }
+            match build(custom, &site, &registry, &cx.schemas, resolved) {
+                Ok((slot, value)) => {
+                    let column = out.types.get_mut(slot as usize).map(|(_, c)| c);
+                    match column.map(|c| c.push_value(value)) {
+                        Some(Ok(row)) => out.refs.push((slot, row)),
+                        _ => tracing::error!(
+                            "entity {id}: custom component `{}` skipped: its value is not of the registered type",
+                            custom.type_path
+                        ),
+                    }
+                }
+                Err(mut problems) => errors.append(&mut problems),
+            }
+        }
+    }
+    out.starts.push(out.refs.len() as u32);
+    out.refs.shrink_to_fit();
+    for (_, column) in &mut out.types {
+        column.shrink();
+    }
+    (out, errors)
+}
+
+fn build(
+    custom: &CustomComponent,
+    site: &Site,
+    registry: &TypeRegistry,
+    schemas: &ForgeSchemas,
+    resolved: &Result<Resolved, Unresolved>,
+) -> Result<(u32, Box<dyn Reflect>), Vec<Diagnostic>> {
+    let resolved = match resolved {
+        Ok(r) => r,
+        Err(Unresolved::Unknown) => {
+            return Err(vec![unknown_type(
+                custom,
+                site,
+                schemas.type_paths(),
+                registered_as(registry, &custom.type_path),
+            )]);
+        }
+        Err(Unresolved::NotRegistered) => {
+            return Err(vec![site.error(
+                "forge::custom::unknown_type",
+                format!(
+                    "`{}` has a schema but is not registered as a component with a reflected `Default`",
+                    custom.type_path
+                ),
+                ".type_path".into(),
+                site.type_path_position(),
+            )]);
+        }
+    };
+    let info = resolved.info;
+    let mut value = resolved.default.default();
+    let errors = check_fields(
+        custom,
+        site,
+        &resolved.entry.schema,
+        |name| field_type(info, name).map(Target::Info),
+        registry,
+        |name, v| match field_mut(value.as_mut(), name) {
+            Some(dest) => expr::assign(dest, v),
+            None => Ok(()),
+        },
+    );
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok((resolved.slot, value))
+}
+
+/// The reflected type of field `name` (`0`, `1` for tuple structs).
+fn field_type(info: &TypeInfo, name: &str) -> Option<&'static TypeInfo> {
+    match info {
+        TypeInfo::Struct(s) => s.field(name)?.type_info(),
+        TypeInfo::TupleStruct(t) => t.field_at(name.parse().ok()?)?.type_info(),
+        _ => None,
+    }
+}
+
+fn field_mut<'a>(value: &'a mut dyn Reflect, name: &str) -> Option<&'a mut dyn PartialReflect> {
+    match value.reflect_mut() {
+        ReflectMut::Struct(s) => s.field_mut(name),
+        ReflectMut::TupleStruct(t) => t.field_mut(name.parse().ok()?),
+        _ => None,
+    }
+}
+
+/// Inserts the prepared custom components of one entity (file id `id`) with typed inserts (no
+/// type registry needed). A value that cannot be inserted is logged with the entity and type,
+/// never a panic.
+pub(crate) fn insert<'a>(
+    entity: &mut EntityWorldMut,
+    prepared: impl IntoIterator<Item = PreparedCustom<'a>>,
+    id: u64,
+) {
+    for p in prepared {
+        // A game observer may despawn the entity as a component arrives.
+        if entity.is_despawned() {
+            return;
+        }
+        if !(p.ty.insert)(entity, p.value) {
+            tracing::error!(
+                "entity {id}: custom component `{}` not inserted: its prepared value does not apply",
+                p.ty.type_path
+            );
+        }
+    }
+}
+
+/// Spawns an entity with `bundle` and the first of `prepared` in one bundle, and returns it and
+/// the custom components still to insert (all of them when the first could not be built).
+pub(crate) fn spawn_with_first<'a>(
+    world: &mut World,
+    bundle: EntityBundle,
+    prepared: Customs<'a>,
+) -> (bevy_ecs::entity::Entity, Customs<'a>) {
+    let Some((first, rest)) = prepared.split_first() else {
+        return (world.spawn(bundle).id(), prepared);
+    };
+    match (first.ty.spawn_with)(world, bundle, first.value) {
+        Ok(entity) => (entity, rest),
+        Err(bundle) => (world.spawn(bundle).id(), prepared),
+    }
+}
+
+/// Inserts one prepared custom component (hot reload: added or replaced whole).
+pub(crate) fn insert_one(entity: &mut EntityWorldMut, prepared: PreparedCustom<'_>, id: u64) {
+    insert(entity, [prepared], id);
+}
+
+/// Sets only the fields `fields` of the live component from the prepared value; the other
+/// fields keep their live values (hot reload of changed fields). A component the entity lost
+/// is inserted whole.
+pub(crate) fn patch_fields(
+    entity: &mut EntityWorldMut,
+    prepared: PreparedCustom<'_>,
+    fields: &[&str],
+    id: u64,
+) {
+    let value = prepared.value;
+    let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
+        insert_one(entity, prepared, id);
+        return;
+    };
+    if !prepared.ty.component.contains(&*entity) {
+        insert_one(entity, prepared, id);
+        return;
+    }
+    let mut patch = bevy_reflect::structs::DynamicStruct::default();
+    for name in fields {
+        if let Some(Ok(field)) = full.field(name).map(PartialReflect::to_dynamic) {
+            patch.insert_boxed(*name, field);
+        }
+    }
+    patch.set_represented_type(value.get_represented_type_info());
+    prepared.ty.component.apply(&mut *entity, &patch);
+}
+
+/// The registered type path that `type_path` (as a file writes it: full, or a unique bare type
+/// name) names, with the loader's rule.
+pub(crate) fn canonical_path(world: &World, type_path: &str) -> Option<String> {
+    let schemas = world.get_resource::<ForgeSchemas>()?;
+    resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
+        .map(|entry| entry.schema.type_path.clone())
+}
+
+/// Removes the custom component with type path `type_path` (hot reload dropped it).
+pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
+    let Some(registry) = entity.world().get_resource::<AppTypeRegistry>().cloned() else {
+        return;
+    };
+    // Only types with a schema can come from a file; the file's type path may be an override.
+    let Some(entry) = entity
+        .world()
+        .get_resource::<ForgeSchemas>()
+        .and_then(|s| s.entry(type_path))
+    else {
+        return;
+    };
+    let registry = registry.read();
+    if let Some(component) = registry.get_type_data::<ReflectComponent>(entry.type_id) {
+        component.remove(entity);
+    }
+}
+
+/// Builds the custom components of a document edited in memory, with the app's registry and
+/// schemas. Errors are the same diagnostics a load reports.
+pub(crate) fn prepare_in_world(
+    world: &World,
+    parsed: &ParsedScene,
+) -> (PreparedCustoms, Vec<Diagnostic>) {
+    let cx = CustomContext {
+        registry: world
+            .get_resource::<AppTypeRegistry>()
+            .cloned()
+            .unwrap_or_default(),
+        schemas: world
+            .get_resource::<ForgeSchemas>()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    prepare(parsed, None, &cx)
+}
+
+/// What a registered type that is not a `ForgeComponent` is, for the allow-list's message
+/// (`forge::custom::not_allowed`); `None` when `type_path` names no registered type.
+fn registered_as(registry: &TypeRegistry, type_path: &str) -> Option<&'static str> {
+    let other = registry
+        .get_with_type_path(type_path)
+        .or_else(|| registry.get_with_short_type_path(type_path))?;
+    Some(if other.data::<ReflectResource>().is_some() {
+        "a resource"
+    } else if other.data::<ReflectComponent>().is_some() {
+        "a component that does not derive `ForgeComponent`"
+    } else {
+        "a reflected type that does not derive `ForgeComponent`"
+    })
+}

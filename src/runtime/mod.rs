@@ -1,0 +1,37 @@
+//! The Bevy side: the [`ForgeScene`] asset and its [`ForgeSceneLoader`], custom component types
+//! in the app ([`ForgeSchemas`], [`ForgeComponent`]), spawning [`ForgeSceneRoot`]s, hot reload,
+//! and the [`ForgeScenePlugin`] that wires them into an `App`.
+//!
+//! Everything here stands on the pure parts below it ([`format`](crate::format),
+//! [`schema`](crate::schema), [`validate`](crate::validate), [`diff`](crate::diff)); nothing
+//! below imports from here. A scene goes through it in this order:
+//!
+//! 1. [`loader`]: bytes to a [`ParsedScene`](crate::format::ParsedScene), validated, with every
+//!    custom component built through reflection ([`registry`] says which types may be) and every
+//!    built-in prepared: a [`ForgeScene`] ([`scene`]).
+//! 2. [`spawn`]: a [`ForgeSceneRoot`] whose scene has loaded gets its entities, parents before
+//!    children, and a [`ForgeSceneInstance`] mapping file ids to entities.
+//! 3. [`reload`]: when the asset changes, the [`SceneDiff`](crate::diff::SceneDiff) between the
+//!    applied document and the new one is applied to every live instance.
+
+#[cfg(feature = "builtins")]
+pub mod builtin;
+mod components;
+mod custom;
+pub mod loader;
+mod plugin;
+pub mod registry;
+pub mod reload;
+pub mod scene;
+pub mod spawn;
+
+pub use components::ForgeEntityId;
+pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
+pub use plugin::ForgeScenePlugin;
+pub use registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
+pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
+pub use scene::ForgeScene;
+pub use spawn::{ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
+
+#[doc(hidden)]
+pub use registry::ForgeComponentRegistration;

@@ -1,0 +1,305 @@
+//! The loaded scene asset, [`ForgeScene`]: the document and everything spawning needs, prepared
+//! once (built-in components, asset handles, materials, custom component values), so spawning
+//! parses and evaluates nothing.
+
+use std::sync::Arc;
+
+use bevy_asset::Asset;
+use bevy_ecs::world::World;
+use bevy_reflect::TypePath;
+
+use super::custom::PreparedCustoms;
+use crate::diff::SceneDiff;
+use crate::format::{ComponentData, MaterialData, ParsedScene, SceneDoc, SourceMap};
+use crate::validate::{Diagnostic, Severity};
+
+/// A loaded scene: the document, everything spawning needs already resolved (asset handles, Bevy
+/// component values) so spawning parses nothing, and, when the loader settings ask for it, where
+/// each part of the document was written.
+///
+/// Produced by [`ForgeSceneLoader`] for files ending in `.forge.ron`. Primitive meshes are labeled
+/// sub-assets `Mesh0`, `Mesh1`, ... (`garden.forge.ron#Mesh0`); identical primitives share one.
+#[derive(Asset, TypePath, Debug)]
+// Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
+// and reflected scenes name it.
+#[type_path = "bevy_forge_scene"]
+pub struct ForgeScene {
+    pub(crate) doc: Arc<SceneDoc>,
+    /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`]).
+    pub(crate) source_map: Option<SourceMap>,
+    /// One entry per entity, in `doc.entities` order.
+    pub(crate) prepared: PreparedBuiltins,
+    /// The custom components of every entity, built at load time.
+    pub(crate) custom: PreparedCustoms,
+    /// Distinct materials of the scene; `mesh3d` components refer to them by index.
+    pub(crate) materials: Vec<MaterialData>,
+    /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
+    pub(crate) stale: bool,
+    /// While `stale`: the index in `prepared` and `custom` of each entity id of the document they
+    /// were prepared from (the document before the first edit), so an instance spawned before
+    /// the edit is prepared gets each entity's own values, never its neighbour's.
+    pub(crate) prepared_index: Option<bevy_platform::collections::HashMap<u64, usize>>,
+    /// The text hash of each entity entry, in `doc.entities` order, while `doc` is exactly what
+    /// was read (`None` after [`ForgeScene::doc_mut`]). Hot reload skips entities whose entry
+    /// text did not change.
+    pub(crate) text_hashes: Option<Arc<[u64]>>,
+}
+
+impl ForgeScene {
+    /// The scene document as read from the file (after `format_version` normalization).
+    pub fn doc(&self) -> &SceneDoc {
+        &self.doc
+    }
+
+    /// The document, for editing in memory (as an editor does). Editing goes through the same
+    /// path as a file change: the `AssetEvent::Modified` this causes makes the plugin diff the
+    /// last applied document against this one and patch every live instance. Positions in
+    /// [`source_map`](Self::source_map) keep describing the file as it was read.
+    pub fn doc_mut(&mut self) -> &mut SceneDoc {
+        if !self.stale {
+            self.prepared_index = Some(
+                self.doc
+                    .entities
+                    .keys()
+                    .enumerate()
+                    .map(|(index, id)| (*id, index))
+                    .collect(),
+            );
+        }
+        self.stale = true;
+        self.text_hashes = None;
+        Arc::make_mut(&mut self.doc)
+    }
+
+    /// Where the prepared values of entity `id` (at `index` of the document) are: `index`, or
+    /// while the document has edits not prepared yet, the entity's index when it was prepared
+    /// (`None` for an entity added since).
+    pub(crate) fn prepared_index(&self, id: u64, index: usize) -> Option<usize> {
+        match (&self.prepared_index, self.stale) {
+            (Some(map), true) => map.get(&id).copied(),
+            _ => Some(index),
+        }
+    }
+
+    /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
+    /// documents, except that an entity whose entry is written byte for byte the same in both
+    /// files is known unchanged without comparing it (when neither document was edited in
+    /// memory since it was read). Apply them with
+    /// [`apply_diff`](super::apply_diff).
+    ///
+    /// [`diff`]: crate::diff::diff
+    pub fn changes_since(&self, old: &ForgeScene) -> SceneDiff {
+        crate::diff::diff_with_hashes(
+            &old.doc,
+            old.text_hashes.as_deref(),
+            &self.doc,
+            self.text_hashes.as_deref(),
+        )
+    }
+
+    /// Where each entity, field and component was written in the file, when the scene was
+    /// loaded with [`keep_source_map`](ForgeSceneLoaderSettings::keep_source_map) (tools:
+    /// editors, inspectors); `None` otherwise.
+    ///
+    /// Load errors always carry their positions, whatever the setting: the loader reads them
+    /// while the map exists. Only the loaded asset goes without it.
+    pub fn source_map(&self) -> Option<&SourceMap> {
+        self.source_map.as_ref()
+    }
+}
+
+/// The built-in components of every entity, ready to insert: one list for the whole scene, in
+/// `doc.entities` order, and where each entity's run starts (no list per entity). `Name` and
+/// `Transform` are made from the document entry when an entity spawns (keeping them here too
+/// would double their memory), and custom components are in [`ForgeScene::custom`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PreparedBuiltins {
+    #[cfg(feature = "builtins")]
+    components: Vec<super::builtin::PreparedComponent>,
+    /// Entity `i`'s components are `components[starts[i]..starts[i + 1]]`.
+    #[cfg(feature = "builtins")]
+    starts: Vec<u32>,
+}
+
+#[cfg(feature = "builtins")]
+impl PreparedBuiltins {
+    /// The built-in components of the entity at `index` of `doc.entities` (none when out of
+    /// range).
+    pub(crate) fn entity(&self, index: usize) -> &[super::builtin::PreparedComponent] {
+        match (self.starts.get(index), self.starts.get(index + 1)) {
+            (Some(&a), Some(&b)) => self.components.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// The scene of a validated document whose custom components are built: prepares the built-in
+/// components through `sink` (the loader's `LoadContext`), and keeps the source map when asked.
+pub(crate) fn build(
+    parsed: ParsedScene,
+    custom: PreparedCustoms,
+    sink: &mut impl PrepareSink,
+    path: &str,
+    keep_source_map: bool,
+) -> ForgeScene {
+    let (prepared, materials) = prepare_entities(&parsed.doc, &parsed.source_map, sink, path);
+    let text_hashes = Some(Arc::from(parsed.source_map.entity_text_hashes()));
+    ForgeScene {
+        text_hashes,
+        doc: Arc::new(parsed.doc),
+        source_map: keep_source_map.then_some(parsed.source_map),
+        prepared,
+        custom,
+        materials,
+        stale: false,
+        prepared_index: None,
+    }
+}
+
+#[cfg(feature = "builtins")]
+pub(crate) use super::builtin::Sink as PrepareSink;
+
+/// Without built-ins nothing needs assets.
+#[cfg(not(feature = "builtins"))]
+pub(crate) trait PrepareSink {}
+#[cfg(not(feature = "builtins"))]
+impl<T> PrepareSink for T {}
+
+/// Prepares the built-in components of every entity of `doc` (in `doc.entities` order), and
+/// collects the scene's materials. Custom components are built by `super::custom::prepare`.
+#[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
+pub(crate) fn prepare_entities(
+    doc: &SceneDoc,
+    source_map: &SourceMap,
+    sink: &mut impl PrepareSink,
+    path: &str,
+) -> (PreparedBuiltins, Vec<MaterialData>) {
+    #[cfg(feature = "builtins")]
+    let mut sub = super::builtin::SubAssets::default();
+    #[cfg_attr(feature = "builtins", allow(unused_mut))]
+    let mut skipped_builtins = 0usize;
+    #[cfg_attr(not(feature = "builtins"), allow(unused_mut))]
+    let mut prepared = PreparedBuiltins::default();
+    #[cfg(feature = "builtins")]
+    prepared.starts.reserve_exact(doc.entities.len() + 1);
+    for (id, node) in &doc.entities {
+        #[cfg(feature = "builtins")]
+        prepared
+            .starts
+            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
+        for (index, component) in node.components.iter().enumerate() {
+            if let ComponentData::Custom(_) = component {
+                continue; // built by `super::custom::prepare`
+            }
+            #[cfg(feature = "builtins")]
+            match super::builtin::prepare(component, sink, &mut sub) {
+                Ok(Some(p)) => prepared.components.push(p),
+                Ok(None) => {}
+                Err(message) => {
+                    let at = source_map
+                        .component(*id, index)
+                        .map(|p| format!("{}:", p))
+                        .unwrap_or_default();
+                    tracing::error!(
+                        "{path}:{at} entity {id}: `{}` skipped: {message}",
+                        component.tag()
+                    );
+                }
+            }
+            #[cfg(not(feature = "builtins"))]
+            {
+                skipped_builtins += 1;
+            }
+        }
+    }
+    #[cfg(feature = "builtins")]
+    if prepared.components.is_empty() {
+        // No entity has one: every lookup answers none without the starts.
+        prepared.starts = Vec::new();
+    } else {
+        prepared
+            .starts
+            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
+        prepared.components.shrink_to_fit();
+    }
+    if skipped_builtins > 0 {
+        tracing::warn!(
+            "{path}: {skipped_builtins} built-in component(s) skipped: bevy_forge_scene was built without its `builtins` feature"
+        );
+    }
+    #[cfg(feature = "builtins")]
+    let materials = sub.materials;
+    #[cfg(not(feature = "builtins"))]
+    let materials = Vec::new();
+    (prepared, materials)
+}
+
+/// Prepares a scene edited in memory again (its prepared values describe the old document).
+/// Fails, changing nothing, when the edited document has validation or custom-component errors.
+pub(crate) fn prepare_again(
+    world: &mut World,
+    scene: &mut ForgeScene,
+) -> Result<(), Vec<Diagnostic>> {
+    // The edited document is checked in place: taken out of its `Arc` (not copied: after
+    // `doc_mut` the scene owns it alone) and put back below. Positions are dropped (they would
+    // describe the file, not the edit), so no source map is needed.
+    let empty = SceneDoc {
+        format_version: 0,
+        name: String::new(),
+        entities: Default::default(),
+        roots: Vec::new(),
+        next_id: 0,
+    };
+    let parsed = ParsedScene {
+        doc: std::mem::replace(Arc::make_mut(&mut scene.doc), empty),
+        source_map: SourceMap::default(),
+        warnings: Vec::new(),
+    };
+    let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None)
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| Diagnostic {
+            position: None,
+            ..d
+        })
+        .collect();
+    let (custom, custom_errors) = super::custom::prepare_in_world(world, &parsed);
+    *Arc::make_mut(&mut scene.doc) = parsed.doc;
+    errors.extend(custom_errors.into_iter().map(|d| Diagnostic {
+        position: None,
+        ..d
+    }));
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    #[cfg(feature = "builtins")]
+    {
+        let Some(server) = world.get_resource::<bevy_asset::AssetServer>().cloned() else {
+            return Ok(());
+        };
+        world.resource_scope(
+            |_, mut meshes: bevy_ecs::world::Mut<bevy_asset::Assets<bevy_mesh::Mesh>>| {
+                let mut sink = super::builtin::RuntimeSink {
+                    server,
+                    meshes: &mut meshes,
+                };
+                let (prepared, materials) =
+                    prepare_entities(&scene.doc, &SourceMap::default(), &mut sink, "(in memory)");
+                scene.prepared = prepared;
+                scene.materials = materials;
+            },
+        );
+    }
+    #[cfg(not(feature = "builtins"))]
+    {
+        let (prepared, materials) =
+            prepare_entities(&scene.doc, &SourceMap::default(), &mut (), "(in memory)");
+        scene.prepared = prepared;
+        scene.materials = materials;
+    }
+    scene.custom = custom;
+    scene.stale = false;
+    scene.prepared_index = None;
+    Ok(())
+}

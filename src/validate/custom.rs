@@ -1,0 +1,475 @@
+//! Custom components against schemas: the checks the scene loader and `forge validate --schema`
+//! share, so both report the same codes, messages and positions.
+//!
+//! Each `custom` component's type path is resolved against the known schemas (exactly, or as a
+//! unique bare type name), then each listed field is checked: it exists and is not
+//! `#[forge(skip)]`, its expression evaluates as the field's type ([`crate::schema::expr`]), its
+//! number lies in the field's `#[forge(range)]`; and every `#[forge(required)]` field is listed.
+//! The field's type comes from the game's reflection in the loader and from the schema kind
+//! offline ([`Target`]): one code path for both.
+//!
+//! [`check_offline`] runs the checks with only a [`SchemaFile`] (`forge validate --schema`):
+//! the loader's diagnostics, minus what needs the game's registry (`not_allowed`, a schema
+//! without a registered type). The loader ([`crate::runtime`]) calls [`check_fields`] with its
+//! reflected types and stores each value as it goes.
+
+use bevy_reflect::{PartialReflect, TypeRegistry};
+
+use super::diagnostic::{Diagnostic, Severity};
+use crate::format::{ComponentData, CustomComponent, EntityNode, ParsedScene, Position, SourceMap};
+use crate::schema::expr::{self, ExprError, Target};
+use crate::schema::{ComponentSchema, SchemaFile};
+
+/// Checks the custom components of `parsed` against `schemas` without the game's types: the
+/// loader's checks, codes, messages and positions (see [the module docs](self)). `text` is the
+/// source, used to point inside expressions.
+pub(crate) fn check_offline(
+    parsed: &ParsedScene,
+    text: Option<&str>,
+    schemas: &SchemaFile,
+) -> Vec<Diagnostic> {
+    let text = text.map(without_bom);
+    let registry = expr::schema_registry();
+    let mut errors = Vec::new();
+    // The types of the entity's custom components so far: (type path, as written).
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for (id, node) in &parsed.doc.entities {
+        seen.clear();
+        for (custom, site) in custom_sites(parsed, text, true, *id, node) {
+            let paths = || schemas.type_paths().map(str::to_owned).collect();
+            let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
+                errors.push(unknown_type(
+                    custom,
+                    &site,
+                    paths(),
+                    reflected(registry, custom),
+                ));
+                continue;
+            };
+            let first = seen
+                .iter()
+                .find(|(path, _)| *path == schema.type_path)
+                .map(|(_, written)| *written);
+            if let Some(d) = first.and_then(|f| spelled_twice(custom, f, &schema.type_path, &site))
+            {
+                errors.push(d);
+                continue;
+            }
+            seen.push((&schema.type_path, custom.type_path.as_str()));
+            let target = |name: &str| {
+                let f = schema.field(name)?;
+                Some(Target::Kind {
+                    type_name: &f.type_name,
+                    kind: &f.kind,
+                })
+            };
+            errors.extend(check_fields(
+                custom,
+                &site,
+                schema,
+                target,
+                registry,
+                |_, _| Ok(()),
+            ));
+        }
+    }
+    errors
+}
+
+/// A custom component whose type an earlier component of the entity already has, written another
+/// way (`Orbit` after `game::Orbit`). Written the same way, validation reports the duplicate
+/// key; written two ways it is the same rule (one component per type), which only resolving the
+/// names shows.
+pub(crate) fn spelled_twice(
+    custom: &CustomComponent,
+    first: &str,
+    type_path: &str,
+    site: &Site,
+) -> Option<Diagnostic> {
+    if first == custom.type_path {
+        return None;
+    }
+    Some(
+        site.error(
+            "forge::component::duplicate_key",
+            format!(
+                "component `custom:{type_path}` appears twice on this entity (as `{first}` and as `{}`)",
+                custom.type_path
+            ),
+            ".type_path".into(),
+            site.type_path_position(),
+        )
+        .with_help(
+            "an entity holds at most one component per type; both names are the same type: merge or remove one",
+        ),
+    )
+}
+
+/// The end of the offline help of an unknown type or field: what is unknown to a schema file
+/// may be new in the game.
+const STALE_HINT: &str = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
+
+/// The custom components of entity `id` (`node`), each with where it sits in the file.
+pub(crate) fn custom_sites<'a>(
+    parsed: &'a ParsedScene,
+    text: Option<&'a str>,
+    offline: bool,
+    id: u64,
+    node: &'a EntityNode,
+) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
+    node.components
+        .iter()
+        .enumerate()
+        .filter_map(move |(index, component)| match component {
+            ComponentData::Custom(custom) => Some((
+                custom,
+                Site {
+                    map: &parsed.source_map,
+                    text,
+                    entity: id,
+                    entity_name: &node.name,
+                    component: index,
+                    offline,
+                },
+            )),
+            _ => None,
+        })
+}
+
+/// Source positions count from after a byte-order mark.
+pub(crate) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Where a custom component sits in the file.
+pub(crate) struct Site<'a> {
+    map: &'a SourceMap,
+    text: Option<&'a str>,
+    entity: u64,
+    entity_name: &'a str,
+    component: usize,
+    /// Checked against a schema file (`forge validate --schema`), not the game's types.
+    offline: bool,
+}
+
+impl Site<'_> {
+    pub(crate) fn error(
+        &self,
+        code: &'static str,
+        message: String,
+        path: String,
+        position: Option<Position>,
+    ) -> Diagnostic {
+        let mut d = Diagnostic::new(Severity::Error, code, message)
+            .with_entity(self.entity)
+            .with_path(format!("components[{}].data{path}", self.component));
+        d.position = position.or_else(|| self.map.component(self.entity, self.component));
+        d
+    }
+
+    /// The position of the component's `type_path` value.
+    pub(crate) fn type_path_position(&self) -> Option<Position> {
+        self.map
+            .component_field(self.entity, self.component, "type_path")
+    }
+
+    /// The file position of byte `at` of field `field`'s expression: exact when the text before
+    /// it is written without escapes, else the start of its string.
+    fn expr_position(&self, field: usize, expr: &str, at: usize) -> Option<Position> {
+        let start = self
+            .map
+            .custom_field_expr(self.entity, self.component, field)?;
+        let Some(text) = self.text else {
+            return Some(start);
+        };
+        let rest = text.get(start.offset..)?;
+        let hashes = rest
+            .strip_prefix('r')
+            .map(|r| r.len() - r.trim_start_matches('#').len());
+        let quote = match hashes {
+            Some(h) => 1 + h + 1,
+            None => 1,
+        };
+        let Some(before) = expr.get(..at.min(expr.len())) else {
+            return Some(start);
+        };
+        // The file holds the bytes before `at` as they are. In a quoted string a backslash
+        // there may have been written `\\`, which would shift the column.
+        let verbatim = rest.get(quote..).is_some_and(|body| {
+            body.starts_with(before) && (hashes.is_some() || !before.contains('\\'))
+        });
+        if !verbatim {
+            return Some(start);
+        }
+        Some(
+            self.map
+                .position_of_offset(start.offset + quote + before.len()),
+        )
+    }
+}
+
+/// The schema for `type_path` through `get`: exact, or a unique match of a bare type name among
+/// `paths`.
+pub(crate) fn resolve<T>(
+    type_path: &str,
+    get: impl Fn(&str) -> Option<T>,
+    paths: impl FnOnce() -> Vec<String>,
+) -> Option<T> {
+    if let Some(e) = get(type_path) {
+        return Some(e);
+    }
+    if type_path.contains("::") {
+        return None;
+    }
+    let suffix = format!("::{type_path}");
+    let mut found = paths().into_iter().filter(|p| p.ends_with(&suffix));
+    match (found.next(), found.next()) {
+        (Some(one), None) => get(&one),
+        _ => None,
+    }
+}
+
+fn nearest<'a>(found: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (found.chars().count() / 3).max(2);
+    candidates
+        .map(|c| (crate::format::levenshtein(found, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Checks and evaluates every listed field of `custom` against `schema`, the type of each field
+/// given by `target` (reflected in the loader, from the schema offline), and hands each value to
+/// `store`; then checks the required fields. Returns every problem.
+pub(crate) fn check_fields<'k>(
+    custom: &CustomComponent,
+    site: &Site,
+    schema: &'k ComponentSchema,
+    target: impl Fn(&str) -> Option<Target<'k>>,
+    registry: &TypeRegistry,
+    mut store: impl FnMut(&str, &dyn PartialReflect) -> Result<(), String>,
+) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    for (j, field) in custom.fields.iter().enumerate() {
+        if field.expr.trim().is_empty() {
+            continue; // reported by validation (`forge::custom::empty_expr`)
+        }
+        // Messages are only formatted for problems: most fields are fine.
+        let path = || format!(".fields[{j}]");
+        let (Some(field_schema), Some(field_target)) =
+            (schema.field(&field.name), target(&field.name))
+        else {
+            let position = site.map.custom_field_name(site.entity, site.component, j);
+            errors.push(unknown_field(schema, &field.name, site, path(), position));
+            continue;
+        };
+        let described = || {
+            format!(
+                "entity {} (`{}`), `{}` field `{}`",
+                site.entity, site.entity_name, schema.type_name, field.name
+            )
+        };
+        let v = match expr::evaluate_as(&field.expr, field_target, registry) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(expr_error(&e, &described(), &field.expr, site, j, path()));
+                continue;
+            }
+        };
+        if let Some(range) = field_schema.range
+            && let Some(n) = as_number(v.as_ref())
+            && !range.contains(n)
+        {
+            errors.push(site.error(
+                "forge::custom::range",
+                format!("{}: {n} is outside `{range}`", described()),
+                format!("{}.expr", path()),
+                site.expr_position(j, &field.expr, 0),
+            ));
+            continue;
+        }
+        if let Err(reason) = store(&field.name, v.as_ref()) {
+            errors.push(site.error(
+                "forge::custom::expr",
+                format!("{}: the value does not fit: {reason}", described()),
+                format!("{}.expr", path()),
+                site.expr_position(j, &field.expr, 0),
+            ));
+        }
+    }
+    for required in schema.required() {
+        if !custom.fields.iter().any(|f| f.name == required.name) {
+            errors.push(
+                site.error(
+                    "forge::custom::missing_required",
+                    format!(
+                        "entity {} (`{}`): `{}` needs field `{}` (marked `required`)",
+                        site.entity, site.entity_name, schema.type_name, required.name
+                    ),
+                    ".fields".into(),
+                    site.map
+                        .component_field(site.entity, site.component, "fields"),
+                )
+                .with_help(format!(
+                    "add `(name: \"{}\", expr: \"..\")` ({})",
+                    required.name, required.type_name
+                )),
+            );
+        }
+    }
+    errors
+}
+
+/// The diagnostic of a custom component whose type no schema has: ambiguous bare name, a
+/// reflected type that is not a `ForgeComponent` (`registered_as` says what it is: the loader
+/// knows the game's registry), or unknown with "did you mean" over `paths`.
+pub(crate) fn unknown_type(
+    custom: &CustomComponent,
+    site: &Site,
+    paths: Vec<String>,
+    registered_as: Option<&str>,
+) -> Diagnostic {
+    let type_path = custom.type_path.as_str();
+    let position = site.type_path_position();
+    // A bare name that ends several type paths: `resolve` could not choose.
+    let suffix = format!("::{type_path}");
+    let same_name: Vec<&String> = paths.iter().filter(|p| p.ends_with(&suffix)).collect();
+    if !type_path.contains("::") && same_name.len() > 1 {
+        let list: Vec<String> = same_name.iter().map(|p| format!("`{p}`")).collect();
+        return site
+            .error(
+                "forge::custom::unknown_type",
+                format!(
+                    "custom component type `{type_path}` is ambiguous: it may be {}",
+                    list.join(" or ")
+                ),
+                ".type_path".into(),
+                position,
+            )
+            .with_help("write the full type path");
+    }
+    if let Some(what) = registered_as {
+        return site
+            .error(
+                "forge::custom::not_allowed",
+                format!("`{type_path}` is {what}; scenes may only create built-in components and `ForgeComponent` types"),
+                ".type_path".into(),
+                position,
+            )
+            .with_help("derive `ForgeComponent` on your own wrapper component instead");
+    }
+    let short = |p: &str| p.rsplit("::").next().unwrap_or(p).to_owned();
+    let guess = nearest(type_path, paths.iter().map(String::as_str))
+        .map(str::to_owned)
+        .or_else(|| {
+            let wanted = short(type_path);
+            paths.iter().find(|p| short(p) == wanted).cloned()
+        });
+    let mut help = String::new();
+    if let Some(g) = guess {
+        help.push_str(&format!("did you mean `{g}`? "));
+    }
+    help.push_str("the type must derive `ForgeComponent` (registered by `ForgeScenePlugin`) or be registered with `app.register_forge_component::<T>()`");
+    if site.offline {
+        help.push_str("; ");
+        help.push_str(STALE_HINT);
+    }
+    site.error(
+        "forge::custom::unknown_type",
+        format!("unknown custom component type `{type_path}`"),
+        ".type_path".into(),
+        position,
+    )
+    .with_help(help)
+}
+
+pub(crate) fn unknown_field(
+    schema: &ComponentSchema,
+    name: &str,
+    site: &Site,
+    path: String,
+    position: Option<Position>,
+) -> Diagnostic {
+    let list = schema
+        .fields
+        .iter()
+        .map(|f| format!("`{}`", f.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let skipped = schema.skipped.iter().any(|s| s == name);
+    let message = if skipped {
+        format!(
+            "field `{name}` of `{}` is marked `#[forge(skip)]`; scenes cannot set it",
+            schema.type_name
+        )
+    } else {
+        format!("`{}` has no field `{name}`", schema.type_name)
+    };
+    let mut help = String::new();
+    if let Some(g) = nearest(name, schema.fields.iter().map(|f| f.name.as_str())) {
+        help.push_str(&format!("did you mean `{g}`? "));
+    }
+    help.push_str(&format!(
+        "fields: {}",
+        if list.is_empty() { "none".into() } else { list }
+    ));
+    if site.offline && !skipped {
+        help.push_str("; ");
+        help.push_str(STALE_HINT);
+    }
+    site.error(
+        "forge::custom::unknown_field",
+        message,
+        format!("{path}.name"),
+        position,
+    )
+    .with_help(help)
+}
+
+pub(crate) fn expr_error(
+    e: &ExprError,
+    described: &str,
+    text: &str,
+    site: &Site,
+    field: usize,
+    path: String,
+) -> Diagnostic {
+    let help = match e {
+        ExprError::Syntax { .. } | ExprError::Unsupported { .. } => {
+            Some(format!("field expressions are data: {}", expr::SUPPORTED))
+        }
+        _ => None,
+    };
+    let mut d = site.error(
+        "forge::custom::expr",
+        format!("{described}: {e} in `{}`", expr::excerpt(text)),
+        format!("{path}.expr"),
+        site.expr_position(field, text, e.at()),
+    );
+    d.help = help;
+    d
+}
+
+fn as_number(v: &dyn PartialReflect) -> Option<f64> {
+    macro_rules! num {
+        ($($t:ty),*) => {$(
+            if let Some(n) = v.try_downcast_ref::<$t>() {
+                return Some(*n as f64);
+            }
+        )*};
+    }
+    num!(
+        f32, f64, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+    );
+    None
+}
+
+/// What a type path names in the offline registry, which knows only engine value types (glam,
+/// colours): never a component or resource, so "a reflected type".
+fn reflected(registry: &TypeRegistry, custom: &CustomComponent) -> Option<&'static str> {
+    let path = custom.type_path.as_str();
+    registry
+        .get_with_type_path(path)
+        .or_else(|| registry.get_with_short_type_path(path))
+        .map(|_| "a reflected type that does not derive `ForgeComponent`")
+}
