@@ -1,0 +1,823 @@
+//! The reader's grammar: the document, its entities, transforms and components, field by field
+//! as the format page lays them out, each part recorded in the source map as it is read.
+
+use indexmap::IndexMap;
+
+use super::lex::is_ident_start;
+use super::{PResult, Parser, ReadWarningKind, Scratch, Top, Trail};
+use crate::format::component::{
+    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData, EcoString,
+    MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
+    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+};
+use crate::format::error::{ReadErrorKind, closest};
+use crate::format::source_map::{
+    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, SourceMap, SpanRange,
+    TOP_FIELDS, TRANSFORM_FIELDS,
+};
+use crate::format::value::{Color, Transform, Vec2, Vec3};
+use crate::format::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
+
+impl<'a> Parser<'a> {
+    // ---- structure ---------------------------------------------------------------------------
+
+    /// Reads `( field: value, ... )` with fields in any order. `on_field` gets the field's index
+    /// in `fields` and the offset of its value. Returns the offset of `(` and the set of fields
+    /// seen as a bit mask.
+    pub(super) fn structure(
+        &mut self,
+        context: &'static str,
+        fields: &'static [&'static str],
+        mut on_field: impl FnMut(&mut Self, usize, usize) -> PResult<()>,
+    ) -> PResult<(usize, u32)> {
+        let start = self.expect(b'(', "`(`")?;
+        let mut seen = 0u32;
+        // Canonical files list fields in declaration order: try the next one first.
+        let mut next = 0usize;
+        loop {
+            self.skip_ws()?;
+            if self.peek() == Some(b')') {
+                self.pos += 1;
+                return Ok((start, seen));
+            }
+            let name_at = self.pos;
+            let Some(name) = self.ident() else {
+                return self.unexpected("a field name or `)`");
+            };
+            let found = match fields.get(next) {
+                Some(f) if *f == name => Some(next),
+                _ => fields.iter().position(|f| *f == name),
+            };
+            let Some(i) = found else {
+                if self.pos == self.b.len() {
+                    return self.unexpected("`:` after a field name");
+                }
+                return self.fail(
+                    name_at,
+                    ReadErrorKind::UnknownField {
+                        field: name.to_owned(),
+                        context,
+                        expected: fields,
+                        suggestion: closest(name, fields),
+                    },
+                );
+            };
+            if seen & (1 << i) != 0 {
+                return self.fail(
+                    name_at,
+                    ReadErrorKind::DuplicateField {
+                        field: fields[i],
+                        context,
+                    },
+                );
+            }
+            seen |= 1 << i;
+            next = i + 1;
+            self.expect(b':', "`:`").field(fields[i])?;
+            self.skip_ws()?;
+            let value_at = self.pos;
+            on_field(self, i, value_at).field(fields[i])?;
+            self.skip_ws()?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => {}
+                _ => return self.unexpected("`,` or `)`"),
+            }
+        }
+    }
+
+    /// Fails with "missing field" for the first field of `required` not in `seen`.
+    pub(super) fn require(
+        &self,
+        at: usize,
+        context: &'static str,
+        fields: &'static [&'static str],
+        seen: u32,
+        required: u32,
+    ) -> PResult<()> {
+        let missing = required & !seen;
+        if missing == 0 {
+            return Ok(());
+        }
+        let field = fields[missing.trailing_zeros() as usize];
+        self.fail(at, ReadErrorKind::MissingField { field, context })
+    }
+
+    /// Reads `[ item, ... ]`, calling `item` with each element's index.
+    pub(super) fn sequence(
+        &mut self,
+        mut item: impl FnMut(&mut Self, usize) -> PResult<()>,
+    ) -> PResult<()> {
+        self.expect(b'[', "`[`")?;
+        let mut i = 0;
+        loop {
+            self.skip_ws()?;
+            if self.peek() == Some(b']') {
+                self.pos += 1;
+                return Ok(());
+            }
+            item(self, i).index(i)?;
+            i += 1;
+            self.skip_ws()?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {}
+                _ => return self.unexpected("`,` or `]`"),
+            }
+        }
+    }
+
+    /// Reads `None` or `Some(value)`.
+    pub(super) fn option<T>(
+        &mut self,
+        value: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<Option<T>> {
+        self.skip_ws()?;
+        let at = self.pos;
+        match self.ident() {
+            Some("None") => Ok(None),
+            Some("Some") => {
+                self.expect(b'(', "`(` after `Some`")?;
+                let v = value(self)?;
+                self.expect(b')', "`)` closing `Some(..)`")?;
+                Ok(Some(v))
+            }
+            _ => {
+                self.pos = at;
+                self.unexpected("`None` or `Some(..)`")
+            }
+        }
+    }
+
+    /// Skips one value of any shape without interpreting it (used when `data` comes before
+    /// `type`). Iterative, so depth cannot overflow the stack.
+    pub(super) fn skip_value(&mut self) -> PResult<()> {
+        let mut depth = 0usize;
+        loop {
+            self.skip_ws()?;
+            let Some(c) = self.peek() else {
+                return self.unexpected("a value");
+            };
+            match c {
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    self.pos += 1;
+                    continue;
+                }
+                b')' | b']' | b'}' => {
+                    if depth == 0 {
+                        return self.unexpected("a value");
+                    }
+                    depth -= 1;
+                    self.pos += 1;
+                }
+                b',' | b':' if depth > 0 => {
+                    self.pos += 1;
+                    continue;
+                }
+                b'"' => {
+                    self.string()?;
+                }
+                b'r' if matches!(self.b.get(self.pos + 1), Some(b'"' | b'#')) => {
+                    self.string()?;
+                }
+                c if is_ident_start(c) => {
+                    self.ident();
+                    self.skip_ws()?;
+                    if self.peek() == Some(b'(') {
+                        continue;
+                    }
+                }
+                c if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.') => {
+                    self.number_token();
+                }
+                _ => return self.unexpected("a value"),
+            }
+            if depth == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    // ---- format values ---------------------------------------------------------------------------
+
+    pub(super) fn floats<const N: usize>(
+        &mut self,
+        context: &'static str,
+        names: &'static [&'static str; N],
+        mut offsets: Option<&mut [u32]>,
+    ) -> PResult<[f32; N]> {
+        let mut v = [0.0f32; N];
+        let (start, seen) = self.structure(context, names, |p, i, at| {
+            if let Some(o) = offsets.as_deref_mut() {
+                o[i] = p.abs(at);
+            }
+            v[i] = p.f32()?;
+            Ok(())
+        })?;
+        self.require(start, context, names, seen, all(N))?;
+        Ok(v)
+    }
+
+    pub(super) fn vec2(&mut self) -> PResult<Vec2> {
+        let [x, y] = self.floats("vector", &XY, None)?;
+        Ok(Vec2 { x, y })
+    }
+
+    pub(super) fn vec3(&mut self, offsets: Option<&mut [u32]>) -> PResult<Vec3> {
+        let [x, y, z] = self.floats("vector", &XYZ, offsets)?;
+        Ok(Vec3 { x, y, z })
+    }
+
+    pub(super) fn color(&mut self) -> PResult<Color> {
+        let [r, g, b, a] = self.floats("color", &RGBA, None)?;
+        Ok(Color { r, g, b, a })
+    }
+
+    pub(super) fn id_list(&mut self) -> PResult<Vec<u64>> {
+        let mut out = Vec::new();
+        self.sequence(|p, _| {
+            out.push(p.id()?);
+            Ok(())
+        })?;
+        out.shrink_to_fit();
+        Ok(out)
+    }
+
+    // ---- the document ------------------------------------------------------------------------------
+
+    pub(super) fn document(&mut self, map: &mut SourceMap) -> PResult<SceneDoc> {
+        let mut top = Top::default();
+        let (start, seen) = self.structure("the scene", &TOP_FIELDS, |p, i, at| {
+            if i == 2 {
+                top.offsets[i] = p.abs(at);
+                top.entities = Some(p.entities(&mut map.entities)?);
+                Ok(())
+            } else {
+                p.top_field(&mut top, i, at)
+            }
+        })?;
+        self.require(start, "the scene", &TOP_FIELDS, seen, all(5))?;
+        self.skip_ws()?;
+        if self.pos < self.b.len() {
+            let found = self.describe(self.pos);
+            return self.fail(self.pos, ReadErrorKind::TrailingCharacters { found });
+        }
+        map.top = top.offsets;
+        match top.into_doc() {
+            Some(doc) => Ok(doc),
+            // `require` has already reported any missing field.
+            None => self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "entities",
+                    context: "the scene",
+                },
+            ),
+        }
+    }
+
+    /// The value of top-level field `i` (any but `entities`), at `at`.
+    pub(super) fn top_field(&mut self, top: &mut Top, i: usize, at: usize) -> PResult<()> {
+        top.offsets[i] = self.abs(at);
+        match i {
+            0 => {
+                let v = self.u64("a format version (an unsigned integer)", "u32", u64::MAX)?;
+                if v > u64::from(FORMAT_VERSION) {
+                    return self.fail(at, ReadErrorKind::UnsupportedFormatVersion { found: v });
+                }
+                if v == 0 {
+                    let at = self.base + at;
+                    self.tables
+                        .warnings
+                        .push((at, ReadWarningKind::FormatVersionZero));
+                }
+                top.format_version = Some(FORMAT_VERSION);
+            }
+            1 => top.name = Some(self.string()?),
+            3 => top.roots = Some(self.id_list()?),
+            _ => top.next_id = Some(self.id()?),
+        }
+        Ok(())
+    }
+
+    pub(super) fn entities(
+        &mut self,
+        spans: &mut IndexMap<u64, EntitySpans, IdHasher>,
+    ) -> PResult<EntityMap> {
+        self.expect(b'{', "`{` starting the entity map")?;
+        let mut map = self.entity_map(spans);
+        while self.entity_entry(&mut map, spans)? {}
+        Ok(map)
+    }
+
+    /// An empty entity map with room for the entities of the rest of the text (canonical entries
+    /// take about a kilobyte).
+    pub(super) fn entity_map(&self, spans: &mut IndexMap<u64, EntitySpans, IdHasher>) -> EntityMap {
+        let estimate = self.tables.len.saturating_sub(self.base + self.pos) / 1024;
+        spans.reserve(estimate);
+        EntityMap::with_capacity_and_hasher(estimate, IdHasher::default())
+    }
+
+    /// One `id: (..),` entry of the entity map, or its closing `}` (then `false`).
+    pub(super) fn entity_entry(
+        &mut self,
+        map: &mut EntityMap,
+        spans: &mut IndexMap<u64, EntitySpans, IdHasher>,
+    ) -> PResult<bool> {
+        self.skip_ws()?;
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(false);
+        }
+        let key_at = self.pos;
+        let key = self.id()?;
+        if let Some(first) = spans.get(&key) {
+            // An error: a line index of the whole text is worth building now.
+            let first_line = LineIndex::new(self.text)
+                .position(first.entry as usize)
+                .line;
+            return self.fail(
+                key_at,
+                ReadErrorKind::DuplicateEntityKey {
+                    id: key,
+                    first_line,
+                },
+            );
+        }
+        self.expect(b':', "`:` after the entity key")?;
+        let mut entity_spans = EntitySpans::new(self.abs(key_at));
+        let node = self.entity(&mut entity_spans).map_err(|mut e| {
+            e.entity.get_or_insert(key);
+            e
+        })?;
+        entity_spans.text_hash = text_hash(&self.b[key_at..self.pos]);
+        self.skip_ws()?;
+        match self.peek() {
+            Some(b',') => self.pos += 1,
+            Some(b'}') => {}
+            _ => return self.unexpected("`,` or `}`"),
+        }
+        // Only a whole entry, separator included, goes in (a streamed read may retry it).
+        spans.insert(key, entity_spans);
+        map.insert(key, node);
+        Ok(true)
+    }
+
+    pub(super) fn entity(&mut self, spans: &mut EntitySpans) -> PResult<EntityNode> {
+        let mut id = 0;
+        let mut name = EcoString::default();
+        let mut parent = None;
+        let mut children = Vec::new();
+        let mut transform = Transform::IDENTITY;
+        let mut components = Vec::new();
+        let mut locked = false;
+        let (start, seen) = self.structure("entity", &ENTITY_FIELDS, |p, i, at| {
+            spans.fields[i] = p.abs(at);
+            match i {
+                0 => id = p.id()?,
+                1 => name = p.small_string()?,
+                2 => parent = p.option(Self::id)?,
+                3 => children = p.id_list()?,
+                4 => transform = p.transform(&mut spans.transform)?,
+                5 => components = p.components(&mut spans.components)?,
+                _ => locked = p.bool()?,
+            }
+            Ok(())
+        })?;
+        // `locked` may be missing in older files (false).
+        self.require(start, "entity", &ENTITY_FIELDS, seen, all(6))?;
+        Ok(EntityNode {
+            id,
+            name,
+            parent,
+            children,
+            transform,
+            components,
+            locked,
+        })
+    }
+
+    pub(super) fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<Transform> {
+        let mut parts = [Vec3::ZERO; 3];
+        let (start, seen) = self.structure("transform", &TRANSFORM_FIELDS, |p, i, at| {
+            spans[i][0] = p.abs(at);
+            parts[i] = p.vec3(Some(&mut spans[i][1..]))?;
+            Ok(())
+        })?;
+        self.require(start, "transform", &TRANSFORM_FIELDS, seen, all(3))?;
+        let [translation, rotation, scale] = parts;
+        Ok(Transform {
+            translation,
+            rotation,
+            scale,
+        })
+    }
+
+    pub(super) fn components(&mut self, spans: &mut SpanRange) -> PResult<Vec<ComponentData>> {
+        // Collected in a reused list, then moved into one allocation of the exact size: large
+        // scenes keep no spare capacity per entity.
+        let mut out = std::mem::take(&mut self.tables.component_scratch);
+        out.clear();
+        let first = self.tables.components.len();
+        self.sequence(|p, _| {
+            let mut cs = std::mem::take(&mut p.tables.scratch);
+            cs.entry = ABSENT;
+            cs.tag = ABSENT;
+            cs.data = ABSENT;
+            cs.fields.clear();
+            cs.custom_fields.clear();
+            let read = p.component(&mut cs);
+            let fields_start = p.tables.payload_fields.len();
+            p.tables.payload_fields.extend_from_slice(&cs.fields);
+            let custom_start = p.tables.custom_fields.len();
+            p.tables.custom_fields.extend_from_slice(&cs.custom_fields);
+            p.tables.components.push(ComponentSpans {
+                entry: cs.entry,
+                tag: cs.tag,
+                data: cs.data,
+                fields: SpanRange::since(fields_start, &p.tables.payload_fields),
+                custom_fields: SpanRange::since(custom_start, &p.tables.custom_fields),
+            });
+            p.tables.scratch = cs;
+            out.push(read?);
+            Ok(())
+        })?;
+        *spans = SpanRange::since(first, &self.tables.components);
+        let mut exact = Vec::with_capacity(out.len());
+        exact.append(&mut out);
+        self.tables.component_scratch = out;
+        Ok(exact)
+    }
+
+    pub(super) fn component(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
+        let mut tag = None;
+        let mut data = None;
+        let mut deferred = None;
+        let (start, seen) = self.structure("component", &COMPONENT_FIELDS, |p, i, at| {
+            if i == 0 {
+                cs.tag = p.abs(at);
+                tag = Some(p.tag("type", "component type", COMPONENT_TAGS)?);
+            } else {
+                cs.data = p.abs(at);
+                match tag {
+                    Some(t) => data = Some(p.payload(t, cs)?),
+                    None => {
+                        deferred = Some(at);
+                        p.skip_value()?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        cs.entry = self.abs(start);
+        self.require(start, "component", &COMPONENT_FIELDS, seen, 1)?;
+        let Some(tag) = tag else {
+            return self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "type",
+                    context: "component",
+                },
+            );
+        };
+        if let Some(at) = deferred {
+            let resume = self.pos;
+            self.pos = at;
+            data = Some(self.payload(tag, cs).field("data")?);
+            self.pos = resume;
+        }
+        match (data, COMPONENT_TAGS[tag]) {
+            (Some(d), _) => Ok(d),
+            (None, "camera2d") => Ok(ComponentData::Camera2d),
+            (None, "camera3d") => Ok(ComponentData::Camera3d),
+            (None, _) => self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "data",
+                    context: "component",
+                },
+            ),
+        }
+    }
+
+    /// Reads the `data` payload of the component with tag index `tag`.
+    pub(super) fn payload(&mut self, tag: usize, cs: &mut Scratch) -> PResult<ComponentData> {
+        let fields = &mut cs.fields;
+        Ok(match COMPONENT_TAGS[tag] {
+            "sprite" => {
+                let mut d = SpriteData::default();
+                self.structure("sprite data", &SPRITE_FIELDS, |p, i, at| {
+                    fields.push((SPRITE_FIELDS[i], p.abs(at)));
+                    match i {
+                        0 => d.image = p.option(Self::string)?,
+                        1 => d.color = p.color()?,
+                        2 => d.custom_size = p.option(Self::vec2)?,
+                        3 => d.flip_x = p.bool()?,
+                        _ => d.flip_y = p.bool()?,
+                    }
+                    Ok(())
+                })?;
+                ComponentData::Sprite(Box::new(d))
+            }
+            "text2d" => {
+                let (mut text, mut font_size, mut color) = (String::new(), 0.0, Color::WHITE);
+                let (start, seen) = self.structure("text2d data", &TEXT_FIELDS, |p, i, at| {
+                    fields.push((TEXT_FIELDS[i], p.abs(at)));
+                    match i {
+                        0 => text = p.string()?,
+                        1 => font_size = p.f32()?,
+                        _ => color = p.color()?,
+                    }
+                    Ok(())
+                })?;
+                self.require(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
+                ComponentData::Text2d(Box::new(Text2dData {
+                    text,
+                    font_size,
+                    color,
+                }))
+            }
+            "point_light" => {
+                let mut d = PointLightData {
+                    color: Color::WHITE,
+                    intensity: 0.0,
+                    range: 0.0,
+                    shadows: false,
+                };
+                let (start, seen) =
+                    self.structure("point_light data", &POINT_FIELDS, |p, i, at| {
+                        fields.push((POINT_FIELDS[i], p.abs(at)));
+                        match i {
+                            0 => d.color = p.color()?,
+                            1 => d.intensity = p.f32()?,
+                            2 => d.range = p.f32()?,
+                            _ => d.shadows = p.bool()?,
+                        }
+                        Ok(())
+                    })?;
+                self.require(start, "point_light data", &POINT_FIELDS, seen, all(4))?;
+                ComponentData::PointLight(d)
+            }
+            "directional_light" => {
+                let mut d = DirectionalLightData {
+                    color: Color::WHITE,
+                    illuminance: 0.0,
+                    shadows: false,
+                };
+                let (start, seen) =
+                    self.structure("directional_light data", &DIRECTIONAL_FIELDS, |p, i, at| {
+                        fields.push((DIRECTIONAL_FIELDS[i], p.abs(at)));
+                        match i {
+                            0 => d.color = p.color()?,
+                            1 => d.illuminance = p.f32()?,
+                            _ => d.shadows = p.bool()?,
+                        }
+                        Ok(())
+                    })?;
+                self.require(
+                    start,
+                    "directional_light data",
+                    &DIRECTIONAL_FIELDS,
+                    seen,
+                    all(3),
+                )?;
+                ComponentData::DirectionalLight(d)
+            }
+            "mesh3d" => {
+                let mut mesh = None;
+                let mut material = MaterialData::default();
+                let (start, seen) = self.structure("mesh3d data", &MESH3D_FIELDS, |p, i, at| {
+                    fields.push((MESH3D_FIELDS[i], p.abs(at)));
+                    if i == 0 {
+                        mesh = Some(p.mesh_source(fields)?);
+                    } else {
+                        material = p.material(fields)?;
+                    }
+                    Ok(())
+                })?;
+                self.require(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
+                match mesh {
+                    Some(mesh) => ComponentData::Mesh3d(Box::new(Mesh3dData { mesh, material })),
+                    None => {
+                        return self.fail(
+                            start,
+                            ReadErrorKind::MissingField {
+                                field: "mesh",
+                                context: "mesh3d data",
+                            },
+                        );
+                    }
+                }
+            }
+            "visibility" => {
+                let i = self.tag("data", "visibility mode", VISIBILITY_MODES)?;
+                ComponentData::Visibility(
+                    [
+                        VisibilityMode::Inherited,
+                        VisibilityMode::Visible,
+                        VisibilityMode::Hidden,
+                    ][i],
+                )
+            }
+            "custom" => self.custom(cs)?,
+            unit => {
+                // camera2d / camera3d: only `data: ()` is allowed.
+                let at = self.pos;
+                let unit_tag = if unit == "camera2d" {
+                    "camera2d"
+                } else {
+                    "camera3d"
+                };
+                if self.expect(b'(', "`(`").is_err() || self.expect(b')', "`)`").is_err() {
+                    return self.fail(at, ReadErrorKind::UnexpectedData { tag: unit_tag });
+                }
+                if unit == "camera2d" {
+                    ComponentData::Camera2d
+                } else {
+                    ComponentData::Camera3d
+                }
+            }
+        })
+    }
+
+    pub(super) fn mesh_source(
+        &mut self,
+        fields: &mut Vec<(&'static str, u32)>,
+    ) -> PResult<MeshSource> {
+        let mut source = None;
+        let mut value = None;
+        let mut deferred = None;
+        let (start, seen) = self.structure("mesh source", &MESH_SOURCE_FIELDS, |p, i, at| {
+            fields.push((MESH_SOURCE_PATHS[i], p.abs(at)));
+            if i == 0 {
+                source = Some(p.tag("source", "mesh source", MESH_SOURCES)?);
+            } else {
+                match source {
+                    Some(s) => value = Some(p.mesh_value(s)?),
+                    None => {
+                        deferred = Some(at);
+                        p.skip_value()?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        self.require(start, "mesh source", &MESH_SOURCE_FIELDS, seen, all(2))?;
+        let Some(source) = source else {
+            return self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "source",
+                    context: "mesh source",
+                },
+            );
+        };
+        if let Some(at) = deferred {
+            let resume = self.pos;
+            self.pos = at;
+            value = Some(self.mesh_value(source).field("value")?);
+            self.pos = resume;
+        }
+        match value {
+            Some(v) => Ok(v),
+            None => self.fail(
+                start,
+                ReadErrorKind::MissingField {
+                    field: "value",
+                    context: "mesh source",
+                },
+            ),
+        }
+    }
+
+    pub(super) fn mesh_value(&mut self, source: usize) -> PResult<MeshSource> {
+        if MESH_SOURCES[source] == "asset" {
+            return Ok(MeshSource::Asset(self.string()?));
+        }
+        let shape = self.tag("value", "primitive shape", PRIMITIVE_SHAPES)?;
+        let shape = match PRIMITIVE_SHAPES[shape] {
+            "cuboid" => {
+                let mut size = Vec3::ONE;
+                let (s, seen) = self.structure("cuboid", &["size"], |p, _, _| {
+                    size = p.vec3(None)?;
+                    Ok(())
+                })?;
+                self.require(s, "cuboid", &["size"], seen, 1)?;
+                PrimitiveShape::Cuboid { size }
+            }
+            "sphere" => {
+                let [radius] = self.floats("sphere", &["radius"], None)?;
+                PrimitiveShape::Sphere { radius }
+            }
+            "plane" => {
+                let mut size = Vec2::new(1.0, 1.0);
+                let (s, seen) = self.structure("plane", &["size"], |p, _, _| {
+                    size = p.vec2()?;
+                    Ok(())
+                })?;
+                self.require(s, "plane", &["size"], seen, 1)?;
+                PrimitiveShape::Plane { size }
+            }
+            "cylinder" => {
+                let [radius, height] = self.floats("cylinder", &["radius", "height"], None)?;
+                PrimitiveShape::Cylinder { radius, height }
+            }
+            _ => {
+                let [radius, length] = self.floats("capsule", &["radius", "length"], None)?;
+                PrimitiveShape::Capsule { radius, length }
+            }
+        };
+        Ok(MeshSource::Primitive(shape))
+    }
+
+    pub(super) fn material(
+        &mut self,
+        fields: &mut Vec<(&'static str, u32)>,
+    ) -> PResult<MaterialData> {
+        let mut m = MaterialData::default();
+        let (start, seen) = self.structure("material", &MATERIAL_FIELDS, |p, i, at| {
+            fields.push((MATERIAL_PATHS[i], p.abs(at)));
+            match i {
+                0 => m.base_color = p.color()?,
+                1 => m.metallic = p.f32()?,
+                2 => m.perceptual_roughness = p.f32()?,
+                _ => m.unlit = p.bool()?,
+            }
+            Ok(())
+        })?;
+        self.require(start, "material", &MATERIAL_FIELDS, seen, all(4))?;
+        Ok(m)
+    }
+
+    pub(super) fn custom(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
+        let mut custom = CustomComponent::default();
+        let mut fields = std::mem::take(&mut self.tables.field_scratch);
+        fields.clear();
+        let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
+            cs.fields.push((CUSTOM_FIELDS[i], p.abs(at)));
+            if i == 0 {
+                custom.type_path = p.small_string()?;
+            } else {
+                p.sequence(|p, _| {
+                    let mut name = EcoString::default();
+                    let mut expr = EcoString::default();
+                    let mut offsets = [ABSENT; 3];
+                    let (entry, seen) =
+                        p.structure("custom field", &CUSTOM_FIELD_FIELDS, |p, i, at| {
+                            offsets[i + 1] = p.abs(at);
+                            if i == 0 {
+                                name = p.small_string()?;
+                            } else {
+                                expr = p.small_string()?;
+                            }
+                            Ok(())
+                        })?;
+                    p.require(entry, "custom field", &CUSTOM_FIELD_FIELDS, seen, all(2))?;
+                    offsets[0] = p.abs(entry);
+                    cs.custom_fields.push(offsets);
+                    fields.push(CustomField { name, expr });
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        custom.fields = Vec::with_capacity(fields.len());
+        custom.fields.append(&mut fields);
+        self.tables.field_scratch = fields;
+        self.require(start, "custom data", &CUSTOM_FIELDS, seen, all(2))?;
+        Ok(ComponentData::Custom(custom))
+    }
+}
+
+const SPRITE_FIELDS: [&str; 5] = ["image", "color", "custom_size", "flip_x", "flip_y"];
+const TEXT_FIELDS: [&str; 3] = ["text", "font_size", "color"];
+const POINT_FIELDS: [&str; 4] = ["color", "intensity", "range", "shadows"];
+const DIRECTIONAL_FIELDS: [&str; 3] = ["color", "illuminance", "shadows"];
+const MESH3D_FIELDS: [&str; 2] = ["mesh", "material"];
+const MESH_SOURCE_FIELDS: [&str; 2] = ["source", "value"];
+const MESH_SOURCE_PATHS: [&str; 2] = ["mesh.source", "mesh.value"];
+const MATERIAL_FIELDS: [&str; 4] = ["base_color", "metallic", "perceptual_roughness", "unlit"];
+const MATERIAL_PATHS: [&str; 4] = [
+    "material.base_color",
+    "material.metallic",
+    "material.perceptual_roughness",
+    "material.unlit",
+];
+const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
+/// The longest string an [`EcoString`] holds without allocating.
+const CUSTOM_FIELD_FIELDS: [&str; 2] = ["name", "expr"];
+const COMPONENT_FIELDS: [&str; 2] = ["type", "data"];
+const XY: [&str; 2] = ["x", "y"];
+const XYZ: [&str; 3] = ["x", "y", "z"];
+const RGBA: [&str; 4] = ["r", "g", "b", "a"];
+
+pub(super) fn all(n: usize) -> u32 {
+    (1u32 << n) - 1
+}
+
+/// The hash of an entity entry's text ([`EntitySpans::text_hash`]).
+pub(super) fn text_hash(text: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    IdHasher::default().hash_one(text)
+}

@@ -1,0 +1,425 @@
+//! The reader: `.forge.ron` text to a [`SceneDoc`] and its [`SourceMap`].
+//!
+//! A purpose-built, schema-directed scanner for the RON grammar the format page allows. It reads
+//! in one pass, records the position of every entity, field, component and custom field as it
+//! goes, and never recurses deeper than the schema (a document nests at most eight levels), so no
+//! input can overflow the stack. Every refusal carries its line and column.
+//!
+//! - this file: the entry points, the parser's state and how errors climb to their field path;
+//! - `grammar`: the document's structure, field by field;
+//! - `lex`: tokens (whitespace, comments, identifiers, numbers, strings);
+//! - `stream`: large files read one entity entry at a time.
+
+mod grammar;
+mod lex;
+mod stream;
+
+pub(crate) use stream::{Step, StreamRead};
+
+use lex::is_ident_start;
+
+use super::component::{ComponentData, CustomField, EcoString};
+use super::error::{ReadError, ReadErrorKind};
+use super::source_map::{
+    ABSENT, ComponentSpans, LineIndex, LineStarts, Position, SourceMap, WideChars,
+};
+use super::{EntityMap, SceneDoc};
+
+/// A document read from text, with where each part came from and what the reader noticed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedScene {
+    /// The document.
+    pub doc: SceneDoc,
+    /// Positions of its entities, fields, components and custom fields.
+    pub source_map: SourceMap,
+    /// Things that did not stop reading but that a user should know (a `format_version: 0` file).
+    pub warnings: Vec<ReadWarning>,
+}
+
+/// Something the reader accepted but reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadWarning {
+    /// Where it is.
+    pub position: Position,
+    /// What it is.
+    pub kind: ReadWarningKind,
+}
+
+/// The kinds of [`ReadWarning`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadWarningKind {
+    /// The file says `format_version: 0`; it was read as format 1 (the format page,
+    /// "Versioning") and will be saved as 1.
+    #[error("format_version 0 was read as format 1; saving writes `format_version: 1`")]
+    FormatVersionZero,
+}
+
+impl std::fmt::Display for ReadWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.position, self.kind)
+    }
+}
+
+/// Reads a document from text. See [`SceneDoc::from_str`].
+pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.len() >= ABSENT as usize {
+        return Err(ReadError::new(
+            Position {
+                line: 1,
+                column: 1,
+                offset: 0,
+            },
+            None,
+            None,
+            ReadErrorKind::TooLarge { size: text.len() },
+        ));
+    }
+    let mut parser = Parser::new(text, 0, Tables::new(text.len()));
+    let mut source_map = SourceMap::default();
+    match parser.document(&mut source_map) {
+        Ok(doc) => {
+            let mut wide = WideChars::default();
+            wide.scan(text, 0);
+            Ok(parser.tables.finish(doc, source_map, wide))
+        }
+        Err(e) => Err(e.finish(&LineIndex::new(text))),
+    }
+}
+
+/// Reads a document from bytes, refusing invalid UTF-8 with its position.
+pub(crate) fn read_bytes(bytes: &[u8]) -> Result<ParsedScene, ReadError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read_str(text),
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            // The prefix is valid UTF-8 by construction.
+            let prefix = std::str::from_utf8(valid).unwrap_or_default();
+            let prefix_no_bom = prefix.strip_prefix('\u{feff}').unwrap_or(prefix);
+            let position = LineIndex::new(prefix_no_bom).position(prefix_no_bom.len());
+            Err(ReadError::new(
+                position,
+                None,
+                None,
+                ReadErrorKind::InvalidUtf8,
+            ))
+        }
+    }
+}
+
+enum Seg {
+    Field(&'static str),
+    Index(usize),
+}
+
+/// An error on its way up: segments are pushed innermost first.
+struct PErr {
+    offset: usize,
+    kind: ReadErrorKind,
+    segs: Vec<Seg>,
+    entity: Option<u64>,
+}
+
+type PResult<T> = Result<T, Box<PErr>>;
+
+trait Trail<T> {
+    fn field(self, name: &'static str) -> PResult<T>;
+    fn index(self, i: usize) -> PResult<T>;
+}
+
+impl<T> Trail<T> for PResult<T> {
+    fn field(self, name: &'static str) -> PResult<T> {
+        self.map_err(|mut e| {
+            if e.entity.is_none() {
+                e.segs.push(Seg::Field(name));
+            }
+            e
+        })
+    }
+    fn index(self, i: usize) -> PResult<T> {
+        self.map_err(|mut e| {
+            if e.entity.is_none() {
+                e.segs.push(Seg::Index(i));
+            }
+            e
+        })
+    }
+}
+
+impl PErr {
+    fn finish(self, lines: &LineIndex) -> ReadError {
+        let mut field = String::new();
+        for seg in self.segs.iter().rev() {
+            match seg {
+                Seg::Field(name) => {
+                    if !field.is_empty() {
+                        field.push('.');
+                    }
+                    field.push_str(name);
+                }
+                Seg::Index(i) => {
+                    field.push('[');
+                    field.push_str(&i.to_string());
+                    field.push(']');
+                }
+            }
+        }
+        ReadError::new(
+            lines.position(self.offset),
+            self.entity,
+            (!field.is_empty()).then_some(field),
+            self.kind,
+        )
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    /// Offset of `text` in the whole document: `text` is the whole document, or (streaming) the
+    /// part of it not read yet. Recorded positions are `base + pos`.
+    base: usize,
+    tables: Tables,
+}
+
+/// What the parser builds besides the document: everything that outlives one window of text.
+struct Tables {
+    /// Length of the whole text (for capacity estimates).
+    len: usize,
+    /// Offsets of the first byte of each line seen so far, ascending (see [`Parser::newline`]).
+    line_starts: LineStarts,
+    /// Warnings with the offset they point at.
+    warnings: Vec<(usize, ReadWarningKind)>,
+    /// The spans of the component being read (its lists reused from component to component).
+    scratch: Scratch,
+    /// Reused lists for the components of an entity and the fields of a custom component.
+    component_scratch: Vec<ComponentData>,
+    field_scratch: Vec<CustomField>,
+    /// The flat span tables of the [`SourceMap`], filled as components are read.
+    components: Vec<ComponentSpans>,
+    payload_fields: Vec<(&'static str, u32)>,
+    custom_fields: Vec<[u32; 3]>,
+    /// Strings too long to be inline, read lately, shared by the document (see
+    /// [`Parser::small_string`]).
+    long_strings: Vec<EcoString>,
+}
+
+impl Tables {
+    fn new(len: usize) -> Self {
+        let mut line_starts = LineStarts::with_capacity(len / 24 + 1);
+        line_starts.push(0);
+        Self {
+            len,
+            line_starts,
+            warnings: Vec::new(),
+            scratch: Scratch::default(),
+            component_scratch: Vec::new(),
+            field_scratch: Vec::new(),
+            components: Vec::new(),
+            payload_fields: Vec::new(),
+            custom_fields: Vec::new(),
+            long_strings: Vec::new(),
+        }
+    }
+
+    /// The lengths of the growing tables, to undo a partly read entry.
+    fn mark(&self) -> [usize; 5] {
+        [
+            self.line_starts.len(),
+            self.warnings.len(),
+            self.components.len(),
+            self.payload_fields.len(),
+            self.custom_fields.len(),
+        ]
+    }
+
+    fn undo(&mut self, mark: [usize; 5]) {
+        self.line_starts.truncate(mark[0]);
+        self.warnings.truncate(mark[1]);
+        self.components.truncate(mark[2]);
+        self.payload_fields.truncate(mark[3]);
+        self.custom_fields.truncate(mark[4]);
+    }
+
+    /// The read result of `doc`, whose spans are in `source_map` and these tables.
+    fn finish(
+        mut self,
+        mut doc: SceneDoc,
+        mut source_map: SourceMap,
+        wide: WideChars,
+    ) -> ParsedScene {
+        // Tables grown while reading keep no spare capacity (they live as long as the scene
+        // asset).
+        self.line_starts.shrink_to_fit();
+        self.components.shrink_to_fit();
+        self.payload_fields.shrink_to_fit();
+        self.custom_fields.shrink_to_fit();
+        let n = doc.entities.len();
+        if doc.entities.capacity() > n + n / 4 {
+            doc.entities.shrink_to_fit();
+            source_map.entities.shrink_to_fit();
+        }
+        // The parser crossed every newline of a text it accepted (they can only be in
+        // whitespace, comments and strings), so the line index needs no pass of its own.
+        let lines = LineIndex::from_parts(self.line_starts, wide.table);
+        let warnings = self
+            .warnings
+            .into_iter()
+            .map(|(at, kind)| ReadWarning {
+                position: lines.position(at),
+                kind,
+            })
+            .collect();
+        source_map.lines = lines;
+        source_map.components = self.components;
+        source_map.payload_fields = self.payload_fields;
+        source_map.custom_fields = self.custom_fields;
+        ParsedScene {
+            doc,
+            source_map,
+            warnings,
+        }
+    }
+}
+
+/// The top-level fields of a document as they are read.
+struct Top {
+    format_version: Option<u32>,
+    name: Option<String>,
+    entities: Option<EntityMap>,
+    roots: Option<Vec<u64>>,
+    next_id: Option<u64>,
+    /// Value offsets, as [`SourceMap::top`] keeps them.
+    offsets: [u32; 5],
+}
+
+impl Default for Top {
+    fn default() -> Self {
+        Self {
+            format_version: None,
+            name: None,
+            entities: None,
+            roots: None,
+            next_id: None,
+            offsets: [ABSENT; 5],
+        }
+    }
+}
+
+impl Top {
+    /// The document, when every field was read.
+    fn into_doc(self) -> Option<SceneDoc> {
+        Some(SceneDoc {
+            format_version: self.format_version?,
+            name: self.name?,
+            entities: self.entities?,
+            roots: self.roots?,
+            next_id: self.next_id?,
+        })
+    }
+}
+
+/// Where the parts of the component being read sit; copied into the flat tables when done.
+#[derive(Default)]
+struct Scratch {
+    entry: u32,
+    tag: u32,
+    data: u32,
+    fields: Vec<(&'static str, u32)>,
+    custom_fields: Vec<[u32; 3]>,
+}
+
+impl<'a> Parser<'a> {
+    /// A parser at the start of `text`, which begins at offset `base` of the whole document.
+    fn new(text: &'a str, base: usize, tables: Tables) -> Self {
+        Self {
+            text,
+            b: text.as_bytes(),
+            pos: 0,
+            base,
+            tables,
+        }
+    }
+
+    /// The offset in the whole document of `at` (an offset in `text`), as the source map keeps it.
+    #[inline]
+    fn abs(&self, at: usize) -> u32 {
+        (self.base + at) as u32
+    }
+
+    /// Records the newline at `at`. Every scanner that can cross a newline (whitespace, comments,
+    /// strings) calls this; a region read twice (`data` before `type`) is recorded once.
+    #[inline]
+    fn newline(&mut self, at: usize) {
+        let start = (self.base + at) as u32 + 1;
+        if self
+            .tables
+            .line_starts
+            .last()
+            .is_some_and(|last| start > last)
+        {
+            self.tables.line_starts.push(start);
+        }
+    }
+
+    // ---- errors ----------------------------------------------------------------------------
+
+    fn fail<T>(&self, offset: usize, kind: ReadErrorKind) -> PResult<T> {
+        Err(Box::new(PErr {
+            offset,
+            kind,
+            segs: Vec::new(),
+            entity: None,
+        }))
+    }
+
+    /// "expected X, found Y" at the current position (which must be past whitespace).
+    fn unexpected<T>(&self, expected: &'static str) -> PResult<T> {
+        if self.pos >= self.b.len() {
+            return self.fail(self.pos, ReadErrorKind::UnexpectedEnd { expected });
+        }
+        let found = self.describe(self.pos);
+        self.fail(self.pos, ReadErrorKind::Unexpected { expected, found })
+    }
+
+    /// A short quotation of the token at `at`.
+    fn describe(&self, at: usize) -> String {
+        let Some(&c) = self.b.get(at) else {
+            return "end of input".to_owned();
+        };
+        let rest = &self.text[at..];
+        let token_len = if c == b'"' {
+            let mut end = 1;
+            let mut escaped = false;
+            for (i, ch) in rest.char_indices().skip(1) {
+                end = i + ch.len_utf8();
+                if escaped {
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == '"' || ch == '\n' {
+                    break;
+                }
+            }
+            end
+        } else if is_ident_start(c) || c.is_ascii_digit() || c == b'-' || c == b'+' || c == b'.' {
+            let n = rest[1..]
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+                .count();
+            1 + n
+        } else {
+            rest.chars().next().map_or(1, char::len_utf8)
+        };
+        let token = &rest[..token_len];
+        let shown: String = token.chars().take(40).collect();
+        let ellipsis = if shown.len() < token.len() { "..." } else { "" };
+        if c == b'"' {
+            format!("string {shown}{ellipsis}")
+        } else {
+            format!("`{shown}{ellipsis}`")
+        }
+    }
+}
