@@ -5,7 +5,7 @@
 use bevy_reflect::enums::{EnumInfo, VariantInfo};
 use bevy_reflect::{TypeInfo, Typed};
 
-use super::{IntTy, Special, is_option};
+use super::types::{IntTy, Special, is_option};
 use crate::schema::{FieldKind, MemberSchema, TypeSchema, VariantSchema};
 
 /// The type an expression must produce.

@@ -1,0 +1,357 @@
+//! The target types the evaluator knows by name: integer widths ([`IntTy`]), glam and colour
+//! types ([`Special`]) with their constants, `Option`, and the float constants of `f32::consts`.
+
+use std::any::TypeId;
+
+use bevy_color::{Color, LinearRgba, Srgba};
+use bevy_reflect::{PartialReflect, TypeInfo};
+use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
+
+use super::eval::Value;
+use crate::schema::FieldKind;
+
+/// An integer type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub(crate) enum IntTy {
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+}
+
+impl IntTy {
+    pub(crate) const ALL: [(IntTy, &'static str); 12] = [
+        (IntTy::I8, "i8"),
+        (IntTy::I16, "i16"),
+        (IntTy::I32, "i32"),
+        (IntTy::I64, "i64"),
+        (IntTy::I128, "i128"),
+        (IntTy::Isize, "isize"),
+        (IntTy::U8, "u8"),
+        (IntTy::U16, "u16"),
+        (IntTy::U32, "u32"),
+        (IntTy::U64, "u64"),
+        (IntTy::U128, "u128"),
+        (IntTy::Usize, "usize"),
+    ];
+
+    pub(crate) fn from_name(name: &str) -> Option<IntTy> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(t, _)| *t == self)
+            .map_or("int", |(_, n)| n)
+    }
+
+    pub(crate) fn signed(self) -> bool {
+        matches!(
+            self,
+            IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::I128 | IntTy::Isize
+        )
+    }
+
+    /// The fixed-width integer type of this sign and width (`isize`/`usize` are found by name).
+    pub(crate) fn of_width(signed: bool, bits: u8) -> Option<IntTy> {
+        Self::ALL
+            .iter()
+            .map(|(t, _)| *t)
+            .filter(|t| !matches!(t, IntTy::Isize | IntTy::Usize))
+            .find(|t| t.signed() == signed && t.bits() == bits)
+    }
+
+    /// The reflected type.
+    pub(crate) fn type_info(self) -> &'static TypeInfo {
+        use bevy_reflect::Typed;
+        match self {
+            IntTy::I8 => i8::type_info(),
+            IntTy::I16 => i16::type_info(),
+            IntTy::I32 => i32::type_info(),
+            IntTy::I64 => i64::type_info(),
+            IntTy::I128 => i128::type_info(),
+            IntTy::Isize => isize::type_info(),
+            IntTy::U8 => u8::type_info(),
+            IntTy::U16 => u16::type_info(),
+            IntTy::U32 => u32::type_info(),
+            IntTy::U64 => u64::type_info(),
+            IntTy::U128 => u128::type_info(),
+            IntTy::Usize => usize::type_info(),
+        }
+    }
+
+    pub(crate) fn bits(self) -> u8 {
+        match self {
+            IntTy::I8 | IntTy::U8 => 8,
+            IntTy::I16 | IntTy::U16 => 16,
+            IntTy::I32 | IntTy::U32 => 32,
+            IntTy::I64 | IntTy::U64 | IntTy::Isize | IntTy::Usize => 64,
+            IntTy::I128 | IntTy::U128 => 128,
+        }
+    }
+
+    pub(crate) fn min(self) -> i128 {
+        match self {
+            IntTy::I8 => i8::MIN.into(),
+            IntTy::I16 => i16::MIN.into(),
+            IntTy::I32 => i32::MIN.into(),
+            IntTy::I64 => i64::MIN.into(),
+            IntTy::Isize => isize::MIN as i128,
+            IntTy::I128 => i128::MIN,
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn max(self) -> u128 {
+        match self {
+            IntTy::I8 => i8::MAX as u128,
+            IntTy::I16 => i16::MAX as u128,
+            IntTy::I32 => i32::MAX as u128,
+            IntTy::I64 => i64::MAX as u128,
+            IntTy::Isize => isize::MAX as u128,
+            IntTy::I128 => i128::MAX as u128,
+            IntTy::U8 => u8::MAX.into(),
+            IntTy::U16 => u16::MAX.into(),
+            IntTy::U32 => u32::MAX.into(),
+            IntTy::U64 => u64::MAX.into(),
+            IntTy::Usize => usize::MAX as u128,
+            IntTy::U128 => u128::MAX,
+        }
+    }
+
+    /// `value` (sign and magnitude) as a boxed value of this type, if it fits.
+    pub(crate) fn boxed(self, negative: bool, magnitude: u128) -> Option<Box<dyn PartialReflect>> {
+        if negative {
+            let min = self.min();
+            if magnitude > min.unsigned_abs() {
+                return None;
+            }
+            let v = (magnitude as i128).wrapping_neg();
+            Some(match self {
+                IntTy::I8 => Box::new(v as i8),
+                IntTy::I16 => Box::new(v as i16),
+                IntTy::I32 => Box::new(v as i32),
+                IntTy::I64 => Box::new(v as i64),
+                IntTy::Isize => Box::new(v as isize),
+                IntTy::I128 => Box::new(v),
+                _ if magnitude == 0 => return self.boxed(false, 0),
+                _ => return None,
+            })
+        } else {
+            if magnitude > self.max() {
+                return None;
+            }
+            let m = magnitude;
+            Some(match self {
+                IntTy::I8 => Box::new(m as i8),
+                IntTy::I16 => Box::new(m as i16),
+                IntTy::I32 => Box::new(m as i32),
+                IntTy::I64 => Box::new(m as i64),
+                IntTy::Isize => Box::new(m as isize),
+                IntTy::I128 => Box::new(m as i128),
+                IntTy::U8 => Box::new(m as u8),
+                IntTy::U16 => Box::new(m as u16),
+                IntTy::U32 => Box::new(m as u32),
+                IntTy::U64 => Box::new(m as u64),
+                IntTy::Usize => Box::new(m as usize),
+                IntTy::U128 => Box::new(m),
+            })
+        }
+    }
+}
+
+/// Glam and colour types the evaluator and the schema treat as values of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub(crate) enum Special {
+    Vec2,
+    Vec3,
+    Vec3A,
+    Vec4,
+    Quat,
+    Color,
+    Srgba,
+    LinearRgba,
+}
+
+impl Special {
+    pub(crate) fn of(id: TypeId) -> Option<Special> {
+        Some(if id == TypeId::of::<Vec2>() {
+            Special::Vec2
+        } else if id == TypeId::of::<Vec3>() {
+            Special::Vec3
+        } else if id == TypeId::of::<Vec3A>() {
+            Special::Vec3A
+        } else if id == TypeId::of::<Vec4>() {
+            Special::Vec4
+        } else if id == TypeId::of::<Quat>() {
+            Special::Quat
+        } else if id == TypeId::of::<Color>() {
+            Special::Color
+        } else if id == TypeId::of::<Srgba>() {
+            Special::Srgba
+        } else if id == TypeId::of::<LinearRgba>() {
+            Special::LinearRgba
+        } else {
+            return None;
+        })
+    }
+
+    pub(crate) const ALL: [Special; 8] = [
+        Special::Vec2,
+        Special::Vec3,
+        Special::Vec3A,
+        Special::Vec4,
+        Special::Quat,
+        Special::Color,
+        Special::Srgba,
+        Special::LinearRgba,
+    ];
+
+    /// The special type whose short type path is `name` (`Vec3`, `Color`).
+    pub(crate) fn from_name(name: &str) -> Option<Special> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// `Vec2`, `Vec3` or `Vec4` by length.
+    pub(crate) fn vector(len: u8) -> Option<Special> {
+        Some(match len {
+            2 => Special::Vec2,
+            3 => Special::Vec3,
+            4 => Special::Vec4,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn is_colour(self) -> bool {
+        matches!(self, Special::Color | Special::Srgba | Special::LinearRgba)
+    }
+
+    pub(crate) fn type_info(self) -> &'static TypeInfo {
+        use bevy_reflect::Typed;
+        match self {
+            Special::Vec2 => Vec2::type_info(),
+            Special::Vec3 => Vec3::type_info(),
+            Special::Vec3A => Vec3A::type_info(),
+            Special::Vec4 => Vec4::type_info(),
+            Special::Quat => Quat::type_info(),
+            Special::Color => Color::type_info(),
+            Special::Srgba => Srgba::type_info(),
+            Special::LinearRgba => LinearRgba::type_info(),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Special::Vec2 => "Vec2",
+            Special::Vec3 => "Vec3",
+            Special::Vec3A => "Vec3A",
+            Special::Vec4 => "Vec4",
+            Special::Quat => "Quat",
+            Special::Color => "Color",
+            Special::Srgba => "Srgba",
+            Special::LinearRgba => "LinearRgba",
+        }
+    }
+
+    pub(crate) fn len(self) -> usize {
+        match self {
+            Special::Vec2 => 2,
+            Special::Vec3 | Special::Vec3A => 3,
+            _ => 4,
+        }
+    }
+}
+
+/// The schema kind of the glam and colour types, which reflect as plain structs or enums.
+pub(crate) fn special_kind(info: &TypeInfo) -> Option<FieldKind> {
+    Some(match Special::of(info.type_id())? {
+        Special::Color | Special::Srgba | Special::LinearRgba => FieldKind::Colour,
+        s => FieldKind::Vector { len: s.len() as u8 },
+    })
+}
+
+/// Whether `info` is `Option<T>`.
+pub(crate) fn is_option(info: &TypeInfo) -> bool {
+    info.type_path().starts_with("core::option::Option<")
+}
+
+pub(crate) fn float_consts(name: &str) -> Option<f64> {
+    use std::f64::consts as c;
+    Some(match name {
+        "PI" => c::PI,
+        "TAU" => c::TAU,
+        "E" => c::E,
+        "FRAC_PI_2" => c::FRAC_PI_2,
+        "FRAC_PI_3" => c::FRAC_PI_3,
+        "FRAC_PI_4" => c::FRAC_PI_4,
+        "FRAC_PI_6" => c::FRAC_PI_6,
+        "FRAC_PI_8" => c::FRAC_PI_8,
+        "FRAC_1_PI" => c::FRAC_1_PI,
+        "FRAC_2_PI" => c::FRAC_2_PI,
+        "SQRT_2" => c::SQRT_2,
+        "FRAC_1_SQRT_2" => c::FRAC_1_SQRT_2,
+        "LN_2" => c::LN_2,
+        "LN_10" => c::LN_10,
+        _ => return None,
+    })
+}
+
+pub(crate) fn special_const(special: Special, name: &str) -> Option<Value> {
+    let v4 = match name {
+        "ZERO" => [0.0, 0.0, 0.0, 0.0],
+        "ONE" => [1.0; 4],
+        "NEG_ONE" => [-1.0; 4],
+        "X" => [1.0, 0.0, 0.0, 0.0],
+        "Y" => [0.0, 1.0, 0.0, 0.0],
+        "Z" => [0.0, 0.0, 1.0, 0.0],
+        "W" => [0.0, 0.0, 0.0, 1.0],
+        "NEG_X" => [-1.0, 0.0, 0.0, 0.0],
+        "NEG_Y" => [0.0, -1.0, 0.0, 0.0],
+        "NEG_Z" => [0.0, 0.0, -1.0, 0.0],
+        "NEG_W" => [0.0, 0.0, 0.0, -1.0],
+        _ => [f32::NAN; 4],
+    };
+    let known = !v4[0].is_nan();
+    let axis_ok = |len: usize| match name {
+        "Z" | "NEG_Z" => len >= 3,
+        "W" | "NEG_W" => len >= 4,
+        _ => true,
+    };
+    Some(match special {
+        Special::Vec2 if known && axis_ok(2) => Box::new(Vec2::new(v4[0], v4[1])),
+        Special::Vec3 if known && axis_ok(3) => Box::new(Vec3::new(v4[0], v4[1], v4[2])),
+        Special::Vec3A if known && axis_ok(3) => Box::new(Vec3A::new(v4[0], v4[1], v4[2])),
+        Special::Vec4 if known => Box::new(Vec4::from_array(v4)),
+        Special::Quat if name == "IDENTITY" => Box::new(Quat::IDENTITY),
+        Special::Color => Box::new(match name {
+            "WHITE" => Color::WHITE,
+            "BLACK" => Color::BLACK,
+            "NONE" => Color::NONE,
+            _ => return None,
+        }),
+        Special::Srgba => Box::new(match name {
+            "WHITE" => Srgba::WHITE,
+            "BLACK" => Srgba::BLACK,
+            "NONE" => Srgba::NONE,
+            _ => return None,
+        }),
+        Special::LinearRgba => Box::new(match name {
+            "WHITE" => LinearRgba::WHITE,
+            "BLACK" => LinearRgba::BLACK,
+            "NONE" => LinearRgba::NONE,
+            _ => return None,
+        }),
+        _ => return None,
+    })
+}
