@@ -1,0 +1,218 @@
+//! Names a scene writes for Rust: identifiers, tuple indices and custom component type paths
+//! (see [the module docs](super#custom-component-type-paths)).
+
+/// Whether `s` is a Rust keyword (strict, reserved or weak-but-refused), which cannot name a
+/// field or a path segment without `r#`. A `match` compiles to a length switch, not a scan.
+pub(super) fn is_keyword(s: &str) -> bool {
+    matches!(
+        s,
+        "as" | "async"
+            | "await"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "gen"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "Self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "try"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+    )
+}
+
+/// Whether `s` is a plain identifier (no keyword check): `XID_Start` or `_`, then `XID_Continue`,
+/// and not `_` alone.
+pub(super) fn is_identifier_shape(s: &str) -> bool {
+    // Most names are ASCII: check bytes without decoding characters.
+    if let [first, rest @ ..] = s.as_bytes()
+        && s.is_ascii()
+    {
+        return (first.is_ascii_alphabetic() || *first == b'_')
+            && rest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            && s != "_";
+    }
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    (unicode_ident::is_xid_start(first) || first == '_')
+        && chars.all(unicode_ident::is_xid_continue)
+        && s != "_"
+}
+
+/// Whether `s` is a Rust identifier usable as a field name: a non-keyword identifier (`radius`,
+/// `max_hp`, `_unused`, `größe`) or a raw identifier (`r#type`).
+pub fn is_rust_identifier(s: &str) -> bool {
+    match s.strip_prefix("r#") {
+        Some(raw) => {
+            is_identifier_shape(raw) && !matches!(raw, "crate" | "self" | "super" | "Self")
+        }
+        None => is_identifier_shape(s) && !is_keyword(s),
+    }
+}
+
+/// Whether `s` is a decimal tuple field index: `0`, `1`, `12`, without sign or leading zeros.
+pub fn is_tuple_index(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit())
+        && (s == "0" || !s.starts_with('0'))
+        && s.parse::<u32>().is_ok()
+}
+
+/// Whether `s` may name a custom field: a Rust identifier (see [`is_rust_identifier`]) or a tuple
+/// struct index (see [`is_tuple_index`]).
+pub fn is_field_name(s: &str) -> bool {
+    is_rust_identifier(s) || is_tuple_index(s)
+}
+
+/// Why a custom component type path is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum TypePathProblem {
+    Empty,
+    Generic,
+    BadSegment(String),
+}
+
+impl TypePathProblem {
+    pub(super) fn describe(&self, path: &str) -> (String, String) {
+        let example =
+            "a type path is identifiers separated by `::`, like `Health` or `my_game::Health`";
+        match self {
+            TypePathProblem::Empty => (
+                "custom component type path is empty".to_owned(),
+                example.to_owned(),
+            ),
+            TypePathProblem::Generic => (
+                format!("custom component type path `{path}` has generic arguments, which are not supported"),
+                "declare a type alias in your game (`type FastTimer = Timer<Fast>;`) and use its path".to_owned(),
+            ),
+            TypePathProblem::BadSegment(segment) if segment.is_empty() => (
+                format!("custom component type path `{path}` has an empty segment"),
+                example.to_owned(),
+            ),
+            TypePathProblem::BadSegment(segment) => (
+                format!(
+                    "custom component type path `{path}` is not a Rust path: `{segment}` is not an identifier"
+                ),
+                example.to_owned(),
+            ),
+        }
+    }
+}
+
+pub(super) fn check_type_path(path: &str) -> Result<(), TypePathProblem> {
+    if path.is_empty() {
+        return Err(TypePathProblem::Empty);
+    }
+    if path.contains('<') {
+        return Err(TypePathProblem::Generic);
+    }
+    for (i, segment) in path.split("::").enumerate() {
+        let ok = is_rust_identifier(segment) || (i == 0 && segment == "crate");
+        if !ok {
+            return Err(TypePathProblem::BadSegment(segment.to_owned()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `path` is a valid custom component type path (see the module docs): identifier
+/// segments separated by `::`, `crate` allowed first, no generic arguments.
+pub fn is_type_path(path: &str) -> bool {
+    check_type_path(path).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_paths_are_identifier_segments() {
+        for ok in [
+            "Health",
+            "my_game::Health",
+            "a::b::Health",
+            "crate::Health",
+            "r#match::Health",
+            "größe::Maß",
+        ] {
+            assert!(is_type_path(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "::Health",
+            "Health::",
+            "a::::b",
+            "my game::Health",
+            "Timer<Fast>",
+            "a::fn",
+            "1Health",
+            "a:b",
+            "_",
+            "a::crate",
+            " Health",
+        ] {
+            assert!(!is_type_path(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn field_names_are_identifiers() {
+        for ok in ["radius", "_unused", "max_hp", "r#type", "x1"] {
+            assert!(is_rust_identifier(ok), "{ok}");
+        }
+        for bad in ["", "_", "max hp", "1x", "type", "r#self", "r#", "a-b"] {
+            assert!(!is_rust_identifier(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn field_names_may_be_tuple_indices() {
+        for ok in ["0", "1", "10", "radius"] {
+            assert!(is_field_name(ok), "{ok}");
+        }
+        for bad in ["01", "-1", "+1", "1.0", "0x1", "99999999999", "1 "] {
+            assert!(!is_field_name(bad), "{bad:?}");
+        }
+    }
+}

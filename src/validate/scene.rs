@@ -1,0 +1,78 @@
+//! Scene-wide rules: cameras and lights, from the facts gathered while walking the entities.
+
+use super::{Collector, Diagnostic, Loc, Severity};
+
+/// Scene-wide counts gathered while walking the entities.
+#[derive(Default)]
+pub(super) struct SceneFacts {
+    pub(super) cameras: usize,
+    pub(super) first_2d: Option<u64>,
+    pub(super) first_3d: Option<u64>,
+    pub(super) camera_entities: Vec<u64>,
+    pub(super) meshes: usize,
+    pub(super) lights: usize,
+}
+
+pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
+    if let (Some(two), Some(three)) = (scene.first_2d, scene.first_3d) {
+        c.push(
+            Diagnostic::new(
+                Severity::Warning,
+                "forge::camera::mixed",
+                format!(
+                    "the scene has both 2D and 3D cameras (camera2d on entity {two}, camera3d on entity {three})"
+                ),
+            )
+            .with_help("a scene is usually either 2D or 3D; remove the camera you do not need"),
+            Loc::Top("entities"),
+        );
+    }
+    if scene.cameras == 0 {
+        c.push(
+            Diagnostic::new(
+                Severity::Info,
+                "forge::camera::none",
+                "the scene has no camera",
+            )
+            .with_help("that is fine for a scene spawned into another one; add a `camera2d` or `camera3d` to view it alone"),
+            Loc::Top("entities"),
+        );
+    } else if scene.cameras > 1 {
+        let mut ids: Vec<String> = scene
+            .camera_entities
+            .iter()
+            .take(5)
+            .map(u64::to_string)
+            .collect();
+        if scene.camera_entities.len() > 5 {
+            ids.push("...".to_owned());
+        }
+        c.push(
+            Diagnostic::new(
+                Severity::Info,
+                "forge::camera::multiple",
+                format!(
+                    "the scene has {} cameras (on entities {})",
+                    scene.cameras,
+                    ids.join(", ")
+                ),
+            ),
+            Loc::Top("entities"),
+        );
+    }
+    if scene.meshes > 0 && scene.lights == 0 {
+        c.push(
+            Diagnostic::new(
+                Severity::Info,
+                "forge::light::none",
+                format!(
+                    "the scene has {} mesh{} but no light",
+                    scene.meshes,
+                    if scene.meshes == 1 { "" } else { "es" }
+                ),
+            )
+            .with_help("add a `directional_light` or `point_light`, or make the materials `unlit`"),
+            Loc::Top("entities"),
+        );
+    }
+}

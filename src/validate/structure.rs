@@ -1,0 +1,137 @@
+//! The forest rules ([`SceneDoc::check_integrity`]) as diagnostics, and duplicate names.
+
+use bevy_platform::collections::HashMap;
+
+use super::{Collector, Diagnostic, Loc, Severity};
+use crate::format::{IntegrityProblem, SceneDoc};
+
+/// The forest rules, through [`SceneDoc::check_integrity`].
+pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
+    for problem in doc.check_integrity() {
+        let (code, help) = match &problem {
+            IntegrityProblem::KeyIdMismatch { key, id } => (
+                "forge::structure::id_mismatch",
+                format!("set `id: {key}`, or move the entry under the key `{id}`"),
+            ),
+            IntegrityProblem::MissingParent { parent, .. } => (
+                "forge::structure::missing_parent",
+                format!(
+                    "create entity {parent}, or set `parent: None` and list the entity in `roots`"
+                ),
+            ),
+            IntegrityProblem::MissingChild { child, .. } => (
+                "forge::structure::missing_child",
+                format!("remove {child} from `children`"),
+            ),
+            IntegrityProblem::MissingRoot { id } => (
+                "forge::structure::missing_root",
+                format!("remove {id} from `roots`"),
+            ),
+            IntegrityProblem::NotListedByParent { id, parent } => (
+                "forge::structure::not_listed_by_parent",
+                format!("add {id} to the `children` of entity {parent}, or change `parent`"),
+            ),
+            IntegrityProblem::ChildDisagrees { id, child, .. } => (
+                "forge::structure::child_disagrees",
+                format!(
+                    "set `parent: Some({id})` on entity {child}, or remove {child} from `children`"
+                ),
+            ),
+            IntegrityProblem::RootHasParent { .. } => (
+                "forge::structure::root_has_parent",
+                "set `parent: None`, or remove the entity from `roots`".to_owned(),
+            ),
+            IntegrityProblem::DuplicateReference { .. } => (
+                "forge::structure::duplicate_reference",
+                "list each entity exactly once: in `roots` or in one parent's `children`"
+                    .to_owned(),
+            ),
+            IntegrityProblem::Unplaced { .. } => (
+                "forge::structure::unplaced",
+                "add the entity to `roots` (with `parent: None`) or to its parent's `children`"
+                    .to_owned(),
+            ),
+            IntegrityProblem::SelfParent { .. } => (
+                "forge::structure::self_parent",
+                "set `parent: None` or another entity".to_owned(),
+            ),
+            IntegrityProblem::Cycle { .. } => (
+                "forge::structure::cycle",
+                "make one entity of the cycle a root (`parent: None`, listed in `roots`)"
+                    .to_owned(),
+            ),
+            IntegrityProblem::NextIdTooLow { max_id, .. } => (
+                "forge::structure::next_id",
+                match max_id.checked_add(1) {
+                    Some(next) => format!("set `next_id: {next}`"),
+                    None => "ids must stay below the largest `u64`".to_owned(),
+                },
+            ),
+        };
+        let field = problem.field();
+        let mut d = Diagnostic::new(Severity::Error, code, problem.to_string())
+            .with_path(field)
+            .with_help(help);
+        let loc = match problem.entity() {
+            Some(id) => {
+                d.entity = Some(id);
+                Loc::EntityField(field)
+            }
+            None => Loc::Top(field),
+        };
+        c.push(d, loc);
+    }
+}
+
+/// Whether a name counts as blank (empty or whitespace only).
+pub(super) fn blank(name: &str) -> bool {
+    name.trim().is_empty()
+}
+
+pub(super) fn duplicate_names(c: &mut Collector, doc: &SceneDoc) {
+    // Count first, so only repeated names get a list of ids.
+    let mut counts: HashMap<&str, usize> = HashMap::with_capacity(doc.entities.len());
+    for node in doc.entities.values() {
+        if !blank(&node.name) {
+            *counts.entry(node.name.as_str()).or_default() += 1;
+        }
+    }
+    let mut by_name: HashMap<&str, Vec<u64>> = HashMap::new();
+    for (&id, node) in &doc.entities {
+        if counts.get(node.name.as_str()).is_some_and(|n| *n > 1) {
+            by_name.entry(node.name.as_str()).or_default().push(id);
+        }
+    }
+    for (&id, node) in &doc.entities {
+        let Some(ids) = by_name.get(node.name.as_str()) else {
+            continue;
+        };
+        if ids.len() < 2 {
+            continue;
+        }
+        // Keys are unique, so `id` is in `ids` exactly once; look at no more than four ids.
+        let shown: Vec<String> = ids
+            .iter()
+            .filter(|o| **o != id)
+            .take(3)
+            .map(u64::to_string)
+            .collect();
+        let more = ids.len() - 1 - shown.len();
+        let list = match (shown.as_slice(), more) {
+            ([one], 0) => format!("entity {one}"),
+            ([rest @ .., last], 0) => format!("entities {} and {last}", rest.join(", ")),
+            (_, more) => format!("entities {} and {more} more", shown.join(", ")),
+        };
+        c.push(
+            Diagnostic::new(
+                Severity::Warning,
+                "forge::name::duplicate",
+                format!("entity name `{}` is also used by {list}", node.name),
+            )
+            .with_entity(id)
+            .with_path("name")
+            .with_help("give each entity its own name so hierarchy labels and `Name` lookups are unambiguous"),
+            Loc::EntityField("name"),
+        );
+    }
+}
