@@ -7,21 +7,26 @@
 //! ```
 //!
 //! For each entity it prints the `Entity`, the file id, the name, the world translation and the
-//! components it has (short type names). A file with errors prints its diagnostics and exits
-//! with status 1.
+//! components it has (short type names). A file with errors prints its diagnostics once,
+//! rustc-style with the offending line, and exits with status 1.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::{AssetPlugin, AssetServer, LoadState};
+use bevy_asset::{AssetLoadError, AssetPlugin, AssetServer, LoadState};
 use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::prelude::*;
+use bevy_forge_scene::validate::report::{Source, human};
 use bevy_reflect::Reflect;
 use bevy_transform::TransformPlugin;
 use bevy_transform::components::GlobalTransform;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::prelude::*;
 
 /// The custom component of the Platformer seed scene (`assets/scenes/platformer.forge.ron`).
 /// Deriving `ForgeComponent` is all it takes: the plugin registers it.
@@ -88,16 +93,39 @@ fn print_entity(world: &World, entity: Entity, depth: usize) {
     }
 }
 
-fn is_backtrace_line(line: &str) -> bool {
-    let t = line.trim_start();
-    t.split_once(": ")
-        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+/// Prints why `scene_path` (under `root_dir`) failed to load: each diagnostic rustc-style, with
+/// the line it points at.
+fn report_failure(root_dir: &Path, scene_path: &str, error: &AssetLoadError) {
+    let Some(scene_error) = ForgeSceneLoadError::from_asset_error(error) else {
+        eprintln!("error: {scene_path}: {error}");
+        return;
+    };
+    let bytes = std::fs::read(root_dir.join(scene_path)).unwrap_or_default();
+    let source = Source::new(scene_path.to_owned(), &bytes);
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let diagnostics = scene_error.diagnostics();
+    eprint!("{}", human(&source, &diagnostics, colour));
+    eprintln!(
+        "error: `{scene_path}` did not load: {} error(s)",
+        diagnostics.len()
+    );
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_target(false)
-        .without_time()
+    // The asset server logs every failed load (with a backtrace when `RUST_BACKTRACE` is set);
+    // this example reports a failed scene itself, once, with its source lines.
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_target(false)
+                .without_time()
+                .with_writer(std::io::stderr),
+        )
+        .with(
+            Targets::new()
+                .with_default(LevelFilter::INFO)
+                .with_target("bevy_asset::server", LevelFilter::OFF),
+        )
         .init();
     let (root_dir, scene_path) = asset_root_and_path(std::env::args().nth(1));
     let mut app = App::new();
@@ -122,11 +150,7 @@ fn main() -> ExitCode {
         app.update();
         if let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&handle)
         {
-            // Bevy appends a backtrace when RUST_BACKTRACE is set; the diagnostics come first.
-            let message = error.to_string();
-            for line in message.lines().take_while(|l| !is_backtrace_line(l)) {
-                eprintln!("{line}");
-            }
+            report_failure(&root_dir, &scene_path, &error);
             return ExitCode::FAILURE;
         }
         if app.world().get::<ForgeSceneInstance>(root).is_some() {

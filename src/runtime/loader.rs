@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use bevy_asset::io::Reader;
-use bevy_asset::{AssetLoader, AssetServer, AsyncSeekExt, LoadContext};
+use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadContext};
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
@@ -97,6 +97,33 @@ pub enum ForgeSceneLoadError {
         /// Every error, in validation order (by entity id, then message).
         diagnostics: Vec<Diagnostic>,
     },
+}
+
+impl ForgeSceneLoadError {
+    /// The scene error inside a failed load of the asset server (`LoadState::Failed`,
+    /// `AssetLoadFailedEvent::error`); `None` when the failure is not a `.forge.ron` load's own
+    /// (the file is missing, another loader failed).
+    pub fn from_asset_error(error: &AssetLoadError) -> Option<&ForgeSceneLoadError> {
+        match error {
+            AssetLoadError::AssetLoaderError(e) => e.error().downcast_ref(),
+            _ => None,
+        }
+    }
+
+    /// Every problem as a [`Diagnostic`], with its line and column where known: the validation
+    /// and asset errors, the read error (code `forge::read::<kind>`), or one `forge::read::io`
+    /// error.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            ForgeSceneLoadError::Invalid { diagnostics, .. } => diagnostics.clone(),
+            ForgeSceneLoadError::Read(read) => vec![Diagnostic::from_read_error(read)],
+            ForgeSceneLoadError::Io { .. } => vec![Diagnostic::new(
+                Severity::Error,
+                "forge::read::io",
+                self.to_string(),
+            )],
+        }
+    }
 }
 
 /// `  path:line:column: error[code]: message (entity N, `field`); help: ...`, one per line.

@@ -83,20 +83,14 @@ type ReloadMessages<'w, 's> = (
 
 /// The diagnostics of a failed load.
 fn diagnostics_of(error: &AssetLoadError) -> Vec<Diagnostic> {
-    if let AssetLoadError::AssetLoaderError(e) = error {
-        match e.error().downcast_ref::<ForgeSceneLoadError>() {
-            Some(ForgeSceneLoadError::Invalid { diagnostics, .. }) => return diagnostics.clone(),
-            Some(ForgeSceneLoadError::Read(read)) => {
-                return vec![Diagnostic::from_read_error(read)];
-            }
-            _ => {}
-        }
+    match ForgeSceneLoadError::from_asset_error(error) {
+        Some(scene_error) => scene_error.diagnostics(),
+        None => vec![Diagnostic::new(
+            Severity::Error,
+            "forge::read::io",
+            error.to_string(),
+        )],
     }
-    vec![Diagnostic::new(
-        Severity::Error,
-        "forge::read::io",
-        error.to_string(),
-    )]
 }
 
 /// Applies modified scenes to their live instances; reports failed reloads.

@@ -33,6 +33,7 @@ pub(crate) mod custom;
 pub mod diagnostic;
 mod entity;
 mod names;
+pub mod report;
 mod scene;
 mod structure;
 

@@ -36,7 +36,7 @@ use bevy_forge_scene::validate::{Diagnostic, Severity};
 use bevy_forge_scene::validate::{validate_parsed, validate_parsed_with_schemas};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use render::Source;
+use bevy_forge_scene::validate::report::{self, Source};
 
 /// Checks, formats, creates and shows Bevy Forge `.forge.ron` scenes.
 #[derive(Debug, Parser)]
@@ -229,7 +229,7 @@ fn validate(args: &ValidateArgs) -> Status {
             status = status.max(Status::Failed);
         }
         match args.format {
-            OutputFormat::Human => print(&render::human(&source, &diagnostics, colour)),
+            OutputFormat::Human => print(&report::human(&source, &diagnostics, colour)),
             OutputFormat::Json => {
                 json.extend(
                     diagnostics
@@ -302,7 +302,7 @@ fn fmt(args: &FmtArgs) -> Status {
                 continue;
             }
             Ok(Loaded::ReadError(source, d)) => {
-                print(&render::human(&source, &[d], colour));
+                print(&report::human(&source, &[d], colour));
                 status = status.max(Status::Failed);
                 continue;
             }
@@ -371,7 +371,7 @@ fn show_tree(args: &TreeArgs) -> Status {
     match load(&args.file) {
         Err(e) => fail(&e),
         Ok(Loaded::ReadError(source, d)) => {
-            print(&render::human(&source, &[d], render::use_colour()));
+            print(&report::human(&source, &[d], render::use_colour()));
             Status::Failed
         }
         Ok(Loaded::Parsed(_, parsed)) => {

@@ -1,0 +1,123 @@
+//! The README's main job (`cargo run --example spawn_scene`) as a user runs it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The example's binary, next to this test's (`target/debug/deps/main_job-..` ->
+/// `target/debug/examples/spawn_scene`). `cargo test` builds it with the other targets; it is
+/// built here too (a no-op when fresh), so running this test alone never runs a stale one.
+fn example() -> PathBuf {
+    static BUILT: std::sync::Once = std::sync::Once::new();
+    BUILT.call_once(|| {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--example", "spawn_scene"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "could not build the example"
+        );
+    });
+    let exe = std::env::current_exe().unwrap_or_default();
+    let debug = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    debug
+        .join("examples")
+        .join(format!("spawn_scene{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(example())
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        // As on a developer's machine with backtraces on: Bevy would append one to its own log.
+        .env("RUST_BACKTRACE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("the example did not run: {e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A line of a Rust backtrace (`   3: core::ops::function::FnOnce::call_once`).
+fn is_backtrace_frame(line: &str) -> bool {
+    line.trim_start()
+        .split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[test]
+fn the_main_job_spawns_the_garden_and_prints_its_hierarchy() {
+    let (code, stdout, stderr) = run(&[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with("spawned \"Garden\" from scenes/garden.forge.ron: 2 entities"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ForgeEntityId"), "{stdout}");
+}
+
+#[test]
+fn a_scene_with_errors_prints_each_diagnostic_once_rustc_style_without_a_backtrace() {
+    let (code, stdout, stderr) = run(&["tests/fixtures/invalid/bad-values.forge.ron"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let codes = [
+        "error[forge::text::font_size]",
+        "error[forge::light::intensity]",
+        "error[forge::light::range]",
+        "error[forge::light::illuminance]",
+        "error[forge::sprite::custom_size]",
+        "error[forge::asset::absolute]",
+    ];
+    for code in codes {
+        assert_eq!(stderr.matches(code).count(), 1, "{code} once:\n{stderr}");
+    }
+    // Rustc-style: where, the source line, carets under the value, the help.
+    assert!(
+        stderr.contains("--> bad-values.forge.ron:6:284"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("intensity: -5.0, range: 0.0"), "{stderr}");
+    assert!(
+        stderr.contains("^^^ entity 2, `components[0].data.range`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("= help: range is the cut-off distance"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with("error: `bad-values.forge.ron` did not load: 6 error(s)\n"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.lines().any(is_backtrace_frame),
+        "no backtrace:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("Failed to load asset"),
+        "not twice:\n{stderr}"
+    );
+}
+
+#[test]
+fn a_file_that_does_not_read_points_at_the_syntax_error() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("broken.forge.ron");
+    std::fs::write(
+        &file,
+        "(\n  format_version: 1,\n  name: \"x\",\n  entities: {,\n)\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, stderr) = run(&[&file.to_string_lossy()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.matches("error[forge::read::").count(), 1, "{stderr}");
+    assert!(stderr.contains("--> broken.forge.ron:4:14"), "{stderr}");
+    assert!(!stderr.lines().any(is_backtrace_frame), "{stderr}");
+}
