@@ -11,7 +11,7 @@ pub mod runtime;
 pub mod schema;
 pub mod validate;
 
-/// Derives [`ForgeComponent`](runtime::ForgeComponent): see [the `registry`
+/// Derives [`ForgeComponent`](trait@ForgeComponent): see [the `registry`
 /// module](runtime::registry) for attributes and registration.
 pub use bevy_forge_scene_macros::ForgeComponent;
 pub use diff::{SceneDiff, diff};

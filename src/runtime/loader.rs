@@ -22,7 +22,7 @@ pub struct ForgeSceneLoaderSettings {
     /// Check that every sprite image and asset mesh the scene references exists in the asset
     /// source (default `true`). A missing file fails the load with its line and column.
     pub check_assets: bool,
-    /// Keep the [`SourceMap`] in the loaded [`ForgeScene`] (default `false`), for tools that
+    /// Keep the [`SourceMap`](crate::format::SourceMap) in the loaded [`ForgeScene`] (default `false`), for tools that
     /// point from a loaded entity back to its line ([`ForgeScene::source_map`]). The map takes
     /// about as much memory as the document (roughly 400 bytes per entity in canonical files),
     /// so a game that only spawns scenes goes without it; load errors have their positions

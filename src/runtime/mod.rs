@@ -3,7 +3,7 @@
 //! and the [`ForgeScenePlugin`] that wires them into an `App`.
 //!
 //! Everything here stands on the pure parts below it ([`format`](crate::format),
-//! [`schema`](crate::schema), [`validate`](crate::validate), [`diff`](crate::diff)); nothing
+//! [`schema`](crate::schema), [`validate`](crate::validate), [`diff`](mod@crate::diff)); nothing
 //! below imports from here. A scene goes through it in this order:
 //!
 //! 1. [`loader`]: bytes to a [`ParsedScene`](crate::format::ParsedScene), validated, with every

@@ -214,11 +214,11 @@ fn alive(world: &World, entity: Entity) -> bool {
     world.get_entity(entity).is_ok()
 }
 
-/// Applies `changes` (the [`diff`](crate::diff::diff), or [`ForgeScene::changes_since`], from
-/// the document `instance` was spawned or last patched from to `scene`'s document) to one live
-/// instance under `root`, as hot reload does, and returns what was added, removed and changed. For use without an `App` (benchmarks, tools);
-/// the plugin does this itself on `AssetEvent::Modified`. `instance` is updated in place; the
-/// event is returned, not triggered.
+/// Applies `changes` (the [`diff`](crate::diff::diff), or [`ForgeScene::changes_since`], from the
+/// document `instance` was spawned or last patched from to `scene`'s document) to one live instance
+/// under `root`, as hot reload does, and returns what was added, removed and changed. For use
+/// without an `App` (benchmarks, tools); the plugin does this itself on `AssetEvent::Modified`.
+/// `instance` is updated in place; the event is returned, not triggered.
 pub fn apply_diff(
     world: &mut World,
     root: Entity,

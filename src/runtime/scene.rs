@@ -17,7 +17,7 @@ use crate::validate::{Diagnostic, Severity};
 /// component values) so spawning parses nothing, and, when the loader settings ask for it, where
 /// each part of the document was written.
 ///
-/// Produced by [`ForgeSceneLoader`] for files ending in `.forge.ron`. Primitive meshes are labeled
+/// Produced by [`ForgeSceneLoader`](super::ForgeSceneLoader) for files ending in `.forge.ron`. Primitive meshes are labeled
 /// sub-assets `Mesh0`, `Mesh1`, ... (`garden.forge.ron#Mesh0`); identical primitives share one.
 #[derive(Asset, TypePath, Debug)]
 // Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
@@ -98,7 +98,7 @@ impl ForgeScene {
     }
 
     /// Where each entity, field and component was written in the file, when the scene was
-    /// loaded with [`keep_source_map`](ForgeSceneLoaderSettings::keep_source_map) (tools:
+    /// loaded with [`keep_source_map`](super::ForgeSceneLoaderSettings::keep_source_map) (tools:
     /// editors, inspectors); `None` otherwise.
     ///
     /// Load errors always carry their positions, whatever the setting: the loader reads them

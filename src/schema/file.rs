@@ -54,9 +54,10 @@
 //!   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
 //!
 //! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed. Whatever
-//! [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes reads back equal; a file nested deeper than
-//! [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is parsed, so
-//! reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the file.
+//! [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes reads back equal; a file nested
+//! deeper than [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is
+//! parsed, so reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the
+//! file.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -73,12 +74,12 @@ pub const SCHEMA_FORMAT: u32 = 1;
 pub const SCHEMA_EXTENSION: &str = "forge-schema.ron";
 
 /// Deepest bracket nesting a schema file may have (`(`, `[`, `{` inside one another, outside
-/// strings and comments). [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes at most 90: 5 for the file, its
-/// components and their fields, and 5 for each of the 17 levels of a [`FieldKind`] it describes
-/// (see [`FieldKind`] for the limit), an enum's struct variant being the deepest
-/// (`Enum(variants: [Struct(name: "A", fields: [(name: "x", kind: ..`). Deeper files are refused
-/// before RON reads them, so a hostile file cannot overflow the stack: at this depth reading uses
-/// at most about 1 MiB of stack in a debug build.
+/// strings and comments). [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes at most 90:
+/// 5 for the file, its components and their fields, and 5 for each of the 17 levels of a
+/// [`FieldKind`] it describes (see [`FieldKind`] for the limit), an enum's struct variant being the
+/// deepest (`Enum(variants: [Struct(name: "A", fields: [(name: "x", kind: ..`). Deeper files are
+/// refused before RON reads them, so a hostile file cannot overflow the stack: at this depth
+/// reading uses at most about 1 MiB of stack in a debug build.
 ///
 /// [`FieldKind`]: crate::schema::FieldKind
 pub const MAX_FILE_DEPTH: usize = 128;

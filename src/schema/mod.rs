@@ -4,14 +4,14 @@
 //! scalars), defaults, `#[forge(..)]` ranges and docs. The derive
 //! ([`ForgeComponent`](macro@crate::ForgeComponent)) writes it from the type through
 //! reflection ([`FieldSchema::of`], [`kind_of`]); a game exports the table of its schemas as a
-//! [schema file](file) so tools check scenes without its code.
+//! [schema file](mod@file) so tools check scenes without its code.
 //!
 //! This part is plain data and reflection: no `World`, no `App`. Registering types with an app,
 //! and building and inserting values, is the runtime's ([`crate::runtime::registry`]).
 //!
 //! - [`expr`]: field expressions, the Rust-like text of a custom field, evaluated as data
 //!   against a reflected type or a schema kind.
-//! - [`file`]: the `.forge-schema.ron` file ([`SchemaFile`]).
+//! - [`file`](mod@file): the `.forge-schema.ron` file ([`SchemaFile`]).
 
 pub mod expr;
 pub mod file;
@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a scene may write for one custom component type.
 ///
-/// In a [`SchemaFile`](file::SchemaFile), `docs` and `skipped` may be left out
+/// In a [`SchemaFile`], `docs` and `skipped` may be left out
 /// (empty).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -59,7 +59,7 @@ impl ComponentSchema {
 
 /// One settable field of a [`ComponentSchema`].
 ///
-/// In a [`SchemaFile`](file::SchemaFile), `required` (false), `default`, `range`
+/// In a [`SchemaFile`], `required` (false), `default`, `range`
 /// (`None`) and `docs` (empty) may be left out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

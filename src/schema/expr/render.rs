@@ -6,7 +6,7 @@ use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 
 use super::types::is_option;
 
-/// Writes `value` as a field expression that [`evaluate`] reads back (`2.0`, `Vec3::new(0.0,
+/// Writes `value` as a field expression that [`evaluate`](super::evaluate) reads back (`2.0`, `Vec3::new(0.0,
 /// 1.0, 0.0)`, `Some(Mode::Fast)`); `None` for values scenes cannot write (maps, handles).
 pub fn render(value: &dyn PartialReflect) -> Option<String> {
     let mut out = String::new();

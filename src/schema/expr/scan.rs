@@ -23,17 +23,17 @@
 use super::ExprError;
 use crate::format::lexical::{block_comment_end, raw_string_end, string_end};
 
-/// Deepest nesting of a field expression, in levels (see [the limits](crate::schema::expr#limits)): open
-/// brackets plus chained operators, method calls, casts and keywords. At this depth parsing and
-/// evaluating use at most about 512 KiB of stack in a debug build (Rust threads get 2 MiB by
+/// Deepest nesting of a field expression, in levels (see [the limits](crate::schema::expr#limits)):
+/// open brackets plus chained operators, method calls, casts and keywords. At this depth parsing
+/// and evaluating use at most about 512 KiB of stack in a debug build (Rust threads get 2 MiB by
 /// default), much less with optimizations.
 pub const MAX_DEPTH: usize = 64;
 
 /// Longest field expression accepted, in bytes (1 MiB).
 pub const MAX_LEN: usize = 1 << 20;
 
-/// Longest number literal accepted in a field expression, in characters (digits, `_`, `.`, exponent and suffix). The
-/// largest integer, `u128::MAX`, has 39 digits and `f64::MAX` 309.
+/// Longest number literal accepted in a field expression, in characters (digits, `_`, `.`, exponent
+/// and suffix). The largest integer, `u128::MAX`, has 39 digits and `f64::MAX` 309.
 pub const MAX_NUMBER_LEN: usize = 400;
 
 /// Most `#` a raw string may have (as in Rust).
