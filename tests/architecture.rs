@@ -78,7 +78,7 @@ fn code_of(line: &str) -> &str {
     let mut from = 0;
     while let Some(at) = line[from..].find("//") {
         let at = from + at;
-        if line[..at].matches('"').count() % 2 == 0 {
+        if line[..at].matches('"').count().is_multiple_of(2) {
             return &line[..at];
         }
         from = at + 2;
