@@ -42,7 +42,7 @@ pub(crate) enum PreparedComponent {
     DirectionalLight(bevy_light::DirectionalLight),
     Mesh3d {
         mesh: Handle<Mesh>,
-        /// Index into [`crate::loader::ForgeScene::materials`].
+        /// Index into `ForgeScene::materials` (in `super::scene`).
         material: usize,
     },
     Visibility(bevy_camera::visibility::Visibility),
