@@ -114,6 +114,20 @@ impl fmt::Display for EntityChange {
         if let Some(children) = &self.children {
             list_change(f, &format!("~ {id} children"), children)?;
         }
+        if let Some(instance) = &self.instance {
+            match (&instance.old, &instance.new) {
+                (_, None) => writeln!(f, "~ {id} instance removed")?,
+                (None, Some(new)) => writeln!(f, "~ {id} instance of {:?} added", new.scene)?,
+                (Some(old), Some(new)) if old.scene != new.scene => {
+                    writeln!(f, "~ {id} instance {:?} -> {:?}", old.scene, new.scene)?;
+                }
+                (Some(_), Some(new)) => writeln!(
+                    f,
+                    "~ {id} instance overrides changed ({} override(s))",
+                    new.overrides.len()
+                )?,
+            }
+        }
         Ok(())
     }
 }

@@ -33,7 +33,8 @@ mod display;
 use bevy_platform::collections::{HashMap, HashSet};
 
 use crate::format::{
-    ComponentData, CustomComponent, CustomField, EcoString, EntityNode, SceneDoc, Transform,
+    ComponentData, CustomComponent, CustomField, EcoString, EntityNode, Instance, SceneDoc,
+    Transform,
 };
 
 /// A value before and after an edit.
@@ -175,6 +176,9 @@ pub struct EntityChange {
     /// Its children list, when it changed in any way: children added, removed, moved in or out,
     /// or reordered ([`Change::is_reorder`]).
     pub children: Option<Change<Vec<u64>>>,
+    /// The prefab it places and the overrides, whole, when they changed (the document as
+    /// written; hot reload diffs scenes with their prefabs expanded, where no entity has one).
+    pub instance: Option<Change<Option<Box<Instance>>>>,
 }
 
 /// A move to another parent.
@@ -251,6 +255,7 @@ impl EntityChange {
             components: Vec::new(),
             component_order: None,
             children: None,
+            instance: None,
         }
     }
 
@@ -263,6 +268,7 @@ impl EntityChange {
             && self.components.is_empty()
             && self.component_order.is_none()
             && self.children.is_none()
+            && self.instance.is_none()
     }
 
     /// Applies this change to the entity's node as the old document has it.
@@ -281,6 +287,9 @@ impl EntityChange {
         }
         if let Some(children) = &self.children {
             node.children.clone_from(&children.new);
+        }
+        if let Some(instance) = &self.instance {
+            node.instance.clone_from(&instance.new);
         }
         if !self.components.is_empty() || self.component_order.is_some() {
             self.apply_components(&mut node.components);
@@ -586,6 +595,7 @@ fn entity_change(
     change.transform = Change::of(&old.transform, &new.transform);
     change.locked = Change::of(&old.locked, &new.locked);
     change.children = Change::of(&old.children, &new.children);
+    change.instance = Change::of(&old.instance, &new.instance);
     if old.components != new.components {
         let (components, order) = diff_components(&old.components, &new.components);
         change.components = components;

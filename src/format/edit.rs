@@ -107,9 +107,26 @@ impl SceneDoc {
                 continue;
             }
             out.push(cur);
-            stack.extend(node.children.iter().rev().copied());
+            let placed: Vec<u64> = node.placed_children().collect();
+            stack.extend(placed.into_iter().rev());
         }
         out
+    }
+
+    /// Takes `id` out of the place that lists it under `parent`: the parent's `children`, the
+    /// `children` of one of its instance's overrides, or `roots`.
+    fn unplace(&mut self, parent: Option<u64>, id: u64) {
+        if let Ok(siblings) = self.siblings_mut(parent) {
+            siblings.retain(|s| *s != id);
+        }
+        let instance = parent
+            .and_then(|p| self.entities.get_mut(&p))
+            .and_then(|n| n.instance.as_deref_mut());
+        if let Some(instance) = instance {
+            for o in &mut instance.overrides {
+                o.children.retain(|c| *c != id);
+            }
+        }
     }
 
     /// Deletes `id` and its whole subtree, removing it from its parent's children (or `roots`).
@@ -124,9 +141,7 @@ impl SceneDoc {
             .ok_or(EditError::NoSuchEntity(id))?
             .parent;
         let removed = self.subtree(id);
-        if let Ok(siblings) = self.siblings_mut(parent) {
-            siblings.retain(|s| *s != id);
-        }
+        self.unplace(parent, id);
         for r in &removed {
             self.entities.shift_remove(r);
         }
@@ -166,6 +181,15 @@ impl SceneDoc {
                 .iter()
                 .filter_map(|c| new_ids.get(c).copied())
                 .collect();
+            if let Some(instance) = copy.instance.as_deref_mut() {
+                for o in &mut instance.overrides {
+                    o.children = o
+                        .children
+                        .iter()
+                        .filter_map(|c| new_ids.get(c).copied())
+                        .collect();
+                }
+            }
             if *old == id {
                 copy.name = ecow::eco_format!("{} Copy", copy.name);
                 copy.parent = parent;
@@ -177,6 +201,16 @@ impl SceneDoc {
         let new_root = new_ids[&id];
         for copy in copies {
             self.entities.insert(copy.id, copy);
+        }
+        // A copy of an entity an override places goes right after it in that override.
+        let placed_by = parent
+            .and_then(|p| self.entities.get_mut(&p))
+            .and_then(|n| n.instance.as_deref_mut())
+            .and_then(|i| i.overrides.iter_mut().find(|o| o.children.contains(&id)));
+        if let Some(o) = placed_by {
+            let at = o.children.iter().position(|c| *c == id).map_or(0, |i| i + 1);
+            o.children.insert(at, new_root);
+            return Ok(new_root);
         }
         let siblings = self.siblings_mut(parent)?;
         let at = siblings
@@ -223,9 +257,7 @@ impl SceneDoc {
                 len: len_after,
             });
         }
-        if let Ok(old) = self.siblings_mut(old_parent) {
-            old.retain(|s| *s != id);
-        }
+        self.unplace(old_parent, id);
         let siblings = self.siblings_mut(new_parent)?;
         siblings.retain(|s| *s != id);
         siblings.insert(index, id);

@@ -192,6 +192,12 @@ pub enum ReadErrorKind {
         /// The component tag.
         tag: &'static str,
     },
+    /// A `set` entry of an override for a component without fields (`camera2d`, `camera3d`).
+    #[error("component `{tag}` has no fields to set; `add` or `remove` it instead")]
+    NothingToSet {
+        /// The component tag.
+        tag: &'static str,
+    },
     /// An integer that does not fit the field's type.
     #[error("integer `{found}` does not fit in {ty}")]
     IntegerOutOfRange {

@@ -172,12 +172,13 @@ impl SceneDoc {
 
         // How many places (roots and children lists) name each entity, by entity index.
         let mut places = vec![0usize; n];
-        let listed_ids = self
-            .roots
-            .iter()
-            .chain(self.entities.values().flat_map(|node| &node.children));
+        let listed_ids = self.roots.iter().copied().chain(
+            self.entities
+                .values()
+                .flat_map(|node| node.placed_children()),
+        );
         for id in listed_ids {
-            if let Some(i) = self.entities.get_index_of(id) {
+            if let Some(i) = self.entities.get_index_of(&id) {
                 places[i] += 1;
             }
         }
@@ -194,7 +195,7 @@ impl SceneDoc {
                 }
                 Some(parent) => match self.entities.get(&parent) {
                     None => problems.push(IntegrityProblem::MissingParent { id: key, parent }),
-                    Some(p) if !p.children.contains(&key) => {
+                    Some(p) if !p.placed_children().any(|c| c == key) => {
                         problems.push(IntegrityProblem::NotListedByParent { id: key, parent });
                     }
                     Some(_) => {}
@@ -204,14 +205,23 @@ impl SceneDoc {
             if let (Some(parent), true) = (node.parent, root_set.contains(&key)) {
                 problems.push(IntegrityProblem::RootHasParent { id: key, parent });
             }
-            // Short lists are searched; a set is only built for long ones.
-            let long = node.children.len() > 16;
+            // Short lists are searched; a set is only built for long ones. An instance's
+            // overrides place children too (under prefab entities).
+            let placed: Vec<u64>;
+            let children: &[u64] = match &node.instance {
+                Some(i) if i.overrides.iter().any(|o| !o.children.is_empty()) => {
+                    placed = node.placed_children().collect();
+                    &placed
+                }
+                _ => &node.children,
+            };
+            let long = children.len() > 16;
             let mut listed = HashSet::new();
-            for (j, &child) in node.children.iter().enumerate() {
+            for (j, &child) in children.iter().enumerate() {
                 let repeated = if long {
                     !listed.insert(child)
                 } else {
-                    node.children[..j].contains(&child)
+                    children[..j].contains(&child)
                 };
                 if repeated {
                     continue;

@@ -8,6 +8,7 @@
 mod component;
 pub mod edit;
 mod error;
+mod instance;
 mod integrity;
 pub(crate) mod lexical;
 mod read;
@@ -28,10 +29,11 @@ pub use component::{
 pub use edit::EditError;
 pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};
+pub use instance::{ComponentPatch, Instance, MAX_PREFAB_DEPTH, Override};
 pub use integrity::IntegrityProblem;
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};
-pub use source_map::{Position, SourceMap};
+pub use source_map::{OverridePart, Position, SourceMap};
 pub use value::{Color, Transform, Vec2, Vec3};
 
 /// The format version this build reads and writes.
@@ -83,6 +85,10 @@ pub struct EntityNode {
     /// Editor-only: blocks viewport transforms. Missing in old files means `false`.
     #[serde(default)]
     pub locked: bool,
+    /// The prefab this entity places, with its overrides (the `format` module docs, "Prefab
+    /// instances"); `None` for a plain entity. Missing in files without prefabs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<Box<Instance>>,
 }
 
 impl EntityNode {
@@ -96,7 +102,18 @@ impl EntityNode {
             transform: Transform::IDENTITY,
             components: Vec::new(),
             locked: false,
+            instance: None,
         }
+    }
+
+    /// Every entity placed directly under this one: its `children`, then the entities its
+    /// instance's overrides place under prefab entities, in override order.
+    pub fn placed_children(&self) -> impl Iterator<Item = u64> + '_ {
+        let placed = self
+            .instance
+            .iter()
+            .flat_map(|i| i.overrides.iter().flat_map(|o| o.children.iter()));
+        self.children.iter().chain(placed).copied()
     }
 
     /// The component with the given [`key`](ComponentData::key), if present.

@@ -258,8 +258,9 @@ pub(crate) const ABSENT: u32 = u32::MAX;
 pub(crate) struct EntitySpans {
     /// The map key (`3:`) of the entry.
     pub(crate) entry: u32,
-    /// Value offsets of `id`, `name`, `parent`, `children`, `transform`, `components`, `locked`.
-    pub(crate) fields: [u32; 7],
+    /// Value offsets of `id`, `name`, `parent`, `children`, `transform`, `components`, `locked`,
+    /// `instance`.
+    pub(crate) fields: [u32; 8],
     /// Value offsets of `translation`, `rotation`, `scale`, each followed by its `x`, `y`, `z`.
     pub(crate) transform: [[u32; 4]; 3],
     /// The entity's components in [`SourceMap::components`], in list order.
@@ -267,6 +268,72 @@ pub(crate) struct EntitySpans {
     /// A hash of the entry's text, from its key to its closing `)`: two entries with the same
     /// text read as the same entity (see [`SourceMap::entity_text_hashes`]).
     pub(crate) text_hash: u64,
+    /// Where the entity's `instance` and its overrides are, when it has one.
+    pub(crate) instance: Option<Box<InstanceSpans>>,
+}
+
+/// Where an entity's `instance` value and its overrides sit in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InstanceSpans {
+    /// The `scene` value.
+    pub(crate) scene: u32,
+    /// Each override, in list order.
+    pub(crate) overrides: Vec<OverrideSpans>,
+}
+
+/// Where one override and its parts sit in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OverrideSpans {
+    /// The opening `(` of the entry.
+    pub(crate) entry: u32,
+    /// Value offsets of the fields in [`OVERRIDE_FIELDS`] order.
+    pub(crate) fields: [u32; 7],
+    /// `set` entries in [`SourceMap::components`], in list order.
+    pub(crate) set: SpanRange,
+    /// `add` entries in [`SourceMap::components`], in list order.
+    pub(crate) add: SpanRange,
+    /// Each `remove` key.
+    pub(crate) remove: Vec<u32>,
+}
+
+/// The fields of an override, in the order the writer puts them.
+pub(crate) const OVERRIDE_FIELDS: [&str; 7] =
+    ["target", "name", "transform", "set", "add", "remove", "children"];
+
+impl OverrideSpans {
+    pub(crate) fn new() -> Self {
+        Self {
+            entry: ABSENT,
+            fields: [ABSENT; 7],
+            set: SpanRange::default(),
+            add: SpanRange::default(),
+            remove: Vec::new(),
+        }
+    }
+}
+
+/// Where a part of an override sits: [`SourceMap::override_part`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OverridePart<'a> {
+    /// The override's entry (its opening `(`).
+    Entry,
+    /// The value of one of its fields: `target`, `name`, `transform`, `set`, `add`, `remove`,
+    /// `children`.
+    Field(&'a str),
+    /// Entry `index` of `set`.
+    Set(usize),
+    /// A payload field of `set` entry `index` (`intensity`, `material.base_color`); `data` gives
+    /// the payload.
+    SetField(usize, &'a str),
+    /// The `expr` of custom field `field` of `set` entry `index`.
+    SetCustomExpr(usize, usize),
+    /// The `name` of custom field `field` of `set` entry `index`.
+    SetCustomName(usize, usize),
+    /// Entry `index` of `add`.
+    Add(usize),
+    /// Item `index` of `remove`.
+    Remove(usize),
 }
 
 /// A run of entries in one of the [`SourceMap`]'s flat tables (one table for the whole file,
@@ -293,7 +360,7 @@ impl SpanRange {
     }
 }
 
-pub(crate) const ENTITY_FIELDS: [&str; 7] = [
+pub(crate) const ENTITY_FIELDS: [&str; 8] = [
     "id",
     "name",
     "parent",
@@ -301,6 +368,7 @@ pub(crate) const ENTITY_FIELDS: [&str; 7] = [
     "transform",
     "components",
     "locked",
+    "instance",
 ];
 pub(crate) const TRANSFORM_FIELDS: [&str; 3] = ["translation", "rotation", "scale"];
 
@@ -308,10 +376,11 @@ impl EntitySpans {
     pub(crate) fn new(entry: u32) -> Self {
         Self {
             entry,
-            fields: [ABSENT; 7],
+            fields: [ABSENT; 8],
             transform: [[ABSENT; 4]; 3],
             components: SpanRange::default(),
             text_hash: 0,
+            instance: None,
         }
     }
 }
@@ -407,7 +476,7 @@ impl SourceMap {
     /// The value of a field of entity `id`.
     ///
     /// `field` is an entity field (`id`, `name`, `parent`, `children`, `transform`, `components`,
-    /// `locked`), a transform part (`transform.translation`, `transform.rotation`,
+    /// `locked`, `instance`), a transform part (`transform.translation`, `transform.rotation`,
     /// `transform.scale`) or one axis of it (`transform.rotation.y`).
     pub fn entity_field(&self, id: u64, field: &str) -> Option<Position> {
         let spans = self.entities.get(&id)?;
@@ -465,6 +534,41 @@ impl SourceMap {
     /// The `expr` value of a custom field.
     pub fn custom_field_expr(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
         self.custom_field_part(id, index, field_index, 2)
+    }
+
+    /// A part of override `index` of the instance on entity `id` (see [`OverridePart`]); the
+    /// `instance` value itself with `index` past the overrides is not a part: use
+    /// [`entity_field`](Self::entity_field) with `instance`.
+    pub fn override_part(&self, id: u64, index: usize, part: OverridePart<'_>) -> Option<Position> {
+        let spans = self.entities.get(&id)?.instance.as_deref()?.overrides.get(index)?;
+        let component = |range: SpanRange, i: usize| range.of(&self.components).get(i);
+        let offset = match part {
+            OverridePart::Entry => spans.entry,
+            OverridePart::Field(field) => {
+                spans.fields[OVERRIDE_FIELDS.iter().position(|f| *f == field)?]
+            }
+            OverridePart::Set(i) => component(spans.set, i)?.entry,
+            OverridePart::SetField(i, "data") => component(spans.set, i)?.data,
+            OverridePart::SetField(i, field) => {
+                let c = component(spans.set, i)?;
+                let fields = c.fields.of(&self.payload_fields);
+                fields.iter().find(|(name, _)| *name == field)?.1
+            }
+            OverridePart::SetCustomName(i, field) => {
+                component(spans.set, i)?.custom_fields.of(&self.custom_fields).get(field)?[1]
+            }
+            OverridePart::SetCustomExpr(i, field) => {
+                component(spans.set, i)?.custom_fields.of(&self.custom_fields).get(field)?[2]
+            }
+            OverridePart::Add(i) => component(spans.add, i)?.entry,
+            OverridePart::Remove(i) => *spans.remove.get(i)?,
+        };
+        self.pos(offset)
+    }
+
+    /// The `scene` value of the instance on entity `id`.
+    pub fn instance_scene(&self, id: u64) -> Option<Position> {
+        self.pos(self.entities.get(&id)?.instance.as_deref()?.scene)
     }
 
     fn custom_field_part(

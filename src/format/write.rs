@@ -5,7 +5,8 @@
 //! text that reads back to the same bits (`1.0`, `0.1`, `1e-7`, `NaN`, `inf`). Reading canonical
 //! text and writing it again gives the same bytes.
 
-use super::component::{ComponentData, MeshSource, PrimitiveShape};
+use super::component::{ComponentData, EcoString, MeshSource, PrimitiveShape};
+use super::instance::{Instance, Override};
 use super::value::{Color, Transform, Vec2, Vec3};
 use super::{EntityNode, FORMAT_VERSION, SceneDoc};
 
@@ -146,15 +147,86 @@ impl Writer {
         } else {
             self.open("components", '[');
             for c in &node.components {
-                self.component(c);
+                self.component(c, None);
             }
             self.close("]");
         }
         self.bool("locked", node.locked);
+        if let Some(instance) = &node.instance {
+            self.instance(instance);
+        }
         self.close(")");
     }
 
-    fn component(&mut self, c: &ComponentData) {
+    /// `instance: Some((scene: .., overrides: [..])),` (written only for instance entities).
+    fn instance(&mut self, instance: &Instance) {
+        self.indent();
+        self.out.push_str("instance: Some((\n");
+        self.depth += 1;
+        self.string("scene", &instance.scene);
+        if instance.overrides.is_empty() {
+            self.raw("overrides", "[]");
+        } else {
+            self.open("overrides", '[');
+            for o in &instance.overrides {
+                self.override_entry(o);
+            }
+            self.close("]");
+        }
+        self.close("))");
+    }
+
+    /// One override: `target`, then only the parts it sets.
+    fn override_entry(&mut self, o: &Override) {
+        self.open_item();
+        self.ids("target", &o.target);
+        if let Some(name) = &o.name {
+            self.indent();
+            self.out.push_str("name: Some(");
+            push_string(&mut self.out, name);
+            self.out.push_str("),\n");
+        }
+        if let Some(t) = &o.transform {
+            self.indent();
+            self.out.push_str("transform: Some((\n");
+            self.depth += 1;
+            self.vec3("translation", t.translation);
+            self.vec3("rotation", t.rotation);
+            self.vec3("scale", t.scale);
+            self.close("))");
+        }
+        if !o.set.is_empty() {
+            self.open("set", '[');
+            for patch in &o.set {
+                self.component(&patch.component, Some(&patch.fields));
+            }
+            self.close("]");
+        }
+        if !o.add.is_empty() {
+            self.open("add", '[');
+            for c in &o.add {
+                self.component(c, None);
+            }
+            self.close("]");
+        }
+        if !o.remove.is_empty() {
+            self.open("remove", '[');
+            for key in &o.remove {
+                self.indent();
+                push_string(&mut self.out, key);
+                self.out.push_str(",\n");
+            }
+            self.close("]");
+        }
+        if !o.children.is_empty() {
+            self.ids("children", &o.children);
+        }
+        self.close(")");
+    }
+
+    /// One component entry. With `only` (a patch), only those payload fields are written.
+    fn component(&mut self, c: &ComponentData, only: Option<&[EcoString]>) {
+        let want = |field: &str| only.is_none_or(|f| f.iter().any(|x| x == field));
         self.open_item();
         self.raw("type", c.tag());
         match c {
@@ -162,50 +234,86 @@ impl Writer {
             ComponentData::Visibility(mode) => self.raw("data", mode.name()),
             ComponentData::Sprite(s) => {
                 self.open("data", '(');
-                match &s.image {
-                    None => self.raw("image", "None"),
-                    Some(image) => {
-                        self.indent();
-                        self.out.push_str("image: Some(");
-                        push_string(&mut self.out, image);
-                        self.out.push_str("),\n");
+                if want("image") {
+                    match &s.image {
+                        None => self.raw("image", "None"),
+                        Some(image) => {
+                            self.indent();
+                            self.out.push_str("image: Some(");
+                            push_string(&mut self.out, image);
+                            self.out.push_str("),\n");
+                        }
                     }
                 }
-                self.color("color", s.color);
-                match s.custom_size {
-                    None => self.raw("custom_size", "None"),
-                    Some(size) => {
-                        self.indent();
-                        self.out.push_str("custom_size: Some((\n");
-                        self.depth += 1;
-                        self.vec2_body(size);
-                        self.close("))");
+                if want("color") {
+                    self.color("color", s.color);
+                }
+                if want("custom_size") {
+                    match s.custom_size {
+                        None => self.raw("custom_size", "None"),
+                        Some(size) => {
+                            self.indent();
+                            self.out.push_str("custom_size: Some((\n");
+                            self.depth += 1;
+                            self.vec2_body(size);
+                            self.close("))");
+                        }
                     }
                 }
-                self.bool("flip_x", s.flip_x);
-                self.bool("flip_y", s.flip_y);
+                if want("flip_x") {
+                    self.bool("flip_x", s.flip_x);
+                }
+                if want("flip_y") {
+                    self.bool("flip_y", s.flip_y);
+                }
                 self.close(")");
             }
             ComponentData::Text2d(t) => {
                 self.open("data", '(');
-                self.string("text", &t.text);
-                self.float("font_size", t.font_size);
-                self.color("color", t.color);
+                if want("text") {
+                    self.string("text", &t.text);
+                }
+                if want("font_size") {
+                    self.float("font_size", t.font_size);
+                }
+                if want("color") {
+                    self.color("color", t.color);
+                }
                 self.close(")");
             }
             ComponentData::PointLight(l) => {
                 self.open("data", '(');
-                self.color("color", l.color);
-                self.float("intensity", l.intensity);
-                self.float("range", l.range);
-                self.bool("shadows", l.shadows);
+                if want("color") {
+                    self.color("color", l.color);
+                }
+                if want("intensity") {
+                    self.float("intensity", l.intensity);
+                }
+                if want("range") {
+                    self.float("range", l.range);
+                }
+                if want("shadows") {
+                    self.bool("shadows", l.shadows);
+                }
                 self.close(")");
             }
             ComponentData::DirectionalLight(l) => {
                 self.open("data", '(');
-                self.color("color", l.color);
-                self.float("illuminance", l.illuminance);
-                self.bool("shadows", l.shadows);
+                if want("color") {
+                    self.color("color", l.color);
+                }
+                if want("illuminance") {
+                    self.float("illuminance", l.illuminance);
+                }
+                if want("shadows") {
+                    self.bool("shadows", l.shadows);
+                }
+                self.close(")");
+            }
+            ComponentData::Mesh3d(m) if !want("mesh") => {
+                // A patch of the material only.
+                self.open("data", '(');
+                self.material(&m.material, &want);
                 self.close(")");
             }
             ComponentData::Mesh3d(m) => {
@@ -244,12 +352,7 @@ impl Writer {
                     }
                 }
                 self.close(")");
-                self.open("material", '(');
-                self.color("base_color", m.material.base_color);
-                self.float("metallic", m.material.metallic);
-                self.float("perceptual_roughness", m.material.perceptual_roughness);
-                self.bool("unlit", m.material.unlit);
-                self.close(")");
+                self.material(&m.material, &want);
                 self.close(")");
             }
             ComponentData::Custom(c) => {
@@ -269,6 +372,35 @@ impl Writer {
                 }
                 self.close(")");
             }
+        }
+        self.close(")");
+    }
+}
+
+impl Writer {
+    /// `material: (..)` with the fields `want` keeps (none written: no `material` at all).
+    fn material(&mut self, m: &super::component::MaterialData, want: &dyn Fn(&str) -> bool) {
+        let parts = [
+            "material.base_color",
+            "material.metallic",
+            "material.perceptual_roughness",
+            "material.unlit",
+        ];
+        if !parts.iter().any(|p| want(p)) {
+            return;
+        }
+        self.open("material", '(');
+        if want(parts[0]) {
+            self.color("base_color", m.base_color);
+        }
+        if want(parts[1]) {
+            self.float("metallic", m.metallic);
+        }
+        if want(parts[2]) {
+            self.float("perceptual_roughness", m.perceptual_roughness);
+        }
+        if want(parts[3]) {
+            self.bool("unlit", m.unlit);
         }
         self.close(")");
     }

@@ -132,6 +132,22 @@ pub struct Diagnostic {
     pub position: Option<Position>,
     /// How to fix it, when there is something useful to say.
     pub help: Option<String>,
+    /// The file the position is in, when it is not the file being checked (a prefab's problem
+    /// reported while loading the scene that places it): an asset path or a file path.
+    pub file: Option<String>,
+    /// Other places that explain the problem (each link of a prefab cycle), in order.
+    pub related: Vec<Related>,
+}
+
+/// Another place a [`Diagnostic`] points at.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Related {
+    /// The file, when it is not the diagnostic's own.
+    pub file: Option<String>,
+    /// Where in it, when known.
+    pub position: Option<Position>,
+    /// What is there (`instances \`prefabs/goblin.forge.ron\``).
+    pub message: String,
 }
 
 impl Diagnostic {
@@ -145,7 +161,15 @@ impl Diagnostic {
             path: None,
             position: None,
             help: None,
+            file: None,
+            related: Vec::new(),
         }
+    }
+
+    /// Sets the file the position is in.
+    pub fn with_file(mut self, file: impl Into<String>) -> Self {
+        self.file = Some(file.into());
+        self
     }
 
     /// Sets the entity.
@@ -179,7 +203,7 @@ impl Diagnostic {
     /// The error of a document that could not be read, as a diagnostic: severity
     /// [`Error`](Severity::Error), code `forge::read::<kind>` (`syntax`, `unexpected_end`,
     /// `unknown_field`, `duplicate_field`, `missing_field`, `duplicate_entity_key`,
-    /// `tag_as_string`, `unknown_variant`, `unsupported_version`, `unexpected_data`,
+    /// `tag_as_string`, `unknown_variant`, `unsupported_version`, `unexpected_data`, `nothing_to_set`,
     /// `integer_out_of_range`, `invalid_number`, `invalid_escape`, `unterminated_string`,
     /// `unterminated_comment`, `trailing_characters`, `invalid_utf8`, `too_large`, `io`), with its
     /// position (none for `io`), entity and field.
@@ -195,6 +219,7 @@ impl Diagnostic {
             ReadErrorKind::UnknownVariant { .. } => "forge::read::unknown_variant",
             ReadErrorKind::UnsupportedFormatVersion { .. } => "forge::read::unsupported_version",
             ReadErrorKind::UnexpectedData { .. } => "forge::read::unexpected_data",
+            ReadErrorKind::NothingToSet { .. } => "forge::read::nothing_to_set",
             ReadErrorKind::IntegerOutOfRange { .. } => "forge::read::integer_out_of_range",
             ReadErrorKind::InvalidNumber { .. } => "forge::read::invalid_number",
             ReadErrorKind::InvalidEscape { .. } => "forge::read::invalid_escape",
@@ -217,6 +242,8 @@ impl Diagnostic {
             path: error.field().map(str::to_owned),
             position,
             help: None,
+            file: None,
+            related: Vec::new(),
         }
     }
 }

@@ -218,6 +218,7 @@ pub fn any_doc() -> BoxedStrategy<SceneDoc> {
                         transform,
                         components,
                         locked,
+                        instance: None,
                     },
                 );
             }

@@ -11,9 +11,10 @@ use crate::format::component::{
     PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
 };
 use crate::format::error::{ReadErrorKind, closest};
+use crate::format::instance::{ComponentPatch, Instance, Override};
 use crate::format::source_map::{
-    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, LineIndex, SourceMap, SpanRange,
-    TOP_FIELDS, TRANSFORM_FIELDS,
+    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LineIndex, OVERRIDE_FIELDS,
+    OverrideSpans, SourceMap, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
 };
 use crate::format::value::{Color, Transform, Vec2, Vec3};
 use crate::format::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -101,6 +102,22 @@ impl<'a> Parser<'a> {
         }
         let field = fields[missing.trailing_zeros() as usize];
         self.fail(at, ReadErrorKind::MissingField { field, context })
+    }
+
+    /// [`require`](Self::require), except inside the `set` list of an override, where payload
+    /// fields are optional.
+    pub(super) fn require_unless_patching(
+        &self,
+        at: usize,
+        context: &'static str,
+        fields: &'static [&'static str],
+        seen: u32,
+        required: u32,
+    ) -> PResult<()> {
+        if self.patching {
+            return Ok(());
+        }
+        self.require(at, context, fields, seen, required)
     }
 
     /// Reads `[ item, ... ]`, calling `item` with each element's index.
@@ -372,6 +389,7 @@ impl<'a> Parser<'a> {
         let mut transform = Transform::IDENTITY;
         let mut components = Vec::new();
         let mut locked = false;
+        let mut instance = None;
         let (start, seen) = self.structure("entity", &ENTITY_FIELDS, |p, i, at| {
             spans.fields[i] = p.abs(at);
             match i {
@@ -381,7 +399,16 @@ impl<'a> Parser<'a> {
                 3 => children = p.id_list()?,
                 4 => transform = p.transform(&mut spans.transform)?,
                 5 => components = p.components(&mut spans.components)?,
-                _ => locked = p.bool()?,
+                6 => locked = p.bool()?,
+                _ => {
+                    let mut instance_spans = None;
+                    instance = p.option(|p| {
+                        let (instance, s) = p.instance()?;
+                        instance_spans = Some(Box::new(s));
+                        Ok(Box::new(instance))
+                    })?;
+                    spans.instance = instance_spans;
+                }
             }
             Ok(())
         })?;
@@ -395,7 +422,100 @@ impl<'a> Parser<'a> {
             transform,
             components,
             locked,
+            instance,
         })
+    }
+
+    /// The inside of `instance: Some(..)`: `(scene: "..", overrides: [..])`.
+    pub(super) fn instance(&mut self) -> PResult<(Instance, InstanceSpans)> {
+        let mut scene = EcoString::default();
+        let mut overrides = Vec::new();
+        let mut spans = InstanceSpans {
+            scene: ABSENT,
+            overrides: Vec::new(),
+        };
+        let (start, seen) = self.structure("instance", &INSTANCE_FIELDS, |p, i, at| {
+            if i == 0 {
+                spans.scene = p.abs(at);
+                scene = p.small_string()?;
+            } else {
+                p.sequence(|p, _| {
+                    let (o, s) = p.override_entry()?;
+                    overrides.push(o);
+                    spans.overrides.push(s);
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        self.require(start, "instance", &INSTANCE_FIELDS, seen, 1)?;
+        Ok((Instance { scene, overrides }, spans))
+    }
+
+    /// One override: `(target: [..], name: Some(..), transform: Some(..), set: [..], add: [..],
+    /// remove: [..], children: [..])`, everything but `target` optional.
+    pub(super) fn override_entry(&mut self) -> PResult<(Override, OverrideSpans)> {
+        let mut o = Override::default();
+        let mut spans = OverrideSpans::new();
+        let mut transform_spans = [[ABSENT; 4]; 3];
+        let (start, seen) = self.structure("override", &OVERRIDE_FIELDS, |p, i, at| {
+            spans.fields[i] = p.abs(at);
+            match i {
+                0 => o.target = p.id_list()?,
+                1 => o.name = p.option(Self::small_string)?,
+                2 => o.transform = p.option(|p| p.transform(&mut transform_spans))?,
+                3 => o.set = p.patches(&mut spans.set)?,
+                4 => o.add = p.components(&mut spans.add)?,
+                5 => {
+                    let mut keys = Vec::new();
+                    p.sequence(|p, _| {
+                        spans.remove.push(p.abs(p.pos));
+                        keys.push(p.small_string()?);
+                        Ok(())
+                    })?;
+                    o.remove = keys;
+                }
+                _ => o.children = p.id_list()?,
+            }
+            Ok(())
+        })?;
+        spans.entry = self.abs(start);
+        self.require(start, "override", &OVERRIDE_FIELDS, seen, 1)?;
+        Ok((o, spans))
+    }
+
+    /// The `set` list of an override: components whose payload fields are all optional. The
+    /// fields written become the patch's [`fields`](ComponentPatch::fields).
+    pub(super) fn patches(&mut self, spans: &mut SpanRange) -> PResult<Vec<ComponentPatch>> {
+        let was = std::mem::replace(&mut self.patching, true);
+        let first = self.tables.components.len();
+        let mut out = Vec::new();
+        let read = self.sequence(|p, _| {
+            let component = p.component_entry()?;
+            let Some(spans) = p.tables.components.last() else {
+                return Ok(());
+            };
+            if matches!(component, ComponentData::Camera2d | ComponentData::Camera3d) {
+                let tag = component.tag();
+                return p.fail(
+                    (spans.tag as usize).saturating_sub(p.base),
+                    ReadErrorKind::NothingToSet { tag },
+                );
+            }
+            let settable = ComponentPatch::fields_of(component.tag());
+            let written = spans.fields.of(&p.tables.payload_fields);
+            let fields = settable
+                .iter()
+                .filter(|f| written.iter().any(|(name, _)| name == *f))
+                .map(|f| EcoString::from(*f))
+                .collect();
+            out.push(ComponentPatch { component, fields });
+            Ok(())
+        });
+        self.patching = was;
+        read?;
+        *spans = SpanRange::since(first, &self.tables.components);
+        Ok(out)
     }
 
     pub(super) fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<Transform> {
@@ -421,26 +541,7 @@ impl<'a> Parser<'a> {
         out.clear();
         let first = self.tables.components.len();
         self.sequence(|p, _| {
-            let mut cs = std::mem::take(&mut p.tables.scratch);
-            cs.entry = ABSENT;
-            cs.tag = ABSENT;
-            cs.data = ABSENT;
-            cs.fields.clear();
-            cs.custom_fields.clear();
-            let read = p.component(&mut cs);
-            let fields_start = p.tables.payload_fields.len();
-            p.tables.payload_fields.extend_from_slice(&cs.fields);
-            let custom_start = p.tables.custom_fields.len();
-            p.tables.custom_fields.extend_from_slice(&cs.custom_fields);
-            p.tables.components.push(ComponentSpans {
-                entry: cs.entry,
-                tag: cs.tag,
-                data: cs.data,
-                fields: SpanRange::since(fields_start, &p.tables.payload_fields),
-                custom_fields: SpanRange::since(custom_start, &p.tables.custom_fields),
-            });
-            p.tables.scratch = cs;
-            out.push(read?);
+            out.push(p.component_entry()?);
             Ok(())
         })?;
         *spans = SpanRange::since(first, &self.tables.components);
@@ -448,6 +549,30 @@ impl<'a> Parser<'a> {
         exact.append(&mut out);
         self.tables.component_scratch = out;
         Ok(exact)
+    }
+
+    /// One component of a list, its spans pushed to the source map's tables.
+    pub(super) fn component_entry(&mut self) -> PResult<ComponentData> {
+        let mut cs = std::mem::take(&mut self.tables.scratch);
+        cs.entry = ABSENT;
+        cs.tag = ABSENT;
+        cs.data = ABSENT;
+        cs.fields.clear();
+        cs.custom_fields.clear();
+        let read = self.component(&mut cs);
+        let fields_start = self.tables.payload_fields.len();
+        self.tables.payload_fields.extend_from_slice(&cs.fields);
+        let custom_start = self.tables.custom_fields.len();
+        self.tables.custom_fields.extend_from_slice(&cs.custom_fields);
+        self.tables.components.push(ComponentSpans {
+            entry: cs.entry,
+            tag: cs.tag,
+            data: cs.data,
+            fields: SpanRange::since(fields_start, &self.tables.payload_fields),
+            custom_fields: SpanRange::since(custom_start, &self.tables.custom_fields),
+        });
+        self.tables.scratch = cs;
+        read
     }
 
     pub(super) fn component(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
@@ -531,7 +656,7 @@ impl<'a> Parser<'a> {
                     }
                     Ok(())
                 })?;
-                self.require(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
+                self.require_unless_patching(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
                 ComponentData::Text2d(Box::new(Text2dData {
                     text,
                     font_size,
@@ -556,7 +681,7 @@ impl<'a> Parser<'a> {
                         }
                         Ok(())
                     })?;
-                self.require(start, "point_light data", &POINT_FIELDS, seen, all(4))?;
+                self.require_unless_patching(start, "point_light data", &POINT_FIELDS, seen, all(4))?;
                 ComponentData::PointLight(d)
             }
             "directional_light" => {
@@ -575,7 +700,7 @@ impl<'a> Parser<'a> {
                         }
                         Ok(())
                     })?;
-                self.require(
+                self.require_unless_patching(
                     start,
                     "directional_light data",
                     &DIRECTIONAL_FIELDS,
@@ -596,9 +721,14 @@ impl<'a> Parser<'a> {
                     }
                     Ok(())
                 })?;
-                self.require(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
+                self.require_unless_patching(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
                 match mesh {
                     Some(mesh) => ComponentData::Mesh3d(Box::new(Mesh3dData { mesh, material })),
+                    // A patch that leaves the mesh as it is.
+                    None if self.patching => ComponentData::Mesh3d(Box::new(Mesh3dData {
+                        mesh: MeshSource::Asset(String::new()),
+                        material,
+                    })),
                     None => {
                         return self.fail(
                             start,
@@ -746,7 +876,7 @@ impl<'a> Parser<'a> {
             }
             Ok(())
         })?;
-        self.require(start, "material", &MATERIAL_FIELDS, seen, all(4))?;
+        self.require_unless_patching(start, "material", &MATERIAL_FIELDS, seen, all(4))?;
         Ok(m)
     }
 
@@ -805,6 +935,7 @@ const MATERIAL_PATHS: [&str; 4] = [
     "material.unlit",
 ];
 const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
+const INSTANCE_FIELDS: [&str; 2] = ["scene", "overrides"];
 /// The longest string an [`EcoString`] holds without allocating.
 const CUSTOM_FIELD_FIELDS: [&str; 2] = ["name", "expr"];
 const COMPONENT_FIELDS: [&str; 2] = ["type", "data"];

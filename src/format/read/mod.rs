@@ -182,6 +182,8 @@ struct Parser<'a> {
     /// part of it not read yet. Recorded positions are `base + pos`.
     base: usize,
     tables: Tables,
+    /// Reading the `set` entries of an override: payload fields are optional.
+    patching: bool,
 }
 
 /// What the parser builds besides the document: everything that outlives one window of text.
@@ -340,6 +342,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             base,
             tables,
+            patching: false,
         }
     }
 

@@ -1,0 +1,218 @@
+//! Prefab instances: an entity that places another scene file, with overrides keyed by the
+//! prefab's stable ids (the `format` module docs, "Prefab instances").
+
+use serde::{Deserialize, Serialize};
+
+use super::component::{ComponentData, EcoString, MaterialData};
+use super::value::Transform;
+
+/// Deepest nesting of prefab instances: a scene may instance a prefab that instances another, up
+/// to this many files below the scene. Deeper chains are refused (a cycle always is).
+pub const MAX_PREFAB_DEPTH: usize = 32;
+
+/// What an instance entity places: the prefab scene file and the changes to its entities.
+///
+/// The instance entity's own name, transform, components and children apply as for any entity;
+/// the prefab's roots become its children, before its own children.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instance {
+    /// The prefab scene: an asset path relative to the assets directory, with `/` separators
+    /// (the format page, "Asset paths"), ending in `.forge.ron`.
+    pub scene: EcoString,
+    /// Changes to the prefab's entities, in file order. Several may target one entity; later
+    /// ones win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<Override>,
+}
+
+/// Changes to one entity of a prefab, stored as deltas: only what is set differs from the
+/// prefab.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Override {
+    /// The prefab entity, by id path: its id in the prefab, then, for an entity inside an
+    /// instance of the prefab, its id in that nested prefab, and so on (`[7, 2]`). Never empty.
+    pub target: Vec<u64>,
+    /// A new name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<EcoString>,
+    /// A new local transform (rotation in Euler degrees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<Transform>,
+    /// New values of fields of components the entity has.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<ComponentPatch>,
+    /// Components added to the entity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<ComponentData>,
+    /// Components removed from the entity, by [`key`](ComponentData::key) (`sprite`,
+    /// `custom:game::Health`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<EcoString>,
+    /// Entities of this file placed under the prefab entity, in order after its own children.
+    /// Their `parent` is the instance entity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<u64>,
+}
+
+impl Override {
+    /// An override of the entity at `target` that changes nothing yet.
+    pub fn new(target: impl Into<Vec<u64>>) -> Self {
+        Self {
+            target: target.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Whether the override changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none()
+            && self.transform.is_none()
+            && self.set.is_empty()
+            && self.add.is_empty()
+            && self.remove.is_empty()
+            && self.children.is_empty()
+    }
+}
+
+/// New values for some fields of one component: `(type: point_light, data: (intensity: 800.0))`
+/// sets `intensity` and leaves the other fields as the prefab has them.
+///
+/// `component` holds the values; only the payload fields in `fields` are applied (the others
+/// are defaults that were not written). For a custom component the listed custom fields are the
+/// ones set, each replacing the prefab's expression of that name (or added when the prefab does
+/// not list it), and `fields` is empty. For `visibility` the whole value is set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComponentPatch {
+    /// The component with the new values.
+    pub component: ComponentData,
+    /// The payload fields set, by path (`intensity`, `custom_size`, `material.base_color`,
+    /// `mesh`), in the order of [`ComponentPatch::FIELDS`] for the component.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<EcoString>,
+}
+
+impl ComponentPatch {
+    /// The fields a patch may set, by component tag. `camera2d` and `camera3d` have none (add or
+    /// remove them instead); `visibility` and `custom` are set as a whole value and field by
+    /// field.
+    pub const FIELDS: &[(&str, &[&str])] = &[
+        (
+            "sprite",
+            &["image", "color", "custom_size", "flip_x", "flip_y"],
+        ),
+        ("text2d", &["text", "font_size", "color"]),
+        ("point_light", &["color", "intensity", "range", "shadows"]),
+        ("directional_light", &["color", "illuminance", "shadows"]),
+        (
+            "mesh3d",
+            &[
+                "mesh",
+                "material.base_color",
+                "material.metallic",
+                "material.perceptual_roughness",
+                "material.unlit",
+            ],
+        ),
+    ];
+
+    /// The settable fields of the component with tag `tag` (empty for the others).
+    pub fn fields_of(tag: &str) -> &'static [&'static str] {
+        Self::FIELDS
+            .iter()
+            .find(|(t, _)| *t == tag)
+            .map_or(&[], |(_, f)| f)
+    }
+
+    /// A patch that sets `fields` of `component` (built-ins), or the listed fields of a custom
+    /// component (`fields` empty).
+    pub fn new(component: ComponentData, fields: &[&str]) -> Self {
+        Self {
+            component,
+            fields: fields.iter().map(|f| EcoString::from(*f)).collect(),
+        }
+    }
+
+    /// Whether the patch sets field `path` of a built-in.
+    pub fn sets(&self, path: &str) -> bool {
+        self.fields.iter().any(|f| f == path)
+    }
+
+    /// Applies the patch onto `target`, a component with the same key. Returns `false`, changing
+    /// nothing, when the keys differ.
+    pub fn apply_to(&self, target: &mut ComponentData) -> bool {
+        if !self.component.same_key(target) {
+            return false;
+        }
+        match (&self.component, target) {
+            (ComponentData::Sprite(p), ComponentData::Sprite(t)) => {
+                for f in &self.fields {
+                    match f.as_str() {
+                        "image" => t.image = p.image.clone(),
+                        "color" => t.color = p.color,
+                        "custom_size" => t.custom_size = p.custom_size,
+                        "flip_x" => t.flip_x = p.flip_x,
+                        "flip_y" => t.flip_y = p.flip_y,
+                        _ => {}
+                    }
+                }
+            }
+            (ComponentData::Text2d(p), ComponentData::Text2d(t)) => {
+                for f in &self.fields {
+                    match f.as_str() {
+                        "text" => t.text = p.text.clone(),
+                        "font_size" => t.font_size = p.font_size,
+                        "color" => t.color = p.color,
+                        _ => {}
+                    }
+                }
+            }
+            (ComponentData::PointLight(p), ComponentData::PointLight(t)) => {
+                for f in &self.fields {
+                    match f.as_str() {
+                        "color" => t.color = p.color,
+                        "intensity" => t.intensity = p.intensity,
+                        "range" => t.range = p.range,
+                        "shadows" => t.shadows = p.shadows,
+                        _ => {}
+                    }
+                }
+            }
+            (ComponentData::DirectionalLight(p), ComponentData::DirectionalLight(t)) => {
+                for f in &self.fields {
+                    match f.as_str() {
+                        "color" => t.color = p.color,
+                        "illuminance" => t.illuminance = p.illuminance,
+                        "shadows" => t.shadows = p.shadows,
+                        _ => {}
+                    }
+                }
+            }
+            (ComponentData::Mesh3d(p), ComponentData::Mesh3d(t)) => {
+                for f in &self.fields {
+                    let (m, pm): (&mut MaterialData, &MaterialData) = (&mut t.material, &p.material);
+                    match f.as_str() {
+                        "mesh" => t.mesh = p.mesh.clone(),
+                        "material.base_color" => m.base_color = pm.base_color,
+                        "material.metallic" => m.metallic = pm.metallic,
+                        "material.perceptual_roughness" => {
+                            m.perceptual_roughness = pm.perceptual_roughness;
+                        }
+                        "material.unlit" => m.unlit = pm.unlit,
+                        _ => {}
+                    }
+                }
+            }
+            (ComponentData::Visibility(p), ComponentData::Visibility(t)) => *t = *p,
+            (ComponentData::Custom(p), ComponentData::Custom(t)) => {
+                for field in &p.fields {
+                    match t.fields.iter_mut().find(|f| f.name == field.name) {
+                        Some(existing) => existing.expr = field.expr.clone(),
+                        None => t.fields.push(field.clone()),
+                    }
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+}

@@ -1,0 +1,459 @@
+//! Prefabs: scenes inside scenes. [`expand`] turns a scene whose instance entities place other
+//! scene files into one forest, an [`ExpandedScene`], applying each instance's overrides (the
+//! `format` module docs, "Prefab instances").
+//!
+//! Expansion is pure: the caller reads the prefab files (the scene loader through Bevy's
+//! `LoadContext`, `forge validate` from disk with [`PrefabFiles`]) and hands [`expand`] each one
+//! already expanded, so nesting is one level at a time and every file is read and checked once
+//! however many instances place it.
+//!
+//! # Keys and id paths
+//!
+//! An entity of the scene's own file keeps its id. An entity an instance placed is known by its
+//! **id path**: the instance entity's id, then the entity's id in the prefab, then (inside a
+//! nested instance) its id in that prefab, and so on (`[5, 3]`, `[5, 7, 2]`). Paths stay the same
+//! when either file is edited elsewhere, so hot reload patches the same live entities. In the
+//! expanded document such an entity's key is [`key_of`] its path, a hash with the top bit set;
+//! [`ExpandedScene::path`] gives the path back.
+//!
+//! # Checks
+//!
+//! An override whose target is not in the prefab (or sets or removes a component the target does
+//! not have) is kept and reported as a `forge::prefab::unused_override` warning at its line; it
+//! applies again when the target returns. Adding a component the target already has is an
+//! error (`forge::prefab::add_existing`): use `set`. Values that overrides change are checked
+//! with the scene's rules and reported at the override's line ([`ExpandedScene::locate`]).
+
+mod files;
+
+use std::hash::BuildHasher;
+use std::sync::Arc;
+
+use bevy_platform::collections::HashMap;
+
+use crate::format::{
+    EcoString, EntityNode, IdHasher, Instance, OverridePart, ParsedScene, SceneDoc, SourceMap,
+};
+use crate::validate::{Diagnostic, Severity};
+
+/// The key in an [`ExpandedScene`]'s document of the entity at `path`: the id itself for a
+/// one-element path (the scene's own entities), else a hash of the path with the top bit set.
+pub fn key_of(path: &[u64]) -> u64 {
+    match path {
+        [id] => *id,
+        _ => IdHasher::default().hash_one(path) | (1 << 63),
+    }
+}
+
+/// A scene with its prefab instances expanded: one forest, keyed by [`key_of`] id paths.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExpandedScene {
+    /// The forest: the scene's own entities under their ids (without `instance`), each instance
+    /// entity followed by what its prefab placed under it, keyed by [`key_of`] their id paths.
+    pub doc: Arc<SceneDoc>,
+    /// The id path of every entity an instance placed, by key (the scene's own entities are not
+    /// listed: their path is their id).
+    paths: HashMap<u64, Box<[u64]>>,
+    /// The instance entities, by key, with the prefab each places.
+    instances: HashMap<u64, EcoString>,
+}
+
+impl ExpandedScene {
+    /// A scene without instances, as it is.
+    pub fn plain(doc: SceneDoc) -> Self {
+        Self {
+            doc: Arc::new(doc),
+            ..Self::default()
+        }
+    }
+
+    /// The id path of the entity with key `key` (`[key]` for the scene's own entities); `None`
+    /// when there is no such entity.
+    pub fn path(&self, key: u64) -> Option<Vec<u64>> {
+        match self.paths.get(&key) {
+            Some(path) => Some(path.to_vec()),
+            None => self.doc.entities.contains_key(&key).then(|| vec![key]),
+        }
+    }
+
+    /// The id path of `key` when an instance placed it.
+    pub fn placed_path(&self, key: u64) -> Option<&[u64]> {
+        self.paths.get(&key).map(|p| &p[..])
+    }
+
+    /// The key of the entity at `path`, when there is one.
+    pub fn key(&self, path: &[u64]) -> Option<u64> {
+        let key = key_of(path);
+        let found = match path {
+            [_] => !self.paths.contains_key(&key),
+            _ => self.paths.get(&key).is_some_and(|p| &p[..] == path),
+        };
+        (found && self.doc.entities.contains_key(&key)).then_some(key)
+    }
+
+    /// The id of entity `key` in its own file: the last element of its path.
+    pub fn own_id(&self, key: u64) -> u64 {
+        self.paths
+            .get(&key)
+            .and_then(|p| p.last().copied())
+            .unwrap_or(key)
+    }
+
+    /// The prefab placed by the instance entity with key `key`.
+    pub fn instance_scene(&self, key: u64) -> Option<&str> {
+        self.instances.get(&key).map(EcoString::as_str)
+    }
+
+    /// Whether any entity was placed by an instance.
+    pub fn has_instances(&self) -> bool {
+        !self.instances.is_empty()
+    }
+
+    /// A diagnostic that scene rules gave about the expanded document, pointed at the scene file:
+    /// unchanged for the scene's own entities; for an entity an instance placed, moved to the
+    /// override that changed the value (its entity the instance entity, its path the override's
+    /// part, its help naming the prefab entity), or `None` when no override of this scene made
+    /// it (the prefab's own file reports it).
+    pub fn locate(&self, parsed: &ParsedScene, mut d: Diagnostic) -> Option<Diagnostic> {
+        let Some(key) = d.entity else {
+            return Some(d);
+        };
+        let Some(path) = self.paths.get(&key) else {
+            return Some(d);
+        };
+        let (instance_id, target) = (path[0], &path[1..]);
+        let instance = parsed.doc.entities.get(&instance_id)?.instance.as_deref()?;
+        let node = self.doc.entities.get(&key)?;
+        let field = d.path.clone().unwrap_or_default();
+        let (i, part, part_path) = instance
+            .overrides
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, o)| o.target == target)
+            .find_map(|(i, o)| {
+                override_part(o, node, &field).map(|(part, part_path)| (i, part, part_path))
+            })?;
+        d.entity = Some(instance_id);
+        d.position = parsed.source_map.override_part(instance_id, i, part);
+        d.path = Some(format!("instance.overrides[{i}].{part_path}"));
+        let about = format!(
+            "in prefab entity {target:?} (`{}`) of `{}`, placed by entity {instance_id}",
+            node.name, instance.scene
+        );
+        d.help = Some(match d.help.take() {
+            Some(help) => format!("{help}; {about}"),
+            None => about,
+        });
+        Some(d)
+    }
+}
+
+/// The part of override `o` that set what `field` (a diagnostic path of the expanded entity
+/// `node`: `name`, `transform.scale.x`, `components[1].data.intensity`,
+/// `components[0].data.fields[2].expr`) is about, with its path inside the override.
+fn override_part(
+    o: &crate::format::Override,
+    node: &EntityNode,
+    field: &str,
+) -> Option<(OverridePart<'static>, String)> {
+    if field == "name" {
+        return o.name.is_some().then(|| (OverridePart::Field("name"), "name".to_owned()));
+    }
+    if field.starts_with("transform") {
+        return o
+            .transform
+            .is_some()
+            .then(|| (OverridePart::Field("transform"), field.to_owned()));
+    }
+    let rest = field.strip_prefix("components[")?;
+    let (index, rest) = rest.split_once(']')?;
+    let component = node.components.get(index.parse::<usize>().ok()?)?;
+    let payload = rest.strip_prefix(".data.").unwrap_or("");
+    if let Some(j) = o.add.iter().position(|a| a.same_key(component)) {
+        return Some((OverridePart::Add(j), format!("add[{j}]{rest}")));
+    }
+    let j = o.set.iter().position(|p| p.component.same_key(component))?;
+    let patch = &o.set[j];
+    // A custom field: the patch lists fields by name, in its own order.
+    if let (Some(fields), crate::format::ComponentData::Custom(expanded)) =
+        (payload.strip_prefix("fields["), component)
+        && let Some((k, part)) = fields.split_once("].")
+        && let crate::format::ComponentData::Custom(set) = &patch.component
+    {
+        let name = &expanded.fields.get(k.parse::<usize>().ok()?)?.name;
+        let f = set.fields.iter().position(|f| &f.name == name)?;
+        let (part, what) = match part {
+            "name" => (OverridePart::SetCustomName(j, f), "name"),
+            _ => (OverridePart::SetCustomExpr(j, f), "expr"),
+        };
+        return Some((part, format!("set[{j}].data.fields[{f}].{what}")));
+    }
+    let settable = crate::format::ComponentPatch::fields_of(component.tag())
+        .iter()
+        .find(|f| payload == **f || payload.starts_with(&format!("{f}.")))
+        .filter(|f| patch.sets(f));
+    Some(match settable {
+        Some(f) => (OverridePart::SetField(j, f), format!("set[{j}].data.{payload}")),
+        None => (OverridePart::Set(j), format!("set[{j}]")),
+    })
+}
+
+/// Expands the instances of `parsed`, the scene read from its file. `prefab` gives each prefab
+/// by its asset path, already expanded; an instance whose prefab it does not give (the caller
+/// failed to read it and reports why) places nothing.
+///
+/// Returns the expanded scene and what the overrides showed: `forge::prefab::unused_override`
+/// warnings, `forge::prefab::add_existing` and `forge::prefab::key_collision` errors, each at
+/// its line in `parsed`.
+pub fn expand<'p>(
+    parsed: &ParsedScene,
+    prefab: &dyn Fn(&str) -> Option<&'p ExpandedScene>,
+) -> (ExpandedScene, Vec<Diagnostic>) {
+    let doc = &parsed.doc;
+    if !doc.entities.values().any(|n| n.instance.is_some()) {
+        return (ExpandedScene::plain(doc.clone()), Vec::new());
+    }
+    let mut diagnostics = Vec::new();
+    let mut out = SceneDoc {
+        format_version: doc.format_version,
+        name: doc.name.clone(),
+        entities: Default::default(),
+        roots: doc.roots.clone(),
+        next_id: doc.next_id,
+    };
+    let mut paths = HashMap::default();
+    let mut instances = HashMap::default();
+    // Entities of this file an override places under a prefab entity: (child, new parent key).
+    let mut placed: Vec<(u64, u64)> = Vec::new();
+    for (&id, node) in &doc.entities {
+        let mut own = node.clone();
+        own.instance = None;
+        let Some(instance) = node.instance.as_deref() else {
+            out.entities.insert(id, own);
+            continue;
+        };
+        instances.insert(id, instance.scene.clone());
+        let Some(prefab) = prefab(&instance.scene) else {
+            out.entities.insert(id, own);
+            continue;
+        };
+        // The prefab's roots come first, then the instance entity's own children.
+        let roots: Vec<u64> = prefab
+            .doc
+            .roots
+            .iter()
+            .map(|r| key_of(&prefixed(id, prefab, *r)))
+            .collect();
+        own.children.splice(0..0, roots);
+        out.entities.insert(id, own);
+        place_prefab(
+            id,
+            prefab,
+            &mut out,
+            &mut paths,
+            &mut instances,
+            &mut diagnostics,
+            &parsed.source_map,
+        );
+        apply_overrides(
+            id,
+            instance,
+            prefab,
+            &mut out,
+            &mut placed,
+            &mut diagnostics,
+            &parsed.source_map,
+        );
+    }
+    for (child, parent) in placed {
+        if let Some(node) = out.entities.get_mut(&child) {
+            node.parent = Some(parent);
+        }
+        if let Some(node) = out.entities.get_mut(&parent) {
+            node.children.push(child);
+        }
+    }
+    let expanded = ExpandedScene {
+        doc: Arc::new(out),
+        paths,
+        instances,
+    };
+    (expanded, diagnostics)
+}
+
+/// The path of prefab entity `key` (a key of `prefab`'s document) under instance `id`.
+fn prefixed(id: u64, prefab: &ExpandedScene, key: u64) -> Vec<u64> {
+    let mut path = Vec::with_capacity(4);
+    path.push(id);
+    match prefab.paths.get(&key) {
+        Some(p) => path.extend_from_slice(p),
+        None => path.push(key),
+    }
+    path
+}
+
+/// Copies every entity of `prefab` under instance entity `id` into `out`.
+fn place_prefab(
+    id: u64,
+    prefab: &ExpandedScene,
+    out: &mut SceneDoc,
+    paths: &mut HashMap<u64, Box<[u64]>>,
+    instances: &mut HashMap<u64, EcoString>,
+    diagnostics: &mut Vec<Diagnostic>,
+    map: &SourceMap,
+) {
+    let keys: HashMap<u64, u64> = prefab
+        .doc
+        .entities
+        .keys()
+        .map(|k| (*k, key_of(&prefixed(id, prefab, *k))))
+        .collect();
+    for (k, node) in &prefab.doc.entities {
+        let new_key = keys[k];
+        if out.entities.contains_key(&new_key) {
+            let path = prefixed(id, prefab, *k);
+            let mut d = Diagnostic::new(
+                Severity::Error,
+                "forge::prefab::key_collision",
+                format!(
+                    "the id path {path:?} hashes to the key of another entity ({new_key}); renumber entity {id}"
+                ),
+            )
+            .with_entity(id)
+            .with_path("instance");
+            d.position = map.entity_field(id, "instance");
+            diagnostics.push(d);
+            continue;
+        }
+        let mut copy = EntityNode {
+            id: new_key,
+            parent: Some(node.parent.and_then(|p| keys.get(&p).copied()).unwrap_or(id)),
+            children: node
+                .children
+                .iter()
+                .filter_map(|c| keys.get(c).copied())
+                .collect(),
+            ..node.clone()
+        };
+        copy.instance = None;
+        out.entities.insert(new_key, copy);
+        paths.insert(new_key, prefixed(id, prefab, *k).into_boxed_slice());
+    }
+    for (k, scene) in &prefab.instances {
+        if let Some(key) = keys.get(k) {
+            instances.insert(*key, scene.clone());
+        }
+    }
+}
+
+/// Applies the overrides of instance entity `id` to the entities it placed in `out`.
+fn apply_overrides(
+    id: u64,
+    instance: &Instance,
+    prefab: &ExpandedScene,
+    out: &mut SceneDoc,
+    placed: &mut Vec<(u64, u64)>,
+    diagnostics: &mut Vec<Diagnostic>,
+    map: &SourceMap,
+) {
+    for (i, o) in instance.overrides.iter().enumerate() {
+        let unused = |part: OverridePart<'_>, what: String| {
+            let mut d = Diagnostic::new(
+                Severity::Warning,
+                "forge::prefab::unused_override",
+                what,
+            )
+            .with_entity(id)
+            .with_path(format!("instance.overrides[{i}]"))
+            .with_help(
+                "the override is kept and applies again if the prefab gets it back; delete it if it is no longer wanted",
+            );
+            d.position = map.override_part(id, i, part);
+            d
+        };
+        let target = prefab.key(&o.target).map(|k| key_of(&prefixed(id, prefab, k)));
+        let Some(node) = target.and_then(|k| out.entities.get_mut(&k)) else {
+            diagnostics.push(unused(
+                OverridePart::Field("target"),
+                format!(
+                    "override target {:?} is not an entity of `{}`",
+                    o.target, instance.scene
+                ),
+            ));
+            // Entities it would place stay under the instance entity.
+            for child in &o.children {
+                if let Some(own) = out.entities.get_mut(&id)
+                    && !own.children.contains(child)
+                {
+                    own.children.push(*child);
+                }
+            }
+            continue;
+        };
+        if let Some(name) = &o.name {
+            node.name.clone_from(name);
+        }
+        if let Some(transform) = o.transform {
+            node.transform = transform;
+        }
+        for (j, patch) in o.set.iter().enumerate() {
+            let slot = node
+                .components
+                .iter_mut()
+                .find(|c| c.same_key(&patch.component));
+            match slot {
+                Some(component) => {
+                    patch.apply_to(component);
+                }
+                None => diagnostics.push(unused(
+                    OverridePart::Set(j),
+                    format!(
+                        "prefab entity {:?} (`{}`) has no `{}` component to set",
+                        o.target,
+                        node.name,
+                        patch.component.key()
+                    ),
+                )),
+            }
+        }
+        for key in &o.remove {
+            let before = node.components.len();
+            node.components.retain(|c| !c.has_key(key));
+            if node.components.len() == before {
+                let j = o.remove.iter().position(|k| k == key).unwrap_or(0);
+                diagnostics.push(unused(
+                    OverridePart::Remove(j),
+                    format!(
+                        "prefab entity {:?} (`{}`) has no `{key}` component to remove",
+                        o.target, node.name
+                    ),
+                ));
+            }
+        }
+        for (j, component) in o.add.iter().enumerate() {
+            if node.components.iter().any(|c| c.same_key(component)) {
+                let mut d = Diagnostic::new(
+                    Severity::Error,
+                    "forge::prefab::add_existing",
+                    format!(
+                        "prefab entity {:?} (`{}`) already has a `{}` component",
+                        o.target,
+                        node.name,
+                        component.key()
+                    ),
+                )
+                .with_entity(id)
+                .with_path(format!("instance.overrides[{i}].add[{j}]"))
+                .with_help("change its fields with `set` instead of adding it");
+                d.position = map.override_part(id, i, OverridePart::Add(j));
+                diagnostics.push(d);
+                continue;
+            }
+            node.components.push(component.clone());
+        }
+        if let Some(key) = target {
+            placed.extend(o.children.iter().map(|c| (*c, key)));
+        }
+    }
+}
