@@ -10,7 +10,7 @@
 //! components it has (short type names). A file with errors prints its diagnostics once,
 //! rustc-style with the offending line, and exits with status 1.
 
-use std::io::IsTerminal;
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -59,7 +59,12 @@ fn asset_root_and_path(arg: Option<String>) -> (PathBuf, String) {
     (parent, file)
 }
 
-fn print_entity(world: &World, entity: Entity, depth: usize) {
+fn print_entity(
+    out: &mut impl Write,
+    world: &World,
+    entity: Entity,
+    depth: usize,
+) -> io::Result<()> {
     let name = world.get::<Name>(entity).map_or("", |n| n.as_str());
     let id = world.get::<ForgeEntityId>(entity).map(|i| i.0);
     let translation = world
@@ -75,7 +80,8 @@ fn print_entity(world: &World, entity: Entity, depth: usize) {
         })
         .unwrap_or_default();
     components.sort();
-    println!(
+    writeln!(
+        out,
         "{:indent$}{entity} id={} {name:?} world=({:.2}, {:.2}, {:.2})\n{:indent$}    [{}]",
         "",
         id.map_or("-".to_owned(), |i| i.to_string()),
@@ -85,28 +91,88 @@ fn print_entity(world: &World, entity: Entity, depth: usize) {
         "",
         components.join(", "),
         indent = depth * 2
-    );
+    )?;
     if let Some(children) = world.get::<Children>(entity) {
         for child in children.iter() {
-            print_entity(world, child, depth + 1);
+            print_entity(out, world, child, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Prints the spawned scene to stdout. A reader that stops early (`| head`) ends the output
+/// quietly; another write error is reported.
+fn print_scene(world: &World, root: Entity, title: &str) -> ExitCode {
+    let mut out = io::stdout().lock();
+    let written = writeln!(out, "{title}").and_then(|()| print_entity(&mut out, world, root, 0));
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the hierarchy: {e}");
+            ExitCode::FAILURE
         }
     }
 }
 
+/// The scene file named on the command line, checked before Bevy starts: `Err` with the exit
+/// status when there is nothing to load (usage printed for `-h`).
+fn scene_argument() -> Result<Option<String>, ExitCode> {
+    let Some(arg) = std::env::args().nth(1) else {
+        return Ok(None);
+    };
+    if arg == "-h" || arg == "--help" {
+        println!(
+            "usage: spawn_scene [SCENE.forge.ron]   (default: assets/scenes/garden.forge.ron)"
+        );
+        return Err(ExitCode::SUCCESS);
+    }
+    let path = Path::new(&arg);
+    if arg.is_empty() || !path.is_file() {
+        let why = if path.is_dir() {
+            "is a directory"
+        } else {
+            "is not a file"
+        };
+        eprintln!("error: `{arg}` {why}; give the path of a `.forge.ron` scene");
+        return Err(ExitCode::from(2));
+    }
+    if path
+        .file_name()
+        .is_some_and(|f| f.to_string_lossy().contains('#'))
+    {
+        eprintln!(
+            "error: `{arg}`: Bevy reads what follows `#` in an asset path as a label; rename the file"
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(Some(arg))
+}
+
+/// Files up to this size are read again to show the lines diagnostics point at.
+const SHOWN_FILE_LIMIT: u64 = 256 << 20;
+
 /// Prints why `scene_path` (under `root_dir`) failed to load: each diagnostic rustc-style, with
-/// the line it points at.
-fn report_failure(root_dir: &Path, scene_path: &str, error: &AssetLoadError) {
+/// the line it points at, the file named as the user wrote it (`shown`).
+fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetLoadError) {
     let Some(scene_error) = ForgeSceneLoadError::from_asset_error(error) else {
-        eprintln!("error: {scene_path}: {error}");
+        eprintln!("error: {shown}: {error}");
         return;
     };
-    let bytes = std::fs::read(root_dir.join(scene_path)).unwrap_or_default();
-    let source = Source::new(scene_path.to_owned(), &bytes);
+    // The lines to show under each diagnostic; a file too large to be a scene is not read again.
+    let file = root_dir.join(scene_path);
+    let readable = std::fs::metadata(&file).is_ok_and(|m| m.len() <= SHOWN_FILE_LIMIT);
+    let bytes = if readable {
+        std::fs::read(&file).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let source = Source::new(shown.to_owned(), &bytes);
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let diagnostics = scene_error.diagnostics();
     eprint!("{}", human(&source, &diagnostics, colour));
     eprintln!(
-        "error: `{scene_path}` did not load: {} error(s)",
+        "error: `{shown}` did not load: {} error(s)",
         diagnostics.len()
     );
 }
@@ -127,7 +193,12 @@ fn main() -> ExitCode {
                 .with_target("bevy_asset::server", LevelFilter::OFF),
         )
         .init();
-    let (root_dir, scene_path) = asset_root_and_path(std::env::args().nth(1));
+    let arg = match scene_argument() {
+        Ok(arg) => arg,
+        Err(status) => return status,
+    };
+    let (root_dir, scene_path) = asset_root_and_path(arg.clone());
+    let shown = arg.unwrap_or_else(|| format!("assets/{scene_path}"));
     let mut app = App::new();
     app.add_plugins((
         TaskPoolPlugin::default(),
@@ -150,7 +221,7 @@ fn main() -> ExitCode {
         app.update();
         if let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(&handle)
         {
-            report_failure(&root_dir, &scene_path, &error);
+            report_failure(&root_dir, &scene_path, &shown, &error);
             return ExitCode::FAILURE;
         }
         if app.world().get::<ForgeSceneInstance>(root).is_some() {
@@ -161,18 +232,18 @@ fn main() -> ExitCode {
             let scene = world
                 .resource::<bevy_asset::Assets<ForgeScene>>()
                 .get(&handle);
-            if let (Some(instance), Some(scene)) = (instance, scene) {
-                println!(
+            let title = match (instance, scene) {
+                (Some(instance), Some(scene)) => format!(
                     "spawned {:?} from {scene_path}: {} entities",
                     scene.doc().name,
                     instance.len()
-                );
-            }
-            print_entity(world, root, 0);
-            return ExitCode::SUCCESS;
+                ),
+                _ => format!("spawned {scene_path}"),
+            };
+            return print_scene(world, root, &title);
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
-    eprintln!("error: {scene_path} did not load in time");
+    eprintln!("error: `{shown}` did not load in time");
     ExitCode::FAILURE
 }

@@ -3,7 +3,8 @@
 // Lets the derive's `::bevy_forge_scene::..` paths resolve inside this crate (unit tests, doctests).
 extern crate self as bevy_forge_scene;
 
-// The parts, from the ground up (docs/ARCHITECTURE.md): each imports only parts listed above it.
+// The parts (docs/ARCHITECTURE.md). Each imports only parts on lower floors: format, then
+// project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
 pub mod diff;
 pub mod format;
 pub mod project;

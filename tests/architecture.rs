@@ -16,12 +16,16 @@ const PARTS: &[(&str, &[&str])] = &[
     ("schema", &["format", "project"]),
     ("validate", &["format", "project", "schema"]),
     ("diff", &["format"]),
+    ("prefab", &["format", "project", "schema", "validate"]),
     (
         "runtime",
-        &["format", "project", "schema", "validate", "diff"],
+        &["format", "project", "schema", "validate", "diff", "prefab"],
     ),
     // The `forge` command line works offline: no Bevy runtime.
-    ("bin", &["format", "project", "schema", "validate", "diff"]),
+    (
+        "bin",
+        &["format", "project", "schema", "validate", "diff", "prefab"],
+    ),
 ];
 
 /// Crates that bring a `World`, an `App`, assets or rendering: only the runtime uses them.
@@ -86,28 +90,122 @@ fn code_of(line: &str) -> &str {
     line
 }
 
-/// Every top-level module of this crate a line of code names: `crate::x`, `bevy_forge_scene::x`
-/// (paths and `use` trees alike).
-fn parts_named(code: &str) -> BTreeSet<String> {
-    let mut named = BTreeSet::new();
-    for prefix in ["crate::", "bevy_forge_scene::"] {
-        let mut rest = code;
-        while let Some(at) = rest.find(prefix) {
-            let before = rest[..at].chars().next_back();
-            rest = &rest[at + prefix.len()..];
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue; // `my_crate::` is not `crate::`
+/// The identifiers a path continues with after `at` (the text just past `crate::` or
+/// `super::`): one identifier, or each first identifier of a `{..}` group, across lines.
+fn heads(code: &str, at: usize) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let rest = &code[at..];
+    if !rest.starts_with('{') {
+        let name = ident(rest);
+        return if name.is_empty() { vec![] } else { vec![name] };
+    }
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut item_start = true;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '{' => {
+                depth += 1;
+                item_start = depth == 1;
             }
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                named.insert(name);
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            ',' if depth == 1 => item_start = true,
+            c if item_start && depth == 1 && (c.is_alphanumeric() || c == '_') => {
+                out.push(ident(&rest[i..]));
+                item_start = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether the text before `at` ends a path segment (`my_crate::` is not `crate::`).
+fn at_boundary(code: &str, at: usize) -> bool {
+    !code[..at]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+}
+
+/// The module path of a file of `src/` (`src/format/read/lex.rs` is `[format, read, lex]`,
+/// `src/runtime/mod.rs` is `[runtime]`).
+fn module_of(file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src()).unwrap_or(file);
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.trim_end_matches(".rs");
+        if stem != "mod" && stem != "lib" && stem != "main" {
+            parts.push(stem.to_owned());
+        }
+    }
+    parts
+}
+
+/// Every module path (from the crate root) a file's code names: through `crate::`,
+/// `bevy_forge_scene::` and chains of `super::`, single paths and `use` groups alike, across
+/// lines. Each is the first two segments at most (`[runtime, loader]`, `[format]`).
+fn modules_named(code: &str, module: &[String]) -> BTreeSet<Vec<String>> {
+    let mut named = BTreeSet::new();
+    let mut add = |base: Vec<String>, at: usize| {
+        for head in heads(code, at) {
+            let mut path = base.clone();
+            path.push(head.clone());
+            // `use crate::runtime::{a, b}`: one more level of group.
+            if path.len() == 1 {
+                let after = at + head.len();
+                if code[after..].starts_with("::") {
+                    for next in heads(code, after + 2) {
+                        named.insert(vec![head.clone(), next]);
+                    }
+                }
+            }
+            path.truncate(2);
+            named.insert(path);
+        }
+    };
+    for prefix in ["crate::", "bevy_forge_scene::"] {
+        for (at, _) in code.match_indices(prefix) {
+            if at_boundary(code, at) {
+                add(Vec::new(), at + prefix.len());
             }
         }
     }
+    for (at, _) in code.match_indices("super::") {
+        if !at_boundary(code, at) {
+            continue;
+        }
+        let mut end = at;
+        let mut ups = 0;
+        while code[end..].starts_with("super::") {
+            end += "super::".len();
+            ups += 1;
+        }
+        if ups <= module.len() {
+            add(module[..module.len() - ups].to_vec(), end);
+        }
+    }
     named
+}
+
+/// Every top-level module of this crate a file's code names.
+fn parts_named(code: &str, module: &[String]) -> BTreeSet<String> {
+    modules_named(code, module)
+        .into_iter()
+        .filter_map(|p| p.first().cloned())
+        .collect()
 }
 
 /// Whether `code` names crate `name` as a path (`bevy_ecs::..`, `use bevy_ecs::{..}`).
@@ -119,20 +217,21 @@ fn names_crate(code: &str, name: &str) -> bool {
     })
 }
 
-/// `(file, line, text)` of every line of code in `src/`, with its part.
-fn lines() -> Vec<(PathBuf, Option<String>, usize, String)> {
+/// Every file of `src/` with its part, its module path and its code without comments.
+fn files() -> Vec<(PathBuf, Option<String>, Vec<String>, String)> {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
     assert!(files.len() > 20, "src/ was not found: {}", src().display());
-    let mut out = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        let part = part_of(&file);
-        for (i, line) in text.lines().enumerate() {
-            out.push((file.clone(), part.clone(), i + 1, code_of(line).to_owned()));
-        }
-    }
-    out
+    files
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let code: Vec<&str> = text.lines().map(code_of).collect();
+            let part = part_of(&file);
+            let module = module_of(&file);
+            (file, part, module, code.join("\n"))
+        })
+        .collect()
 }
 
 fn allowed(part: &str) -> Option<&'static [&'static str]> {
@@ -142,7 +241,7 @@ fn allowed(part: &str) -> Option<&'static [&'static str]> {
 #[test]
 fn every_part_has_a_floor() {
     let mut unplaced = BTreeSet::new();
-    for (file, part, _, _) in lines() {
+    for (file, part, _, _) in files() {
         if let Some(part) = part
             && allowed(&part).is_none()
         {
@@ -158,26 +257,69 @@ fn every_part_has_a_floor() {
 #[test]
 fn parts_import_only_parts_below_them() {
     let mut wrong = Vec::new();
-    for (file, part, line, code) in lines() {
+    for (file, part, module, code) in files() {
         let Some(part) = part else { continue };
         let Some(allowed) = allowed(&part) else {
             continue; // reported by `every_part_has_a_floor`
         };
-        for named in parts_named(&code) {
-            // `__private` and the root's re-exports are the crate's face, not a part.
+        for named in parts_named(&code, &module) {
+            // `__private`, `prelude` and the root's re-exports are the crate's face, not parts.
             let is_part = PARTS.iter().any(|(p, _)| *p == named);
             if is_part && named != part && !allowed.contains(&named.as_str()) {
-                wrong.push(format!(
-                    "{}:{line}: `{part}` imports `{named}`: {}",
-                    file.display(),
-                    code.trim()
-                ));
+                wrong.push(format!("{}: `{part}` imports `{named}`", file.display()));
             }
         }
     }
     assert!(
         wrong.is_empty(),
         "imports against the floors:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The files of `runtime/` from the bottom up: each may use only the ones before it.
+const RUNTIME_FLOORS: &[&str] = &[
+    "components",
+    "registry",
+    "custom",
+    "builtin",
+    "scene",
+    "loader",
+    "spawn",
+    "reload",
+    "plugin",
+];
+
+#[test]
+fn runtime_files_use_only_files_below_them() {
+    let mut wrong = Vec::new();
+    for (file, part, module, code) in files() {
+        if part.as_deref() != Some("runtime") || module.len() < 2 {
+            continue; // `runtime/mod.rs` lists and re-exports them all
+        }
+        let own = &module[1];
+        let Some(floor) = RUNTIME_FLOORS.iter().position(|f| f == own) else {
+            wrong.push(format!("{}: `runtime::{own}` has no floor", file.display()));
+            continue;
+        };
+        for path in modules_named(&code, &module) {
+            if path.first().map(String::as_str) != Some("runtime") || path.len() < 2 {
+                continue;
+            }
+            let used = &path[1];
+            if let Some(at) = RUNTIME_FLOORS.iter().position(|f| f == used)
+                && at > floor
+            {
+                wrong.push(format!(
+                    "{}: `{own}` uses `{used}`, above it",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "runtime files against their floors:\n{}",
         wrong.join("\n")
     );
 }
@@ -199,13 +341,13 @@ fn the_floors_have_no_loop() {
 #[test]
 fn pure_parts_never_touch_the_world() {
     let mut wrong = Vec::new();
-    for (file, part, line, code) in lines() {
+    for (file, part, _, code) in files() {
         if matches!(part.as_deref(), None | Some("runtime")) {
             continue;
         }
         for name in RUNTIME_CRATES {
             if names_crate(&code, name) {
-                wrong.push(format!("{}:{line}: {}", file.display(), code.trim()));
+                wrong.push(format!("{}: names `{name}`", file.display()));
             }
         }
     }
@@ -218,16 +360,39 @@ fn pure_parts_never_touch_the_world() {
 
 /// The scanner itself: what counts as an import and what does not.
 #[test]
-fn the_scanner_reads_paths_and_skips_comments() {
+fn the_scanner_reads_paths_groups_and_supers_and_skips_comments() {
+    let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<BTreeSet<_>>();
+    let root: Vec<String> = vec![];
     assert_eq!(
-        parts_named("use crate::format::{SceneDoc, read};"),
-        BTreeSet::from(["format".to_owned()])
+        parts_named("use crate::format::{SceneDoc, read};", &root),
+        set(&["format"])
     );
     assert_eq!(
-        parts_named("let x = crate::runtime::apply_diff(bevy_forge_scene::diff::diff(a, b));"),
-        BTreeSet::from(["diff".to_owned(), "runtime".to_owned()])
+        parts_named(
+            "let x = crate::runtime::apply_diff(bevy_forge_scene::diff::diff(a, b));",
+            &root
+        ),
+        set(&["diff", "runtime"])
     );
-    assert!(parts_named("use my_crate::format;").is_empty());
+    assert_eq!(
+        parts_named(
+            "use crate::{\n    runtime::X,\n    validate::{a, b},\n};",
+            &root
+        ),
+        set(&["runtime", "validate"])
+    );
+    let lex = vec!["format".to_owned(), "read".to_owned(), "lex".to_owned()];
+    assert!(parts_named("use super::super::lexical;", &lex).contains("format"));
+    assert_eq!(
+        parts_named("use super::super::super::runtime::X;", &lex),
+        set(&["runtime"])
+    );
+    let loader = vec!["runtime".to_owned(), "loader".to_owned()];
+    assert!(
+        modules_named("use super::{custom::A, scene::B};", &loader)
+            .contains(&vec!["runtime".to_owned(), "scene".to_owned()])
+    );
+    assert!(parts_named("use my_crate::format;", &root).is_empty());
     assert_eq!(code_of("let a = 1; // crate::runtime"), "let a = 1; ");
     assert_eq!(code_of("/// [`x`](crate::runtime::X)"), "");
     assert_eq!(

@@ -80,7 +80,7 @@ fn a_scene_with_errors_prints_each_diagnostic_once_rustc_style_without_a_backtra
     }
     // Rustc-style: where, the source line, carets under the value, the help.
     assert!(
-        stderr.contains("--> bad-values.forge.ron:6:284"),
+        stderr.contains("--> tests/fixtures/invalid/bad-values.forge.ron:6:284"),
         "{stderr}"
     );
     assert!(stderr.contains("intensity: -5.0, range: 0.0"), "{stderr}");
@@ -93,7 +93,9 @@ fn a_scene_with_errors_prints_each_diagnostic_once_rustc_style_without_a_backtra
         "{stderr}"
     );
     assert!(
-        stderr.ends_with("error: `bad-values.forge.ron` did not load: 6 error(s)\n"),
+        stderr.ends_with(
+            "error: `tests/fixtures/invalid/bad-values.forge.ron` did not load: 6 error(s)\n"
+        ),
         "{stderr}"
     );
     assert!(
@@ -118,6 +120,66 @@ fn a_file_that_does_not_read_points_at_the_syntax_error() {
     let (code, _, stderr) = run(&[&file.to_string_lossy()]);
     assert_eq!(code, Some(1), "{stderr}");
     assert_eq!(stderr.matches("error[forge::read::").count(), 1, "{stderr}");
-    assert!(stderr.contains("--> broken.forge.ron:4:14"), "{stderr}");
+    assert!(stderr.contains("broken.forge.ron:4:14"), "{stderr}");
     assert!(!stderr.lines().any(is_backtrace_frame), "{stderr}");
+}
+
+#[test]
+fn a_path_that_is_not_a_scene_file_is_refused_before_bevy_starts() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let named = dir.path().join("folder.forge.ron");
+    std::fs::create_dir(&named).unwrap_or_else(|e| panic!("{e}"));
+    for arg in [
+        named.to_string_lossy().into_owned(),
+        String::new(),
+        "nope.forge.ron".into(),
+    ] {
+        let (code, _, stderr) = run(&[&arg]);
+        assert_eq!(code, Some(2), "{arg:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: `{arg}` is")),
+            "{stderr}"
+        );
+        assert!(!stderr.lines().any(is_backtrace_frame), "{stderr}");
+    }
+    let hash = dir.path().join("a#1.forge.ron");
+    std::fs::write(&hash, "").unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, stderr) = run(&[&hash.to_string_lossy()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("as a label"), "{stderr}");
+}
+
+/// A file of 5 GiB (sparse: nothing is written) is refused from its size, before anything is
+/// read or reserved for it.
+#[test]
+fn a_file_too_large_for_a_scene_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("huge.forge.ron");
+    let f = std::fs::File::create(&file).unwrap_or_else(|e| panic!("{e}"));
+    f.set_len(5 << 30).unwrap_or_else(|e| panic!("{e}"));
+    drop(f);
+    let started = std::time::Instant::now();
+    let (code, _, stderr) = run(&[&file.to_string_lossy()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("error[forge::read::too_large]"), "{stderr}");
+    assert!(stderr.contains("the limit is 4 GiB"), "{stderr}");
+    assert!(!stderr.lines().any(is_backtrace_frame), "{stderr}");
+    // Reading 5 GiB would take far longer than this on any machine.
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let mut child = Command::new(example())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Close the reading end before the example writes.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

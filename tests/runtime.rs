@@ -11,6 +11,7 @@ use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
+use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform as BevyTransform;
 
@@ -336,4 +337,48 @@ fn missing_assets_fail_the_load_when_checked() {
             .contains("asset `textures/player.png` does not exist"),
         "{error}"
     );
+}
+
+/// A directory whose name ends in `.forge.ron` (a file reader seeks it to a meaningless size) and
+/// a 5 GiB sparse file fail to load with an error: nothing is reserved for their "size".
+#[test]
+fn a_directory_or_a_huge_file_fails_to_load_without_reserving_its_size() {
+    use bevy_app::{App, TaskPoolPlugin};
+    use bevy_asset::AssetPlugin;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("folder.forge.ron")).unwrap();
+    std::fs::File::create(dir.path().join("huge.forge.ron"))
+        .unwrap()
+        .set_len(5 << 30)
+        .unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: dir.path().to_string_lossy().into_owned(),
+            watch_for_changes_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    let server = app.world().resource::<AssetServer>().clone();
+    let folder = server.load::<Scene>("folder.forge.ron");
+    let huge = server.load::<Scene>("huge.forge.ron");
+    let failed = |handle| matches!(server.load_state(handle), LoadState::Failed(_));
+    let started = std::time::Instant::now();
+    while !(failed(&folder) && failed(&huge)) {
+        assert!(started.elapsed().as_secs() < 60, "still loading");
+        app.update();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let LoadState::Failed(error) = server.load_state(&huge) else {
+        unreachable!()
+    };
+    let codes: Vec<_> = ForgeSceneLoadError::from_asset_error(&error)
+        .map(|e| e.diagnostics().into_iter().map(|d| d.code).collect())
+        .unwrap_or_default();
+    assert_eq!(codes, ["forge::read::too_large"], "{error}");
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }

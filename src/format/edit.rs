@@ -208,7 +208,11 @@ impl SceneDoc {
             .and_then(|n| n.instance.as_deref_mut())
             .and_then(|i| i.overrides.iter_mut().find(|o| o.children.contains(&id)));
         if let Some(o) = placed_by {
-            let at = o.children.iter().position(|c| *c == id).map_or(0, |i| i + 1);
+            let at = o
+                .children
+                .iter()
+                .position(|c| *c == id)
+                .map_or(0, |i| i + 1);
             o.children.insert(at, new_root);
             return Ok(new_root);
         }

@@ -189,7 +189,8 @@ impl ComponentPatch {
             }
             (ComponentData::Mesh3d(p), ComponentData::Mesh3d(t)) => {
                 for f in &self.fields {
-                    let (m, pm): (&mut MaterialData, &MaterialData) = (&mut t.material, &p.material);
+                    let (m, pm): (&mut MaterialData, &MaterialData) =
+                        (&mut t.material, &p.material);
                     match f.as_str() {
                         "mesh" => t.mesh = p.mesh.clone(),
                         "material.base_color" => m.base_color = pm.base_color,

@@ -297,8 +297,15 @@ pub(crate) struct OverrideSpans {
 }
 
 /// The fields of an override, in the order the writer puts them.
-pub(crate) const OVERRIDE_FIELDS: [&str; 7] =
-    ["target", "name", "transform", "set", "add", "remove", "children"];
+pub(crate) const OVERRIDE_FIELDS: [&str; 7] = [
+    "target",
+    "name",
+    "transform",
+    "set",
+    "add",
+    "remove",
+    "children",
+];
 
 impl OverrideSpans {
     pub(crate) fn new() -> Self {
@@ -540,7 +547,13 @@ impl SourceMap {
     /// `instance` value itself with `index` past the overrides is not a part: use
     /// [`entity_field`](Self::entity_field) with `instance`.
     pub fn override_part(&self, id: u64, index: usize, part: OverridePart<'_>) -> Option<Position> {
-        let spans = self.entities.get(&id)?.instance.as_deref()?.overrides.get(index)?;
+        let spans = self
+            .entities
+            .get(&id)?
+            .instance
+            .as_deref()?
+            .overrides
+            .get(index)?;
         let component = |range: SpanRange, i: usize| range.of(&self.components).get(i);
         let offset = match part {
             OverridePart::Entry => spans.entry,
@@ -554,12 +567,14 @@ impl SourceMap {
                 let fields = c.fields.of(&self.payload_fields);
                 fields.iter().find(|(name, _)| *name == field)?.1
             }
-            OverridePart::SetCustomName(i, field) => {
-                component(spans.set, i)?.custom_fields.of(&self.custom_fields).get(field)?[1]
-            }
-            OverridePart::SetCustomExpr(i, field) => {
-                component(spans.set, i)?.custom_fields.of(&self.custom_fields).get(field)?[2]
-            }
+            OverridePart::SetCustomName(i, field) => component(spans.set, i)?
+                .custom_fields
+                .of(&self.custom_fields)
+                .get(field)?[1],
+            OverridePart::SetCustomExpr(i, field) => component(spans.set, i)?
+                .custom_fields
+                .of(&self.custom_fields)
+                .get(field)?[2],
             OverridePart::Add(i) => component(spans.add, i)?.entry,
             OverridePart::Remove(i) => *spans.remove.get(i)?,
         };

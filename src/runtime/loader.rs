@@ -164,37 +164,51 @@ impl AssetLoader for ForgeSceneLoader {
             path: path.clone(),
             source,
         };
-        let (parsed, report, custom, custom_errors) =
-            match read_streamed(reader).await.map_err(io)? {
-                Some(parsed) => {
-                    let (report, (custom, mut custom_errors)) =
-                        validate_and_prepare(&parsed, None, &self.custom);
-                    if !custom_errors.is_empty() {
-                        // Errors point inside custom expressions with the text: read it again.
-                        let bytes = read_whole(reader).await.map_err(io)?;
-                        let text = std::str::from_utf8(&bytes).ok();
-                        custom_errors = super::custom::prepare(&parsed, text, &self.custom).1;
-                    }
-                    (parsed, report, custom, custom_errors)
-                }
-                None => {
+        let streamed = match read_streamed(reader).await {
+            Ok(streamed) => streamed,
+            Err(StreamError::Io(e)) => return Err(io(e)),
+            Err(StreamError::TooLarge(size)) => {
+                let start = crate::format::Position {
+                    line: 1,
+                    column: 1,
+                    offset: 0,
+                };
+                let size = usize::try_from(size).unwrap_or(usize::MAX);
+                let kind = crate::format::ReadErrorKind::TooLarge { size };
+                let error = ReadError::new(start, None, None, kind).with_path(&path);
+                return Err(ForgeSceneLoadError::Read(error));
+            }
+        };
+        let (parsed, report, custom, custom_errors) = match streamed {
+            Some(parsed) => {
+                let (report, (custom, mut custom_errors)) =
+                    validate_and_prepare(&parsed, None, &self.custom);
+                if !custom_errors.is_empty() {
+                    // Errors point inside custom expressions with the text: read it again.
                     let bytes = read_whole(reader).await.map_err(io)?;
-                    // Checked once here: the text is also needed to point inside custom expressions.
                     let text = std::str::from_utf8(&bytes).ok();
-                    let parsed = match text {
-                        Some(text) => SceneDoc::from_str(text),
-                        // The reader reports where the bytes stop being UTF-8.
-                        None => SceneDoc::from_slice(&bytes),
-                    }
-                    .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
-                    let (report, (custom, custom_errors)) =
-                        validate_and_prepare(&parsed, text, &self.custom);
-                    // The text is not needed past this point; a large scene's text is as large as
-                    // its document, so it goes before anything else is built.
-                    drop(bytes);
-                    (parsed, report, custom, custom_errors)
+                    custom_errors = super::custom::prepare(&parsed, text, &self.custom).1;
                 }
-            };
+                (parsed, report, custom, custom_errors)
+            }
+            None => {
+                let bytes = read_whole(reader).await.map_err(io)?;
+                // Checked once here: the text is also needed to point inside custom expressions.
+                let text = std::str::from_utf8(&bytes).ok();
+                let parsed = match text {
+                    Some(text) => SceneDoc::from_str(text),
+                    // The reader reports where the bytes stop being UTF-8.
+                    None => SceneDoc::from_slice(&bytes),
+                }
+                .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
+                let (report, (custom, custom_errors)) =
+                    validate_and_prepare(&parsed, text, &self.custom);
+                // The text is not needed past this point; a large scene's text is as large as
+                // its document, so it goes before anything else is built.
+                drop(bytes);
+                (parsed, report, custom, custom_errors)
+            }
+        };
         let mut errors = Vec::new();
         for d in report.diagnostics {
             match d.severity {
@@ -293,7 +307,12 @@ const STREAM_FROM: u64 = 1 << 20;
 /// Reads a large file from a seekable `reader` in pieces. `None` (nothing read, or the reader
 /// rewound to the start) when the file is small, the reader cannot seek, or the text has an
 /// error: the caller then reads it whole, which reports errors exactly.
-async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<ParsedScene>> {
+///
+/// # Errors
+/// An I/O error of the reader; [`TooLarge`] for a size the reader cannot hold (4 GiB and more:
+/// its positions are 32-bit), refused before anything is read, so a huge or sparse file (or a
+/// directory, whose "size" is meaningless) never reserves memory for its size.
+async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, StreamError> {
     use bevy_asset::AsyncReadExt;
     let Ok(seekable) = reader.seekable() else {
         return Ok(None);
@@ -304,6 +323,12 @@ async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<Parsed
     seekable.seek(std::io::SeekFrom::Start(0)).await?;
     if len < STREAM_FROM {
         return Ok(None);
+    }
+    if len >= u64::from(u32::MAX) {
+        // Something that reads at all (a directory does not) is too large.
+        let mut first = [0u8; 1];
+        reader.read(&mut first).await?;
+        return Err(StreamError::TooLarge(len));
     }
     let mut stream = StreamRead::new(usize::try_from(len).unwrap_or(0), 64 * 1024);
     loop {
@@ -330,6 +355,20 @@ async fn read_streamed(reader: &mut dyn Reader) -> std::io::Result<Option<Parsed
                 return Ok(None);
             }
         }
+    }
+}
+
+/// Why a file could not be read in pieces.
+enum StreamError {
+    /// The reader failed.
+    Io(std::io::Error),
+    /// The file is this many bytes: more than a document may be.
+    TooLarge(u64),
+}
+
+impl From<std::io::Error> for StreamError {
+    fn from(e: std::io::Error) -> Self {
+        StreamError::Io(e)
     }
 }
 

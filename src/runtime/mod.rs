@@ -3,8 +3,8 @@
 //! and the [`ForgeScenePlugin`] that wires them into an `App`.
 //!
 //! Everything here stands on the pure parts below it ([`format`](crate::format),
-//! [`schema`](crate::schema), [`validate`](crate::validate), [`diff`](mod@crate::diff)); nothing
-//! below imports from here. A scene goes through it in this order:
+//! [`project`](crate::project), [`schema`](crate::schema), [`validate`](crate::validate),
+//! [`diff`](mod@crate::diff), [`prefab`](crate::prefab)); nothing below imports from here. A scene goes through it in this order:
 //!
 //! 1. [`loader`]: bytes to a [`ParsedScene`](crate::format::ParsedScene), validated, with every
 //!    custom component built through reflection ([`registry`] says which types may be) and every

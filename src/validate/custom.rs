@@ -109,7 +109,9 @@ pub(crate) fn spelled_twice(
 /// may be new in the game.
 const STALE_HINT: &str = "this schema file does not have it: if the game does, the file is stale; export the schemas again";
 
-/// The custom components of entity `id` (`node`), each with where it sits in the file.
+/// The custom components of entity `id` (`node`), each with where it sits in the file. A
+/// component whose type path is not a Rust path is left out: validation reports it
+/// (`forge::custom::type_path`), and no type could have that path.
 pub(crate) fn custom_sites<'a>(
     parsed: &'a ParsedScene,
     text: Option<&'a str>,
@@ -121,7 +123,7 @@ pub(crate) fn custom_sites<'a>(
         .iter()
         .enumerate()
         .filter_map(move |(index, component)| match component {
-            ComponentData::Custom(custom) => Some((
+            ComponentData::Custom(custom) if super::is_type_path(&custom.type_path) => Some((
                 custom,
                 Site {
                     map: &parsed.source_map,

@@ -563,7 +563,9 @@ impl<'a> Parser<'a> {
         let fields_start = self.tables.payload_fields.len();
         self.tables.payload_fields.extend_from_slice(&cs.fields);
         let custom_start = self.tables.custom_fields.len();
-        self.tables.custom_fields.extend_from_slice(&cs.custom_fields);
+        self.tables
+            .custom_fields
+            .extend_from_slice(&cs.custom_fields);
         self.tables.components.push(ComponentSpans {
             entry: cs.entry,
             tag: cs.tag,
@@ -681,7 +683,13 @@ impl<'a> Parser<'a> {
                         }
                         Ok(())
                     })?;
-                self.require_unless_patching(start, "point_light data", &POINT_FIELDS, seen, all(4))?;
+                self.require_unless_patching(
+                    start,
+                    "point_light data",
+                    &POINT_FIELDS,
+                    seen,
+                    all(4),
+                )?;
                 ComponentData::PointLight(d)
             }
             "directional_light" => {
