@@ -7,6 +7,7 @@ extern crate self as bevy_forge_scene;
 // project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
 pub mod diff;
 pub mod format;
+pub mod prefab;
 pub mod project;
 pub mod runtime;
 pub mod schema;
@@ -22,9 +23,9 @@ pub use format::{
 };
 pub use project::{AssetIndex, Project};
 pub use runtime::{
-    ForgeComponent, ForgeEntityId, ForgeScene, ForgeSceneInstance, ForgeSceneLoadError,
-    ForgeSceneLoader, ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneReady,
-    ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSchemas,
+    ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
+    ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings, ForgeScenePlugin,
+    ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSchemas,
     RegisterForgeComponent,
 };
 pub use schema::{ComponentSchema, FieldKind, FieldSchema, SchemaFile, SchemaFileError};
@@ -38,9 +39,9 @@ pub mod prelude {
     pub use crate::format::{ComponentData, EntityNode, SceneDoc, Transform};
     pub use crate::project::{AssetIndex, Project};
     pub use crate::runtime::{
-        ForgeComponent, ForgeEntityId, ForgeScene, ForgeSceneInstance, ForgeScenePlugin,
-        ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSchemas,
-        RegisterForgeComponent,
+        ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
+        ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded,
+        ForgeSceneRoot, ForgeSchemas, RegisterForgeComponent,
     };
     pub use crate::validate::{
         Diagnostic, Severity, ValidationReport, validate_parsed, validate_scene,

@@ -1,9 +1,4 @@
-//! The `.forge.ron` document model (format version 1): plain data, no Bevy ECS.
-//!
-//! A [`SceneDoc`] is a forest of [`EntityNode`]s keyed by stable `u64` ids. Read one from text
-//! with [`SceneDoc::from_str`] (which also returns a [`SourceMap`] of where everything was), write
-//! it back with [`SceneDoc::to_canonical_string`], check the forest rules with
-//! [`SceneDoc::check_integrity`], and edit it with the operations in [`edit`].
+#![doc = include_str!("../../docs/FORMAT.md")]
 
 mod component;
 pub mod edit;

@@ -26,6 +26,8 @@
 
 mod files;
 
+pub use files::chain_problem;
+
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -59,10 +61,10 @@ pub struct ExpandedScene {
 }
 
 impl ExpandedScene {
-    /// A scene without instances, as it is.
-    pub fn plain(doc: SceneDoc) -> Self {
+    /// A scene without instances, as it is (the document shared, not copied).
+    pub fn plain(doc: Arc<SceneDoc>) -> Self {
         Self {
-            doc: Arc::new(doc),
+            doc,
             ..Self::default()
         }
     }
@@ -107,6 +109,23 @@ impl ExpandedScene {
     /// Whether any entity was placed by an instance.
     pub fn has_instances(&self) -> bool {
         !self.instances.is_empty()
+    }
+
+    /// What the scene's rules (validation) say of the entities the instances of `parsed` placed,
+    /// at the overrides that changed them ([`locate`](Self::locate)); the prefab files report
+    /// the rest when they are checked themselves. Names repeated across instances and remarks
+    /// (info) are not about the overrides.
+    pub fn check_overridden(&self, parsed: &ParsedScene) -> Vec<Diagnostic> {
+        crate::validate::validate_scene(&self.doc, None)
+            .diagnostics
+            .into_iter()
+            .filter(|d| {
+                d.severity != Severity::Info
+                    && d.code != "forge::name::duplicate"
+                    && d.entity.is_some_and(|e| self.paths.contains_key(&e))
+            })
+            .filter_map(|d| self.locate(parsed, d))
+            .collect()
     }
 
     /// A diagnostic that scene rules gave about the expanded document, pointed at the scene file:
@@ -158,7 +177,10 @@ fn override_part(
     field: &str,
 ) -> Option<(OverridePart<'static>, String)> {
     if field == "name" {
-        return o.name.is_some().then(|| (OverridePart::Field("name"), "name".to_owned()));
+        return o
+            .name
+            .is_some()
+            .then(|| (OverridePart::Field("name"), "name".to_owned()));
     }
     if field.starts_with("transform") {
         return o
@@ -194,7 +216,10 @@ fn override_part(
         .find(|f| payload == **f || payload.starts_with(&format!("{f}.")))
         .filter(|f| patch.sets(f));
     Some(match settable {
-        Some(f) => (OverridePart::SetField(j, f), format!("set[{j}].data.{payload}")),
+        Some(f) => (
+            OverridePart::SetField(j, f),
+            format!("set[{j}].data.{payload}"),
+        ),
         None => (OverridePart::Set(j), format!("set[{j}]")),
     })
 }
@@ -203,16 +228,17 @@ fn override_part(
 /// by its asset path, already expanded; an instance whose prefab it does not give (the caller
 /// failed to read it and reports why) places nothing.
 ///
-/// Returns the expanded scene and what the overrides showed: `forge::prefab::unused_override`
-/// warnings, `forge::prefab::add_existing` and `forge::prefab::key_collision` errors, each at
-/// its line in `parsed`.
+/// Returns the expanded scene (`None` when `parsed` has no instance: the document is its own
+/// expansion) and what the overrides showed: `forge::prefab::unused_override` warnings,
+/// `forge::prefab::add_existing` and `forge::prefab::key_collision` errors, each at its line in
+/// `parsed`.
 pub fn expand<'p>(
     parsed: &ParsedScene,
     prefab: &dyn Fn(&str) -> Option<&'p ExpandedScene>,
-) -> (ExpandedScene, Vec<Diagnostic>) {
+) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
     let doc = &parsed.doc;
-    if !doc.entities.values().any(|n| n.instance.is_some()) {
-        return (ExpandedScene::plain(doc.clone()), Vec::new());
+    if !has_instances(doc) {
+        return (None, Vec::new());
     }
     let mut diagnostics = Vec::new();
     let mut out = SceneDoc {
@@ -279,7 +305,25 @@ pub fn expand<'p>(
         paths,
         instances,
     };
-    (expanded, diagnostics)
+    (Some(expanded), diagnostics)
+}
+
+/// Whether any entity of `doc` places a prefab.
+pub fn has_instances(doc: &SceneDoc) -> bool {
+    doc.entities.values().any(|n| n.instance.is_some())
+}
+
+/// The prefab files `doc` places directly, each once, in file order.
+pub fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for node in doc.entities.values() {
+        if let Some(instance) = &node.instance
+            && !out.contains(&instance.scene.as_str())
+        {
+            out.push(&instance.scene);
+        }
+    }
+    out
 }
 
 /// The path of prefab entity `key` (a key of `prefab`'s document) under instance `id`.
@@ -328,7 +372,11 @@ fn place_prefab(
         }
         let mut copy = EntityNode {
             id: new_key,
-            parent: Some(node.parent.and_then(|p| keys.get(&p).copied()).unwrap_or(id)),
+            parent: Some(
+                node.parent
+                    .and_then(|p| keys.get(&p).copied())
+                    .unwrap_or(id),
+            ),
             children: node
                 .children
                 .iter()
@@ -372,7 +420,9 @@ fn apply_overrides(
             d.position = map.override_part(id, i, part);
             d
         };
-        let target = prefab.key(&o.target).map(|k| key_of(&prefixed(id, prefab, k)));
+        let target = prefab
+            .key(&o.target)
+            .map(|k| key_of(&prefixed(id, prefab, k)));
         let Some(node) = target.and_then(|k| out.entities.get_mut(&k)) else {
             diagnostics.push(unused(
                 OverridePart::Field("target"),

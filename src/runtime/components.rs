@@ -16,6 +16,16 @@ use bevy_transform::components::Transform;
 #[reflect(Component)]
 pub struct ForgeEntityId(pub u64);
 
+/// The id path of a spawned entity that a prefab instance placed: the instance entity's id in
+/// the scene, then the entity's id in the prefab, and deeper for nested instances (`[5, 3]`,
+/// `[5, 7, 2]`; the `format` module docs, "Prefab instances"). Entities of the scene's own file
+/// have none: their path is their [`ForgeEntityId`]. Stable across edits of every file involved.
+#[derive(Component, Clone, Debug, PartialEq, Eq, Hash, Default, Reflect)]
+#[reflect(Component)]
+// Type path at the crate root (as re-exported), whatever module defines it.
+#[type_path = "bevy_forge_scene"]
+pub struct ForgeEntityPath(pub Vec<u64>);
+
 /// What every spawned scene entity has, spawned as one bundle.
 pub(crate) type EntityBundle = (Name, Transform, ChildOf, ForgeEntityId);
 

@@ -19,7 +19,7 @@ use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 
 use super::components::EntityBundle;
 use super::registry::{CustomColumn, ForgeSchemas, SchemaEntry, SpawnWith};
-use crate::format::{CustomComponent, ParsedScene};
+use crate::format::{CustomComponent, SceneDoc, SourceMap};
 use crate::schema::expr::{self, Target};
 use crate::validate::Diagnostic;
 use crate::validate::custom::{
@@ -177,7 +177,8 @@ fn resolve_type(
 /// Builds the custom components of every entity (in `doc.entities` order). `text` is the
 /// source, used to point inside expressions; errors are returned, not logged.
 pub(crate) fn prepare(
-    parsed: &ParsedScene,
+    doc: &SceneDoc,
+    map: &SourceMap,
     text: Option<&str>,
     cx: &CustomContext,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
@@ -185,17 +186,17 @@ pub(crate) fn prepare(
     let registry = cx.registry.read();
     let mut errors = Vec::new();
     let mut out = PreparedCustoms {
-        starts: Vec::with_capacity(parsed.doc.entities.len() + 1),
+        starts: Vec::with_capacity(doc.entities.len() + 1),
         ..Default::default()
     };
     // Each type path is resolved once per load, not once per component.
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     // The types of the entity's custom components so far: (column, as written).
     let mut seen: Vec<(u32, &str)> = Vec::new();
-    for (id, node) in &parsed.doc.entities {
+    for (id, node) in &doc.entities {
         out.starts.push(out.refs.len() as u32);
         seen.clear();
-        for (custom, site) in custom_sites(parsed, text, false, *id, node) {
+        for (custom, site) in custom_sites(map, text, false, *id, node) {
             let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
                 resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
             });
@@ -405,7 +406,7 @@ pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
 /// schemas. Errors are the same diagnostics a load reports.
 pub(crate) fn prepare_in_world(
     world: &World,
-    parsed: &ParsedScene,
+    doc: &SceneDoc,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
     let cx = CustomContext {
         registry: world
@@ -417,7 +418,7 @@ pub(crate) fn prepare_in_world(
             .cloned()
             .unwrap_or_default(),
     };
-    prepare(parsed, None, &cx)
+    prepare(doc, &SourceMap::default(), None, &cx)
 }
 
 /// What a registered type that is not a `ForgeComponent` is, for the allow-list's message

@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use super::custom::{CustomContext, PreparedCustoms};
 use super::registry::ForgeSchemas;
-use super::scene::{ForgeScene, build};
+use super::scene::{ForgeScene, Prefabs, build};
 use crate::format::{
     ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
 };
+use crate::prefab::ExpandedScene;
 use crate::validate::{Diagnostic, Severity, ValidationReport, validate_parsed};
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
@@ -28,6 +29,10 @@ pub struct ForgeSceneLoaderSettings {
     /// so a game that only spawns scenes goes without it; load errors have their positions
     /// either way.
     pub keep_source_map: bool,
+    /// The files of the chain of prefab instances above this load, the scene first (set for
+    /// the loads of prefab files, to refuse cycles and too deep nesting).
+    #[serde(skip)]
+    prefab_chain: Vec<String>,
 }
 
 impl Default for ForgeSceneLoaderSettings {
@@ -35,6 +40,7 @@ impl Default for ForgeSceneLoaderSettings {
         Self {
             check_assets: true,
             keep_source_map: false,
+            prefab_chain: Vec::new(),
         }
     }
 }
@@ -179,38 +185,53 @@ impl AssetLoader for ForgeSceneLoader {
                 return Err(ForgeSceneLoadError::Read(error));
             }
         };
-        let (parsed, report, custom, custom_errors) = match streamed {
-            Some(parsed) => {
-                let (report, (custom, mut custom_errors)) =
-                    validate_and_prepare(&parsed, None, &self.custom);
-                if !custom_errors.is_empty() {
-                    // Errors point inside custom expressions with the text: read it again.
-                    let bytes = read_whole(reader).await.map_err(io)?;
-                    let text = std::str::from_utf8(&bytes).ok();
-                    custom_errors = super::custom::prepare(&parsed, text, &self.custom).1;
-                }
-                (parsed, report, custom, custom_errors)
-            }
+        // The text is kept (small files) to point inside custom expressions; a streamed file's
+        // text is read again only when a custom component has an error.
+        let (parsed, bytes) = match streamed {
+            Some(parsed) => (parsed, None),
             None => {
                 let bytes = read_whole(reader).await.map_err(io)?;
-                // Checked once here: the text is also needed to point inside custom expressions.
-                let text = std::str::from_utf8(&bytes).ok();
-                let parsed = match text {
-                    Some(text) => SceneDoc::from_str(text),
+                let parsed = match std::str::from_utf8(&bytes) {
+                    Ok(text) => SceneDoc::from_str(text),
                     // The reader reports where the bytes stop being UTF-8.
-                    None => SceneDoc::from_slice(&bytes),
+                    Err(_) => SceneDoc::from_slice(&bytes),
                 }
                 .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
-                let (report, (custom, custom_errors)) =
-                    validate_and_prepare(&parsed, text, &self.custom);
-                // The text is not needed past this point; a large scene's text is as large as
-                // its document, so it goes before anything else is built.
-                drop(bytes);
-                (parsed, report, custom, custom_errors)
+                (parsed, Some(bytes))
             }
         };
         let mut errors = Vec::new();
-        for d in report.diagnostics {
+        let prefabs = if crate::prefab::has_instances(&parsed.doc) {
+            self.load_prefabs(&parsed, settings, load_context, &mut errors)
+                .await
+        } else {
+            Prefabs::default()
+        };
+        let (expanded, expand_diagnostics) =
+            crate::prefab::expand(&parsed, &|scene| prefabs.scenes.get(scene).map(|e| &**e));
+        let text = bytes.as_deref().and_then(|b| std::str::from_utf8(b).ok());
+        let (report, (custom, mut custom_errors)) =
+            validate_and_prepare(&parsed, expanded.as_ref(), text, &self.custom);
+        if !custom_errors.is_empty() && bytes.is_none() {
+            // Errors point inside custom expressions with the text: read it again.
+            let bytes = read_whole(reader).await.map_err(io)?;
+            let text = std::str::from_utf8(&bytes).ok();
+            let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+            custom_errors = super::custom::prepare(doc, &parsed.source_map, text, &self.custom).1;
+        }
+        // The text is not needed past this point; a large scene's text is as large as its
+        // document, so it goes before anything else is built.
+        drop(bytes);
+        let mut diagnostics = report.diagnostics;
+        diagnostics.extend(expand_diagnostics);
+        if let Some(expanded) = &expanded {
+            diagnostics.extend(expanded.check_overridden(&parsed));
+            custom_errors = custom_errors
+                .into_iter()
+                .filter_map(|d| expanded.locate(&parsed, d))
+                .collect();
+        }
+        for d in diagnostics {
             match d.severity {
                 Severity::Error => errors.push(d),
                 Severity::Warning => {
@@ -222,7 +243,17 @@ impl AssetLoader for ForgeSceneLoader {
             }
         }
         if settings.check_assets {
-            errors.extend(self.missing_assets(&parsed, load_context).await);
+            let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+            let missing = self
+                .missing_assets(doc, &parsed.source_map, load_context)
+                .await;
+            errors.extend(match &expanded {
+                Some(e) => missing
+                    .into_iter()
+                    .filter_map(|d| e.locate(&parsed, d))
+                    .collect(),
+                None => missing,
+            });
         }
         errors.extend(custom_errors);
         if !errors.is_empty() {
@@ -233,6 +264,8 @@ impl AssetLoader for ForgeSceneLoader {
         }
         Ok(build(
             parsed,
+            expanded,
+            prefabs,
             custom,
             load_context,
             &path,
@@ -246,14 +279,109 @@ impl AssetLoader for ForgeSceneLoader {
 }
 
 impl ForgeSceneLoader {
+    /// Loads, as dependencies of this load, each prefab file `parsed` places (once per file,
+    /// shared by its instances), already expanded. Problems go to `errors` at the instance's
+    /// `scene`: a chain of instances that comes back to a file or is too deep, and a prefab that
+    /// does not load (with its own diagnostics, each naming the prefab file).
+    async fn load_prefabs(
+        &self,
+        parsed: &ParsedScene,
+        settings: &ForgeSceneLoaderSettings,
+        ctx: &mut LoadContext<'_>,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Prefabs {
+        let own = ctx.path().path().to_string_lossy().replace('\\', "/");
+        let mut chain = settings.prefab_chain.clone();
+        chain.push(own);
+        let mut prefabs = Prefabs::default();
+        for scene in crate::prefab::instance_scenes(&parsed.doc) {
+            // The first instance entity that places it, to point at.
+            let placed_by = parsed
+                .doc
+                .entities
+                .values()
+                .find(|n| n.instance.as_ref().is_some_and(|i| i.scene == scene))
+                .map_or(0, |n| n.id);
+            let at = |d: Diagnostic| {
+                let mut d = d.with_entity(placed_by).with_path("instance.scene");
+                d.position = parsed.source_map.instance_scene(placed_by);
+                d
+            };
+            if let Some(problem) = crate::prefab::chain_problem(&chain, scene) {
+                errors.push(at(problem));
+                continue;
+            }
+            if crate::project::check_asset_path(scene).is_err() || !scene.ends_with(".forge.ron") {
+                continue; // reported by validation
+            }
+            let nested = chain.clone();
+            let loaded = ctx
+                .load_builder()
+                .with_settings(move |s: &mut ForgeSceneLoaderSettings| {
+                    s.prefab_chain.clone_from(&nested);
+                })
+                .load_value::<ForgeScene>(scene.to_owned())
+                .await;
+            match loaded {
+                Ok(asset) => {
+                    let prefab = asset.get();
+                    for file in std::iter::once(scene)
+                        .chain(prefab.prefabs.files.iter().map(|f| f.as_str()))
+                    {
+                        if !prefabs.files.iter().any(|f| f == file) {
+                            prefabs.files.push(file.into());
+                        }
+                    }
+                    prefabs.scenes.insert(scene.into(), prefab.expansion());
+                }
+                Err(e) => {
+                    let inner = match &e {
+                        bevy_asset::LoadDirectError::LoadError { error, .. } => {
+                            ForgeSceneLoadError::from_asset_error(error)
+                        }
+                        _ => None,
+                    };
+                    let nested = inner.map(|i| i.diagnostics()).unwrap_or_default();
+                    let count = nested.len();
+                    errors.push(at(Diagnostic::new(
+                        Severity::Error,
+                        "forge::prefab::invalid",
+                        match count {
+                            0 => format!("prefab `{scene}` did not load: {e}"),
+                            n => format!("prefab `{scene}` did not load: {n} error(s) in it"),
+                        },
+                    )));
+                    errors.extend(nested.into_iter().map(|mut d| {
+                        d.file.get_or_insert_with(|| scene.to_owned());
+                        d
+                    }));
+                }
+            }
+        }
+        // Prefabs inside prefabs: reading them makes them this load's dependencies too, so an
+        // edit of any file of the chain reloads this scene.
+        let direct: Vec<&str> = crate::prefab::instance_scenes(&parsed.doc);
+        for file in &prefabs.files {
+            if !direct.contains(&file.as_str()) {
+                let _ = ctx.read_asset_bytes(file.to_string()).await;
+            }
+        }
+        prefabs
+    }
+
     /// Referenced files that do not exist in the scene's asset source.
-    async fn missing_assets(&self, parsed: &ParsedScene, ctx: &LoadContext<'_>) -> Vec<Diagnostic> {
+    async fn missing_assets(
+        &self,
+        doc: &SceneDoc,
+        map: &crate::format::SourceMap,
+        ctx: &LoadContext<'_>,
+    ) -> Vec<Diagnostic> {
         let mut problems = Vec::new();
         let Ok(source) = self.server.get_source(ctx.path().source().clone_owned()) else {
             return problems;
         };
         let mut checked = std::collections::HashMap::<String, bool>::new();
-        for (id, node) in &parsed.doc.entities {
+        for (id, node) in &doc.entities {
             for (index, component) in node.components.iter().enumerate() {
                 let (field, asset) = match component {
                     ComponentData::Sprite(s) => match &s.image {
@@ -289,7 +417,7 @@ impl ForgeSceneLoader {
                     );
                     d.entity = Some(*id);
                     d.path = Some(format!("components[{index}].data.{field}"));
-                    d.position = parsed.source_map.component_field(*id, index, field);
+                    d.position = map.component_field(*id, index, field);
                     d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
                     problems.push(d);
                 }
@@ -391,31 +519,33 @@ async fn read_whole(reader: &mut dyn Reader) -> std::io::Result<Vec<u8>> {
 /// are built (below it, starting a thread costs more than it saves).
 const PARALLEL_FROM: usize = 5_000;
 
-/// Validates `parsed` and builds its custom components. The two only read the document: for
-/// large scenes they run side by side on two threads, where the platform has threads and more
-/// than one core; otherwise one after the other. The results are the same either way.
+/// Validates `parsed` and builds its custom components (of its expansion, when it places
+/// prefabs). The two only read the documents: for large scenes they run side by side on two
+/// threads, where the platform has threads and more than one core; otherwise one after the
+/// other. The results are the same either way.
 fn validate_and_prepare(
     parsed: &ParsedScene,
+    expanded: Option<&ExpandedScene>,
     text: Option<&str>,
     cx: &CustomContext,
 ) -> (ValidationReport, (PreparedCustoms, Vec<Diagnostic>)) {
+    let doc = expanded.map_or(&parsed.doc, |e| &e.doc);
+    let prepare = || super::custom::prepare(doc, &parsed.source_map, text, cx);
     #[cfg(not(target_arch = "wasm32"))]
-    if parsed.doc.entities.len() >= PARALLEL_FROM
+    if doc.entities.len() >= PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
     {
         let (report, custom) = std::thread::scope(|s| {
             let validation = std::thread::Builder::new()
                 .name("forge scene validation".into())
                 .spawn_scoped(s, || validate_parsed(parsed, None));
-            let custom = super::custom::prepare(parsed, text, cx);
+            let custom = prepare();
             (validation.ok().and_then(|v| v.join().ok()), custom)
         });
         // No thread (or it failed): validate here.
         let report = report.unwrap_or_else(|| validate_parsed(parsed, None));
         return (report, custom);
     }
-    (
-        validate_parsed(parsed, None),
-        super::custom::prepare(parsed, text, cx),
-    )
+    (validate_parsed(parsed, None), prepare())
 }
+

@@ -25,7 +25,7 @@ pub mod reload;
 pub mod scene;
 pub mod spawn;
 
-pub use components::ForgeEntityId;
+pub use components::{ForgeEntityId, ForgeEntityPath};
 pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
 pub use plugin::ForgeScenePlugin;
 pub use registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};

@@ -4,7 +4,7 @@ use bevy_app::{App, Plugin, PreUpdate};
 use bevy_asset::{AssetApp, AssetServer, AssetTrackingSystems, Assets};
 use bevy_ecs::schedule::IntoScheduleConfigs;
 
-use super::components::ForgeEntityId;
+use super::components::{ForgeEntityId, ForgeEntityPath};
 use super::loader::ForgeSceneLoader;
 use super::reload::{ForgeSceneReloadFailed, reload_scenes};
 use super::scene::ForgeScene;
@@ -33,6 +33,7 @@ impl Plugin for ForgeScenePlugin {
                 ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
             )
             .register_type::<ForgeEntityId>()
+            .register_type::<ForgeEntityPath>()
             .register_type::<ForgeSceneRoot>()
             .init_resource::<ForgeMaterials>()
             .init_resource::<AppliedDocs>()

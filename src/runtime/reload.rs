@@ -180,7 +180,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         }
 
         let scene: &ForgeScene = scene;
-        if Arc::ptr_eq(&old.doc, &scene.doc) {
+        if Arc::ptr_eq(&old.doc, scene.spawn_doc()) {
             return;
         }
         let changes = old.changes_to(scene);
@@ -259,7 +259,8 @@ fn apply(
             None => Some(root),
             Some(p) => live(world, instance, p),
         };
-        let (Some(parent), Some(index)) = (parent, scene.doc.entities.get_index_of(&added.id))
+        let (Some(parent), Some(index)) =
+            (parent, scene.spawn_doc().entities.get_index_of(&added.id))
         else {
             tracing::debug!("entity {} not spawned: its parent is gone", added.id);
             continue;
@@ -274,7 +275,7 @@ fn apply(
             instance.entities.remove(&change.id);
             continue;
         };
-        let index = scene.doc.entities.get_index_of(&change.id);
+        let index = scene.spawn_doc().entities.get_index_of(&change.id);
         let new_parent = change.parent.as_ref().map(|p| match p.new {
             None => Some(root),
             Some(p) => live(world, instance, p),
@@ -344,7 +345,7 @@ fn patch_component(
 ) {
     let key = change.key();
     let id = index
-        .and_then(|i| scene.doc.entities.get_index(i))
+        .and_then(|i| scene.spawn_doc().entities.get_index(i))
         .map_or(0, |(id, _)| *id);
     if let Some(written) = key.strip_prefix("custom:") {
         // The file may name the type by its bare name (`Orbit`), as the loader allows.

@@ -8,9 +8,12 @@ use bevy_asset::Asset;
 use bevy_ecs::world::World;
 use bevy_reflect::TypePath;
 
+use bevy_platform::collections::HashMap;
+
 use super::custom::PreparedCustoms;
 use crate::diff::SceneDiff;
-use crate::format::{ComponentData, MaterialData, ParsedScene, SceneDoc, SourceMap};
+use crate::format::{ComponentData, EcoString, MaterialData, ParsedScene, SceneDoc, SourceMap};
+use crate::prefab::ExpandedScene;
 use crate::validate::{Diagnostic, Severity};
 
 /// A loaded scene: the document, everything spawning needs already resolved (asset handles, Bevy
@@ -25,9 +28,14 @@ use crate::validate::{Diagnostic, Severity};
 #[type_path = "bevy_forge_scene"]
 pub struct ForgeScene {
     pub(crate) doc: Arc<SceneDoc>,
+    /// The scene with its prefab instances expanded, when it places any: what spawns, what hot
+    /// reload diffs, and what `prepared` and `custom` are in the order of.
+    pub(crate) expanded: Option<Arc<ExpandedScene>>,
+    /// The prefabs the scene places, kept to expand the document again after an edit in memory.
+    pub(crate) prefabs: Prefabs,
     /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`]).
     pub(crate) source_map: Option<SourceMap>,
-    /// One entry per entity, in `doc.entities` order.
+    /// One entry per entity, in the order of the [`spawn_doc`](Self::spawn_doc).
     pub(crate) prepared: PreparedBuiltins,
     /// The custom components of every entity, built at load time.
     pub(crate) custom: PreparedCustoms,
@@ -45,10 +53,47 @@ pub struct ForgeScene {
     pub(crate) text_hashes: Option<Arc<[u64]>>,
 }
 
+/// The prefabs a scene places, as its loader found them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Prefabs {
+    /// Each prefab the scene places directly, expanded, by asset path.
+    pub(crate) scenes: HashMap<EcoString, Arc<ExpandedScene>>,
+    /// Every prefab file the scene depends on, nested ones included, each once.
+    pub(crate) files: Vec<EcoString>,
+}
+
 impl ForgeScene {
-    /// The scene document as read from the file (after `format_version` normalization).
+    /// The scene document as read from the file (after `format_version` normalization): instance
+    /// entities with their overrides, not what they place (see [`expanded`](Self::expanded)).
     pub fn doc(&self) -> &SceneDoc {
         &self.doc
+    }
+
+    /// The scene with its prefab instances expanded into one forest, keyed by id paths (see
+    /// [`crate::prefab`]); `None` when the scene places no prefab.
+    pub fn expanded(&self) -> Option<&ExpandedScene> {
+        self.expanded.as_deref()
+    }
+
+    /// What spawns: the expanded document, or the document itself without instances.
+    pub(crate) fn spawn_doc(&self) -> &Arc<SceneDoc> {
+        match &self.expanded {
+            Some(expanded) => &expanded.doc,
+            None => &self.doc,
+        }
+    }
+
+    /// This scene as a prefab for another: its expansion, shared.
+    pub(crate) fn expansion(&self) -> Arc<ExpandedScene> {
+        match &self.expanded {
+            Some(expanded) => expanded.clone(),
+            None => Arc::new(ExpandedScene::plain(self.doc.clone())),
+        }
+    }
+
+    /// The id path of the spawned entity with key `key`, when an instance placed it.
+    pub(crate) fn placed_path(&self, key: u64) -> Option<&[u64]> {
+        self.expanded.as_deref()?.placed_path(key)
     }
 
     /// The document, for editing in memory (as an editor does). Editing goes through the same
@@ -56,7 +101,8 @@ impl ForgeScene {
     /// last applied document against this one and patch every live instance. Positions in
     /// [`source_map`](Self::source_map) keep describing the file as it was read.
     pub fn doc_mut(&mut self) -> &mut SceneDoc {
-        if !self.stale {
+        // A scene with instances keeps spawning its last expansion until the edit is prepared.
+        if !self.stale && self.expanded.is_none() {
             self.prepared_index = Some(
                 self.doc
                     .entities
@@ -90,9 +136,9 @@ impl ForgeScene {
     /// [`diff`]: crate::diff::diff
     pub fn changes_since(&self, old: &ForgeScene) -> SceneDiff {
         crate::diff::diff_with_hashes(
-            &old.doc,
+            old.spawn_doc(),
             old.text_hashes.as_deref(),
-            &self.doc,
+            self.spawn_doc(),
             self.text_hashes.as_deref(),
         )
     }
@@ -137,16 +183,24 @@ impl PreparedBuiltins {
 /// components through `sink` (the loader's `LoadContext`), and keeps the source map when asked.
 pub(crate) fn build(
     parsed: ParsedScene,
+    expanded: Option<ExpandedScene>,
+    prefabs: Prefabs,
     custom: PreparedCustoms,
     sink: &mut impl PrepareSink,
     path: &str,
     keep_source_map: bool,
 ) -> ForgeScene {
-    let (prepared, materials) = prepare_entities(&parsed.doc, &parsed.source_map, sink, path);
-    let text_hashes = Some(Arc::from(parsed.source_map.entity_text_hashes()));
+    let spawned = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+    let (prepared, materials) = prepare_entities(spawned, &parsed.source_map, sink, path);
+    // Entry hashes describe the file's entities, which are what spawns only without instances.
+    let text_hashes = expanded
+        .is_none()
+        .then(|| Arc::from(parsed.source_map.entity_text_hashes()));
     ForgeScene {
         text_hashes,
         doc: Arc::new(parsed.doc),
+        expanded: expanded.map(Arc::new),
+        prefabs,
         source_map: keep_source_map.then_some(parsed.source_map),
         prepared,
         custom,
@@ -255,8 +309,37 @@ pub(crate) fn prepare_again(
         source_map: SourceMap::default(),
         warnings: Vec::new(),
     };
-    let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None)
-        .diagnostics
+    let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None).diagnostics;
+    // Instances expand with the prefabs the scene loaded with.
+    for scene_path in crate::prefab::instance_scenes(&parsed.doc) {
+        if !scene.prefabs.scenes.contains_key(scene_path) {
+            errors.push(Diagnostic::new(
+                Severity::Error,
+                "forge::prefab::not_loaded",
+                format!(
+                    "prefab `{scene_path}` was not loaded with the scene: an edit in memory can place only the prefabs the file placed; save the file to load it"
+                ),
+            ));
+        }
+    }
+    let (expanded, expand_diagnostics) =
+        crate::prefab::expand(&parsed, &|p| scene.prefabs.scenes.get(p).map(|e| &**e));
+    errors.extend(expand_diagnostics);
+    if let Some(expanded) = &expanded {
+        errors.extend(expanded.check_overridden(&parsed));
+    }
+    let spawned = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+    let (custom, custom_errors) = super::custom::prepare_in_world(world, spawned);
+    let custom_errors: Vec<Diagnostic> = match &expanded {
+        Some(e) => custom_errors
+            .into_iter()
+            .filter_map(|d| e.locate(&parsed, d))
+            .collect(),
+        None => custom_errors,
+    };
+    *Arc::make_mut(&mut scene.doc) = parsed.doc;
+    errors.extend(custom_errors);
+    let errors: Vec<Diagnostic> = errors
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| Diagnostic {
@@ -264,15 +347,10 @@ pub(crate) fn prepare_again(
             ..d
         })
         .collect();
-    let (custom, custom_errors) = super::custom::prepare_in_world(world, &parsed);
-    *Arc::make_mut(&mut scene.doc) = parsed.doc;
-    errors.extend(custom_errors.into_iter().map(|d| Diagnostic {
-        position: None,
-        ..d
-    }));
     if !errors.is_empty() {
         return Err(errors);
     }
+    scene.expanded = expanded.map(Arc::new);
     #[cfg(feature = "builtins")]
     {
         let Some(server) = world.get_resource::<bevy_asset::AssetServer>().cloned() else {
@@ -284,8 +362,12 @@ pub(crate) fn prepare_again(
                     server,
                     meshes: &mut meshes,
                 };
-                let (prepared, materials) =
-                    prepare_entities(&scene.doc, &SourceMap::default(), &mut sink, "(in memory)");
+                let (prepared, materials) = prepare_entities(
+                    scene.spawn_doc(),
+                    &SourceMap::default(),
+                    &mut sink,
+                    "(in memory)",
+                );
                 scene.prepared = prepared;
                 scene.materials = materials;
             },
@@ -293,8 +375,12 @@ pub(crate) fn prepare_again(
     }
     #[cfg(not(feature = "builtins"))]
     {
-        let (prepared, materials) =
-            prepare_entities(&scene.doc, &SourceMap::default(), &mut (), "(in memory)");
+        let (prepared, materials) = prepare_entities(
+            scene.spawn_doc(),
+            &SourceMap::default(),
+            &mut (),
+            "(in memory)",
+        );
         scene.prepared = prepared;
         scene.materials = materials;
     }

@@ -11,7 +11,7 @@ use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
-use super::components::{ForgeEntityId, bevy_transform_of};
+use super::components::{ForgeEntityId, ForgeEntityPath, bevy_transform_of};
 use super::scene::{ForgeScene, prepare_again};
 use crate::format::SceneDoc;
 
@@ -55,9 +55,23 @@ impl ForgeSceneInstance {
         self.entities.get(&id).copied()
     }
 
-    /// The live entity of the first entity (in file order) named `name`.
+    /// The live entity at id path `path`: `[id]` for an entity of the scene's own file, the
+    /// instance entity's id then the ids inside its prefab for one an instance placed (`[5, 3]`,
+    /// `[5, 7, 2]`; the `format` module docs, "Prefab instances").
+    pub fn entity_path(&self, path: &[u64]) -> Option<Entity> {
+        if path.is_empty() {
+            return None;
+        }
+        self.entities.get(&crate::prefab::key_of(path)).copied()
+    }
+
+    /// The live entity of the first entity (in file order, prefab entities after the instance
+    /// that places them) named `name`.
     pub fn entity_named(&self, scene: &ForgeScene, name: &str) -> Option<Entity> {
-        scene.doc.find_by_name(name).find_map(|id| self.entity(id))
+        scene
+            .spawn_doc()
+            .find_by_name(name)
+            .find_map(|key| self.entities.get(&key).copied())
     }
 
     /// Every `(file id, entity)` pair, in no particular order.
@@ -98,7 +112,7 @@ pub(crate) struct AppliedDoc {
 impl AppliedDoc {
     pub(crate) fn of(scene: &ForgeScene) -> Self {
         Self {
-            doc: scene.doc.clone(),
+            doc: scene.spawn_doc().clone(),
             text_hashes: scene.text_hashes.clone(),
         }
     }
@@ -108,7 +122,7 @@ impl AppliedDoc {
         crate::diff::diff_with_hashes(
             &self.doc,
             self.text_hashes.as_deref(),
-            &scene.doc,
+            scene.spawn_doc(),
             scene.text_hashes.as_deref(),
         )
     }
@@ -183,7 +197,8 @@ pub(crate) fn spawn_instance(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> ForgeSceneInstance {
-    let mut entities = HashMap::with_capacity(scene.doc.entities.len());
+    let doc = scene.spawn_doc();
+    let mut entities = HashMap::with_capacity(doc.entities.len());
     if world.get_entity(root).is_err() {
         return ForgeSceneInstance {
             scene: scene_id,
@@ -196,12 +211,12 @@ pub(crate) fn spawn_instance(
     // large scene). An entity whose parent did not spawn is skipped with its subtree; that only
     // happens in a forest validation refused (an edit in memory), and each id spawns at most
     // once, so the walk ends even on a cycle.
-    let mut stack: Vec<u64> = scene.doc.roots.iter().rev().copied().collect();
+    let mut stack: Vec<u64> = doc.roots.iter().rev().copied().collect();
     while let Some(id) = stack.pop() {
         if entities.contains_key(&id) {
             continue;
         }
-        let Some((index, _, node)) = scene.doc.entities.get_full(&id) else {
+        let Some((index, _, node)) = doc.entities.get_full(&id) else {
             continue;
         };
         let parent = match node.parent {
@@ -236,9 +251,12 @@ pub(crate) fn spawn_entity(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> Entity {
-    let Some((_, node)) = scene.doc.entities.get_index(index) else {
+    let Some((_, node)) = scene.spawn_doc().entities.get_index(index) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
+    // An entity an instance placed: its own id, and its id path as a sibling component.
+    let placed = scene.placed_path(id);
+    let own_id = placed.and_then(|p| p.last().copied()).unwrap_or(id);
     // The entity's own prepared values, also while the document has edits not prepared yet.
     let prepared = scene.prepared_index(id, index);
     #[cfg(feature = "builtins")]
@@ -246,7 +264,7 @@ pub(crate) fn spawn_entity(
     let name = bevy_ecs::name::Name::new(String::from(node.name.as_str()));
     let transform = bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
-    let bundle = (name, transform, ChildOf(parent), ForgeEntityId(id));
+    let bundle = (name, transform, ChildOf(parent), ForgeEntityId(own_id));
     #[cfg(feature = "builtins")]
     let has_builtins = !builtins.is_empty();
     #[cfg(not(feature = "builtins"))]
@@ -261,6 +279,12 @@ pub(crate) fn spawn_entity(
     let Ok(mut entity_mut) = world.get_entity_mut(entity) else {
         return entity;
     };
+    if let Some(path) = placed {
+        entity_mut.insert(ForgeEntityPath(path.to_vec()));
+        if entity_mut.is_despawned() {
+            return entity;
+        }
+    }
     #[cfg(feature = "builtins")]
     {
         for component in builtins {

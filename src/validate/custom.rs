@@ -16,15 +16,16 @@
 use bevy_reflect::{PartialReflect, TypeRegistry};
 
 use super::diagnostic::{Diagnostic, Severity};
-use crate::format::{ComponentData, CustomComponent, EntityNode, ParsedScene, Position, SourceMap};
+use crate::format::{ComponentData, CustomComponent, EntityNode, Position, SceneDoc, SourceMap};
 use crate::schema::expr::{self, ExprError, Target};
 use crate::schema::{ComponentSchema, SchemaFile};
 
-/// Checks the custom components of `parsed` against `schemas` without the game's types: the
+/// Checks the custom components of `doc` (read with `map`) against `schemas` without the game's types: the
 /// loader's checks, codes, messages and positions (see [the module docs](self)). `text` is the
 /// source, used to point inside expressions.
 pub(crate) fn check_offline(
-    parsed: &ParsedScene,
+    doc: &SceneDoc,
+    map: &SourceMap,
     text: Option<&str>,
     schemas: &SchemaFile,
 ) -> Vec<Diagnostic> {
@@ -33,9 +34,9 @@ pub(crate) fn check_offline(
     let mut errors = Vec::new();
     // The types of the entity's custom components so far: (type path, as written).
     let mut seen: Vec<(&str, &str)> = Vec::new();
-    for (id, node) in &parsed.doc.entities {
+    for (id, node) in &doc.entities {
         seen.clear();
-        for (custom, site) in custom_sites(parsed, text, true, *id, node) {
+        for (custom, site) in custom_sites(map, text, true, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
                 errors.push(unknown_type(
@@ -113,7 +114,7 @@ const STALE_HINT: &str = "this schema file does not have it: if the game does, t
 /// component whose type path is not a Rust path is left out: validation reports it
 /// (`forge::custom::type_path`), and no type could have that path.
 pub(crate) fn custom_sites<'a>(
-    parsed: &'a ParsedScene,
+    map: &'a SourceMap,
     text: Option<&'a str>,
     offline: bool,
     id: u64,
@@ -126,7 +127,7 @@ pub(crate) fn custom_sites<'a>(
             ComponentData::Custom(custom) if super::is_type_path(&custom.type_path) => Some((
                 custom,
                 Site {
-                    map: &parsed.source_map,
+                    map,
                     text,
                     entity: id,
                     entity_name: &node.name,

@@ -172,7 +172,12 @@ pub fn validate_parsed_with_schemas(
     schemas: &SchemaFile,
 ) -> ValidationReport {
     let mut diagnostics = parsed_diagnostics(parsed, assets);
-    diagnostics.extend(custom::check_offline(parsed, Some(text), schemas));
+    diagnostics.extend(custom::check_offline(
+        &parsed.doc,
+        &parsed.source_map,
+        Some(text),
+        schemas,
+    ));
     finish(diagnostics)
 }
 
