@@ -35,7 +35,10 @@ struct Health {
 
 /// One line per entity, indented by depth: path, name, and the values the overrides touch.
 fn print_tree(world: &World, entity: Entity, depth: usize, out: &mut String) {
-    let path = match (world.get::<ForgeEntityPath>(entity), world.get::<ForgeEntityId>(entity)) {
+    let path = match (
+        world.get::<ForgeEntityPath>(entity),
+        world.get::<ForgeEntityId>(entity),
+    ) {
         (Some(path), _) => format!("{:?}", path.0),
         (None, Some(id)) => format!("[{}]", id.0),
         (None, None) => "root".to_owned(),

@@ -1,8 +1,15 @@
-//! Prefab files read from disk, for tools (`forge validate`, `forge tree`): each file read,
-//! validated and expanded once, chains of instances checked for cycles and depth.
+//! Prefab files read by tools (`forge validate`, `forge tree`): each file read, validated and
+//! expanded once, chains of instances checked for cycles and depth.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{ExpandedScene, expand};
 use crate::format::MAX_PREFAB_DEPTH;
+use crate::format::{ParsedScene, SceneDoc};
+use crate::schema::SchemaFile;
 use crate::validate::{Diagnostic, Severity};
+use crate::validate::{Related, validate_parsed, validate_parsed_with_schemas};
 
 /// Why `next`, placed by the last file of `chain` (the files from the scene down, asset paths),
 /// cannot be loaded: `forge::prefab::cycle` when it is already in the chain,
@@ -51,4 +58,297 @@ pub fn chain_problem(chain: &[String], next: &str) -> Option<Diagnostic> {
         );
     }
     None
+}
+
+/// One prefab file as [`PrefabFiles`] found it.
+#[derive(Debug)]
+pub struct PrefabFile {
+    /// What was read, when the file read.
+    pub parsed: Option<ParsedScene>,
+    /// Its text (without a byte-order mark), for showing diagnostics.
+    pub text: String,
+    /// Its own problems: reading, validation, its instances and their overrides.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Its expansion, when it read.
+    pub expanded: Option<Arc<ExpandedScene>>,
+}
+
+/// The prefab files a scene places, read through `read` (an asset path to the file's bytes, or
+/// why it cannot be read), each once however many instances place it.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use bevy_forge_scene::format::SceneDoc;
+/// use bevy_forge_scene::prefab::PrefabFiles;
+///
+/// let files: HashMap<&str, &str> = HashMap::from([(
+///     "prefabs/lamp.forge.ron",
+///     r#"(format_version: 1, name: "Lamp", entities: {
+///         1: (id: 1, name: "Lamp", parent: None, children: [],
+///             transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
+///             components: [(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800.0, range: 20.0, shadows: false))]),
+///     }, roots: [1], next_id: 2)"#,
+/// )]);
+/// let level = SceneDoc::from_str(r#"(format_version: 1, name: "Level", entities: {
+///     5: (id: 5, name: "Lamp 1", parent: None, children: [],
+///         transform: (translation: (x: 4, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
+///         components: [],
+///         instance: Some((scene: "prefabs/lamp.forge.ron", overrides: [
+///             (target: [1], set: [(type: point_light, data: (intensity: 1200.0))]),
+///         ]))),
+/// }, roots: [5], next_id: 6)"#)?;
+/// let mut prefabs = PrefabFiles::new(|path: &str| {
+///     files.get(path).map(|t| t.as_bytes().to_vec()).ok_or_else(|| "no such file".to_owned())
+/// });
+/// let (expanded, problems) = prefabs.expand_scene("levels/one.forge.ron", &level);
+/// assert!(problems.is_empty());
+/// let expanded = expanded.unwrap();
+/// let lamp = expanded.key(&[5, 1]).unwrap();
+/// assert_eq!(expanded.doc.entity(lamp).unwrap().name, "Lamp");
+/// # Ok::<(), bevy_forge_scene::ReadError>(())
+/// ```
+pub struct PrefabFiles<R> {
+    read: R,
+    files: BTreeMap<String, PrefabFile>,
+    /// Custom components are checked against these schemas, when given.
+    schemas: Option<SchemaFile>,
+}
+
+impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
+    /// Prefab files read through `read`.
+    pub fn new(read: R) -> Self {
+        Self {
+            read,
+            files: BTreeMap::new(),
+            schemas: None,
+        }
+    }
+
+    /// Checks custom components (the prefabs' own, and the scenes' overrides of them) against
+    /// `schemas` too, as `forge validate --schema` does.
+    pub fn with_schemas(mut self, schemas: SchemaFile) -> Self {
+        self.schemas = Some(schemas);
+        self
+    }
+
+    /// Expands `parsed`, the scene at asset path `path`: reads every prefab its instances place
+    /// (and theirs), each once. Returns the expansion (`None` without instances) and what
+    /// concerns the scene itself: chains that come back to a file or go too deep, prefabs that
+    /// cannot be read or have errors, and its overrides. Each prefab's own problems are in
+    /// [`files`](Self::files).
+    pub fn expand_scene(
+        &mut self,
+        path: &str,
+        parsed: &ParsedScene,
+    ) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
+        let mut chain = vec![Link {
+            file: path.to_owned(),
+            at: None,
+        }];
+        let mut diagnostics = self.load_instances(parsed, &mut chain);
+        let (expanded, mut found) = expand(parsed, &|p| {
+            self.files.get(p).and_then(|f| f.expanded.as_deref())
+        });
+        diagnostics.append(&mut found);
+        if let Some(expanded) = &expanded {
+            diagnostics.extend(expanded.check_overridden(parsed));
+            if let Some(schemas) = &self.schemas {
+                diagnostics.extend(expanded.check_overridden_customs(parsed, None, schemas));
+            }
+        }
+        (expanded, diagnostics)
+    }
+
+    /// Every prefab file read, by asset path, in path order.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &PrefabFile)> {
+        self.files.iter().map(|(p, f)| (p.as_str(), f))
+    }
+
+    /// The prefab file at asset path `path`, when it was read.
+    pub fn file(&self, path: &str) -> Option<&PrefabFile> {
+        self.files.get(path)
+    }
+
+    /// Reads the prefabs `parsed` (the last file of `chain`) places; the problems of its
+    /// instances.
+    fn load_instances(&mut self, parsed: &ParsedScene, chain: &mut Vec<Link>) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        for node in parsed.doc.entities.values() {
+            let Some(instance) = &node.instance else {
+                continue;
+            };
+            let scene = instance.scene.as_str();
+            let at = |d: Diagnostic| {
+                let mut d = d.with_entity(node.id).with_path("instance.scene");
+                d.position = parsed.source_map.instance_scene(node.id);
+                d
+            };
+            let names: Vec<String> = chain.iter().map(|l| l.file.clone()).collect();
+            if let Some(problem) = chain_problem(&names, scene) {
+                let mut d = at(problem);
+                let here = parsed.source_map.instance_scene(node.id);
+                d.related = chain
+                    .iter()
+                    .skip(1)
+                    .map(|l| l.related())
+                    .chain(std::iter::once(Related {
+                        file: chain.last().map(|l| l.file.clone()),
+                        position: here,
+                        message: format!("places `{scene}`"),
+                    }))
+                    .collect();
+                diagnostics.push(d);
+                continue;
+            }
+            if crate::project::check_asset_path(scene).is_err() || !scene.ends_with(".forge.ron") {
+                continue; // reported by validation
+            }
+            let previous = chain.last().map(|l| l.file.clone());
+            chain.push(Link {
+                file: scene.to_owned(),
+                at: Some((
+                    previous.unwrap_or_default(),
+                    parsed.source_map.instance_scene(node.id),
+                )),
+            });
+            let loaded = self.load(chain);
+            chain.pop();
+            match loaded {
+                Loaded::Read => {}
+                Loaded::Errors(n) => diagnostics.push(at(Diagnostic::new(
+                    Severity::Error,
+                    "forge::prefab::invalid",
+                    format!("prefab `{scene}` has {n} error(s)"),
+                ))),
+                Loaded::Unreadable(why) => diagnostics.push(at(Diagnostic::new(
+                    Severity::Error,
+                    "forge::prefab::unreadable",
+                    format!("prefab `{scene}` cannot be read: {why}"),
+                ))),
+            }
+        }
+        // One diagnostic per instance scene value is enough when many instances place the same
+        // missing or broken file.
+        diagnostics.dedup_by(|a, b| a.code == b.code && a.message == b.message);
+        diagnostics
+    }
+
+    /// Reads, checks and expands the file at the end of `chain`, once.
+    fn load(&mut self, chain: &mut Vec<Link>) -> Loaded {
+        let Some(path) = chain.last().map(|l| l.file.clone()) else {
+            return Loaded::Read;
+        };
+        if let Some(file) = self.files.get(&path) {
+            return file.loaded();
+        }
+        let bytes = match (self.read)(&path) {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                let file = PrefabFile {
+                    parsed: None,
+                    text: String::new(),
+                    diagnostics: Vec::new(),
+                    expanded: None,
+                };
+                self.files.insert(path, file);
+                return Loaded::Unreadable(why);
+            }
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
+        let parsed = match SceneDoc::from_slice(&bytes) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let file = PrefabFile {
+                    parsed: None,
+                    text,
+                    diagnostics: vec![Diagnostic::from_read_error(&e)],
+                    expanded: None,
+                };
+                self.files.insert(path, file);
+                return Loaded::Errors(1);
+            }
+        };
+        let mut diagnostics = match &self.schemas {
+            Some(schemas) => {
+                validate_parsed_with_schemas(&parsed, &text, None, schemas).diagnostics
+            }
+            None => validate_parsed(&parsed, None).diagnostics,
+        };
+        diagnostics.extend(self.load_instances(&parsed, chain));
+        let (expanded, mut found) = expand(&parsed, &|p| {
+            self.files.get(p).and_then(|f| f.expanded.as_deref())
+        });
+        diagnostics.append(&mut found);
+        if let Some(expanded) = &expanded {
+            diagnostics.extend(expanded.check_overridden(&parsed));
+            if let Some(schemas) = &self.schemas {
+                diagnostics.extend(expanded.check_overridden_customs(
+                    &parsed,
+                    Some(&text),
+                    schemas,
+                ));
+            }
+        }
+        let expanded = Arc::new(
+            expanded.unwrap_or_else(|| ExpandedScene::plain(Arc::new(parsed.doc.clone()))),
+        );
+        let file = PrefabFile {
+            parsed: Some(parsed),
+            text,
+            diagnostics,
+            expanded: Some(expanded),
+        };
+        let loaded = file.loaded();
+        self.files.insert(path, file);
+        loaded
+    }
+}
+
+impl PrefabFile {
+    fn loaded(&self) -> Loaded {
+        if self.parsed.is_none() && self.diagnostics.is_empty() {
+            return Loaded::Unreadable("it could not be read".to_owned());
+        }
+        match self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+        {
+            0 => Loaded::Read,
+            n => Loaded::Errors(n),
+        }
+    }
+}
+
+/// What became of a prefab file.
+enum Loaded {
+    /// It read without errors.
+    Read,
+    /// It has this many errors.
+    Errors(usize),
+    /// It cannot be read.
+    Unreadable(String),
+}
+
+/// One file of a chain of instances, and where the file before it places it.
+struct Link {
+    file: String,
+    /// The placing file and the position of its `scene` value.
+    at: Option<(String, Option<crate::format::Position>)>,
+}
+
+impl Link {
+    fn related(&self) -> Related {
+        let (file, position) = match &self.at {
+            Some((file, position)) => (Some(file.clone()), *position),
+            None => (None, None),
+        };
+        Related {
+            file,
+            position,
+            message: format!("places `{}`", self.file),
+        }
+    }
 }

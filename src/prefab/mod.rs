@@ -26,7 +26,7 @@
 
 mod files;
 
-pub use files::chain_problem;
+pub use files::{PrefabFile, PrefabFiles, chain_problem};
 
 use std::hash::BuildHasher;
 use std::sync::Arc;
@@ -124,6 +124,22 @@ impl ExpandedScene {
                     && d.code != "forge::name::duplicate"
                     && d.entity.is_some_and(|e| self.paths.contains_key(&e))
             })
+            .filter_map(|d| self.locate(parsed, d))
+            .collect()
+    }
+
+    /// The custom components of entities the instances of `parsed` placed, checked against
+    /// `schemas` as `forge validate --schema` checks a scene's own, reported at the overrides
+    /// that set them. `text` is the scene's text, to point inside expressions.
+    pub fn check_overridden_customs(
+        &self,
+        parsed: &ParsedScene,
+        text: Option<&str>,
+        schemas: &crate::schema::SchemaFile,
+    ) -> Vec<Diagnostic> {
+        crate::validate::custom::check_offline(&self.doc, &parsed.source_map, text, schemas)
+            .into_iter()
+            .filter(|d| d.entity.is_some_and(|e| self.paths.contains_key(&e)))
             .filter_map(|d| self.locate(parsed, d))
             .collect()
     }

@@ -548,4 +548,3 @@ fn validate_and_prepare(
     }
     (validate_parsed(parsed, None), prepare())
 }
-

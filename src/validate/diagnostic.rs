@@ -54,6 +54,17 @@
 //! | `forge::asset::backslash` | error | an asset path with a backslash |
 //! | `forge::asset::missing` | error | with an asset index: the referenced file does not exist |
 //! | `forge::asset::wrong_kind` | error | with an asset index: the file is not an image (sprite) or a mesh (mesh3d) |
+//! | `forge::prefab::not_a_scene` | error | an instance's `scene` does not name a `.forge.ron` file |
+//! | `forge::prefab::empty_target` | error | an override's `target` is empty |
+//! | `forge::prefab::remove_key` | error | an override removes something that is not a component key |
+//! | `forge::prefab::add_existing` | error | with the prefab: an override adds a component the target already has |
+//! | `forge::prefab::cycle` | error | with the prefabs: a chain of instances comes back to a file it passed |
+//! | `forge::prefab::too_deep` | error | with the prefabs: prefabs nest deeper than `MAX_PREFAB_DEPTH` files |
+//! | `forge::prefab::invalid` | error | with the prefabs: a prefab the scene places has errors (reported in its own file) |
+//! | `forge::prefab::unreadable` | error | with the prefabs: a prefab file cannot be read |
+//! | `forge::prefab::not_loaded` | error | an edit in memory places a prefab the scene was not loaded with |
+//! | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
+//! | `forge::prefab::unused_override` | warning | with the prefab: an override's target (or the component it sets or removes) is not in the prefab; kept, it applies again when the target returns |
 //! | `forge::name::duplicate` | warning | two or more entities share a (non-blank) name |
 //! | `forge::name::empty` | warning | an entity name that is empty or whitespace only |
 //! | `forge::scene::empty_name` | warning | the scene name is empty or whitespace only |
@@ -67,7 +78,12 @@
 //! | `forge::camera::none` | info | no camera in the scene |
 //! | `forge::camera::multiple` | info | more than one camera |
 //! | `forge::light::none` | info | meshes but no light |
-//! | `forge::entity::transform_only` | info | an entity with no components (only a transform) |
+//! | `forge::entity::transform_only` | info | an entity with no components (only a transform) and no instance |
+//! | `forge::prefab::empty_override` | info | an override that changes nothing |
+//!
+//! The `forge::prefab::*` codes marked "with the prefab" need the prefab files: the scene loader
+//! and `forge validate` (which follows instances) report them, `validate_parsed` does not. The
+//! values overrides change are checked with the codes above, at the override's line.
 //!
 //! The `forge::custom::*` codes marked "at load" need the game's types: the scene loader reports
 //! them (failing the load), `validate_parsed` does not.

@@ -66,7 +66,9 @@ pub(super) fn entity(
     }
     transform(c, id, node);
     components(c, id, node, assets, scene);
-    if node.components.is_empty() {
+    if let Some(instance) = &node.instance {
+        super::instance::instance(c, id, instance, assets);
+    } else if node.components.is_empty() {
         c.push(
             Diagnostic::new(
                 Severity::Info,

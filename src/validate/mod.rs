@@ -32,19 +32,20 @@
 pub(crate) mod custom;
 pub mod diagnostic;
 mod entity;
+mod instance;
 mod names;
 pub mod report;
 mod scene;
 mod structure;
 
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{Diagnostic, Related, Severity};
 pub use names::{is_field_name, is_rust_identifier, is_tuple_index, is_type_path};
 
 use entity::entity;
 use scene::{SceneFacts, scene_rules};
 use structure::{duplicate_names, structure};
 
-use crate::format::{ParsedScene, Position, ReadWarningKind, SceneDoc, SourceMap};
+use crate::format::{OverridePart, ParsedScene, Position, ReadWarningKind, SceneDoc, SourceMap};
 use crate::project::AssetIndex;
 use crate::schema::SchemaFile;
 
@@ -233,6 +234,10 @@ enum Loc {
     CustomName(usize, usize),
     /// The `expr` of a custom field.
     CustomExpr(usize, usize),
+    /// The `scene` of the entity's instance.
+    InstanceScene,
+    /// A part of override `i` of the entity's instance.
+    Override(usize, OverridePart<'static>),
 }
 
 fn resolve(loc: Loc, entity: Option<u64>, map: &SourceMap) -> Option<Position> {
@@ -258,6 +263,15 @@ fn resolve(loc: Loc, entity: Option<u64>, map: &SourceMap) -> Option<Position> {
             .custom_field_expr(id, i, j)
             .or_else(|| map.custom_field(id, i, j))
             .or_else(|| component(i)),
+        Loc::InstanceScene => map
+            .instance_scene(id)
+            .or_else(|| map.entity_field(id, "instance"))
+            .or_else(entry),
+        Loc::Override(i, part) => map
+            .override_part(id, i, part)
+            .or_else(|| map.override_part(id, i, OverridePart::Entry))
+            .or_else(|| map.entity_field(id, "instance"))
+            .or_else(entry),
     }
 }
 

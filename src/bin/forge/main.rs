@@ -5,8 +5,14 @@
 //!                [--deny-warnings]
 //! forge fmt <FILE|DIR>... [--check]
 //! forge new <NAME> [--project DIR]
-//! forge tree <FILE>
+//! forge tree <FILE> [--flat]
 //! ```
+//!
+//! `validate` and `tree` follow prefab instances: each prefab file is read from the assets
+//! directory (`--assets`, else the project's, else the scene's own folder), checked once, and
+//! its problems are reported under its own name; problems of the scene's overrides at their
+//! lines in the scene. `tree` shows the expanded tree, entities by id path, instance entities
+//! marked with the prefab they place.
 //!
 //! With `--schema game.forge-schema.ron` (written by the game with `ForgeSchemas::export`),
 //! `validate` checks custom components as the scene loader does, without the game's code;
@@ -30,6 +36,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
+use bevy_forge_scene::prefab::{ExpandedScene, PrefabFiles, has_instances};
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::file::{SchemaFile, SchemaFileError};
 use bevy_forge_scene::validate::{Diagnostic, Severity};
@@ -113,6 +120,10 @@ struct NewArgs {
 struct TreeArgs {
     /// The scene file.
     file: PathBuf,
+    /// List every entity of the expanded scene on its own line (id path, name, components,
+    /// parent) instead of drawing the tree.
+    #[arg(long)]
+    flat: bool,
 }
 
 /// How a command ended; the exit status.
@@ -156,6 +167,47 @@ fn load(path: &Path) -> Result<Loaded, String> {
     })
 }
 
+/// Where the prefab files a scene places are read from: `--assets` when given, else the assets
+/// directory of the scene's project, else the scene's own folder.
+fn prefab_root(path: &Path, assets: Option<&Path>) -> PathBuf {
+    if let Some(dir) = assets {
+        return dir.to_owned();
+    }
+    match files::project_of(path) {
+        Some(project) => project.assets_dir(),
+        None => path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned(),
+    }
+}
+
+/// Prefab files under `root`, read once each.
+type Prefabs = PrefabFiles<Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>>;
+
+fn prefab_files(root: PathBuf, schemas: Option<&SchemaFile>) -> Prefabs {
+    let read: Box<dyn FnMut(&str) -> Result<Vec<u8>, String>> =
+        Box::new(move |asset: &str| std::fs::read(root.join(asset)).map_err(|e| e.to_string()));
+    let files = PrefabFiles::new(read);
+    match schemas {
+        Some(schemas) => files.with_schemas(schemas.clone()),
+        None => files,
+    }
+}
+
+/// The asset path of the scene at `path` under `root` (its chain's first file), or its path as
+/// given when it is elsewhere.
+fn asset_path_of(path: &Path, root: &Path) -> String {
+    let (Ok(file), Ok(root)) = (path.canonicalize(), root.canonicalize()) else {
+        return path.display().to_string();
+    };
+    match file.strip_prefix(&root) {
+        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+        Err(_) => path.display().to_string(),
+    }
+}
+
 fn print(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
@@ -181,6 +233,7 @@ fn validate(args: &ValidateArgs) -> Status {
         None => None,
     };
     let mut project_indexes: HashMap<PathBuf, Option<AssetIndex>> = HashMap::new();
+    let mut prefab_roots: HashMap<PathBuf, Prefabs> = HashMap::new();
     let colour = render::use_colour();
     let mut status = Status::Ok;
     let (mut errors, mut warnings, mut infos) = (0, 0, 0);
@@ -212,7 +265,17 @@ fn validate(args: &ValidateArgs) -> Status {
                     }
                     None => validate_parsed(&parsed, index),
                 };
-                (source, report.diagnostics)
+                let mut diagnostics = report.diagnostics;
+                if has_instances(&parsed.doc) {
+                    let root = prefab_root(path, args.assets.as_deref());
+                    let asset_path = asset_path_of(path, &root);
+                    let prefabs = prefab_roots
+                        .entry(root.clone())
+                        .or_insert_with(|| prefab_files(root, schemas.as_ref()));
+                    let (_, found) = prefabs.expand_scene(&asset_path, &parsed);
+                    diagnostics.extend(found);
+                }
+                (source, diagnostics)
             }
         };
         for d in &diagnostics {
@@ -239,10 +302,46 @@ fn validate(args: &ValidateArgs) -> Status {
             }
         }
     }
+    // The prefab files the scenes placed, each under its own name, unless checked above.
+    let checked: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let mut prefab_count = 0;
+    let mut roots: Vec<_> = prefab_roots.iter().collect();
+    roots.sort_by(|a, b| a.0.cmp(b.0));
+    for (root, prefabs) in roots {
+        for (asset, file) in prefabs.files() {
+            let on_disk = root.join(asset);
+            if on_disk.canonicalize().is_ok_and(|p| checked.contains(&p)) {
+                continue;
+            }
+            prefab_count += 1;
+            let name = on_disk.display().to_string();
+            let diagnostics = &file.diagnostics;
+            for d in diagnostics {
+                match d.severity {
+                    Severity::Error => errors += 1,
+                    Severity::Warning => warnings += 1,
+                    Severity::Info => infos += 1,
+                }
+            }
+            if diagnostics.iter().any(|d| {
+                d.severity == Severity::Error
+                    || (args.deny_warnings && d.severity == Severity::Warning)
+            }) {
+                status = status.max(Status::Failed);
+            }
+            let source = Source::new(name.clone(), file.text.as_bytes());
+            match args.format {
+                OutputFormat::Human => print(&report::human(&source, diagnostics, colour)),
+                OutputFormat::Json => {
+                    json.extend(diagnostics.iter().map(|d| render::json_object(&name, d)))
+                }
+            }
+        }
+    }
     match args.format {
         OutputFormat::Human => print(&format!(
             "checked {}: {}, {}, {}\n",
-            render::count(paths.len(), "file"),
+            render::count(paths.len() + prefab_count, "file"),
             render::count(errors, "error"),
             render::count(warnings, "warning"),
             render::count(infos, "info"),
@@ -375,7 +474,20 @@ fn show_tree(args: &TreeArgs) -> Status {
             Status::Failed
         }
         Ok(Loaded::Parsed(_, parsed)) => {
-            print(&tree::render(&parsed.doc));
+            let root = prefab_root(&args.file, None);
+            let mut prefabs = prefab_files(root.clone(), None);
+            let asset_path = asset_path_of(&args.file, &root);
+            let (expanded, problems) = prefabs.expand_scene(&asset_path, &parsed);
+            let expanded =
+                expanded.unwrap_or_else(|| ExpandedScene::plain(parsed.doc.clone().into()));
+            print(&if args.flat {
+                tree::render_flat(&expanded)
+            } else {
+                tree::render_expanded(&expanded)
+            });
+            for d in &problems {
+                eprintln!("{}: {d}", args.file.display());
+            }
             Status::Ok
         }
     }

@@ -4,11 +4,58 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use bevy_forge_scene::format::{ComponentData, SceneDoc};
+use bevy_forge_scene::prefab::ExpandedScene;
+
+/// The hierarchy of a scene with its prefab instances expanded: each entity by its id path
+/// (`[3, 1]`), each instance entity marked with the prefab it places.
+pub fn render_expanded(expanded: &ExpandedScene) -> String {
+    let id = |key: u64| match expanded.placed_path(key) {
+        Some(path) => format!("{path:?}"),
+        None => key.to_string(),
+    };
+    let note = |key: u64| {
+        expanded
+            .instance_scene(key)
+            .map(|scene| format!("instance of {scene:?}"))
+    };
+    render_with(&expanded.doc, &id, &note)
+}
+
+/// Every entity of the expanded scene on its own line, in document order: id path, name,
+/// component keys, and the parent's id path.
+pub fn render_flat(expanded: &ExpandedScene) -> String {
+    let mut out = String::new();
+    let doc = &expanded.doc;
+    let _ = writeln!(out, "{:?} ({} entities)", doc.name, doc.entities.len());
+    let path = |key: u64| match expanded.placed_path(key) {
+        Some(path) => format!("{path:?}"),
+        None => format!("[{key}]"),
+    };
+    for (key, node) in &doc.entities {
+        let keys: Vec<String> = node.components.iter().map(ComponentData::key).collect();
+        let parent = node
+            .parent
+            .map_or("root".to_owned(), |p| format!("in {}", path(p)));
+        let _ = writeln!(
+            out,
+            "{} {:?} [{}] {parent}",
+            path(*key),
+            node.name,
+            keys.join(", ")
+        );
+    }
+    out
+}
 
 /// The hierarchy of `doc`: the scene name, then each root in `roots` order with its subtree in
-/// `children` order, one entity per line (`id "name" [component keys]`). Entities that no root
-/// reaches are listed after, flat. Terminates on malformed forests (each entity is shown once).
-pub fn render(doc: &SceneDoc) -> String {
+/// `children` order, one entity per line (`id "name" [component keys]`, the id as `id_text`
+/// gives it, then `note` in parentheses). Entities that no root reaches are listed after, flat.
+/// Terminates on malformed forests (each entity is shown once).
+fn render_with(
+    doc: &SceneDoc,
+    id_text: &dyn Fn(u64) -> String,
+    note: &dyn Fn(u64) -> Option<String>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{:?} ({} entities)", doc.name, doc.entities.len());
     let mut seen = HashSet::with_capacity(doc.entities.len());
@@ -25,12 +72,11 @@ pub fn render(doc: &SceneDoc) -> String {
             let _ = writeln!(out, "{prefix}{} {id} (already shown)", branch(last));
             continue;
         }
-        let _ = writeln!(
-            out,
-            "{prefix}{} {}",
-            branch(last),
-            line(id, &node.components, &node.name)
-        );
+        let mut text = line(&id_text(id), &node.components, &node.name);
+        if let Some(note) = note(id) {
+            text.push_str(&format!(" ({note})"));
+        }
+        let _ = writeln!(out, "{prefix}{} {text}", branch(last));
         let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
         push_children(&mut stack, &node.children, &child_prefix);
     }
@@ -44,7 +90,11 @@ pub fn render(doc: &SceneDoc) -> String {
         let _ = writeln!(out, "not reachable from roots:");
         for id in unreached {
             if let Some(node) = doc.entity(id) {
-                let _ = writeln!(out, "    {}", line(id, &node.components, &node.name));
+                let _ = writeln!(
+                    out,
+                    "    {}",
+                    line(&id_text(id), &node.components, &node.name)
+                );
             }
         }
     }
@@ -61,7 +111,7 @@ fn branch(last: bool) -> &'static str {
     if last { "`--" } else { "|--" }
 }
 
-fn line(id: u64, components: &[ComponentData], name: &str) -> String {
+fn line(id: &str, components: &[ComponentData], name: &str) -> String {
     let keys: Vec<String> = components.iter().map(ComponentData::key).collect();
     format!("{id} {name:?} [{}]", keys.join(", "))
 }
@@ -69,6 +119,10 @@ fn line(id: u64, components: &[ComponentData], name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn render(doc: &SceneDoc) -> String {
+        render_with(doc, &|id| id.to_string(), &|_| None)
+    }
 
     #[test]
     fn shows_roots_and_children_in_file_order() {

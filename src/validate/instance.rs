@@ -1,0 +1,100 @@
+//! The rules of a prefab instance that the scene file alone shows (the `format` module docs,
+//! "Prefab instances"): the prefab's path, and the shape of each override. What needs the
+//! prefab (targets that exist, components to set or remove) is [`crate::prefab`]'s.
+
+use super::{Collector, Diagnostic, Loc, Severity};
+use crate::format::{COMPONENT_TAGS, Instance, OverridePart};
+use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
+
+pub(super) fn instance(
+    c: &mut Collector,
+    id: u64,
+    instance: &Instance,
+    assets: Option<&AssetIndex>,
+) {
+    let scene = instance.scene.as_str();
+    let problem = match check_asset_path(scene) {
+        Err(AssetPathError::Empty) => {
+            Some(("forge::asset::empty", "the prefab path is empty".to_owned()))
+        }
+        Err(AssetPathError::Absolute(_)) => Some((
+            "forge::asset::absolute",
+            format!("prefab path `{scene}` is absolute"),
+        )),
+        Err(AssetPathError::ParentComponent(_)) => Some((
+            "forge::asset::parent_dir",
+            format!("prefab path `{scene}` contains a `..` component"),
+        )),
+        Err(AssetPathError::Backslash(_)) => Some((
+            "forge::asset::backslash",
+            format!("prefab path `{scene}` contains a backslash"),
+        )),
+        Ok(()) if AssetKind::of(scene) != AssetKind::Scene || scene.contains('#') => Some((
+            "forge::prefab::not_a_scene",
+            format!("prefab path `{scene}` does not name a `.forge.ron` scene file"),
+        )),
+        Ok(()) => match assets {
+            Some(index) if index.get(scene).is_none() => Some((
+                "forge::asset::missing",
+                format!("prefab `{scene}` does not exist in the assets directory"),
+            )),
+            _ => None,
+        },
+    };
+    if let Some((code, message)) = problem {
+        c.push(
+            Diagnostic::new(Severity::Error, code, message)
+                .with_entity(id)
+                .with_path("instance.scene")
+                .with_help("a prefab is a scene file named by its path in the assets directory, like `prefabs/goblin.forge.ron`"),
+            Loc::InstanceScene,
+        );
+    }
+    for (i, o) in instance.overrides.iter().enumerate() {
+        let path = |rest: &str| format!("instance.overrides[{i}]{rest}");
+        if o.target.is_empty() {
+            c.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    "forge::prefab::empty_target",
+                    "an override needs a target: the id path of a prefab entity",
+                )
+                .with_entity(id)
+                .with_path(path(".target"))
+                .with_help("write the entity's id in the prefab, like `target: [1]`"),
+                Loc::Override(i, OverridePart::Field("target")),
+            );
+        }
+        for (j, key) in o.remove.iter().enumerate() {
+            let known = match key.strip_prefix("custom:") {
+                Some(type_path) => super::is_type_path(type_path),
+                None => COMPONENT_TAGS.contains(&key.as_str()) && key != "custom",
+            };
+            if !known {
+                c.push(
+                    Diagnostic::new(
+                        Severity::Error,
+                        "forge::prefab::remove_key",
+                        format!("`{key}` is not a component key"),
+                    )
+                    .with_entity(id)
+                    .with_path(path(&format!(".remove[{j}]")))
+                    .with_help("a key is a component tag (`sprite`, `point_light`) or `custom:` and a type path"),
+                    Loc::Override(i, OverridePart::Remove(j)),
+                );
+            }
+        }
+        if o.is_empty() {
+            c.push(
+                Diagnostic::new(
+                    Severity::Info,
+                    "forge::prefab::empty_override",
+                    format!("the override of {:?} changes nothing", o.target),
+                )
+                .with_entity(id)
+                .with_path(path("")),
+                Loc::Override(i, OverridePart::Entry),
+            );
+        }
+    }
+}
