@@ -94,16 +94,25 @@ impl Harness {
             .id()
     }
 
-    /// Updates until `done` holds, at most 500 frames.
+    /// Updates until `done` holds: at least 500 frames, and for at least 10 seconds (loads run
+    /// on other threads, which a busy machine may not schedule within 500 quick frames).
     pub fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
-        for _ in 0..500 {
+        let started = std::time::Instant::now();
+        for frame in 0.. {
             self.app.update();
             if done(self.app.world_mut()) {
                 return;
             }
-            std::thread::yield_now();
+            if frame >= 500 && started.elapsed().as_secs() >= 10 {
+                break;
+            }
+            if frame < 500 {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
         }
-        panic!("condition not reached in 500 frames");
+        panic!("condition not reached in {:?}", started.elapsed());
     }
 
     pub fn spawn_scene(&mut self, path: &str) -> (Entity, ForgeSceneInstance) {

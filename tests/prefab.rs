@@ -1,0 +1,754 @@
+//! Prefabs through the real `AssetServer`: instances spawn what their prefab places with the
+//! overrides applied, errors point at the file and line they are in, and a prefab edit reaches
+//! every live instance while what the scene overrode stays overridden.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use bevy_asset::{AssetServer, LoadState};
+use bevy_ecs::change_detection::ComponentTicks;
+use bevy_ecs::hierarchy::{ChildOf, Children};
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::prelude::*;
+use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
+use bevy_light::PointLight;
+use bevy_sprite::Sprite;
+use bevy_transform::components::Transform as BevyTransform;
+use common::game::Brain;
+use common::harness::Harness;
+
+fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], rest: &str) -> String {
+    let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
+    let children: Vec<String> = children.iter().map(u64::to_string).collect();
+    format!(
+        "{id}: (id: {id}, name: \"{name}\", parent: {parent}, children: [{}], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), {rest}),",
+        children.join(", ")
+    )
+}
+
+fn scene(name: &str, entities: &[String], roots: &[u64], next_id: u64) -> String {
+    let roots: Vec<String> = roots.iter().map(u64::to_string).collect();
+    format!(
+        "(format_version: 1, name: \"{name}\", entities: {{\n{}\n}}, roots: [{}], next_id: {next_id})",
+        entities.join("\n"),
+        roots.join(", ")
+    )
+}
+
+fn light(intensity: f32) -> String {
+    format!(
+        "(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: {intensity:?}, range: 20.0, shadows: false))"
+    )
+}
+
+const SPRITE: &str = "(type: sprite, data: (image: None, color: (r: 1, g: 0, b: 0, a: 1), custom_size: Some((x: 8, y: 8)), flip_x: false, flip_y: false))";
+
+/// A goblin: 1 "Goblin" [brain, sprite] with 2 "Torch" [light] under it.
+fn goblin(intensity: f32, hp: u32) -> String {
+    scene(
+        "Goblin",
+        &[
+            entity(
+                1,
+                "Goblin",
+                None,
+                &[2],
+                &format!(
+                    "components: [(type: custom, data: (type_path: \"forge_demo::Brain\", fields: [(name: \"hp\", expr: \"{hp}\"), (name: \"label\", expr: \"\\\"grunt\\\"\")])), {SPRITE}]"
+                ),
+            ),
+            entity(
+                2,
+                "Torch",
+                Some(1),
+                &[],
+                &format!("components: [{}]", light(intensity)),
+            ),
+        ],
+        &[1],
+        3,
+    )
+}
+
+/// An instance entity `id` of `scene` with `overrides` (RON list items).
+fn placing(id: u64, name: &str, scene_path: &str, overrides: &str) -> String {
+    entity(
+        id,
+        name,
+        None,
+        &[],
+        &format!(
+            "components: [], instance: Some((scene: \"{scene_path}\", overrides: [{overrides}]))"
+        ),
+    )
+}
+
+#[derive(Resource, Default)]
+struct Log {
+    reloaded: Vec<ForgeSceneReloaded>,
+    failed: Vec<ForgeSceneReloadFailed>,
+}
+
+fn harness() -> Harness {
+    Harness::with_setup(|app| {
+        app.init_resource::<Log>();
+        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
+            log.reloaded.push(e.event().clone())
+        });
+        app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
+            log.failed.push(e.event().clone())
+        });
+    })
+}
+
+/// Rewrites `path` as a file watcher would report it and waits for the level's reload to be
+/// applied or to fail.
+fn edit(h: &mut Harness, path: &str, text: &str) {
+    let before = {
+        let log = h.world().resource::<Log>();
+        (log.reloaded.len(), log.failed.len())
+    };
+    h.modify(path, text);
+    h.run_until(|w| {
+        let log = w.resource::<Log>();
+        (log.reloaded.len(), log.failed.len()) != before
+    });
+    h.app.update();
+}
+
+fn instance_of(h: &Harness, root: Entity) -> ForgeSceneInstance {
+    h.world().get::<ForgeSceneInstance>(root).unwrap().clone()
+}
+
+fn ticks<T: Component>(h: &Harness, e: Entity) -> ComponentTicks {
+    h.world().entity(e).get_change_ticks::<T>().unwrap()
+}
+
+/// The load error of `path`, as diagnostics.
+fn load_errors(h: &mut Harness, path: &str) -> Vec<bevy_forge_scene::Diagnostic> {
+    let handle = h.load(path);
+    let server = h.world().resource::<AssetServer>().clone();
+    h.run_until(|_| matches!(server.load_state(&handle), LoadState::Failed(_)));
+    let LoadState::Failed(error) = server.load_state(&handle) else {
+        unreachable!()
+    };
+    ForgeSceneLoadError::from_asset_error(&error)
+        .map(ForgeSceneLoadError::diagnostics)
+        .unwrap_or_default()
+}
+
+#[test]
+fn instances_spawn_the_prefab_under_them_with_id_paths() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    let level = scene(
+        "Level",
+        &[
+            placing(5, "Goblin A", "prefabs/goblin.forge.ron", ""),
+            placing(6, "Goblin B", "prefabs/goblin.forge.ron", ""),
+        ],
+        &[5, 6],
+        7,
+    );
+    h.add("level.forge.ron", &level);
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    let world = h.world();
+    assert_eq!(
+        instance.len(),
+        6,
+        "two instance entities and two goblins of two"
+    );
+    for id in [5, 6] {
+        let placed_by = instance.entity(id).unwrap();
+        assert_eq!(world.get::<ChildOf>(placed_by).unwrap().parent(), root);
+        let goblin = instance.entity_path(&[id, 1]).unwrap();
+        let torch = instance.entity_path(&[id, 2]).unwrap();
+        assert_eq!(world.get::<ChildOf>(goblin).unwrap().parent(), placed_by);
+        assert_eq!(world.get::<ChildOf>(torch).unwrap().parent(), goblin);
+        assert_eq!(world.get::<Name>(goblin).unwrap().as_str(), "Goblin");
+        assert_eq!(world.get::<ForgeEntityId>(goblin), Some(&ForgeEntityId(1)));
+        assert_eq!(
+            world.get::<ForgeEntityPath>(torch),
+            Some(&ForgeEntityPath(vec![id, 2]))
+        );
+        assert_eq!(world.get::<Brain>(goblin).unwrap().hp, 10);
+        assert_eq!(world.get::<PointLight>(torch).unwrap().intensity, 400.0);
+        // The scene's own entities carry no path.
+        assert!(world.get::<ForgeEntityPath>(placed_by).is_none());
+    }
+    assert_ne!(
+        instance.entity_path(&[5, 1]),
+        instance.entity_path(&[6, 1]),
+        "each instance has its own entities"
+    );
+    assert_eq!(instance.entity_path(&[5]), instance.entity(5));
+    assert_eq!(instance.entity_path(&[5, 9]), None);
+    assert_eq!(instance.entity_path(&[]), None);
+}
+
+#[test]
+fn every_override_kind_changes_only_what_it_names() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    let overrides = r#"
+        (target: [1], name: Some("Boss"), set: [(type: custom, data: (type_path: "forge_demo::Brain", fields: [(name: "hp", expr: "50")]))], remove: ["sprite"], children: [8]),
+        (target: [2], transform: Some((translation: (x: 0, y: 3, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))), set: [(type: point_light, data: (intensity: 1200.0))], add: [(type: visibility, data: hidden)]),
+    "#;
+    let level = scene(
+        "Level",
+        &[
+            placing(5, "Goblin", "prefabs/goblin.forge.ron", overrides),
+            entity(8, "Crown", Some(5), &[], &format!("components: [{SPRITE}]")),
+        ],
+        &[5],
+        9,
+    );
+    h.add("level.forge.ron", &level);
+    let (_, instance) = h.spawn_scene("level.forge.ron");
+    let world = h.world();
+    let goblin = instance.entity_path(&[5, 1]).unwrap();
+    let torch = instance.entity_path(&[5, 2]).unwrap();
+    let crown = instance.entity(8).unwrap();
+    assert_eq!(world.get::<Name>(goblin).unwrap().as_str(), "Boss");
+    let brain = world.get::<Brain>(goblin).unwrap();
+    assert_eq!(
+        (brain.hp, brain.label.as_str()),
+        (50, "grunt"),
+        "the field set, the other kept"
+    );
+    assert!(world.get::<Sprite>(goblin).is_none(), "removed");
+    let light = world.get::<PointLight>(torch).unwrap();
+    assert_eq!(
+        (light.intensity, light.range),
+        (1200.0, 20.0),
+        "intensity set, range as the prefab has it"
+    );
+    assert_eq!(
+        world.get::<BevyTransform>(torch).unwrap().translation.y,
+        3.0
+    );
+    assert_eq!(
+        world.get::<bevy_camera::visibility::Visibility>(torch),
+        Some(&bevy_camera::visibility::Visibility::Hidden)
+    );
+    // The scene's own entity, placed under the prefab entity, after its own children.
+    assert_eq!(world.get::<ChildOf>(crown).unwrap().parent(), goblin);
+    let children: Vec<Entity> = world.get::<Children>(goblin).unwrap().iter().collect();
+    assert_eq!(children, [torch, crown]);
+    assert_eq!(world.get::<ForgeEntityId>(crown), Some(&ForgeEntityId(8)));
+}
+
+#[test]
+fn nested_prefabs_are_reached_by_id_paths() {
+    let mut h = harness();
+    h.add(
+        "prefabs/hat.forge.ron",
+        &scene(
+            "Hat",
+            &[entity(
+                1,
+                "Hat",
+                None,
+                &[],
+                &format!("components: [{SPRITE}]"),
+            )],
+            &[1],
+            2,
+        ),
+    );
+    h.add(
+        "prefabs/goblin.forge.ron",
+        &scene(
+            "Goblin",
+            &[
+                entity(1, "Goblin", None, &[7], "components: []"),
+                entity(
+                    7,
+                    "Hat Slot",
+                    Some(1),
+                    &[],
+                    "components: [], instance: Some((scene: \"prefabs/hat.forge.ron\", overrides: [(target: [1], name: Some(\"Goblin Hat\"))]))",
+                ),
+            ],
+            &[1],
+            8,
+        ),
+    );
+    let level = scene(
+        "Level",
+        &[
+            placing(5, "A", "prefabs/goblin.forge.ron", ""),
+            placing(
+                6,
+                "B",
+                "prefabs/goblin.forge.ron",
+                "(target: [7, 1], name: Some(\"Boss Hat\"))",
+            ),
+        ],
+        &[5, 6],
+        7,
+    );
+    h.add("level.forge.ron", &level);
+    let (_, instance) = h.spawn_scene("level.forge.ron");
+    let world = h.world();
+    let name = |path: &[u64]| {
+        world
+            .get::<Name>(instance.entity_path(path).unwrap())
+            .unwrap()
+            .as_str()
+            .to_owned()
+    };
+    assert_eq!(name(&[5, 7, 1]), "Goblin Hat", "the goblin's own override");
+    assert_eq!(name(&[6, 7, 1]), "Boss Hat", "the level's override wins");
+    let hat = instance.entity_path(&[6, 7, 1]).unwrap();
+    assert_eq!(
+        world.get::<ForgeEntityPath>(hat),
+        Some(&ForgeEntityPath(vec![6, 7, 1]))
+    );
+    assert_eq!(
+        world.get::<ChildOf>(hat).unwrap().parent(),
+        instance.entity_path(&[6, 7]).unwrap()
+    );
+}
+
+#[test]
+fn errors_point_at_the_file_and_line_they_are_in() {
+    let mut h = harness();
+    // Line 2 of the prefab: a light with a negative range.
+    let prefab = scene(
+        "Bad",
+        &[entity(
+            1,
+            "Lamp",
+            None,
+            &[],
+            &format!(
+                "components: [{}]",
+                light(400.0).replace("range: 20.0", "range: -1.0")
+            ),
+        )],
+        &[1],
+        2,
+    );
+    h.add("prefabs/bad.forge.ron", &prefab);
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    // Line 2 of the level places the bad prefab; line 3 overrides the goblin with a bad value.
+    let level = scene(
+        "Level",
+        &[
+            placing(5, "Lamp", "prefabs/bad.forge.ron", ""),
+            placing(
+                6,
+                "Goblin",
+                "prefabs/goblin.forge.ron",
+                "(target: [2], set: [(type: point_light, data: (intensity: -5.0))])",
+            ),
+        ],
+        &[5, 6],
+        7,
+    );
+    h.add("level.forge.ron", &level);
+    let errors = load_errors(&mut h, "level.forge.ron");
+    let find = |code: &str| {
+        errors
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("no {code} in {errors:#?}"))
+    };
+    let range = find("forge::light::range");
+    assert_eq!(range.file.as_deref(), Some("prefabs/bad.forge.ron"));
+    assert_eq!(range.line(), Some(2), "the prefab's line");
+    let placed = find("forge::prefab::invalid");
+    assert_eq!((placed.entity, placed.line()), (Some(5), Some(2)));
+    assert!(
+        placed.message.contains("prefabs/bad.forge.ron"),
+        "{}",
+        placed.message
+    );
+    let intensity = find("forge::light::intensity");
+    assert_eq!(intensity.file, None, "the level's own problem");
+    assert_eq!(intensity.entity, Some(6));
+    assert_eq!(intensity.line(), Some(3));
+    assert_eq!(
+        intensity.path.as_deref(),
+        Some("instance.overrides[0].set[0].data.intensity")
+    );
+    assert!(
+        intensity
+            .help
+            .as_deref()
+            .unwrap_or("")
+            .contains("prefab entity [2] (`Torch`)"),
+        "{intensity:?}"
+    );
+    // The override's value: column of `-5.0` on line 3.
+    let line = level.lines().nth(2).unwrap();
+    let column = line[..line.find("-5.0").unwrap()].chars().count() as u32 + 1;
+    assert_eq!(intensity.column(), Some(column));
+}
+
+#[test]
+fn a_custom_field_override_with_a_bad_expression_points_inside_the_level() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    let level = scene(
+        "Level",
+        &[placing(
+            5,
+            "Goblin",
+            "prefabs/goblin.forge.ron",
+            "(target: [1], set: [(type: custom, data: (type_path: \"forge_demo::Brain\", fields: [(name: \"hp\", expr: \"true\")]))])",
+        )],
+        &[5],
+        6,
+    );
+    h.add("level.forge.ron", &level);
+    let errors = load_errors(&mut h, "level.forge.ron");
+    let expr = errors
+        .iter()
+        .find(|d| d.code == "forge::custom::expr")
+        .unwrap_or_else(|| panic!("{errors:#?}"));
+    assert_eq!(
+        (expr.entity, expr.line(), expr.file.as_deref()),
+        (Some(5), Some(2), None)
+    );
+    assert_eq!(
+        expr.path.as_deref(),
+        Some("instance.overrides[0].set[0].data.fields[0].expr")
+    );
+}
+
+#[test]
+fn a_cycle_of_prefabs_is_refused_with_the_chain() {
+    let mut h = harness();
+    h.add(
+        "a.forge.ron",
+        &scene("A", &[placing(1, "B", "b.forge.ron", "")], &[1], 2),
+    );
+    h.add(
+        "b.forge.ron",
+        &scene("B", &[placing(1, "A", "a.forge.ron", "")], &[1], 2),
+    );
+    let errors = load_errors(&mut h, "a.forge.ron");
+    let cycle = errors
+        .iter()
+        .find(|d| d.code == "forge::prefab::cycle")
+        .unwrap_or_else(|| panic!("{errors:#?}"));
+    assert_eq!(
+        cycle.message,
+        "prefab cycle: `a.forge.ron` -> `b.forge.ron` -> `a.forge.ron`"
+    );
+    assert_eq!(cycle.file.as_deref(), Some("b.forge.ron"), "found in b");
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.code == "forge::prefab::invalid" && d.file.is_none())
+    );
+}
+
+#[test]
+fn nesting_deeper_than_the_limit_is_refused() {
+    let mut h = harness();
+    let depth = bevy_forge_scene::format::MAX_PREFAB_DEPTH + 1;
+    for i in 0..depth {
+        h.add(
+            &format!("p{i}.forge.ron"),
+            &scene(
+                "P",
+                &[placing(1, "Next", &format!("p{}.forge.ron", i + 1), "")],
+                &[1],
+                2,
+            ),
+        );
+    }
+    h.add(
+        &format!("p{depth}.forge.ron"),
+        &scene(
+            "Last",
+            &[entity(1, "Leaf", None, &[], "components: []")],
+            &[1],
+            2,
+        ),
+    );
+    let errors = load_errors(&mut h, "p0.forge.ron");
+    let deep = errors
+        .iter()
+        .find(|d| d.code == "forge::prefab::too_deep")
+        .unwrap_or_else(|| panic!("{errors:#?}"));
+    assert!(
+        deep.message.contains("`p0.forge.ron` -> `p1.forge.ron`"),
+        "{}",
+        deep.message
+    );
+    // One file less loads.
+    let mut h = harness();
+    for i in 0..depth - 1 {
+        h.add(
+            &format!("p{i}.forge.ron"),
+            &scene(
+                "P",
+                &[placing(1, "Next", &format!("p{}.forge.ron", i + 1), "")],
+                &[1],
+                2,
+            ),
+        );
+    }
+    h.add(
+        &format!("p{}.forge.ron", depth - 1),
+        &scene(
+            "Last",
+            &[entity(1, "Leaf", None, &[], "components: []")],
+            &[1],
+            2,
+        ),
+    );
+    let (_, instance) = h.spawn_scene("p0.forge.ron");
+    assert_eq!(instance.len(), depth, "one entity per file");
+}
+
+#[test]
+fn an_override_of_a_missing_entity_is_kept_and_applies_when_it_returns() {
+    let mut h = harness();
+    let lamp = |with_second: bool| {
+        let mut entities = vec![entity(
+            1,
+            "Lamp",
+            None,
+            &[],
+            &format!("components: [{}]", light(400.0)),
+        )];
+        if with_second {
+            entities.push(entity(
+                2,
+                "Spare",
+                None,
+                &[],
+                &format!("components: [{}]", light(100.0)),
+            ));
+        }
+        scene(
+            "Lamps",
+            &entities,
+            if with_second { &[1, 2] } else { &[1] },
+            3,
+        )
+    };
+    h.add("prefabs/lamps.forge.ron", &lamp(false));
+    let level = scene(
+        "Level",
+        &[placing(
+            5,
+            "Lamps",
+            "prefabs/lamps.forge.ron",
+            "(target: [2], set: [(type: point_light, data: (intensity: 900.0))])",
+        )],
+        &[5],
+        6,
+    );
+    h.add("level.forge.ron", &level);
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    assert_eq!(instance.entity_path(&[5, 2]), None);
+    // The warning, at its line (checked offline the same way).
+    let parsed = SceneDoc::from_str(&level).unwrap();
+    let mut files =
+        bevy_forge_scene::prefab::PrefabFiles::new(|_: &str| Ok(lamp(false).into_bytes()));
+    let (_, found) = files.expand_scene("level.forge.ron", &parsed);
+    let unused = found
+        .iter()
+        .find(|d| d.code == "forge::prefab::unused_override")
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    assert_eq!((unused.line(), unused.entity), (Some(2), Some(5)));
+    // The prefab gets entity 2 back: the override applies.
+    edit(&mut h, "prefabs/lamps.forge.ron", &lamp(true));
+    let instance = instance_of(&h, root);
+    let spare = instance.entity_path(&[5, 2]).unwrap();
+    assert_eq!(h.world().get::<PointLight>(spare).unwrap().intensity, 900.0);
+}
+
+#[test]
+fn a_prefab_edit_reaches_every_instance_and_keeps_overrides_and_runtime_state() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    let level = scene(
+        "Level",
+        &[
+            placing(5, "A", "prefabs/goblin.forge.ron", ""),
+            placing(
+                6,
+                "B",
+                "prefabs/goblin.forge.ron",
+                "(target: [2], set: [(type: point_light, data: (intensity: 1200.0))])",
+            ),
+        ],
+        &[5, 6],
+        7,
+    );
+    h.add("level.forge.ron", &level);
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    let torch_a = instance.entity_path(&[5, 2]).unwrap();
+    let torch_b = instance.entity_path(&[6, 2]).unwrap();
+    let goblin_a = instance.entity_path(&[5, 1]).unwrap();
+    // Runtime state the game added.
+    h.app
+        .world_mut()
+        .entity_mut(goblin_a)
+        .insert(Name::new("renamed by the game"));
+    #[derive(Component)]
+    struct Stunned;
+    h.app.world_mut().entity_mut(goblin_a).insert(Stunned);
+    let before_a = ticks::<PointLight>(&h, torch_a);
+    let before_b = ticks::<PointLight>(&h, torch_b);
+    let brain_before = ticks::<Brain>(&h, goblin_a);
+    // The prefab's torch gets brighter and its range changes.
+    edit(
+        &mut h,
+        "prefabs/goblin.forge.ron",
+        &goblin(600.0, 10).replace("range: 20.0", "range: 30.0"),
+    );
+    let after = instance_of(&h, root);
+    assert_eq!(after.entity_path(&[5, 2]), Some(torch_a), "same entities");
+    assert_eq!(after.entity_path(&[6, 2]), Some(torch_b));
+    let world = h.world();
+    let a = world.get::<PointLight>(torch_a).unwrap();
+    let b = world.get::<PointLight>(torch_b).unwrap();
+    assert_eq!(
+        (a.intensity, a.range),
+        (600.0, 30.0),
+        "A follows the prefab"
+    );
+    assert_eq!(
+        (b.intensity, b.range),
+        (1200.0, 30.0),
+        "B's override stays; its other field follows"
+    );
+    assert!(
+        ticks::<PointLight>(&h, torch_a).is_changed(before_a.changed, h.world().read_change_tick())
+    );
+    assert!(
+        ticks::<PointLight>(&h, torch_b).is_changed(before_b.changed, h.world().read_change_tick())
+    );
+    // Untouched: the goblin's brain and what the game added.
+    assert_eq!(ticks::<Brain>(&h, goblin_a).changed, brain_before.changed);
+    assert!(h.world().get::<Stunned>(goblin_a).is_some());
+    assert_eq!(
+        h.world().get::<Name>(goblin_a).unwrap().as_str(),
+        "renamed by the game"
+    );
+    let log = h.world().resource::<Log>();
+    let last = log.reloaded.last().unwrap();
+    let mut changed = last.changed.clone();
+    changed.sort_unstable();
+    assert_eq!(changed.len(), 2, "only the two torches: {last:?}");
+}
+
+#[test]
+fn a_bad_prefab_edit_keeps_the_last_good_scene() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    h.add(
+        "level.forge.ron",
+        &scene(
+            "Level",
+            &[placing(5, "A", "prefabs/goblin.forge.ron", "")],
+            &[5],
+            6,
+        ),
+    );
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    let torch = instance.entity_path(&[5, 2]).unwrap();
+    edit(
+        &mut h,
+        "prefabs/goblin.forge.ron",
+        "(format_version: 1, name: ",
+    );
+    let log = h.world().resource::<Log>();
+    assert_eq!(log.failed.len(), 1);
+    assert_eq!(instance_of(&h, root).entity_path(&[5, 2]), Some(torch));
+    assert_eq!(h.world().get::<PointLight>(torch).unwrap().intensity, 400.0);
+    // The next good save applies.
+    edit(&mut h, "prefabs/goblin.forge.ron", &goblin(700.0, 10));
+    assert_eq!(h.world().get::<PointLight>(torch).unwrap().intensity, 700.0);
+}
+
+#[test]
+fn the_same_prefab_in_two_scenes() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    h.add(
+        "one.forge.ron",
+        &scene(
+            "One",
+            &[placing(5, "A", "prefabs/goblin.forge.ron", "")],
+            &[5],
+            6,
+        ),
+    );
+    h.add(
+        "two.forge.ron",
+        &scene(
+            "Two",
+            &[placing(
+                9,
+                "B",
+                "prefabs/goblin.forge.ron",
+                "(target: [2], set: [(type: point_light, data: (intensity: 50.0))])",
+            )],
+            &[9],
+            10,
+        ),
+    );
+    let (root_one, one) = h.spawn_scene("one.forge.ron");
+    let (_, two) = h.spawn_scene("two.forge.ron");
+    let light = |h: &Harness, e: Entity| h.world().get::<PointLight>(e).unwrap().intensity;
+    assert_eq!(light(&h, one.entity_path(&[5, 2]).unwrap()), 400.0);
+    assert_eq!(light(&h, two.entity_path(&[9, 2]).unwrap()), 50.0);
+    // Brighter, and a longer range: both scenes reload (wait for the second too).
+    edit(
+        &mut h,
+        "prefabs/goblin.forge.ron",
+        &goblin(800.0, 10).replace("range: 20.0", "range: 25.0"),
+    );
+    h.run_until(|w| w.resource::<Log>().reloaded.len() >= 2);
+    let one = instance_of(&h, root_one);
+    let torch_two = two.entity_path(&[9, 2]).unwrap();
+    assert_eq!(light(&h, one.entity_path(&[5, 2]).unwrap()), 800.0);
+    assert_eq!(light(&h, torch_two), 50.0, "overridden");
+    assert_eq!(h.world().get::<PointLight>(torch_two).unwrap().range, 25.0);
+}
+
+#[test]
+fn removing_an_instance_entity_despawns_what_it_placed() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    let both = scene(
+        "Level",
+        &[
+            placing(5, "A", "prefabs/goblin.forge.ron", ""),
+            placing(6, "B", "prefabs/goblin.forge.ron", ""),
+        ],
+        &[5, 6],
+        7,
+    );
+    h.add("level.forge.ron", &both);
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    let gone = [
+        instance.entity(6).unwrap(),
+        instance.entity_path(&[6, 1]).unwrap(),
+        instance.entity_path(&[6, 2]).unwrap(),
+    ];
+    let kept = instance.entity_path(&[5, 2]).unwrap();
+    let one = scene(
+        "Level",
+        &[placing(5, "A", "prefabs/goblin.forge.ron", "")],
+        &[5],
+        7,
+    );
+    edit(&mut h, "level.forge.ron", &one);
+    for e in gone {
+        assert!(h.world().get_entity(e).is_err(), "{e} despawned");
+    }
+    let after = instance_of(&h, root);
+    assert_eq!(after.entity_path(&[5, 2]), Some(kept));
+    assert_eq!(after.len(), 3);
+}
