@@ -183,11 +183,14 @@ fn prefab_root(path: &Path, assets: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Prefab files under `root`, read once each.
-type Prefabs = PrefabFiles<Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>>;
+/// Reads a prefab file by asset path.
+type ReadPrefab = Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>;
+
+/// Prefab files under one root, read once each.
+type Prefabs = PrefabFiles<ReadPrefab>;
 
 fn prefab_files(root: PathBuf, schemas: Option<&SchemaFile>) -> Prefabs {
-    let read: Box<dyn FnMut(&str) -> Result<Vec<u8>, String>> =
+    let read: ReadPrefab =
         Box::new(move |asset: &str| std::fs::read(root.join(asset)).map_err(|e| e.to_string()));
     let files = PrefabFiles::new(read);
     match schemas {
