@@ -117,7 +117,11 @@ fn prefab_edit(c: &mut Criterion) {
     edit(&mut app);
     let lights = changed::<PointLight>(app.world_mut(), since);
     let healths = changed::<Health>(app.world_mut(), since);
-    assert_eq!((lights, healths), (INSTANCES, 0), "one light per instance written");
+    assert_eq!(
+        (lights, healths),
+        (INSTANCES, 0),
+        "one light per instance written"
+    );
 
     let mut group = c.benchmark_group("prefab_edit");
     group.sample_size(20);

@@ -714,3 +714,157 @@ fn tree_fails_on_unreadable_or_broken_files() {
     assert_eq!(status(&o), 1);
     assert!(stdout(&o).contains("--> b.forge.ron:1:2"), "{}", stdout(&o));
 }
+
+/// A project with the example's prefabs (`assets/prefabs/goblin.forge.ron` places
+/// `hat.forge.ron`) and a level `assets/scenes/camp.forge.ron` of `text`.
+fn prefab_project(camp: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets");
+    std::fs::create_dir_all(assets.join("prefabs")).unwrap();
+    std::fs::create_dir_all(assets.join("scenes")).unwrap();
+    for prefab in ["goblin", "hat"] {
+        std::fs::copy(
+            Path::new(ROOT).join(format!("assets/prefabs/{prefab}.forge.ron")),
+            assets.join(format!("prefabs/{prefab}.forge.ron")),
+        )
+        .unwrap();
+    }
+    std::fs::write(assets.join("scenes/camp.forge.ron"), camp).unwrap();
+    dir
+}
+
+fn camp() -> String {
+    std::fs::read_to_string(Path::new(ROOT).join("assets/scenes/goblin_camp.forge.ron")).unwrap()
+}
+
+#[test]
+fn validate_follows_instances_into_prefab_files() {
+    let dir = prefab_project(&camp());
+    let ok = forge(dir.path(), &["validate", "assets/scenes/camp.forge.ron"]);
+    assert_eq!(status(&ok), 0, "{}{}", stdout(&ok), stderr(&ok));
+    assert!(
+        stdout(&ok).ends_with("checked 3 files: 0 errors, 0 warnings, 2 info\n"),
+        "the scene and both prefabs: {}",
+        stdout(&ok)
+    );
+    // A bad value in the hat: reported in the hat's file, at its line; the level says the prefab
+    // it places has errors, at its `scene` value.
+    let hat = dir.path().join("assets/prefabs/hat.forge.ron");
+    let text = std::fs::read_to_string(&hat).unwrap();
+    std::fs::write(
+        &hat,
+        text.replace("(x: 16.0, y: 8.0)", "(x: -16.0, y: 8.0)"),
+    )
+    .unwrap();
+    let bad = forge(dir.path(), &["validate", "assets/scenes/camp.forge.ron"]);
+    let out = stdout(&bad);
+    assert_eq!(status(&bad), 1, "{out}");
+    assert!(
+        out.contains("error[forge::sprite::custom_size]")
+            && out.contains(&format!(
+                "prefabs/hat.forge.ron:{}:24",
+                text[..text.find("custom_size: Some").unwrap()]
+                    .matches('\n')
+                    .count()
+                    + 1
+            )),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "error[forge::prefab::invalid]: prefab `prefabs/goblin.forge.ron` has 1 error(s)"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("error[forge::sprite::custom_size]").count(),
+        1,
+        "once: {out}"
+    );
+}
+
+#[test]
+fn validate_reports_overrides_at_the_scene_lines() {
+    let level = camp()
+        .replace("intensity: 1200.0", "intensity: -3.0")
+        .replace("target: [3, 1]", "target: [3, 9]");
+    let dir = prefab_project(&level);
+    let o = forge(dir.path(), &["validate", "assets/scenes/camp.forge.ron"]);
+    let out = stdout(&o);
+    assert_eq!(status(&o), 1, "{out}");
+    let line_of = |needle: &str| level[..level.find(needle).unwrap()].matches('\n').count() + 1;
+    assert!(
+        out.contains(
+            "error[forge::light::intensity]: point light intensity must be non-negative, found -3\n"
+        ) && out.contains(&format!(
+            "--> assets/scenes/camp.forge.ron:{}:57",
+            line_of("intensity: -3.0")
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("in prefab entity [2] (`Torch`) of `prefabs/goblin.forge.ron`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("warning[forge::prefab::unused_override]: override target [3, 9] is not an entity of `prefabs/goblin.forge.ron`\n")
+            && out.contains(&format!(
+                "--> assets/scenes/camp.forge.ron:{}:21",
+                line_of("target: [3, 9]")
+            )),
+        "{out}"
+    );
+}
+
+#[test]
+fn validate_reports_a_cycle_with_each_link() {
+    let dir = prefab_project(&camp());
+    let hat = dir.path().join("assets/prefabs/hat.forge.ron");
+    let text = std::fs::read_to_string(&hat).unwrap();
+    std::fs::write(
+        &hat,
+        text.replace(
+            "      locked: false,\n    ),\n  },",
+            "      locked: false,\n      instance: Some((scene: \"prefabs/goblin.forge.ron\")),\n    ),\n  },",
+        ),
+    )
+    .unwrap();
+    let o = forge(dir.path(), &["validate", "assets/scenes/camp.forge.ron"]);
+    let out = stdout(&o);
+    assert_eq!(status(&o), 1, "{out}");
+    assert!(
+        out.contains("error[forge::prefab::cycle]: prefab cycle: `prefabs/goblin.forge.ron` -> `prefabs/hat.forge.ron` -> `prefabs/goblin.forge.ron`"),
+        "{out}"
+    );
+    assert!(out.contains("= note: prefabs/goblin.forge.ron:"), "{out}");
+    assert!(out.contains("places `prefabs/hat.forge.ron`"), "{out}");
+}
+
+#[test]
+fn tree_shows_the_expanded_scene_with_instance_boundaries() {
+    let dir = prefab_project(&camp());
+    let o = forge(dir.path(), &["tree", "assets/scenes/camp.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("\"Goblin Camp\" (14 entities)\n"), "{out}");
+    assert!(
+        out.contains("|-- 3 \"Goblin B\" [] (instance of \"prefabs/goblin.forge.ron\")\n|   `-- [3, 1] \"Goblin Boss\" [sprite, custom:forge_demo::Health]\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("|       |   `-- [3, 3, 1] \"Hat\" [sprite]\n"),
+        "{out}"
+    );
+    assert!(out.contains("|       `-- 5 \"Crown\" [sprite]\n"), "{out}");
+    let flat = forge(
+        dir.path(),
+        &["tree", "--flat", "assets/scenes/camp.forge.ron"],
+    );
+    let out = stdout(&flat);
+    assert!(
+        out.contains("[3, 3, 1] \"Hat\" [sprite] in [3, 3]\n"),
+        "{out}"
+    );
+    assert!(out.contains("[5] \"Crown\" [sprite] in [3, 1]\n"), "{out}");
+    assert_eq!(out.lines().count(), 15);
+}

@@ -227,17 +227,19 @@ fn override_part(
         };
         return Some((part, format!("set[{j}].data.fields[{f}].{what}")));
     }
-    let settable = crate::format::ComponentPatch::fields_of(component.tag())
+    if payload.is_empty() {
+        // About the component as a whole (the visibility value).
+        return Some((OverridePart::Set(j), format!("set[{j}]")));
+    }
+    // About a field: this override's only when it set that field.
+    let field = crate::format::ComponentPatch::fields_of(component.tag())
         .iter()
         .find(|f| payload == **f || payload.starts_with(&format!("{f}.")))
-        .filter(|f| patch.sets(f));
-    Some(match settable {
-        Some(f) => (
-            OverridePart::SetField(j, f),
-            format!("set[{j}].data.{payload}"),
-        ),
-        None => (OverridePart::Set(j), format!("set[{j}]")),
-    })
+        .filter(|f| patch.sets(f))?;
+    Some((
+        OverridePart::SetField(j, field),
+        format!("set[{j}].data.{payload}"),
+    ))
 }
 
 /// Expands the instances of `parsed`, the scene read from its file. `prefab` gives each prefab
@@ -315,6 +317,10 @@ pub fn expand<'p>(
         if let Some(node) = out.entities.get_mut(&parent) {
             node.children.push(child);
         }
+    }
+    // Keys of placed entities are large: the expanded document's next id stays above them.
+    if let Some(max) = out.entities.keys().max() {
+        out.next_id = out.next_id.max(max.saturating_add(1));
     }
     let expanded = ExpandedScene {
         doc: Arc::new(out),

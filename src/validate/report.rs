@@ -91,6 +91,13 @@ fn to_report(source: &Source, d: &Diagnostic) -> Report<()> {
             notes.push(at);
         }
     }
+    for related in &d.related {
+        let mut at = related.file.clone().unwrap_or_else(|| source.name.clone());
+        if let Some(p) = related.position {
+            at.push_str(&format!(":{}:{}", p.line, p.column));
+        }
+        notes.push(format!("note: {at}: {}", related.message));
+    }
     if let Some(help) = &d.help {
         notes.push(format!("help: {help}"));
     }
