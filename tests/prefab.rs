@@ -752,3 +752,75 @@ fn removing_an_instance_entity_despawns_what_it_placed() {
     assert_eq!(after.entity_path(&[5, 2]), Some(kept));
     assert_eq!(after.len(), 3);
 }
+
+#[test]
+fn an_in_memory_edit_of_a_scene_with_instances_is_applied_and_checked() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    h.add(
+        "level.forge.ron",
+        &scene(
+            "Level",
+            &[placing(5, "A", "prefabs/goblin.forge.ron", "")],
+            &[5],
+            6,
+        ),
+    );
+    let handle = h.load("level.forge.ron");
+    let root = h.spawn_root(&handle);
+    h.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
+    let torch = instance_of(&h, root).entity_path(&[5, 2]).unwrap();
+    // An editor adds an override in memory: hot reload applies it to the live instance.
+    let set = |intensity: f32| {
+        let patch = bevy_forge_scene::format::ComponentPatch::new(
+            bevy_forge_scene::format::ComponentData::PointLight(
+                bevy_forge_scene::format::PointLightData {
+                    color: bevy_forge_scene::format::Color::WHITE,
+                    intensity,
+                    range: 0.0,
+                    shadows: false,
+                },
+            ),
+            &["intensity"],
+        );
+        let mut o = bevy_forge_scene::format::Override::new([2]);
+        o.set.push(patch);
+        o
+    };
+    let before = h.world().resource::<Log>().reloaded.len();
+    {
+        let mut scenes = h
+            .app
+            .world_mut()
+            .resource_mut::<bevy_asset::Assets<bevy_forge_scene::ForgeScene>>();
+        let mut scene = scenes.get_mut(&handle).unwrap();
+        let doc = scene.doc_mut();
+        let instance = doc.entity_mut(5).unwrap().instance.as_deref_mut().unwrap();
+        instance.overrides.push(set(999.0));
+    }
+    h.run_until(|w| w.resource::<Log>().reloaded.len() > before);
+    let light = h.world().get::<PointLight>(torch).unwrap();
+    assert_eq!((light.intensity, light.range), (999.0, 20.0));
+    // A bad value is refused and changes nothing.
+    let failed = h.world().resource::<Log>().failed.len();
+    {
+        let mut scenes = h
+            .app
+            .world_mut()
+            .resource_mut::<bevy_asset::Assets<bevy_forge_scene::ForgeScene>>();
+        let mut scene = scenes.get_mut(&handle).unwrap();
+        let doc = scene.doc_mut();
+        let instance = doc.entity_mut(5).unwrap().instance.as_deref_mut().unwrap();
+        instance.overrides.push(set(-1.0));
+    }
+    h.run_until(|w| w.resource::<Log>().failed.len() > failed);
+    let refused = h.world().resource::<Log>().failed.last().unwrap().clone();
+    assert!(
+        refused
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "forge::light::intensity"),
+        "{refused:?}"
+    );
+    assert_eq!(h.world().get::<PointLight>(torch).unwrap().intensity, 999.0);
+}

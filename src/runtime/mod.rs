@@ -6,8 +6,9 @@
 //! [`project`](crate::project), [`schema`](crate::schema), [`validate`](crate::validate),
 //! [`diff`](mod@crate::diff), [`prefab`](crate::prefab)); nothing below imports from here. A scene goes through it in this order:
 //!
-//! 1. [`loader`]: bytes to a [`ParsedScene`](crate::format::ParsedScene), validated, with every
-//!    custom component built through reflection ([`registry`] says which types may be) and every
+//! 1. [`loader`]: bytes to a [`ParsedScene`](crate::format::ParsedScene), its prefab instances
+//!    expanded (each prefab file loaded once, as a dependency), validated, with every custom
+//!    component built through reflection ([`registry`] says which types may be) and every
 //!    built-in prepared: a [`ForgeScene`] ([`scene`]).
 //! 2. [`spawn`]: a [`ForgeSceneRoot`] whose scene has loaded gets its entities, parents before
 //!    children, and a [`ForgeSceneInstance`] mapping file ids to entities.
