@@ -24,6 +24,7 @@ use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_light::PointLight;
 use bevy_reflect::Reflect;
 use bevy_sprite::Sprite;
+use bevy_transform::components::Transform as BevyTransform;
 
 /// The goblin prefab's health.
 #[derive(Component, Reflect, Default, ForgeComponent)]
@@ -45,6 +46,9 @@ fn print_tree(world: &World, entity: Entity, depth: usize, out: &mut String) {
     };
     let name = world.get::<Name>(entity).map_or("", |n| n.as_str());
     let mut notes = Vec::new();
+    if let Some(t) = world.get::<BevyTransform>(entity) {
+        notes.push(format!("at ({}, {})", t.translation.x, t.translation.y));
+    }
     if let Some(health) = world.get::<Health>(entity) {
         notes.push(format!("Health {{ hp: {} }}", health.hp));
     }
@@ -106,13 +110,14 @@ fn main() -> ExitCode {
         let hat = instance.entity_path(&[3, 3, 1]);
         let mut out = format!("spawned {} entities\n", instance.len());
         print_tree(app.world(), root, 0, &mut out);
-        print!("{out}");
         if let Some(hat) = hat {
-            println!(
-                "entity_path(&[3, 3, 1]) is {hat}, {:?}",
+            out.push_str(&format!(
+                "entity_path(&[3, 3, 1]) is {hat}, {:?}\n",
                 app.world().get::<Name>(hat).map(Name::as_str)
-            );
+            ));
         }
+        // A reader that stops early (`| head`) ends the output quietly.
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes());
         return ExitCode::SUCCESS;
     }
     eprintln!("error: the level did not load in time");

@@ -19,9 +19,9 @@ use bevy_asset::{AssetLoadError, AssetPlugin, AssetServer, LoadState};
 use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::validate::report::{Source, human};
+use bevy_forge_scene::validate::report::{Source, human_with};
+use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_reflect::Reflect;
 use bevy_transform::TransformPlugin;
 use bevy_transform::components::GlobalTransform;
@@ -41,7 +41,9 @@ struct Orbit {
     axis: bevy_math::Vec3,
 }
 
-/// Splits the scene path into an asset root and a path inside it.
+/// Splits the scene path into an asset root and a path inside it: the nearest enclosing folder
+/// named `assets` (a game's assets directory, where prefab paths start), else the scene's own
+/// folder.
 fn asset_root_and_path(arg: Option<String>) -> (PathBuf, String) {
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
     let Some(arg) = arg else {
@@ -50,6 +52,15 @@ fn asset_root_and_path(arg: Option<String>) -> (PathBuf, String) {
     let path = std::fs::canonicalize(&arg).unwrap_or_else(|_| PathBuf::from(&arg));
     if let Ok(rel) = path.strip_prefix(assets.canonicalize().unwrap_or(assets.clone())) {
         return (assets, rel.to_string_lossy().replace('\\', "/"));
+    }
+    let enclosing = path
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.file_name().is_some_and(|n| n == "assets"));
+    if let Some(root) = enclosing
+        && let Ok(rel) = path.strip_prefix(root)
+    {
+        return (root.to_owned(), rel.to_string_lossy().replace('\\', "/"));
     }
     let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let file = path
@@ -66,7 +77,11 @@ fn print_entity(
     depth: usize,
 ) -> io::Result<()> {
     let name = world.get::<Name>(entity).map_or("", |n| n.as_str());
-    let id = world.get::<ForgeEntityId>(entity).map(|i| i.0);
+    // An entity a prefab instance placed is known by its id path.
+    let id = match world.get::<ForgeEntityPath>(entity) {
+        Some(path) => Some(format!("{:?}", path.0)),
+        None => world.get::<ForgeEntityId>(entity).map(|i| i.0.to_string()),
+    };
     let translation = world
         .get::<GlobalTransform>(entity)
         .map(|g| g.translation())
@@ -84,7 +99,7 @@ fn print_entity(
         out,
         "{:indent$}{entity} id={} {name:?} world=({:.2}, {:.2}, {:.2})\n{:indent$}    [{}]",
         "",
-        id.map_or("-".to_owned(), |i| i.to_string()),
+        id.unwrap_or_else(|| "-".to_owned()),
         translation.x,
         translation.y,
         translation.z,
@@ -170,7 +185,14 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
     let source = Source::new(shown.to_owned(), &bytes);
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let diagnostics = scene_error.diagnostics();
-    eprint!("{}", human(&source, &diagnostics, colour));
+    // A prefab's problems point into the prefab file (an asset path under the same root).
+    let other = |asset: &str| {
+        let file = root_dir.join(asset);
+        let small = std::fs::metadata(&file).is_ok_and(|m| m.len() <= SHOWN_FILE_LIMIT);
+        let bytes = std::fs::read(&file).ok().filter(|_| small)?;
+        Some(Source::new(file.display().to_string(), &bytes))
+    };
+    eprint!("{}", human_with(&source, &diagnostics, colour, &other));
     eprintln!(
         "error: `{shown}` did not load: {} error(s)",
         diagnostics.len()

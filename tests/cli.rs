@@ -743,7 +743,7 @@ fn validate_follows_instances_into_prefab_files() {
     let ok = forge(dir.path(), &["validate", "assets/scenes/camp.forge.ron"]);
     assert_eq!(status(&ok), 0, "{}{}", stdout(&ok), stderr(&ok));
     assert!(
-        stdout(&ok).ends_with("checked 3 files: 0 errors, 0 warnings, 2 info\n"),
+        stdout(&ok).ends_with("checked 3 files: 0 errors, 0 warnings, 0 info\n"),
         "the scene and both prefabs: {}",
         stdout(&ok)
     );
@@ -807,7 +807,7 @@ fn validate_reports_overrides_at_the_scene_lines() {
         "{out}"
     );
     assert!(
-        out.contains("warning[forge::prefab::unused_override]: override target [3, 9] is not an entity of `prefabs/goblin.forge.ron`\n")
+        out.contains("warning[forge::prefab::unused_override]: override target [3, 9]: `prefabs/hat.forge.ron` (placed at [3]) has no entity 9\n")
             && out.contains(&format!(
                 "--> assets/scenes/camp.forge.ron:{}:21",
                 line_of("target: [3, 9]")
@@ -836,8 +836,26 @@ fn validate_reports_a_cycle_with_each_link() {
         out.contains("error[forge::prefab::cycle]: prefab cycle: `prefabs/goblin.forge.ron` -> `prefabs/hat.forge.ron` -> `prefabs/goblin.forge.ron`"),
         "{out}"
     );
-    assert!(out.contains("= note: prefabs/goblin.forge.ron:"), "{out}");
+    // Each link, named by its path on disk so it can be opened.
+    let on_disk = dir.path().join("assets/prefabs/goblin.forge.ron");
+    assert!(
+        out.contains(&format!("= note: {}:", on_disk.display())),
+        "{out}"
+    );
     assert!(out.contains("places `prefabs/hat.forge.ron`"), "{out}");
+    // `tree` draws what it can, says why it is not whole, and fails.
+    let tree = forge(dir.path(), &["tree", "assets/scenes/camp.forge.ron"]);
+    assert_eq!(status(&tree), 1);
+    assert!(
+        stdout(&tree).starts_with("\"Goblin Camp\""),
+        "{}",
+        stdout(&tree)
+    );
+    assert!(
+        stderr(&tree).contains("error[forge::prefab::cycle]"),
+        "{}",
+        stderr(&tree)
+    );
 }
 
 #[test]

@@ -288,6 +288,9 @@ pub(crate) struct OverrideSpans {
     pub(crate) entry: u32,
     /// Value offsets of the fields in [`OVERRIDE_FIELDS`] order.
     pub(crate) fields: [u32; 7],
+    /// Value offsets of the transform's `translation`, `rotation`, `scale`, each followed by its
+    /// `x`, `y`, `z` (as [`EntitySpans::transform`]).
+    pub(crate) transform: [[u32; 4]; 3],
     /// `set` entries in [`SourceMap::components`], in list order.
     pub(crate) set: SpanRange,
     /// `add` entries in [`SourceMap::components`], in list order.
@@ -312,6 +315,7 @@ impl OverrideSpans {
         Self {
             entry: ABSENT,
             fields: [ABSENT; 7],
+            transform: [[ABSENT; 4]; 3],
             set: SpanRange::default(),
             add: SpanRange::default(),
             remove: Vec::new(),
@@ -328,6 +332,8 @@ pub enum OverridePart<'a> {
     /// The value of one of its fields: `target`, `name`, `transform`, `set`, `add`, `remove`,
     /// `children`.
     Field(&'a str),
+    /// A part of its transform (`translation`, `rotation.y`, `scale.x`).
+    Transform(&'a str),
     /// Entry `index` of `set`.
     Set(usize),
     /// A payload field of `set` entry `index` (`intensity`, `material.base_color`); `data` gives
@@ -559,6 +565,21 @@ impl SourceMap {
             OverridePart::Entry => spans.entry,
             OverridePart::Field(field) => {
                 spans.fields[OVERRIDE_FIELDS.iter().position(|f| *f == field)?]
+            }
+            OverridePart::Transform(part) => {
+                let (part, axis) = match part.split_once('.') {
+                    Some((part, axis)) => (part, Some(axis)),
+                    None => (part, None),
+                };
+                let p = TRANSFORM_FIELDS.iter().position(|f| *f == part)?;
+                let a = match axis {
+                    None => 0,
+                    Some("x") => 1,
+                    Some("y") => 2,
+                    Some("z") => 3,
+                    Some(_) => return None,
+                };
+                spans.transform[p][a]
             }
             OverridePart::Set(i) => component(spans.set, i)?.entry,
             OverridePart::SetField(i, "data") => component(spans.set, i)?.data,

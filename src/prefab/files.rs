@@ -71,6 +71,8 @@ pub struct PrefabFile {
     pub diagnostics: Vec<Diagnostic>,
     /// Its expansion, when it read.
     pub expanded: Option<Arc<ExpandedScene>>,
+    /// Why it could not be read at all (then it has no text), when it could not.
+    pub unreadable: Option<String>,
 }
 
 /// The prefab files a scene places, read through `read` (an asset path to the file's bytes, or
@@ -224,6 +226,9 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                     Severity::Error,
                     "forge::prefab::unreadable",
                     format!("prefab `{scene}` cannot be read: {why}"),
+                )
+                .with_help(
+                    "prefab paths are relative to the assets directory, like `prefabs/goblin.forge.ron`",
                 ))),
             }
         }
@@ -249,6 +254,7 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                     text: String::new(),
                     diagnostics: Vec::new(),
                     expanded: None,
+                    unreadable: Some(why.clone()),
                 };
                 self.files.insert(path, file);
                 return Loaded::Unreadable(why);
@@ -264,6 +270,7 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                     text,
                     diagnostics: vec![Diagnostic::from_read_error(&e)],
                     expanded: None,
+                    unreadable: None,
                 };
                 self.files.insert(path, file);
                 return Loaded::Errors(1);
@@ -293,11 +300,14 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         let expanded = Arc::new(
             expanded.unwrap_or_else(|| ExpandedScene::plain(Arc::new(parsed.doc.clone()))),
         );
+        // A prefab is placed in other scenes: it needs no camera of its own.
+        diagnostics.retain(|d| d.code != "forge::camera::none");
         let file = PrefabFile {
             parsed: Some(parsed),
             text,
             diagnostics,
             expanded: Some(expanded),
+            unreadable: None,
         };
         let loaded = file.loaded();
         self.files.insert(path, file);
@@ -307,8 +317,8 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
 
 impl PrefabFile {
     fn loaded(&self) -> Loaded {
-        if self.parsed.is_none() && self.diagnostics.is_empty() {
-            return Loaded::Unreadable("it could not be read".to_owned());
+        if let Some(why) = &self.unreadable {
+            return Loaded::Unreadable(why.clone());
         }
         match self
             .diagnostics

@@ -198,11 +198,13 @@ fn override_part(
             .is_some()
             .then(|| (OverridePart::Field("name"), "name".to_owned()));
     }
-    if field.starts_with("transform") {
-        return o
-            .transform
-            .is_some()
-            .then(|| (OverridePart::Field("transform"), field.to_owned()));
+    if let Some(rest) = field.strip_prefix("transform") {
+        o.transform?;
+        let part = match rest.strip_prefix('.') {
+            Some(part) => OverridePart::Transform(leak_transform_part(part)),
+            None => OverridePart::Field("transform"),
+        };
+        return Some((part, field.to_owned()));
     }
     let rest = field.strip_prefix("components[")?;
     let (index, rest) = rest.split_once(']')?;
@@ -240,6 +242,29 @@ fn override_part(
         OverridePart::SetField(j, field),
         format!("set[{j}].data.{payload}"),
     ))
+}
+
+/// The `'static` name of a transform part (`scale.x`), as [`OverridePart::Transform`] takes it.
+fn leak_transform_part(part: &str) -> &'static str {
+    const PARTS: [&str; 12] = [
+        "translation",
+        "translation.x",
+        "translation.y",
+        "translation.z",
+        "rotation",
+        "rotation.x",
+        "rotation.y",
+        "rotation.z",
+        "scale",
+        "scale.x",
+        "scale.y",
+        "scale.z",
+    ];
+    PARTS
+        .iter()
+        .find(|p| **p == part)
+        .copied()
+        .unwrap_or("translation")
 }
 
 /// Expands the instances of `parsed`, the scene read from its file. `prefab` gives each prefab
@@ -417,6 +442,35 @@ fn place_prefab(
     }
 }
 
+/// Why override target `target` of an instance of `scene` (expanded as `prefab`) finds no
+/// entity: the file where the path stops, and the id that file does not have.
+fn missing_target(target: &[u64], scene: &str, prefab: &ExpandedScene) -> String {
+    // The deepest instance entity the path goes through: the file it places is where it stops.
+    let mut file = scene.to_owned();
+    let mut at = 0;
+    for len in 1..target.len() {
+        let nested = prefab
+            .key(&target[..len])
+            .and_then(|key| prefab.instance_scene(key));
+        match nested {
+            Some(nested) => {
+                file = nested.to_owned();
+                at = len;
+            }
+            None => break,
+        }
+    }
+    if at == 0 {
+        format!("override target {target:?} is not an entity of `{scene}`")
+    } else {
+        format!(
+            "override target {target:?}: `{file}` (placed at {:?}) has no entity {}",
+            &target[..at],
+            target[at]
+        )
+    }
+}
+
 /// Applies the overrides of instance entity `id` to the entities it placed in `out`.
 fn apply_overrides(
     id: u64,
@@ -446,13 +500,13 @@ fn apply_overrides(
             .key(&o.target)
             .map(|k| key_of(&prefixed(id, prefab, k)));
         let Some(node) = target.and_then(|k| out.entities.get_mut(&k)) else {
-            diagnostics.push(unused(
-                OverridePart::Field("target"),
-                format!(
-                    "override target {:?} is not an entity of `{}`",
-                    o.target, instance.scene
-                ),
-            ));
+            // An empty target is a validation error of its own.
+            if !o.target.is_empty() {
+                diagnostics.push(unused(
+                    OverridePart::Field("target"),
+                    missing_target(&o.target, &instance.scene, prefab),
+                ));
+            }
             // Entities it would place stay under the instance entity.
             for child in &o.children {
                 if let Some(own) = out.entities.get_mut(&id)
@@ -490,6 +544,9 @@ fn apply_overrides(
             }
         }
         for key in &o.remove {
+            if !crate::validate::is_component_key(key) {
+                continue; // a validation error of its own
+            }
             let before = node.components.len();
             node.components.retain(|c| !c.has_key(key));
             if node.components.len() == before {

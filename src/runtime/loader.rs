@@ -140,7 +140,8 @@ pub(crate) fn list(diagnostics: &[Diagnostic], path: &str) -> String {
             out.push('\n');
         }
         out.push_str("  ");
-        out.push_str(path);
+        // A prefab's problem is in the prefab file.
+        out.push_str(d.file.as_deref().unwrap_or(path));
         if let Some(p) = d.position {
             out.push_str(&format!(":{}:{}", p.line, p.column));
         }

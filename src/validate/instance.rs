@@ -4,14 +4,9 @@
 
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::format::{COMPONENT_TAGS, Instance, OverridePart};
-use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
+use crate::project::{AssetKind, AssetPathError, check_asset_path};
 
-pub(super) fn instance(
-    c: &mut Collector,
-    id: u64,
-    instance: &Instance,
-    assets: Option<&AssetIndex>,
-) {
+pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
     let scene = instance.scene.as_str();
     let problem = match check_asset_path(scene) {
         Err(AssetPathError::Empty) => {
@@ -33,13 +28,8 @@ pub(super) fn instance(
             "forge::prefab::not_a_scene",
             format!("prefab path `{scene}` does not name a `.forge.ron` scene file"),
         )),
-        Ok(()) => match assets {
-            Some(index) if index.get(scene).is_none() => Some((
-                "forge::asset::missing",
-                format!("prefab `{scene}` does not exist in the assets directory"),
-            )),
-            _ => None,
-        },
+        // Whether the file exists is for whoever reads it (the loader, `forge validate`).
+        Ok(()) => None,
     };
     if let Some((code, message)) = problem {
         c.push(
@@ -66,11 +56,7 @@ pub(super) fn instance(
             );
         }
         for (j, key) in o.remove.iter().enumerate() {
-            let known = match key.strip_prefix("custom:") {
-                Some(type_path) => super::is_type_path(type_path),
-                None => COMPONENT_TAGS.contains(&key.as_str()) && key != "custom",
-            };
-            if !known {
+            if !is_component_key(key) {
                 c.push(
                     Diagnostic::new(
                         Severity::Error,
@@ -96,5 +82,13 @@ pub(super) fn instance(
                 Loc::Override(i, OverridePart::Entry),
             );
         }
+    }
+}
+
+/// Whether `key` is a component key: a built-in tag, or `custom:` and a type path.
+pub fn is_component_key(key: &str) -> bool {
+    match key.strip_prefix("custom:") {
+        Some(type_path) => super::is_type_path(type_path),
+        None => COMPONENT_TAGS.contains(&key) && key != "custom",
     }
 }

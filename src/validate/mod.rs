@@ -39,6 +39,7 @@ mod scene;
 mod structure;
 
 pub use diagnostic::{Diagnostic, Related, Severity};
+pub use instance::is_component_key;
 pub use names::{is_field_name, is_rust_identifier, is_tuple_index, is_type_path};
 
 use entity::entity;

@@ -42,8 +42,21 @@ impl Source {
 }
 
 /// Renders `diagnostics` of one file as rustc-like text: header, `--> file:line:column`, the
-/// source line with carets under the value, and a `= help:` line.
+/// source line with carets under the value, and a `= help:` line. A diagnostic about another
+/// file ([`Diagnostic::file`], a prefab's problem) is drawn without a source line; see
+/// [`human_with`] to show its lines too.
 pub fn human(source: &Source, diagnostics: &[Diagnostic], colour: bool) -> String {
+    human_with(source, diagnostics, colour, &|_| None)
+}
+
+/// [`human`], with `other` giving the text of the other files diagnostics point into (by
+/// [`Diagnostic::file`]; each asked once).
+pub fn human_with(
+    source: &Source,
+    diagnostics: &[Diagnostic],
+    colour: bool,
+    other: &dyn Fn(&str) -> Option<Source>,
+) -> String {
     let mut buffer = if colour {
         Buffer::ansi()
     } else {
@@ -53,12 +66,49 @@ pub fn human(source: &Source, diagnostics: &[Diagnostic], colour: bool) -> Strin
         chars: Chars::ascii(),
         ..Config::default()
     };
-    let file = SimpleFile::new(source.name.as_str(), source.text.as_str());
+    let mut others: Vec<(String, Option<Source>)> = Vec::new();
     for d in diagnostics {
-        let report = to_report(source, d);
-        if term::emit_to_write_style(&mut buffer, &config, &file, &report).is_err() {
-            // A position outside the text cannot be drawn; fall back to one plain line.
-            let _ = std::io::Write::write_all(&mut buffer, format!("{d}\n").as_bytes());
+        let elsewhere = d.file.as_deref().filter(|f| *f != source.name);
+        let shown = match elsewhere {
+            None => Some(source),
+            Some(f) => {
+                if !others.iter().any(|(name, _)| name == f) {
+                    others.push((f.to_owned(), other(f)));
+                }
+                others
+                    .iter()
+                    .find(|(name, _)| name == f)
+                    .and_then(|(_, s)| s.as_ref())
+            }
+        };
+        let drawn = match shown {
+            Some(shown) => {
+                let file = SimpleFile::new(shown.name.as_str(), shown.text.as_str());
+                let report = to_report(shown, d);
+                term::emit_to_write_style(&mut buffer, &config, &file, &report).is_ok()
+            }
+            None => false,
+        };
+        if !drawn {
+            // Without the text (or at a position outside it): the place, then one plain line.
+            let mut line = String::new();
+            if let Some(f) = elsewhere {
+                line.push_str(f);
+                if let Some(p) = d.position {
+                    line.push_str(&format!(":{}:{}", p.line, p.column));
+                }
+                line.push_str(": ");
+            }
+            let without_position = Diagnostic {
+                position: if elsewhere.is_some() {
+                    None
+                } else {
+                    d.position
+                },
+                ..d.clone()
+            };
+            line.push_str(&format!("{without_position}\n"));
+            let _ = std::io::Write::write_all(&mut buffer, line.as_bytes());
         }
     }
     let _ = buffer.reset();

@@ -3,7 +3,7 @@
 use bevy_platform::collections::HashMap;
 
 use super::{Collector, Diagnostic, Loc, Severity};
-use crate::format::{IntegrityProblem, SceneDoc};
+use crate::format::{IntegrityProblem, OverridePart, SceneDoc};
 
 /// The forest rules, through [`SceneDoc::check_integrity`].
 pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
@@ -72,15 +72,45 @@ pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
         let mut d = Diagnostic::new(Severity::Error, code, problem.to_string())
             .with_path(field)
             .with_help(help);
-        let loc = match problem.entity() {
+        let mut loc = match problem.entity() {
             Some(id) => {
                 d.entity = Some(id);
                 Loc::EntityField(field)
             }
             None => Loc::Top(field),
         };
+        // A child an instance's override places is listed in that override, not in `children`.
+        if let IntegrityProblem::MissingChild { id, child }
+        | IntegrityProblem::ChildDisagrees { id, child, .. } = &problem
+            && let Some(i) = placing_override(doc, *id, *child)
+        {
+            d.path = Some(format!("instance.overrides[{i}].children"));
+            d.help = Some(match &problem {
+                IntegrityProblem::MissingChild { .. } => {
+                    format!("remove {child} from the override's `children`")
+                }
+                _ => format!(
+                    "set `parent: Some({id})` on entity {child} (the instance entity), or remove {child} from the override's `children`"
+                ),
+            });
+            loc = Loc::Override(i, OverridePart::Field("children"));
+        }
         c.push(d, loc);
     }
+}
+
+/// The override of `id`'s instance that lists `child` in its `children`, when one does and
+/// `id`'s own `children` does not.
+fn placing_override(doc: &SceneDoc, id: u64, child: u64) -> Option<usize> {
+    let node = doc.entities.get(&id)?;
+    if node.children.contains(&child) {
+        return None;
+    }
+    node.instance
+        .as_deref()?
+        .overrides
+        .iter()
+        .position(|o| o.children.contains(&child))
 }
 
 /// Whether a name counts as blank (empty or whitespace only).

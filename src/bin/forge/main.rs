@@ -124,6 +124,10 @@ struct TreeArgs {
     /// parent) instead of drawing the tree.
     #[arg(long)]
     flat: bool,
+    /// Read prefab files from this assets directory (default: the assets directory of the
+    /// scene's project, else the scene's folder).
+    #[arg(long, value_name = "DIR")]
+    assets: Option<PathBuf>,
 }
 
 /// How a command ended; the exit status.
@@ -190,12 +194,29 @@ type ReadPrefab = Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>;
 type Prefabs = PrefabFiles<ReadPrefab>;
 
 fn prefab_files(root: PathBuf, schemas: Option<&SchemaFile>) -> Prefabs {
-    let read: ReadPrefab =
-        Box::new(move |asset: &str| std::fs::read(root.join(asset)).map_err(|e| e.to_string()));
+    let read: ReadPrefab = Box::new(move |asset: &str| {
+        let file = root.join(asset);
+        std::fs::read(&file).map_err(|e| format!("`{}`: {e}", file.display()))
+    });
     let files = PrefabFiles::new(read);
     match schemas {
         Some(schemas) => files.with_schemas(schemas.clone()),
         None => files,
+    }
+}
+
+/// Names the other files a diagnostic points at by their paths on disk (under `root`), so they
+/// can be opened from where `forge` runs.
+fn localize(diagnostics: &mut [Diagnostic], root: &Path) {
+    for d in diagnostics {
+        for related in &mut d.related {
+            if let Some(file) = &related.file {
+                let on_disk = root.join(file);
+                if on_disk.exists() {
+                    related.file = Some(on_disk.display().to_string());
+                }
+            }
+        }
     }
 }
 
@@ -274,8 +295,9 @@ fn validate(args: &ValidateArgs) -> Status {
                     let asset_path = asset_path_of(path, &root);
                     let prefabs = prefab_roots
                         .entry(root.clone())
-                        .or_insert_with(|| prefab_files(root, schemas.as_ref()));
-                    let (_, found) = prefabs.expand_scene(&asset_path, &parsed);
+                        .or_insert_with(|| prefab_files(root.clone(), schemas.as_ref()));
+                    let (_, mut found) = prefabs.expand_scene(&asset_path, &parsed);
+                    localize(&mut found, &root);
                     diagnostics.extend(found);
                 }
                 (source, diagnostics)
@@ -313,12 +335,15 @@ fn validate(args: &ValidateArgs) -> Status {
     for (root, prefabs) in roots {
         for (asset, file) in prefabs.files() {
             let on_disk = root.join(asset);
-            if on_disk.canonicalize().is_ok_and(|p| checked.contains(&p)) {
-                continue;
+            let already = on_disk.canonicalize().is_ok_and(|p| checked.contains(&p));
+            if already || file.unreadable.is_some() {
+                continue; // checked above, or reported where it is placed
             }
             prefab_count += 1;
             let name = on_disk.display().to_string();
-            let diagnostics = &file.diagnostics;
+            let mut diagnostics = file.diagnostics.clone();
+            localize(&mut diagnostics, root);
+            let diagnostics = &diagnostics;
             for d in diagnostics {
                 match d.severity {
                     Severity::Error => errors += 1,
@@ -476,11 +501,11 @@ fn show_tree(args: &TreeArgs) -> Status {
             print(&report::human(&source, &[d], render::use_colour()));
             Status::Failed
         }
-        Ok(Loaded::Parsed(_, parsed)) => {
-            let root = prefab_root(&args.file, None);
+        Ok(Loaded::Parsed(source, parsed)) => {
+            let root = prefab_root(&args.file, args.assets.as_deref());
             let mut prefabs = prefab_files(root.clone(), None);
             let asset_path = asset_path_of(&args.file, &root);
-            let (expanded, problems) = prefabs.expand_scene(&asset_path, &parsed);
+            let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
             let expanded =
                 expanded.unwrap_or_else(|| ExpandedScene::plain(parsed.doc.clone().into()));
             print(&if args.flat {
@@ -488,10 +513,33 @@ fn show_tree(args: &TreeArgs) -> Status {
             } else {
                 tree::render_expanded(&expanded)
             });
-            for d in &problems {
-                eprintln!("{}: {d}", args.file.display());
+            // What kept the tree from being whole: on stderr, rustc-style.
+            localize(&mut problems, &root);
+            problems.retain(|d| d.severity != Severity::Info);
+            if !problems.is_empty() {
+                let text = report::human(&source, &problems, render::use_colour());
+                let _ = std::io::stderr().write_all(text.as_bytes());
             }
-            Status::Ok
+            let mut failed = problems.iter().any(|d| d.severity == Severity::Error);
+            // And the prefab files' own errors, under their names.
+            for (asset, file) in prefabs.files() {
+                let mut errors: Vec<Diagnostic> = file
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .cloned()
+                    .collect();
+                if errors.is_empty() {
+                    continue;
+                }
+                failed = true;
+                localize(&mut errors, &root);
+                let name = root.join(asset).display().to_string();
+                let source = Source::new(name, file.text.as_bytes());
+                let text = report::human(&source, &errors, render::use_colour());
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            }
+            if failed { Status::Failed } else { Status::Ok }
         }
     }
 }

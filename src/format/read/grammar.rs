@@ -480,6 +480,7 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         spans.entry = self.abs(start);
+        spans.transform = transform_spans;
         self.require(start, "override", &OVERRIDE_FIELDS, seen, 1)?;
         Ok((o, spans))
     }
