@@ -824,3 +824,53 @@ fn an_in_memory_edit_of_a_scene_with_instances_is_applied_and_checked() {
     );
     assert_eq!(h.world().get::<PointLight>(torch).unwrap().intensity, 999.0);
 }
+
+#[test]
+fn errors_about_placed_entities_name_them_by_path() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    let level = scene(
+        "Level",
+        &[placing(
+            5,
+            "Goblin",
+            "prefabs/goblin.forge.ron",
+            "(target: [1], set: [(type: custom, data: (type_path: \"forge_demo::Brain\", fields: [(name: \"hp\", expr: \"500\")]))])",
+        )],
+        &[5],
+        6,
+    );
+    h.add("level.forge.ron", &level);
+    let errors = load_errors(&mut h, "level.forge.ron");
+    let range = errors
+        .iter()
+        .find(|d| d.code == "forge::custom::range")
+        .unwrap_or_else(|| panic!("{errors:#?}"));
+    assert!(
+        range.message.starts_with("entity [5, 1] (`Goblin`)"),
+        "{}",
+        range.message
+    );
+    // A prefab file that does not exist: said plainly, at the `scene` value.
+    let mut h = harness();
+    h.add(
+        "level.forge.ron",
+        &scene(
+            "Level",
+            &[placing(5, "X", "prefabs/nope.forge.ron", "")],
+            &[5],
+            6,
+        ),
+    );
+    let errors = load_errors(&mut h, "level.forge.ron");
+    let missing = errors
+        .iter()
+        .find(|d| d.code == "forge::prefab::unreadable")
+        .unwrap_or_else(|| panic!("{errors:#?}"));
+    assert!(
+        missing.message.contains("does not exist"),
+        "{}",
+        missing.message
+    );
+    assert_eq!((missing.entity, missing.line()), (Some(5), Some(2)));
+}

@@ -503,3 +503,87 @@ proptest! {
         prop_assert_eq!(expanded.is_some(), !graph[0].is_empty());
     }
 }
+
+/// Prefabs that each place the next one twice double at every file: the expansion is refused
+/// once it would pass `MAX_EXPANDED_ENTITIES`, quickly, instead of growing until memory runs out.
+#[test]
+fn a_prefab_chain_that_doubles_is_refused_before_it_explodes() {
+    let files: HashMap<String, String> = (0..25)
+        .map(|i| {
+            let next = format!("d{}.forge.ron", i + 1);
+            let text = if i == 24 {
+                format!(
+                    "(format_version: 1, name: \"Leaf\", entities: {{\n1: (id: 1, name: \"Leaf\", parent: None, children: [], {T}, components: []),\n}}, roots: [1], next_id: 2)"
+                )
+            } else {
+                format!(
+                    "(format_version: 1, name: \"D{i}\", entities: {{\n1: (id: 1, name: \"A\", parent: None, children: [], {T}, components: [], instance: Some((scene: \"{next}\"))),\n2: (id: 2, name: \"B\", parent: None, children: [], {T}, components: [], instance: Some((scene: \"{next}\"))),\n}}, roots: [1, 2], next_id: 3)"
+                )
+            };
+            (format!("d{i}.forge.ron"), text)
+        })
+        .collect();
+    let parsed = SceneDoc::from_str(&files["d0.forge.ron"]).unwrap();
+    let started = std::time::Instant::now();
+    let mut prefabs = PrefabFiles::new(reader(files));
+    let (_, problems) = prefabs.expand_scene("d0.forge.ron", &parsed);
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    assert!(
+        problems.iter().any(|d| d.code == "forge::prefab::invalid"),
+        "{problems:#?}"
+    );
+    let refused = prefabs
+        .files()
+        .flat_map(|(_, f)| f.diagnostics.iter())
+        .find(|d| d.code == "forge::prefab::too_large")
+        .expect("one file is refused");
+    assert!(
+        refused.message.contains(&MAX_EXPANDED_ENTITIES.to_string()),
+        "{}",
+        refused.message
+    );
+    // Nothing kept is larger than the limit.
+    for (_, file) in prefabs.files() {
+        if let Some(e) = &file.expanded {
+            assert!(e.doc.entities.len() <= MAX_EXPANDED_ENTITIES);
+        }
+    }
+}
+
+#[test]
+fn overrides_find_custom_components_by_bare_name_and_point_at_the_right_item() {
+    let text = level()
+        .replace(
+            "(target: [3, 1], set: [(type: custom, data: (type_path: \"game::Glow\"",
+            "(target: [3, 1], set: [(type: custom, data: (type_path: \"Glow\"",
+        )
+        .replace("remove: [\"sprite\"]", "remove: [\"sprite\", \"sprite\"]");
+    let parsed = SceneDoc::from_str(&text).unwrap();
+    let (expanded, problems) =
+        PrefabFiles::new(reader(files())).expand_scene("level.forge.ron", &parsed);
+    let e = expanded.unwrap();
+    let ComponentData::Custom(glow) =
+        &e.doc.entity(e.key(&[5, 3, 1]).unwrap()).unwrap().components[0]
+    else {
+        panic!()
+    };
+    assert_eq!(
+        glow.fields[0],
+        CustomField::new("power", "2.5"),
+        "`Glow` is `game::Glow`"
+    );
+    // The second `sprite` is the one with nothing left to remove.
+    let unused = problems
+        .iter()
+        .find(|d| d.code == "forge::prefab::unused_override")
+        .unwrap_or_else(|| panic!("{problems:#?}"));
+    let line = text
+        .lines()
+        .nth(unused.line().unwrap() as usize - 1)
+        .unwrap();
+    let second = line.rfind("\"sprite\"").unwrap();
+    assert_eq!(
+        unused.column(),
+        Some(line[..second].chars().count() as u32 + 1)
+    );
+}

@@ -10,6 +10,11 @@ use super::value::Transform;
 /// to this many files below the scene. Deeper chains are refused (a cycle always is).
 pub const MAX_PREFAB_DEPTH: usize = 32;
 
+/// Most entities one scene may have with its instances expanded (2^18). A prefab placed twice
+/// by a prefab placed twice by ... doubles at each file: without a bound, 32 files could ask
+/// for 2^32 entities. A scene that would expand to more is refused.
+pub const MAX_EXPANDED_ENTITIES: usize = 1 << 18;
+
 /// What an instance entity places: the prefab scene file and the changes to its entities.
 ///
 /// The instance entity's own name, transform, components and children apply as for any entity;
@@ -137,10 +142,15 @@ impl ComponentPatch {
         self.fields.iter().any(|f| f == path)
     }
 
-    /// Applies the patch onto `target`, a component with the same key. Returns `false`, changing
-    /// nothing, when the keys differ.
+    /// Applies the patch onto `target`, a component with the same key (custom components: the
+    /// same type, which the caller matches; a type path may be written by its bare name).
+    /// Returns `false`, changing nothing, when the components are of different kinds.
     pub fn apply_to(&self, target: &mut ComponentData) -> bool {
-        if !self.component.same_key(target) {
+        let both_custom = matches!(
+            (&self.component, &*target),
+            (ComponentData::Custom(_), ComponentData::Custom(_))
+        );
+        if !both_custom && !self.component.same_key(target) {
             return false;
         }
         match (&self.component, target) {

@@ -24,7 +24,7 @@ pub use component::{
 pub use edit::EditError;
 pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};
-pub use instance::{ComponentPatch, Instance, MAX_PREFAB_DEPTH, Override};
+pub use instance::{ComponentPatch, Instance, MAX_EXPANDED_ENTITIES, MAX_PREFAB_DEPTH, Override};
 pub use integrity::IntegrityProblem;
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};

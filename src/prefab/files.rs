@@ -297,16 +297,21 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                 ));
             }
         }
-        let expanded = Arc::new(
-            expanded.unwrap_or_else(|| ExpandedScene::plain(Arc::new(parsed.doc.clone()))),
-        );
+        // A file whose expansion was refused as too large places nothing where it is placed:
+        // keeping a partial copy would only multiply further up.
+        let too_large = diagnostics
+            .iter()
+            .any(|d| d.code == "forge::prefab::too_large");
+        let expanded = (!too_large).then(|| {
+            Arc::new(expanded.unwrap_or_else(|| ExpandedScene::plain(Arc::new(parsed.doc.clone()))))
+        });
         // A prefab is placed in other scenes: it needs no camera of its own.
         diagnostics.retain(|d| d.code != "forge::camera::none");
         let file = PrefabFile {
             parsed: Some(parsed),
             text,
             diagnostics,
-            expanded: Some(expanded),
+            expanded,
             unreadable: None,
         };
         let loaded = file.loaded();

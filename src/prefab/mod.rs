@@ -34,7 +34,8 @@ use std::sync::Arc;
 use bevy_platform::collections::HashMap;
 
 use crate::format::{
-    EcoString, EntityNode, IdHasher, Instance, OverridePart, ParsedScene, SceneDoc, SourceMap,
+    ComponentData, EcoString, EntityNode, IdHasher, Instance, MAX_EXPANDED_ENTITIES, OverridePart,
+    ParsedScene, SceneDoc, SourceMap,
 };
 use crate::validate::{Diagnostic, Severity};
 
@@ -169,6 +170,10 @@ impl ExpandedScene {
             .find_map(|(i, o)| {
                 override_part(o, node, &field).map(|(part, part_path)| (i, part, part_path))
             })?;
+        // Messages name the entity by its key: name it by its path.
+        d.message = d
+            .message
+            .replace(&format!("entity {key} "), &format!("entity {path:?} "));
         d.entity = Some(instance_id);
         d.position = parsed.source_map.override_part(instance_id, i, part);
         d.path = Some(format!("instance.overrides[{i}].{part_path}"));
@@ -210,10 +215,13 @@ fn override_part(
     let (index, rest) = rest.split_once(']')?;
     let component = node.components.get(index.parse::<usize>().ok()?)?;
     let payload = rest.strip_prefix(".data.").unwrap_or("");
-    if let Some(j) = o.add.iter().position(|a| a.same_key(component)) {
+    if let Some(j) = o.add.iter().position(|a| same_component(a, component)) {
         return Some((OverridePart::Add(j), format!("add[{j}]{rest}")));
     }
-    let j = o.set.iter().position(|p| p.component.same_key(component))?;
+    let j = o
+        .set
+        .iter()
+        .position(|p| same_component(&p.component, component))?;
     let patch = &o.set[j];
     // A custom field: the patch lists fields by name, in its own order.
     if let (Some(fields), crate::format::ComponentData::Custom(expanded)) =
@@ -307,6 +315,25 @@ pub fn expand<'p>(
             out.entities.insert(id, own);
             continue;
         };
+        if out.entities.len() + prefab.doc.entities.len() + doc.entities.len()
+            > MAX_EXPANDED_ENTITIES
+        {
+            let mut d = Diagnostic::new(
+                Severity::Error,
+                "forge::prefab::too_large",
+                format!(
+                    "with `{}` placed here the scene would have more than {MAX_EXPANDED_ENTITIES} entities",
+                    instance.scene
+                ),
+            )
+            .with_entity(id)
+            .with_path("instance.scene")
+            .with_help("a prefab placed many times by prefabs placed many times multiplies: place fewer copies, or split the level");
+            d.position = parsed.source_map.instance_scene(id);
+            diagnostics.push(d);
+            out.entities.insert(id, own);
+            continue;
+        }
         // The prefab's roots come first, then the instance entity's own children.
         let roots: Vec<u64> = prefab
             .doc
@@ -442,6 +469,32 @@ fn place_prefab(
     }
 }
 
+/// Whether two components are the same one for an override: the same key, or custom
+/// components whose type paths name the same type, one of them by its bare name (`Orbit` and
+/// `game::Orbit`, as the loader resolves a bare name).
+fn same_component(a: &ComponentData, b: &ComponentData) -> bool {
+    match (a, b) {
+        (ComponentData::Custom(a), ComponentData::Custom(b)) => {
+            same_type_path(&a.type_path, &b.type_path)
+        }
+        _ => a.same_key(b),
+    }
+}
+
+/// Whether `component` has `key`, a custom key matching by bare name as [`same_component`].
+fn has_component_key(component: &ComponentData, key: &str) -> bool {
+    match (component, key.strip_prefix("custom:")) {
+        (ComponentData::Custom(c), Some(path)) => same_type_path(&c.type_path, path),
+        _ => component.has_key(key),
+    }
+}
+
+fn same_type_path(a: &str, b: &str) -> bool {
+    let bare =
+        |full: &str, name: &str| !name.contains("::") && full.rsplit("::").next() == Some(name);
+    a == b || bare(a, b) || bare(b, a)
+}
+
 /// Why override target `target` of an instance of `scene` (expanded as `prefab`) finds no
 /// entity: the file where the path stops, and the id that file does not have.
 fn missing_target(target: &[u64], scene: &str, prefab: &ExpandedScene) -> String {
@@ -527,7 +580,7 @@ fn apply_overrides(
             let slot = node
                 .components
                 .iter_mut()
-                .find(|c| c.same_key(&patch.component));
+                .find(|c| same_component(c, &patch.component));
             match slot {
                 Some(component) => {
                     patch.apply_to(component);
@@ -543,14 +596,13 @@ fn apply_overrides(
                 )),
             }
         }
-        for key in &o.remove {
+        for (j, key) in o.remove.iter().enumerate() {
             if !crate::validate::is_component_key(key) {
                 continue; // a validation error of its own
             }
             let before = node.components.len();
-            node.components.retain(|c| !c.has_key(key));
+            node.components.retain(|c| !has_component_key(c, key));
             if node.components.len() == before {
-                let j = o.remove.iter().position(|k| k == key).unwrap_or(0);
                 diagnostics.push(unused(
                     OverridePart::Remove(j),
                     format!(
@@ -561,7 +613,7 @@ fn apply_overrides(
             }
         }
         for (j, component) in o.add.iter().enumerate() {
-            if node.components.iter().any(|c| c.same_key(component)) {
+            if node.components.iter().any(|c| same_component(c, component)) {
                 let mut d = Diagnostic::new(
                     Severity::Error,
                     "forge::prefab::add_existing",

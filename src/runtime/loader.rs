@@ -343,15 +343,22 @@ impl ForgeSceneLoader {
                         _ => None,
                     };
                     let nested = inner.map(|i| i.diagnostics()).unwrap_or_default();
-                    let count = nested.len();
-                    errors.push(at(Diagnostic::new(
-                        Severity::Error,
-                        "forge::prefab::invalid",
-                        match count {
-                            0 => format!("prefab `{scene}` did not load: {e}"),
-                            n => format!("prefab `{scene}` did not load: {n} error(s) in it"),
-                        },
-                    )));
+                    errors.push(at(match nested.len() {
+                        // Not a scene's own failure: the file is missing or unreadable.
+                        0 => Diagnostic::new(
+                            Severity::Error,
+                            "forge::prefab::unreadable",
+                            format!("prefab `{scene}` cannot be read: {}", reason(&e)),
+                        )
+                        .with_help(
+                            "prefab paths are relative to the assets directory, like `prefabs/goblin.forge.ron`",
+                        ),
+                        n => Diagnostic::new(
+                            Severity::Error,
+                            "forge::prefab::invalid",
+                            format!("prefab `{scene}` did not load: {n} error(s) in it"),
+                        ),
+                    }));
                     errors.extend(nested.into_iter().map(|mut d| {
                         d.file.get_or_insert_with(|| scene.to_owned());
                         d
@@ -484,6 +491,19 @@ async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, S
                 return Ok(None);
             }
         }
+    }
+}
+
+/// Why a nested load failed, without the asset server's wrapping.
+fn reason(e: &bevy_asset::LoadDirectError) -> String {
+    match e {
+        bevy_asset::LoadDirectError::LoadError { error, .. } => match &**error {
+            AssetLoadError::AssetReaderError(bevy_asset::io::AssetReaderError::NotFound(path)) => {
+                format!("`{}` does not exist", path.display())
+            }
+            other => other.to_string(),
+        },
+        other => other.to_string(),
     }
 }
 

@@ -513,7 +513,14 @@ fn show_tree(args: &TreeArgs) -> Status {
             } else {
                 tree::render_expanded(&expanded)
             });
-            // What kept the tree from being whole: on stderr, rustc-style.
+            // What kept the tree from being whole: on stderr, rustc-style. Instances whose
+            // `scene` is not a usable path place nothing; validation says why.
+            problems.extend(
+                validate_parsed(&parsed, None)
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.path.as_deref() == Some("instance.scene")),
+            );
             localize(&mut problems, &root);
             problems.retain(|d| d.severity != Severity::Info);
             if !problems.is_empty() {
