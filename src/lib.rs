@@ -31,7 +31,7 @@ pub use runtime::{
 pub use schema::{ComponentSchema, FieldKind, FieldSchema, SchemaFile, SchemaFileError};
 pub use validate::{
     Diagnostic, Severity, ValidationReport, validate_parsed, validate_parsed_with_schemas,
-    validate_scene,
+    validate_references, validate_scene,
 };
 
 /// The most used items: `use bevy_forge_scene::prelude::*;`.

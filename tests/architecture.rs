@@ -213,7 +213,12 @@ fn names_crate(code: &str, name: &str) -> bool {
     code.match_indices(name).any(|(at, _)| {
         let before = code[..at].chars().next_back();
         let after = &code[at + name.len()..];
-        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with("::")
+        // Inside a string on its line (a type path written as text): no dependency.
+        let line = &code[code[..at].rfind('\n').map_or(0, |n| n + 1)..at];
+        let quoted = !line.matches('"').count().is_multiple_of(2);
+        !quoted
+            && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && after.starts_with("::")
     })
 }
 
@@ -280,6 +285,7 @@ fn parts_import_only_parts_below_them() {
 /// The files of `runtime/` from the bottom up: each may use only the ones before it.
 const RUNTIME_FLOORS: &[&str] = &[
     "components",
+    "refs",
     "registry",
     "custom",
     "builtin",
@@ -402,4 +408,12 @@ fn the_scanner_reads_paths_groups_and_supers_and_skips_comments() {
     assert!(names_crate("use bevy_ecs::world::World;", "bevy_ecs"));
     assert!(!names_crate("use my_bevy_ecs::World;", "bevy_ecs"));
     assert!(!names_crate("bevy_ecs_like", "bevy_ecs"));
+    assert!(!names_crate(
+        "const P: &str = \"bevy_ecs::entity::Entity\";",
+        "bevy_ecs"
+    ));
+    assert!(names_crate(
+        "let s = \"x\"; bevy_ecs::world::World::new();",
+        "bevy_ecs"
+    ));
 }

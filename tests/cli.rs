@@ -886,3 +886,143 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
     assert!(out.contains("[5] \"Crown\" [sprite] in [3, 1]\n"), "{out}");
     assert_eq!(out.lines().count(), 15);
 }
+
+// ---- entity references ----
+
+/// The example's reference-holding types (`examples/entity_refs.rs`), for their schemas.
+mod gate_game {
+    use bevy_ecs::entity::Entity;
+
+    #[derive(
+        bevy_ecs::component::Component, bevy_reflect::Reflect, bevy_forge_scene::ForgeComponent,
+    )]
+    #[forge(type_path = "forge_demo::Door")]
+    pub struct Door {
+        pub opened_by: Entity,
+        pub alarm: Option<Entity>,
+    }
+
+    impl Default for Door {
+        fn default() -> Self {
+            Self {
+                opened_by: Entity::PLACEHOLDER,
+                alarm: None,
+            }
+        }
+    }
+
+    #[derive(
+        bevy_ecs::component::Component,
+        bevy_reflect::Reflect,
+        Default,
+        bevy_forge_scene::ForgeComponent,
+    )]
+    #[forge(type_path = "forge_demo::Patrol")]
+    pub struct Patrol {
+        pub route: Vec<Entity>,
+        pub wait: f32,
+    }
+
+    #[derive(
+        bevy_ecs::component::Component, bevy_reflect::Reflect, bevy_forge_scene::ForgeComponent,
+    )]
+    #[forge(type_path = "forge_demo::Sentry")]
+    pub struct Sentry {
+        pub post: Entity,
+    }
+
+    impl Default for Sentry {
+        fn default() -> Self {
+            Self {
+                post: Entity::PLACEHOLDER,
+            }
+        }
+    }
+}
+
+/// The castle gate example (scene and sentry prefab), with its types' schemas in
+/// `game.forge-schema.ron`, the scene edited by `edit`, the prefab by `edit_prefab`.
+fn gate_project(
+    edit: impl Fn(&str) -> String,
+    edit_prefab: impl Fn(&str) -> String,
+) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets");
+    std::fs::create_dir_all(assets.join("prefabs")).unwrap();
+    std::fs::create_dir_all(assets.join("scenes")).unwrap();
+    let read = |p: &str| std::fs::read_to_string(Path::new(ROOT).join(p)).unwrap();
+    let gate = edit(&read("assets/scenes/castle_gate.forge.ron"));
+    let sentry = edit_prefab(&read("assets/prefabs/sentry.forge.ron"));
+    std::fs::write(assets.join("scenes/gate.forge.ron"), &gate).unwrap();
+    std::fs::write(assets.join("prefabs/sentry.forge.ron"), &sentry).unwrap();
+    let schemas = bevy_forge_scene::ForgeSchemas::default();
+    schemas.insert::<gate_game::Door>();
+    schemas.insert::<gate_game::Patrol>();
+    schemas.insert::<gate_game::Sentry>();
+    schemas
+        .export(dir.path().join("game.forge-schema.ron"))
+        .unwrap();
+    (dir, gate, sentry)
+}
+
+/// `file:line:column` of the first `needle` in `text`.
+fn at(file: &str, text: &str, needle: &str) -> String {
+    let i = text.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    let line = text[..i].matches('\n').count() + 1;
+    let column = text[..i].rsplit('\n').next().unwrap().chars().count() + 1;
+    format!("{file}:{line}:{column}")
+}
+
+#[test]
+fn validate_checks_entity_references_with_and_without_a_schema() {
+    let scene = "assets/scenes/gate.forge.ron";
+    let (dir, _, _) = gate_project(str::to_owned, str::to_owned);
+    for args in [
+        &["validate", scene][..],
+        &["validate", "--schema", "game.forge-schema.ron", scene][..],
+    ] {
+        let o = forge(dir.path(), args);
+        assert_eq!(status(&o), 0, "{args:?}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("0 errors"), "{}", stdout(&o));
+    }
+    // A dangling id in the scene, a path into an instance that goes nowhere, a dangling id in
+    // the prefab, and (seen only with the schema) a reference where a number goes.
+    let (dir, gate, sentry) = gate_project(
+        |t| {
+            t.replace("expr: \"#1\"", "expr: \"#11\"")
+                .replace("Some(#8/1)", "Some(#8/3)")
+                .replace("expr: \"1.5\"", "expr: \"#5\"")
+        },
+        |t| t.replace("expr: \"#2\"", "expr: \"#4\""),
+    );
+    let plain = forge(dir.path(), &["validate", scene]);
+    let out = stdout(&plain);
+    assert_eq!(status(&plain), 1, "{out}");
+    for (file, text, needle) in [
+        ("gate.forge.ron", &gate, "#11"),
+        ("gate.forge.ron", &gate, "#8/3"),
+        ("sentry.forge.ron", &sentry, "#4"),
+    ] {
+        assert!(out.contains(&at(file, text, needle)), "{needle}: {out}");
+    }
+    assert_eq!(
+        out.matches("error[forge::custom::reference]").count(),
+        3,
+        "{out}"
+    );
+    assert!(out.contains("did you mean `#8/2` (\"Post\")"), "{out}");
+    let checked = forge(
+        dir.path(),
+        &["validate", "--schema", "game.forge-schema.ron", scene],
+    );
+    let out = stdout(&checked);
+    assert_eq!(status(&checked), 1, "{out}");
+    assert_eq!(
+        out.matches("error[forge::custom::reference]").count(),
+        3,
+        "{out}"
+    );
+    assert!(out.contains(&at("gate.forge.ron", &gate, "#8/3")), "{out}");
+    assert!(out.contains("error[forge::custom::expr]"), "{out}");
+    assert!(out.contains(&at("gate.forge.ron", &gate, "#5\"")), "{out}");
+}

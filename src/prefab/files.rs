@@ -9,7 +9,9 @@ use crate::format::MAX_PREFAB_DEPTH;
 use crate::format::{ParsedScene, SceneDoc};
 use crate::schema::SchemaFile;
 use crate::validate::{Diagnostic, Severity};
-use crate::validate::{Related, validate_parsed, validate_parsed_with_schemas};
+use crate::validate::{
+    Related, validate_parsed, validate_parsed_with_schemas, validate_references,
+};
 
 /// Why `next`, placed by the last file of `chain` (the files from the scene down, asset paths),
 /// cannot be loaded: `forge::prefab::cycle` when it is already in the chain,
@@ -102,7 +104,7 @@ pub struct PrefabFile {
 /// let mut prefabs = PrefabFiles::new(|path: &str| {
 ///     files.get(path).map(|t| t.as_bytes().to_vec()).ok_or_else(|| "no such file".to_owned())
 /// });
-/// let (expanded, problems) = prefabs.expand_scene("levels/one.forge.ron", &level);
+/// let (expanded, problems) = prefabs.expand_scene("levels/one.forge.ron", &level, None);
 /// assert!(problems.is_empty());
 /// let expanded = expanded.unwrap();
 /// let lamp = expanded.key(&[5, 1]).unwrap();
@@ -136,12 +138,15 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
     /// Expands `parsed`, the scene at asset path `path`: reads every prefab its instances place
     /// (and theirs), each once. Returns the expansion (`None` without instances) and what
     /// concerns the scene itself: chains that come back to a file or go too deep, prefabs that
-    /// cannot be read or have errors, and its overrides. Each prefab's own problems are in
-    /// [`files`](Self::files).
+    /// cannot be read or have errors, and its overrides; with schemas
+    /// ([`with_schemas`](Self::with_schemas)), its custom components checked in the expansion
+    /// ([`ExpandedScene::check_customs`]; `text`, the scene's text, lets errors point inside
+    /// expressions). Each prefab's own problems are in [`files`](Self::files).
     pub fn expand_scene(
         &mut self,
         path: &str,
         parsed: &ParsedScene,
+        text: Option<&str>,
     ) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
         let mut chain = vec![Link {
             file: path.to_owned(),
@@ -154,8 +159,9 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         diagnostics.append(&mut found);
         if let Some(expanded) = &expanded {
             diagnostics.extend(expanded.check_overridden(parsed));
-            if let Some(schemas) = &self.schemas {
-                diagnostics.extend(expanded.check_overridden_customs(parsed, None, schemas));
+            match &self.schemas {
+                Some(schemas) => diagnostics.extend(expanded.check_customs(parsed, text, schemas)),
+                None => diagnostics.extend(expanded.check_references(parsed, text)),
             }
         }
         (expanded, diagnostics)
@@ -276,12 +282,18 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                 return Loaded::Errors(1);
             }
         };
+        // With instances, custom components are checked in the expansion (below), where
+        // references into them resolve.
+        let instances = super::has_instances(&parsed.doc);
         let mut diagnostics = match &self.schemas {
-            Some(schemas) => {
+            Some(schemas) if !instances => {
                 validate_parsed_with_schemas(&parsed, &text, None, schemas).diagnostics
             }
-            None => validate_parsed(&parsed, None).diagnostics,
+            _ => validate_parsed(&parsed, None).diagnostics,
         };
+        if self.schemas.is_none() && !instances {
+            diagnostics.extend(validate_references(&parsed, Some(&text)));
+        }
         diagnostics.extend(self.load_instances(&parsed, chain));
         let (expanded, mut found) = expand(&parsed, &|p| {
             self.files.get(p).and_then(|f| f.expanded.as_deref())
@@ -290,11 +302,9 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         if let Some(expanded) = &expanded {
             diagnostics.extend(expanded.check_overridden(&parsed));
             if let Some(schemas) = &self.schemas {
-                diagnostics.extend(expanded.check_overridden_customs(
-                    &parsed,
-                    Some(&text),
-                    schemas,
-                ));
+                diagnostics.extend(expanded.check_customs(&parsed, Some(&text), schemas));
+            } else {
+                diagnostics.extend(expanded.check_references(&parsed, Some(&text)));
             }
         }
         // A file whose expansion was refused as too large places nothing where it is placed:

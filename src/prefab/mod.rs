@@ -129,20 +129,53 @@ impl ExpandedScene {
             .collect()
     }
 
-    /// The custom components of entities the instances of `parsed` placed, checked against
-    /// `schemas` as `forge validate --schema` checks a scene's own, reported at the overrides
-    /// that set them. `text` is the scene's text, to point inside expressions.
-    pub fn check_overridden_customs(
+    /// What entity references (`#7/2`) of this scene may name.
+    pub(crate) fn referable(&self) -> crate::validate::custom::Referable<'_> {
+        crate::validate::custom::Referable {
+            doc: &self.doc,
+            placed: Some(self),
+        }
+    }
+
+    /// The custom components of every entity of the expansion of `parsed` checked against
+    /// `schemas` as `forge validate --schema` checks a scene without instances, references
+    /// (`#7/2`) resolved in the expansion. The scene's own entities are reported where they are
+    /// written; those its instances placed at the overrides that set the values (a prefab's own
+    /// values are its file's to report). `text` is the scene's text, to point inside
+    /// expressions.
+    pub fn check_customs(
         &self,
         parsed: &ParsedScene,
         text: Option<&str>,
         schemas: &crate::schema::SchemaFile,
     ) -> Vec<Diagnostic> {
-        crate::validate::custom::check_offline(&self.doc, &parsed.source_map, text, schemas)
-            .into_iter()
-            .filter(|d| d.entity.is_some_and(|e| self.paths.contains_key(&e)))
-            .filter_map(|d| self.locate(parsed, d))
-            .collect()
+        crate::validate::custom::check_offline(
+            &self.doc,
+            &parsed.source_map,
+            text,
+            schemas,
+            &self.referable(),
+        )
+        .into_iter()
+        .filter_map(|d| self.locate(parsed, d))
+        .collect()
+    }
+
+    /// The entity references (`#7`, `#7/2`) of the custom components of the expansion of
+    /// `parsed`, checked without schemas as
+    /// [`validate_references`](crate::validate::validate_references) checks a scene without
+    /// instances, resolved in the expansion; reported as [`check_customs`](Self::check_customs)
+    /// reports. `text` is the scene's text, to point inside expressions.
+    pub fn check_references(&self, parsed: &ParsedScene, text: Option<&str>) -> Vec<Diagnostic> {
+        crate::validate::custom::check_references(
+            &self.doc,
+            &parsed.source_map,
+            text,
+            &self.referable(),
+        )
+        .into_iter()
+        .filter_map(|d| self.locate(parsed, d))
+        .collect()
     }
 
     /// A diagnostic that scene rules gave about the expanded document, pointed at the scene file:
@@ -459,12 +492,29 @@ fn place_prefab(
             ..node.clone()
         };
         copy.instance = None;
+        prefix_component_references(&mut copy, id);
         out.entities.insert(new_key, copy);
         paths.insert(new_key, prefixed(id, prefab, *k).into_boxed_slice());
     }
     for (k, scene) in &prefab.instances {
         if let Some(key) = keys.get(k) {
             instances.insert(*key, scene.clone());
+        }
+    }
+}
+
+/// Moves the entity references (`#2`) of `node`'s custom components, written in its prefab's
+/// frame, under instance entity `id` (`#id/2`), where they name the same entities in the scene
+/// that places the prefab (the `format` module docs, "Entity references").
+fn prefix_component_references(node: &mut EntityNode, id: u64) {
+    for component in &mut node.components {
+        let ComponentData::Custom(custom) = component else {
+            continue;
+        };
+        for field in &mut custom.fields {
+            if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, id) {
+                field.expr = prefixed.into();
+            }
         }
     }
 }
@@ -636,5 +686,15 @@ fn apply_overrides(
         if let Some(key) = target {
             placed.extend(o.children.iter().map(|c| (*c, key)));
         }
+    }
+}
+
+impl crate::validate::custom::PlacedEntities for ExpandedScene {
+    fn placed_path(&self, key: u64) -> Option<&[u64]> {
+        ExpandedScene::placed_path(self, key)
+    }
+
+    fn key(&self, path: &[u64]) -> Option<u64> {
+        ExpandedScene::key(self, path)
     }
 }

@@ -8,22 +8,27 @@
 //! every problem becomes a positioned [`Diagnostic`] that fails the load. Only the allow-list is
 //! checked here, as it needs the game's registry: a type path naming a registered type that is
 //! not a `ForgeComponent` (`forge::custom::not_allowed`).
+//!
+//! A value with entity references (`#7`) holds placeholders (see [`super::refs`]); it is
+//! inserted once every entity of its instance exists, with the placeholders replaced by them.
 
 use bevy_platform::collections::HashMap;
 use std::sync::Arc;
 
+use bevy_ecs::entity::Entity;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
 use bevy_ecs::world::{EntityWorldMut, World};
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 
 use super::components::EntityBundle;
-use super::registry::{CustomColumn, ForgeSchemas, SchemaEntry, SpawnWith};
+use super::refs::{Placeholders, RefTable};
+use super::registry::{CustomColumn, ForgeSchemas, MappedCopy, SchemaEntry, SpawnWith};
 use crate::format::{CustomComponent, SceneDoc, SourceMap};
 use crate::schema::expr::{self, Target};
 use crate::validate::Diagnostic;
 use crate::validate::custom::{
-    Site, check_fields, custom_sites, resolve, spelled_twice, unknown_type, without_bom,
+    Referable, Site, check_fields, custom_sites, resolve, spelled_twice, unknown_type, without_bom,
 };
 
 /// What the loader needs to build custom components: the app's type registry and schemas.
@@ -39,11 +44,17 @@ pub(crate) struct CustomContext {
 #[derive(Default)]
 pub(crate) struct PreparedCustoms {
     types: Vec<(Arc<CustomType>, Box<dyn CustomColumn>)>,
-    /// `(type, row)` of every component, entity by entity.
+    /// `(type, row)` of every component, entity by entity; [`REFERS`] set in the row of a
+    /// value with entity references.
     refs: Vec<(u32, u32)>,
     /// Entity `i`'s components are `refs[starts[i]..starts[i + 1]]`.
     starts: Vec<u32>,
+    /// The entities the placeholders in values stand for.
+    references: RefTable,
 }
+
+/// The bit of a row that says its value has entity references.
+const REFERS: u32 = 1 << 31;
 
 impl std::fmt::Debug for PreparedCustoms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,8 +82,14 @@ impl PreparedCustoms {
         let (ty, column) = self.types.get(ty as usize)?;
         Some(PreparedCustom {
             ty,
-            value: column.value_at(row)?,
+            value: column.value_at(row & !REFERS)?,
+            references: (row & REFERS != 0).then_some(&self.references),
         })
+    }
+
+    /// Whether any value has entity references (inserted once its instance's entities exist).
+    pub(crate) fn has_references(&self) -> bool {
+        !self.references.keys.is_empty()
     }
 }
 
@@ -110,6 +127,29 @@ impl<'a> Customs<'a> {
 pub(crate) struct PreparedCustom<'a> {
     ty: &'a CustomType,
     value: &'a dyn Reflect,
+    /// For a value with entity references: the entities its placeholders stand for.
+    references: Option<&'a RefTable>,
+}
+
+/// The live entity of each entity of the expanded scene, by key (an instance's id map).
+pub(crate) type Live<'a> = &'a dyn Fn(u64) -> Option<Entity>;
+
+impl PreparedCustom<'_> {
+    /// Whether the value has entity references.
+    pub(crate) fn refers(&self) -> bool {
+        self.references.is_some()
+    }
+
+    /// Calls `f` with the value to insert: the prepared value, or for one with references a
+    /// copy with each placeholder replaced by its live entity (`Entity::PLACEHOLDER` for one
+    /// `live` does not know: the game despawned it). `None` when the copy cannot be made.
+    fn with_value<R>(&self, live: Live<'_>, f: impl FnOnce(&dyn Reflect) -> R) -> Option<R> {
+        let Some(table) = self.references else {
+            return Some(f(self.value));
+        };
+        let mapped = (self.ty.mapped)(self.value, &|placeholder| table.live(placeholder, live))?;
+        Some(f(&*mapped))
+    }
 }
 
 /// What every prepared component of one type shares.
@@ -118,6 +158,7 @@ struct CustomType {
     component: ReflectComponent,
     insert: fn(&mut EntityWorldMut, &dyn Reflect) -> bool,
     spawn_with: SpawnWith,
+    mapped: MappedCopy,
 }
 
 /// A registered type resolved once per load: its schema entry and reflected parts.
@@ -163,6 +204,7 @@ fn resolve_type(
         component,
         insert: entry.insert,
         spawn_with: entry.spawn_with,
+        mapped: entry.mapped,
     });
     let slot = u32::try_from(out.types.len()).map_err(|_| Unresolved::NotRegistered)?;
     out.types.push((ty, (entry.column)()));
@@ -175,14 +217,17 @@ fn resolve_type(
 }
 
 /// Builds the custom components of every entity (in `doc.entities` order). `text` is the
-/// source, used to point inside expressions; errors are returned, not logged.
+/// source, used to point inside expressions; `referable` the entities references may name.
+/// Errors are returned, not logged.
 pub(crate) fn prepare(
     doc: &SceneDoc,
     map: &SourceMap,
     text: Option<&str>,
     cx: &CustomContext,
+    referable: &Referable<'_>,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
     let text = text.map(without_bom);
+    let placeholders = Placeholders::new(referable);
     let registry = cx.registry.read();
     let mut errors = Vec::new();
     let mut out = PreparedCustoms {
@@ -216,11 +261,23 @@ pub(crate) fn prepare(
                 }
                 seen.push((r.slot, custom.type_path.as_str()));
             }
-            match build(custom, &site, &registry, &cx.schemas, resolved) {
+            let built = build(
+                custom,
+                &site,
+                &registry,
+                &cx.schemas,
+                resolved,
+                &placeholders,
+            );
+            let refers = placeholders.take_used();
+            match built {
                 Ok((slot, value)) => {
                     let column = out.types.get_mut(slot as usize).map(|(_, c)| c);
                     match column.map(|c| c.push_value(value)) {
-                        Some(Ok(row)) => out.refs.push((slot, row)),
+                        Some(Ok(row)) if row & REFERS == 0 => {
+                            out.refs
+                                .push((slot, if refers { row | REFERS } else { row }));
+                        }
                         _ => tracing::error!(
                             "entity {id}: custom component `{}` skipped: its value is not of the registered type",
                             custom.type_path
@@ -233,6 +290,7 @@ pub(crate) fn prepare(
     }
     out.starts.push(out.refs.len() as u32);
     out.refs.shrink_to_fit();
+    out.references = placeholders.into_table();
     for (_, column) in &mut out.types {
         column.shrink();
     }
@@ -245,6 +303,7 @@ fn build(
     registry: &TypeRegistry,
     schemas: &ForgeSchemas,
     resolved: &Result<Resolved, Unresolved>,
+    refs: &Placeholders<'_>,
 ) -> Result<(u32, Box<dyn Reflect>), Vec<Diagnostic>> {
     let resolved = match resolved {
         Ok(r) => r,
@@ -276,6 +335,7 @@ fn build(
         &resolved.entry.schema,
         |name| field_type(info, name).map(Target::Info),
         registry,
+        refs,
         |name, v| match field_mut(value.as_mut(), name) {
             Some(dest) => expr::assign(dest, v),
             None => Ok(()),
@@ -304,36 +364,47 @@ fn field_mut<'a>(value: &'a mut dyn Reflect, name: &str) -> Option<&'a mut dyn P
     }
 }
 
-/// Inserts the prepared custom components of one entity (file id `id`) with typed inserts (no
-/// type registry needed). A value that cannot be inserted is logged with the entity and type,
-/// never a panic.
+/// Inserts the prepared custom components of one entity (key `id`) with typed inserts (no
+/// type registry needed). With `live` `None`, values with entity references are left out (they
+/// wait for their instance's entities); with it, only they are inserted, resolved through it.
+/// A value that cannot be inserted is logged with the entity and type, never a panic.
 pub(crate) fn insert<'a>(
     entity: &mut EntityWorldMut,
     prepared: impl IntoIterator<Item = PreparedCustom<'a>>,
     id: u64,
+    live: Option<Live<'_>>,
 ) {
     for p in prepared {
-        // A game observer may despawn the entity as a component arrives.
-        if entity.is_despawned() {
-            return;
+        if p.refers() != live.is_some() {
+            continue;
         }
-        if !(p.ty.insert)(entity, p.value) {
-            tracing::error!(
-                "entity {id}: custom component `{}` not inserted: its prepared value does not apply",
-                p.ty.type_path
-            );
-        }
+        insert_value(entity, p, id, live.unwrap_or(&|_| None));
+    }
+}
+
+/// Inserts one prepared value, its references resolved through `live`.
+fn insert_value(entity: &mut EntityWorldMut, p: PreparedCustom<'_>, id: u64, live: Live<'_>) {
+    // A game observer may despawn the entity as a component arrives.
+    if entity.is_despawned() {
+        return;
+    }
+    if p.with_value(live, |value| (p.ty.insert)(entity, value)) != Some(true) {
+        tracing::error!(
+            "entity {id}: custom component `{}` not inserted: its prepared value does not apply",
+            p.ty.type_path
+        );
     }
 }
 
 /// Spawns an entity with `bundle` and the first of `prepared` in one bundle, and returns it and
-/// the custom components still to insert (all of them when the first could not be built).
+/// the custom components still to insert (all of them when the first could not be built or
+/// has entity references).
 pub(crate) fn spawn_with_first<'a>(
     world: &mut World,
     bundle: EntityBundle,
     prepared: Customs<'a>,
-) -> (bevy_ecs::entity::Entity, Customs<'a>) {
-    let Some((first, rest)) = prepared.split_first() else {
+) -> (Entity, Customs<'a>) {
+    let Some((first, rest)) = prepared.split_first().filter(|(first, _)| !first.refers()) else {
         return (world.spawn(bundle).id(), prepared);
     };
     match (first.ty.spawn_with)(world, bundle, first.value) {
@@ -342,37 +413,48 @@ pub(crate) fn spawn_with_first<'a>(
     }
 }
 
-/// Inserts one prepared custom component (hot reload: added or replaced whole).
-pub(crate) fn insert_one(entity: &mut EntityWorldMut, prepared: PreparedCustom<'_>, id: u64) {
-    insert(entity, [prepared], id);
+/// Inserts one prepared custom component (hot reload: added or replaced whole), its entity
+/// references resolved through `live`.
+pub(crate) fn insert_one(
+    entity: &mut EntityWorldMut,
+    prepared: PreparedCustom<'_>,
+    id: u64,
+    live: Live<'_>,
+) {
+    insert_value(entity, prepared, id, live);
 }
 
-/// Sets only the fields `fields` of the live component from the prepared value; the other
-/// fields keep their live values (hot reload of changed fields). A component the entity lost
-/// is inserted whole.
+/// Sets only the fields `fields` of the live component from the prepared value (its entity
+/// references resolved through `live`); the other fields keep their live values (hot reload of
+/// changed fields). A component the entity lost is inserted whole.
 pub(crate) fn patch_fields(
     entity: &mut EntityWorldMut,
     prepared: PreparedCustom<'_>,
     fields: &[&str],
     id: u64,
+    live: Live<'_>,
 ) {
-    let value = prepared.value;
-    let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
-        insert_one(entity, prepared, id);
-        return;
-    };
     if !prepared.ty.component.contains(&*entity) {
-        insert_one(entity, prepared, id);
+        insert_one(entity, prepared, id, live);
         return;
     }
-    let mut patch = bevy_reflect::structs::DynamicStruct::default();
-    for name in fields {
-        if let Some(Ok(field)) = full.field(name).map(PartialReflect::to_dynamic) {
-            patch.insert_boxed(*name, field);
+    let applied = prepared.with_value(live, |value| {
+        let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
+            return false;
+        };
+        let mut patch = bevy_reflect::structs::DynamicStruct::default();
+        for name in fields {
+            if let Some(Ok(field)) = full.field(name).map(PartialReflect::to_dynamic) {
+                patch.insert_boxed(*name, field);
+            }
         }
+        patch.set_represented_type(value.get_represented_type_info());
+        prepared.ty.component.apply(&mut *entity, &patch);
+        true
+    });
+    if applied != Some(true) {
+        insert_one(entity, prepared, id, live);
     }
-    patch.set_represented_type(value.get_represented_type_info());
-    prepared.ty.component.apply(&mut *entity, &patch);
 }
 
 /// The registered type path that `type_path` (as a file writes it: full, or a unique bare type
@@ -407,6 +489,7 @@ pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
 pub(crate) fn prepare_in_world(
     world: &World,
     doc: &SceneDoc,
+    referable: &Referable<'_>,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
     let cx = CustomContext {
         registry: world
@@ -418,7 +501,19 @@ pub(crate) fn prepare_in_world(
             .cloned()
             .unwrap_or_default(),
     };
-    prepare(doc, &SourceMap::default(), None, &cx)
+    prepare(doc, &SourceMap::default(), None, &cx, referable)
+}
+
+/// The document whose custom components are built (the expansion, when `parsed` places
+/// prefabs) and the entities their references may name.
+pub(crate) fn referable<'a>(
+    parsed: &'a crate::format::ParsedScene,
+    expanded: Option<&'a crate::prefab::ExpandedScene>,
+) -> (&'a SceneDoc, Referable<'a>) {
+    match expanded {
+        Some(e) => (&e.doc, e.referable()),
+        None => (&parsed.doc, Referable::own(&parsed.doc)),
+    }
 }
 
 /// What a registered type that is not a `ForgeComponent` is, for the allow-list's message

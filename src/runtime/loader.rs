@@ -7,7 +7,7 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use super::custom::{CustomContext, PreparedCustoms};
+use super::custom::{CustomContext, PreparedCustoms, referable};
 use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::format::{
@@ -217,8 +217,9 @@ impl AssetLoader for ForgeSceneLoader {
             // Errors point inside custom expressions with the text: read it again.
             let bytes = read_whole(reader).await.map_err(io)?;
             let text = std::str::from_utf8(&bytes).ok();
-            let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
-            custom_errors = super::custom::prepare(doc, &parsed.source_map, text, &self.custom).1;
+            let (doc, referable) = referable(&parsed, expanded.as_ref());
+            custom_errors =
+                super::custom::prepare(doc, &parsed.source_map, text, &self.custom, &referable).1;
         }
         // The text is not needed past this point; a large scene's text is as large as its
         // document, so it goes before anything else is built.
@@ -550,8 +551,8 @@ fn validate_and_prepare(
     text: Option<&str>,
     cx: &CustomContext,
 ) -> (ValidationReport, (PreparedCustoms, Vec<Diagnostic>)) {
-    let doc = expanded.map_or(&parsed.doc, |e| &e.doc);
-    let prepare = || super::custom::prepare(doc, &parsed.source_map, text, cx);
+    let (doc, referable) = referable(parsed, expanded);
+    let prepare = || super::custom::prepare(doc, &parsed.source_map, text, cx, &referable);
     #[cfg(not(target_arch = "wasm32"))]
     if doc.entities.len() >= PARALLEL_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)

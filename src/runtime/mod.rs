@@ -21,6 +21,7 @@ mod components;
 mod custom;
 pub mod loader;
 mod plugin;
+mod refs;
 pub mod registry;
 pub mod reload;
 pub mod scene;

@@ -41,6 +41,23 @@
 //! Only types registered this way can be created by a scene (an allow-list): a `type_path` naming
 //! any other reflected type, such as an engine component or a resource, fails the load.
 //!
+//! # Entity fields
+//!
+//! A field of type `Entity` (or `Option<Entity>`, `Vec<Entity>`, arrays, tuples, nested structs
+//! and enum payloads holding one) is written in a scene as a reference, `#7` (the `format`
+//! module docs, "Entity references"), and its schema kind is [`FieldKind::Entity`]. `Entity`
+//! has no `Default`, so such a type implements `Default` itself (`Entity::PLACEHOLDER` for a
+//! field the file does not set) or uses `Option<Entity>`.
+//!
+//! Bevy's own scenes rewrite entity fields through [`MapEntities`], which only visits fields
+//! marked `#[entities]` (or types with `#[component(map_entities)]`); an unmarked field keeps
+//! the id it was saved with. Here the loader builds the value itself, so every `Entity` the
+//! file writes is the live entity it names, marked or not, and the type's `map_entities` is not
+//! called (it would have nothing left to map).
+//!
+//! [`FieldKind::Entity`]: crate::FieldKind::Entity
+//! [`MapEntities`]: bevy_ecs::entity::MapEntities
+//!
 //! # Offline checks
 //!
 //! [`ForgeSchemas::export`] writes every registered schema to a `.forge-schema.ron` file (see
@@ -119,6 +136,24 @@ pub(crate) struct SchemaEntry {
     pub(crate) spawn_with: SpawnWith,
     /// An empty column of values of the type (a `Vec<T>`), where a scene keeps its built values.
     pub(crate) column: fn() -> Box<dyn CustomColumn>,
+    /// A copy of a value of the type with its entity references resolved: each placeholder
+    /// entity in it replaced by the entity the function gives (see [`super::refs`]); `None`
+    /// when the value is of another type.
+    pub(crate) mapped: MappedCopy,
+}
+
+/// [`SchemaEntry::mapped`].
+pub(crate) type MappedCopy =
+    fn(&dyn Reflect, &dyn Fn(Entity) -> Option<Entity>) -> Option<Box<dyn Reflect>>;
+
+/// The typed copy of [`SchemaEntry::mapped`].
+fn mapped_typed<T: ForgeComponent>(
+    value: &dyn Reflect,
+    map: &dyn Fn(Entity) -> Option<Entity>,
+) -> Option<Box<dyn Reflect>> {
+    let mut component = typed::<T>(value)?;
+    super::refs::map_placeholders(component.as_partial_reflect_mut(), map);
+    Some(Box::new(component))
 }
 
 /// [`SchemaEntry::column`].
@@ -197,6 +232,7 @@ impl ForgeSchemas {
                 insert: insert_typed::<T>,
                 spawn_with: spawn_typed::<T>,
                 column: new_column::<T>,
+                mapped: mapped_typed::<T>,
             },
         );
     }

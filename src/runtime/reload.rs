@@ -20,6 +20,17 @@
 //! - Sibling order follows the file for the scene's own entities; children the game added to a
 //!   scene entity keep their relative order after them.
 //!
+//! # Entity references
+//! A reload resolves the references of what it writes (`#7` in custom fields; the `format`
+//! module docs, "Entity references") against the instance's entities after the change: a
+//! field whose reference is unchanged is not written and keeps its entity; a changed field, or
+//! a component of an added entity, gets the live entity it names, entities the same edit added
+//! included (they are all spawned before any component that names one is inserted). An edit
+//! that removes an entity something still names does not load (`forge::custom::reference`):
+//! the last good scene stays. A reload never re-spawns an entity the game despawned (above), so
+//! a reference to it written by a later reload holds the despawned `Entity`, as any stale
+//! `Entity` in Bevy does; despawn and respawn the instance to get a fresh copy.
+//!
 //! # Failed reloads
 //! A file that no longer reads or validates fails to load; Bevy keeps the previous asset in
 //! `Assets<ForgeScene>`, the live instances are untouched, and the last applied document stays
@@ -40,7 +51,7 @@ use bevy_ecs::system::SystemState;
 use super::components::bevy_transform_of;
 use super::loader::{ForgeSceneLoadError, list};
 use super::scene::{ForgeScene, prepare_again};
-use super::spawn::{AppliedDoc, AppliedDocs, ForgeSceneInstance, spawn_entity};
+use super::spawn::{AppliedDoc, AppliedDocs, ForgeSceneInstance, insert_references, spawn_entity};
 use crate::diff::{ComponentChange, SceneDiff};
 use crate::validate::{Diagnostic, Severity};
 
@@ -266,13 +277,22 @@ fn apply(
             continue;
         };
         let entity = spawn_entity(world, parent, added.id, index, scene_id, scene);
-        instance.entities.insert(added.id, entity);
+        instance.set(added.id, entity);
         event.added.push(added.id);
+    }
+    // Their components with entity references, once all of them exist.
+    if scene.custom.has_references() {
+        let doc = scene.spawn_doc();
+        let added = event
+            .added
+            .iter()
+            .filter_map(|id| Some((*id, doc.entities.get_index_of(id)?)));
+        insert_references(world, scene, instance.entities(), added);
     }
     // 2. Patch changed entities.
     for change in &changes.changed {
         let Some(entity) = live(world, instance, change.id) else {
-            instance.entities.remove(&change.id);
+            instance.forget(change.id);
             continue;
         };
         let index = scene.spawn_doc().entities.get_index_of(&change.id);
@@ -300,7 +320,8 @@ fn apply(
                 break;
             }
             touched = true;
-            patch_component(&mut e, component, index, scene_id, scene);
+            let live = |key: u64| instance.entities().get(&key).copied();
+            patch_component(&mut e, component, index, scene_id, scene, &live);
         }
         if touched {
             event.changed.push(change.id);
@@ -313,7 +334,7 @@ fn apply(
     // 3. Despawn removed subtrees (and removed entities the game moved elsewhere).
     for subtree in &changes.removed {
         for id in &subtree.ids {
-            if let Some(entity) = instance.entities.remove(id) {
+            if let Some(entity) = instance.forget(*id) {
                 if let Ok(e) = world.get_entity_mut(entity) {
                     e.despawn();
                 }
@@ -342,6 +363,7 @@ fn patch_component(
     index: Option<usize>,
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
+    live: super::custom::Live<'_>,
 ) {
     let key = change.key();
     let id = index
@@ -368,9 +390,9 @@ fn patch_component(
                     .filter(|f| f.new.is_some())
                     .map(|f| f.name.as_str())
                     .collect();
-                super::custom::patch_fields(entity, p, &set, id);
+                super::custom::patch_fields(entity, p, &set, id, live);
             }
-            (_, Some(p)) => super::custom::insert_one(entity, p, id),
+            (_, Some(p)) => super::custom::insert_one(entity, p, id, live),
         }
     } else {
         #[cfg(feature = "builtins")]

@@ -37,14 +37,75 @@ use crate::format::SceneDoc;
 pub struct ForgeSceneRoot(pub Handle<ForgeScene>);
 
 /// A spawned instance of a scene, on its [`ForgeSceneRoot`] entity: which live [`Entity`] each
-/// file id became.
+/// file id became ([`entity`](Self::entity), [`entity_path`](Self::entity_path)), and back
+/// ([`id_of`](Self::id_of)). Hot reload keeps both directions current.
 #[derive(Component, Clone, Debug)]
 pub struct ForgeSceneInstance {
     pub(crate) scene: AssetId<ForgeScene>,
-    pub(crate) entities: HashMap<u64, Entity>,
+    /// Private: changed only through [`set`](Self::set) and [`forget`](Self::forget), which keep
+    /// `keys` current.
+    entities: HashMap<u64, Entity>,
+    /// The key of each entity: built on the first [`id_of`](Self::id_of) (most games never ask),
+    /// dropped when `entities` changes.
+    keys: std::sync::OnceLock<HashMap<Entity, u64>>,
 }
 
 impl ForgeSceneInstance {
+    pub(crate) fn new(scene: AssetId<ForgeScene>, entities: HashMap<u64, Entity>) -> Self {
+        Self {
+            scene,
+            entities,
+            keys: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The id map, by key.
+    pub(crate) fn entities(&self) -> &HashMap<u64, Entity> {
+        &self.entities
+    }
+
+    /// Records that key `key` is now `entity`.
+    pub(crate) fn set(&mut self, key: u64, entity: Entity) {
+        self.entities.insert(key, entity);
+        self.keys = std::sync::OnceLock::new();
+    }
+
+    /// Forgets key `key`; its entity, if it had one.
+    pub(crate) fn forget(&mut self, key: u64) -> Option<Entity> {
+        let entity = self.entities.remove(&key);
+        if entity.is_some() {
+            self.keys = std::sync::OnceLock::new();
+        }
+        entity
+    }
+
+    /// The file id of live entity `entity`, when it is one of this instance's: the inverse of
+    /// [`entity`](Self::entity). An entity a prefab instance placed has no id of the scene's
+    /// own file: it is known by its id path ([`path_of`](Self::path_of)), and this returns the
+    /// key [`entity`](Self::entity) takes for it. The first call builds the reverse map (one
+    /// pass over the instance); later calls are lookups until a reload changes the instance.
+    pub fn id_of(&self, entity: Entity) -> Option<u64> {
+        self.key_of(entity)
+    }
+
+    /// The id path of live entity `entity` in `scene` (this instance's scene): `[id]` for an
+    /// entity of the scene's own file, the instance entity's id then the ids inside its prefab
+    /// for one an instance placed (the inverse of [`entity_path`](Self::entity_path)).
+    pub fn path_of(&self, scene: &ForgeScene, entity: Entity) -> Option<Vec<u64>> {
+        let key = self.key_of(entity)?;
+        Some(match scene.placed_path(key) {
+            Some(path) => path.to_vec(),
+            None => vec![key],
+        })
+    }
+
+    fn key_of(&self, entity: Entity) -> Option<u64> {
+        let keys = self
+            .keys
+            .get_or_init(|| self.entities.iter().map(|(k, e)| (*e, *k)).collect());
+        keys.get(&entity).copied()
+    }
+
     /// The scene asset this instance was spawned from.
     pub fn scene(&self) -> AssetId<ForgeScene> {
         self.scene
@@ -200,10 +261,7 @@ pub(crate) fn spawn_instance(
     let doc = scene.spawn_doc();
     let mut entities = HashMap::with_capacity(doc.entities.len());
     if world.get_entity(root).is_err() {
-        return ForgeSceneInstance {
-            scene: scene_id,
-            entities,
-        };
+        return ForgeSceneInstance::new(scene_id, entities);
     }
     // Depth first from the roots, parents before children and children in order, without
     // listing every id first: the id map says what is spawned already, so the walk needs only
@@ -230,14 +288,16 @@ pub(crate) fn spawn_instance(
         entities.insert(id, entity);
         stack.extend(node.children.iter().rev().copied());
     }
-    ForgeSceneInstance {
-        scene: scene_id,
-        entities,
+    if scene.custom.has_references() {
+        let order = doc.entities.keys().enumerate().map(|(i, id)| (*id, i));
+        insert_references(world, scene, &entities, order);
     }
+    ForgeSceneInstance::new(scene_id, entities)
 }
 
 /// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the
-/// scene prepared for it. `ChildOf` appends it to the parent's `Children`.
+/// scene prepared for it but the custom components with entity references
+/// ([`insert_references`] inserts them). `ChildOf` appends it to the parent's `Children`.
 ///
 /// Components are inserted after the common bundle, built-ins before custom components, so a
 /// custom component's hooks and observers see the entity's parent and built-ins. An entity
@@ -296,9 +356,37 @@ pub(crate) fn spawn_entity(
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
-    super::custom::insert(&mut entity_mut, custom.iter(), id);
+    super::custom::insert(&mut entity_mut, custom.iter(), id, None);
     link_visibility(world, entity);
     entity
+}
+
+/// Inserts the custom components with entity references of the entities `which` lists (key,
+/// index in the spawned document), in that order, once every entity they may name exists in
+/// `entities`: [`spawn_entity`] leaves them out.
+pub(crate) fn insert_references(
+    world: &mut World,
+    scene: &ForgeScene,
+    entities: &HashMap<u64, Entity>,
+    which: impl IntoIterator<Item = (u64, usize)>,
+) {
+    let live = |key: u64| entities.get(&key).copied();
+    for (id, index) in which {
+        let Some(prepared) = scene.prepared_index(id, index) else {
+            continue;
+        };
+        let customs = scene.custom.entity(prepared);
+        if !customs.iter().any(|c| c.refers()) {
+            continue;
+        }
+        let Some(mut entity) = entities
+            .get(&id)
+            .and_then(|e| world.get_entity_mut(*e).ok())
+        else {
+            continue;
+        };
+        super::custom::insert(&mut entity, customs.iter(), id, Some(&live));
+    }
 }
 
 /// Gives each scene ancestor of `entity` a `Visibility` (`Inherited`) when `entity` has one, so

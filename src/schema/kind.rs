@@ -4,7 +4,7 @@
 use bevy_reflect::TypeInfo;
 use bevy_reflect::enums::VariantInfo;
 
-use super::expr::{IntTy, special_kind};
+use super::expr::{ENTITY_TYPE_PATH, IntTy, special_kind};
 use super::{FieldKind, MemberSchema, TypeSchema, VariantSchema};
 
 /// The [`FieldKind`] of a reflected type, with its parts (see [`FieldKind`] for the limits).
@@ -36,6 +36,7 @@ impl KindBuilder {
         match info {
             TypeInfo::Opaque(_) => match path {
                 "bool" => FieldKind::Bool,
+                ENTITY_TYPE_PATH => FieldKind::Entity,
                 "char" => FieldKind::Char,
                 "f32" => FieldKind::Float { bits: 32 },
                 "f64" => FieldKind::Float { bits: 64 },

@@ -153,6 +153,9 @@ pub enum FieldKind {
     },
     /// `Option<T>`, with the type of `T`.
     Option(Box<TypeSchema>),
+    /// Bevy's `Entity`: a reference to an entity of the scene, written `#7` (or `#7/2` into a
+    /// prefab instance; the `format` module docs, "Entity references").
+    Entity,
     /// Anything else (maps, sets, opaque types, enums without variants): scenes cannot write it.
     Other,
 }

@@ -17,7 +17,7 @@ use bevy_reflect::{PartialReflect, TypeRegistry};
 
 use super::diagnostic::{Diagnostic, Severity};
 use crate::format::{ComponentData, CustomComponent, EntityNode, Position, SceneDoc, SourceMap};
-use crate::schema::expr::{self, ExprError, Target};
+use crate::schema::expr::{self, EntityRefs, ExprError, Target};
 use crate::schema::{ComponentSchema, SchemaFile};
 
 /// Checks the custom components of `doc` (read with `map`) against `schemas` without the game's types: the
@@ -28,7 +28,9 @@ pub(crate) fn check_offline(
     map: &SourceMap,
     text: Option<&str>,
     schemas: &SchemaFile,
+    referable: &Referable<'_>,
 ) -> Vec<Diagnostic> {
+    let refs = Checked(referable);
     let text = text.map(without_bom);
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
@@ -70,8 +72,60 @@ pub(crate) fn check_offline(
                 schema,
                 target,
                 registry,
+                &refs,
                 |_, _| Ok(()),
             ));
+        }
+    }
+    errors
+}
+
+/// Checks every entity reference (`#7`, `#7/2`) in the custom component fields of `doc` against
+/// `referable`, without schemas: a reference that names no entity is an error
+/// (`forge::custom::reference`) at its line and column, as the loader reports it. Whether the
+/// field holds an `Entity` needs the schema ([`check_offline`], the loader).
+pub(crate) fn check_references(
+    doc: &SceneDoc,
+    map: &SourceMap,
+    text: Option<&str>,
+    referable: &Referable<'_>,
+) -> Vec<Diagnostic> {
+    let text = text.map(without_bom);
+    let mut errors = Vec::new();
+    for (id, node) in &doc.entities {
+        for (custom, site) in custom_sites(map, text, true, *id, node) {
+            for (j, field) in custom.fields.iter().enumerate() {
+                let Some((_, refs)) = expr::references(&field.expr) else {
+                    continue;
+                };
+                for r in refs {
+                    let reason = match &r.path {
+                        Some(path) => match referable.find(path) {
+                            Ok(_) => continue,
+                            Err(reason) => reason,
+                        },
+                        None => "an id does not fit in a `u64`".to_owned(),
+                    };
+                    let e = ExprError::Reference {
+                        at: r.at,
+                        reference: field.expr[r.at..r.at + r.len].to_owned(),
+                        reason,
+                    };
+                    let type_name = custom.type_path.rsplit("::").next().unwrap_or_default();
+                    let described = format!(
+                        "entity {id} (`{}`), `{type_name}` field `{}`",
+                        node.name, field.name
+                    );
+                    errors.push(expr_error(
+                        &e,
+                        &described,
+                        &field.expr,
+                        &site,
+                        j,
+                        format!(".fields[{j}]"),
+                    ));
+                }
+            }
         }
     }
     errors
@@ -250,6 +304,7 @@ pub(crate) fn check_fields<'k>(
     schema: &'k ComponentSchema,
     target: impl Fn(&str) -> Option<Target<'k>>,
     registry: &TypeRegistry,
+    refs: &dyn EntityRefs,
     mut store: impl FnMut(&str, &dyn PartialReflect) -> Result<(), String>,
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
@@ -272,7 +327,7 @@ pub(crate) fn check_fields<'k>(
                 site.entity, site.entity_name, schema.type_name, field.name
             )
         };
-        let v = match expr::evaluate_as(&field.expr, field_target, registry) {
+        let v = match expr::evaluate_as(&field.expr, field_target, registry, refs) {
             Ok(v) => v,
             Err(e) => {
                 errors.push(expr_error(&e, &described(), &field.expr, site, j, path()));
@@ -443,8 +498,13 @@ pub(crate) fn expr_error(
         }
         _ => None,
     };
+    // A reference that does not resolve has its own code: the expression itself is fine.
+    let code = match e {
+        ExprError::Reference { .. } => "forge::custom::reference",
+        _ => "forge::custom::expr",
+    };
     let mut d = site.error(
-        "forge::custom::expr",
+        code,
         format!("{described}: {e} in `{}`", expr::excerpt(text)),
         format!("{path}.expr"),
         site.expr_position(field, text, e.at()),
@@ -475,4 +535,123 @@ fn reflected(registry: &TypeRegistry, custom: &CustomComponent) -> Option<&'stat
         .get_with_type_path(path)
         .or_else(|| registry.get_with_short_type_path(path))
         .map(|_| "a reflected type that does not derive `ForgeComponent`")
+}
+
+/// The entities of an expanded scene that instances placed, by id path (implemented by the
+/// prefab expansion, which knows them).
+pub(crate) trait PlacedEntities {
+    /// The id path of the entity with key `key`, when an instance placed it.
+    fn placed_path(&self, key: u64) -> Option<&[u64]>;
+    /// The key of the entity at `path`, two or more ids long.
+    fn key(&self, path: &[u64]) -> Option<u64>;
+}
+
+/// The entities a scene's references (`#7`, `#7/2`) may name: every entity of `doc`, the
+/// scene's own by id and, when `doc` is an expansion, those its instances placed by id path.
+pub(crate) struct Referable<'a> {
+    /// The document whose entities are named.
+    pub(crate) doc: &'a SceneDoc,
+    /// What the instances placed, when `doc` is an expansion.
+    pub(crate) placed: Option<&'a dyn PlacedEntities>,
+}
+
+impl Referable<'_> {
+    /// The entities of a scene without instances.
+    pub(crate) fn own(doc: &SceneDoc) -> Referable<'_> {
+        Referable { doc, placed: None }
+    }
+
+    fn placed_path(&self, key: u64) -> Option<&[u64]> {
+        self.placed?.placed_path(key)
+    }
+
+    /// The key of the entity at `path`.
+    ///
+    /// # Errors
+    /// Why there is none, with "did you mean" over the entities beside it (the same parent
+    /// path, nearest id first) and their names.
+    pub(crate) fn find(&self, path: &[u64]) -> Result<u64, String> {
+        let found = match path {
+            [] => None,
+            [id] => self
+                .doc
+                .entities
+                .contains_key(id)
+                .then_some(*id)
+                .filter(|id| self.placed_path(*id).is_none()),
+            _ => self.placed.and_then(|p| p.key(path)),
+        };
+        if let Some(key) = found {
+            return Ok(key);
+        }
+        let written = reference_text(path);
+        let instance = path.first().and_then(|id| self.doc.entities.get(id));
+        if self.placed.is_none() && path.len() > 1 && instance.is_some_and(|n| n.instance.is_some())
+        {
+            return Err(format!(
+                "`{written}` is inside a prefab instance, and this check does not expand them (expanded scenes are checked by the loader, `forge validate` and `PrefabFiles::expand_scene`)"
+            ));
+        }
+        let (prefix, last) = path.split_at(path.len().saturating_sub(1));
+        let last = last.first().copied().unwrap_or_default();
+        // The entities beside the missing one: same length, same prefix.
+        let mut beside: Vec<(u64, &str)> = self
+            .doc
+            .entities
+            .iter()
+            .filter_map(|(key, node)| {
+                let p: Vec<u64> = match self.placed_path(*key) {
+                    Some(p) => p.to_vec(),
+                    None => vec![*key],
+                };
+                let (pp, pl) = p.split_at(p.len().saturating_sub(1));
+                (pp == prefix)
+                    .then(|| (pl.first().copied().unwrap_or_default(), node.name.as_str()))
+            })
+            .collect();
+        if beside.is_empty() {
+            return Err(match prefix {
+                [] => format!("there is no entity `{written}`: the scene has no entities"),
+                _ => match self.find(prefix) {
+                    Ok(_) => format!(
+                        "`{}` places no prefab, so `{written}` names nothing",
+                        reference_text(prefix)
+                    ),
+                    Err(why) => why,
+                },
+            });
+        }
+        beside.sort_by_key(|(id, _)| id.abs_diff(last));
+        let shown: Vec<String> = beside
+            .iter()
+            .take(3)
+            .map(|(id, name)| {
+                let mut p = prefix.to_vec();
+                p.push(*id);
+                format!("`{}` ({name:?})", reference_text(&p))
+            })
+            .collect();
+        Err(format!(
+            "no entity has that id path; did you mean {}?",
+            shown.join(" or ")
+        ))
+    }
+}
+
+/// A reference as written: `#7`, `#7/2`.
+pub(crate) fn reference_text(path: &[u64]) -> String {
+    let ids: Vec<String> = path.iter().map(u64::to_string).collect();
+    format!("#{}", ids.join("/"))
+}
+
+/// References checked against the scene, without building entities (offline checks): a
+/// reference that resolves evaluates to a stand-in value.
+pub(crate) struct Checked<'r, 'a>(pub(crate) &'r Referable<'a>);
+
+impl EntityRefs for Checked<'_, '_> {
+    fn resolve(&self, path: &[u64]) -> Result<Box<dyn PartialReflect>, String> {
+        self.0
+            .find(path)
+            .map(|key| Box::new(key) as Box<dyn PartialReflect>)
+    }
 }

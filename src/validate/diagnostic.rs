@@ -48,6 +48,7 @@
 //! | `forge::custom::missing_required` | error | at load and with a schema file: a `#[forge(required)]` field is not listed (extra) |
 //! | `forge::custom::range` | error | at load and with a schema file: a number outside the field's `#[forge(range)]` (extra) |
 //! | `forge::custom::expr` | error | at load and with a schema file: a field expression that cannot be evaluated as the field's type (extra) |
+//! | `forge::custom::reference` | error | at load and in `forge validate`: an entity reference (`#7`, `#7/2`) that names no entity of the scene (the `format` module docs, "Entity references") |
 //! | `forge::asset::empty` | error | an empty asset path (extra) |
 //! | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |
 //! | `forge::asset::parent_dir` | error | an asset path with a `..` component |

@@ -179,8 +179,27 @@ pub fn validate_parsed_with_schemas(
         &parsed.source_map,
         Some(text),
         schemas,
+        &custom::Referable::own(&parsed.doc),
     ));
     finish(diagnostics)
+}
+
+/// The entity references (`#7`, `#7/2`) in the custom component fields of `parsed`, checked
+/// without schemas: each must name an entity of the scene (the `format` module docs, "Entity
+/// references"); one that does not is an error (`forge::custom::reference`) at its line and
+/// column, with the entities beside the id it names. [`validate_parsed_with_schemas`] and the
+/// loader check the same, with whether the field holds an `Entity`. A reference into a prefab
+/// instance (`#7/2`) needs the instance expanded:
+/// [`ExpandedScene::check_references`](crate::prefab::ExpandedScene::check_references) checks
+/// those. `text` is the text `parsed` was read from, to point inside expressions.
+pub fn validate_references(parsed: &ParsedScene, text: Option<&str>) -> Vec<Diagnostic> {
+    let found = custom::check_references(
+        &parsed.doc,
+        &parsed.source_map,
+        text,
+        &custom::Referable::own(&parsed.doc),
+    );
+    finish(found).diagnostics
 }
 
 /// The diagnostics of [`validate_parsed`], unsorted.

@@ -40,7 +40,9 @@ use bevy_forge_scene::prefab::{ExpandedScene, PrefabFiles, has_instances};
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::file::{SchemaFile, SchemaFileError};
 use bevy_forge_scene::validate::{Diagnostic, Severity};
-use bevy_forge_scene::validate::{validate_parsed, validate_parsed_with_schemas};
+use bevy_forge_scene::validate::{
+    validate_parsed, validate_parsed_with_schemas, validate_references,
+};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use bevy_forge_scene::validate::report::{self, Source};
@@ -283,20 +285,27 @@ fn validate(args: &ValidateArgs) -> Status {
                             .as_ref(),
                     }
                 };
+                // A scene with instances has its custom components checked in its expansion,
+                // where references into the instances resolve.
+                let instances = has_instances(&parsed.doc);
                 let report = match &schemas {
-                    Some(schemas) => {
+                    Some(schemas) if !instances => {
                         validate_parsed_with_schemas(&parsed, &source.text, index, schemas)
                     }
-                    None => validate_parsed(&parsed, index),
+                    _ => validate_parsed(&parsed, index),
                 };
                 let mut diagnostics = report.diagnostics;
-                if has_instances(&parsed.doc) {
+                if schemas.is_none() && !instances {
+                    diagnostics.extend(validate_references(&parsed, Some(&source.text)));
+                }
+                if instances {
                     let root = prefab_root(path, args.assets.as_deref());
                     let asset_path = asset_path_of(path, &root);
                     let prefabs = prefab_roots
                         .entry(root.clone())
                         .or_insert_with(|| prefab_files(root.clone(), schemas.as_ref()));
-                    let (_, mut found) = prefabs.expand_scene(&asset_path, &parsed);
+                    let (_, mut found) =
+                        prefabs.expand_scene(&asset_path, &parsed, Some(&source.text));
                     localize(&mut found, &root);
                     diagnostics.extend(found);
                 }
@@ -505,7 +514,8 @@ fn show_tree(args: &TreeArgs) -> Status {
             let root = prefab_root(&args.file, args.assets.as_deref());
             let mut prefabs = prefab_files(root.clone(), None);
             let asset_path = asset_path_of(&args.file, &root);
-            let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
+            let (expanded, mut problems) =
+                prefabs.expand_scene(&asset_path, &parsed, Some(&source.text));
             let expanded =
                 expanded.unwrap_or_else(|| ExpandedScene::plain(parsed.doc.clone().into()));
             print(&if args.flat {

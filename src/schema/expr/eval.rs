@@ -15,13 +15,20 @@ use syn::spanned::Spanned;
 
 use compound::{call_name, ends, f32_target};
 
+use super::refs::{Ref, placeholder_text};
 use super::target::{Shape, Target};
 use super::types::{IntTy, Special, float_consts};
-use super::{ExprError, MAX_DEPTH, NAME_CHARS, VALUE_CHARS, clip, offset, offset_of, scan};
+use super::{
+    EntityRefs, ExprError, MAX_DEPTH, NAME_CHARS, VALUE_CHARS, clip, offset, offset_of, scan,
+};
 
 pub(super) struct Eval<'a> {
     registry: &'a TypeRegistry,
     text: &'a str,
+    /// The entity references of the text (see [`super::refs`]).
+    refs: &'a [Ref],
+    /// What they evaluate to.
+    resolver: &'a dyn EntityRefs,
     /// How many expressions are being evaluated, the outermost included.
     depth: std::cell::Cell<usize>,
     /// The deepest nesting evaluated ([`MAX_DEPTH`]; `scan::check` already refuses deeper
@@ -67,7 +74,14 @@ fn describe(e: &syn::Expr) -> String {
         E::Array(_) => "an array".into(),
         E::Macro(m) if m.mac.path.is_ident("vec") => "a `vec![..]`".into(),
         E::Macro(m) => format!("the macro `{}!`", path_text(&tail(&m.mac.path))),
-        E::Path(p) => format!("`{}`", path_text(&tail(&p.path))),
+        E::Path(p) => match p
+            .path
+            .get_ident()
+            .and_then(|i| placeholder_text(&i.to_string()))
+        {
+            Some(reference) => format!("the entity reference `{reference}`"),
+            None => format!("`{}`", path_text(&tail(&p.path))),
+        },
         E::Call(c) => match &*c.func {
             syn::Expr::Path(p) => format!("`{}(..)`", path_text(&tail(&p.path))),
             _ => "a call".into(),
@@ -145,15 +159,23 @@ fn expected(ty: Target<'_>) -> String {
         Shape::Tuple(fields) => format!("a tuple of {}", fields.len()),
         Shape::List(_) => format!("a list (`vec![..]` or `[..]`) for `{short}`"),
         Shape::Array(_, len) => format!("an array of {len}"),
+        Shape::Entity => "an entity reference (`#7`, or `#7/2` into a prefab instance)".to_owned(),
         Shape::Unwritable => format!("a `{short}`"),
     }
 }
 
 impl<'a> Eval<'a> {
-    pub(super) fn new(registry: &'a TypeRegistry, text: &'a str) -> Self {
+    pub(super) fn new(
+        registry: &'a TypeRegistry,
+        text: &'a str,
+        refs: &'a [Ref],
+        resolver: &'a dyn EntityRefs,
+    ) -> Self {
         Eval {
             registry,
             text,
+            refs,
+            resolver,
             depth: std::cell::Cell::new(0),
             limit: MAX_DEPTH,
         }
@@ -279,8 +301,38 @@ impl<'a> Eval<'a> {
                 out.set_represented_type(ty.info());
                 Ok(Box::new(out))
             }
+            Shape::Entity => self.entity(e, ty),
             Shape::Unwritable => Err(self.unwritable(e, ty)),
         }
+    }
+
+    /// An entity reference (`#7`, `#7/2`), as the resolver gives it.
+    fn entity(&self, e: &syn::Expr, ty: Target<'_>) -> Result<Value, ExprError> {
+        let at = self.at(e.span());
+        let reference = match e {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                self.refs.iter().find(|r| r.at == at)
+            }
+            _ => None,
+        };
+        let Some(reference) = reference else {
+            return Err(self.mismatch(e, ty));
+        };
+        let written = reference.text(self.text);
+        let Some(path) = &reference.path else {
+            return Err(ExprError::Reference {
+                at,
+                reference: written,
+                reason: "an id does not fit in a `u64`".to_owned(),
+            });
+        };
+        self.resolver
+            .resolve(path)
+            .map_err(|reason| ExprError::Reference {
+                at,
+                reference: written,
+                reason,
+            })
     }
 
     fn unwritable(&self, e: &syn::Expr, ty: Target<'_>) -> ExprError {
@@ -689,7 +741,7 @@ mod tests {
             };
             let eval = Eval {
                 limit,
-                ..Eval::new(&registry, text)
+                ..Eval::new(&registry, text, &[], &super::super::NoRefs)
             };
             let result = eval.eval(&parsed, Target::Info(info)).map(|_| ());
             assert_eq!(eval.depth.get(), 0, "every level is given back");

@@ -22,6 +22,10 @@
 //! - `f32::consts::PI` (any of `std::`/`core::`, `f32`/`f64`, and `PI`, `TAU`, `E`,
 //!   `FRAC_PI_2`, ...), `f32::INFINITY`, `f32::MAX`, `u8::MAX`, ... and a leading minus.
 //!
+//! - entity references where the field's type has an `Entity`: `#7` (the scene's entity 7),
+//!   `#7/2` (entity 2 of the prefab that entity 7 places), resolved by an [`EntityRefs`]
+//!   ([`evaluate_in`]); the `format` module docs, "Entity references".
+//!
 //! Anything else (function calls, arithmetic, macros other than `vec!`, unknown paths) is an
 //! [`ExprError`]. Paths are matched by their last segments, so `glam::Vec3::Y` and
 //! `bevy::math::Vec3::Y` mean `Vec3::Y`. A number that does not fit the field's type is an
@@ -44,11 +48,13 @@
 //! same errors: the offline check of `forge validate --schema`.
 
 mod eval;
+mod refs;
 mod render;
 mod scan;
 mod target;
 mod types;
 
+pub(crate) use refs::{prefix_references, rewrite as references};
 pub use render::render;
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
 pub(crate) use target::Target;
@@ -64,7 +70,7 @@ use crate::schema::FieldKind;
 use eval::Eval;
 
 /// What field expressions may be, in one line (used as help text).
-pub const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts";
+pub const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts, entity references (#7, #7/2)";
 
 /// Why a field expression could not be evaluated. `at` is the byte offset inside the expression
 /// where the problem starts (see [`ExprError::at`]).
@@ -158,6 +164,16 @@ pub enum ExprError {
         /// What went wrong.
         reason: String,
     },
+    /// An entity reference (`#7`) that does not resolve to an entity of the scene.
+    #[error("entity reference `{reference}`: {reason}")]
+    Reference {
+        /// Byte offset in the expression.
+        at: usize,
+        /// The reference as written.
+        reference: String,
+        /// Why it does not resolve.
+        reason: String,
+    },
 }
 
 impl ExprError {
@@ -172,7 +188,8 @@ impl ExprError {
             | ExprError::MissingFields { at, .. }
             | ExprError::Overflow { at, .. }
             | ExprError::Unwritable { at, .. }
-            | ExprError::Reflect { at, .. } => *at,
+            | ExprError::Reflect { at, .. }
+            | ExprError::Reference { at, .. } => *at,
         }
     }
 }
@@ -192,7 +209,7 @@ pub fn evaluate(
     target: &'static TypeInfo,
     registry: &TypeRegistry,
 ) -> Result<Box<dyn PartialReflect>, ExprError> {
-    evaluate_as(expr, Target::Info(target), registry)
+    evaluate_as(expr, Target::Info(target), registry, &NoRefs)
 }
 
 /// Evaluates `expr` as a value of a type known only by its schema: `type_name` (the short
@@ -216,7 +233,7 @@ pub fn evaluate_schema(
     kind: &FieldKind,
 ) -> Result<Box<dyn PartialReflect>, ExprError> {
     let target = Target::Kind { type_name, kind };
-    evaluate_as(expr, target, &SCHEMA_REGISTRY)
+    evaluate_as(expr, target, &SCHEMA_REGISTRY, &NoRefs)
 }
 
 /// The reflected `Default`s offline evaluation uses: primitives, `String`, glam and colour
@@ -239,11 +256,50 @@ pub(crate) fn schema_registry() -> &'static TypeRegistry {
     &SCHEMA_REGISTRY
 }
 
+/// The type path of Bevy's `Entity`, which fields hold as references (`#7`). Named, not
+/// imported: this part of the crate does not depend on Bevy's ECS.
+pub const ENTITY_TYPE_PATH: &str = "bevy_ecs::entity::Entity";
+
+/// What the entity references of an expression (`#7`, `#7/2`; see [the module docs](self))
+/// evaluate to: the scene the expression is in answers.
+pub trait EntityRefs {
+    /// The value of an `Entity` field that refers to the entity at id path `path` (`[7]`,
+    /// `[7, 2]`).
+    ///
+    /// # Errors
+    /// Why there is no such entity, as a message (`no entity 9 in this scene; did you mean
+    /// #8?`).
+    fn resolve(&self, path: &[u64]) -> Result<Box<dyn PartialReflect>, String>;
+}
+
+/// No scene: every reference is an error.
+pub struct NoRefs;
+
+impl EntityRefs for NoRefs {
+    fn resolve(&self, _: &[u64]) -> Result<Box<dyn PartialReflect>, String> {
+        Err("entity references need the scene the expression is in".to_owned())
+    }
+}
+
+/// [`evaluate`], with entity references (`#7`) resolved by `refs`.
+///
+/// # Errors
+/// As [`evaluate`], and [`ExprError::Reference`] for a reference `refs` does not resolve.
+pub fn evaluate_in(
+    expr: &str,
+    target: &'static TypeInfo,
+    registry: &TypeRegistry,
+    refs: &dyn EntityRefs,
+) -> Result<Box<dyn PartialReflect>, ExprError> {
+    evaluate_as(expr, Target::Info(target), registry, refs)
+}
+
 /// [`evaluate`] or [`evaluate_schema`], by target.
 pub(crate) fn evaluate_as(
     expr: &str,
     target: Target<'_>,
     registry: &TypeRegistry,
+    resolver: &dyn EntityRefs,
 ) -> Result<Box<dyn PartialReflect>, ExprError> {
     let target = target.resolved();
     if let Target::Info(info) = target
@@ -251,16 +307,22 @@ pub(crate) fn evaluate_as(
     {
         return Ok(value);
     }
-    let start = expr.len() - expr.trim_start().len();
+    // References become identifiers of the same length: offsets stay the user's.
+    let rewritten = refs::rewrite(expr);
+    let (text, refs) = match &rewritten {
+        Some((text, refs)) => (text.as_str(), refs.as_slice()),
+        None => (expr, &[][..]),
+    };
+    let start = text.len() - text.trim_start().len();
     // Bounds the depth of what syn builds, and its time, before it runs (see `scan`).
-    scan::check(expr)?;
-    let parsed = syn::parse_str::<syn::Expr>(expr);
+    scan::check(text)?;
+    let parsed = syn::parse_str::<syn::Expr>(text);
     let result = match parsed {
         Err(e) => Err(ExprError::Syntax {
-            at: offset(expr, e.span()).max(start),
+            at: offset(text, e.span()).max(start),
             message: e.to_string(),
         }),
-        Ok(e) => Eval::new(registry, expr).eval(&e, target),
+        Ok(e) => Eval::new(registry, text, refs, resolver).eval(&e, target),
     };
     // Spans of parsed strings live in a thread-local table; forget them so loading many
     // scenes does not grow it.

@@ -48,6 +48,8 @@ pub(crate) enum Shape<'k> {
     List(Option<Target<'k>>),
     /// An array of `len` items.
     Array(Option<Target<'k>>, usize),
+    /// Bevy's `Entity`: written as a reference (`#7`).
+    Entity,
     /// Maps, sets and other types scenes cannot write.
     Unwritable,
 }
@@ -178,6 +180,9 @@ fn info_shape(info: &'static TypeInfo) -> Shape<'static> {
     if let Some(special) = Special::of(info.type_id()) {
         return Shape::Special(special, info);
     }
+    if info.type_path() == super::ENTITY_TYPE_PATH {
+        return Shape::Entity;
+    }
     match info {
         TypeInfo::Opaque(_) => Shape::Opaque(info),
         TypeInfo::Enum(e) if is_option(info) => {
@@ -220,6 +225,7 @@ fn kind_shape(kind: &FieldKind) -> Shape<'_> {
         FieldKind::Tuple { fields } => Shape::Tuple(fields.iter().map(Target::of_type).collect()),
         FieldKind::List(item) => Shape::List(Target::of_type(item)),
         FieldKind::Array { item, len } => Shape::Array(Target::of_type(item), *len),
+        FieldKind::Entity => Shape::Entity,
         // Scalars, glam and colour kinds are resolved to reflected types before this.
         _ => Shape::Unwritable,
     }
