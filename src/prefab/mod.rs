@@ -131,10 +131,7 @@ impl ExpandedScene {
 
     /// What entity references (`#7/2`) of this scene may name.
     pub(crate) fn referable(&self) -> crate::validate::custom::Referable<'_> {
-        crate::validate::custom::Referable {
-            doc: &self.doc,
-            placed: Some(self),
-        }
+        crate::validate::custom::Referable::new(&self.doc, Some(self))
     }
 
     /// The custom components of every entity of the expansion of `parsed` checked against

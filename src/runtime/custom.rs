@@ -303,7 +303,7 @@ fn build(
     registry: &TypeRegistry,
     schemas: &ForgeSchemas,
     resolved: &Result<Resolved, Unresolved>,
-    refs: &Placeholders<'_>,
+    refs: &Placeholders<'_, '_>,
 ) -> Result<(u32, Box<dyn Reflect>), Vec<Diagnostic>> {
     let resolved = match resolved {
         Ok(r) => r,
@@ -442,15 +442,19 @@ pub(crate) fn patch_fields(
         let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
             return false;
         };
-        let mut patch = bevy_reflect::structs::DynamicStruct::default();
-        for name in fields {
-            if let Some(Ok(field)) = full.field(name).map(PartialReflect::to_dynamic) {
-                patch.insert_boxed(*name, field);
-            }
-        }
-        patch.set_represented_type(value.get_represented_type_info());
-        prepared.ty.component.apply(&mut *entity, &patch);
-        true
+        let Some(mut component) = prepared.ty.component.reflect_mut(&mut *entity) else {
+            return false;
+        };
+        let ReflectMut::Struct(live_value) = component.reflect_mut() else {
+            return false;
+        };
+        // Each changed field replaced: a shorter list is shorter, not merged.
+        fields.iter().all(
+            |name| match (live_value.field_mut(name), full.field(name)) {
+                (Some(dest), Some(new)) => expr::assign(dest, new).is_ok(),
+                _ => true,
+            },
+        )
     });
     if applied != Some(true) {
         insert_one(entity, prepared, id, live);

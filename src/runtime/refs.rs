@@ -50,15 +50,15 @@ impl RefTable {
 
 /// References resolved at load: each checked against the scene, and evaluated to the
 /// placeholder of its key.
-pub(crate) struct Placeholders<'a> {
-    referable: &'a Referable<'a>,
+pub(crate) struct Placeholders<'r, 'a> {
+    referable: &'r Referable<'a>,
     table: RefCell<RefTable>,
     rows: RefCell<HashMap<u64, u32>>,
     used: Cell<bool>,
 }
 
-impl<'a> Placeholders<'a> {
-    pub(crate) fn new(referable: &'a Referable<'a>) -> Self {
+impl<'r, 'a> Placeholders<'r, 'a> {
+    pub(crate) fn new(referable: &'r Referable<'a>) -> Self {
         Self {
             referable,
             table: RefCell::new(RefTable::default()),
@@ -78,7 +78,7 @@ impl<'a> Placeholders<'a> {
     }
 }
 
-impl EntityRefs for Placeholders<'_> {
+impl EntityRefs for Placeholders<'_, '_> {
     fn resolve(&self, path: &[u64]) -> Result<Box<dyn PartialReflect>, String> {
         let key = self.referable.find(path)?;
         let mut rows = self.rows.borrow_mut();

@@ -165,11 +165,22 @@ fn new_column<T: ForgeComponent>() -> Box<dyn CustomColumn> {
 pub(crate) type SpawnWith =
     fn(&mut World, EntityBundle, &dyn Reflect) -> Result<Entity, EntityBundle>;
 
-/// The value of `T` that `value` describes: `T`'s `Default` with the value applied.
+/// The value of `T` that `value` describes: a reflected copy, or where the type cannot be
+/// copied through reflection, `T`'s `Default` with the value assigned (lists replaced, never
+/// merged with the default's items).
 fn typed<T: ForgeComponent>(value: &dyn Reflect) -> Option<T> {
     let value = value.downcast_ref::<T>()?;
+    if let Ok(copy) = value.reflect_clone()
+        && let Ok(copy) = copy.downcast::<T>()
+    {
+        return Some(*copy);
+    }
     let mut component = T::default();
-    component.try_apply(value.as_partial_reflect()).ok()?;
+    crate::schema::expr::assign(
+        component.as_partial_reflect_mut(),
+        value.as_partial_reflect(),
+    )
+    .ok()?;
     Some(component)
 }
 

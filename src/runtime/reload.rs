@@ -28,8 +28,10 @@
 //! included (they are all spawned before any component that names one is inserted). An edit
 //! that removes an entity something still names does not load (`forge::custom::reference`):
 //! the last good scene stays. A reload never re-spawns an entity the game despawned (above), so
-//! a reference to it written by a later reload holds the despawned `Entity`, as any stale
-//! `Entity` in Bevy does; despawn and respawn the instance to get a fresh copy.
+//! a reference to it written by a later reload holds an `Entity` that is not alive (the
+//! despawned one, or `Entity::PLACEHOLDER` once a reload has dropped it from the instance
+//! map), as any stale `Entity` in Bevy: check it with `World::get_entity`, or despawn and
+//! respawn the instance for a fresh copy.
 //!
 //! # Failed reloads
 //! A file that no longer reads or validates fails to load; Bevy keeps the previous asset in

@@ -328,8 +328,10 @@ pub(crate) fn prepare_again(
     if let Some(expanded) = &expanded {
         errors.extend(expanded.check_overridden(&parsed));
     }
-    let (spawned, referable) = super::custom::referable(&parsed, expanded.as_ref());
-    let (custom, custom_errors) = super::custom::prepare_in_world(world, spawned, &referable);
+    let (custom, custom_errors) = {
+        let (spawned, referable) = super::custom::referable(&parsed, expanded.as_ref());
+        super::custom::prepare_in_world(world, spawned, &referable)
+    };
     let custom_errors: Vec<Diagnostic> = match &expanded {
         Some(e) => custom_errors
             .into_iter()

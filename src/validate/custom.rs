@@ -13,6 +13,7 @@
 //! without a registered type). The loader ([`crate::runtime`]) calls [`check_fields`] with its
 //! reflected types and stores each value as it goes.
 
+use bevy_platform::collections::HashMap;
 use bevy_reflect::{PartialReflect, TypeRegistry};
 
 use super::diagnostic::{Diagnostic, Severity};
@@ -95,10 +96,30 @@ pub(crate) fn check_references(
     for (id, node) in &doc.entities {
         for (custom, site) in custom_sites(map, text, true, *id, node) {
             for (j, field) in custom.fields.iter().enumerate() {
-                let Some((_, refs)) = expr::references(&field.expr) else {
+                let Some(rewritten) = expr::references(&field.expr) else {
                     continue;
                 };
-                for r in refs {
+                let type_name = custom.type_path.rsplit("::").next().unwrap_or_default();
+                let described = || {
+                    format!(
+                        "entity {id} (`{}`), `{type_name}` field `{}`",
+                        node.name, field.name
+                    )
+                };
+                let mut report = |e: ExprError| {
+                    errors.push(expr_error(
+                        &e,
+                        &described(),
+                        &field.expr,
+                        &site,
+                        j,
+                        format!(".fields[{j}]"),
+                    ));
+                };
+                if let Some((at, message)) = rewritten.glued_error(&field.expr) {
+                    report(ExprError::Syntax { at, message });
+                }
+                for r in rewritten.refs {
                     let reason = match &r.path {
                         Some(path) => match referable.find(path) {
                             Ok(_) => continue,
@@ -106,24 +127,11 @@ pub(crate) fn check_references(
                         },
                         None => "an id does not fit in a `u64`".to_owned(),
                     };
-                    let e = ExprError::Reference {
+                    report(ExprError::Reference {
                         at: r.at,
                         reference: field.expr[r.at..r.at + r.len].to_owned(),
                         reason,
-                    };
-                    let type_name = custom.type_path.rsplit("::").next().unwrap_or_default();
-                    let described = format!(
-                        "entity {id} (`{}`), `{type_name}` field `{}`",
-                        node.name, field.name
-                    );
-                    errors.push(expr_error(
-                        &e,
-                        &described,
-                        &field.expr,
-                        &site,
-                        j,
-                        format!(".fields[{j}]"),
-                    ));
+                    });
                 }
             }
         }
@@ -230,8 +238,9 @@ impl Site<'_> {
             .component_field(self.entity, self.component, "type_path")
     }
 
-    /// The file position of byte `at` of field `field`'s expression: exact when the text before
-    /// it is written without escapes, else the start of its string.
+    /// The file position of byte `at` of field `field`'s expression: exact, escapes of a quoted
+    /// string (`\"`, `\n`, `\u{e9}`) counted as written; the start of its string when the
+    /// file does not hold the expression there (a document edited in memory).
     fn expr_position(&self, field: usize, expr: &str, at: usize) -> Option<Position> {
         let start = self
             .map
@@ -250,18 +259,61 @@ impl Site<'_> {
         let Some(before) = expr.get(..at.min(expr.len())) else {
             return Some(start);
         };
-        // The file holds the bytes before `at` as they are. In a quoted string a backslash
-        // there may have been written `\\`, which would shift the column.
-        let verbatim = rest.get(quote..).is_some_and(|body| {
-            body.starts_with(before) && (hashes.is_some() || !before.contains('\\'))
-        });
-        if !verbatim {
-            return Some(start);
+        let body = rest.get(quote..)?;
+        let written = match hashes {
+            // A raw string holds the expression as it is.
+            Some(_) => body.starts_with(before).then_some(before.len()),
+            None => written_len(body, before),
+        };
+        match written {
+            Some(len) => Some(self.map.position_of_offset(start.offset + quote + len)),
+            None => Some(start),
         }
-        Some(
-            self.map
-                .position_of_offset(start.offset + quote + before.len()),
-        )
+    }
+}
+
+/// How many bytes of `body`, the inside of a quoted RON string, hold `decoded` once its escapes
+/// are read; `None` when they do not.
+fn written_len(body: &str, decoded: &str) -> Option<usize> {
+    let mut chars = body.char_indices();
+    let mut expected = decoded.chars();
+    loop {
+        let Some(want) = expected.next() else {
+            return Some(chars.next().map_or(body.len(), |(i, _)| i));
+        };
+        let (_, c) = chars.next()?;
+        let got = if c == '\\' {
+            match chars.next()?.1 {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                '0' => '\0',
+                'x' => {
+                    let hex: String = [chars.next()?.1, chars.next()?.1].iter().collect();
+                    char::from(u8::from_str_radix(&hex, 16).ok()?)
+                }
+                'u' => {
+                    if chars.next()?.1 != '{' {
+                        return None;
+                    }
+                    let mut hex = String::new();
+                    loop {
+                        match chars.next()?.1 {
+                            '}' => break,
+                            h if hex.len() < 6 => hex.push(h),
+                            _ => return None,
+                        }
+                    }
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                }
+                other => other,
+            }
+        } else {
+            c
+        };
+        if got != want {
+            return None;
+        }
     }
 }
 
@@ -550,28 +602,43 @@ pub(crate) trait PlacedEntities {
 /// scene's own by id and, when `doc` is an expansion, those its instances placed by id path.
 pub(crate) struct Referable<'a> {
     /// The document whose entities are named.
-    pub(crate) doc: &'a SceneDoc,
+    doc: &'a SceneDoc,
     /// What the instances placed, when `doc` is an expansion.
-    pub(crate) placed: Option<&'a dyn PlacedEntities>,
+    placed: Option<&'a dyn PlacedEntities>,
+    /// The entities by parent path, each list sorted by id, for "did you mean": built on the
+    /// first reference that names nothing.
+    beside: std::cell::OnceCell<Beside<'a>>,
 }
 
-impl Referable<'_> {
-    /// The entities of a scene without instances.
-    pub(crate) fn own(doc: &SceneDoc) -> Referable<'_> {
-        Referable { doc, placed: None }
+/// Entities by parent path: each one's last id and name, sorted by id.
+type Beside<'a> = HashMap<Box<[u64]>, Vec<(u64, &'a str)>>;
+
+/// The most ids an id path can have: the scene's instance entity, then one id per prefab file
+/// nested below it ([`MAX_PREFAB_DEPTH`](crate::format::MAX_PREFAB_DEPTH)), then the entity.
+const MAX_PATH_LEN: usize = crate::format::MAX_PREFAB_DEPTH + 1;
+
+impl<'a> Referable<'a> {
+    /// The entities of `doc`, and those `placed` says its instances placed.
+    pub(crate) fn new(doc: &'a SceneDoc, placed: Option<&'a dyn PlacedEntities>) -> Self {
+        Referable {
+            doc,
+            placed,
+            beside: std::cell::OnceCell::new(),
+        }
     }
 
-    fn placed_path(&self, key: u64) -> Option<&[u64]> {
+    /// The entities of a scene without instances.
+    pub(crate) fn own(doc: &'a SceneDoc) -> Self {
+        Self::new(doc, None)
+    }
+
+    fn placed_path(&self, key: u64) -> Option<&'a [u64]> {
         self.placed?.placed_path(key)
     }
 
-    /// The key of the entity at `path`.
-    ///
-    /// # Errors
-    /// Why there is none, with "did you mean" over the entities beside it (the same parent
-    /// path, nearest id first) and their names.
-    pub(crate) fn find(&self, path: &[u64]) -> Result<u64, String> {
-        let found = match path {
+    /// The key of the entity at `path`, when there is one.
+    fn key(&self, path: &[u64]) -> Option<u64> {
+        match path {
             [] => None,
             [id] => self
                 .doc
@@ -580,8 +647,25 @@ impl Referable<'_> {
                 .then_some(*id)
                 .filter(|id| self.placed_path(*id).is_none()),
             _ => self.placed.and_then(|p| p.key(path)),
-        };
-        if let Some(key) = found {
+        }
+    }
+
+    /// The key of the entity at `path`.
+    ///
+    /// # Errors
+    /// Why there is none, with "did you mean" over the entities beside it (the same parent
+    /// path, nearest id first) and their names. Time grows with the path's length (at most
+    /// [`MAX_PATH_LEN`] ids are looked at) and the log of the scene's size.
+    pub(crate) fn find(&self, path: &[u64]) -> Result<u64, String> {
+        if path.len() > MAX_PATH_LEN {
+            return Err(format!(
+                "`{}` has {} ids, more than any id path: prefabs nest at most {} files deep",
+                reference_text(path),
+                path.len(),
+                crate::format::MAX_PREFAB_DEPTH
+            ));
+        }
+        if let Some(key) = self.key(path) {
             return Ok(key);
         }
         let written = reference_text(path);
@@ -594,35 +678,33 @@ impl Referable<'_> {
         }
         let (prefix, last) = path.split_at(path.len().saturating_sub(1));
         let last = last.first().copied().unwrap_or_default();
-        // The entities beside the missing one: same length, same prefix.
-        let mut beside: Vec<(u64, &str)> = self
-            .doc
-            .entities
-            .iter()
-            .filter_map(|(key, node)| {
-                let p: Vec<u64> = match self.placed_path(*key) {
-                    Some(p) => p.to_vec(),
-                    None => vec![*key],
-                };
-                let (pp, pl) = p.split_at(p.len().saturating_sub(1));
-                (pp == prefix)
-                    .then(|| (pl.first().copied().unwrap_or_default(), node.name.as_str()))
-            })
-            .collect();
+        let beside = self.beside(prefix);
         if beside.is_empty() {
-            return Err(match prefix {
-                [] => format!("there is no entity `{written}`: the scene has no entities"),
-                _ => match self.find(prefix) {
-                    Ok(_) => format!(
-                        "`{}` places no prefab, so `{written}` names nothing",
-                        reference_text(prefix)
-                    ),
-                    Err(why) => why,
-                },
-            });
+            if prefix.is_empty() {
+                return Err(format!(
+                    "there is no entity `{written}`: the scene has no entities"
+                ));
+            }
+            if self.key(prefix).is_some() {
+                return Err(format!(
+                    "`{}` places no prefab, so `{written}` names nothing",
+                    reference_text(prefix)
+                ));
+            }
+            // The first id that names nothing: its parent path exists (or is the scene), so
+            // this goes one level down at most.
+            let exists = (1..prefix.len())
+                .rev()
+                .find(|k| self.key(&path[..*k]).is_some())
+                .unwrap_or(0);
+            return self.find(&path[..=exists]);
         }
-        beside.sort_by_key(|(id, _)| id.abs_diff(last));
-        let shown: Vec<String> = beside
+        // The nearest ids on each side of the missing one, nearest first.
+        let at = beside.partition_point(|(id, _)| *id < last);
+        let mut near: Vec<(u64, &str)> =
+            beside[at.saturating_sub(3)..(at + 3).min(beside.len())].to_vec();
+        near.sort_by_key(|(id, _)| id.abs_diff(last));
+        let shown: Vec<String> = near
             .iter()
             .take(3)
             .map(|(id, name)| {
@@ -636,12 +718,35 @@ impl Referable<'_> {
             shown.join(" or ")
         ))
     }
+
+    /// The entities whose id path is `prefix` and one more id: that id and their names, sorted.
+    fn beside(&self, prefix: &[u64]) -> &[(u64, &'a str)] {
+        let index = self.beside.get_or_init(|| {
+            let mut index: Beside<'a> = HashMap::new();
+            for (key, node) in &self.doc.entities {
+                let own = [*key];
+                let p: &[u64] = self.placed_path(*key).unwrap_or(&own);
+                let (parent, last) = p.split_at(p.len().saturating_sub(1));
+                let last = last.first().copied().unwrap_or_default();
+                index
+                    .entry(parent.into())
+                    .or_default()
+                    .push((last, node.name.as_str()));
+            }
+            for list in index.values_mut() {
+                list.sort_unstable_by_key(|(id, _)| *id);
+            }
+            index
+        });
+        index.get(prefix).map_or(&[], Vec::as_slice)
+    }
 }
 
-/// A reference as written: `#7`, `#7/2`.
+/// A reference as written: `#7`, `#7/2` (a long path clipped after 8 ids).
 pub(crate) fn reference_text(path: &[u64]) -> String {
-    let ids: Vec<String> = path.iter().map(u64::to_string).collect();
-    format!("#{}", ids.join("/"))
+    let ids: Vec<String> = path.iter().take(8).map(u64::to_string).collect();
+    let more = if path.len() > 8 { "/.." } else { "" };
+    format!("#{}{more}", ids.join("/"))
 }
 
 /// References checked against the scene, without building entities (offline checks): a
@@ -653,5 +758,27 @@ impl EntityRefs for Checked<'_, '_> {
         self.0
             .find(path)
             .map(|key| Box::new(key) as Box<dyn PartialReflect>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written_len;
+
+    #[test]
+    fn escapes_are_counted_as_written() {
+        assert_eq!(written_len("abc #9\"", "abc "), Some(4));
+        assert_eq!(
+            written_len(r#"(\"a\\\"b\", #9)"#, "(\"a\\\"b\", "),
+            Some(13)
+        );
+        assert_eq!(
+            written_len(r"vec![\n  #4,\n  #9", "vec![\n  #4,\n  "),
+            Some(16)
+        );
+        assert_eq!(written_len(r"\u{e9}\x41 #9", "éA "), Some(11));
+        assert_eq!(written_len("é ü #9", "é ü "), Some(6));
+        assert_eq!(written_len("abc", "abd"), None);
+        assert_eq!(written_len("ab", "abc"), None);
     }
 }

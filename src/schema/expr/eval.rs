@@ -15,12 +15,10 @@ use syn::spanned::Spanned;
 
 use compound::{call_name, ends, f32_target};
 
-use super::refs::{Ref, placeholder_text};
+use super::refs::Ref;
 use super::target::{Shape, Target};
 use super::types::{IntTy, Special, float_consts};
-use super::{
-    EntityRefs, ExprError, MAX_DEPTH, NAME_CHARS, VALUE_CHARS, clip, offset, offset_of, scan,
-};
+use super::{EntityRefs, ExprError, MAX_DEPTH, NAME_CHARS, VALUE_CHARS, clip, offset_of, scan};
 
 pub(super) struct Eval<'a> {
     registry: &'a TypeRegistry,
@@ -29,6 +27,8 @@ pub(super) struct Eval<'a> {
     refs: &'a [Ref],
     /// What they evaluate to.
     resolver: &'a dyn EntityRefs,
+    /// Byte offsets of lines and characters, built on the first position asked for.
+    offsets: std::cell::OnceCell<Offsets>,
     /// How many expressions are being evaluated, the outermost included.
     depth: std::cell::Cell<usize>,
     /// The deepest nesting evaluated ([`MAX_DEPTH`]; `scan::check` already refuses deeper
@@ -53,8 +53,10 @@ fn tail(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
-fn describe(e: &syn::Expr) -> String {
+/// What `e` is, for messages. `reference` tells the entity references (`#7`) among paths.
+fn describe_with(e: &syn::Expr, reference: &dyn Fn(&syn::Path) -> Option<String>) -> String {
     use syn::Expr as E;
+    let describe = |e: &syn::Expr| describe_with(e, reference);
     match e {
         E::Lit(l) => match &l.lit {
             syn::Lit::Int(_) => "an integer".into(),
@@ -66,7 +68,12 @@ fn describe(e: &syn::Expr) -> String {
             syn::Lit::ByteStr(_) => "a byte string".into(),
             _ => "a literal".into(),
         },
-        E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => describe(&u.expr),
+        E::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            match reference_in(&u.expr, reference) {
+                Some(r) => format!("a negated entity reference `-{r}`"),
+                None => describe(&u.expr),
+            }
+        }
         E::Paren(p) => describe(&p.expr),
         E::Group(g) => describe(&g.expr),
         E::Tuple(t) if t.elems.is_empty() => "`()`".into(),
@@ -74,12 +81,8 @@ fn describe(e: &syn::Expr) -> String {
         E::Array(_) => "an array".into(),
         E::Macro(m) if m.mac.path.is_ident("vec") => "a `vec![..]`".into(),
         E::Macro(m) => format!("the macro `{}!`", path_text(&tail(&m.mac.path))),
-        E::Path(p) => match p
-            .path
-            .get_ident()
-            .and_then(|i| placeholder_text(&i.to_string()))
-        {
-            Some(reference) => format!("the entity reference `{reference}`"),
+        E::Path(p) => match reference(&p.path) {
+            Some(r) => format!("the entity reference `{r}`"),
             None => format!("`{}`", path_text(&tail(&p.path))),
         },
         E::Call(c) => match &*c.func {
@@ -115,6 +118,61 @@ fn describe(e: &syn::Expr) -> String {
         E::Infer(_) => "`_`".into(),
         E::TryBlock(_) => "a `try` block".into(),
         _ => "this expression".into(),
+    }
+}
+
+/// Where each line of a text starts, to turn a span's line and column (in characters) into a
+/// byte offset in constant time: a long expression with many positions asked for (a list of
+/// references) stays linear.
+struct Offsets {
+    /// The character index of each line's start.
+    line_chars: Vec<usize>,
+    /// The byte offset of each character; `None` for ASCII text, where they are equal.
+    char_bytes: Option<Vec<usize>>,
+}
+
+impl Offsets {
+    fn new(text: &str) -> Self {
+        let mut line_chars = vec![0];
+        if text.is_ascii() {
+            line_chars.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+            return Offsets {
+                line_chars,
+                char_bytes: None,
+            };
+        }
+        let mut char_bytes = Vec::with_capacity(text.len());
+        for (ci, (bi, c)) in text.char_indices().enumerate() {
+            char_bytes.push(bi);
+            if c == '\n' {
+                line_chars.push(ci + 1);
+            }
+        }
+        Offsets {
+            line_chars,
+            char_bytes: Some(char_bytes),
+        }
+    }
+
+    /// The byte offset of `lc` (1-based line, 0-based character column); the text's length
+    /// past its end.
+    fn offset(&self, len: usize, lc: proc_macro2::LineColumn) -> usize {
+        let Some(start) = lc.line.checked_sub(1).and_then(|l| self.line_chars.get(l)) else {
+            return len;
+        };
+        let char_index = start + lc.column;
+        match &self.char_bytes {
+            None => char_index.min(len),
+            Some(bytes) => bytes.get(char_index).copied().unwrap_or(len),
+        }
+    }
+}
+
+/// The entity reference `e` is, when it is one.
+fn reference_in(e: &syn::Expr, reference: &dyn Fn(&syn::Path) -> Option<String>) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => reference(&p.path),
+        _ => None,
     }
 }
 
@@ -176,6 +234,7 @@ impl<'a> Eval<'a> {
             text,
             refs,
             resolver,
+            offsets: std::cell::OnceCell::new(),
             depth: std::cell::Cell::new(0),
             limit: MAX_DEPTH,
         }
@@ -195,11 +254,29 @@ impl<'a> Eval<'a> {
     }
 
     fn at(&self, span: proc_macro2::Span) -> usize {
-        offset(self.text, span)
+        self.offsets
+            .get_or_init(|| Offsets::new(self.text))
+            .offset(self.text.len(), span.start())
+    }
+
+    /// What `e` is, for messages (entity references told apart from identifiers by where
+    /// they are).
+    pub(super) fn describe(&self, e: &syn::Expr) -> String {
+        describe_with(e, &|path| {
+            let ident = path.get_ident()?;
+            self.reference_at(self.at(ident.span()))
+                .map(|r| r.text(self.text))
+        })
+    }
+
+    /// The reference at byte `at`, if one starts there.
+    fn reference_at(&self, at: usize) -> Option<&Ref> {
+        let i = self.refs.binary_search_by_key(&at, |r| r.at).ok()?;
+        self.refs.get(i)
     }
 
     fn mismatch(&self, e: &syn::Expr, ty: Target<'_>) -> ExprError {
-        let found = describe(e);
+        let found = self.describe(e);
         let unsupported = matches!(
             e,
             syn::Expr::Binary(_)
@@ -310,9 +387,7 @@ impl<'a> Eval<'a> {
     fn entity(&self, e: &syn::Expr, ty: Target<'_>) -> Result<Value, ExprError> {
         let at = self.at(e.span());
         let reference = match e {
-            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
-                self.refs.iter().find(|r| r.at == at)
-            }
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => self.reference_at(at),
             _ => None,
         };
         let Some(reference) = reference else {
@@ -513,7 +588,7 @@ impl<'a> Eval<'a> {
                 Err(ExprError::Mismatch {
                     at: self.at(e.span()),
                     expected: expected(ty),
-                    found: describe(e),
+                    found: self.describe(e),
                 })
             }
             syn::Expr::MethodCall(m)

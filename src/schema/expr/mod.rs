@@ -309,8 +309,11 @@ pub(crate) fn evaluate_as(
     }
     // References become identifiers of the same length: offsets stay the user's.
     let rewritten = refs::rewrite(expr);
+    if let Some((at, message)) = rewritten.as_ref().and_then(|r| r.glued_error(expr)) {
+        return Err(ExprError::Syntax { at, message });
+    }
     let (text, refs) = match &rewritten {
-        Some((text, refs)) => (text.as_str(), refs.as_slice()),
+        Some(r) => (r.text.as_str(), r.refs.as_slice()),
         None => (expr, &[][..]),
     };
     let start = text.len() - text.trim_start().len();
@@ -443,7 +446,8 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Box<dyn PartialReflect>> {
 }
 
 /// Applies `value` onto `dest` replacing lists instead of merging them (reflection's `apply`
-/// keeps the extra items of a longer list).
+/// keeps the extra items of a longer list), at any depth: in fields, tuples, arrays and the
+/// payload of an enum that keeps its variant.
 ///
 /// # Errors
 /// The reflection error as text when the value does not fit `dest`.
@@ -458,6 +462,42 @@ pub fn assign(dest: &mut dyn PartialReflect, value: &dyn PartialReflect) -> Resu
                 match s.field_mut(name) {
                     Some(d) => assign(d, field)?,
                     None => return Err(format!("no field `{name}`")),
+                }
+            }
+            Ok(())
+        }
+        (ReflectMut::TupleStruct(s), ReflectRef::TupleStruct(v))
+            if s.field_len() == v.field_len() =>
+        {
+            for (i, field) in v.iter_fields().enumerate() {
+                if let Some(d) = s.field_mut(i) {
+                    assign(d, field)?;
+                }
+            }
+            Ok(())
+        }
+        (ReflectMut::Tuple(s), ReflectRef::Tuple(v)) if s.field_len() == v.field_len() => {
+            for (i, field) in v.iter_fields().enumerate() {
+                if let Some(d) = s.field_mut(i) {
+                    assign(d, field)?;
+                }
+            }
+            Ok(())
+        }
+        (ReflectMut::Array(a), ReflectRef::Array(v)) if a.len() == v.len() => {
+            for (i, item) in v.iter().enumerate() {
+                if let Some(d) = a.get_mut(i) {
+                    assign(d, item)?;
+                }
+            }
+            Ok(())
+        }
+        (ReflectMut::Enum(e), ReflectRef::Enum(v))
+            if e.variant_name() == v.variant_name() && e.field_len() == v.field_len() =>
+        {
+            for i in 0..v.field_len() {
+                if let (Some(d), Some(field)) = (e.field_at_mut(i), v.field_at(i)) {
+                    assign(d, field)?;
                 }
             }
             Ok(())

@@ -31,15 +31,49 @@ impl Ref {
     }
 }
 
+/// An expression with its references written as identifiers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rewritten {
+    /// The text, each reference written as an identifier of the same length.
+    pub(crate) text: String,
+    /// The references, in order.
+    pub(crate) refs: Vec<Ref>,
+    /// The first `#` and ids glued to the text around them (`1#2`, `#2abc`, `x#2`), which are
+    /// not references (left as written): its offset and length, with what is glued.
+    pub(crate) glued: Option<(usize, usize)>,
+}
+
+impl Rewritten {
+    /// Why the expression cannot be read when a reference is glued to its neighbours:
+    /// `(offset, message)`.
+    pub(crate) fn glued_error(&self, written: &str) -> Option<(usize, String)> {
+        let (at, len) = self.glued?;
+        let shown = written.get(at..at + len).unwrap_or("#");
+        Some((
+            at,
+            format!(
+                "`{shown}` is not an entity reference: a reference is `#` then ids separated by `/` (`#7`, `#7/2`), with no letter, digit or `_` right before or after it"
+            ),
+        ))
+    }
+}
+
+/// Whether byte `c` continues an identifier or a number (ASCII letters, digits, `_`, and any
+/// byte of a non-ASCII character).
+fn word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
 /// The references of `text`, and the text with each written as an identifier (see the module
 /// docs); `None` when there is none.
-pub(crate) fn rewrite(text: &str) -> Option<(String, Vec<Ref>)> {
+pub(crate) fn rewrite(text: &str) -> Option<Rewritten> {
     if !text.contains('#') {
         return None;
     }
     let b = text.as_bytes();
     let mut out = b.to_vec();
     let mut refs = Vec::new();
+    let mut glued = None;
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -73,6 +107,25 @@ pub(crate) fn rewrite(text: &str) -> Option<(String, Vec<Ref>)> {
                     out[i] = b'_';
                     i += 1;
                 }
+                let before = start.checked_sub(1).map(|p| b[p]);
+                let after = b.get(i).copied();
+                let decimal = after == Some(b'.') && b.get(i + 1).is_some_and(u8::is_ascii_digit);
+                if before.is_some_and(word_byte) || after.is_some_and(word_byte) || decimal {
+                    // Not a reference: left as written, and the first one reported.
+                    out[start..i].copy_from_slice(&b[start..i]);
+                    if glued.is_none() {
+                        let from = b[..start]
+                            .iter()
+                            .rposition(|c| !word_byte(*c))
+                            .map_or(0, |p| p + 1);
+                        let mut to = i;
+                        while b.get(to).is_some_and(|c| word_byte(*c) || *c == b'.') {
+                            to += 1;
+                        }
+                        glued = Some((from, to - from));
+                    }
+                    continue;
+                }
                 out[start] = b'_';
                 refs.push(Ref {
                     at: start,
@@ -99,19 +152,22 @@ pub(crate) fn rewrite(text: &str) -> Option<(String, Vec<Ref>)> {
             _ => i += 1,
         }
     }
-    if refs.is_empty() {
+    if refs.is_empty() && glued.is_none() {
         return None;
     }
     // Only ASCII bytes were replaced by ASCII bytes.
     let text = String::from_utf8(out).ok()?;
-    Some((text, refs))
+    Some(Rewritten { text, refs, glued })
 }
 
 /// `text` with each of its references moved under the entity `prefix` (`#2` becomes `#5/2`,
 /// `#4/1` becomes `#5/4/1`): a prefab's expression as placed by instance entity 5; `None`
 /// when it has no reference.
 pub(crate) fn prefix_references(text: &str, prefix: u64) -> Option<String> {
-    let (_, refs) = rewrite(text)?;
+    let refs = rewrite(text)?.refs;
+    if refs.is_empty() {
+        return None;
+    }
     let mut out = String::with_capacity(text.len() + refs.len() * 8);
     let mut from = 0;
     for r in &refs {
@@ -127,9 +183,11 @@ pub(crate) fn prefix_references(text: &str, prefix: u64) -> Option<String> {
 /// The end of a character literal (or a lifetime) starting at `at` (`'`).
 fn quote_end(b: &[u8], at: usize) -> usize {
     if b.get(at + 1) == Some(&b'\\') {
-        let window = b.get(at + 2..).unwrap_or_default();
+        // The escaped character (`\'`, `\\`, `n`, `x41`, `u{..}`) starts after the backslash;
+        // the closing quote comes after it.
+        let window = b.get(at + 3..).unwrap_or_default();
         let window = &window[..window.len().min(12)];
-        return memchr::memchr(b'\'', window).map_or(at + 1, |n| at + 2 + n + 1);
+        return memchr::memchr(b'\'', window).map_or(at + 1, |n| at + 3 + n + 1);
     }
     // A character of up to four bytes and its closing quote; otherwise a lifetime.
     let window = b.get(at + 1..).unwrap_or_default();
@@ -140,42 +198,52 @@ fn quote_end(b: &[u8], at: usize) -> usize {
     }
 }
 
-/// The reference an identifier written by [`rewrite`] stands for (`_7_2` is `#7/2`).
-pub(crate) fn placeholder_text(ident: &str) -> Option<String> {
-    let rest = ident.strip_prefix('_')?;
-    let parts: Vec<&str> = rest.split('_').collect();
-    if parts
-        .iter()
-        .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
-    {
-        Some(format!("#{}", parts.join("/")))
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn references_become_identifiers_of_the_same_length() {
-        let (text, refs) = rewrite("Door { opened_by: #7, route: vec![#7/2, #12] }").unwrap();
-        assert_eq!(text, "Door { opened_by: _7, route: vec![_7_2, _12] }");
-        let paths: Vec<_> = refs.iter().map(|r| r.path.clone().unwrap()).collect();
+        let r = rewrite("Door { opened_by: #7, route: vec![#7/2, #12] }").unwrap();
+        assert_eq!(r.text, "Door { opened_by: _7, route: vec![_7_2, _12] }");
+        let paths: Vec<_> = r.refs.iter().map(|r| r.path.clone().unwrap()).collect();
         assert_eq!(paths, [vec![7], vec![7, 2], vec![12]]);
-        assert_eq!(refs[1].at, 34);
-        assert_eq!(refs[1].text(&text), "#7/2");
-        assert_eq!(placeholder_text("_7_2").as_deref(), Some("#7/2"));
-        assert_eq!(placeholder_text("_x"), None);
+        assert_eq!(r.refs[1].at, 34);
+        assert_eq!(r.refs[1].text(&r.text), "#7/2");
     }
 
     #[test]
-    fn references_in_strings_and_comments_stay() {
+    fn references_in_strings_chars_and_comments_stay() {
         assert_eq!(rewrite(r##""#7" /* #8 */ // #9"##), None);
         assert_eq!(rewrite(r###"r#"#7"# '#' "###), None);
-        let (text, refs) = rewrite("(\"#1\", #2)").unwrap();
-        assert_eq!((text.as_str(), refs.len()), ("(\"#1\", _2)", 1));
+        assert_eq!(rewrite("/* /* #1 */ #2 */"), None);
+        let r = rewrite("(\"#1\", #2)").unwrap();
+        assert_eq!((r.text.as_str(), r.refs.len()), ("(\"#1\", _2)", 1));
+        // An escaped quote character does not end early.
+        let r = rewrite(r##"('\'', '"', "#1", #2)"##).unwrap();
+        assert_eq!(r.text, r##"('\'', '"', "#1", _2)"##);
+        let r = rewrite(r##"('\\', "#1", #3)"##).unwrap();
+        assert_eq!(r.refs.len(), 1);
+    }
+
+    #[test]
+    fn references_glued_to_words_or_numbers_are_not_references() {
+        for text in [
+            "#2abc", "#2_000", "#2u64", "#2e5", "1#2", "0x#4", "x#2", "é#2", "#2.5",
+        ] {
+            let r = rewrite(text).unwrap();
+            assert!(r.refs.is_empty(), "{text}");
+            assert_eq!(r.text, text, "left as written");
+            let (at, message) = r.glued_error(text).unwrap();
+            assert_eq!(at, 0, "{text}");
+            assert!(message.contains(&format!("`{text}`")), "{message}");
+        }
+        let r = rewrite("vec![#1, 2#3]").unwrap();
+        assert_eq!(r.refs.len(), 1);
+        assert_eq!(r.glued, Some((9, 3)));
+        // Punctuation around a reference is fine.
+        let r = rewrite("(#1,[#2],-#3)").unwrap();
+        assert_eq!((r.refs.len(), r.glued), (3, None));
     }
 
     #[test]
@@ -185,11 +253,12 @@ mod tests {
             Some("vec![#5/2, #5/4/1] // #3")
         );
         assert_eq!(prefix_references("\"#2\"", 5), None);
+        assert_eq!(prefix_references("1#2", 5), None, "not a reference");
     }
 
     #[test]
     fn an_id_too_large_is_kept_as_a_reference_without_a_path() {
-        let (_, refs) = rewrite("#99999999999999999999999").unwrap();
-        assert_eq!(refs[0].path, None);
+        let r = rewrite("#99999999999999999999999").unwrap();
+        assert_eq!(r.refs[0].path, None);
     }
 }

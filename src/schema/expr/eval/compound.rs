@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use super::super::target::{self, Target, VariantFields, Variants};
 use super::super::types::{IntTy, Special, special_const};
 use super::super::{ExprError, NAME_CHARS, assign, clip};
-use super::{Eval, Value, describe, expected, tail};
+use super::{Eval, Value, expected, tail};
 
 impl Eval<'_> {
     pub(super) fn option(
@@ -67,7 +67,7 @@ impl Eval<'_> {
             return Err(ExprError::Mismatch {
                 at: self.at(whole.span()),
                 expected: expected(ty),
-                found: describe(whole),
+                found: self.describe(whole),
             });
         }
         let name = segs.last().map(String::as_str).unwrap_or_default();
@@ -224,7 +224,7 @@ impl Eval<'_> {
                         at: self.at(other.span()),
                         what: format!(
                             "`..{}` (only `..default()` and `..Default::default()`)",
-                            describe(other)
+                            self.describe(other)
                         ),
                     });
                 }
@@ -331,7 +331,7 @@ impl Eval<'_> {
                 let rot = euler(order).ok_or_else(|| ExprError::Mismatch {
                     at: self.at(order.span()),
                     expected: "an `EulerRot` (`EulerRot::XYZ`, `EulerRot::YXZ`, ...)".into(),
-                    found: describe(order),
+                    found: self.describe(order),
                 })?;
                 let rest: syn::punctuated::Punctuated<syn::Expr, syn::Token![,]> =
                     args.cloned().collect();
