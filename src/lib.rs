@@ -5,6 +5,7 @@ extern crate self as bevy_forge_scene;
 
 // The parts (docs/ARCHITECTURE.md). Each imports only parts on lower floors: format, then
 // project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
+pub mod cook;
 pub mod diff;
 pub mod format;
 pub mod prefab;

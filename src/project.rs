@@ -258,6 +258,17 @@ pub(crate) fn write_atomic(
     Ok(())
 }
 
+/// Writes `bytes` to `target` atomically: into a temporary file beside it, flushed to disk, then
+/// renamed over it, so a reader sees the old file or the new one, never a part (what
+/// [`Project::save_scene`] does for scenes; `forge cook` writes cooked files with it). The
+/// file keeps the permissions of the one it replaces.
+///
+/// # Errors
+/// [`ProjectError::Io`] naming the file when it cannot be written; `target` is then untouched.
+pub fn write_file_atomic(target: &Path, bytes: &[u8]) -> Result<(), ProjectError> {
+    write_atomic(target, bytes, |_| Ok(()))
+}
+
 /// The permissions [`write_atomic`] gives `target`: those of the existing file, else `0o644` on
 /// Unix; `None` keeps the temporary file's own.
 fn permissions_for(target: &Path) -> Option<std::fs::Permissions> {

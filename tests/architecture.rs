@@ -18,13 +18,21 @@ const PARTS: &[(&str, &[&str])] = &[
     ("diff", &["format"]),
     ("prefab", &["format", "project", "schema", "validate"]),
     (
+        "cook",
+        &["format", "project", "schema", "validate", "prefab"],
+    ),
+    (
         "runtime",
-        &["format", "project", "schema", "validate", "diff", "prefab"],
+        &[
+            "format", "project", "schema", "validate", "diff", "prefab", "cook",
+        ],
     ),
     // The `forge` command line works offline: no Bevy runtime.
     (
         "bin",
-        &["format", "project", "schema", "validate", "diff", "prefab"],
+        &[
+            "format", "project", "schema", "validate", "diff", "prefab", "cook",
+        ],
     ),
 ];
 
@@ -293,6 +301,7 @@ const RUNTIME_FLOORS: &[&str] = &[
     "loader",
     "spawn",
     "reload",
+    "twins",
     "plugin",
 ];
 

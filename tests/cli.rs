@@ -1026,3 +1026,67 @@ fn validate_checks_entity_references_with_and_without_a_schema() {
     assert!(out.contains("error[forge::custom::expr]"), "{out}");
     assert!(out.contains(&at("gate.forge.ron", &gate, "#5\"")), "{out}");
 }
+
+// ---- cook ----
+
+#[test]
+fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
+    let (dir, gate, sentry) = gate_project(str::to_owned, str::to_owned);
+    let o = forge(dir.path(), &["cook", "assets/scenes/gate.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("1 prefab(s) bundled"), "{}", stdout(&o));
+    let twin = dir.path().join("assets/scenes/gate.forge.bin");
+    let cooked =
+        bevy_forge_scene::cook::CookedScene::decode(&std::fs::read(&twin).unwrap()).unwrap();
+    assert_eq!(cooked.source, "scenes/gate.forge.ron");
+    assert_eq!(
+        cooked.doc,
+        bevy_forge_scene::SceneDoc::from_str(&gate).unwrap().doc
+    );
+    assert_eq!(cooked.prefabs.len(), 1);
+    assert_eq!(cooked.prefabs[0].0, "prefabs/sentry.forge.ron");
+    assert_eq!(
+        cooked.prefabs[0].1,
+        bevy_forge_scene::SceneDoc::from_str(&sentry).unwrap().doc
+    );
+    // Up to date, then stale after an edit, then missing.
+    let check = |dir: &Path| forge(dir, &["cook", "--check", "assets/scenes"]);
+    let o = check(dir.path());
+    assert_eq!(status(&o), 0, "{}", stdout(&o));
+    assert!(stdout(&o).contains("0 missing or stale"), "{}", stdout(&o));
+    let scene = dir.path().join("assets/scenes/gate.forge.ron");
+    std::fs::write(&scene, gate.replace("\"Gate\"", "\"Portcullis\"")).unwrap();
+    let o = check(dir.path());
+    assert_eq!(status(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("stale: "), "{}", stdout(&o));
+    std::fs::remove_file(&twin).unwrap();
+    let o = check(dir.path());
+    assert_eq!(status(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("missing: "), "{}", stdout(&o));
+    assert!(!twin.exists(), "--check writes nothing");
+}
+
+#[test]
+fn cook_refuses_scenes_with_errors_and_keeps_a_directory_layout_under_out() {
+    let (dir, _, _) = gate_project(
+        |t| t.replace("expr: \"#1\"", "expr: \"#11\""),
+        str::to_owned,
+    );
+    let o = forge(dir.path(), &["cook", "assets/scenes/gate.forge.ron"]);
+    let out = stdout(&o);
+    assert_eq!(status(&o), 1, "{out}");
+    assert!(out.contains("error[forge::custom::reference]"), "{out}");
+    assert!(out.contains("not cooked: "), "{out}");
+    assert!(!dir.path().join("assets/scenes/gate.forge.bin").exists());
+    // A clean scene under `--out`, by its path under the directory argument.
+    let (dir, _, _) = gate_project(str::to_owned, str::to_owned);
+    let o = forge(dir.path(), &["cook", "--out", "cooked", "assets"]);
+    assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    for twin in [
+        "cooked/scenes/gate.forge.bin",
+        "cooked/prefabs/sentry.forge.bin",
+    ] {
+        assert!(dir.path().join(twin).is_file(), "{twin}: {}", stdout(&o));
+    }
+    assert!(!dir.path().join("assets/scenes/gate.forge.bin").exists());
+}

@@ -113,6 +113,9 @@ pub struct PrefabFile {
 /// ```
 pub struct PrefabFiles<R> {
     read: R,
+    /// Documents given already read (a cooked scene's bundled prefabs), by asset path: used
+    /// before `read`.
+    documents: BTreeMap<String, SceneDoc>,
     files: BTreeMap<String, PrefabFile>,
     /// Custom components are checked against these schemas, when given.
     schemas: Option<SchemaFile>,
@@ -123,9 +126,21 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
     pub fn new(read: R) -> Self {
         Self {
             read,
+            documents: BTreeMap::new(),
             files: BTreeMap::new(),
             schemas: None,
         }
+    }
+
+    /// Uses `documents` (asset path and document, as a cooked scene bundles them) for those
+    /// paths instead of reading them: they are checked and expanded as read files are, without
+    /// positions.
+    pub fn with_documents(
+        mut self,
+        documents: impl IntoIterator<Item = (String, SceneDoc)>,
+    ) -> Self {
+        self.documents.extend(documents);
+        self
     }
 
     /// Checks custom components (the prefabs' own, and the scenes' overrides of them) against
@@ -170,6 +185,26 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
     /// Every prefab file read, by asset path, in path order.
     pub fn files(&self) -> impl Iterator<Item = (&str, &PrefabFile)> {
         self.files.iter().map(|(p, f)| (p.as_str(), f))
+    }
+
+    /// Every prefab file `doc` places, directly or through other prefabs, each once, sorted
+    /// by asset path: what a cooked scene bundles ([`crate::cook`]). Only files read (after
+    /// [`expand_scene`](Self::expand_scene)) are listed.
+    pub fn placed_by(&self, doc: &SceneDoc) -> Vec<(&str, &SceneDoc)> {
+        let mut found: BTreeMap<&str, &SceneDoc> = BTreeMap::new();
+        let mut pending: Vec<&str> = super::instance_scenes(doc);
+        while let Some(path) = pending.pop() {
+            let Some((key, file)) = self.files.get_key_value(path) else {
+                continue;
+            };
+            let Some(parsed) = &file.parsed else {
+                continue;
+            };
+            if found.insert(key.as_str(), &parsed.doc).is_none() {
+                pending.extend(super::instance_scenes(&parsed.doc));
+            }
+        }
+        found.into_iter().collect()
     }
 
     /// The prefab file at asset path `path`, when it was read.
@@ -252,6 +287,14 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         if let Some(file) = self.files.get(&path) {
             return file.loaded();
         }
+        if let Some(doc) = self.documents.remove(&path) {
+            let parsed = ParsedScene {
+                doc,
+                source_map: crate::format::SourceMap::default(),
+                warnings: Vec::new(),
+            };
+            return self.check(path, parsed, String::new(), chain);
+        }
         let bytes = match (self.read)(&path) {
             Ok(bytes) => bytes,
             Err(why) => {
@@ -282,6 +325,17 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                 return Loaded::Errors(1);
             }
         };
+        self.check(path, parsed, text, chain)
+    }
+
+    /// Validates and expands `parsed`, the file at `path` (the end of `chain`) with `text`.
+    fn check(
+        &mut self,
+        path: String,
+        parsed: ParsedScene,
+        text: String,
+        chain: &mut Vec<Link>,
+    ) -> Loaded {
         // With instances, custom components are checked in the expansion (below), where
         // references into them resolve.
         let instances = super::has_instances(&parsed.doc);

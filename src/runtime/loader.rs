@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::custom::{CustomContext, PreparedCustoms, referable};
 use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
+use crate::cook::{CookError, CookedScene};
 use crate::format::{
     ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
 };
@@ -94,6 +95,15 @@ pub enum ForgeSceneLoadError {
     /// starts with `path:line:column:`.
     #[error("{0}")]
     Read(ReadError),
+    /// The file starts as a cooked scene ([`crate::cook`]) but is not one: truncated, damaged,
+    /// another layout version. Its code is [`CookError::code`].
+    #[error("`{path}` is not a usable cooked scene: {source}")]
+    Cooked {
+        /// The asset path.
+        path: String,
+        /// What is wrong.
+        source: CookError,
+    },
     /// The document reads but fails validation (`validate_parsed`) or references missing
     /// assets; every error is listed with its line and column.
     #[error("`{path}` has {} error(s):\n{}", .diagnostics.len(), list(.diagnostics, .path))]
@@ -123,6 +133,11 @@ impl ForgeSceneLoadError {
         match self {
             ForgeSceneLoadError::Invalid { diagnostics, .. } => diagnostics.clone(),
             ForgeSceneLoadError::Read(read) => vec![Diagnostic::from_read_error(read)],
+            ForgeSceneLoadError::Cooked { source, .. } => vec![Diagnostic::new(
+                Severity::Error,
+                source.code(),
+                self.to_string(),
+            )],
             ForgeSceneLoadError::Io { .. } => vec![Diagnostic::new(
                 Severity::Error,
                 "forge::read::io",
@@ -192,6 +207,10 @@ impl AssetLoader for ForgeSceneLoader {
             Some(parsed) => (parsed, None),
             None => {
                 let bytes = read_whole(reader).await.map_err(io)?;
+                // The bytes say which form the file is in, whatever its extension.
+                if crate::cook::is_cooked(&bytes) {
+                    return self.load_cooked(bytes, path, settings, load_context).await;
+                }
                 let parsed = match std::str::from_utf8(&bytes) {
                     Ok(text) => SceneDoc::from_str(text),
                     // The reader reports where the bytes stop being UTF-8.
@@ -233,17 +252,7 @@ impl AssetLoader for ForgeSceneLoader {
                 .filter_map(|d| expanded.locate(&parsed, d))
                 .collect();
         }
-        for d in diagnostics {
-            match d.severity {
-                Severity::Error => errors.push(d),
-                Severity::Warning => {
-                    tracing::warn!("{}", list(std::slice::from_ref(&d), &path).trim_start())
-                }
-                Severity::Info => {
-                    tracing::debug!("{}", list(std::slice::from_ref(&d), &path).trim_start())
-                }
-            }
-        }
+        sort_out(diagnostics, &mut errors, &path);
         if settings.check_assets {
             let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
             let missing = self
@@ -276,11 +285,116 @@ impl AssetLoader for ForgeSceneLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["forge.ron"]
+        &["forge.ron", crate::cook::COOKED_EXTENSION]
+    }
+}
+
+/// Errors into `errors`; warnings and notes logged, naming `path`.
+fn sort_out(diagnostics: Vec<Diagnostic>, errors: &mut Vec<Diagnostic>, path: &str) {
+    for d in diagnostics {
+        match d.severity {
+            Severity::Error => errors.push(d),
+            Severity::Warning => {
+                tracing::warn!("{}", list(std::slice::from_ref(&d), path).trim_start())
+            }
+            Severity::Info => {
+                tracing::debug!("{}", list(std::slice::from_ref(&d), path).trim_start())
+            }
+        }
     }
 }
 
 impl ForgeSceneLoader {
+    /// Loads a cooked file ([`crate::cook`]): decoded, its bundled prefabs expanded, then
+    /// validated and prepared as text is. Diagnostics have no positions (a cooked file has no
+    /// source map); they name the cooked file and the text it was cooked from.
+    async fn load_cooked(
+        &self,
+        bytes: Vec<u8>,
+        path: String,
+        settings: &ForgeSceneLoaderSettings,
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<ForgeScene, ForgeSceneLoadError> {
+        let cooked = CookedScene::decode(&bytes).map_err(|source| ForgeSceneLoadError::Cooked {
+            path: path.clone(),
+            source,
+        })?;
+        drop(bytes);
+        let named = format!("{path} (cooked from {})", cooked.source);
+        let (parsed, bundled) = cooked.into_parts();
+        let mut errors = Vec::new();
+        let mut prefabs = Prefabs::default();
+        let mut diagnostics = Vec::new();
+        let expanded = if crate::prefab::has_instances(&parsed.doc) {
+            let mut files = crate::prefab::PrefabFiles::new(|p: &str| {
+                Err(format!("`{p}` is not bundled in the cooked file"))
+            })
+            .with_documents(bundled);
+            let (expanded, found) = files.expand_scene(&path, &parsed, None);
+            diagnostics.extend(found);
+            for (file, prefab) in files.files() {
+                errors.extend(
+                    prefab
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == Severity::Error)
+                        .map(|d| {
+                            let mut d = d.clone();
+                            d.file.get_or_insert_with(|| file.to_owned());
+                            d
+                        }),
+                );
+            }
+            for scene in crate::prefab::instance_scenes(&parsed.doc) {
+                if let Some(e) = files.file(scene).and_then(|f| f.expanded.clone()) {
+                    prefabs.scenes.insert(scene.into(), e);
+                }
+            }
+            expanded
+        } else {
+            None
+        };
+        let (report, (custom, custom_errors)) =
+            validate_and_prepare(&parsed, expanded.as_ref(), None, &self.custom);
+        diagnostics.extend(report.diagnostics);
+        sort_out(diagnostics, &mut errors, &named);
+        if settings.check_assets {
+            let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+            let missing = self
+                .missing_assets(doc, &parsed.source_map, load_context)
+                .await;
+            errors.extend(match &expanded {
+                Some(e) => missing
+                    .into_iter()
+                    .filter_map(|d| e.locate(&parsed, d))
+                    .collect(),
+                None => missing,
+            });
+        }
+        errors.extend(match &expanded {
+            Some(e) => custom_errors
+                .into_iter()
+                .filter_map(|d| e.locate(&parsed, d))
+                .collect(),
+            None => custom_errors,
+        });
+        if !errors.is_empty() {
+            return Err(ForgeSceneLoadError::Invalid {
+                path: named,
+                diagnostics: errors,
+            });
+        }
+        Ok(build(
+            parsed,
+            expanded,
+            prefabs,
+            custom,
+            load_context,
+            &path,
+            settings.keep_source_map,
+        ))
+    }
+
     /// Loads, as dependencies of this load, each prefab file `parsed` places (once per file,
     /// shared by its instances), already expanded. Problems go to `errors` at the instance's
     /// `scene`: a chain of instances that comes back to a file or is too deep, and a prefab that

@@ -26,6 +26,7 @@ pub mod registry;
 pub mod reload;
 pub mod scene;
 pub mod spawn;
+pub mod twins;
 
 pub use components::{ForgeEntityId, ForgeEntityPath};
 pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};

@@ -63,7 +63,12 @@ impl Harness {
 
     /// Rewrites a file and tells the asset server it changed, as a file watcher would.
     pub fn modify(&self, path: &str, text: &str) {
-        self.add(path, text);
+        self.modify_bytes(path, text.as_bytes());
+    }
+
+    /// [`Harness::modify`] with bytes (a cooked scene).
+    pub fn modify_bytes(&self, path: &str, bytes: &[u8]) {
+        self.add_bytes(path, bytes);
         let sender = self
             .events
             .lock()
@@ -78,6 +83,11 @@ impl Harness {
     /// Writes (or overwrites) a file of the in-memory asset source.
     pub fn add(&self, path: &str, text: &str) {
         self.dir.insert_asset_text(Path::new(path), text);
+    }
+
+    /// [`Harness::add`] with bytes (a cooked scene).
+    pub fn add_bytes(&self, path: &str, bytes: &[u8]) {
+        self.dir.insert_asset(Path::new(path), bytes.to_vec());
     }
 
     pub fn load(&mut self, path: &str) -> Handle<ForgeScene> {

@@ -6,7 +6,13 @@
 //! forge fmt <FILE|DIR>... [--check]
 //! forge new <NAME> [--project DIR]
 //! forge tree <FILE> [--flat]
+//! forge cook <FILE|DIR>... [--out DIR] [--check] [--assets DIR | --no-assets]
 //! ```
+//!
+//! `cook` writes the cooked binary twin of each scene that validates (`<name>.forge.bin`,
+//! beside it or under `--out`, atomically), with the prefabs it places bundled; a scene with
+//! errors is listed with them and not cooked. `--check` writes nothing and lists the twins that
+//! are missing or do not match their text.
 //!
 //! `validate` and `tree` follow prefab instances: each prefab file is read from the assets
 //! directory (`--assets`, else the project's, else the scene's own folder), checked once, and
@@ -26,6 +32,7 @@
 //! be read or is invalid (with `--format json`, stdout then has a JSON array of that one error,
 //! code `forge::schema_file::unreadable` or `forge::schema_file::invalid`).
 
+mod cook;
 mod files;
 mod render;
 mod tree;
@@ -65,6 +72,29 @@ enum Command {
     New(NewArgs),
     /// Print a scene's entity hierarchy.
     Tree(TreeArgs),
+    /// Write the cooked binary twin (`.forge.bin`) of scenes that validate.
+    Cook(CookArgs),
+}
+
+#[derive(Debug, Args)]
+struct CookArgs {
+    /// Scene files, or directories searched for `*.forge.ron` files.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    paths: Vec<PathBuf>,
+    /// Write the twins under this directory (a directory argument's layout kept) instead of
+    /// beside the scenes.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write nothing; list the twins that are missing or stale and exit with 1 if there are any.
+    #[arg(long)]
+    check: bool,
+    /// Read prefab files and check asset references against this assets directory (default:
+    /// the assets directory of the project each scene is in, else the scene's folder).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_assets")]
+    assets: Option<PathBuf>,
+    /// Skip the checks that need the asset files (existence and kind).
+    #[arg(long)]
+    no_assets: bool,
 }
 
 #[derive(Debug, Args)]
@@ -147,6 +177,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => fmt(&args),
         Command::New(args) => new(&args),
         Command::Tree(args) => show_tree(&args),
+        Command::Cook(args) => cook::cook(&args),
     };
     ExitCode::from(status as u8)
 }
@@ -251,15 +282,10 @@ fn validate(args: &ValidateArgs) -> Status {
         },
         None => None,
     };
-    let fixed_index = match &args.assets {
-        Some(dir) => match AssetIndex::scan(dir) {
-            Ok(index) => Some(index),
-            Err(e) => return fail(&format!("cannot scan assets: {e}")),
-        },
-        None => None,
+    let mut checker = match Checker::new(schemas, args.assets.clone(), args.no_assets) {
+        Ok(checker) => checker,
+        Err(status) => return status,
     };
-    let mut project_indexes: HashMap<PathBuf, Option<AssetIndex>> = HashMap::new();
-    let mut prefab_roots: HashMap<PathBuf, Prefabs> = HashMap::new();
     let colour = render::use_colour();
     let mut status = Status::Ok;
     let (mut errors, mut warnings, mut infos) = (0, 0, 0);
@@ -272,43 +298,7 @@ fn validate(args: &ValidateArgs) -> Status {
             }
             Ok(Loaded::ReadError(source, d)) => (source, vec![d]),
             Ok(Loaded::Parsed(source, parsed)) => {
-                let index = if args.no_assets {
-                    None
-                } else if fixed_index.is_some() {
-                    fixed_index.as_ref()
-                } else {
-                    match files::project_of(path) {
-                        None => None,
-                        Some(project) => project_indexes
-                            .entry(project.root().to_owned())
-                            .or_insert_with(|| AssetIndex::scan(project.assets_dir()).ok())
-                            .as_ref(),
-                    }
-                };
-                // A scene with instances has its custom components checked in its expansion,
-                // where references into the instances resolve.
-                let instances = has_instances(&parsed.doc);
-                let report = match &schemas {
-                    Some(schemas) if !instances => {
-                        validate_parsed_with_schemas(&parsed, &source.text, index, schemas)
-                    }
-                    _ => validate_parsed(&parsed, index),
-                };
-                let mut diagnostics = report.diagnostics;
-                if schemas.is_none() && !instances {
-                    diagnostics.extend(validate_references(&parsed, Some(&source.text)));
-                }
-                if instances {
-                    let root = prefab_root(path, args.assets.as_deref());
-                    let asset_path = asset_path_of(path, &root);
-                    let prefabs = prefab_roots
-                        .entry(root.clone())
-                        .or_insert_with(|| prefab_files(root.clone(), schemas.as_ref()));
-                    let (_, mut found) =
-                        prefabs.expand_scene(&asset_path, &parsed, Some(&source.text));
-                    localize(&mut found, &root);
-                    diagnostics.extend(found);
-                }
+                let diagnostics = checker.check(path, &source, &parsed);
                 (source, diagnostics)
             }
         };
@@ -339,7 +329,7 @@ fn validate(args: &ValidateArgs) -> Status {
     // The prefab files the scenes placed, each under its own name, unless checked above.
     let checked: Vec<PathBuf> = paths.iter().filter_map(|p| p.canonicalize().ok()).collect();
     let mut prefab_count = 0;
-    let mut roots: Vec<_> = prefab_roots.iter().collect();
+    let mut roots: Vec<_> = checker.prefab_roots.iter().collect();
     roots.sort_by(|a, b| a.0.cmp(b.0));
     for (root, prefabs) in roots {
         for (asset, file) in prefabs.files() {
@@ -389,6 +379,93 @@ fn validate(args: &ValidateArgs) -> Status {
         }
     }
     status
+}
+
+/// Checks scenes as `forge validate` does (`forge cook` refuses what it reports), keeping what
+/// several scenes share: asset indexes by project, prefab files by root.
+struct Checker {
+    schemas: Option<SchemaFile>,
+    assets: Option<PathBuf>,
+    no_assets: bool,
+    fixed_index: Option<AssetIndex>,
+    project_indexes: HashMap<PathBuf, Option<AssetIndex>>,
+    prefab_roots: HashMap<PathBuf, Prefabs>,
+}
+
+impl Checker {
+    /// # Errors
+    /// The usage status when `--assets` cannot be scanned (reported on stderr).
+    fn new(
+        schemas: Option<SchemaFile>,
+        assets: Option<PathBuf>,
+        no_assets: bool,
+    ) -> Result<Self, Status> {
+        let fixed_index = match &assets {
+            Some(dir) => match AssetIndex::scan(dir) {
+                Ok(index) => Some(index),
+                Err(e) => return Err(fail(&format!("cannot scan assets: {e}"))),
+            },
+            None => None,
+        };
+        Ok(Self {
+            schemas,
+            assets,
+            no_assets,
+            fixed_index,
+            project_indexes: HashMap::new(),
+            prefab_roots: HashMap::new(),
+        })
+    }
+
+    /// Every diagnostic of the scene `parsed` read from `path`: its rules, its asset
+    /// references, custom components (with `--schema`; without, their entity references), and
+    /// its prefab instances.
+    fn check(&mut self, path: &Path, source: &Source, parsed: &ParsedScene) -> Vec<Diagnostic> {
+        let index = if self.no_assets {
+            None
+        } else if self.fixed_index.is_some() {
+            self.fixed_index.as_ref()
+        } else {
+            match files::project_of(path) {
+                None => None,
+                Some(project) => self
+                    .project_indexes
+                    .entry(project.root().to_owned())
+                    .or_insert_with(|| AssetIndex::scan(project.assets_dir()).ok())
+                    .as_ref(),
+            }
+        };
+        // A scene with instances has its custom components checked in its expansion, where
+        // references into the instances resolve.
+        let instances = has_instances(&parsed.doc);
+        let report = match &self.schemas {
+            Some(schemas) if !instances => {
+                validate_parsed_with_schemas(parsed, &source.text, index, schemas)
+            }
+            _ => validate_parsed(parsed, index),
+        };
+        let mut diagnostics = report.diagnostics;
+        if self.schemas.is_none() && !instances {
+            diagnostics.extend(validate_references(parsed, Some(&source.text)));
+        }
+        if instances {
+            let root = prefab_root(path, self.assets.as_deref());
+            let asset_path = asset_path_of(path, &root);
+            let prefabs = self.prefabs(&root);
+            let (_, mut found) = prefabs.expand_scene(&asset_path, parsed, Some(&source.text));
+            localize(&mut found, &root);
+            diagnostics.extend(found);
+        }
+        diagnostics
+    }
+
+    /// The prefab files under `root`, read once.
+    fn prefabs(&mut self, root: &Path) -> &mut Prefabs {
+        let schemas = self.schemas.as_ref();
+        self.prefab_roots
+            .entry(root.to_owned())
+            .or_insert_with(|| prefab_files(root.to_owned(), schemas))
+    }
 }
 
 /// Reports a schema file that cannot be read or is invalid (exit status 2): on stderr, and

@@ -1,0 +1,128 @@
+//! The cooked binary twin against the text it is cooked from: `cargo bench --bench cook`.
+//!
+//! Same content as `vs_bevy` (the seeded scenes of `support::generate`). Groups:
+//! - `read/text_parse_validate/<n>`: `SceneDoc::from_str` + `validate_parsed`, what a text
+//!   load does before building values; `read/cooked_decode/<n>`: `CookedScene::decode`
+//!   (header, checksum, body to document);
+//! - `load_spawn/text/<n>` and `load_spawn/cooked/<n>`: through the `AssetServer` of a headless
+//!   app, from a fresh path until the `ForgeSceneInstance` exists (the cooked file is validated
+//!   and prepared as text is).
+//!
+//! Before timing, it prints the sizes of the three forms (ours as text, ours cooked, Bevy's
+//! `.scn.ron`) and checks that both loads spawn the same number of entities.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+#[path = "support/vs_bevy.rs"]
+mod both;
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bevy_forge_scene::cook::CookedScene;
+use bevy_forge_scene::format::SceneDoc;
+use bevy_forge_scene::prelude::*;
+use bevy_forge_scene::validate::validate_parsed;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+const SIZES: [usize; 2] = [10_000, 100_000];
+
+fn cooked_bytes(text: &str) -> Vec<u8> {
+    CookedScene {
+        source: "bench.forge.ron".to_owned(),
+        doc: SceneDoc::from_str(text).unwrap().doc,
+        prefabs: Vec::new(),
+    }
+    .encode()
+}
+
+fn read(c: &mut Criterion) {
+    let mut group = c.benchmark_group("read");
+    for n in SIZES {
+        let (text, scn) = both::texts(n);
+        let bytes = cooked_bytes(&text);
+        println!(
+            "{n} entities: .forge.ron {} bytes, .forge.bin {} bytes, .scn.ron {} bytes",
+            text.len(),
+            bytes.len(),
+            scn.len()
+        );
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("text_parse_validate", n), &text, |b, t| {
+            b.iter(|| {
+                let parsed = SceneDoc::from_str(t).unwrap();
+                let report = validate_parsed(&parsed, None);
+                assert!(!report.has_errors());
+                (parsed, report)
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("cooked_decode", n), &bytes, |b, bytes| {
+            b.iter(|| {
+                let scene = CookedScene::decode(bytes).unwrap();
+                assert_eq!(scene.doc.entities.len(), n);
+                scene
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Loads and spawns `bytes` from a fresh path `iters` times; the total time.
+fn load_spawn_fresh(
+    iters: u64,
+    app: &mut bevy_app::App,
+    dir: &bevy_asset::io::memory::Dir,
+    ext: &str,
+    bytes: &[u8],
+    n: usize,
+) -> Duration {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = format!("c{i}.{ext}");
+        dir.insert_asset(Path::new(&path), bytes.to_vec());
+        let start = Instant::now();
+        let (root, handle) = both::ours_load_spawn(app, &path);
+        total += start.elapsed();
+        assert_eq!(
+            app.world().get::<ForgeSceneInstance>(root).unwrap().len(),
+            n
+        );
+        app.world_mut().entity_mut(root).despawn();
+        drop(handle);
+        dir.remove_asset(Path::new(&path));
+        app.update();
+        app.update();
+    }
+    total
+}
+
+fn load_spawn(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load_spawn");
+    let (mut app, dir) = both::memory_app();
+    for n in SIZES {
+        let (text, _) = both::texts(n);
+        let bytes = cooked_bytes(&text);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("text", n), |b| {
+            b.iter_custom(|iters| {
+                load_spawn_fresh(iters, &mut app, &dir, "forge.ron", text.as_bytes(), n)
+            })
+        });
+        group.bench_function(BenchmarkId::new("cooked", n), |b| {
+            b.iter_custom(|iters| load_spawn_fresh(iters, &mut app, &dir, "forge.bin", &bytes, n))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = read, load_spawn
+}
+criterion_main!(benches);

@@ -1,0 +1,155 @@
+//! `forge cook`: the cooked binary twins of scenes (`bevy_forge_scene::cook`).
+
+use std::path::{Path, PathBuf};
+
+use bevy_forge_scene::cook::{COOKED_EXTENSION, CookedScene};
+use bevy_forge_scene::project::write_file_atomic;
+use bevy_forge_scene::validate::Severity;
+use bevy_forge_scene::validate::report;
+
+use super::{Checker, CookArgs, Loaded, Status, asset_path_of, fail, load, prefab_root, print};
+
+/// Cooks every scene of `args.paths` that validates; with `--check`, lists the twins that are
+/// missing or stale instead, writing nothing.
+pub fn cook(args: &CookArgs) -> Status {
+    let mut scenes = Vec::new();
+    for path in &args.paths {
+        match super::files::collect(std::slice::from_ref(path)) {
+            Ok(found) => scenes.extend(found.into_iter().map(|f| (f, path.clone()))),
+            Err(e) => return fail(&e),
+        }
+    }
+    let mut checker = match Checker::new(None, args.assets.clone(), args.no_assets) {
+        Ok(checker) => checker,
+        Err(status) => return status,
+    };
+    let colour = super::render::use_colour();
+    let mut status = Status::Ok;
+    let (mut cooked, mut refused, mut stale) = (0, 0, 0);
+    for (path, given) in &scenes {
+        let (source, parsed) = match load(path) {
+            Err(e) => {
+                status = status.max(fail(&e));
+                continue;
+            }
+            Ok(Loaded::ReadError(source, d)) => {
+                print(&report::human(&source, &[d], colour));
+                print(&format!("not cooked: `{}` does not read\n", source.name));
+                refused += 1;
+                status = status.max(Status::Failed);
+                continue;
+            }
+            Ok(Loaded::Parsed(source, parsed)) => (source, parsed),
+        };
+        let diagnostics = checker.check(path, &source, &parsed);
+        let errors: Vec<_> = diagnostics
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        if !errors.is_empty() {
+            print(&report::human(&source, &errors, colour));
+            print(&format!(
+                "not cooked: `{}` has {} error(s)\n",
+                source.name,
+                errors.len()
+            ));
+            refused += 1;
+            status = status.max(Status::Failed);
+            continue;
+        }
+        let root = prefab_root(path, args.assets.as_deref());
+        let prefabs = checker
+            .prefabs(&root)
+            .placed_by(&parsed.doc)
+            .into_iter()
+            .map(|(p, doc)| (p.to_owned(), doc.clone()))
+            .collect();
+        let scene = CookedScene {
+            source: asset_path_of(path, &root),
+            doc: parsed.doc,
+            prefabs,
+        };
+        let target = twin_of(path, given, args.out.as_deref());
+        if args.check {
+            let current = std::fs::read(&target)
+                .ok()
+                .and_then(|bytes| CookedScene::decode(&bytes).ok());
+            match current {
+                Some(current) if current == scene => {}
+                Some(_) => {
+                    print(&format!("stale: {}\n", target.display()));
+                    stale += 1;
+                }
+                None => {
+                    print(&format!("missing: {}\n", target.display()));
+                    stale += 1;
+                }
+            }
+            continue;
+        }
+        let bytes = scene.encode();
+        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            status = status.max(fail(&format!("cannot create `{}`: {e}", dir.display())));
+            continue;
+        }
+        match write_file_atomic(&target, &bytes) {
+            Ok(()) => {
+                cooked += 1;
+                print(&format!(
+                    "cooked {} -> {} ({} bytes from {}, {} entities{})\n",
+                    source.name,
+                    target.display(),
+                    bytes.len(),
+                    source.text.len(),
+                    scene.doc.entities.len(),
+                    match scene.prefabs.len() {
+                        0 => String::new(),
+                        n => format!(", {n} prefab(s) bundled"),
+                    }
+                ));
+            }
+            Err(e) => status = status.max(fail(&e.to_string())),
+        }
+    }
+    if args.check {
+        if stale > 0 {
+            status = status.max(Status::Failed);
+        }
+        print(&format!(
+            "checked {}: {} missing or stale\n",
+            super::render::count(scenes.len(), "scene"),
+            stale
+        ));
+    } else {
+        print(&format!(
+            "cooked {}, refused {}\n",
+            super::render::count(cooked, "scene"),
+            refused
+        ));
+    }
+    status
+}
+
+/// Where the twin of `path` goes: beside it, or with `out` under it at the path `path` has
+/// under `given` (the argument it was found from; a file argument keeps only its name).
+fn twin_of(path: &Path, given: &Path, out: Option<&Path>) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".forge.ron").unwrap_or(&name);
+    let file = format!("{stem}.{COOKED_EXTENSION}");
+    match out {
+        None => path.with_file_name(file),
+        Some(out) => {
+            let under = path
+                .strip_prefix(given)
+                .ok()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new(""));
+            out.join(under).join(file)
+        }
+    }
+}

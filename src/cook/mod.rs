@@ -1,0 +1,305 @@
+//! The cooked binary twin of a scene: `<name>.forge.bin` beside (or instead of) `<name>.forge.ron`.
+//!
+//! Text is what a repository keeps; a shipped game can load bytes instead. `forge cook` writes
+//! the twin of a scene that validates, and [`ForgeSceneLoader`](crate::ForgeSceneLoader) loads
+//! either form: it looks at the first byte, never at the extension.
+//!
+//! # What a cooked file holds
+//!
+//! The scene's document exactly as the text reads (ids, names, transforms, components, custom
+//! field expressions, instances and their overrides), the text file it was cooked from (for
+//! messages), and **every prefab the scene places**, directly or through other prefabs, by
+//! asset path, each once. Prefabs are bundled, not expanded: a cooked scene loads without its
+//! prefab files, and loading expands the instances as it does from text, so entities keep
+//! their id paths. What the loader derives (custom component values, built-in components, asset
+//! handles) is not stored: custom values need the game's types and built-ins the asset server,
+//! and both are rebuilt in one pass over the document.
+//!
+//! No source map is stored, to keep the twin small: a cooked file that decodes but breaks a
+//! rule fails with the same diagnostic code, entity and field path as its text would, without a
+//! line and column (the message names the cooked file; its text twin has the lines).
+//!
+//! # Layout
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 0..8 | [`COOKED_MAGIC`]: `8F 46 4F 52 47 45 0D 0A` (`\x8F` `FORGE` `\r\n`). `0x8F` is a UTF-8 continuation byte, which no text starts with, so a reader tells the two forms apart by the first byte; the line ending catches a transfer that rewrote line ends. |
+//! | 8..10 | [`COOKED_VERSION`], little-endian `u16`. |
+//! | 10..12 | reserved, zero. |
+//! | 12..20 | the body's length in bytes, little-endian `u64`. |
+//! | 20..24 | CRC-32 (IEEE) of the body, little-endian `u32`. |
+//! | 24.. | the body: [`postcard`](https://docs.rs/postcard) encoding of the document, the source name and the prefabs. |
+//!
+//! The checksum detects accidental damage (a truncated download, a flipped bit); it does not
+//! authenticate: anyone can write a file with a valid checksum. Everything decoded is validated
+//! again by the loader, as text is.
+//!
+//! Errors ([`CookError`]) say which part is wrong: a file that ends inside the header or body,
+//! bytes after the body, a version this build does not read, a checksum that does not match, a
+//! body that does not decode, an id or prefab given twice.
+
+mod wire;
+
+use crate::format::{ParsedScene, SceneDoc, SourceMap};
+
+/// The first eight bytes of every cooked file (see [the module docs](self), "Layout").
+pub const COOKED_MAGIC: [u8; 8] = [0x8F, b'F', b'O', b'R', b'G', b'E', b'\r', b'\n'];
+
+/// The version of the cooked layout this build writes and reads. A cooked file of another
+/// version is refused ([`CookError::Version`]): cook it again.
+pub const COOKED_VERSION: u16 = 1;
+
+/// The header's length in bytes: magic, version, reserved, body length, checksum.
+pub const COOKED_HEADER_LEN: usize = 24;
+
+/// The extension of cooked files, `forge.bin` (`levels/one.forge.bin` is the twin of
+/// `levels/one.forge.ron`).
+pub const COOKED_EXTENSION: &str = "forge.bin";
+
+/// A scene in its cooked form (see [the module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CookedScene {
+    /// The text file it was cooked from, as the cook named it (an asset path such as
+    /// `levels/one.forge.ron`, or a file name): messages name it.
+    pub source: String,
+    /// The scene, exactly as its text reads.
+    pub doc: SceneDoc,
+    /// Every prefab the scene places, directly or through other prefabs: asset path and
+    /// document, each once, sorted by path.
+    pub prefabs: Vec<(String, SceneDoc)>,
+}
+
+/// Why bytes are not a cooked scene.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CookError {
+    /// The bytes do not start with [`COOKED_MAGIC`].
+    #[error("not a cooked scene: the file does not start with the cooked magic bytes")]
+    NotCooked,
+    /// The file ends inside the header.
+    #[error(
+        "the file is {len} bytes long, shorter than the {COOKED_HEADER_LEN}-byte header: it is truncated"
+    )]
+    TruncatedHeader {
+        /// The file's length.
+        len: usize,
+    },
+    /// A layout version this build does not read.
+    #[error(
+        "cooked layout version {found}, but this build reads version {COOKED_VERSION}: cook the scene again"
+    )]
+    Version {
+        /// The version in the file.
+        found: u16,
+    },
+    /// The reserved header bytes are not zero.
+    #[error("the reserved header bytes are {found:#06x}, not zero: the file is damaged")]
+    Reserved {
+        /// What they are.
+        found: u16,
+    },
+    /// Fewer bytes follow the header than the header says.
+    #[error(
+        "the header announces a body of {declared} bytes but {actual} follow it: the file is truncated"
+    )]
+    Truncated {
+        /// The body length in the header.
+        declared: u64,
+        /// The bytes after the header.
+        actual: u64,
+    },
+    /// More bytes follow the body than the header says.
+    #[error("{extra} bytes follow the {declared}-byte body: the file was appended to or damaged")]
+    Trailing {
+        /// The body length in the header.
+        declared: u64,
+        /// The bytes after the body.
+        extra: u64,
+    },
+    /// The body's checksum does not match the header's.
+    #[error(
+        "the body's checksum is {computed:#010x} but the header says {stored:#010x}: the file is damaged"
+    )]
+    Checksum {
+        /// The checksum in the header.
+        stored: u32,
+        /// The checksum of the body as read.
+        computed: u32,
+    },
+    /// The body does not decode as a cooked scene (a checksum that matches damaged bytes, or a
+    /// file written by hand).
+    #[error("the body does not decode: {reason}")]
+    Body {
+        /// What the decoder said.
+        reason: String,
+    },
+    /// Two entities of one document have the same id.
+    #[error("entity {id} appears twice in {document}")]
+    DuplicateId {
+        /// `the scene` or `prefab `path``.
+        document: String,
+        /// The id.
+        id: u64,
+    },
+    /// A prefab is bundled twice.
+    #[error("prefab `{path}` is bundled twice")]
+    DuplicatePrefab {
+        /// Its asset path.
+        path: String,
+    },
+}
+
+impl CookError {
+    /// Its diagnostic code: `forge::cook::<kind>` (`not_cooked`, `truncated`, `version`,
+    /// `reserved`, `trailing`, `checksum`, `body`, `duplicate_id`, `duplicate_prefab`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            CookError::NotCooked => "forge::cook::not_cooked",
+            CookError::TruncatedHeader { .. } | CookError::Truncated { .. } => {
+                "forge::cook::truncated"
+            }
+            CookError::Version { .. } => "forge::cook::version",
+            CookError::Reserved { .. } => "forge::cook::reserved",
+            CookError::Trailing { .. } => "forge::cook::trailing",
+            CookError::Checksum { .. } => "forge::cook::checksum",
+            CookError::Body { .. } => "forge::cook::body",
+            CookError::DuplicateId { .. } => "forge::cook::duplicate_id",
+            CookError::DuplicatePrefab { .. } => "forge::cook::duplicate_prefab",
+        }
+    }
+}
+
+/// Whether `bytes` are a cooked file rather than text: the first byte is the magic's, which no
+/// UTF-8 text starts with. Decoding checks the rest.
+pub fn is_cooked(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&COOKED_MAGIC[0])
+}
+
+/// The cooked twin's path of a text scene path: `levels/one.forge.ron` to
+/// `levels/one.forge.bin`; `None` when `path` does not end in `.forge.ron`.
+pub fn twin_path(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".forge.ron")?;
+    Some(format!("{stem}.{COOKED_EXTENSION}"))
+}
+
+impl CookedScene {
+    /// The cooked bytes (see [the module docs](self), "Layout"). The same scene always gives
+    /// the same bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let body = wire::Body {
+            source: self.source.clone(),
+            doc: wire::Doc::of(&self.doc),
+            prefabs: self
+                .prefabs
+                .iter()
+                .map(|(path, doc)| (path.clone(), wire::Doc::of(doc)))
+                .collect(),
+        };
+        // Writing into a `Vec` only fails when a value cannot be encoded, which none can.
+        let mut out = match postcard::to_extend(&body, vec![0u8; COOKED_HEADER_LEN]) {
+            Ok(out) => out,
+            Err(e) => unreachable!("a cooked body always encodes: {e}"),
+        };
+        let body_len = (out.len() - COOKED_HEADER_LEN) as u64;
+        let crc = crc32fast::hash(&out[COOKED_HEADER_LEN..]);
+        out[..8].copy_from_slice(&COOKED_MAGIC);
+        out[8..10].copy_from_slice(&COOKED_VERSION.to_le_bytes());
+        out[10..12].copy_from_slice(&0u16.to_le_bytes());
+        out[12..20].copy_from_slice(&body_len.to_le_bytes());
+        out[20..24].copy_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// Reads cooked bytes.
+    ///
+    /// # Errors
+    /// [`CookError`]: not cooked, truncated, trailing bytes, another version, a checksum that
+    /// does not match, a body that does not decode, an id or prefab given twice. The document is
+    /// not validated here: the loader validates it as it validates text.
+    pub fn decode(bytes: &[u8]) -> Result<Self, CookError> {
+        if !bytes.starts_with(&COOKED_MAGIC[..bytes.len().min(8)]) || bytes.is_empty() {
+            return Err(CookError::NotCooked);
+        }
+        if bytes.len() < COOKED_HEADER_LEN {
+            return Err(CookError::TruncatedHeader { len: bytes.len() });
+        }
+        let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let version = u16_at(8);
+        if version != COOKED_VERSION {
+            return Err(CookError::Version { found: version });
+        }
+        let reserved = u16_at(10);
+        if reserved != 0 {
+            return Err(CookError::Reserved { found: reserved });
+        }
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&bytes[12..20]);
+        let declared = u64::from_le_bytes(len);
+        let mut crc = [0u8; 4];
+        crc.copy_from_slice(&bytes[20..24]);
+        let stored = u32::from_le_bytes(crc);
+        let rest = &bytes[COOKED_HEADER_LEN..];
+        let actual = rest.len() as u64;
+        if actual < declared {
+            return Err(CookError::Truncated { declared, actual });
+        }
+        if actual > declared {
+            return Err(CookError::Trailing {
+                declared,
+                extra: actual - declared,
+            });
+        }
+        let computed = crc32fast::hash(rest);
+        if computed != stored {
+            return Err(CookError::Checksum { stored, computed });
+        }
+        let body: wire::Body = match postcard::take_from_bytes(rest) {
+            Ok((body, [])) => body,
+            Ok((_, left)) => {
+                return Err(CookError::Body {
+                    reason: format!("{} bytes are left after the scene", left.len()),
+                });
+            }
+            Err(e) => {
+                return Err(CookError::Body {
+                    reason: e.to_string(),
+                });
+            }
+        };
+        let doc = into_doc(body.doc, "the scene")?;
+        let mut prefabs = Vec::with_capacity(body.prefabs.len());
+        for (path, doc) in body.prefabs {
+            let doc = into_doc(doc, &format!("prefab `{path}`"))?;
+            prefabs.push((path, doc));
+        }
+        prefabs.sort_by(|a, b| a.0.cmp(&b.0));
+        if let Some(w) = prefabs.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(CookError::DuplicatePrefab {
+                path: w[0].0.clone(),
+            });
+        }
+        Ok(CookedScene {
+            source: body.source,
+            doc,
+            prefabs,
+        })
+    }
+
+    /// The scene as the text reader gives it, without positions (no source map is cooked),
+    /// and the bundled prefabs.
+    pub fn into_parts(self) -> (ParsedScene, Vec<(String, SceneDoc)>) {
+        let parsed = ParsedScene {
+            doc: self.doc,
+            source_map: SourceMap::default(),
+            warnings: Vec::new(),
+        };
+        (parsed, self.prefabs)
+    }
+}
+
+fn into_doc(doc: wire::Doc, document: &str) -> Result<SceneDoc, CookError> {
+    doc.into_doc().map_err(|id| CookError::DuplicateId {
+        document: document.to_owned(),
+        id,
+    })
+}

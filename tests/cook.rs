@@ -1,0 +1,557 @@
+//! The cooked binary twin: exact round trips (fixtures, generated and arbitrary documents),
+//! every kind of damage refused without a panic, sniffing both ways, and cooked scenes loaded
+//! through the real `AssetServer` (directly, as the twin of a text path, hot reloaded) spawning
+//! what their text spawns.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use bevy_app::{App, TaskPoolPlugin};
+use bevy_asset::io::memory::{Dir, MemoryAssetReader};
+use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_ecs::hierarchy::Children;
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::cook::{
+    COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookError, CookedScene, is_cooked, twin_path,
+};
+use bevy_forge_scene::format::{
+    ComponentData, ComponentPatch, CustomComponent, CustomField, Instance, Override,
+};
+use bevy_forge_scene::prelude::*;
+use bevy_forge_scene::runtime::twins::ForgeTwinReader;
+use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
+use bevy_transform::components::Transform as BevyTransform;
+use common::Orbit;
+use common::harness::Harness;
+use proptest::prelude::*;
+
+/// The castle gate example's types (`examples/entity_refs.rs`).
+mod gate {
+    use bevy_ecs::prelude::*;
+    use bevy_reflect::Reflect;
+
+    #[derive(Component, Reflect, bevy_forge_scene::ForgeComponent)]
+    #[forge(type_path = "forge_demo::Door")]
+    pub struct Door {
+        pub opened_by: Entity,
+        pub alarm: Option<Entity>,
+    }
+
+    impl Default for Door {
+        fn default() -> Self {
+            Self {
+                opened_by: Entity::PLACEHOLDER,
+                alarm: None,
+            }
+        }
+    }
+
+    #[derive(Component, Reflect, Default, bevy_forge_scene::ForgeComponent)]
+    #[forge(type_path = "forge_demo::Patrol")]
+    pub struct Patrol {
+        pub route: Vec<Entity>,
+        pub wait: f32,
+    }
+
+    #[derive(Component, Reflect, bevy_forge_scene::ForgeComponent)]
+    #[forge(type_path = "forge_demo::Sentry")]
+    pub struct Sentry {
+        pub post: Entity,
+    }
+
+    impl Default for Sentry {
+        fn default() -> Self {
+            Self {
+                post: Entity::PLACEHOLDER,
+            }
+        }
+    }
+}
+
+fn cooked(source: &str, text: &str) -> CookedScene {
+    CookedScene {
+        source: source.to_owned(),
+        doc: SceneDoc::from_str(text).unwrap().doc,
+        prefabs: Vec::new(),
+    }
+}
+
+// ---- the form ----
+
+#[test]
+fn every_fixture_reads_back_exactly() {
+    for rel in [
+        "valid/garden.forge.ron",
+        "valid/platformer.forge.ron",
+        "warnings/warnings-and-info.forge.ron",
+        "invalid/bad-values.forge.ron",
+        "invalid/dangling-child.forge.ron",
+        "invalid/id-mismatch.forge.ron",
+        "invalid/parent-children-disagree.forge.ron",
+    ] {
+        let text = common::fixture_text(rel);
+        let Ok(parsed) = SceneDoc::from_str(&text) else {
+            continue; // a fixture that does not read has nothing to cook
+        };
+        let scene = CookedScene {
+            source: rel.to_owned(),
+            doc: parsed.doc,
+            prefabs: Vec::new(),
+        };
+        let bytes = scene.encode();
+        assert!(is_cooked(&bytes), "{rel}");
+        assert!(!is_cooked(text.as_bytes()), "{rel}");
+        assert_eq!(CookedScene::decode(&bytes), Ok(scene.clone()), "{rel}");
+        // Deterministic: the same scene, the same bytes.
+        assert_eq!(scene.encode(), bytes, "{rel}");
+    }
+}
+
+#[test]
+fn the_example_assets_read_back_with_their_prefabs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    for (scene, prefabs) in [
+        (
+            "scenes/goblin_camp.forge.ron",
+            &["prefabs/goblin.forge.ron", "prefabs/hat.forge.ron"][..],
+        ),
+        (
+            "scenes/castle_gate.forge.ron",
+            &["prefabs/sentry.forge.ron"][..],
+        ),
+        ("scenes/showcase.forge.ron", &[][..]),
+    ] {
+        let scene = CookedScene {
+            prefabs: prefabs
+                .iter()
+                .map(|p| (p.to_string(), SceneDoc::from_str(&read(p)).unwrap().doc))
+                .collect(),
+            ..cooked(scene, &read(scene))
+        };
+        let bytes = scene.encode();
+        assert_eq!(CookedScene::decode(&bytes).unwrap(), scene);
+    }
+}
+
+/// Documents with instances: every override part, as arbitrary as the text format allows.
+fn with_instances() -> impl Strategy<Value = SceneDoc> {
+    let patch = (
+        common::component(),
+        proptest::collection::vec("[a-z_]{1,8}", 0..3),
+    )
+        .prop_map(|(component, fields)| ComponentPatch {
+            component,
+            fields: fields.into_iter().map(Into::into).collect(),
+        });
+    let change = (
+        proptest::collection::vec(any::<u64>(), 1..4),
+        proptest::option::of(common::text()),
+        proptest::option::of(common::transform()),
+        proptest::collection::vec(patch, 0..2),
+        proptest::collection::vec(common::component(), 0..2),
+        proptest::collection::vec("[a-z_:]{1,12}", 0..2),
+        proptest::collection::vec(any::<u64>(), 0..3),
+    )
+        .prop_map(
+            |(target, name, transform, set, add, remove, children)| Override {
+                target,
+                name: name.map(Into::into),
+                transform,
+                set,
+                add,
+                remove: remove.into_iter().map(Into::into).collect(),
+                children,
+            },
+        );
+    let instance =
+        ("[a-z/]{1,16}", proptest::collection::vec(change, 0..3)).prop_map(|(scene, overrides)| {
+            Instance {
+                scene: format!("{scene}.forge.ron").into(),
+                overrides,
+            }
+        });
+    (
+        common::any_doc(),
+        proptest::collection::vec(proptest::option::of(instance), 0..8),
+    )
+        .prop_map(|(mut doc, instances)| {
+            for (node, instance) in doc.entities.values_mut().zip(instances) {
+                node.instance = instance.map(Box::new);
+            }
+            doc
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any document, valid or not, with any prefabs bundled, reads back exactly.
+    #[test]
+    fn any_document_reads_back_exactly(
+        doc in with_instances(),
+        prefabs in proptest::collection::vec(("[a-z]{1,8}", common::any_doc()), 0..3),
+        source in common::text(),
+    ) {
+        let mut prefabs: Vec<(String, SceneDoc)> = prefabs
+            .into_iter()
+            .map(|(p, d)| (format!("prefabs/{p}.forge.ron"), d))
+            .collect();
+        prefabs.sort_by(|a, b| a.0.cmp(&b.0));
+        prefabs.dedup_by(|a, b| a.0 == b.0);
+        let scene = CookedScene { source, doc, prefabs };
+        let bytes = scene.encode();
+        prop_assert_eq!(CookedScene::decode(&bytes), Ok(scene));
+    }
+
+    /// Whatever the bytes after the magic, decoding returns: a scene or an error.
+    #[test]
+    fn any_bytes_after_the_magic_decode_or_fail_cleanly(
+        rest in proptest::collection::vec(any::<u8>(), 0..256),
+    ) {
+        let mut bytes = COOKED_MAGIC.to_vec();
+        bytes.extend(rest);
+        let _ = CookedScene::decode(&bytes);
+    }
+}
+
+fn small() -> Vec<u8> {
+    let text = common::fixture_text("valid/garden.forge.ron");
+    cooked("garden.forge.ron", &text).encode()
+}
+
+#[test]
+fn every_damaged_byte_is_an_error_never_a_panic() {
+    let bytes = small();
+    assert!(bytes.len() > COOKED_HEADER_LEN + 100);
+    for i in 0..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xFF] {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= flip;
+            let result = CookedScene::decode(&damaged);
+            assert!(result.is_err(), "byte {i} ^ {flip:#x} decoded");
+        }
+    }
+}
+
+#[test]
+fn each_kind_of_damage_is_named() {
+    let bytes = small();
+    // Truncated: at every length, inside the header or the body.
+    for len in 0..bytes.len() {
+        let err = CookedScene::decode(&bytes[..len]).unwrap_err();
+        let expected = match len {
+            0 => "forge::cook::not_cooked",
+            _ => "forge::cook::truncated",
+        };
+        assert_eq!(err.code(), expected, "{len} bytes: {err}");
+    }
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"tail");
+    assert_eq!(
+        CookedScene::decode(&longer),
+        Err(CookError::Trailing {
+            declared: (bytes.len() - COOKED_HEADER_LEN) as u64,
+            extra: 4
+        })
+    );
+    let mut newer = bytes.clone();
+    newer[8..10].copy_from_slice(&(COOKED_VERSION + 1).to_le_bytes());
+    let err = CookedScene::decode(&newer).unwrap_err();
+    assert_eq!(
+        err,
+        CookError::Version {
+            found: COOKED_VERSION + 1
+        }
+    );
+    assert!(err.to_string().contains("cook the scene again"), "{err}");
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let err = CookedScene::decode(&flipped).unwrap_err();
+    assert_eq!(err.code(), "forge::cook::checksum");
+    assert!(err.to_string().contains("damaged"), "{err}");
+    assert_eq!(
+        CookedScene::decode(b"(format_version: 1)"),
+        Err(CookError::NotCooked)
+    );
+}
+
+#[test]
+fn twin_paths_replace_the_extension() {
+    assert_eq!(
+        twin_path("levels/one.forge.ron").as_deref(),
+        Some("levels/one.forge.bin")
+    );
+    assert_eq!(twin_path("levels/one.ron"), None);
+}
+
+// ---- through the asset server ----
+
+/// A custom component and a child, for comparing what text and cooked bytes spawn.
+fn scene_text(speed: f32) -> String {
+    format!(
+        "(format_version: 1, name: \"Cooked\", entities: {{
+  1: (id: 1, name: \"Planet\", parent: None, children: [2], transform: (translation: (x: 1, y: 2, z: 3), rotation: (x: 0, y: 90, z: 0), scale: (x: 1, y: 1, z: 1)), components: [(type: custom, data: (type_path: \"forge_demo::Orbit\", fields: [(name: \"speed\", expr: \"{speed:?}\"), (name: \"axis\", expr: \"Vec3::Y\")]))]),
+  2: (id: 2, name: \"Moon\", parent: Some(1), children: [], transform: (translation: (x: 4, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [(type: visibility, data: hidden)]),
+}}, roots: [1], next_id: 3)"
+    )
+}
+
+/// One spawned entity: name, transform, orbit (speed, axis y), child count, id path.
+type Spawned = (
+    String,
+    BevyTransform,
+    Option<(f32, f32)>,
+    usize,
+    Option<Vec<u64>>,
+);
+
+/// What an instance spawned, entity by entity by key.
+fn spawned(world: &World, instance: &ForgeSceneInstance) -> Vec<Spawned> {
+    let mut out: Vec<_> = instance
+        .iter()
+        .map(|(key, e)| {
+            (
+                key,
+                (
+                    world.get::<Name>(e).unwrap().as_str().to_owned(),
+                    *world.get::<BevyTransform>(e).unwrap(),
+                    world.get::<Orbit>(e).map(|o| (o.speed, o.axis.y)),
+                    world.get::<Children>(e).map_or(0, |c| c.len()),
+                    world.get::<ForgeEntityPath>(e).map(|p| p.0.clone()),
+                ),
+            )
+        })
+        .collect();
+    out.sort_by_key(|(key, _)| *key);
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+#[test]
+fn a_cooked_scene_spawns_what_its_text_spawns() {
+    let mut h = Harness::new();
+    let text = scene_text(2.5);
+    h.add("level.forge.ron", &text);
+    h.add_bytes(
+        "level.forge.bin",
+        &cooked("level.forge.ron", &text).encode(),
+    );
+    let (_, from_text) = h.spawn_scene("level.forge.ron");
+    let (_, from_bytes) = h.spawn_scene("level.forge.bin");
+    let (a, b) = (
+        spawned(h.world(), &from_text),
+        spawned(h.world(), &from_bytes),
+    );
+    assert_eq!(a.len(), 2);
+    assert_eq!(a, b);
+    assert_eq!(a[0].2, Some((2.5, 1.0)));
+}
+
+#[test]
+fn bundled_prefabs_spawn_by_id_path_without_their_files() {
+    let mut h = Harness::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    // The text form, with its prefab files.
+    for p in ["scenes/castle_gate.forge.ron", "prefabs/sentry.forge.ron"] {
+        h.add(p, &read(p));
+    }
+    let (_, from_text) = h.spawn_scene("scenes/castle_gate.forge.ron");
+    // The cooked form alone, under another folder: no prefab file there.
+    let scene = CookedScene {
+        prefabs: vec![(
+            "prefabs/sentry.forge.ron".to_owned(),
+            SceneDoc::from_str(&read("prefabs/sentry.forge.ron"))
+                .unwrap()
+                .doc,
+        )],
+        ..cooked(
+            "scenes/castle_gate.forge.ron",
+            &read("scenes/castle_gate.forge.ron"),
+        )
+    };
+    h.add_bytes("shipped/castle_gate.forge.bin", &scene.encode());
+    let (_, from_bytes) = h.spawn_scene("shipped/castle_gate.forge.bin");
+    assert_eq!(from_text.len(), 13);
+    assert_eq!(
+        spawned(h.world(), &from_text),
+        spawned(h.world(), &from_bytes)
+    );
+    assert!(from_bytes.entity_path(&[9, 2]).is_some());
+}
+
+/// The load error of `path`.
+fn load_error(h: &mut Harness, path: &str) -> String {
+    let handle: Handle<ForgeScene> = h.load(path);
+    let server = h.world().resource::<AssetServer>().clone();
+    h.run_until(|_| matches!(server.load_state(&handle), LoadState::Failed(_)));
+    let LoadState::Failed(error) = server.load_state(&handle) else {
+        unreachable!()
+    };
+    let scene_error = ForgeSceneLoadError::from_asset_error(&error).expect("a scene error");
+    let codes: Vec<_> = scene_error.diagnostics().iter().map(|d| d.code).collect();
+    format!("{codes:?} {scene_error}")
+}
+
+#[test]
+fn damaged_cooked_files_fail_with_what_is_wrong() {
+    let mut h = Harness::new();
+    let bytes = cooked("level.forge.ron", &scene_text(1.0)).encode();
+    h.add_bytes("cut.forge.bin", &bytes[..bytes.len() / 2]);
+    let cut = load_error(&mut h, "cut.forge.bin");
+    assert!(cut.contains("forge::cook::truncated"), "{cut}");
+    assert!(cut.contains("cut.forge.bin"), "{cut}");
+    let mut flipped = bytes.clone();
+    flipped[COOKED_HEADER_LEN + 10] ^= 0x40;
+    h.add_bytes("flipped.forge.bin", &flipped);
+    let flipped = load_error(&mut h, "flipped.forge.bin");
+    assert!(flipped.contains("forge::cook::checksum"), "{flipped}");
+}
+
+#[test]
+fn a_cooked_file_that_breaks_a_rule_gets_the_texts_diagnostic() {
+    let mut h = Harness::new();
+    // Entity 2 says its parent is 1, but 1 does not list it: a forest rule.
+    let text = scene_text(1.0).replace("children: [2]", "children: []");
+    h.add("bad.forge.ron", &text);
+    let from_text = load_error(&mut h, "bad.forge.ron");
+    h.add_bytes("bad.forge.bin", &cooked("bad.forge.ron", &text).encode());
+    let from_bytes = load_error(&mut h, "bad.forge.bin");
+    let codes = |s: &str| s.split(' ').next().unwrap().to_owned();
+    assert_eq!(codes(&from_text), codes(&from_bytes));
+    assert!(
+        from_bytes.contains("bad.forge.bin (cooked from bad.forge.ron)"),
+        "{from_bytes}"
+    );
+    // The same entity and field path, without a line.
+    let handle: Handle<ForgeScene> = h.load("bad.forge.bin");
+    let server = h.world().resource::<AssetServer>().clone();
+    h.run_until(|_| matches!(server.load_state(&handle), LoadState::Failed(_)));
+    let LoadState::Failed(error) = server.load_state(&handle) else {
+        unreachable!()
+    };
+    let d = ForgeSceneLoadError::from_asset_error(&error)
+        .unwrap()
+        .diagnostics();
+    assert!(d.iter().all(|d| d.position.is_none()));
+    assert!(
+        d.iter().any(|d| d.entity.is_some() && d.path.is_some()),
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn a_cooked_scene_hot_reloads() {
+    let mut h = Harness::new();
+    h.add_bytes(
+        "level.forge.bin",
+        &cooked("level.forge.ron", &scene_text(1.0)).encode(),
+    );
+    let (root, instance) = h.spawn_scene("level.forge.bin");
+    let planet = instance.entity(1).unwrap();
+    h.modify_bytes(
+        "level.forge.bin",
+        &cooked("level.forge.ron", &scene_text(7.0)).encode(),
+    );
+    h.run_until(|w| w.get::<Orbit>(planet).is_some_and(|o| o.speed == 7.0));
+    let after = h.world().get::<ForgeSceneInstance>(root).unwrap();
+    assert_eq!(after.entity(1), Some(planet), "patched in place");
+    // A damaged save keeps the last good scene.
+    let mut bytes = cooked("level.forge.ron", &scene_text(9.0)).encode();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    h.modify_bytes("level.forge.bin", &bytes);
+    for _ in 0..50 {
+        h.app.update();
+    }
+    assert_eq!(h.world().get::<Orbit>(planet).unwrap().speed, 7.0);
+}
+
+/// An app whose default source reads from `dir` through a [`ForgeTwinReader`].
+fn twin_app(dir: &Dir) -> App {
+    let reader_dir = dir.clone();
+    let mut app = App::new();
+    app.register_asset_source(
+        AssetSourceId::Default,
+        AssetSourceBuilder::new(move || {
+            Box::new(ForgeTwinReader::new(Box::new(MemoryAssetReader {
+                root: reader_dir.clone(),
+            })))
+        }),
+    )
+    .add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            watch_for_changes_override: Some(false),
+            use_asset_processor_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    app
+}
+
+/// Loads `path`; how it ended, and the handle (kept, so the asset stays).
+fn load_state(app: &mut App, path: &str) -> (LoadState, Handle<ForgeScene>) {
+    let handle: Handle<ForgeScene> = app.world().resource::<AssetServer>().load(path.to_owned());
+    for _ in 0..2_000 {
+        app.update();
+        let state = app.world().resource::<AssetServer>().load_state(&handle);
+        if matches!(state, LoadState::Loaded | LoadState::Failed(_)) {
+            return (state, handle);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("`{path}` neither loaded nor failed");
+}
+
+#[test]
+fn the_text_path_finds_the_twin_when_only_the_twin_ships() {
+    let dir = Dir::default();
+    dir.insert_asset(
+        Path::new("only/level.forge.bin"),
+        cooked("only/level.forge.ron", &scene_text(3.0)).encode(),
+    );
+    // Both forms: the text wins.
+    dir.insert_asset_text(Path::new("both/level.forge.ron"), &scene_text(4.0));
+    dir.insert_asset(
+        Path::new("both/level.forge.bin"),
+        cooked("both/level.forge.ron", &scene_text(5.0)).encode(),
+    );
+    let mut app = twin_app(&dir);
+    let (state, only) = load_state(&mut app, "only/level.forge.ron");
+    assert!(matches!(state, LoadState::Loaded));
+    let (state, both) = load_state(&mut app, "both/level.forge.ron");
+    assert!(matches!(state, LoadState::Loaded));
+    let speed = |app: &App, handle: &Handle<ForgeScene>| {
+        let scenes = app.world().resource::<bevy_asset::Assets<ForgeScene>>();
+        let scene = scenes.get(handle).unwrap();
+        let planet = scene.doc().entity(1).unwrap();
+        match &planet.components[0] {
+            ComponentData::Custom(CustomComponent { fields, .. }) => fields
+                .iter()
+                .find(|f: &&CustomField| f.name == "speed")
+                .unwrap()
+                .expr
+                .to_string(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(speed(&app, &only), "3.0");
+    assert_eq!(speed(&app, &both), "4.0");
+    // Neither form: the error names the path asked for.
+    let (LoadState::Failed(error), _) = load_state(&mut app, "none/level.forge.ron") else {
+        panic!("a missing scene loaded")
+    };
+    assert!(
+        error.to_string().contains("none/level.forge.ron"),
+        "{error}"
+    );
+}
