@@ -3,7 +3,8 @@
 //! Same content as `vs_bevy` (the seeded scenes of `support::generate`). Groups:
 //! - `read/text_parse_validate/<n>`: `SceneDoc::from_str` + `validate_parsed`, what a text
 //!   load does before building values; `read/cooked_decode/<n>`: `CookedScene::decode`
-//!   (header, checksum, body to document);
+//!   (header, checksum, body to document); `read/validate/<n>`: `validate_parsed` alone, which
+//!   a cooked load runs on the decoded document (dropping documents is not timed);
 //! - `load_spawn/text/<n>` and `load_spawn/cooked/<n>`: through the `AssetServer` of a headless
 //!   app, from a fresh path until the `ForgeSceneInstance` exists (the cooked file is validated
 //!   and prepared as text is).
@@ -48,16 +49,26 @@ fn read(c: &mut Criterion) {
             scn.len()
         );
         group.throughput(Throughput::Elements(n as u64));
+        // Dropping the documents is not timed (`iter_with_large_drop`), on either side.
         group.bench_with_input(BenchmarkId::new("text_parse_validate", n), &text, |b, t| {
-            b.iter(|| {
+            b.iter_with_large_drop(|| {
                 let parsed = SceneDoc::from_str(t).unwrap();
                 let report = validate_parsed(&parsed, None);
                 assert!(!report.has_errors());
                 (parsed, report)
             })
         });
+        // Validation alone (the cooked load runs it on the decoded document), for the split.
+        let decoded = CookedScene::decode(&bytes).unwrap().into_parts().0;
+        group.bench_with_input(BenchmarkId::new("validate", n), &decoded, |b, parsed| {
+            b.iter_with_large_drop(|| {
+                let report = validate_parsed(parsed, None);
+                assert!(!report.has_errors());
+                report
+            })
+        });
         group.bench_with_input(BenchmarkId::new("cooked_decode", n), &bytes, |b, bytes| {
-            b.iter(|| {
+            b.iter_with_large_drop(|| {
                 let scene = CookedScene::decode(bytes).unwrap();
                 assert_eq!(scene.doc.entities.len(), n);
                 scene

@@ -3,13 +3,15 @@
 //! peak is this process's alone (see BENCHMARKS.md):
 //!
 //! ```text
-//! cargo bench --bench peak_memory -- gen 100000 /tmp/forge-peak   # writes both files, once
+//! cargo bench --bench peak_memory -- gen 100000 /tmp/forge-peak   # writes the files, once
 //! /usr/bin/time -v <bench binary> ours 100000 /tmp/forge-peak
+//! /usr/bin/time -v <bench binary> cooked 100000 /tmp/forge-peak
 //! /usr/bin/time -v <bench binary> theirs 100000 /tmp/forge-peak
 //! ```
 //!
-//! `gen` writes `bench.forge.ron` and `bench.scn.ron` (the same world, the second written by
-//! Bevy's `DynamicWorld` serializer) into the directory; `ours` / `theirs` start a headless app
+//! `gen` writes `bench.forge.ron`, its cooked twin `bench.forge.bin`, and `bench.scn.ron` (the
+//! same world, written by Bevy's `DynamicWorld` serializer) into the directory; `ours` (text),
+//! `cooked` and `theirs` start a headless app
 //! reading that directory, load and spawn the scene under one root through the `AssetServer`,
 //! check the entity count, and print the elapsed time and entities per second.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -30,7 +32,7 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let [mode, n, dir] = args.as_slice() else {
-        eprintln!("usage: peak_memory gen|ours|theirs N DIR");
+        eprintln!("usage: peak_memory gen|ours|cooked|theirs N DIR");
         return;
     };
     let n: usize = n.parse().unwrap();
@@ -41,10 +43,19 @@ fn main() {
             let (forge, scn) = both::texts(n);
             std::fs::write(dir.join("bench.forge.ron"), &forge).unwrap();
             std::fs::write(dir.join("bench.scn.ron"), &scn).unwrap();
+            let cooked = bevy_forge_scene::cook::CookedScene {
+                source: "bench.forge.ron".to_owned(),
+                doc: bevy_forge_scene::SceneDoc::from_str(&forge).unwrap().doc,
+                prefabs: Vec::new(),
+            }
+            .encode();
+            std::fs::write(dir.join("bench.forge.bin"), &cooked).unwrap();
             println!(
-                "wrote {} ({} bytes) and {} ({} bytes)",
+                "wrote {} ({} bytes), {} ({} bytes) and {} ({} bytes)",
                 dir.join("bench.forge.ron").display(),
                 forge.len(),
+                dir.join("bench.forge.bin").display(),
+                cooked.len(),
                 dir.join("bench.scn.ron").display(),
                 scn.len()
             );
@@ -67,14 +78,18 @@ fn main() {
             rss("spawned");
             drop(handle);
         }
-        "ours" => {
+        "ours" | "cooked" => {
+            let file = match mode.as_str() {
+                "ours" => "bench.forge.ron",
+                _ => "bench.forge.bin",
+            };
             let mut app = both::file_app(&dir);
             let start = Instant::now();
-            let (root, _handle) = both::ours_load_spawn(&mut app, "bench.forge.ron");
+            let (root, _handle) = both::ours_load_spawn(&mut app, file);
             let elapsed = start.elapsed();
             let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
             assert_eq!(len, n);
-            report("ours", n, elapsed);
+            report(mode, n, elapsed);
         }
         "theirs" => {
             let mut app = both::file_app(&dir);
@@ -86,7 +101,7 @@ fn main() {
             assert_eq!(q.iter(world).count(), n);
             report("theirs", n, elapsed);
         }
-        other => eprintln!("unknown mode `{other}`: gen|ours|theirs"),
+        other => eprintln!("unknown mode `{other}`: gen|ours|cooked|theirs"),
     }
 }
 

@@ -19,56 +19,10 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
-use bevy_reflect::Reflect;
-use bevy_reflect::std_traits::ReflectDefault;
 
-/// A door and what opens it. `Entity` has no `Default`, so the type writes its own.
-#[derive(Component, Reflect, ForgeComponent)]
-#[reflect(Component, Default)]
-#[forge(type_path = "forge_demo::Door")]
-struct Door {
-    /// The switch that opens it.
-    opened_by: Entity,
-    /// Who raises the alarm when it opens, if anyone.
-    alarm: Option<Entity>,
-}
-
-impl Default for Door {
-    fn default() -> Self {
-        Self {
-            opened_by: Entity::PLACEHOLDER,
-            alarm: None,
-        }
-    }
-}
-
-/// Walks from waypoint to waypoint.
-#[derive(Component, Reflect, Default, ForgeComponent)]
-#[reflect(Component, Default)]
-#[forge(type_path = "forge_demo::Patrol")]
-struct Patrol {
-    /// The waypoints, in order.
-    route: Vec<Entity>,
-    /// Seconds at each waypoint.
-    wait: f32,
-}
-
-/// Guards a post (the sentry prefab's).
-#[derive(Component, Reflect, ForgeComponent)]
-#[reflect(Component, Default)]
-#[forge(type_path = "forge_demo::Sentry")]
-struct Sentry {
-    /// The entity it stands at.
-    post: Entity,
-}
-
-impl Default for Sentry {
-    fn default() -> Self {
-        Self {
-            post: Entity::PLACEHOLDER,
-        }
-    }
-}
+#[path = "support/gate.rs"]
+mod gate;
+use gate::{Door, Patrol, Sentry};
 
 /// `"Gate Switch" #1`, or `"Sentry" #8/1` for an entity a prefab instance placed.
 fn describe(world: &World, entity: Entity) -> String {

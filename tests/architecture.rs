@@ -299,6 +299,7 @@ const RUNTIME_FLOORS: &[&str] = &[
     "builtin",
     "scene",
     "loader",
+    "processor",
     "spawn",
     "reload",
     "twins",

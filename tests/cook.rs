@@ -555,3 +555,56 @@ fn the_text_path_finds_the_twin_when_only_the_twin_ships() {
         "{error}"
     );
 }
+
+// ---- Bevy's asset processor ----
+
+/// A processed-mode app over `source`, writing to `processed`.
+fn processed_app(source: &Path, processed: &Path) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: source.to_string_lossy().into_owned(),
+            processed_file_path: processed.to_string_lossy().into_owned(),
+            mode: bevy_asset::AssetMode::Processed,
+            use_asset_processor_override: Some(true),
+            watch_for_changes_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    app
+}
+
+#[test]
+fn the_asset_processor_writes_cooked_twins_that_load() {
+    let source = tempfile::tempdir().unwrap();
+    let processed = tempfile::tempdir().unwrap();
+    std::fs::write(source.path().join("good.forge.ron"), scene_text(6.0)).unwrap();
+    // Entity 2 names a parent that does not list it: processing refuses it.
+    std::fs::write(
+        source.path().join("bad.forge.ron"),
+        scene_text(6.0).replace("children: [2]", "children: []"),
+    )
+    .unwrap();
+    let mut app = processed_app(source.path(), processed.path());
+    let (state, good) = load_state(&mut app, "good.forge.ron");
+    assert!(matches!(state, LoadState::Loaded), "{state:?}");
+    let bytes = std::fs::read(processed.path().join("good.forge.ron")).unwrap();
+    assert!(is_cooked(&bytes), "the processed file is the cooked twin");
+    let cooked = CookedScene::decode(&bytes).unwrap();
+    assert_eq!(cooked.source, "good.forge.ron");
+    assert_eq!(
+        cooked.doc,
+        SceneDoc::from_str(&scene_text(6.0)).unwrap().doc
+    );
+    let scenes = app.world().resource::<bevy_asset::Assets<ForgeScene>>();
+    assert_eq!(scenes.get(&good).unwrap().doc(), &cooked.doc);
+    let (state, _) = load_state(&mut app, "bad.forge.ron");
+    assert!(matches!(state, LoadState::Failed(_)), "{state:?}");
+    // Bevy may leave an empty file where processing failed; never a cooked scene.
+    let written = std::fs::read(processed.path().join("bad.forge.ron")).unwrap_or_default();
+    assert!(!is_cooked(&written), "{} bytes written", written.len());
+}

@@ -253,7 +253,7 @@ impl CookedScene {
         if computed != stored {
             return Err(CookError::Checksum { stored, computed });
         }
-        let body: wire::Body = match postcard::take_from_bytes(rest) {
+        let body: wire::BodyIn = match postcard::take_from_bytes(rest) {
             Ok((body, [])) => body,
             Ok((_, left)) => {
                 return Err(CookError::Body {
@@ -297,7 +297,7 @@ impl CookedScene {
     }
 }
 
-fn into_doc(doc: wire::Doc, document: &str) -> Result<SceneDoc, CookError> {
+fn into_doc(doc: wire::DocIn, document: &str) -> Result<SceneDoc, CookError> {
     doc.into_doc().map_err(|id| CookError::DuplicateId {
         document: document.to_owned(),
         id,

@@ -12,15 +12,24 @@ use crate::format::{
     SceneDoc, SpriteData, Text2dData, Transform, VisibilityMode,
 };
 
-/// The body of a cooked file.
-#[derive(Serialize, Deserialize)]
+/// The body of a cooked file, as written.
+#[derive(Serialize)]
 pub(super) struct Body {
     pub(super) source: String,
     pub(super) doc: Doc,
     pub(super) prefabs: Vec<(String, Doc)>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// The body of a cooked file, as read: the same fields, entities read straight into the
+/// document's map (no list of them in between).
+#[derive(Deserialize)]
+pub(super) struct BodyIn {
+    pub(super) source: String,
+    pub(super) doc: DocIn,
+    pub(super) prefabs: Vec<(String, DocIn)>,
+}
+
+#[derive(Serialize)]
 pub(super) struct Doc {
     format_version: u32,
     name: String,
@@ -30,7 +39,52 @@ pub(super) struct Doc {
     next_id: u64,
 }
 
-#[derive(Serialize, Deserialize)]
+/// [`Doc`] as read.
+#[derive(Deserialize)]
+pub(super) struct DocIn {
+    format_version: u32,
+    name: String,
+    entities: Entities,
+    roots: Vec<u64>,
+    next_id: u64,
+}
+
+/// The entities of a document read into its map, and the first key given twice.
+struct Entities(crate::format::EntityMap, Option<u64>);
+
+impl<'de> Deserialize<'de> for Entities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entities;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of entities")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Entities, A::Error> {
+                // A length from the file is a hint, not a promise: reserve at most what a
+                // damaged length cannot make huge.
+                let hint = seq.size_hint().unwrap_or(0).min(1 << 20);
+                let mut map =
+                    crate::format::EntityMap::with_capacity_and_hasher(hint, Default::default());
+                let mut twice = None;
+                while let Some((key, entity)) = seq.next_element::<(u64, EntityIn)>()? {
+                    if map.insert(key, entity.into_node()).is_some() {
+                        twice.get_or_insert(key);
+                    }
+                }
+                Ok(Entities(map, twice))
+            }
+        }
+        d.deserialize_seq(Visit)
+    }
+}
+
+#[derive(Serialize)]
 struct Entity {
     id: u64,
     name: EcoString,
@@ -40,6 +94,47 @@ struct Entity {
     components: Vec<Component>,
     locked: bool,
     instance: Option<Box<Placed>>,
+}
+
+/// [`Entity`] as read: components straight into the document's type.
+#[derive(Deserialize)]
+struct EntityIn {
+    id: u64,
+    name: EcoString,
+    parent: Option<u64>,
+    children: Vec<u64>,
+    transform: Transform,
+    components: Components,
+    locked: bool,
+    instance: Option<Box<Placed>>,
+}
+
+/// A list of [`Component`]s read as the document's components.
+struct Components(Vec<ComponentData>);
+
+impl<'de> Deserialize<'de> for Components {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Components;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of components")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Components, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+                while let Some(c) = seq.next_element::<Component>()? {
+                    out.push(c.into_data());
+                }
+                Ok(Components(out))
+            }
+        }
+        d.deserialize_seq(Visit)
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -92,20 +187,17 @@ impl Doc {
             next_id: doc.next_id,
         }
     }
+}
 
+impl DocIn {
     /// The document.
     ///
     /// # Errors
     /// The id of an entity given twice (the text reader refuses a repeated key too).
     pub(super) fn into_doc(self) -> Result<SceneDoc, u64> {
-        let mut entities = crate::format::EntityMap::with_capacity_and_hasher(
-            self.entities.len(),
-            Default::default(),
-        );
-        for (key, entity) in self.entities {
-            if entities.insert(key, entity.into_node()).is_some() {
-                return Err(key);
-            }
+        let Entities(entities, twice) = self.entities;
+        if let Some(key) = twice {
+            return Err(key);
         }
         Ok(SceneDoc {
             format_version: self.format_version,
@@ -135,7 +227,9 @@ impl Entity {
             }),
         }
     }
+}
 
+impl EntityIn {
     fn into_node(self) -> EntityNode {
         EntityNode {
             id: self.id,
@@ -143,11 +237,7 @@ impl Entity {
             parent: self.parent,
             children: self.children,
             transform: self.transform,
-            components: self
-                .components
-                .into_iter()
-                .map(Component::into_data)
-                .collect(),
+            components: self.components.0,
             locked: self.locked,
             instance: self.instance.map(|placed| {
                 Box::new(Instance {

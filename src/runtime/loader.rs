@@ -12,7 +12,7 @@ use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::cook::{CookError, CookedScene};
 use crate::format::{
-    ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
+    ComponentData, EcoString, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
 };
 use crate::prefab::ExpandedScene;
 use crate::validate::{Diagnostic, Severity, ValidationReport, validate_parsed};
@@ -329,7 +329,11 @@ impl ForgeSceneLoader {
             let mut files = crate::prefab::PrefabFiles::new(|p: &str| {
                 Err(format!("`{p}` is not bundled in the cooked file"))
             })
-            .with_documents(bundled);
+            .with_documents(bundled.iter().cloned());
+            prefabs.docs = bundled
+                .into_iter()
+                .map(|(path, doc)| (EcoString::from(path), std::sync::Arc::new(doc)))
+                .collect();
             let (expanded, found) = files.expand_scene(&path, &parsed, None);
             diagnostics.extend(found);
             for (file, prefab) in files.files() {
@@ -449,6 +453,12 @@ impl ForgeSceneLoader {
                         }
                     }
                     prefabs.scenes.insert(scene.into(), prefab.expansion());
+                    let own = std::iter::once((EcoString::from(scene), prefab.doc.clone()));
+                    for (file, doc) in own.chain(prefab.prefabs.docs.iter().cloned()) {
+                        if !prefabs.docs.iter().any(|(f, _)| *f == file) {
+                            prefabs.docs.push((file, doc));
+                        }
+                    }
                 }
                 Err(e) => {
                     let inner = match &e {

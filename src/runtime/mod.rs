@@ -21,6 +21,7 @@ mod components;
 mod custom;
 pub mod loader;
 mod plugin;
+pub mod processor;
 mod refs;
 pub mod registry;
 pub mod reload;

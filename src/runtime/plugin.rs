@@ -6,6 +6,7 @@ use bevy_ecs::schedule::IntoScheduleConfigs;
 
 use super::components::{ForgeEntityId, ForgeEntityPath};
 use super::loader::ForgeSceneLoader;
+use super::processor::{ForgeSceneProcess, ForgeSceneSaver};
 use super::reload::{ForgeSceneReloadFailed, reload_scenes};
 use super::scene::ForgeScene;
 use super::spawn::{AppliedDocs, ForgeMaterials, ForgeSceneRoot, spawn_scene_instances};
@@ -32,6 +33,9 @@ impl Plugin for ForgeScenePlugin {
             .register_asset_loader(
                 ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
             )
+            // Processed mode cooks scenes at build time; otherwise this does nothing.
+            .register_asset_processor::<ForgeSceneProcess>(ForgeSceneSaver.into())
+            .set_default_asset_processor::<ForgeSceneProcess>("forge.ron")
             .register_type::<ForgeEntityId>()
             .register_type::<ForgeEntityPath>()
             .register_type::<ForgeSceneRoot>()

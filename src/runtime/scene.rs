@@ -60,9 +60,32 @@ pub(crate) struct Prefabs {
     pub(crate) scenes: HashMap<EcoString, Arc<ExpandedScene>>,
     /// Every prefab file the scene depends on, nested ones included, each once.
     pub(crate) files: Vec<EcoString>,
+    /// The document of each of those files, as written, by asset path: what a cooked twin
+    /// bundles ([`ForgeScene::to_cooked`]).
+    pub(crate) docs: Vec<(EcoString, Arc<SceneDoc>)>,
 }
 
 impl ForgeScene {
+    /// The cooked form of this scene ([`crate::cook`]): its document as read (with the edits
+    /// made through [`doc_mut`](Self::doc_mut)) and every prefab it places, `source` naming
+    /// the text it comes from. The asset processor's [`ForgeSceneSaver`] writes this.
+    ///
+    /// [`ForgeSceneSaver`]: super::processor::ForgeSceneSaver
+    pub fn to_cooked(&self, source: impl Into<String>) -> crate::cook::CookedScene {
+        let mut prefabs: Vec<(String, SceneDoc)> = self
+            .prefabs
+            .docs
+            .iter()
+            .map(|(path, doc)| (path.to_string(), SceneDoc::clone(doc)))
+            .collect();
+        prefabs.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::cook::CookedScene {
+            source: source.into(),
+            doc: SceneDoc::clone(&self.doc),
+            prefabs,
+        }
+    }
+
     /// The scene document as read from the file (after `format_version` normalization): instance
     /// entities with their overrides, not what they place (see [`expanded`](Self::expanded)).
     pub fn doc(&self) -> &SceneDoc {

@@ -90,7 +90,11 @@
 //! them (failing the load), `validate_parsed` does not.
 //!
 //! Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
-//! [`Diagnostic::from_read_error`]).
+//! [`Diagnostic::from_read_error`]); cooked files that are not usable ([`crate::cook`]), one
+//! with a `forge::cook::<kind>` code: `not_cooked`, `truncated`, `trailing`, `version`,
+//! `reserved`, `checksum`, `body`, `duplicate_id`, `duplicate_prefab`
+//! ([`CookError::code`](crate::cook::CookError::code)). A cooked file that decodes is validated
+//! with the codes above, without positions.
 //!
 //! This module has no Bevy dependency.
 
