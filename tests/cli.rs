@@ -1053,7 +1053,11 @@ fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
     let check = |dir: &Path| forge(dir, &["cook", "--check", "assets/scenes"]);
     let o = check(dir.path());
     assert_eq!(status(&o), 0, "{}", stdout(&o));
-    assert!(stdout(&o).contains("0 missing or stale"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("0 missing, stale or damaged"),
+        "{}",
+        stdout(&o)
+    );
     let scene = dir.path().join("assets/scenes/gate.forge.ron");
     std::fs::write(&scene, gate.replace("\"Gate\"", "\"Portcullis\"")).unwrap();
     let o = check(dir.path());

@@ -140,13 +140,21 @@ fn the_example_assets_read_back_with_their_prefabs() {
 
 /// Documents with instances: every override part, as arbitrary as the text format allows.
 fn with_instances() -> impl Strategy<Value = SceneDoc> {
+    // As the text reader builds patches: no camera, settable fields in their order.
     let patch = (
-        common::component(),
-        proptest::collection::vec("[a-z_]{1,8}", 0..3),
+        common::component().prop_filter("cameras have nothing to set", |c| {
+            !matches!(c, ComponentData::Camera2d | ComponentData::Camera3d)
+        }),
+        proptest::collection::vec(any::<bool>(), 5),
     )
-        .prop_map(|(component, fields)| ComponentPatch {
-            component,
-            fields: fields.into_iter().map(Into::into).collect(),
+        .prop_map(|(component, mask)| {
+            let fields = ComponentPatch::fields_of(component.tag())
+                .iter()
+                .zip(mask)
+                .filter(|(_, keep)| *keep)
+                .map(|(f, _)| (*f).into())
+                .collect();
+            ComponentPatch { component, fields }
         });
     let change = (
         proptest::collection::vec(any::<u64>(), 1..4),
@@ -190,7 +198,8 @@ fn with_instances() -> impl Strategy<Value = SceneDoc> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// Any document, valid or not, with any prefabs bundled, reads back exactly.
+    /// Any document the text format can hold, valid or not, with any prefabs bundled, reads
+    /// back exactly.
     #[test]
     fn any_document_reads_back_exactly(
         doc in with_instances(),

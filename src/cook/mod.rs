@@ -36,7 +36,8 @@
 //!
 //! Errors ([`CookError`]) say which part is wrong: a file that ends inside the header or body,
 //! bytes after the body, a version this build does not read, a checksum that does not match, a
-//! body that does not decode, an id or prefab given twice.
+//! body that does not decode, a document the text reader would refuse, an id or prefab given
+//! twice.
 
 mod wire;
 
@@ -133,6 +134,16 @@ pub enum CookError {
         /// What the decoder said.
         reason: String,
     },
+    /// A document the text reader would refuse: a `format_version` other than this build's,
+    /// an override that sets a camera (which has nothing to set), or sets fields its component
+    /// does not have.
+    #[error("{document} is not a document the text format can hold: {reason}")]
+    Document {
+        /// `the scene` or `prefab `path``.
+        document: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two entities of one document have the same id.
     #[error("entity {id} appears twice in {document}")]
     DuplicateId {
@@ -151,7 +162,8 @@ pub enum CookError {
 
 impl CookError {
     /// Its diagnostic code: `forge::cook::<kind>` (`not_cooked`, `truncated`, `version`,
-    /// `reserved`, `trailing`, `checksum`, `body`, `duplicate_id`, `duplicate_prefab`).
+    /// `reserved`, `trailing`, `checksum`, `body`, `document`, `duplicate_id`,
+    /// `duplicate_prefab`).
     pub fn code(&self) -> &'static str {
         match self {
             CookError::NotCooked => "forge::cook::not_cooked",
@@ -163,6 +175,7 @@ impl CookError {
             CookError::Trailing { .. } => "forge::cook::trailing",
             CookError::Checksum { .. } => "forge::cook::checksum",
             CookError::Body { .. } => "forge::cook::body",
+            CookError::Document { .. } => "forge::cook::document",
             CookError::DuplicateId { .. } => "forge::cook::duplicate_id",
             CookError::DuplicatePrefab { .. } => "forge::cook::duplicate_prefab",
         }
@@ -189,11 +202,15 @@ impl CookedScene {
         let body = wire::Body {
             source: self.source.clone(),
             doc: wire::Doc::of(&self.doc),
-            prefabs: self
-                .prefabs
-                .iter()
-                .map(|(path, doc)| (path.clone(), wire::Doc::of(doc)))
-                .collect(),
+            prefabs: {
+                // Sorted by path, as decoding gives them: the same scene, the same bytes.
+                let mut prefabs: Vec<&(String, SceneDoc)> = self.prefabs.iter().collect();
+                prefabs.sort_by(|a, b| a.0.cmp(&b.0));
+                prefabs
+                    .into_iter()
+                    .map(|(path, doc)| (path.clone(), wire::Doc::of(doc)))
+                    .collect()
+            },
         };
         // Writing into a `Vec` only fails when a value cannot be encoded, which none can.
         let mut out = match postcard::to_extend(&body, vec![0u8; COOKED_HEADER_LEN]) {
@@ -214,8 +231,9 @@ impl CookedScene {
     ///
     /// # Errors
     /// [`CookError`]: not cooked, truncated, trailing bytes, another version, a checksum that
-    /// does not match, a body that does not decode, an id or prefab given twice. The document is
-    /// not validated here: the loader validates it as it validates text.
+    /// does not match, a body that does not decode, a document the text reader refuses, an id or
+    /// prefab given twice. The document is not validated here: the loader validates it as it
+    /// validates text.
     pub fn decode(bytes: &[u8]) -> Result<Self, CookError> {
         if !bytes.starts_with(&COOKED_MAGIC[..bytes.len().min(8)]) || bytes.is_empty() {
             return Err(CookError::NotCooked);
@@ -253,6 +271,7 @@ impl CookedScene {
         if computed != stored {
             return Err(CookError::Checksum { stored, computed });
         }
+        wire::ENTITY_BUDGET.set(rest.len() / wire::MIN_ENTITY_BYTES);
         let body: wire::BodyIn = match postcard::take_from_bytes(rest) {
             Ok((body, [])) => body,
             Ok((_, left)) => {
@@ -271,6 +290,10 @@ impl CookedScene {
         for (path, doc) in body.prefabs {
             let doc = into_doc(doc, &format!("prefab `{path}`"))?;
             prefabs.push((path, doc));
+        }
+        check_text_rules(&doc, "the scene")?;
+        for (path, doc) in &prefabs {
+            check_text_rules(doc, &format!("prefab `{path}`"))?;
         }
         prefabs.sort_by(|a, b| a.0.cmp(&b.0));
         if let Some(w) = prefabs.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -295,6 +318,55 @@ impl CookedScene {
         };
         (parsed, self.prefabs)
     }
+}
+
+/// The rules of the text reader that the document's types do not enforce themselves, so a
+/// decoded document is one its canonical text would read back as (the format's `format_version`,
+/// and `set` patches of settable fields only).
+fn check_text_rules(doc: &SceneDoc, document: &str) -> Result<(), CookError> {
+    let refuse = |reason: String| CookError::Document {
+        document: document.to_owned(),
+        reason,
+    };
+    if doc.format_version != crate::format::FORMAT_VERSION {
+        return Err(refuse(format!(
+            "format_version {} (this build reads {})",
+            doc.format_version,
+            crate::format::FORMAT_VERSION
+        )));
+    }
+    for (id, node) in &doc.entities {
+        let Some(instance) = &node.instance else {
+            continue;
+        };
+        for (i, o) in instance.overrides.iter().enumerate() {
+            for (j, patch) in o.set.iter().enumerate() {
+                let tag = patch.component.tag();
+                let at = || format!("entity {id}, instance.overrides[{i}].set[{j}]");
+                if matches!(
+                    patch.component,
+                    crate::format::ComponentData::Camera2d | crate::format::ComponentData::Camera3d
+                ) {
+                    return Err(refuse(format!("{}: a `{tag}` has nothing to set", at())));
+                }
+                // The fields set: settable ones, each once, in the component's order.
+                let settable = crate::format::ComponentPatch::fields_of(tag);
+                let mut next = 0;
+                for f in &patch.fields {
+                    match settable[next..].iter().position(|s| *s == f.as_str()) {
+                        Some(k) => next += k + 1,
+                        None => {
+                            return Err(refuse(format!(
+                                "{}: `{f}` is not a settable field of `{tag}` here (expected some of {settable:?}, in order)",
+                                at()
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn into_doc(doc: wire::DocIn, document: &str) -> Result<SceneDoc, CookError> {

@@ -49,6 +49,17 @@ pub(super) struct DocIn {
     next_id: u64,
 }
 
+/// The smallest encoding of an entity: key, id, name, parent, children, a transform of nine
+/// `f32`s, components, `locked`, `instance`.
+pub(super) const MIN_ENTITY_BYTES: usize = 1 + 1 + 1 + 1 + 1 + 36 + 1 + 1 + 1;
+
+thread_local! {
+    /// The most entities the body being decoded could hold (its length over
+    /// [`MIN_ENTITY_BYTES`]), set by [`super::CookedScene::decode`]: what a list of entities may
+    /// reserve up front.
+    pub(super) static ENTITY_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The entities of a document read into its map, and the first key given twice.
 struct Entities(crate::format::EntityMap, Option<u64>);
 
@@ -66,9 +77,9 @@ impl<'de> Deserialize<'de> for Entities {
                 self,
                 mut seq: A,
             ) -> Result<Entities, A::Error> {
-                // A length from the file is a hint, not a promise: reserve at most what a
-                // damaged length cannot make huge.
-                let hint = seq.size_hint().unwrap_or(0).min(1 << 20);
+                // A length from the file is a hint, not a promise: reserve no more entities
+                // than the body's bytes could hold.
+                let hint = seq.size_hint().unwrap_or(0).min(ENTITY_BUDGET.get());
                 let mut map =
                     crate::format::EntityMap::with_capacity_and_hasher(hint, Default::default());
                 let mut twice = None;

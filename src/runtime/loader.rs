@@ -97,7 +97,7 @@ pub enum ForgeSceneLoadError {
     Read(ReadError),
     /// The file starts as a cooked scene ([`crate::cook`]) but is not one: truncated, damaged,
     /// another layout version. Its code is [`CookError::code`].
-    #[error("`{path}` is not a usable cooked scene: {source}")]
+    #[error("`{path}` is not a usable cooked scene{}: {source}", twin_note(.path))]
     Cooked {
         /// The asset path.
         path: String,
@@ -144,6 +144,17 @@ impl ForgeSceneLoadError {
                 self.to_string(),
             )],
         }
+    }
+}
+
+/// Cooked bytes under a text path come from its twin ([`ForgeTwinReader`]) or the asset
+/// processor: the file they are likely in.
+///
+/// [`ForgeTwinReader`]: super::twins::ForgeTwinReader
+fn twin_note(path: &str) -> String {
+    match crate::cook::twin_path(path) {
+        Some(twin) => format!(" (read from its twin `{twin}` if the text is missing)"),
+        None => String::new(),
     }
 }
 
@@ -320,7 +331,8 @@ impl ForgeSceneLoader {
             source,
         })?;
         drop(bytes);
-        let named = format!("{path} (cooked from {})", cooked.source);
+        // The source name comes from the file: control characters are shown escaped.
+        let named = format!("{path} (cooked from {})", cooked.source.escape_debug());
         let (parsed, bundled) = cooked.into_parts();
         let mut errors = Vec::new();
         let mut prefabs = Prefabs::default();
@@ -453,10 +465,15 @@ impl ForgeSceneLoader {
                         }
                     }
                     prefabs.scenes.insert(scene.into(), prefab.expansion());
-                    let own = std::iter::once((EcoString::from(scene), prefab.doc.clone()));
-                    for (file, doc) in own.chain(prefab.prefabs.docs.iter().cloned()) {
-                        if !prefabs.docs.iter().any(|(f, _)| *f == file) {
-                            prefabs.docs.push((file, doc));
+                    // The file this scene places itself wins over a copy a prefab bundled (a
+                    // cooked prefab carries the prefabs it was cooked with).
+                    prefabs.docs.retain(|(f, _)| f != scene);
+                    prefabs.docs.push((scene.into(), prefab.doc.clone()));
+                    for (file, doc) in &prefab.prefabs.docs {
+                        let direct =
+                            crate::prefab::instance_scenes(&parsed.doc).contains(&file.as_str());
+                        if !direct && !prefabs.docs.iter().any(|(f, _)| f == file) {
+                            prefabs.docs.push((file.clone(), doc.clone()));
                         }
                     }
                 }

@@ -36,6 +36,7 @@ use bevy_asset::io::{
     AssetReader, AssetReaderError, AssetSourceBuilder, ErasedAssetReader, PathStream, Reader,
     VecReader,
 };
+use bevy_asset::{AsyncReadExt, AsyncSeekExt};
 
 /// An asset reader that reads a scene's cooked twin when its text is missing (see [the module
 /// docs](self)).
@@ -49,6 +50,9 @@ impl ForgeTwinReader {
         Self { inner }
     }
 }
+
+/// Twins of this many bytes or more are not read (the loader refuses documents that large).
+const MAX_TWIN: u64 = u32::MAX as u64;
 
 /// The twin of `path` when it is a `.forge.ron` scene.
 fn twin(path: &Path) -> Option<PathBuf> {
@@ -73,8 +77,26 @@ impl AssetReader for ForgeTwinReader {
             Err(AssetReaderError::NotFound(_)) => return Err(AssetReaderError::NotFound(missing)),
             Err(e) => return Err(e),
         };
+        // No document is 4 GiB or more (the loader refuses those): say so before reading one.
+        let too_large = |len: u64| {
+            AssetReaderError::Io(std::sync::Arc::new(std::io::Error::other(format!(
+                "`{}` (the cooked twin of `{}`) is {len} bytes, more than a scene may be",
+                twin.display(),
+                path.display()
+            ))))
+        };
+        if let Ok(seekable) = reader.seekable() {
+            let len = seekable.seek(std::io::SeekFrom::End(0)).await?;
+            seekable.seek(std::io::SeekFrom::Start(0)).await?;
+            if len >= MAX_TWIN {
+                return Err(too_large(len));
+            }
+        }
         let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).await?;
+        (&mut reader).take(MAX_TWIN).read_to_end(&mut bytes).await?;
+        if bytes.len() as u64 >= MAX_TWIN {
+            return Err(too_large(bytes.len() as u64));
+        }
         Ok(Box::new(VecReader::new(bytes)) as Box<dyn Reader + 'a>)
     }
 

@@ -92,7 +92,8 @@
 //! Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
 //! [`Diagnostic::from_read_error`]); cooked files that are not usable ([`crate::cook`]), one
 //! with a `forge::cook::<kind>` code: `not_cooked`, `truncated`, `trailing`, `version`,
-//! `reserved`, `checksum`, `body`, `duplicate_id`, `duplicate_prefab`
+//! `reserved`, `checksum`, `body`, `document`, `duplicate_id`, `duplicate_prefab`; and
+//! `forge::cook::not_text` when a `forge` command is given a cooked file
 //! ([`CookError::code`](crate::cook::CookError::code)). A cooked file that decodes is validated
 //! with the codes above, without positions.
 //!

@@ -26,6 +26,8 @@ pub fn cook(args: &CookArgs) -> Status {
     let colour = super::render::use_colour();
     let mut status = Status::Ok;
     let (mut cooked, mut refused, mut stale) = (0, 0, 0);
+    // Which scene each twin comes from: two scenes never write one twin.
+    let mut targets: std::collections::HashMap<PathBuf, PathBuf> = std::collections::HashMap::new();
     for (path, given) in &scenes {
         let (source, parsed) = match load(path) {
             Err(e) => {
@@ -70,20 +72,40 @@ pub fn cook(args: &CookArgs) -> Status {
             prefabs,
         };
         let target = twin_of(path, given, args.out.as_deref());
+        let key = std::path::absolute(&target).unwrap_or_else(|_| target.clone());
+        if let Some(first) = targets.get(&key) {
+            print(&format!(
+                "not cooked: `{}` and `{}` would both write `{}`; cook them to different `--out` folders\n",
+                first.display(),
+                path.display(),
+                target.display()
+            ));
+            refused += 1;
+            status = status.max(Status::Failed);
+            continue;
+        }
+        targets.insert(key, path.clone());
         if args.check {
-            let current = std::fs::read(&target)
-                .ok()
-                .and_then(|bytes| CookedScene::decode(&bytes).ok());
-            match current {
-                Some(current) if current == scene => {}
-                Some(_) => {
-                    print(&format!("stale: {}\n", target.display()));
-                    stale += 1;
-                }
-                None => {
+            match std::fs::read(&target) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     print(&format!("missing: {}\n", target.display()));
                     stale += 1;
                 }
+                Err(e) => {
+                    print(&format!("unreadable: {}: {e}\n", target.display()));
+                    stale += 1;
+                }
+                Ok(bytes) => match CookedScene::decode(&bytes) {
+                    Ok(current) if current == scene => {}
+                    Ok(_) => {
+                        print(&format!("stale: {}\n", target.display()));
+                        stale += 1;
+                    }
+                    Err(e) => {
+                        print(&format!("damaged: {}: {e}\n", target.display()));
+                        stale += 1;
+                    }
+                },
             }
             continue;
         }
@@ -118,7 +140,7 @@ pub fn cook(args: &CookArgs) -> Status {
             status = status.max(Status::Failed);
         }
         print(&format!(
-            "checked {}: {} missing or stale\n",
+            "checked {}: {} missing, stale or damaged\n",
             super::render::count(scenes.len(), "scene"),
             stale
         ));

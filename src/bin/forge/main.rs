@@ -197,6 +197,21 @@ enum Loaded {
 fn load(path: &Path) -> Result<Loaded, String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    if bevy_forge_scene::cook::is_cooked(&bytes) {
+        let name = path.display().to_string();
+        let from = bevy_forge_scene::cook::CookedScene::decode(&bytes)
+            .map(|c| format!("the text it was cooked from, `{}`", c.source.escape_debug()))
+            .unwrap_or_else(|e| format!("its text (the cooked file does not decode: {e})"));
+        let d = Diagnostic::new(
+            Severity::Error,
+            "forge::cook::not_text",
+            format!("`{name}` is a cooked scene (`.forge.bin`); `forge` reads text"),
+        )
+        .with_help(format!(
+            "run this on {from}; `forge cook --check` tells whether the cooked file is up to date"
+        ));
+        return Ok(Loaded::ReadError(Source::new(name, b""), d));
+    }
     let source = Source::new(path.display().to_string(), &bytes);
     Ok(match SceneDoc::from_slice(&bytes) {
         Ok(parsed) => Loaded::Parsed(source, Box::new(parsed)),

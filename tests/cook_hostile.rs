@@ -1,0 +1,1406 @@
+//! The cooked binary twin (`.forge.bin`) under hostile input: bodies with valid checksums that
+//! lie about lengths or hold what text cannot, bundles of prefabs with cycles or holes, loads
+//! through the asset server and the twin reader, and the `forge cook` command line.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use bevy_app::{App, TaskPoolPlugin};
+use bevy_asset::io::memory::{Dir, MemoryAssetReader};
+use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_forge_scene::ForgeSceneLoadError;
+use bevy_forge_scene::cook::{COOKED_MAGIC, COOKED_VERSION, CookedScene};
+use bevy_forge_scene::format::{ComponentData, ComponentPatch, Instance, Override, SceneDoc};
+use bevy_forge_scene::prelude::*;
+use bevy_forge_scene::runtime::twins::ForgeTwinReader;
+use common::harness::Harness;
+
+// ---- memory, from /proc (the crate forbids `unsafe`, so no counting allocator) ----
+// Process-wide figures: each memory check runs alone in a child process (`memory_checks`).
+
+/// Runs each ignored memory check of this binary alone in a child process, so no other test
+/// moves the process's peaks.
+#[test]
+fn memory_checks() {
+    for name in [
+        "huge_declared_lengths_fail_cleanly_and_cheaply",
+        "an_announced_entity_count_does_not_reserve_far_more_than_the_file",
+        "a_huge_twin_is_not_read_whole",
+    ] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--ignored", "--exact", name, "--test-threads=1"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+            "{name}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn status_kb(field: &str) -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Peak resident bytes above the start while running `f` (pages touched).
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let _ = std::fs::write("/proc/self/clear_refs", "5"); // resets VmHWM
+    let start = status_kb("VmRSS:");
+    let out = f();
+    let peak = status_kb("VmHWM:");
+    (out, peak.saturating_sub(start) * 1024)
+}
+
+/// How far the peak virtual size rose while running `f` (address space reserved, touched or
+/// not): 0 when it stayed under the process's earlier peak.
+fn virtual_rise<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
+    let before = status_kb("VmPeak:");
+    let size = status_kb("VmSize:");
+    let out = f();
+    let after = status_kb("VmPeak:");
+    (
+        out,
+        after.saturating_sub(before) * 1024,
+        before.saturating_sub(size) * 1024,
+    )
+}
+
+// ---- a mirror of the private wire types (src/cook/wire.rs), to write any body ----
+
+mod wire {
+    use bevy_forge_scene::format::*;
+    use serde::Serialize;
+
+    #[derive(Serialize, Clone)]
+    pub struct Body {
+        pub source: String,
+        pub doc: Doc,
+        pub prefabs: Vec<(String, Doc)>,
+    }
+
+    #[derive(Serialize, Clone)]
+    pub struct Doc {
+        pub format_version: u32,
+        pub name: String,
+        pub entities: Vec<(u64, Entity)>,
+        pub roots: Vec<u64>,
+        pub next_id: u64,
+    }
+
+    #[derive(Serialize, Clone)]
+    pub struct Entity {
+        pub id: u64,
+        pub name: String,
+        pub parent: Option<u64>,
+        pub children: Vec<u64>,
+        pub transform: Transform,
+        pub components: Vec<Component>,
+        pub locked: bool,
+        pub instance: Option<Placed>,
+    }
+
+    #[derive(Serialize, Clone)]
+    pub enum Component {
+        Sprite(SpriteData),
+        Text2d(Text2dData),
+        Camera2d,
+        Camera3d,
+        PointLight(PointLightData),
+        DirectionalLight(DirectionalLightData),
+        Mesh3d((Mesh, MaterialData)),
+        Visibility(VisibilityMode),
+        Custom(CustomComponent),
+    }
+
+    #[derive(Serialize, Clone)]
+    pub enum Mesh {
+        Primitive(PrimitiveShape),
+        Asset(String),
+    }
+
+    #[derive(Serialize, Clone)]
+    pub struct Placed {
+        pub scene: String,
+        pub overrides: Vec<Change>,
+    }
+
+    #[derive(Serialize, Clone)]
+    pub struct Change {
+        pub target: Vec<u64>,
+        pub name: Option<String>,
+        pub transform: Option<Transform>,
+        pub set: Vec<(Component, Vec<String>)>,
+        pub add: Vec<Component>,
+        pub remove: Vec<String>,
+        pub children: Vec<u64>,
+    }
+
+    pub fn component(c: &ComponentData) -> Component {
+        match c {
+            ComponentData::Sprite(s) => Component::Sprite((**s).clone()),
+            ComponentData::Text2d(t) => Component::Text2d((**t).clone()),
+            ComponentData::Camera2d => Component::Camera2d,
+            ComponentData::Camera3d => Component::Camera3d,
+            ComponentData::PointLight(p) => Component::PointLight(p.clone()),
+            ComponentData::DirectionalLight(d) => Component::DirectionalLight(d.clone()),
+            ComponentData::Mesh3d(m) => Component::Mesh3d((
+                match &m.mesh {
+                    MeshSource::Primitive(p) => Mesh::Primitive(p.clone()),
+                    MeshSource::Asset(a) => Mesh::Asset(a.clone()),
+                },
+                m.material.clone(),
+            )),
+            ComponentData::Visibility(v) => Component::Visibility(*v),
+            ComponentData::Custom(c) => Component::Custom(c.clone()),
+        }
+    }
+
+    pub fn doc(d: &SceneDoc) -> Doc {
+        Doc {
+            format_version: d.format_version,
+            name: d.name.clone(),
+            entities: d
+                .entities
+                .iter()
+                .map(|(k, n)| {
+                    (
+                        *k,
+                        Entity {
+                            id: n.id,
+                            name: n.name.to_string(),
+                            parent: n.parent,
+                            children: n.children.clone(),
+                            transform: n.transform,
+                            components: n.components.iter().map(component).collect(),
+                            locked: n.locked,
+                            instance: n.instance.as_ref().map(|i| Placed {
+                                scene: i.scene.to_string(),
+                                overrides: i
+                                    .overrides
+                                    .iter()
+                                    .map(|o| Change {
+                                        target: o.target.clone(),
+                                        name: o.name.as_ref().map(|n| n.to_string()),
+                                        transform: o.transform,
+                                        set: o
+                                            .set
+                                            .iter()
+                                            .map(|p| {
+                                                (
+                                                    component(&p.component),
+                                                    p.fields
+                                                        .iter()
+                                                        .map(|f| f.to_string())
+                                                        .collect(),
+                                                )
+                                            })
+                                            .collect(),
+                                        add: o.add.iter().map(component).collect(),
+                                        remove: o.remove.iter().map(|r| r.to_string()).collect(),
+                                        children: o.children.clone(),
+                                    })
+                                    .collect(),
+                            }),
+                        },
+                    )
+                })
+                .collect(),
+            roots: d.roots.clone(),
+            next_id: d.next_id,
+        }
+    }
+}
+
+/// Header + body with a correct checksum and length.
+fn wrap(body: &[u8]) -> Vec<u8> {
+    let mut out = COOKED_MAGIC.to_vec();
+    out.extend_from_slice(&COOKED_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+fn encode_body(body: &wire::Body) -> Vec<u8> {
+    wrap(&postcard::to_allocvec(body).unwrap())
+}
+
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    loop {
+        let b = (v & 0x7F) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+const T: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+const LIGHT: &str = "(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800.0, range: 20.0, shadows: false))";
+
+/// A document: entity 1 (a camera for a scene, a light for a prefab), and one root instance
+/// entity per path in `places`.
+fn doc_text(name: &str, first: &str, places: &[&str]) -> String {
+    let mut ents = format!(
+        "1: (id: 1, name: \"First\", parent: None, children: [], {T}, components: [{first}]),\n"
+    );
+    let mut roots = vec![1u64];
+    for (i, p) in places.iter().enumerate() {
+        let id = i as u64 + 2;
+        ents += &format!(
+            "{id}: (id: {id}, name: \"I{id}\", parent: None, children: [], {T}, components: [], instance: Some((scene: \"{p}\"))),\n"
+        );
+        roots.push(id);
+    }
+    format!(
+        "(format_version: 1, name: \"{name}\", entities: {{ {ents} }}, roots: {roots:?}, next_id: {})",
+        places.len() + 2
+    )
+}
+
+fn scene_doc(places: &[&str]) -> SceneDoc {
+    SceneDoc::from_str(&doc_text("Scene", "(type: camera3d)", places))
+        .unwrap()
+        .doc
+}
+
+fn prefab_doc(places: &[&str]) -> SceneDoc {
+    SceneDoc::from_str(&doc_text("Prefab", LIGHT, places))
+        .unwrap()
+        .doc
+}
+
+fn cooked(doc: SceneDoc, prefabs: Vec<(&str, SceneDoc)>) -> CookedScene {
+    let mut prefabs: Vec<(String, SceneDoc)> = prefabs
+        .into_iter()
+        .map(|(p, d)| (p.to_owned(), d))
+        .collect();
+    prefabs.sort_by(|a, b| a.0.cmp(&b.0));
+    CookedScene {
+        source: "level.forge.ron".into(),
+        doc,
+        prefabs,
+    }
+}
+
+/// How a load of `path` ends: `Ok` or the scene error's codes and message.
+fn outcome(h: &mut Harness, path: &str) -> Result<Handle<ForgeScene>, String> {
+    let handle: Handle<ForgeScene> = h.load(path);
+    let server = h.world().resource::<AssetServer>().clone();
+    h.run_until(|_| {
+        matches!(
+            server.load_state(&handle),
+            LoadState::Failed(_) | LoadState::Loaded
+        )
+    });
+    match server.load_state(&handle) {
+        LoadState::Loaded => Ok(handle),
+        LoadState::Failed(error) => Err(match ForgeSceneLoadError::from_asset_error(&error) {
+            Some(e) => {
+                let codes: Vec<_> = e.diagnostics().iter().map(|d| d.code).collect();
+                format!("{codes:?} {e}")
+            }
+            None => format!("[not a scene error] {error}"),
+        }),
+        _ => unreachable!(),
+    }
+}
+
+fn scene_of<'a>(h: &'a Harness, handle: &Handle<ForgeScene>) -> &'a ForgeScene {
+    h.world()
+        .resource::<bevy_asset::Assets<ForgeScene>>()
+        .get(handle)
+        .unwrap()
+}
+
+// ---- the mirror is right ----
+
+#[test]
+fn the_mirror_writes_what_the_crate_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let scene = CookedScene {
+        source: "scenes/goblin_camp.forge.ron".into(),
+        doc: SceneDoc::from_str(&read("scenes/goblin_camp.forge.ron"))
+            .unwrap()
+            .doc,
+        prefabs: ["prefabs/goblin.forge.ron", "prefabs/hat.forge.ron"]
+            .iter()
+            .map(|p| (p.to_string(), SceneDoc::from_str(&read(p)).unwrap().doc))
+            .collect(),
+    };
+    let body = wire::Body {
+        source: scene.source.clone(),
+        doc: wire::doc(&scene.doc),
+        prefabs: scene
+            .prefabs
+            .iter()
+            .map(|(p, d)| (p.clone(), wire::doc(d)))
+            .collect(),
+    };
+    assert_eq!(encode_body(&body), scene.encode());
+}
+
+// ---- hostile bodies with valid checksums ----
+
+/// source "", format_version 1, name "", then `rest`.
+fn body_prefix() -> Vec<u8> {
+    vec![0x00, 0x01, 0x00]
+}
+
+#[test]
+#[ignore = "a memory check: run alone by `memory_checks`"]
+fn huge_declared_lengths_fail_cleanly_and_cheaply() {
+    for len in [1u64 << 60, u64::MAX, u32::MAX as u64, 1 << 33] {
+        // A string length.
+        let mut b = Vec::new();
+        varint(len, &mut b);
+        b.extend_from_slice(b"abc");
+        let (r, peak, _) = virtual_rise(|| CookedScene::decode(&wrap(&b)));
+        let e = r.unwrap_err();
+        assert_eq!(e.code(), "forge::cook::body", "{e}");
+        assert!(peak < 1 << 24, "string len {len}: peak {peak}");
+        // An entity count.
+        let mut b = body_prefix();
+        varint(len, &mut b);
+        b.extend_from_slice(&[0u8; 64]);
+        let (r, peak, _) = virtual_rise(|| CookedScene::decode(&wrap(&b)));
+        assert_eq!(r.unwrap_err().code(), "forge::cook::body");
+        assert!(peak < 1 << 24, "entity count {len}: peak {peak}");
+        // A roots count.
+        let mut b = body_prefix();
+        b.push(0); // no entities
+        varint(len, &mut b);
+        b.extend_from_slice(&[0u8; 64]);
+        let (r, peak, _) = virtual_rise(|| CookedScene::decode(&wrap(&b)));
+        assert_eq!(r.unwrap_err().code(), "forge::cook::body");
+        assert!(peak < 1 << 24, "roots count {len}: peak {peak}");
+    }
+}
+
+/// The entity-count hint is trusted up to 2^20 entries whenever that many bytes follow: a file
+/// of ~1 MiB of garbage that announces 2^20 entities reserves the map for 2^20 entities before
+/// the first one fails to decode.
+#[test]
+#[ignore = "a memory check: run alone by `memory_checks`"]
+fn an_announced_entity_count_does_not_reserve_far_more_than_the_file() {
+    let mut b = body_prefix();
+    varint(1 << 20, &mut b);
+    b.extend(std::iter::repeat_n(0xFFu8, (1 << 20) + 16)); // the first key overflows
+    let bytes = wrap(&b);
+    let (r, peak, headroom) = virtual_rise(|| CookedScene::decode(&bytes));
+    assert_eq!(r.unwrap_err().code(), "forge::cook::body");
+    eprintln!(
+        "file {} bytes, peak virtual size rose {} bytes above an earlier peak {} bytes above the current size; size_of EntityNode = {}",
+        bytes.len(),
+        peak,
+        headroom,
+        std::mem::size_of::<bevy_forge_scene::format::EntityNode>()
+    );
+    assert!(
+        peak < 16 * bytes.len(),
+        "a {}-byte file that decodes nothing reserved {peak} bytes",
+        bytes.len()
+    );
+}
+
+#[test]
+fn malformed_values_are_body_errors() {
+    let base = wire::doc(&scene_doc(&[]));
+    let good = postcard::to_allocvec(&wire::Body {
+        source: "s".into(),
+        doc: base.clone(),
+        prefabs: vec![],
+    })
+    .unwrap();
+    assert!(CookedScene::decode(&wrap(&good)).is_ok());
+    // Invalid UTF-8 in the source string (first byte after its length).
+    let mut bad = good.clone();
+    bad[1] = 0xFF;
+    let e = CookedScene::decode(&wrap(&bad)).unwrap_err();
+    assert_eq!(e.code(), "forge::cook::body", "{e}");
+    eprintln!("invalid utf-8: {e}");
+    // Every byte replaced by every value: never a panic.
+    for i in 0..good.len() {
+        for v in [0u8, 1, 2, 8, 9, 0x7F, 0x80, 0xFF] {
+            let mut b = good.clone();
+            b[i] = v;
+            let _ = CookedScene::decode(&wrap(&b));
+        }
+    }
+    // An empty body.
+    let e = CookedScene::decode(&wrap(&[])).unwrap_err();
+    assert_eq!(e.code(), "forge::cook::body", "{e}");
+    // A valid body followed by bytes inside the declared length.
+    let mut longer = good.clone();
+    longer.extend_from_slice(b"junk");
+    let e = CookedScene::decode(&wrap(&longer)).unwrap_err();
+    assert_eq!(e.code(), "forge::cook::body", "{e}");
+    assert!(e.to_string().contains("4 bytes are left"), "{e}");
+    // A declared length of 4 GiB on a short file.
+    let mut huge = wrap(&good);
+    huge[12..20].copy_from_slice(&(1u64 << 32).to_le_bytes());
+    assert_eq!(
+        CookedScene::decode(&huge).unwrap_err().code(),
+        "forge::cook::truncated"
+    );
+    huge[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert_eq!(
+        CookedScene::decode(&huge).unwrap_err().code(),
+        "forge::cook::truncated"
+    );
+}
+
+#[test]
+fn invalid_variant_indices_are_body_errors() {
+    let mut w = wire::doc(&scene_doc(&[]));
+    w.entities[0].1.components = vec![wire::Component::Camera3d];
+    let good = postcard::to_allocvec(&wire::Body {
+        source: String::new(),
+        doc: w,
+        prefabs: vec![],
+    })
+    .unwrap();
+    // The camera3d tag (3) is the byte before `locked` and `instance` at the end of the
+    // entity; find it from the end: ... comps_len=1, tag=3, locked=0, instance=0, roots...
+    let pos = good.windows(4).rposition(|w| w == [1, 3, 0, 0]).unwrap() + 1;
+    for tag in [9u8, 10, 0x7F] {
+        let mut b = good.clone();
+        b[pos] = tag;
+        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+        assert_eq!(e.code(), "forge::cook::body", "{e}");
+    }
+    // locked = 2 (not a bool), instance tag = 2 (not an Option).
+    for (off, v) in [(1, 2u8), (2, 2)] {
+        let mut b = good.clone();
+        b[pos + off] = v;
+        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+        assert_eq!(e.code(), "forge::cook::body", "{e}");
+    }
+}
+
+#[test]
+fn duplicate_ids_and_prefabs_are_named() {
+    let mut w = wire::doc(&scene_doc(&[]));
+    let dup = w.entities[0].clone();
+    w.entities.push(dup);
+    let e = CookedScene::decode(&encode_body(&wire::Body {
+        source: String::new(),
+        doc: w,
+        prefabs: vec![],
+    }))
+    .unwrap_err();
+    assert_eq!(e.code(), "forge::cook::duplicate_id", "{e}");
+    let p = wire::doc(&prefab_doc(&[]));
+    let e = CookedScene::decode(&encode_body(&wire::Body {
+        source: String::new(),
+        doc: wire::doc(&scene_doc(&["p.forge.ron"])),
+        prefabs: vec![("p.forge.ron".into(), p.clone()), ("p.forge.ron".into(), p)],
+    }))
+    .unwrap_err();
+    assert_eq!(e.code(), "forge::cook::duplicate_prefab", "{e}");
+}
+
+#[test]
+fn encoding_is_deterministic_and_prefab_order_matters() {
+    let s = cooked(
+        scene_doc(&["a.forge.ron", "b.forge.ron"]),
+        vec![
+            ("a.forge.ron", prefab_doc(&[])),
+            ("b.forge.ron", prefab_doc(&[])),
+        ],
+    );
+    assert_eq!(s.encode(), s.clone().encode());
+    let other = CookedScene {
+        source: "elsewhere/level.forge.ron".into(),
+        ..s.clone()
+    };
+    assert_ne!(
+        s.encode(),
+        other.encode(),
+        "the source is part of the bytes"
+    );
+    // Prefabs given out of order: written sorted, as decoding gives them.
+    let mut unsorted = s.clone();
+    unsorted.prefabs.reverse();
+    assert_eq!(
+        unsorted.encode(),
+        s.encode(),
+        "the same scene, the same bytes"
+    );
+    assert_eq!(CookedScene::decode(&unsorted.encode()).unwrap(), s);
+}
+
+// ---- documents that only a cooked file can hold ----
+
+#[test]
+fn a_cooked_format_version_the_text_reader_refuses_is_refused() {
+    let mut h = Harness::new();
+    for v in [2u32, 99, u32::MAX] {
+        let mut doc = scene_doc(&[]);
+        doc.format_version = v;
+        // Text that says so does not read.
+        let text_error = SceneDoc::from_str(
+            &doc_text("S", "(type: camera3d)", &[])
+                .replace("format_version: 1", &format!("format_version: {v}")),
+        )
+        .unwrap_err();
+        assert!(text_error.to_string().contains("newer"), "{text_error}");
+        let path = format!("v{v}.forge.bin");
+        h.add_bytes(&path, &cooked(doc, vec![]).encode());
+        let r = outcome(&mut h, &path);
+        if let Ok(handle) = &r {
+            eprintln!(
+                "format_version {v} loaded; in memory: {}",
+                scene_of(&h, handle).doc().format_version
+            );
+        }
+        assert!(
+            r.is_err(),
+            "format_version {v} loaded from cooked bytes (the text reader refuses it: {text_error})"
+        );
+    }
+}
+
+#[test]
+fn a_cooked_format_version_zero_is_refused() {
+    // The cook writes the document as held in memory, always version 1; a 0 was not written by
+    // it.
+    let mut h = Harness::new();
+    let mut doc = scene_doc(&[]);
+    doc.format_version = 0;
+    h.add_bytes("v0.forge.bin", &cooked(doc, vec![]).encode());
+    let error = outcome(&mut h, "v0.forge.bin").unwrap_err();
+    assert!(error.contains("forge::cook::document"), "{error}");
+    assert!(error.contains("format_version 0"), "{error}");
+}
+
+/// `set` of a component with no fields (`camera2d`): the text reader refuses it
+/// (`NothingToSet`); validation does not look.
+#[test]
+fn a_patch_the_text_reader_refuses_is_refused() {
+    let mut h = Harness::new();
+    let mut doc = scene_doc(&["p.forge.ron"]);
+    let mut prefab = prefab_doc(&[]);
+    prefab
+        .entity_mut(1)
+        .unwrap()
+        .components
+        .push(ComponentData::Camera2d);
+    doc.entity_mut(2).unwrap().instance = Some(Box::new(Instance {
+        scene: "p.forge.ron".into(),
+        overrides: vec![Override {
+            target: vec![1],
+            set: vec![ComponentPatch {
+                component: ComponentData::Camera2d,
+                fields: vec![],
+            }],
+            ..Default::default()
+        }],
+    }));
+    let text = doc.to_canonical_string();
+    let text_error = SceneDoc::from_str(&text).unwrap_err();
+    h.add_bytes(
+        "set_camera.forge.bin",
+        &cooked(doc, vec![("p.forge.ron", prefab)]).encode(),
+    );
+    let r = outcome(&mut h, "set_camera.forge.bin");
+    assert!(r.is_err(), "loaded; its text does not read: {text_error}");
+}
+
+/// A patch whose field list names no field: the text reader only ever writes known fields.
+#[test]
+fn a_patch_of_unknown_fields_is_reported() {
+    let mut h = Harness::new();
+    let mut doc = scene_doc(&["p.forge.ron"]);
+    let prefab = prefab_doc(&[]);
+    let ComponentData::PointLight(mut light) = prefab.entity(1).unwrap().components[0].clone()
+    else {
+        unreachable!()
+    };
+    light.intensity = 5.0;
+    doc.entity_mut(2).unwrap().instance = Some(Box::new(Instance {
+        scene: "p.forge.ron".into(),
+        overrides: vec![Override {
+            target: vec![1],
+            set: vec![ComponentPatch {
+                component: ComponentData::PointLight(light),
+                fields: vec!["intensty".into(), "".into(), "intensity ".into()],
+            }],
+            ..Default::default()
+        }],
+    }));
+    let back = SceneDoc::from_str(&doc.to_canonical_string());
+    eprintln!(
+        "text of it reads back: {:?}",
+        back.as_ref().map(|p| p.doc == doc)
+    );
+    h.add_bytes(
+        "bogus_fields.forge.bin",
+        &cooked(doc, vec![("p.forge.ron", prefab)]).encode(),
+    );
+    let r = outcome(&mut h, "bogus_fields.forge.bin");
+    assert!(
+        r.is_err(),
+        "an override setting fields `intensty`, ``, `intensity ` loaded as a silent no-op"
+    );
+}
+
+#[test]
+fn key_id_mismatch_nan_and_forest_breaks_get_text_codes() {
+    let mut h = Harness::new();
+    // Key 1 holding id 7.
+    let mut w = wire::doc(&scene_doc(&[]));
+    w.entities[0].1.id = 7;
+    h.add_bytes(
+        "mismatch.forge.bin",
+        &encode_body(&wire::Body {
+            source: "m.forge.ron".into(),
+            doc: w,
+            prefabs: vec![],
+        }),
+    );
+    let e = outcome(&mut h, "mismatch.forge.bin").unwrap_err();
+    assert!(e.contains("mismatch.forge.bin"), "{e}");
+    eprintln!("key/id: {e}");
+    // NaN and inf.
+    let mut doc = scene_doc(&[]);
+    doc.entity_mut(1).unwrap().transform.translation.x = f32::NAN;
+    doc.entity_mut(1).unwrap().transform.scale.y = f32::INFINITY;
+    h.add_bytes("nan.forge.bin", &cooked(doc, vec![]).encode());
+    let e = outcome(&mut h, "nan.forge.bin").unwrap_err();
+    eprintln!("nan: {e}");
+    // An entity its own parent and child.
+    let mut doc = scene_doc(&[]);
+    doc.entity_mut(1).unwrap().parent = Some(1);
+    doc.entity_mut(1).unwrap().children = vec![1];
+    h.add_bytes("self.forge.bin", &cooked(doc, vec![]).encode());
+    let e = outcome(&mut h, "self.forge.bin").unwrap_err();
+    eprintln!("self parent: {e}");
+    // An instance path with `..` and an absolute one, bundled under those names.
+    for (i, bad) in ["../secret.forge.ron", "/etc/x.forge.ron", "a\\b.forge.ron"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut doc = scene_doc(&["p.forge.ron"]);
+        doc.entity_mut(2).unwrap().instance.as_mut().unwrap().scene = bad.into();
+        let path = format!("escape{i}.forge.bin");
+        h.add_bytes(&path, &cooked(doc, vec![(bad, prefab_doc(&[]))]).encode());
+        let e = outcome(&mut h, &path).unwrap_err();
+        assert!(e.contains("forge::asset::"), "{bad}: {e}");
+    }
+}
+
+// ---- bundled prefabs ----
+
+#[test]
+fn prefab_cycles_inside_the_bundle_are_refused() {
+    let mut h = Harness::new();
+    let s = cooked(
+        scene_doc(&["a.forge.ron"]),
+        vec![
+            ("a.forge.ron", prefab_doc(&["b.forge.ron"])),
+            ("b.forge.ron", prefab_doc(&["a.forge.ron"])),
+        ],
+    );
+    h.add_bytes("cycle.forge.bin", &s.encode());
+    let e = outcome(&mut h, "cycle.forge.bin").unwrap_err();
+    assert!(e.contains("forge::prefab::cycle"), "{e}");
+    // A prefab placing itself, and the scene placing itself through the bundle.
+    let s = cooked(
+        scene_doc(&["self.forge.ron", "level.forge.ron"]),
+        vec![
+            ("self.forge.ron", prefab_doc(&["self.forge.ron"])),
+            ("level.forge.ron", scene_doc(&["level.forge.ron"])),
+        ],
+    );
+    h.add_bytes("level.forge.bin", &s.encode());
+    let e = outcome(&mut h, "level.forge.bin").unwrap_err();
+    assert!(e.contains("forge::prefab::cycle"), "{e}");
+}
+
+#[test]
+fn a_missing_or_invalid_bundled_prefab_is_named() {
+    let mut h = Harness::new();
+    // Placed but not bundled (even though the file exists in the source: a cooked scene reads
+    // no prefab files).
+    h.add("p.forge.ron", &doc_text("P", LIGHT, &[]));
+    h.add_bytes(
+        "missing.forge.bin",
+        &cooked(scene_doc(&["p.forge.ron"]), vec![]).encode(),
+    );
+    let e = outcome(&mut h, "missing.forge.bin").unwrap_err();
+    assert!(
+        e.contains("p.forge.ron") && e.contains("not bundled"),
+        "{e}"
+    );
+    // Bundled but broken: its problem names the prefab.
+    let mut bad = prefab_doc(&[]);
+    bad.entity_mut(1).unwrap().children = vec![99];
+    h.add_bytes(
+        "invalid.forge.bin",
+        &cooked(scene_doc(&["q.forge.ron"]), vec![("q.forge.ron", bad)]).encode(),
+    );
+    let e = outcome(&mut h, "invalid.forge.bin").unwrap_err();
+    assert!(e.contains("q.forge.ron"), "{e}");
+    eprintln!("invalid bundled prefab: {e}");
+}
+
+#[test]
+fn deep_and_exponential_bundles_end_quickly() {
+    let mut h = Harness::new();
+    // A chain 40 files deep.
+    let names: Vec<String> = (0..40).map(|i| format!("p{i:02}.forge.ron")).collect();
+    let mut prefabs = Vec::new();
+    for i in 0..40 {
+        let places: Vec<&str> = names
+            .get(i + 1)
+            .map(|n| vec![n.as_str()])
+            .unwrap_or_default();
+        prefabs.push((names[i].as_str(), prefab_doc(&places)));
+    }
+    h.add_bytes(
+        "deep.forge.bin",
+        &cooked(scene_doc(&[names[0].as_str()]), prefabs).encode(),
+    );
+    let started = std::time::Instant::now();
+    let e = outcome(&mut h, "deep.forge.bin").unwrap_err();
+    assert!(e.contains("forge::prefab::too_deep"), "{e}");
+    assert!(started.elapsed().as_secs() < 120);
+    // Each prefab places the next one twice, 24 levels: 2^24 entities if expanded.
+    let names: Vec<String> = (0..24).map(|i| format!("x{i:02}.forge.ron")).collect();
+    let mut prefabs = Vec::new();
+    for i in 0..24 {
+        let places: Vec<&str> = names
+            .get(i + 1)
+            .map(|n| vec![n.as_str(), n.as_str()])
+            .unwrap_or_default();
+        prefabs.push((names[i].as_str(), prefab_doc(&places)));
+    }
+    let bytes = cooked(scene_doc(&[names[0].as_str()]), prefabs).encode();
+    eprintln!("exponential bundle: {} bytes", bytes.len());
+    h.add_bytes("wide.forge.bin", &bytes);
+    let started = std::time::Instant::now();
+    let e = outcome(&mut h, "wide.forge.bin").unwrap_err();
+    eprintln!(
+        "exponential: {:?} {}",
+        started.elapsed(),
+        &e[..e.len().min(300)]
+    );
+    assert!(e.contains("too_large"), "{e}");
+    assert!(started.elapsed().as_secs() < 120);
+}
+
+#[test]
+fn a_prefab_chain_three_deep_spawns_from_the_bundle() {
+    let mut h = Harness::new();
+    let s = cooked(
+        scene_doc(&["a.forge.ron"]),
+        vec![
+            ("a.forge.ron", prefab_doc(&["b.forge.ron"])),
+            ("b.forge.ron", prefab_doc(&["c.forge.ron"])),
+            ("c.forge.ron", prefab_doc(&[])),
+            ("unused/../../x.forge.ron", prefab_doc(&[])),
+        ],
+    );
+    h.add_bytes("chain.forge.bin", &s.encode());
+    let (_, inst) = h.spawn_scene("chain.forge.bin");
+    assert!(inst.entity_path(&[2, 2, 2, 1]).is_some());
+}
+
+// ---- forms and paths ----
+
+#[test]
+fn each_form_loads_under_the_others_extension() {
+    let mut h = Harness::new();
+    let text = doc_text("S", "(type: camera3d)", &[]);
+    h.add("text_in.forge.bin", &text);
+    outcome(&mut h, "text_in.forge.bin").unwrap();
+    h.add_bytes(
+        "bytes_in.forge.ron",
+        &cooked(scene_doc(&[]), vec![]).encode(),
+    );
+    outcome(&mut h, "bytes_in.forge.ron").unwrap();
+    // A text transfer that rewrote \r\n: the magic no longer matches.
+    let mut bytes = cooked(scene_doc(&[]), vec![]).encode();
+    bytes.remove(6);
+    h.add_bytes("crlf.forge.bin", &bytes);
+    let e = outcome(&mut h, "crlf.forge.bin").unwrap_err();
+    eprintln!("lf-rewritten magic: {e}");
+    assert!(e.contains("crlf.forge.bin"), "{e}");
+}
+
+/// A cooked file of more than 1 MiB goes through the streaming text reader first.
+#[test]
+fn a_large_cooked_file_loads() {
+    let mut h = Harness::new();
+    let mut doc = scene_doc(&[]);
+    let mut e1 = doc.entity(1).unwrap().clone();
+    e1.components.clear();
+    e1.name = "x".repeat(2 << 20).into();
+    doc.entities.insert(1, e1);
+    let bytes = cooked(doc, vec![]).encode();
+    assert!(bytes.len() > 2 << 20);
+    h.add_bytes("big.forge.bin", &bytes);
+    outcome(&mut h, "big.forge.bin").unwrap();
+}
+
+#[test]
+fn hot_reload_swaps_text_and_bytes_on_one_path() {
+    let mut h = Harness::new();
+    let text = |name: &str| {
+        doc_text(name, "(type: camera3d)", &[]).replace("\"First\"", &format!("\"{name}\""))
+    };
+    h.add("level.forge.ron", &text("A"));
+    let (root, inst) = h.spawn_scene("level.forge.ron");
+    let e = inst.entity(1).unwrap();
+    let name = |h: &Harness| {
+        h.world()
+            .get::<bevy_ecs::name::Name>(e)
+            .unwrap()
+            .as_str()
+            .to_owned()
+    };
+    assert_eq!(name(&h), "A");
+    let mut doc = scene_doc(&[]);
+    doc.entity_mut(1).unwrap().name = "B".into();
+    h.modify_bytes("level.forge.ron", &cooked(doc, vec![]).encode());
+    h.run_until(|w| {
+        w.get::<bevy_ecs::name::Name>(e)
+            .is_some_and(|n| n.as_str() == "B")
+    });
+    h.modify("level.forge.ron", &text("C"));
+    h.run_until(|w| {
+        w.get::<bevy_ecs::name::Name>(e)
+            .is_some_and(|n| n.as_str() == "C")
+    });
+    // A damaged cooked save keeps the last good scene.
+    let mut bad = cooked(scene_doc(&[]), vec![]).encode();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    h.modify_bytes("level.forge.ron", &bad);
+    for _ in 0..50 {
+        h.app.update();
+    }
+    assert_eq!(name(&h), "C");
+    assert!(h.world().get::<ForgeSceneInstance>(root).is_some());
+}
+
+fn twin_app(dir: &Dir) -> App {
+    let reader_dir = dir.clone();
+    let mut app = App::new();
+    app.register_asset_source(
+        AssetSourceId::Default,
+        AssetSourceBuilder::new(move || {
+            Box::new(ForgeTwinReader::new(Box::new(MemoryAssetReader {
+                root: reader_dir.clone(),
+            })))
+        }),
+    )
+    .add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            watch_for_changes_override: Some(false),
+            use_asset_processor_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    app
+}
+
+fn load_state(app: &mut App, path: &str) -> LoadState {
+    let handle: Handle<ForgeScene> = app.world().resource::<AssetServer>().load(path.to_owned());
+    for _ in 0..4_000 {
+        app.update();
+        let state = app.world().resource::<AssetServer>().load_state(&handle);
+        if matches!(state, LoadState::Loaded | LoadState::Failed(_)) {
+            return state;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("`{path}` neither loaded nor failed");
+}
+
+/// Through the twin reader, a damaged twin's error should name the file that is damaged.
+#[test]
+fn a_damaged_twin_read_for_its_text_path_names_the_cooked_file() {
+    let dir = Dir::default();
+    let mut bytes = cooked(scene_doc(&[]), vec![]).encode();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    dir.insert_asset(Path::new("lvl/one.forge.bin"), bytes);
+    let mut app = twin_app(&dir);
+    let LoadState::Failed(error) = load_state(&mut app, "lvl/one.forge.ron") else {
+        panic!("loaded")
+    };
+    let msg = ForgeSceneLoadError::from_asset_error(&error)
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| error.to_string());
+    eprintln!("damaged twin: {msg}");
+    assert!(
+        msg.contains("one.forge.bin"),
+        "the message names only the text path, whose file does not exist: {msg}"
+    );
+}
+
+#[test]
+fn the_twin_reader_prefers_text_and_falls_back() {
+    let dir = Dir::default();
+    // Text present but invalid, twin valid: the text wins (and fails).
+    dir.insert_asset_text(Path::new("both/l.forge.ron"), "(not a scene");
+    dir.insert_asset(
+        Path::new("both/l.forge.bin"),
+        cooked(scene_doc(&[]), vec![]).encode(),
+    );
+    // Only text.
+    dir.insert_asset_text(
+        Path::new("text/l.forge.ron"),
+        &doc_text("S", "(type: camera3d)", &[]),
+    );
+    // A text scene placing a prefab that ships only as its twin.
+    dir.insert_asset_text(
+        Path::new("mixed/l.forge.ron"),
+        &doc_text("S", "(type: camera3d)", &["mixed/p.forge.ron"]),
+    );
+    dir.insert_asset(
+        Path::new("mixed/p.forge.bin"),
+        cooked(prefab_doc(&[]), vec![]).encode(),
+    );
+    let mut app = twin_app(&dir);
+    assert!(matches!(
+        load_state(&mut app, "both/l.forge.ron"),
+        LoadState::Failed(_)
+    ));
+    assert!(matches!(
+        load_state(&mut app, "text/l.forge.ron"),
+        LoadState::Loaded
+    ));
+    assert!(matches!(
+        load_state(&mut app, "mixed/l.forge.ron"),
+        LoadState::Loaded
+    ));
+    // Asking for the twin path by name of something that is not a scene.
+    assert!(matches!(
+        load_state(&mut app, "none/l.forge.bin"),
+        LoadState::Failed(_)
+    ));
+}
+
+/// A twin of 4 GiB or more read for its text path: the twin reader reads it whole before the
+/// loader's size limit (4 GiB, refused before anything is read) can see it. Needs >4 GiB free
+/// memory; run with `--ignored`.
+#[test]
+#[ignore = "a memory check: run alone by `memory_checks`"]
+fn a_huge_twin_is_not_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = std::fs::File::create(dir.path().join("huge.forge.bin")).unwrap();
+    f.set_len((4u64 << 30) + 16).unwrap(); // sparse
+    drop(f);
+    let mut app = App::new();
+    app.register_asset_source(
+        AssetSourceId::Default,
+        bevy_forge_scene::runtime::twins::with_cooked_twins(AssetSourceBuilder::platform_default(
+            &dir.path().to_string_lossy(),
+            None,
+        )),
+    )
+    .add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: dir.path().to_string_lossy().into_owned(),
+            watch_for_changes_override: Some(false),
+            use_asset_processor_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    let rss = || {
+        std::fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find(|l| l.starts_with("VmHWM"))
+            .unwrap()
+            .to_owned()
+    };
+    let before = rss();
+    let started = std::time::Instant::now();
+    let direct = load_state(&mut app, "huge.forge.bin");
+    let after_direct = rss();
+    let twin = load_state(&mut app, "huge.forge.ron");
+    let after_twin = rss();
+    eprintln!(
+        "before {before}; direct {direct:?} -> {after_direct}; twin {twin:?} -> {after_twin}; {:?}",
+        started.elapsed()
+    );
+    let kb = |s: &str| s.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap();
+    assert!(
+        kb(&after_twin) < 1 << 20,
+        "peak RSS {after_twin} after loading a 4 GiB twin by its text path"
+    );
+}
+
+// ---- the CLI ----
+
+const FORGE: &str = env!("CARGO_BIN_EXE_forge");
+
+fn forge(dir: &Path, args: &[&str]) -> Output {
+    Command::new(FORGE)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("forge runs")
+}
+
+fn out(o: &Output) -> String {
+    format!(
+        "[{}] {}{}",
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn cli_two_scenes_for_one_twin_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(
+        d,
+        "a/x.forge.ron",
+        &doc_text("From A", "(type: camera3d)", &[]),
+    );
+    write(
+        d,
+        "b/x.forge.ron",
+        &doc_text("From B", "(type: camera3d)", &[]),
+    );
+    let o = forge(d, &["cook", "a", "b", "--out", "out", "--no-assets"]);
+    eprintln!("{}", out(&o));
+    let written = CookedScene::decode(&std::fs::read(d.join("out/x.forge.bin")).unwrap()).unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
+    assert!(out(&o).contains("would both write"), "{}", out(&o));
+    assert_eq!(written.doc.name, "From A", "the first twin stays");
+}
+
+#[test]
+fn cli_check_tells_a_damaged_twin_from_a_missing_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(d, "x.forge.ron", &doc_text("X", "(type: camera3d)", &[]));
+    let o = forge(d, &["cook", "x.forge.ron", "--no-assets"]);
+    assert!(o.status.success(), "{}", out(&o));
+    let mut bytes = std::fs::read(d.join("x.forge.bin")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(d.join("x.forge.bin"), &bytes).unwrap();
+    let o = forge(d, &["cook", "--check", "x.forge.ron", "--no-assets"]);
+    let s = out(&o);
+    eprintln!("{s}");
+    assert!(!o.status.success());
+    assert!(
+        !s.contains("missing: "),
+        "a twin that exists but is damaged is reported as missing: {s}"
+    );
+    assert!(s.contains("damaged: ") && s.contains("checksum"), "{s}");
+}
+
+#[test]
+fn cli_check_sees_prefab_edits_and_cooks_chains() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::create_dir_all(d.join("assets")).unwrap();
+    write(
+        d,
+        "assets/scenes/l.forge.ron",
+        &doc_text("L", "(type: camera3d)", &["prefabs/a.forge.ron"]),
+    );
+    write(
+        d,
+        "assets/prefabs/a.forge.ron",
+        &doc_text("A", LIGHT, &["prefabs/b.forge.ron"]),
+    );
+    write(
+        d,
+        "assets/prefabs/b.forge.ron",
+        &doc_text("B", LIGHT, &["prefabs/c.forge.ron"]),
+    );
+    write(d, "assets/prefabs/c.forge.ron", &doc_text("C", LIGHT, &[]));
+    let o = forge(d, &["cook", "assets"]);
+    let s = out(&o);
+    assert!(o.status.success(), "{s}");
+    eprintln!("{s}");
+    let c =
+        CookedScene::decode(&std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap()).unwrap();
+    let paths: Vec<_> = c.prefabs.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "prefabs/a.forge.ron",
+            "prefabs/b.forge.ron",
+            "prefabs/c.forge.ron"
+        ]
+    );
+    assert_eq!(c.source, "scenes/l.forge.ron");
+    let o = forge(d, &["cook", "--check", "assets"]);
+    assert!(o.status.success(), "{}", out(&o));
+    // Same bytes when cooked again from another directory with an absolute path.
+    let before = std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap();
+    let abs = d.join("assets/scenes/l.forge.ron");
+    let o = forge(Path::new("/"), &["cook", abs.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", out(&o));
+    assert_eq!(
+        std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap(),
+        before
+    );
+    // Edit the deepest prefab: the scene's twin is stale.
+    write(d, "assets/prefabs/c.forge.ron", &doc_text("C2", LIGHT, &[]));
+    let o = forge(d, &["cook", "--check", "assets/scenes"]);
+    let s = out(&o);
+    assert!(!o.status.success() && s.contains("stale"), "{s}");
+    // Break the deepest prefab: the scene is refused, its twin untouched.
+    write(d, "assets/prefabs/c.forge.ron", "(format_version: 1,");
+    let o = forge(d, &["cook", "assets/scenes"]);
+    let s = out(&o);
+    eprintln!("{s}");
+    assert!(!o.status.success(), "{s}");
+    assert_eq!(
+        std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn cli_odd_targets_and_inputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(
+        d,
+        "s/ok.forge.ron",
+        &doc_text("OK", "(type: camera3d)", &[]),
+    );
+    write(d, "s/bad.forge.ron", "(format_version: 1, name: ");
+    write(
+        d,
+        "s/dir.forge.ron",
+        &doc_text("D", "(type: camera3d)", &[]),
+    );
+    std::fs::create_dir_all(d.join("s/dir.forge.bin")).unwrap();
+    // Mixed valid and invalid: the valid one is cooked, exit 1.
+    let o = forge(d, &["cook", "s", "--no-assets"]);
+    let s = out(&o);
+    eprintln!("mixed: {s}");
+    assert!(!o.status.success(), "{s}");
+    assert!(d.join("s/ok.forge.bin").is_file());
+    assert!(!d.join("s/bad.forge.bin").exists());
+    assert!(s.contains("dir.forge.bin"), "{s}");
+    // --out equal to the source, and inside it: no twin of a twin, no recursion.
+    let o = forge(d, &["cook", "s/ok.forge.ron", "--out", "s", "--no-assets"]);
+    assert!(o.status.success(), "{}", out(&o));
+    let o = forge(d, &["cook", "s", "--out", "s/out", "--no-assets"]);
+    eprintln!("out inside: {}", out(&o));
+    let o = forge(d, &["cook", "s", "--out", "s/out", "--no-assets"]);
+    eprintln!("out inside again: {}", out(&o));
+    // A cooked file given to validate, tree and cook.
+    let mut unclear = Vec::new();
+    for cmd in [
+        vec!["validate", "s/ok.forge.bin"],
+        vec!["tree", "s/ok.forge.bin"],
+        vec!["cook", "s/ok.forge.bin", "--no-assets"],
+    ] {
+        let o = forge(d, &cmd);
+        let s = out(&o);
+        eprintln!("{cmd:?}: {s}");
+        assert!(!s.contains("panicked"), "{s}");
+        if !s.replace("not cooked", "").contains("cooked") {
+            unclear.push(cmd[0]);
+        }
+    }
+    // A read-only output directory.
+    #[cfg(unix)]
+    if status_kb("Uid:") != 0 {
+        // (root writes anywhere: skipped)
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(d.join("ro")).unwrap();
+        std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o555)).unwrap();
+        let o = forge(d, &["cook", "s/ok.forge.ron", "--out", "ro", "--no-assets"]);
+        let s = out(&o);
+        eprintln!("read-only: {s}");
+        assert!(!o.status.success() && s.contains("ro"), "{s}");
+        std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // A symlinked scene and a symlinked source directory.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(d.join("s/ok.forge.ron"), d.join("link.forge.ron")).unwrap();
+        let o = forge(d, &["cook", "link.forge.ron", "--no-assets"]);
+        eprintln!("symlink: {}", out(&o));
+        assert!(d.join("link.forge.bin").is_file());
+        std::os::unix::fs::symlink(d.join("s"), d.join("sl")).unwrap();
+        let o = forge(d, &["cook", "sl", "--out", "o2", "--no-assets"]);
+        eprintln!("symlinked dir: {}", out(&o));
+    }
+    // Cooking a prefab file itself.
+    write(d, "p/pre.forge.ron", &doc_text("P", LIGHT, &[]));
+    let o = forge(d, &["cook", "p/pre.forge.ron"]);
+    assert!(o.status.success(), "{}", out(&o));
+    assert!(
+        unclear.is_empty(),
+        "{unclear:?} given a .forge.bin say only that it is not valid UTF-8"
+    );
+}
+
+/// A text scene placing prefab `a` (shipped only as its twin, which bundles an older `b`) and
+/// `b` itself (text): the scene's own `b` instance uses the text `b`, but `to_cooked` (what the
+/// asset processor saves) bundles the older `b` from `a`'s twin, so the cooked scene spawns
+/// the scene's own `b` instance differently from its text.
+#[test]
+fn to_cooked_bundles_the_prefab_the_scene_expanded_with() {
+    let dir = Dir::default();
+    let named =
+        |name: &str| doc_text(name, LIGHT, &[]).replace("\"First\"", &format!("\"{name}\""));
+    dir.insert_asset_text(
+        Path::new("s.forge.ron"),
+        &doc_text("S", "(type: camera3d)", &["a.forge.ron", "b.forge.ron"]),
+    );
+    dir.insert_asset_text(Path::new("b.forge.ron"), &named("B new"));
+    let old_b = SceneDoc::from_str(&named("B old")).unwrap().doc;
+    dir.insert_asset(
+        Path::new("a.forge.bin"),
+        cooked(prefab_doc(&["b.forge.ron"]), vec![("b.forge.ron", old_b)]).encode(),
+    );
+    let mut app = twin_app(&dir);
+    let handle: Handle<ForgeScene> = app.world().resource::<AssetServer>().load("s.forge.ron");
+    for _ in 0..4_000 {
+        app.update();
+        if app
+            .world()
+            .resource::<AssetServer>()
+            .is_loaded_with_dependencies(&handle)
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let scenes = app.world().resource::<bevy_asset::Assets<ForgeScene>>();
+    let scene = scenes.get(&handle).expect("loaded");
+    let expanded = scene.expanded().unwrap();
+    let own_b = expanded.key(&[3, 1]).unwrap();
+    assert_eq!(expanded.doc.entity(own_b).unwrap().name, "B new");
+    let c = scene.to_cooked("s.forge.ron");
+    let b = &c
+        .prefabs
+        .iter()
+        .find(|(p, _)| p == "b.forge.ron")
+        .unwrap()
+        .1;
+    assert_eq!(
+        b.entity(1).unwrap().name,
+        "B new",
+        "the cooked twin bundles the `b` of `a`'s twin, not the one the scene placed"
+    );
+}
+
+/// Bevy's processor on a scene with a prefab chain three files deep.
+#[test]
+fn the_processor_bundles_a_three_deep_chain() {
+    let source = tempfile::tempdir().unwrap();
+    let processed = tempfile::tempdir().unwrap();
+    write(
+        source.path(),
+        "scenes/l.forge.ron",
+        &doc_text("L", "(type: camera3d)", &["prefabs/a.forge.ron"]),
+    );
+    write(
+        source.path(),
+        "prefabs/a.forge.ron",
+        &doc_text("A", LIGHT, &["prefabs/b.forge.ron"]),
+    );
+    write(
+        source.path(),
+        "prefabs/b.forge.ron",
+        &doc_text("B", LIGHT, &["prefabs/c.forge.ron"]),
+    );
+    write(
+        source.path(),
+        "prefabs/c.forge.ron",
+        &doc_text("C", LIGHT, &[]),
+    );
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: source.path().to_string_lossy().into_owned(),
+            processed_file_path: processed.path().to_string_lossy().into_owned(),
+            mode: bevy_asset::AssetMode::Processed,
+            use_asset_processor_override: Some(true),
+            watch_for_changes_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    app.finish();
+    app.cleanup();
+    let state = load_state(&mut app, "scenes/l.forge.ron");
+    assert!(matches!(state, LoadState::Loaded), "{state:?}");
+    let c =
+        CookedScene::decode(&std::fs::read(processed.path().join("scenes/l.forge.ron")).unwrap())
+            .unwrap();
+    let paths: Vec<_> = c.prefabs.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "prefabs/a.forge.ron",
+            "prefabs/b.forge.ron",
+            "prefabs/c.forge.ron"
+        ]
+    );
+}
+
+/// The cooked file's `source` reaches messages with its control characters escaped.
+#[test]
+fn a_hostile_source_name_is_escaped_in_messages() {
+    let mut h = Harness::new();
+    let mut doc = scene_doc(&[]);
+    doc.entity_mut(1).unwrap().children = vec![42];
+    let s = CookedScene {
+        source:
+            "x.forge.ron)\n  fake.forge.ron:1:1: error[forge::fake]: \u{1b}[31mall good\u{1b}[0m"
+                .into(),
+        doc,
+        prefabs: vec![],
+    };
+    h.add_bytes("src.forge.bin", &s.encode());
+    let e = outcome(&mut h, "src.forge.bin").unwrap_err();
+    eprintln!("{e:?}");
+    assert!(
+        !e.contains('\u{1b}') && !e.contains("\n  fake"),
+        "control characters from the file reach the message: {e:?}"
+    );
+}
