@@ -889,56 +889,9 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
 
 // ---- entity references ----
 
-/// The example's reference-holding types (`examples/entity_refs.rs`), for their schemas.
-mod gate_game {
-    use bevy_ecs::entity::Entity;
-
-    #[derive(
-        bevy_ecs::component::Component, bevy_reflect::Reflect, bevy_forge_scene::ForgeComponent,
-    )]
-    #[forge(type_path = "forge_demo::Door")]
-    pub struct Door {
-        pub opened_by: Entity,
-        pub alarm: Option<Entity>,
-    }
-
-    impl Default for Door {
-        fn default() -> Self {
-            Self {
-                opened_by: Entity::PLACEHOLDER,
-                alarm: None,
-            }
-        }
-    }
-
-    #[derive(
-        bevy_ecs::component::Component,
-        bevy_reflect::Reflect,
-        Default,
-        bevy_forge_scene::ForgeComponent,
-    )]
-    #[forge(type_path = "forge_demo::Patrol")]
-    pub struct Patrol {
-        pub route: Vec<Entity>,
-        pub wait: f32,
-    }
-
-    #[derive(
-        bevy_ecs::component::Component, bevy_reflect::Reflect, bevy_forge_scene::ForgeComponent,
-    )]
-    #[forge(type_path = "forge_demo::Sentry")]
-    pub struct Sentry {
-        pub post: Entity,
-    }
-
-    impl Default for Sentry {
-        fn default() -> Self {
-            Self {
-                post: Entity::PLACEHOLDER,
-            }
-        }
-    }
-}
+/// The castle gate example's types, shared with the examples.
+#[path = "../examples/support/gate.rs"]
+mod gate_game;
 
 /// The castle gate example (scene and sentry prefab), with its types' schemas in
 /// `game.forge-schema.ron`, the scene edited by `edit`, the prefab by `edit_prefab`.

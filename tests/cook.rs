@@ -9,9 +9,8 @@ mod common;
 use std::path::Path;
 
 use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::io::memory::{Dir, MemoryAssetReader};
-use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
-use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_asset::io::memory::Dir;
+use bevy_asset::{AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
@@ -22,55 +21,16 @@ use bevy_forge_scene::format::{
     ComponentData, ComponentPatch, CustomComponent, CustomField, Instance, Override,
 };
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::twins::ForgeTwinReader;
 use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_transform::components::Transform as BevyTransform;
 use common::Orbit;
+use common::cooked::{load_state, twin_app};
 use common::harness::Harness;
 use proptest::prelude::*;
 
-/// The castle gate example's types (`examples/entity_refs.rs`).
-mod gate {
-    use bevy_ecs::prelude::*;
-    use bevy_reflect::Reflect;
-
-    #[derive(Component, Reflect, bevy_forge_scene::ForgeComponent)]
-    #[forge(type_path = "forge_demo::Door")]
-    pub struct Door {
-        pub opened_by: Entity,
-        pub alarm: Option<Entity>,
-    }
-
-    impl Default for Door {
-        fn default() -> Self {
-            Self {
-                opened_by: Entity::PLACEHOLDER,
-                alarm: None,
-            }
-        }
-    }
-
-    #[derive(Component, Reflect, Default, bevy_forge_scene::ForgeComponent)]
-    #[forge(type_path = "forge_demo::Patrol")]
-    pub struct Patrol {
-        pub route: Vec<Entity>,
-        pub wait: f32,
-    }
-
-    #[derive(Component, Reflect, bevy_forge_scene::ForgeComponent)]
-    #[forge(type_path = "forge_demo::Sentry")]
-    pub struct Sentry {
-        pub post: Entity,
-    }
-
-    impl Default for Sentry {
-        fn default() -> Self {
-            Self {
-                post: Entity::PLACEHOLDER,
-            }
-        }
-    }
-}
+/// The castle gate example's types, shared with the examples.
+#[path = "../examples/support/gate.rs"]
+mod gate;
 
 fn cooked(source: &str, text: &str) -> CookedScene {
     CookedScene {
@@ -479,46 +439,6 @@ fn a_cooked_scene_hot_reloads() {
         h.app.update();
     }
     assert_eq!(h.world().get::<Orbit>(planet).unwrap().speed, 7.0);
-}
-
-/// An app whose default source reads from `dir` through a [`ForgeTwinReader`].
-fn twin_app(dir: &Dir) -> App {
-    let reader_dir = dir.clone();
-    let mut app = App::new();
-    app.register_asset_source(
-        AssetSourceId::Default,
-        AssetSourceBuilder::new(move || {
-            Box::new(ForgeTwinReader::new(Box::new(MemoryAssetReader {
-                root: reader_dir.clone(),
-            })))
-        }),
-    )
-    .add_plugins((
-        TaskPoolPlugin::default(),
-        AssetPlugin {
-            watch_for_changes_override: Some(false),
-            use_asset_processor_override: Some(false),
-            ..Default::default()
-        },
-        ForgeScenePlugin,
-    ));
-    app.finish();
-    app.cleanup();
-    app
-}
-
-/// Loads `path`; how it ended, and the handle (kept, so the asset stays).
-fn load_state(app: &mut App, path: &str) -> (LoadState, Handle<ForgeScene>) {
-    let handle: Handle<ForgeScene> = app.world().resource::<AssetServer>().load(path.to_owned());
-    for _ in 0..2_000 {
-        app.update();
-        let state = app.world().resource::<AssetServer>().load_state(&handle);
-        if matches!(state, LoadState::Loaded | LoadState::Failed(_)) {
-            return (state, handle);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    panic!("`{path}` neither loaded nor failed");
 }
 
 #[test]

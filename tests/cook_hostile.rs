@@ -9,15 +9,20 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::io::memory::{Dir, MemoryAssetReader};
+use bevy_asset::io::memory::Dir;
 use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::cook::{COOKED_MAGIC, COOKED_VERSION, CookedScene};
 use bevy_forge_scene::format::{ComponentData, ComponentPatch, Instance, Override, SceneDoc};
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::twins::ForgeTwinReader;
+use common::cooked::twin_app;
 use common::harness::Harness;
+
+/// How the load of `path` ended.
+fn load_state(app: &mut App, path: &str) -> LoadState {
+    common::cooked::load_state(app, path).0
+}
 
 // ---- memory, from /proc (the crate forbids `unsafe`, so no counting allocator) ----
 // Process-wide figures: each memory check runs alone in a child process (`memory_checks`).
@@ -899,44 +904,6 @@ fn hot_reload_swaps_text_and_bytes_on_one_path() {
     }
     assert_eq!(name(&h), "C");
     assert!(h.world().get::<ForgeSceneInstance>(root).is_some());
-}
-
-fn twin_app(dir: &Dir) -> App {
-    let reader_dir = dir.clone();
-    let mut app = App::new();
-    app.register_asset_source(
-        AssetSourceId::Default,
-        AssetSourceBuilder::new(move || {
-            Box::new(ForgeTwinReader::new(Box::new(MemoryAssetReader {
-                root: reader_dir.clone(),
-            })))
-        }),
-    )
-    .add_plugins((
-        TaskPoolPlugin::default(),
-        AssetPlugin {
-            watch_for_changes_override: Some(false),
-            use_asset_processor_override: Some(false),
-            ..Default::default()
-        },
-        ForgeScenePlugin,
-    ));
-    app.finish();
-    app.cleanup();
-    app
-}
-
-fn load_state(app: &mut App, path: &str) -> LoadState {
-    let handle: Handle<ForgeScene> = app.world().resource::<AssetServer>().load(path.to_owned());
-    for _ in 0..4_000 {
-        app.update();
-        let state = app.world().resource::<AssetServer>().load_state(&handle);
-        if matches!(state, LoadState::Loaded | LoadState::Failed(_)) {
-            return state;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-    panic!("`{path}` neither loaded nor failed");
 }
 
 /// Through the twin reader, a damaged twin's error should name the file that is damaged.

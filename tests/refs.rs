@@ -6,17 +6,18 @@
 
 mod common;
 
-use bevy_asset::{AssetServer, Assets, LoadState};
+use bevy_asset::{AssetServer, Assets};
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, ForgeSceneLoadError, SchemaFile, Severity};
+use bevy_forge_scene::{Diagnostic, SchemaFile, Severity};
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use common::harness::Harness;
+use common::scenes::*;
 
 /// A leg of a route: a struct nested in a component.
 #[derive(Reflect, Debug, Clone, PartialEq)]
@@ -108,64 +109,11 @@ fn watch_inserted(mut world: DeferredWorld, ctx: HookContext) {
     }
 }
 
-#[derive(Resource, Default)]
-struct Log {
-    reloaded: Vec<ForgeSceneReloaded>,
-    failed: Vec<ForgeSceneReloadFailed>,
-}
-
 fn harness() -> Harness {
     Harness::with_setup(|app| {
-        app.init_resource::<Log>();
+        log_reloads(app);
         app.init_resource::<Seen>();
-        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
-            log.reloaded.push(e.event().clone())
-        });
-        app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
-            log.failed.push(e.event().clone())
-        });
     })
-}
-
-/// Entity `id` named `name`, under `parent`, with `components` (RON list items) and `rest`
-/// (more entity fields).
-fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], components: &str) -> String {
-    let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
-    let children: Vec<String> = children.iter().map(u64::to_string).collect();
-    format!(
-        "  {id}: (id: {id}, name: \"{name}\", parent: {parent}, children: [{}], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [{components}]),\n",
-        children.join(", ")
-    )
-}
-
-/// An instance entity placing `scene`, with `overrides` (RON list items).
-fn placing(id: u64, name: &str, scene: &str, overrides: &str) -> String {
-    entity(id, name, None, &[], "").replace(
-        "components: [])",
-        &format!("components: [], instance: Some((scene: \"{scene}\", overrides: [{overrides}])))"),
-    )
-}
-
-fn scene(entities: &[String], roots: &[u64]) -> String {
-    let roots: Vec<String> = roots.iter().map(u64::to_string).collect();
-    let next = 1 + roots.len() as u64 + entities.len() as u64 * 100;
-    format!(
-        "(format_version: 1, name: \"Refs\", entities: {{\n{}}}, roots: [{}], next_id: {next})",
-        entities.concat(),
-        roots.join(", ")
-    )
-}
-
-/// A custom component of type `type_path` with `fields` (name, expression).
-fn custom(type_path: &str, fields: &[(&str, &str)]) -> String {
-    let fields: Vec<String> = fields
-        .iter()
-        .map(|(n, e)| format!("(name: \"{n}\", expr: \"{}\")", e.replace('"', "\\\"")))
-        .collect();
-    format!(
-        "(type: custom, data: (type_path: \"{type_path}\", fields: [{}]))",
-        fields.join(", ")
-    )
 }
 
 /// Door 1 (with `links`), lever 2, guard 3 under the door, post 4.
@@ -196,32 +144,6 @@ fn links(h: &Harness, entity: Entity) -> &Links {
     h.world()
         .get::<Links>(entity)
         .expect("the entity has Links")
-}
-
-/// The load errors of `path`.
-fn load_errors(h: &mut Harness, path: &str) -> Vec<Diagnostic> {
-    let handle = h.load(path);
-    let server = h.world().resource::<AssetServer>().clone();
-    h.run_until(|_| matches!(server.load_state(&handle), LoadState::Failed(_)));
-    let LoadState::Failed(error) = server.load_state(&handle) else {
-        unreachable!()
-    };
-    ForgeSceneLoadError::from_asset_error(&error)
-        .map(ForgeSceneLoadError::diagnostics)
-        .unwrap_or_default()
-}
-
-/// Line and column (1-based, characters) of the `n`th (from 0) occurrence of `needle`.
-fn position_of(text: &str, needle: &str, n: usize) -> (u32, u32) {
-    let at = text
-        .match_indices(needle)
-        .nth(n)
-        .expect("the text has it")
-        .0;
-    let before = &text[..at];
-    let line = before.matches('\n').count() as u32 + 1;
-    let column = before.rsplit('\n').next().unwrap().chars().count() as u32 + 1;
-    (line, column)
 }
 
 #[test]
@@ -475,24 +397,6 @@ fn a_path_that_does_not_resolve_names_what_is_there() {
         "{}",
         errors[1].message
     );
-}
-
-/// Rewrites `path` and waits for the reload to be applied or to fail.
-fn edit(h: &mut Harness, path: &str, text: &str) {
-    let before = {
-        let log = h.world().resource::<Log>();
-        (log.reloaded.len(), log.failed.len())
-    };
-    h.modify(path, text);
-    h.run_until(|w| {
-        let log = w.resource::<Log>();
-        (log.reloaded.len(), log.failed.len()) != before
-    });
-    h.app.update();
-}
-
-fn instance_of(h: &Harness, root: Entity) -> ForgeSceneInstance {
-    h.world().get::<ForgeSceneInstance>(root).unwrap().clone()
 }
 
 #[test]

@@ -8,14 +8,14 @@ mod common;
 
 use std::time::Instant;
 
-use bevy_asset::{AssetServer, Assets, LoadState};
-use bevy_ecs::name::Name;
+use bevy_asset::Assets;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, ForgeSceneLoadError, SchemaFile, Severity};
+use bevy_forge_scene::{Diagnostic, SchemaFile, Severity};
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use common::harness::Harness;
+use common::scenes::*;
 
 #[derive(Reflect, Default, Debug, Clone, PartialEq)]
 #[reflect(Default)]
@@ -78,66 +78,10 @@ impl Default for Stocked {
     }
 }
 
-#[derive(Resource, Default)]
-struct Log {
-    reloaded: Vec<ForgeSceneReloaded>,
-    failed: Vec<ForgeSceneReloadFailed>,
-}
-
 fn harness() -> Harness {
     Harness::with_setup(|app| {
-        app.init_resource::<Log>();
-        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
-            log.reloaded.push(e.event().clone())
-        });
-        app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
-            log.failed.push(e.event().clone())
-        });
+        log_reloads(app);
     })
-}
-
-fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], components: &str) -> String {
-    let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
-    let children: Vec<String> = children.iter().map(u64::to_string).collect();
-    format!(
-        "  {id}: (id: {id}, name: \"{name}\", parent: {parent}, children: [{}], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [{components}]),\n",
-        children.join(", ")
-    )
-}
-
-fn placing(id: u64, name: &str, scene: &str, overrides: &str) -> String {
-    entity(id, name, None, &[], "").replace(
-        "components: [])",
-        &format!("components: [], instance: Some((scene: \"{scene}\", overrides: [{overrides}])))"),
-    )
-}
-
-fn scene(entities: &[String], roots: &[u64]) -> String {
-    let roots: Vec<String> = roots.iter().map(u64::to_string).collect();
-    let next = 1 + roots.len() as u64 + entities.len() as u64 * 100;
-    format!(
-        "(format_version: 1, name: \"Refs\", entities: {{\n{}}}, roots: [{}], next_id: {next})",
-        entities.concat(),
-        roots.join(", ")
-    )
-}
-
-/// RON string contents for `text` (backslashes and quotes escaped, newlines as `\n`).
-fn ron_str(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
-
-fn custom(type_path: &str, fields: &[(&str, &str)]) -> String {
-    let fields: Vec<String> = fields
-        .iter()
-        .map(|(n, e)| format!("(name: \"{n}\", expr: \"{}\")", ron_str(e)))
-        .collect();
-    format!(
-        "(type: custom, data: (type_path: \"{type_path}\", fields: [{}]))",
-        fields.join(", ")
-    )
 }
 
 /// Door 1 (with `links`), lever 2, guard 3 under the door, post 4.
@@ -157,67 +101,6 @@ fn links(h: &Harness, entity: Entity) -> &Links {
     h.world()
         .get::<Links>(entity)
         .expect("the entity has Links")
-}
-
-/// Loads `text` as `path`: the spawned instance, or the load's diagnostics.
-fn outcome(
-    h: &mut Harness,
-    path: &str,
-    text: &str,
-) -> Result<(Entity, ForgeSceneInstance), Vec<Diagnostic>> {
-    h.add(path, text);
-    let handle = h.load(path);
-    let server = h.world().resource::<AssetServer>().clone();
-    h.run_until(|_| {
-        matches!(
-            server.load_state(&handle),
-            LoadState::Loaded | LoadState::Failed(_)
-        )
-    });
-    if let LoadState::Failed(error) = server.load_state(&handle) {
-        return Err(ForgeSceneLoadError::from_asset_error(&error)
-            .map(ForgeSceneLoadError::diagnostics)
-            .unwrap_or_default());
-    }
-    let root = h.spawn_root(&handle);
-    h.run_until(|w| w.get::<ForgeSceneInstance>(root).is_some());
-    let instance = h.world().get::<ForgeSceneInstance>(root).unwrap().clone();
-    Ok((root, instance))
-}
-
-fn position_of(text: &str, needle: &str, n: usize) -> (u32, u32) {
-    let at = text
-        .match_indices(needle)
-        .nth(n)
-        .expect("the text has it")
-        .0;
-    let before = &text[..at];
-    let line = before.matches('\n').count() as u32 + 1;
-    let column = before.rsplit('\n').next().unwrap().chars().count() as u32 + 1;
-    (line, column)
-}
-
-fn edit(h: &mut Harness, path: &str, text: &str) {
-    let before = {
-        let log = h.world().resource::<Log>();
-        (log.reloaded.len(), log.failed.len())
-    };
-    h.modify(path, text);
-    h.run_until(|w| {
-        let log = w.resource::<Log>();
-        (log.reloaded.len(), log.failed.len()) != before
-    });
-    h.app.update();
-}
-
-fn instance_of(h: &Harness, root: Entity) -> ForgeSceneInstance {
-    h.world().get::<ForgeSceneInstance>(root).unwrap().clone()
-}
-
-fn name_of(h: &Harness, e: Entity) -> String {
-    h.world()
-        .get::<Name>(e)
-        .map_or(format!("{e:?} (no Name)"), |n| n.as_str().to_owned())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -264,40 +264,27 @@ impl AssetLoader for ForgeSceneLoader {
                 .collect();
         }
         sort_out(diagnostics, &mut errors, &path);
-        if settings.check_assets {
-            let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
-            let missing = self
-                .missing_assets(doc, &parsed.source_map, load_context)
-                .await;
-            errors.extend(match &expanded {
-                Some(e) => missing
-                    .into_iter()
-                    .filter_map(|d| e.locate(&parsed, d))
-                    .collect(),
-                None => missing,
-            });
-        }
-        errors.extend(custom_errors);
-        if !errors.is_empty() {
-            return Err(ForgeSceneLoadError::Invalid {
-                path,
-                diagnostics: errors,
-            });
-        }
-        Ok(build(
+        let scene = Built {
             parsed,
             expanded,
             prefabs,
             custom,
-            load_context,
-            &path,
-            settings.keep_source_map,
-        ))
+        };
+        self.finish(scene, errors, custom_errors, settings, load_context, path)
+            .await
     }
 
     fn extensions(&self) -> &[&str] {
         &["forge.ron", crate::cook::COOKED_EXTENSION]
     }
+}
+
+/// A scene read, expanded and prepared, waiting for its asset check ([`ForgeSceneLoader::finish`]).
+struct Built {
+    parsed: ParsedScene,
+    expanded: Option<ExpandedScene>,
+    prefabs: Prefabs,
+    custom: PreparedCustoms,
 }
 
 /// Errors into `errors`; warnings and notes logged, naming `path`.
@@ -374,6 +361,40 @@ impl ForgeSceneLoader {
             validate_and_prepare(&parsed, expanded.as_ref(), None, &self.custom);
         diagnostics.extend(report.diagnostics);
         sort_out(diagnostics, &mut errors, &named);
+        let custom_errors = match &expanded {
+            Some(e) => custom_errors
+                .into_iter()
+                .filter_map(|d| e.locate(&parsed, d))
+                .collect(),
+            None => custom_errors,
+        };
+        let scene = Built {
+            parsed,
+            expanded,
+            prefabs,
+            custom,
+        };
+        self.finish(scene, errors, custom_errors, settings, load_context, named)
+            .await
+    }
+
+    /// The end of a load, from text or cooked bytes: asset references checked, then every
+    /// error together (`path` naming the file in the message), or the scene built.
+    async fn finish(
+        &self,
+        scene: Built,
+        mut errors: Vec<Diagnostic>,
+        custom_errors: Vec<Diagnostic>,
+        settings: &ForgeSceneLoaderSettings,
+        load_context: &mut LoadContext<'_>,
+        path: String,
+    ) -> Result<ForgeScene, ForgeSceneLoadError> {
+        let Built {
+            parsed,
+            expanded,
+            prefabs,
+            custom,
+        } = scene;
         if settings.check_assets {
             let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
             let missing = self
@@ -387,26 +408,21 @@ impl ForgeSceneLoader {
                 None => missing,
             });
         }
-        errors.extend(match &expanded {
-            Some(e) => custom_errors
-                .into_iter()
-                .filter_map(|d| e.locate(&parsed, d))
-                .collect(),
-            None => custom_errors,
-        });
+        errors.extend(custom_errors);
         if !errors.is_empty() {
             return Err(ForgeSceneLoadError::Invalid {
-                path: named,
+                path,
                 diagnostics: errors,
             });
         }
+        let asset_path = load_context.path().to_string();
         Ok(build(
             parsed,
             expanded,
             prefabs,
             custom,
             load_context,
-            &path,
+            &asset_path,
             settings.keep_source_map,
         ))
     }

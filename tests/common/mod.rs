@@ -1,8 +1,10 @@
 //! Shared helpers and proptest strategies for the integration tests.
 #![allow(dead_code)]
 
+pub mod cooked;
 pub mod game;
 pub mod harness;
+pub mod scenes;
 
 use bevy_forge_scene::format::*;
 use proptest::prelude::*;
