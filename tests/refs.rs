@@ -13,7 +13,6 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, SchemaFile, Severity};
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use common::harness::Harness;
@@ -496,28 +495,6 @@ fn scenes_spawn_with_references_without_an_app() {
     let door = world.get::<Links>(instance.entity(1).unwrap()).unwrap();
     assert_eq!(door.target, instance.entity(2).unwrap());
     assert_eq!(door.leg.to, instance.entity(4).unwrap());
-}
-
-/// The harness's schemas as a tool would read them from an exported file.
-fn exported(h: &Harness) -> SchemaFile {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("game.forge-schema.ron");
-    h.world().resource::<ForgeSchemas>().export(&path).unwrap();
-    SchemaFile::read(&path).unwrap()
-}
-
-/// `(line, column, code, message)` of each error, sorted.
-fn lines(diagnostics: &[Diagnostic]) -> Vec<(u32, u32, &'static str, String)> {
-    let mut out: Vec<_> = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| {
-            let p = d.position.expect("every error has a position");
-            (p.line, p.column, d.code, d.message.clone())
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 #[test]

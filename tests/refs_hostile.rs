@@ -11,7 +11,7 @@ use std::time::Instant;
 use bevy_asset::Assets;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, SchemaFile, Severity};
+use bevy_forge_scene::{Diagnostic, Severity};
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use common::harness::Harness;
@@ -679,26 +679,6 @@ fn a_reference_to_a_despawned_entity_is_the_same_whatever_else_changed() {
 
 // ---------------------------------------------------------------------------------------------
 // Offline checks match the loader.
-
-fn exported(h: &Harness) -> SchemaFile {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("game.forge-schema.ron");
-    h.world().resource::<ForgeSchemas>().export(&path).unwrap();
-    SchemaFile::read(&path).unwrap()
-}
-
-fn lines(diagnostics: &[Diagnostic]) -> Vec<(u32, u32, &'static str, String)> {
-    let mut out: Vec<_> = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| {
-            let p = d.position.expect("every error has a position");
-            (p.line, p.column, d.code, d.message.clone())
-        })
-        .collect();
-    out.sort();
-    out
-}
 
 #[test]
 fn offline_checks_match_the_loader_for_every_shape() {

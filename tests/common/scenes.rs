@@ -6,7 +6,7 @@ use bevy_asset::{AssetServer, LoadState};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, ForgeSceneLoadError};
+use bevy_forge_scene::{Diagnostic, ForgeSceneLoadError, SchemaFile, Severity};
 
 use super::harness::Harness;
 
@@ -160,4 +160,26 @@ pub fn name_of(h: &Harness, e: Entity) -> String {
     h.world()
         .get::<Name>(e)
         .map_or(format!("{e:?} (no Name)"), |n| n.as_str().to_owned())
+}
+
+/// The harness's schemas as a tool would read them from an exported file.
+pub fn exported(h: &Harness) -> SchemaFile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.forge-schema.ron");
+    h.world().resource::<ForgeSchemas>().export(&path).unwrap();
+    SchemaFile::read(&path).unwrap()
+}
+
+/// `(line, column, code, message)` of each error, sorted.
+pub fn lines(diagnostics: &[Diagnostic]) -> Vec<(u32, u32, &'static str, String)> {
+    let mut out: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| {
+            let p = d.position.expect("every error has a position");
+            (p.line, p.column, d.code, d.message.clone())
+        })
+        .collect();
+    out.sort();
+    out
 }
