@@ -21,6 +21,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use bevy_app::{App, TaskPoolPlugin};
+use bevy_asset::processor::{AssetProcessor, FileTransactionLogFactory};
 use bevy_asset::{AssetMode, AssetPlugin, AssetServer, LoadState};
 use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::prelude::*;
@@ -63,6 +64,14 @@ fn main() -> ExitCode {
         },
         ForgeScenePlugin,
     ));
+    // Bevy keeps the processor's transaction log in `imported_assets/log` under the crate by
+    // default; this run's goes beside its output.
+    if let Some(processor) = app.world().get_resource::<AssetProcessor>() {
+        let log = FileTransactionLogFactory {
+            file_path: processed.path().join("log"),
+        };
+        let _ = processor.data().set_log_factory(Box::new(log));
+    }
     app.finish();
     app.cleanup();
     let handle = app

@@ -8,9 +8,9 @@ mod common;
 
 use std::path::Path;
 
-use bevy_app::{App, TaskPoolPlugin};
+use bevy_app::App;
 use bevy_asset::io::memory::Dir;
-use bevy_asset::{AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_asset::{AssetServer, Handle, LoadState};
 use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
@@ -24,7 +24,7 @@ use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_transform::components::Transform as BevyTransform;
 use common::Orbit;
-use common::cooked::{load_state, twin_app};
+use common::cooked::{load_state, processed_app, twin_app};
 use common::harness::Harness;
 use proptest::prelude::*;
 
@@ -487,26 +487,6 @@ fn the_text_path_finds_the_twin_when_only_the_twin_ships() {
 
 // ---- Bevy's asset processor ----
 
-/// A processed-mode app over `source`, writing to `processed`.
-fn processed_app(source: &Path, processed: &Path) -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        AssetPlugin {
-            file_path: source.to_string_lossy().into_owned(),
-            processed_file_path: processed.to_string_lossy().into_owned(),
-            mode: bevy_asset::AssetMode::Processed,
-            use_asset_processor_override: Some(true),
-            watch_for_changes_override: Some(false),
-            ..Default::default()
-        },
-        ForgeScenePlugin,
-    ));
-    app.finish();
-    app.cleanup();
-    app
-}
-
 #[test]
 fn the_asset_processor_writes_cooked_twins_that_load() {
     let source = tempfile::tempdir().unwrap();
@@ -536,4 +516,36 @@ fn the_asset_processor_writes_cooked_twins_that_load() {
     // Bevy may leave an empty file where processing failed; never a cooked scene.
     let written = std::fs::read(processed.path().join("bad.forge.ron")).unwrap_or_default();
     assert!(!is_cooked(&written), "{} bytes written", written.len());
+}
+
+#[test]
+fn a_bundled_prefabs_own_errors_fail_the_cooked_load_as_they_fail_the_text() {
+    let mut h = Harness::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    // The sentry prefab's field misspelled: the gate places it twice.
+    let sentry = read("prefabs/sentry.forge.ron").replace("name: \"post\"", "name: \"postt\"");
+    assert_ne!(sentry, read("prefabs/sentry.forge.ron"));
+    let gate = read("scenes/castle_gate.forge.ron");
+    h.add("scenes/castle_gate.forge.ron", &gate);
+    h.add("prefabs/sentry.forge.ron", &sentry);
+    let from_text = common::scenes::load_errors(&mut h, "scenes/castle_gate.forge.ron");
+    let scene = CookedScene {
+        prefabs: vec![(
+            "prefabs/sentry.forge.ron".to_owned(),
+            SceneDoc::from_str(&sentry).unwrap().doc,
+        )],
+        ..cooked("scenes/castle_gate.forge.ron", &gate)
+    };
+    h.add_bytes("shipped/castle_gate.forge.bin", &scene.encode());
+    let from_bytes = common::scenes::load_errors(&mut h, "shipped/castle_gate.forge.bin");
+    let field_errors = |ds: &[bevy_forge_scene::Diagnostic]| {
+        ds.iter()
+            .filter(|d| d.code == "forge::custom::unknown_field")
+            .map(|d| (d.file.clone(), d.entity))
+            .collect::<Vec<_>>()
+    };
+    let expected = vec![(Some("prefabs/sentry.forge.ron".to_owned()), Some(1))];
+    assert_eq!(field_errors(&from_text), expected, "{from_text:#?}");
+    assert_eq!(field_errors(&from_bytes), expected, "once: {from_bytes:#?}");
 }

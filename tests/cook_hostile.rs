@@ -1319,21 +1319,7 @@ fn the_processor_bundles_a_three_deep_chain() {
         "prefabs/c.forge.ron",
         &doc_text("C", LIGHT, &[]),
     );
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        AssetPlugin {
-            file_path: source.path().to_string_lossy().into_owned(),
-            processed_file_path: processed.path().to_string_lossy().into_owned(),
-            mode: bevy_asset::AssetMode::Processed,
-            use_asset_processor_override: Some(true),
-            watch_for_changes_override: Some(false),
-            ..Default::default()
-        },
-        ForgeScenePlugin,
-    ));
-    app.finish();
-    app.cleanup();
+    let mut app = common::cooked::processed_app(source.path(), processed.path());
     let state = load_state(&mut app, "scenes/l.forge.ron");
     assert!(matches!(state, LoadState::Loaded), "{state:?}");
     let c =

@@ -258,6 +258,14 @@ fn a_dangling_reference_fails_the_load_at_its_column_with_nearby_ids() {
         "{}",
         d.message
     );
+    // A digit too many: the id one keystroke away comes first.
+    h.add("typo.forge.ron", &level(&[("target", "#11")]));
+    let errors = load_errors(&mut h, "typo.forge.ron");
+    assert!(
+        errors[0].message.contains("did you mean `#1` (\"Door\")"),
+        "{}",
+        errors[0].message
+    );
 }
 
 #[test]
@@ -279,6 +287,14 @@ fn a_reference_where_no_entity_goes_is_a_type_error() {
     assert_eq!(errors.len(), 1, "{errors:#?}");
     assert!(
         errors[0].message.contains("expected an entity reference"),
+        "{}",
+        errors[0].message
+    );
+    // A bare reference where an `Option<Entity>` goes says how to write it.
+    h.add("bad3.forge.ron", &level(&[("maybe", "#3")]));
+    let errors = load_errors(&mut h, "bad3.forge.ron");
+    assert!(
+        errors[0].message.contains("(write `Some(#3)`)"),
         "{}",
         errors[0].message
     );

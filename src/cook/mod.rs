@@ -28,7 +28,7 @@
 //! | 10..12 | reserved, zero. |
 //! | 12..20 | the body's length in bytes, little-endian `u64`. |
 //! | 20..24 | CRC-32 (IEEE) of the body, little-endian `u32`. |
-//! | 24.. | the body: [`postcard`](https://docs.rs/postcard) encoding of the document, the source name and the prefabs. |
+//! | 24.. | the body: [`postcard`](https://docs.rs/postcard) encoding of the source name, the document (its entities as key and entity pairs, in file order) and the prefabs (path and document, sorted by path). |
 //!
 //! The checksum detects accidental damage (a truncated download, a flipped bit); it does not
 //! authenticate: anyone can write a file with a valid checksum. Everything decoded is validated

@@ -175,6 +175,35 @@ impl ExpandedScene {
         .collect()
     }
 
+    /// [`locate`](Self::locate), and a diagnostic it leaves to the prefab's own file (a problem
+    /// of the prefab's content, no override of this scene made it) told about that file: its
+    /// `file` the prefab, its entity the id there, its message naming the entity by its path
+    /// here. For loads that read no prefab file, such as a cooked scene with its prefabs
+    /// bundled: nothing is left unreported.
+    pub fn locate_or_in_prefab(&self, parsed: &ParsedScene, d: Diagnostic) -> Diagnostic {
+        let Some(key) = d.entity else {
+            return d;
+        };
+        let Some(path) = self.paths.get(&key).cloned() else {
+            return d;
+        };
+        if let Some(located) = self.locate(parsed, d.clone()) {
+            return located;
+        }
+        let (owner, own_id) = path.split_at(path.len().saturating_sub(1));
+        let file = self.instances.get(&key_of(owner)).map(|f| f.to_string());
+        let mut d = d;
+        d.message = d
+            .message
+            .replace(&format!("entity {key} "), &format!("entity {path:?} "));
+        d.entity = own_id.first().copied();
+        d.position = None;
+        if file.is_some() {
+            d.file = file;
+        }
+        d
+    }
+
     /// A diagnostic that scene rules gave about the expanded document, pointed at the scene file:
     /// unchanged for the scene's own entities; for an entity an instance placed, moved to the
     /// override that changed the value (its entity the instance entity, its path the override's
@@ -693,5 +722,9 @@ impl crate::validate::custom::PlacedEntities for ExpandedScene {
 
     fn key(&self, path: &[u64]) -> Option<u64> {
         ExpandedScene::key(self, path)
+    }
+
+    fn places(&self, key: u64) -> Option<&str> {
+        self.instances.get(&key).map(EcoString::as_str)
     }
 }

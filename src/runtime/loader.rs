@@ -270,8 +270,16 @@ impl AssetLoader for ForgeSceneLoader {
             prefabs,
             custom,
         };
-        self.finish(scene, errors, custom_errors, settings, load_context, path)
-            .await
+        self.finish(
+            scene,
+            errors,
+            custom_errors,
+            settings,
+            load_context,
+            path,
+            false,
+        )
+        .await
     }
 
     fn extensions(&self) -> &[&str] {
@@ -285,6 +293,34 @@ struct Built {
     expanded: Option<ExpandedScene>,
     prefabs: Prefabs,
     custom: PreparedCustoms,
+}
+
+/// `diagnostics` without repeats: a prefab placed twice has the problems of its own content
+/// found once per copy; they differ only in the id path their messages name.
+fn dedup(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    // The message without its `entity [5, 1] ` part.
+    fn unplaced(message: &str) -> std::borrow::Cow<'_, str> {
+        match message.split_once("entity [") {
+            Some((before, rest)) => match rest.split_once("] ") {
+                Some((_, after)) => format!("{before}entity {after}").into(),
+                None => message.into(),
+            },
+            None => message.into(),
+        }
+    }
+    let mut out: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
+    for d in diagnostics {
+        let seen = d.file.is_some()
+            && out.iter().any(|o| {
+                (o.file.as_deref(), o.entity, o.code, o.path.as_deref())
+                    == (d.file.as_deref(), d.entity, d.code, d.path.as_deref())
+                    && unplaced(&o.message) == unplaced(&d.message)
+            });
+        if !seen {
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// Errors into `errors`; warnings and notes logged, naming `path`.
@@ -361,11 +397,15 @@ impl ForgeSceneLoader {
             validate_and_prepare(&parsed, expanded.as_ref(), None, &self.custom);
         diagnostics.extend(report.diagnostics);
         sort_out(diagnostics, &mut errors, &named);
+        // No prefab file is loaded: problems in a bundled prefab's content are reported here,
+        // naming the prefab (a text load reports them through the prefab's own load).
         let custom_errors = match &expanded {
-            Some(e) => custom_errors
-                .into_iter()
-                .filter_map(|d| e.locate(&parsed, d))
-                .collect(),
+            Some(e) => dedup(
+                custom_errors
+                    .into_iter()
+                    .map(|d| e.locate_or_in_prefab(&parsed, d))
+                    .collect(),
+            ),
             None => custom_errors,
         };
         let scene = Built {
@@ -374,12 +414,22 @@ impl ForgeSceneLoader {
             prefabs,
             custom,
         };
-        self.finish(scene, errors, custom_errors, settings, load_context, named)
-            .await
+        self.finish(
+            scene,
+            errors,
+            custom_errors,
+            settings,
+            load_context,
+            named,
+            true,
+        )
+        .await
     }
 
     /// The end of a load, from text or cooked bytes: asset references checked, then every
-    /// error together (`path` naming the file in the message), or the scene built.
+    /// error together (`path` naming the file in the message), or the scene built. With
+    /// `bundled` (a cooked scene), a missing asset of a prefab's own content is reported here.
+    #[allow(clippy::too_many_arguments)]
     async fn finish(
         &self,
         scene: Built,
@@ -388,6 +438,7 @@ impl ForgeSceneLoader {
         settings: &ForgeSceneLoaderSettings,
         load_context: &mut LoadContext<'_>,
         path: String,
+        bundled: bool,
     ) -> Result<ForgeScene, ForgeSceneLoadError> {
         let Built {
             parsed,
@@ -401,6 +452,12 @@ impl ForgeSceneLoader {
                 .missing_assets(doc, &parsed.source_map, load_context)
                 .await;
             errors.extend(match &expanded {
+                Some(e) if bundled => dedup(
+                    missing
+                        .into_iter()
+                        .map(|d| e.locate_or_in_prefab(&parsed, d))
+                        .collect(),
+                ),
                 Some(e) => missing
                     .into_iter()
                     .filter_map(|d| e.locate(&parsed, d))

@@ -596,6 +596,8 @@ pub(crate) trait PlacedEntities {
     fn placed_path(&self, key: u64) -> Option<&[u64]>;
     /// The key of the entity at `path`, two or more ids long.
     fn key(&self, path: &[u64]) -> Option<u64>;
+    /// The prefab the entity with key `key` places, when it is an instance entity.
+    fn places(&self, key: u64) -> Option<&str>;
 }
 
 /// The entities a scene's references (`#7`, `#7/2`) may name: every entity of `doc`, the
@@ -685,11 +687,19 @@ impl<'a> Referable<'a> {
                     "there is no entity `{written}`: the scene has no entities"
                 ));
             }
-            if self.key(prefix).is_some() {
-                return Err(format!(
-                    "`{}` places no prefab, so `{written}` names nothing",
-                    reference_text(prefix)
-                ));
+            if let Some(key) = self.key(prefix) {
+                let places = self.placed.and_then(|p| p.places(key));
+                return Err(match places {
+                    // Its prefab did not expand: that file's problem is reported on its own.
+                    Some(scene) => format!(
+                        "`{}` places `{scene}`, which placed nothing here (it did not load, or has no entities), so `{written}` cannot be found",
+                        reference_text(prefix)
+                    ),
+                    None => format!(
+                        "`{}` places no prefab, so `{written}` names nothing",
+                        reference_text(prefix)
+                    ),
+                });
             }
             // The first id that names nothing: its parent path exists (or is the scene), so
             // this goes one level down at most.
@@ -699,11 +709,25 @@ impl<'a> Referable<'a> {
                 .unwrap_or(0);
             return self.find(&path[..=exists]);
         }
-        // The nearest ids on each side of the missing one, nearest first.
-        let at = beside.partition_point(|(id, _)| *id < last);
-        let mut near: Vec<(u64, &str)> =
-            beside[at.saturating_sub(3)..(at + 3).min(beside.len())].to_vec();
+        // Ids one keystroke away first (`#11` for `#1`, `#17` for `#12`), then the nearest on
+        // each side of the missing one, nearest first.
+        let find_id = |id: u64| {
+            beside
+                .binary_search_by_key(&id, |(i, _)| *i)
+                .ok()
+                .map(|i| beside[i])
+        };
+        let mut near: Vec<(u64, &str)> = typos(last).filter_map(find_id).collect();
         near.sort_by_key(|(id, _)| id.abs_diff(last));
+        let at = beside.partition_point(|(id, _)| *id < last);
+        let mut numeric: Vec<(u64, &str)> =
+            beside[at.saturating_sub(3)..(at + 3).min(beside.len())].to_vec();
+        numeric.sort_by_key(|(id, _)| id.abs_diff(last));
+        for n in numeric {
+            if !near.iter().any(|(id, _)| *id == n.0) {
+                near.push(n);
+            }
+        }
         let shown: Vec<String> = near
             .iter()
             .take(3)
@@ -742,6 +766,36 @@ impl<'a> Referable<'a> {
     }
 }
 
+/// The ids one keystroke from `id` in decimal: a digit left out, added or changed.
+fn typos(id: u64) -> impl Iterator<Item = u64> {
+    let digits = id.to_string();
+    let n = digits.len();
+    let mut out: Vec<u64> = Vec::new();
+    for i in 0..n {
+        // Left out.
+        let mut d = digits.clone();
+        d.remove(i);
+        out.extend(d.parse::<u64>());
+    }
+    for i in 0..=n {
+        for c in '0'..='9' {
+            // Added, and changed.
+            let mut added = digits.clone();
+            added.insert(i, c);
+            out.extend(added.parse::<u64>());
+            if i < n {
+                let mut changed = digits.clone();
+                changed.replace_range(i..=i, c.encode_utf8(&mut [0; 4]));
+                out.extend(changed.parse::<u64>());
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.retain(|t| *t != id);
+    out.into_iter()
+}
+
 /// A reference as written: `#7`, `#7/2` (a long path clipped after 8 ids).
 pub(crate) fn reference_text(path: &[u64]) -> String {
     let ids: Vec<String> = path.iter().take(8).map(u64::to_string).collect();
@@ -763,7 +817,15 @@ impl EntityRefs for Checked<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::written_len;
+    use super::{typos, written_len};
+
+    #[test]
+    fn typos_are_one_keystroke_away() {
+        let t: Vec<u64> = typos(11).collect();
+        assert!(t.contains(&1) && t.contains(&111) && t.contains(&12) && t.contains(&21));
+        assert!(!t.contains(&11) && !t.contains(&130));
+        assert!(typos(7).any(|t| t == 0));
+    }
 
     #[test]
     fn escapes_are_counted_as_written() {

@@ -1,11 +1,14 @@
-//! Apps for cooked scenes: reading through the twin reader, and loading by path.
+//! Apps for cooked scenes: reading through the twin reader, processing in Bevy's processed
+//! mode, and loading by path.
 
 use bevy_app::{App, TaskPoolPlugin};
 use bevy_asset::io::memory::{Dir, MemoryAssetReader};
 use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+use bevy_asset::processor::{AssetProcessor, FileTransactionLogFactory};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::twins::ForgeTwinReader;
+use std::path::Path;
 
 /// An app whose default source reads from `dir` through a [`ForgeTwinReader`].
 pub fn twin_app(dir: &Dir) -> App {
@@ -45,4 +48,31 @@ pub fn load_state(app: &mut App, path: &str) -> (LoadState, Handle<ForgeScene>) 
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     panic!("`{path}` neither loaded nor failed");
+}
+
+/// A processed-mode app over `source`, writing to `processed`.
+pub fn processed_app(source: &Path, processed: &Path) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            file_path: source.to_string_lossy().into_owned(),
+            processed_file_path: processed.to_string_lossy().into_owned(),
+            mode: bevy_asset::AssetMode::Processed,
+            use_asset_processor_override: Some(true),
+            watch_for_changes_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    // The processor's transaction log goes beside its output, not into the repository.
+    if let Some(processor) = app.world().get_resource::<AssetProcessor>() {
+        let log = FileTransactionLogFactory {
+            file_path: processed.join("log"),
+        };
+        processor.data().set_log_factory(Box::new(log)).unwrap();
+    }
+    app.finish();
+    app.cleanup();
+    app
 }

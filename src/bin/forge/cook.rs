@@ -120,7 +120,7 @@ pub fn cook(args: &CookArgs) -> Status {
             Ok(()) => {
                 cooked += 1;
                 print(&format!(
-                    "cooked {} -> {} ({} bytes from {}, {} entities{})\n",
+                    "cooked {} -> {} ({} bytes from {}, {} entities in the file{})\n",
                     source.name,
                     target.display(),
                     bytes.len(),

@@ -312,6 +312,22 @@ impl<'a> Eval<'a> {
                 what: found,
             };
         }
+        // A bare reference where an `Option<Entity>` goes: say how to write it.
+        let found = match (ty.resolved().shape(), e) {
+            (Shape::Option(Some(inner)), syn::Expr::Path(p))
+                if matches!(inner.resolved().shape(), Shape::Entity) =>
+            {
+                match p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.reference_at(self.at(i.span())))
+                {
+                    Some(r) => format!("{found} (write `Some({})`)", r.text(self.text)),
+                    None => found,
+                }
+            }
+            _ => found,
+        };
         ExprError::Mismatch {
             at: self.at(e.span()),
             expected: expected(ty),
