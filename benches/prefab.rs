@@ -1,6 +1,10 @@
-//! Prefab hot reload: a level of 1,000 instances of one prefab, and an edit of one value in the
-//! prefab (a torch's light intensity).
+//! Prefabs at scale: a level of 1,000 instances of one 10-entity prefab (11,000 entities with
+//! the instance entities), and an edit of one value in the prefab (a torch's light intensity).
 //!
+//! - `prefab_load_spawn/instances` and `prefab_load_spawn/flat`: load + spawn through the app
+//!   from a fresh path, the level as written (instances, the prefab read as a dependency)
+//!   against the same world written flat (every entity in one file, ids renumbered), in
+//!   entities per second.
 //! - `prefab_edit/app_reload`: the whole path a file watcher takes, through the app: the level
 //!   is loaded again (its text and the prefab's, read and expanded), diffed against the live
 //!   document and patched; timed from `AssetServer::reload` until `ForgeSceneReloaded`.
@@ -34,24 +38,61 @@ fn transform(x: f32) -> String {
     )
 }
 
-/// The goblin prefab: a root with `Health` and `Tag`, a torch (point light) and a hat (sprite).
-fn goblin(intensity: f32) -> String {
+/// Entities in the goblin prefab.
+const PREFAB_ENTITIES: usize = 10;
+
+/// A sprite of `w` by `h` world units.
+fn sprite(w: f32, h: f32) -> String {
     format!(
-        r#"(format_version: 1, name: "Goblin", entities: {{
-  1: (id: 1, name: "Goblin", parent: None, children: [2, 3], {t0}, components: [
-    (type: custom, data: (type_path: "bench::Health", fields: [(name: "value", expr: "10"), (name: "max", expr: "10")])),
-    (type: custom, data: (type_path: "bench::Tag", fields: [(name: "label", expr: "\"goblin\"")])),
-  ]),
-  2: (id: 2, name: "Torch", parent: Some(1), children: [], {t1}, components: [
-    (type: point_light, data: (color: (r: 1.0, g: 0.7, b: 0.3, a: 1.0), intensity: {intensity:?}, range: 8.0, shadows: false)),
-  ]),
-  3: (id: 3, name: "Hat", parent: Some(1), children: [], {t2}, components: [
-    (type: sprite, data: (image: None, color: (r: 0.8, g: 0.1, b: 0.1, a: 1.0), custom_size: Some((x: 16.0, y: 8.0)), flip_x: false, flip_y: false)),
-  ]),
-}}, roots: [1], next_id: 4)"#,
-        t0 = transform(0.0),
-        t1 = transform(12.0),
-        t2 = transform(0.0),
+        "(type: sprite, data: (image: None, color: (r: 0.8, g: 0.1, b: 0.1, a: 1.0), custom_size: Some((x: {w:?}, y: {h:?})), flip_x: false, flip_y: false))"
+    )
+}
+
+/// A tag component labelled `label`.
+fn tag(label: &str) -> String {
+    format!(
+        "(type: custom, data: (type_path: \"bench::Tag\", fields: [(name: \"label\", expr: \"\\\"{label}\\\"\")]))"
+    )
+}
+
+/// The goblin prefab, ten entities: a root with `Health` and `Tag`; a torch (point light),
+/// hat, arms, shield (sprites), a belt with a pouch (tags), and eyes on the hat (sprites).
+fn goblin(intensity: f32) -> String {
+    let health = "(type: custom, data: (type_path: \"bench::Health\", fields: [(name: \"value\", expr: \"10\"), (name: \"max\", expr: \"10\")]))";
+    let light = format!(
+        "(type: point_light, data: (color: (r: 1.0, g: 0.7, b: 0.3, a: 1.0), intensity: {intensity:?}, range: 8.0, shadows: false))"
+    );
+    let parts: [(u64, &str, Option<u64>, &[u64], String); PREFAB_ENTITIES] = [
+        (
+            1,
+            "Goblin",
+            None,
+            &[2, 3, 4, 5, 6, 7],
+            format!("{health}, {}", tag("goblin")),
+        ),
+        (2, "Torch", Some(1), &[], light),
+        (3, "Hat", Some(1), &[9, 10], sprite(16.0, 8.0)),
+        (4, "Arm L", Some(1), &[], sprite(4.0, 12.0)),
+        (5, "Arm R", Some(1), &[], sprite(4.0, 12.0)),
+        (6, "Shield", Some(1), &[], sprite(10.0, 14.0)),
+        (7, "Belt", Some(1), &[8], tag("belt")),
+        (8, "Pouch", Some(7), &[], tag("pouch")),
+        (9, "Eye L", Some(3), &[], sprite(2.0, 2.0)),
+        (10, "Eye R", Some(3), &[], sprite(2.0, 2.0)),
+    ];
+    let mut entities = String::new();
+    for (id, name, parent, children, components) in parts {
+        let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
+        let children: Vec<String> = children.iter().map(u64::to_string).collect();
+        entities.push_str(&format!(
+            "  {id}: (id: {id}, name: \"{name}\", parent: {parent}, children: [{}], {}, components: [{components}]),\n",
+            children.join(", "),
+            transform(id as f32)
+        ));
+    }
+    format!(
+        "(format_version: 1, name: \"Goblin\", entities: {{\n{entities}}}, roots: [1], next_id: {})",
+        PREFAB_ENTITIES + 1
     )
 }
 
@@ -96,7 +137,7 @@ fn prefab_edit(c: &mut Criterion) {
     both::run_until(&mut app, |w| w.get::<ForgeSceneInstance>(root).is_some());
     assert_eq!(
         app.world().get::<ForgeSceneInstance>(root).unwrap().len(),
-        INSTANCES * 4
+        INSTANCES * (PREFAB_ENTITIES + 1)
     );
 
     // One edit through the app writes exactly one `PointLight` per instance.
@@ -158,5 +199,71 @@ fn prefab_edit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, prefab_edit);
+/// The expansion of `scene` as one plain document: every entity it spawns, in order, with ids
+/// `1..` and no instances.
+fn flat(scene: &ForgeScene) -> bevy_forge_scene::SceneDoc {
+    let doc = &scene.expanded().expect("the level places prefabs").doc;
+    let ids: std::collections::HashMap<u64, u64> = doc
+        .entities
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (*k, i as u64 + 1))
+        .collect();
+    let mut out = bevy_forge_scene::SceneDoc::new("Camp, flat");
+    for (key, node) in &doc.entities {
+        let mut node = node.clone();
+        node.id = ids[key];
+        node.parent = node.parent.map(|p| ids[&p]);
+        node.children = node.children.iter().map(|c| ids[c]).collect();
+        node.instance = None;
+        out.entities.insert(node.id, node);
+    }
+    out.roots = doc.roots.iter().map(|r| ids[r]).collect();
+    out.next_id = ids.len() as u64 + 1;
+    out
+}
+
+fn prefab_load_spawn(c: &mut Criterion) {
+    let (mut app, dir) = both::memory_app();
+    dir.insert_asset_text(Path::new("prefabs/goblin.forge.ron"), &goblin(400.0));
+    let level_text = level(INSTANCES);
+    dir.insert_asset_text(Path::new("camp.forge.ron"), &level_text);
+    let handle = both::ours_load(&mut app, "camp.forge.ron");
+    let flat_text = {
+        let scenes = app.world().resource::<Assets<ForgeScene>>();
+        flat(scenes.get(&handle).unwrap()).to_canonical_string()
+    };
+    drop(handle);
+    let n = INSTANCES * (PREFAB_ENTITIES + 1);
+    let mut group = c.benchmark_group("prefab_load_spawn");
+    group.sample_size(10);
+    group.throughput(criterion::Throughput::Elements(n as u64));
+    for (name, text) in [("instances", &level_text), ("flat", &flat_text)] {
+        group.bench_function(BenchmarkId::new(name, INSTANCES), |b| {
+            b.iter_custom(|iters| {
+                static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let path = format!("l{i}.forge.ron");
+                    dir.insert_asset_text(Path::new(&path), text);
+                    let start = Instant::now();
+                    let (root, h) = both::ours_load_spawn(&mut app, &path);
+                    total += start.elapsed();
+                    let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
+                    assert_eq!(len, n, "{name}: both spawn the same world");
+                    app.world_mut().entity_mut(root).despawn();
+                    drop(h);
+                    dir.remove_asset(Path::new(&path));
+                    app.update();
+                    app.update();
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, prefab_load_spawn, prefab_edit);
 criterion_main!(benches);
