@@ -38,6 +38,9 @@ fn transform(x: f32) -> String {
     )
 }
 
+/// One prefab entity: id, name, parent, children, components (RON list items).
+type Part<'a> = (u64, &'a str, Option<u64>, &'a [u64], String);
+
 /// Entities in the goblin prefab.
 const PREFAB_ENTITIES: usize = 10;
 
@@ -62,7 +65,7 @@ fn goblin(intensity: f32) -> String {
     let light = format!(
         "(type: point_light, data: (color: (r: 1.0, g: 0.7, b: 0.3, a: 1.0), intensity: {intensity:?}, range: 8.0, shadows: false))"
     );
-    let parts: [(u64, &str, Option<u64>, &[u64], String); PREFAB_ENTITIES] = [
+    let parts: [Part; PREFAB_ENTITIES] = [
         (
             1,
             "Goblin",
