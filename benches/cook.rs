@@ -17,8 +17,7 @@
 mod both;
 mod support;
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bevy_forge_scene::cook::CookedScene;
 use bevy_forge_scene::format::SceneDoc;
@@ -78,7 +77,8 @@ fn read(c: &mut Criterion) {
     group.finish();
 }
 
-/// Loads and spawns `bytes` from a fresh path `iters` times; the total time.
+/// Loads and spawns `bytes` from a fresh path `iters` times, checking `n` entities spawned;
+/// the total time.
 fn load_spawn_fresh(
     iters: u64,
     app: &mut bevy_app::App,
@@ -87,26 +87,22 @@ fn load_spawn_fresh(
     bytes: &[u8],
     n: usize,
 ) -> Duration {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut total = Duration::ZERO;
-    for _ in 0..iters {
-        let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = format!("c{i}.{ext}");
-        dir.insert_asset(Path::new(&path), bytes.to_vec());
-        let start = Instant::now();
-        let (root, handle) = both::ours_load_spawn(app, &path);
-        total += start.elapsed();
-        assert_eq!(
-            app.world().get::<ForgeSceneInstance>(root).unwrap().len(),
-            n
-        );
-        app.world_mut().entity_mut(root).despawn();
-        drop(handle);
-        dir.remove_asset(Path::new(&path));
-        app.update();
-        app.update();
-    }
-    total
+    both::per_fresh_path(
+        iters,
+        app,
+        dir,
+        ext,
+        bytes,
+        both::ours_load_spawn,
+        |app, (root, handle)| {
+            assert_eq!(
+                app.world().get::<ForgeSceneInstance>(root).unwrap().len(),
+                n
+            );
+            app.world_mut().entity_mut(root).despawn();
+            drop(handle);
+        },
+    )
 }
 
 fn load_spawn(c: &mut Criterion) {

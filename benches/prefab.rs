@@ -244,24 +244,20 @@ fn prefab_load_spawn(c: &mut Criterion) {
     for (name, text) in [("instances", &level_text), ("flat", &flat_text)] {
         group.bench_function(BenchmarkId::new(name, INSTANCES), |b| {
             b.iter_custom(|iters| {
-                static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let path = format!("l{i}.forge.ron");
-                    dir.insert_asset_text(Path::new(&path), text);
-                    let start = Instant::now();
-                    let (root, h) = both::ours_load_spawn(&mut app, &path);
-                    total += start.elapsed();
-                    let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
-                    assert_eq!(len, n, "{name}: both spawn the same world");
-                    app.world_mut().entity_mut(root).despawn();
-                    drop(h);
-                    dir.remove_asset(Path::new(&path));
-                    app.update();
-                    app.update();
-                }
-                total
+                both::per_fresh_path(
+                    iters,
+                    &mut app,
+                    &dir,
+                    "forge.ron",
+                    text.as_bytes(),
+                    both::ours_load_spawn,
+                    |app, (root, h)| {
+                        let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
+                        assert_eq!(len, n, "{name}: both spawn the same world");
+                        app.world_mut().entity_mut(root).despawn();
+                        drop(h);
+                    },
+                )
             })
         });
     }

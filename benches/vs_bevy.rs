@@ -104,34 +104,6 @@ fn parse(c: &mut Criterion) {
     group.finish();
 }
 
-/// Times `run(app, path)` once per iteration on a fresh path holding `text`; `cleanup` (untimed)
-/// drops what the run produced.
-fn per_fresh_path<T>(
-    iters: u64,
-    app: &mut bevy_app::App,
-    dir: &bevy_asset::io::memory::Dir,
-    ext: &str,
-    text: &str,
-    mut run: impl FnMut(&mut bevy_app::App, &str) -> T,
-    mut cleanup: impl FnMut(&mut bevy_app::App, T),
-) -> Duration {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut total = Duration::ZERO;
-    for _ in 0..iters {
-        let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = format!("s{i}.{ext}");
-        dir.insert_asset_text(Path::new(&path), text);
-        let start = Instant::now();
-        let out = run(app, &path);
-        total += start.elapsed();
-        cleanup(app, out);
-        dir.remove_asset(Path::new(&path));
-        app.update();
-        app.update();
-    }
-    total
-}
-
 fn load(c: &mut Criterion) {
     let mut group = c.benchmark_group("load");
     let (mut app, dir) = both::memory_app();
@@ -140,12 +112,12 @@ fn load(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("ours", n), |b| {
             b.iter_custom(|iters| {
-                per_fresh_path(
+                both::per_fresh_path(
                     iters,
                     &mut app,
                     &dir,
                     "forge.ron",
-                    &forge,
+                    forge.as_bytes(),
                     |app, p| {
                         let h = both::ours_load(app, p);
                         let scenes = app.world().resource::<Assets<ForgeScene>>();
@@ -158,12 +130,12 @@ fn load(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("theirs", n), |b| {
             b.iter_custom(|iters| {
-                per_fresh_path(
+                both::per_fresh_path(
                     iters,
                     &mut app,
                     &dir,
                     "scn.ron",
-                    &scn,
+                    scn.as_bytes(),
                     |app, p| {
                         let h = both::theirs_load(app, p);
                         let worlds = app.world().resource::<Assets<DynamicWorld>>();
@@ -186,12 +158,12 @@ fn load_spawn(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("ours", n), |b| {
             b.iter_custom(|iters| {
-                per_fresh_path(
+                both::per_fresh_path(
                     iters,
                     &mut app,
                     &dir,
                     "forge.ron",
-                    &forge,
+                    forge.as_bytes(),
                     |app, p| {
                         let (root, h) = both::ours_load_spawn(app, p);
                         let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
@@ -207,12 +179,12 @@ fn load_spawn(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("theirs", n), |b| {
             b.iter_custom(|iters| {
-                per_fresh_path(
+                both::per_fresh_path(
                     iters,
                     &mut app,
                     &dir,
                     "scn.ron",
-                    &scn,
+                    scn.as_bytes(),
                     |app, p| {
                         let (root, h) = both::theirs_load_spawn(app, p);
                         let world = app.world_mut();

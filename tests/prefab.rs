@@ -5,18 +5,18 @@
 
 mod common;
 
-use bevy_asset::{AssetServer, LoadState};
 use bevy_ecs::change_detection::ComponentTicks;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::ForgeEntityPath;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_light::PointLight;
 use bevy_sprite::Sprite;
 use bevy_transform::components::Transform as BevyTransform;
 use common::game::Brain;
 use common::harness::Harness;
+use common::scenes::{Log, edit, instance_of, load_errors, log_reloads};
 
 fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], rest: &str) -> String {
     let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
@@ -84,58 +84,12 @@ fn placing(id: u64, name: &str, scene_path: &str, overrides: &str) -> String {
     )
 }
 
-#[derive(Resource, Default)]
-struct Log {
-    reloaded: Vec<ForgeSceneReloaded>,
-    failed: Vec<ForgeSceneReloadFailed>,
-}
-
 fn harness() -> Harness {
-    Harness::with_setup(|app| {
-        app.init_resource::<Log>();
-        app.add_observer(|e: On<ForgeSceneReloaded>, mut log: ResMut<Log>| {
-            log.reloaded.push(e.event().clone())
-        });
-        app.add_observer(|e: On<ForgeSceneReloadFailed>, mut log: ResMut<Log>| {
-            log.failed.push(e.event().clone())
-        });
-    })
-}
-
-/// Rewrites `path` as a file watcher would report it and waits for the level's reload to be
-/// applied or to fail.
-fn edit(h: &mut Harness, path: &str, text: &str) {
-    let before = {
-        let log = h.world().resource::<Log>();
-        (log.reloaded.len(), log.failed.len())
-    };
-    h.modify(path, text);
-    h.run_until(|w| {
-        let log = w.resource::<Log>();
-        (log.reloaded.len(), log.failed.len()) != before
-    });
-    h.app.update();
-}
-
-fn instance_of(h: &Harness, root: Entity) -> ForgeSceneInstance {
-    h.world().get::<ForgeSceneInstance>(root).unwrap().clone()
+    Harness::with_setup(log_reloads)
 }
 
 fn ticks<T: Component>(h: &Harness, e: Entity) -> ComponentTicks {
     h.world().entity(e).get_change_ticks::<T>().unwrap()
-}
-
-/// The load error of `path`, as diagnostics.
-fn load_errors(h: &mut Harness, path: &str) -> Vec<bevy_forge_scene::Diagnostic> {
-    let handle = h.load(path);
-    let server = h.world().resource::<AssetServer>().clone();
-    h.run_until(|_| matches!(server.load_state(&handle), LoadState::Failed(_)));
-    let LoadState::Failed(error) = server.load_state(&handle) else {
-        unreachable!()
-    };
-    ForgeSceneLoadError::from_asset_error(&error)
-        .map(ForgeSceneLoadError::diagnostics)
-        .unwrap_or_default()
 }
 
 #[test]

@@ -235,3 +235,31 @@ pub fn health_sum(world: &mut World) -> u64 {
     let mut q = world.query::<&Health>();
     q.iter(world).map(|h| u64::from(h.value)).sum()
 }
+
+/// Times `run(app, path)` once per iteration on a fresh path (extension `ext`) holding `bytes`;
+/// `cleanup` (untimed) drops what the run produced.
+pub fn per_fresh_path<T>(
+    iters: u64,
+    app: &mut App,
+    dir: &Dir,
+    ext: &str,
+    bytes: &[u8],
+    mut run: impl FnMut(&mut App, &str) -> T,
+    mut cleanup: impl FnMut(&mut App, T),
+) -> std::time::Duration {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut total = std::time::Duration::ZERO;
+    for _ in 0..iters {
+        let i = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = format!("s{i}.{ext}");
+        dir.insert_asset(Path::new(&path), bytes.to_vec());
+        let start = std::time::Instant::now();
+        let out = run(app, &path);
+        total += start.elapsed();
+        cleanup(app, out);
+        dir.remove_asset(Path::new(&path));
+        app.update();
+        app.update();
+    }
+    total
+}

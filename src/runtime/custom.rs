@@ -378,12 +378,18 @@ pub(crate) fn insert<'a>(
         if p.refers() != live.is_some() {
             continue;
         }
-        insert_value(entity, p, id, live.unwrap_or(&|_| None));
+        insert_one(entity, p, id, live.unwrap_or(&|_| None));
     }
 }
 
-/// Inserts one prepared value, its references resolved through `live`.
-fn insert_value(entity: &mut EntityWorldMut, p: PreparedCustom<'_>, id: u64, live: Live<'_>) {
+/// Inserts one prepared value (at spawn, or whole on hot reload), its references resolved
+/// through `live`.
+pub(crate) fn insert_one(
+    entity: &mut EntityWorldMut,
+    p: PreparedCustom<'_>,
+    id: u64,
+    live: Live<'_>,
+) {
     // A game observer may despawn the entity as a component arrives.
     if entity.is_despawned() {
         return;
@@ -411,17 +417,6 @@ pub(crate) fn spawn_with_first<'a>(
         Ok(entity) => (entity, rest),
         Err(bundle) => (world.spawn(bundle).id(), prepared),
     }
-}
-
-/// Inserts one prepared custom component (hot reload: added or replaced whole), its entity
-/// references resolved through `live`.
-pub(crate) fn insert_one(
-    entity: &mut EntityWorldMut,
-    prepared: PreparedCustom<'_>,
-    id: u64,
-    live: Live<'_>,
-) {
-    insert_value(entity, prepared, id, live);
 }
 
 /// Sets only the fields `fields` of the live component from the prepared value (its entity
