@@ -55,7 +55,7 @@ mod target;
 mod types;
 
 pub(crate) use refs::{prefix_references, rewrite as references};
-pub use render::render;
+pub use render::{render, render_with};
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
 pub(crate) use target::Target;
 pub(crate) use types::{IntTy, special_kind};
