@@ -42,7 +42,7 @@ pub mod prelude {
     pub use crate::runtime::{
         ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
         ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded,
-        ForgeSceneRoot, ForgeSchemas, RegisterForgeComponent,
+        ForgeSceneRoot, ForgeSchemas, RegisterForgeComponent, capture_instance, save_instance,
     };
     pub use crate::validate::{
         Diagnostic, Severity, ValidationReport, validate_parsed, validate_scene,

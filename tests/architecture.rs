@@ -302,6 +302,7 @@ const RUNTIME_FLOORS: &[&str] = &[
     "processor",
     "spawn",
     "reload",
+    "capture",
     "twins",
     "plugin",
 ];

@@ -182,6 +182,44 @@ impl Transform {
         )
     }
 
+    /// The XYZ Euler angles in degrees of quaternion `q`: the inverse of
+    /// [`rotation_quat`](Self::rotation_quat), the shortest spelling that gives back `q`: the
+    /// three angles rounded to the fewest decimals (up to six) whose quaternion equals `q` within
+    /// 1e-7 per component, so `Quat::from_rotation_y(30°)` reads back as `30.0`, not `29.999998`;
+    /// full precision otherwise. Near gimbal lock (`y` = ±90°) `x` and `z` are not unique: any
+    /// pair giving back `q` may be returned.
+    pub fn rotation_degrees(q: glam::Quat) -> Vec3 {
+        // In f64: near gimbal lock f32's `asin` loses the last digits that tell `x` from `z`.
+        let wide = glam::DQuat::from_xyzw(q.x.into(), q.y.into(), q.z.into(), q.w.into());
+        let (x, y, z) = wide.normalize().to_euler(glam::EulerRot::XYZ);
+        let exact = Vec3::new(
+            x.to_degrees() as f32,
+            y.to_degrees() as f32,
+            z.to_degrees() as f32,
+        );
+        let same = |v: Vec3| {
+            let back = Transform {
+                rotation: v,
+                ..Transform::IDENTITY
+            }
+            .rotation_quat();
+            back.abs_diff_eq(q, 1e-7) || back.abs_diff_eq(-q, 1e-7)
+        };
+        for decimals in 0..=6 {
+            let scale = 10f32.powi(decimals);
+            let round = |a: f32| {
+                let r = (a * scale).round() / scale;
+                // `-0.0` reads the same but writes a sign.
+                if r == 0.0 { 0.0 } else { r }
+            };
+            let rounded = Vec3::new(round(exact.x), round(exact.y), round(exact.z));
+            if same(rounded) {
+                return rounded;
+            }
+        }
+        exact
+    }
+
     /// Whether translation, rotation and scale are all finite.
     pub fn is_finite(&self) -> bool {
         self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()

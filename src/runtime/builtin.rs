@@ -441,3 +441,112 @@ fn insert_material_component(entity: &mut EntityWorldMut, handle: UntypedHandle)
     }
     reflect_component.insert(entity, value.as_partial_reflect(), &registry);
 }
+
+/// The file form of the Bevy components of built-in tag `tag` on `entity`, when it has them
+/// (saving a live instance, [`crate::runtime::capture`]); the inverse of [`prepare`] and
+/// [`insert`]. `base` is the entity's component of that tag as the scene wrote it: what cannot
+/// be read back from Bevy's types (a primitive mesh behind its handle, the material) comes
+/// from it. `visibility` is read only when `base` has one or the live value is not
+/// `Inherited` (plain parents get `Inherited` from [`link_visibility`]).
+///
+/// [`link_visibility`]: crate::runtime::spawn
+pub(crate) fn read(
+    entity: bevy_ecs::world::EntityRef,
+    tag: &str,
+    base: Option<&ComponentData>,
+) -> Option<ComponentData> {
+    use crate::format::{
+        Color, DirectionalLightData, Mesh3dData, PointLightData, SpriteData, Text2dData,
+        VisibilityMode,
+    };
+    let color = |c: bevy_color::Color| {
+        let s = c.to_srgba();
+        Color::rgba(s.red, s.green, s.blue, s.alpha)
+    };
+    Some(match tag {
+        "sprite" => {
+            let s = entity.get::<bevy_sprite::Sprite>()?;
+            ComponentData::Sprite(Box::new(SpriteData {
+                image: s.image.path().map(|p| p.to_string()),
+                color: color(s.color),
+                custom_size: s.custom_size.map(Into::into),
+                flip_x: s.flip_x,
+                flip_y: s.flip_y,
+            }))
+        }
+        "text2d" => {
+            let text = entity.get::<bevy_sprite::Text2d>()?;
+            let font_size = match entity.get::<bevy_text::TextFont>().map(|f| f.font_size) {
+                Some(bevy_text::FontSize::Px(px)) => px,
+                // `Rem(r)` at the default root size; another unit (relative to the viewport),
+                // or no font: what the scene wrote, else the root size.
+                other => match (other, base) {
+                    (Some(bevy_text::FontSize::Rem(rem)), _) => {
+                        rem * bevy_text::DEFAULT_REM_SIZE_PX
+                    }
+                    (_, Some(ComponentData::Text2d(t))) => t.font_size,
+                    _ => bevy_text::DEFAULT_REM_SIZE_PX,
+                },
+            };
+            ComponentData::Text2d(Box::new(Text2dData {
+                text: text.0.clone(),
+                font_size,
+                color: color(
+                    entity
+                        .get::<bevy_text::TextColor>()
+                        .map_or(bevy_color::Color::WHITE, |c| c.0),
+                ),
+            }))
+        }
+        "camera2d" => {
+            entity.get::<bevy_camera::Camera2d>()?;
+            ComponentData::Camera2d
+        }
+        "camera3d" => {
+            entity.get::<bevy_camera::Camera3d>()?;
+            ComponentData::Camera3d
+        }
+        "point_light" => {
+            let l = entity.get::<bevy_light::PointLight>()?;
+            ComponentData::PointLight(PointLightData {
+                color: color(l.color),
+                intensity: l.intensity,
+                range: l.range,
+                shadows: l.shadow_maps_enabled,
+            })
+        }
+        "directional_light" => {
+            let l = entity.get::<bevy_light::DirectionalLight>()?;
+            ComponentData::DirectionalLight(DirectionalLightData {
+                color: color(l.color),
+                illuminance: l.illuminance,
+                shadows: l.shadow_maps_enabled,
+            })
+        }
+        "mesh3d" => {
+            let mesh = entity.get::<Mesh3d>()?;
+            match (base, mesh.0.path()) {
+                // A primitive is a sub-asset of the scene: the scene says which shape.
+                (Some(ComponentData::Mesh3d(m)), _) => ComponentData::Mesh3d(m.clone()),
+                (None, Some(path)) => ComponentData::Mesh3d(Box::new(Mesh3dData {
+                    mesh: MeshSource::Asset(path.to_string()),
+                    material: MaterialData::default(),
+                })),
+                _ => return None,
+            }
+        }
+        "visibility" => {
+            use bevy_camera::visibility::Visibility;
+            let mode = match entity.get::<Visibility>()? {
+                Visibility::Inherited => VisibilityMode::Inherited,
+                Visibility::Visible => VisibilityMode::Visible,
+                Visibility::Hidden => VisibilityMode::Hidden,
+            };
+            if base.is_none() && mode == VisibilityMode::Inherited {
+                return None;
+            }
+            ComponentData::Visibility(mode)
+        }
+        _ => return None,
+    })
+}

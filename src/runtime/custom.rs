@@ -143,7 +143,11 @@ impl PreparedCustom<'_> {
     /// Calls `f` with the value to insert: the prepared value, or for one with references a
     /// copy with each placeholder replaced by its live entity (`Entity::PLACEHOLDER` for one
     /// `live` does not know: the game despawned it). `None` when the copy cannot be made.
-    fn with_value<R>(&self, live: Live<'_>, f: impl FnOnce(&dyn Reflect) -> R) -> Option<R> {
+    pub(crate) fn with_value<R>(
+        &self,
+        live: Live<'_>,
+        f: impl FnOnce(&dyn Reflect) -> R,
+    ) -> Option<R> {
         let Some(table) = self.references else {
             return Some(f(self.value));
         };
@@ -459,9 +463,18 @@ pub(crate) fn patch_fields(
 /// The registered type path that `type_path` (as a file writes it: full, or a unique bare type
 /// name) names, with the loader's rule.
 pub(crate) fn canonical_path(world: &World, type_path: &str) -> Option<String> {
+    resolve_in_world(world, type_path).map(|(path, _)| path)
+}
+
+/// The schema type path and Rust type of the custom component type that `type_path` (as a
+/// file writes it) names, with the loader's rule (saving a live instance reads it back).
+pub(crate) fn resolve_in_world(
+    world: &World,
+    type_path: &str,
+) -> Option<(String, std::any::TypeId)> {
     let schemas = world.get_resource::<ForgeSchemas>()?;
     resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
-        .map(|entry| entry.schema.type_path.clone())
+        .map(|entry| (entry.schema.type_path.clone(), entry.type_id))
 }
 
 /// Removes the custom component with type path `type_path` (hot reload dropped it).

@@ -17,6 +17,7 @@
 
 #[cfg(feature = "builtins")]
 pub mod builtin;
+pub mod capture;
 mod components;
 mod custom;
 pub mod loader;
@@ -29,6 +30,7 @@ pub mod scene;
 pub mod spawn;
 pub mod twins;
 
+pub use capture::{CaptureError, CaptureOptions, Captured, capture_instance, save_instance};
 pub use components::{ForgeEntityId, ForgeEntityPath};
 pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
 pub use plugin::ForgeScenePlugin;
