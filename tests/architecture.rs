@@ -16,6 +16,7 @@ const PARTS: &[(&str, &[&str])] = &[
     ("schema", &["format", "project"]),
     ("validate", &["format", "project", "schema"]),
     ("diff", &["format"]),
+    ("edit", &["format", "project", "schema", "validate"]),
     ("prefab", &["format", "project", "schema", "validate"]),
     (
         "cook",
@@ -31,7 +32,7 @@ const PARTS: &[(&str, &[&str])] = &[
     (
         "bin",
         &[
-            "format", "project", "schema", "validate", "diff", "prefab", "cook",
+            "format", "project", "schema", "validate", "diff", "prefab", "cook", "edit",
         ],
     ),
 ];

@@ -623,7 +623,7 @@ fn fmt_keeps_the_file_permissions() {
     let file = dir.path().join("scenes/garden.forge.ron");
     for mode in [0o644, 0o664] {
         let text = std::fs::read_to_string(&file).unwrap();
-        std::fs::write(&file, format!("// not canonical\n{text}")).unwrap();
+        std::fs::write(&file, format!("\n\n{text}")).unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
         let o = forge(dir.path(), &["fmt", "scenes"]);
         assert_eq!(status(&o), 0, "{}", stderr(&o));
@@ -1046,4 +1046,80 @@ fn cook_refuses_scenes_with_errors_and_keeps_a_directory_layout_under_out() {
         assert!(dir.path().join(twin).is_file(), "{twin}: {}", stdout(&o));
     }
     assert!(!dir.path().join("assets/scenes/gate.forge.bin").exists());
+}
+
+/// A format 0 scene with comments, one-line entries and a broken twin (a light with no range).
+const FORMAT_0: &str = "// an early scene\n(\n  format_version: 0, // before the first release\n  name: \"Old\",\n  entities: {\n    // the only entity\n    1: (id: 1, name: \"Lamp\", parent: None, children: [], transform: (translation: (x: 0, y: 1, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: []),\n  },\n  roots: [1],\n  next_id: 2,\n)\n";
+
+#[test]
+fn migrate_rewrites_the_version_only_and_keeps_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("old.forge.ron");
+    std::fs::write(&file, FORMAT_0).unwrap();
+    std::fs::write(
+        dir.path().join("new.forge.ron"),
+        FORMAT_0.replace("format_version: 0", "format_version: 1"),
+    )
+    .unwrap();
+
+    let dry = forge(dir.path(), &["migrate", "--dry-run", "."]);
+    assert_eq!(status(&dry), 0, "{}", stderr(&dry));
+    let out = stdout(&dry);
+    assert!(
+        out.starts_with(&format!(
+            "would migrate {}: format 0 -> 1\n",
+            Path::new(".").join("old.forge.ron").display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("\"0\" -> \"1\""), "{out}");
+    assert!(!out.contains("new.forge.ron"), "{out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), FORMAT_0);
+
+    let o = forge(dir.path(), &["migrate", "old.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "migrated old.forge.ron: format 0 -> 1\n");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        FORMAT_0.replace("format_version: 0,", "format_version: 1,")
+    );
+    let again = forge(dir.path(), &["migrate", "."]);
+    assert_eq!(
+        (status(&again), stdout(&again)),
+        (0, "every scene is at format 1\n".to_owned())
+    );
+}
+
+#[test]
+fn migrate_refuses_a_result_that_does_not_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.forge.ron");
+    // A negative light range: reads, but does not validate.
+    let bad = FORMAT_0.replace(
+        "components: []",
+        "components: [(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 10, range: -1, shadows: false))]",
+    );
+    std::fs::write(&file, &bad).unwrap();
+    let o = forge(dir.path(), &["migrate", "bad.forge.ron"]);
+    assert_eq!(status(&o), 1);
+    assert!(stderr(&o).contains("bad.forge.ron: not migrated: cannot make this edit in place: the migrated scene does not validate"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), bad);
+}
+
+#[test]
+fn fmt_leaves_files_with_comments_alone_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("old.forge.ron");
+    std::fs::write(&file, FORMAT_0).unwrap();
+    for args in [&["fmt", "old.forge.ron"][..], &["fmt", "--check", "."][..]] {
+        let o = forge(dir.path(), args);
+        assert_eq!(status(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o)
+                .contains("1:1: not formatted: rewriting it canonically would drop its comments"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), FORMAT_0);
+    }
 }

@@ -55,3 +55,27 @@ pub(crate) fn raw_string_end(b: &[u8], from: usize, hashes: usize) -> Option<usi
         i += 1;
     }
 }
+
+/// The offset of the first comment (`//` or `/*`) of RON text `b` outside strings; `None` when
+/// it has none (or a string is not closed).
+pub(crate) fn first_comment(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = string_end(b, i + 1)?,
+            b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
+                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    i = raw_string_end(b, i + 2 + hashes, hashes)?;
+                } else {
+                    i += 1;
+                }
+            }
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}

@@ -7,9 +7,9 @@ mod instance;
 mod integrity;
 pub(crate) mod lexical;
 mod read;
-mod source_map;
+pub(crate) mod source_map;
 mod value;
-mod write;
+pub(crate) mod write;
 
 use std::path::Path;
 

@@ -458,3 +458,96 @@ pub(crate) fn write_canonical(doc: &SceneDoc) -> String {
     w.out.push_str(")\n");
     w.out
 }
+
+/// Canonical fragments for the edit layer (`crate::edit`): each written at depth 0 (nested
+/// lines indented two spaces per level from the fragment's first line), without the first
+/// line's indentation and without the trailing `,` and newline.
+pub(crate) mod fragment {
+    use super::*;
+
+    fn written(f: impl FnOnce(&mut Writer)) -> String {
+        let mut w = Writer {
+            out: String::new(),
+            depth: 0,
+        };
+        f(&mut w);
+        let mut out = w.out;
+        if out.ends_with(",\n") {
+            out.truncate(out.len() - 2);
+        }
+        out
+    }
+
+    /// The value of a `name: value` field, without `name: `.
+    fn value(name: &str, f: impl FnOnce(&mut Writer)) -> String {
+        let text = written(f);
+        text.strip_prefix(name)
+            .and_then(|t| t.strip_prefix(": "))
+            .map_or(text.clone(), str::to_owned)
+    }
+
+    /// An entity entry: `key: (\n  id: ..,\n  ..\n)`.
+    pub(crate) fn entity(node: &EntityNode, key: u64) -> String {
+        written(|w| w.entity(node, key))
+    }
+
+    /// A component entry: `(\n  type: ..,\n  ..\n)`.
+    pub(crate) fn component(c: &ComponentData) -> String {
+        written(|w| w.component(c, None))
+    }
+
+    /// The value of entity field `field` (one of the format's entity fields) of `node`.
+    pub(crate) fn entity_field(node: &EntityNode, field: &str) -> String {
+        match field {
+            "id" => value("id", |w| w.uint("id", node.id)),
+            "name" => string(&node.name),
+            "parent" => match node.parent {
+                None => "None".to_owned(),
+                Some(p) => format!("Some({p})"),
+            },
+            "children" => ids(&node.children),
+            "transform" => value("transform", |w| w.transform(&node.transform)),
+            "components" => {
+                if node.components.is_empty() {
+                    "[]".to_owned()
+                } else {
+                    value("components", |w| {
+                        w.open("components", '[');
+                        for c in &node.components {
+                            w.component(c, None);
+                        }
+                        w.close("]");
+                    })
+                }
+            }
+            "locked" => node.locked.to_string(),
+            "instance" => match &node.instance {
+                None => "None".to_owned(),
+                Some(instance) => value("instance", |w| w.instance(instance)),
+            },
+            _ => String::new(),
+        }
+    }
+
+    /// A list of ids: `[]`, or one id per line.
+    pub(crate) fn ids(ids: &[u64]) -> String {
+        value("ids", |w| w.ids("ids", ids))
+    }
+
+    /// A `(x: .., y: .., z: ..)` vector.
+    pub(crate) fn vec3(v: Vec3) -> String {
+        value("v", |w| w.vec3("v", v))
+    }
+
+    /// A float that reads back to the same bits.
+    pub(crate) fn float(v: f32) -> String {
+        ryu::Buffer::new().format(v).to_owned()
+    }
+
+    /// A string literal with the reader's escapes.
+    pub(crate) fn string(s: &str) -> String {
+        let mut out = String::new();
+        push_string(&mut out, s);
+        out
+    }
+}

@@ -34,6 +34,7 @@
 
 mod cook;
 mod files;
+mod migrate;
 mod render;
 mod tree;
 
@@ -66,7 +67,7 @@ struct Cli {
 enum Command {
     /// Validate scenes and print their diagnostics.
     Validate(ValidateArgs),
-    /// Rewrite scenes in canonical form.
+    /// Rewrite scenes in canonical form (files with comments are left alone, with a warning).
     Fmt(FmtArgs),
     /// Create an empty scene in a project's `scenes/` directory.
     New(NewArgs),
@@ -74,6 +75,18 @@ enum Command {
     Tree(TreeArgs),
     /// Write the cooked binary twin (`.forge.bin`) of scenes that validate.
     Cook(CookArgs),
+    /// Bring scenes written in an older format version to the current one, keeping comments.
+    Migrate(MigrateArgs),
+}
+
+#[derive(Debug, Args)]
+struct MigrateArgs {
+    /// Scene files, or directories searched for `*.forge.ron` files.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    paths: Vec<PathBuf>,
+    /// Write nothing; print the changes each file would get.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -178,6 +191,7 @@ fn main() -> ExitCode {
         Command::New(args) => new(&args),
         Command::Tree(args) => show_tree(&args),
         Command::Cook(args) => cook::cook(&args),
+        Command::Migrate(args) => migrate::migrate(&args.paths, args.dry_run),
     };
     ExitCode::from(status as u8)
 }
@@ -539,6 +553,17 @@ fn fmt(args: &FmtArgs) -> Status {
         let canonical = parsed.doc.to_canonical_string();
         let on_disk = std::fs::read(path).unwrap_or_default();
         if on_disk == canonical.as_bytes() {
+            continue;
+        }
+        // The canonical writer has no place for comments: such files are left as they are.
+        if let Some(at) = std::str::from_utf8(&on_disk)
+            .ok()
+            .and_then(bevy_forge_scene::edit::first_comment)
+        {
+            eprintln!(
+                "warning: {}:{at}: not formatted: rewriting it canonically would drop its comments (edit it with `bevy_forge_scene::edit::SceneEdit`, which keeps them)",
+                source.name
+            );
             continue;
         }
         if args.check {

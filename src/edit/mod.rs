@@ -1,0 +1,731 @@
+//! The edit layer: change a scene file one value at a time, keeping everything the author wrote.
+//!
+//! [`SceneEdit`] holds a scene's text and its [`SourceMap`]. Each operation makes the change on
+//! the document in memory (the same operation as [`format::edit`](crate::format::edit)), then
+//! changes only the bytes of what changed (see below) so comments, blank lines, key order and
+//! number spelling stay; the new text is read again and must give exactly the document the
+//! operation made, or the edit is refused. Each edit returns a [`PatchGroup`] with the exact
+//! text before and after; [`undo`](SceneEdit::undo) and [`redo`](SceneEdit::redo) give the
+//! bytes back exactly.
+//!
+//! **What changes.** A transform's changed numbers; a custom field's `expr` string; a component
+//! entry that changed otherwise; any other entity field's value (`name`, `parent`, `children`,
+//! `locked`, `instance`); whole entity and component entries that were added (after the last
+//! entry of their list) or removed (with their comma, and their lines when they stand alone on
+//! them); the `roots`, `next_id` and `name` values. New text follows the canonical layout: on
+//! one line where the value it replaces or follows is on one line, else one field per line,
+//! indented from the line it goes on, with the file's own line ending (`\n` or `\r\n`). A
+//! byte-order mark is kept.
+//!
+//! **Files.** An edit of a [`SceneEdit::open`]ed file is written at once, atomically (a
+//! temporary file renamed over it: the old file stays whole if anything fails), and is
+//! refused when the file changed on disk since it was read or last written
+//! ([`SceneEditError::ChangedOnDisk`]). [`SceneEdit::dry_run`] returns what edits would do
+//! without writing or keeping them. An edit that changes nothing records nothing.
+
+mod migrate;
+mod splice;
+
+use std::path::{Path, PathBuf};
+
+use crate::format::{
+    ComponentData, CustomField, EditError, EntityNode, Instance, ParsedScene, ReadError, SceneDoc,
+    SourceMap, Transform,
+};
+
+pub use migrate::{MIGRATIONS, Migrated, Migration, migrate};
+
+/// One file's change: its exact text `before` and `after` the edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    /// The file, or `None` for a [`SceneEdit`] over text in memory.
+    pub file: Option<PathBuf>,
+    /// Byte offset of the change (after a byte-order mark, if any).
+    pub offset: usize,
+    /// The bytes at `offset` before the edit.
+    pub before: String,
+    /// The bytes at `offset` after the edit.
+    pub after: String,
+}
+
+/// The changes of one edit, or of the edits between [`SceneEdit::begin`] and
+/// [`SceneEdit::end`]: what undo and redo replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchGroup {
+    /// What the edit did, for an editor's history (`"rename 4"`, `"move Door"`).
+    pub label: String,
+    /// The changes, in the order they were made.
+    pub patches: Vec<Patch>,
+    /// A hash of the whole text the group starts from: [`SceneEdit::apply`] refuses any other.
+    pub starts_from: u64,
+    /// A hash of the whole text after the group: [`SceneEdit::undo`] starts from it.
+    pub ends_at: u64,
+}
+
+/// Why an edit was refused. Nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneEditError {
+    /// The text does not read as a scene.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The operation itself was refused (no such entity, a cycle, a duplicate component).
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    /// The file changed on disk since it was read or last written by this `SceneEdit`.
+    #[error(
+        "`{}` changed on disk since it was read; open it again to edit the new text",
+        .0.display()
+    )]
+    ChangedOnDisk(PathBuf),
+    /// [`SceneEdit::apply`] or undo/redo of a group that does not start from the current text.
+    #[error("the patch group `{0}` does not start from the current text")]
+    NotAtStart(String),
+    /// Nothing to undo or redo.
+    #[error("nothing to {0}")]
+    NothingTo(&'static str),
+    /// The file could not be read or written.
+    #[error(transparent)]
+    Io(#[from] crate::project::ProjectError),
+    /// The text could not be changed without touching what the author wrote around it (a
+    /// layout this layer does not locate), or the result did not read back as the document
+    /// the operation made. Says which part.
+    #[error("cannot make this edit in place: {0}")]
+    InPlace(String),
+}
+
+/// A scene file (or text) being edited in place, with undo and redo. See the module docs.
+#[derive(Debug, Clone)]
+pub struct SceneEdit {
+    path: Option<PathBuf>,
+    /// A byte-order mark the text starts with, kept.
+    bom: bool,
+    /// The text, without the byte-order mark.
+    text: String,
+    parsed: ParsedScene,
+    /// The text on disk as last read or written (with the mark): a change by anyone else is
+    /// refused.
+    on_disk: Option<Vec<u8>>,
+    undo: Vec<PatchGroup>,
+    redo: Vec<PatchGroup>,
+    /// The group [`begin`](Self::begin) opened.
+    open: Option<PatchGroup>,
+}
+
+const BOM: &str = "\u{feff}";
+
+/// Where the first comment (`//` or `/*`) of scene text `text` is, outside strings: what
+/// rewriting the whole file canonically would drop (`forge fmt` leaves such files alone).
+pub fn first_comment(text: &str) -> Option<crate::format::Position> {
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    let at = crate::format::lexical::first_comment(body.as_bytes())?;
+    Some(crate::format::source_map::LineIndex::new(body).position(at))
+}
+
+fn hash(text: &str) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = bevy_platform::hash::FixedHasher.build_hasher();
+    h.write(text.as_bytes());
+    h.finish()
+}
+
+impl SceneEdit {
+    /// Opens the scene file at `path` for editing.
+    ///
+    /// # Errors
+    /// [`SceneEditError::Io`] when it cannot be read, [`SceneEditError::Read`] (with line and
+    /// column) when it is not a scene.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SceneEditError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| crate::project::ProjectError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        // Not UTF-8: the reader says where, naming the file.
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => text,
+            Err(_) => {
+                return Err(match SceneDoc::from_slice(&bytes) {
+                    Err(e) => SceneEditError::Read(e.with_path(path)),
+                    Ok(_) => SceneEditError::InPlace("the file is not UTF-8 text".to_owned()),
+                });
+            }
+        };
+        let mut edit = Self::from_text(text).map_err(|e| match e {
+            SceneEditError::Read(r) => SceneEditError::Read(r.with_path(path)),
+            other => other,
+        })?;
+        edit.path = Some(path.to_owned());
+        edit.on_disk = Some(bytes);
+        Ok(edit)
+    }
+
+    /// Edits `text` in memory (no file: nothing is written).
+    ///
+    /// # Errors
+    /// [`SceneEditError::Read`] when `text` is not a scene.
+    pub fn from_text(text: &str) -> Result<Self, SceneEditError> {
+        let (bom, body) = match text.strip_prefix(BOM) {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let parsed = SceneDoc::from_str(body)?;
+        Ok(Self {
+            path: None,
+            bom,
+            text: body.to_owned(),
+            parsed,
+            on_disk: None,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            open: None,
+        })
+    }
+
+    /// The document as the text reads now.
+    pub fn doc(&self) -> &SceneDoc {
+        &self.parsed.doc
+    }
+
+    /// Where each part of the document is in the text now.
+    pub fn source_map(&self) -> &SourceMap {
+        &self.parsed.source_map
+    }
+
+    /// The whole text now, byte-order mark included.
+    pub fn text(&self) -> String {
+        if self.bom {
+            format!("{BOM}{}", self.text)
+        } else {
+            self.text.clone()
+        }
+    }
+
+    /// The file being edited, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The edits that can be undone, oldest first.
+    pub fn undo_stack(&self) -> &[PatchGroup] {
+        &self.undo
+    }
+
+    /// The edits that can be redone, the next one last.
+    pub fn redo_stack(&self) -> &[PatchGroup] {
+        &self.redo
+    }
+
+    // ---- operations ----
+
+    /// Makes any change to the document, in place: `change` edits a copy of the document; the
+    /// text then changes where the document did. Every named operation below goes through
+    /// this. Returns the group recorded, or `None` when nothing changed.
+    ///
+    /// # Errors
+    /// What `change` returns; [`SceneEditError::ChangedOnDisk`] and [`SceneEditError::Io`] for a
+    /// file; [`SceneEditError::InPlace`] when the text cannot be changed in place.
+    pub fn change(
+        &mut self,
+        label: impl Into<String>,
+        change: impl FnOnce(&mut SceneDoc) -> Result<(), EditError>,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let mut doc = self.parsed.doc.clone();
+        change(&mut doc)?;
+        if doc == self.parsed.doc {
+            return Ok(None);
+        }
+        let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
+            .map_err(|e| SceneEditError::InPlace(e.0))?;
+        let Some(first) = splices.first() else {
+            return Ok(None);
+        };
+        let (start, end) = (first.start, splices.last().map_or(first.end, |s| s.end));
+        let mut after = String::with_capacity(end - start + 64);
+        let mut at = start;
+        for s in &splices {
+            after.push_str(&self.text[at..s.start]);
+            after.push_str(&s.text);
+            at = s.end;
+        }
+        after.push_str(&self.text[at..end]);
+        let patch = Patch {
+            file: self.path.clone(),
+            offset: start,
+            before: self.text[start..end].to_owned(),
+            after,
+        };
+        let mut new_text = String::with_capacity(self.text.len() + patch.after.len());
+        new_text.push_str(&self.text[..start]);
+        new_text.push_str(&patch.after);
+        new_text.push_str(&self.text[end..]);
+        let parsed = SceneDoc::from_str(&new_text)
+            .map_err(|e| SceneEditError::InPlace(format!("the edited text does not read: {e}")))?;
+        if parsed.doc != doc {
+            return Err(SceneEditError::InPlace(
+                "the edited text reads as another document".to_owned(),
+            ));
+        }
+        let group = PatchGroup {
+            label: label.into(),
+            starts_from: hash(&self.text),
+            ends_at: hash(&new_text),
+            patches: vec![patch],
+        };
+        self.commit(new_text, parsed)?;
+        self.record(group.clone());
+        Ok(Some(group))
+    }
+
+    /// Adds an entity named `name` under `parent` (a root when `None`) with a fresh id from
+    /// `next_id`, appended to the parent's children; returns the group and the id.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchEntity`] for an unknown parent.
+    pub fn add_entity(
+        &mut self,
+        name: &str,
+        parent: Option<u64>,
+        transform: Transform,
+        components: Vec<ComponentData>,
+    ) -> Result<(Option<PatchGroup>, u64), SceneEditError> {
+        let mut id = 0;
+        let group = self.change(format!("add {name:?}"), |doc| {
+            id = doc.add_entity(name, parent)?;
+            if let Some(node) = doc.entity_mut(id) {
+                node.transform = transform;
+                node.components = components;
+            }
+            Ok(())
+        })?;
+        Ok((group, id))
+    }
+
+    /// Deletes entity `id` and its subtree.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change).
+    pub fn delete_subtree(&mut self, id: u64) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("delete {id}"), |doc| {
+            doc.delete_subtree(id).map(drop)
+        })
+    }
+
+    /// Copies entity `id` and its subtree beside it with fresh ids; returns the copy's id.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change).
+    pub fn duplicate_subtree(
+        &mut self,
+        id: u64,
+    ) -> Result<(Option<PatchGroup>, u64), SceneEditError> {
+        let mut copy = 0;
+        let group = self.change(format!("duplicate {id}"), |doc| {
+            copy = doc.duplicate_subtree(id)?;
+            Ok(())
+        })?;
+        Ok((group, copy))
+    }
+
+    /// Moves entity `id` under `new_parent` (a root when `None`) at `index` among its new
+    /// siblings, counted after it left its old place.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::Cycle`] when `new_parent` is in `id`'s subtree.
+    pub fn reparent(
+        &mut self,
+        id: u64,
+        new_parent: Option<u64>,
+        index: usize,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("move {id}"), |doc| {
+            doc.reparent(id, new_parent, index)
+        })
+    }
+
+    /// Adds `component` to entity `id`, after its others.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::DuplicateComponent`] when it has one of that key.
+    pub fn add_component(
+        &mut self,
+        id: u64,
+        component: ComponentData,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("add {} to {id}", component.key()), |doc| {
+            doc.add_component(id, component)
+        })
+    }
+
+    /// Removes the component with key `key` (`sprite`, `custom:game::Health`) from entity `id`.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchComponent`].
+    pub fn remove_component(
+        &mut self,
+        id: u64,
+        key: &str,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("remove {key} from {id}"), |doc| {
+            doc.remove_component(id, key).map(drop)
+        })
+    }
+
+    /// Replaces entity `id`'s component of the same key as `component` (setting any built-in
+    /// field: read it, change the field, set it back).
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchComponent`] when it has none of that key.
+    pub fn set_component(
+        &mut self,
+        id: u64,
+        component: ComponentData,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("set {} of {id}", component.key()), |doc| {
+            let key = component.key();
+            let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
+            let slot = node
+                .components
+                .iter_mut()
+                .find(|c| c.same_key(&component))
+                .ok_or(EditError::NoSuchComponent { id, key })?;
+            *slot = component;
+            Ok(())
+        })
+    }
+
+    /// Sets field `field` of entity `id`'s custom component `type_path` to the Rust expression
+    /// `expr` (added after its other fields when it is not written).
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchComponent`].
+    pub fn set_custom_field(
+        &mut self,
+        id: u64,
+        type_path: &str,
+        field: &str,
+        expr: &str,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("set {type_path}.{field} of {id}"), |doc| {
+            let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
+            let custom = node
+                .components
+                .iter_mut()
+                .find_map(|c| match c {
+                    ComponentData::Custom(c) if c.type_path == type_path => Some(c),
+                    _ => None,
+                })
+                .ok_or_else(|| EditError::NoSuchComponent {
+                    id,
+                    key: format!("custom:{type_path}"),
+                })?;
+            match custom.fields.iter_mut().find(|f| f.name == field) {
+                Some(f) => f.expr = expr.into(),
+                None => custom.fields.push(CustomField::new(field, expr)),
+            }
+            Ok(())
+        })
+    }
+
+    /// Renames entity `id`.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change).
+    pub fn rename(&mut self, id: u64, name: &str) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("rename {id}"), |doc| doc.rename(id, name))
+    }
+
+    /// Sets entity `id`'s local transform (Euler degrees).
+    ///
+    /// # Errors
+    /// As [`change`](Self::change).
+    pub fn set_transform(
+        &mut self,
+        id: u64,
+        transform: Transform,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("move {id}"), |doc| doc.set_transform(id, transform))
+    }
+
+    /// Sets (or with `None` clears) the prefab instance entity `id` places: its scene and
+    /// overrides (the `format` module docs, "Prefab instances").
+    ///
+    /// # Errors
+    /// As [`change`](Self::change).
+    pub fn set_instance(
+        &mut self,
+        id: u64,
+        instance: Option<Instance>,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("set instance of {id}"), |doc| {
+            let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
+            node.instance = instance.map(Box::new);
+            Ok(())
+        })
+    }
+
+    /// Sets the scene's display name.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change).
+    pub fn set_scene_name(&mut self, name: &str) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change("rename scene", |doc| {
+            doc.name = name.to_owned();
+            Ok(())
+        })
+    }
+
+    /// The entity `id`, as the text reads now.
+    pub fn entity(&self, id: u64) -> Option<&EntityNode> {
+        self.parsed.doc.entity(id)
+    }
+
+    // ---- history ----
+
+    /// Starts a group: the edits until [`end`](Self::end) undo and redo as one, labelled
+    /// `label`. A `begin` inside a group is part of the outer one.
+    pub fn begin(&mut self, label: impl Into<String>) {
+        if self.open.is_none() {
+            let h = hash(&self.text);
+            self.open = Some(PatchGroup {
+                label: label.into(),
+                patches: Vec::new(),
+                starts_from: h,
+                ends_at: h,
+            });
+        }
+    }
+
+    /// Ends the group [`begin`](Self::begin) started and returns it (`None` when no edit in it
+    /// changed anything).
+    pub fn end(&mut self) -> Option<PatchGroup> {
+        let group = self.open.take()?;
+        if group.patches.is_empty() {
+            return None;
+        }
+        self.undo.push(group.clone());
+        Some(group)
+    }
+
+    /// Runs `edits` on a copy that writes nothing and returns what they would change, as one
+    /// group labelled `label`; this `SceneEdit` (text, file, history) is unchanged.
+    ///
+    /// # Errors
+    /// What `edits` returns.
+    pub fn dry_run(
+        &self,
+        label: impl Into<String>,
+        edits: impl FnOnce(&mut SceneEdit) -> Result<(), SceneEditError>,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let mut copy = self.clone();
+        copy.path = None;
+        copy.on_disk = None;
+        copy.open = None;
+        copy.begin(label);
+        edits(&mut copy)?;
+        let mut group = copy.end();
+        if let Some(group) = &mut group {
+            for patch in &mut group.patches {
+                patch.file = self.path.clone();
+            }
+        }
+        Ok(group)
+    }
+
+    /// Applies `group` (from a [`dry_run`](Self::dry_run), or another `SceneEdit` of the same
+    /// text), recording it for undo.
+    ///
+    /// # Errors
+    /// [`SceneEditError::NotAtStart`] when the text is not the one the group starts from;
+    /// file errors as for any edit.
+    pub fn apply(&mut self, group: &PatchGroup) -> Result<(), SceneEditError> {
+        let text = self.replay(group, false)?;
+        self.set_text(text)?;
+        self.record(group.clone());
+        Ok(())
+    }
+
+    /// Undoes the last edit (or group), giving back the exact bytes before it.
+    ///
+    /// # Errors
+    /// [`SceneEditError::NothingTo`] with an empty history; file errors as for any edit.
+    pub fn undo(&mut self) -> Result<PatchGroup, SceneEditError> {
+        let group = self.undo.pop().ok_or(SceneEditError::NothingTo("undo"))?;
+        match self
+            .replay(&group, true)
+            .and_then(|text| self.set_text(text))
+        {
+            Ok(()) => {
+                self.redo.push(group.clone());
+                Ok(group)
+            }
+            Err(e) => {
+                self.undo.push(group);
+                Err(e)
+            }
+        }
+    }
+
+    /// Redoes the last undone edit, giving back the exact bytes after it.
+    ///
+    /// # Errors
+    /// [`SceneEditError::NothingTo`] when nothing was undone; file errors as for any edit.
+    pub fn redo(&mut self) -> Result<PatchGroup, SceneEditError> {
+        let group = self.redo.pop().ok_or(SceneEditError::NothingTo("redo"))?;
+        match self
+            .replay(&group, false)
+            .and_then(|text| self.set_text(text))
+        {
+            Ok(()) => {
+                self.undo.push(group.clone());
+                Ok(group)
+            }
+            Err(e) => {
+                self.redo.push(group);
+                Err(e)
+            }
+        }
+    }
+
+    /// The text after replaying `group` forwards (or backwards) over the current text.
+    fn replay(&self, group: &PatchGroup, backwards: bool) -> Result<String, SceneEditError> {
+        let (from, _) = if backwards {
+            (group.ends_at, group.starts_from)
+        } else {
+            (group.starts_from, group.ends_at)
+        };
+        if hash(&self.text) != from {
+            return Err(SceneEditError::NotAtStart(group.label.clone()));
+        }
+        let mut text = self.text.clone();
+        let steps: Box<dyn Iterator<Item = &Patch>> = if backwards {
+            Box::new(group.patches.iter().rev())
+        } else {
+            Box::new(group.patches.iter())
+        };
+        for p in steps {
+            let (old, new) = if backwards {
+                (&p.after, &p.before)
+            } else {
+                (&p.before, &p.after)
+            };
+            if text.get(p.offset..p.offset + old.len()) != Some(old.as_str()) {
+                return Err(SceneEditError::NotAtStart(group.label.clone()));
+            }
+            text.replace_range(p.offset..p.offset + old.len(), new);
+        }
+        Ok(text)
+    }
+
+    /// Makes `text` current (read, written to the file).
+    fn set_text(&mut self, text: String) -> Result<(), SceneEditError> {
+        let parsed = SceneDoc::from_str(&text)?;
+        self.commit(text, parsed)
+    }
+
+    /// Writes `text` to the file (refusing when someone else changed it) and makes it current.
+    fn commit(&mut self, text: String, parsed: ParsedScene) -> Result<(), SceneEditError> {
+        self.commit_with(text, parsed, |_| Ok(()))
+    }
+
+    /// [`commit`](Self::commit), running `before_rename` between writing the temporary file
+    /// and renaming it over the file (tests put a crash there).
+    fn commit_with(
+        &mut self,
+        text: String,
+        parsed: ParsedScene,
+        before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<(), SceneEditError> {
+        if let Some(path) = &self.path {
+            let now = std::fs::read(path).ok();
+            if now.as_deref() != self.on_disk.as_deref() {
+                return Err(SceneEditError::ChangedOnDisk(path.clone()));
+            }
+            let mut bytes = Vec::with_capacity(text.len() + 3);
+            if self.bom {
+                bytes.extend_from_slice(BOM.as_bytes());
+            }
+            bytes.extend_from_slice(text.as_bytes());
+            crate::project::write_atomic(path, &bytes, before_rename)?;
+            self.on_disk = Some(bytes);
+        }
+        self.text = text;
+        self.parsed = parsed;
+        Ok(())
+    }
+
+    /// Records `group`: in the open group, or on the undo stack; either way redo is cleared.
+    fn record(&mut self, group: PatchGroup) {
+        self.redo.clear();
+        match &mut self.open {
+            Some(open) => {
+                open.patches.extend(group.patches);
+                open.ends_at = group.ends_at;
+            }
+            None => self.undo.push(group),
+        }
+    }
+
+    /// Replaces the `format_version` value with `version` (a migration's last step; the
+    /// document in memory is always the current version).
+    pub(crate) fn set_written_version(
+        &mut self,
+        version: u32,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let at = self.parsed.source_map.top[0];
+        let t = splice::Text::new(&self.text);
+        let s = t
+            .replace_value(at, &version.to_string(), "format_version")
+            .map_err(|e| SceneEditError::InPlace(e.0))?;
+        if self.text[s.start..s.end] == s.text {
+            return Ok(None);
+        }
+        let mut new_text = self.text.clone();
+        new_text.replace_range(s.start..s.end, &s.text);
+        let parsed = SceneDoc::from_str(&new_text)?;
+        let group = PatchGroup {
+            label: format!("format_version {version}"),
+            starts_from: hash(&self.text),
+            ends_at: hash(&new_text),
+            patches: vec![Patch {
+                file: self.path.clone(),
+                offset: s.start,
+                before: self.text[s.start..s.end].to_owned(),
+                after: s.text,
+            }],
+        };
+        self.commit(new_text, parsed)?;
+        self.record(group.clone());
+        Ok(Some(group))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const SCENE: &str = "// kept\n(format_version: 1, name: \"S\", entities: {\n  1: (id: 1, name: \"A\", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),\n}, roots: [1], next_id: 2)\n";
+
+    #[test]
+    fn a_crash_between_the_temporary_file_and_the_rename_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.forge.ron");
+        std::fs::write(&path, SCENE).unwrap();
+        let mut edit = SceneEdit::open(&path).unwrap();
+        let text = edit.text.replace("\"A\"", "\"B\"");
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let crashed = edit.commit_with(text, parsed, |tmp| {
+            // The new text is complete in the temporary file when the crash comes.
+            assert!(std::fs::read_to_string(tmp).unwrap().contains("\"B\""));
+            Err(std::io::Error::other("crash"))
+        });
+        assert!(crashed.is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), SCENE);
+        // This SceneEdit still has the old text, and edits the file as before.
+        assert_eq!(edit.text(), SCENE);
+        edit.rename(1, "C").unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("\"C\""));
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

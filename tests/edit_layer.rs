@@ -1,0 +1,492 @@
+//! The edit layer (`bevy_forge_scene::edit`): edits change only the bytes of what they change,
+//! read back as the same operation gives in memory, undo and redo give the bytes back exactly,
+//! dry runs write nothing, a file changed on disk is not overwritten, and `forge migrate` keeps
+//! comments.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use bevy_forge_scene::edit::{SceneEdit, SceneEditError, migrate};
+use bevy_forge_scene::format::{ComponentData, CustomField, PointLightData, SceneDoc, Transform};
+use bevy_forge_scene::prelude::ForgeSceneInstance;
+use common::{Edit, apply_edit};
+use proptest::prelude::*;
+
+/// A hand-written scene: comments everywhere, one-line and multi-line entries, fields out of
+/// order, integers for floats, a missing `locked`, raw strings, trailing commas or none.
+const HAND: &str = r##"// The hall, by hand.
+(
+  format_version: 1, // current
+  name: "Hall",
+
+  /* entities follow */
+  entities: {
+    // the lamp: one line
+    1: (id: 1, name: "Lamp", parent: None, children: [2], transform: (translation: (x: 1, y: 2.5, z: 0), rotation: (x: 0, y: 90, z: 0), scale: (x: 1, y: 1, z: 1)), components: [(type: point_light, data: (color: (r: 1, g: 0.9, b: 0.8, a: 1), intensity: 800, range: 20, shadows: false))]),
+    2: (
+      id: 2,
+      name: "Bulb", // inside the lamp
+      parent: Some(1),
+      children: [],
+      transform: (
+        translation: (x: 0.0, y: 0.5, z: 0.0),
+        rotation: (x: 0.0, y: 0.0, z: 0.0),
+        scale: (x: 0.25, y: 0.25, z: 0.25),
+      ),
+      components: [
+        (type: custom, data: (type_path: "game::Glow", fields: [
+          (name: "power", expr: "2.0 * 3.0"), // doubled
+          (name: "label", expr: r#""warm \n""#),
+        ])),
+        (type: visibility, data: visible),
+      ],
+      locked: true,
+    ),
+    3: (id: 3, name: "Floor", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [], locked: false)
+  },
+  roots: [1, 3], // lamp first
+  next_id: 4,
+)
+// the end
+"##;
+
+/// The comments of [`HAND`] outside any entity: no edit may lose them.
+const BOM_CHAR: char = '\u{feff}';
+
+const KEPT: &[&str] = &[
+    "// The hall, by hand.",
+    "// current",
+    "/* entities follow */",
+    "// lamp first",
+    "// the end",
+];
+
+fn crlf_bom(text: &str) -> String {
+    format!("\u{feff}{}", text.replace('\n', "\r\n"))
+}
+
+fn asset(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// The texts the property test edits.
+fn texts() -> Vec<String> {
+    vec![
+        HAND.to_owned(),
+        crlf_bom(HAND),
+        asset("assets/scenes/showcase.forge.ron"),
+        asset("assets/scenes/castle_gate.forge.ron"),
+        asset("assets/scenes/goblin_camp.forge.ron"),
+        common::fixture_text("valid/platformer.forge.ron"),
+        SceneDoc::from_str(HAND).unwrap().doc.to_canonical_string(),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Doc(Edit),
+    /// Sets the expression of a custom field of the picked entity (one it has, or a new one).
+    Expr(usize, usize, String),
+    /// Changes a built-in's payload (a light's intensity, a sprite's flip).
+    Builtin(usize, f32),
+    /// Renames the scene.
+    SceneName(String),
+}
+
+fn step() -> BoxedStrategy<Step> {
+    prop_oneof![
+        6 => common::edit().prop_map(Step::Doc),
+        2 => (any::<usize>(), any::<usize>(), "[a-z0-9 +*.()]{1,12}").prop_map(|(p, f, e)| Step::Expr(p, f, e)),
+        2 => (any::<usize>(), 0.0f32..5000.0).prop_map(|(p, v)| Step::Builtin(p, v)),
+        1 => "[A-Za-z ]{0,8}".prop_map(Step::SceneName),
+    ]
+    .boxed()
+}
+
+fn run(doc: &mut SceneDoc, step: &Step) {
+    let ids: Vec<u64> = doc.entities.keys().copied().collect();
+    let pick = |i: usize| (!ids.is_empty()).then(|| ids[i % ids.len()]);
+    match step {
+        Step::Doc(e) => apply_edit(doc, e),
+        Step::Expr(p, f, expr) => {
+            let Some(id) = pick(*p) else { return };
+            let node = doc.entity_mut(id).unwrap();
+            if let Some(ComponentData::Custom(c)) = node
+                .components
+                .iter_mut()
+                .find(|c| matches!(c, ComponentData::Custom(_)))
+            {
+                let n = c.fields.len();
+                if n > 0 && f % 3 != 0 {
+                    c.fields[f % n].expr = expr.as_str().into();
+                } else {
+                    c.fields
+                        .push(CustomField::new(format!("f{}", f % 7), expr.as_str()));
+                }
+            }
+        }
+        Step::Builtin(p, v) => {
+            let Some(id) = pick(*p) else { return };
+            for c in &mut doc.entity_mut(id).unwrap().components {
+                match c {
+                    ComponentData::PointLight(l) => l.intensity = *v,
+                    ComponentData::DirectionalLight(l) => l.illuminance = *v,
+                    ComponentData::Sprite(s) => s.flip_x = !s.flip_x,
+                    ComponentData::Text2d(t) => t.font_size = 1.0 + *v,
+                    _ => {}
+                }
+            }
+        }
+        Step::SceneName(name) => doc.name = name.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_edits_read_back_keep_the_rest_and_undo_byte_exactly(
+        which in 0usize..7,
+        steps in proptest::collection::vec(step(), 1..14),
+    ) {
+        let original = texts()[which].clone();
+        let crlf = original.contains("\r\n");
+        let mut edit = SceneEdit::from_text(&original).unwrap();
+        let mut expected = edit.doc().clone();
+        let mut texts_after = Vec::new();
+        for s in &steps {
+            let before = edit.text();
+            run(&mut expected, s);
+            let group = edit.change("step", |doc| {
+                run(doc, s);
+                Ok(())
+            });
+            let group = match group {
+                Ok(g) => g,
+                Err(e) => return Err(TestCaseError::fail(format!("{s:?}: {e}\n{before}"))),
+            };
+            prop_assert_eq!(edit.doc(), &expected, "{:?}", s);
+            let after = edit.text();
+            match &group {
+                None => prop_assert_eq!(&after, &before),
+                Some(g) => {
+                    // Every byte outside the patch is the old text's.
+                    let p = &g.patches[0];
+                    let bom = if before.starts_with('\u{feff}') { 3 } else { 0 };
+                    let body = &before[bom..];
+                    let rebuilt = format!(
+                        "{}{}{}{}",
+                        &before[..bom],
+                        &body[..p.offset],
+                        p.after,
+                        &body[p.offset + p.before.len()..]
+                    );
+                    prop_assert_eq!(&rebuilt, &after);
+                    texts_after.push(after.clone());
+                }
+            }
+            if which < 2 {
+                for kept in KEPT {
+                    prop_assert!(after.contains(kept), "lost {:?} after {:?}", kept, s);
+                }
+            }
+            if crlf {
+                prop_assert!(after.starts_with(BOM_CHAR), "the byte-order mark went");
+                prop_assert!(!after.replace("\r\n", "").contains('\n'), "a bare newline after {:?}", s);
+            }
+        }
+        let last = edit.text();
+        while edit.undo().is_ok() {}
+        prop_assert_eq!(edit.text(), original.clone());
+        while edit.redo().is_ok() {}
+        prop_assert_eq!(edit.text(), last);
+        prop_assert_eq!(edit.undo_stack().len(), texts_after.len());
+    }
+}
+
+#[test]
+fn a_transform_edit_changes_only_its_numbers() {
+    let mut edit = SceneEdit::from_text(HAND).unwrap();
+    let mut t = edit.entity(1).unwrap().transform;
+    t.translation.x = 4.5;
+    t.rotation.y = 45.0;
+    let group = edit.set_transform(1, t).unwrap().unwrap();
+    let after = edit.text();
+    // `1` became `4.5` and `90` became `45.0`; `2.5`, `0` and the rest stay as written.
+    assert_eq!(
+        after,
+        HAND.replacen("(x: 1, y: 2.5", "(x: 4.5, y: 2.5", 1)
+            .replacen("rotation: (x: 0, y: 90", "rotation: (x: 0, y: 45.0", 1)
+    );
+    assert_eq!(group.patches.len(), 1);
+    assert!(group.patches[0].before.starts_with('1'));
+}
+
+#[test]
+fn custom_field_and_builtin_edits_touch_their_values_only() {
+    let mut edit = SceneEdit::from_text(HAND).unwrap();
+    edit.set_custom_field(2, "game::Glow", "power", "7.5")
+        .unwrap()
+        .unwrap();
+    assert_eq!(edit.text(), HAND.replace("\"2.0 * 3.0\"", "\"7.5\""));
+    // A new field goes after the others, in the list's layout.
+    edit.set_custom_field(2, "game::Glow", "hue", "0.1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        edit.text(),
+        HAND.replace("\"2.0 * 3.0\"", "\"7.5\"").replace(
+            "(name: \"label\", expr: r#\"\"warm \\n\"\"#),\n",
+            "(name: \"label\", expr: r#\"\"warm \\n\"\"#),\n          (name: \"hue\", expr: \"0.1\"),\n"
+        )
+    );
+    // A built-in's payload: its entry, on one line as it was.
+    let mut light = match &edit.entity(1).unwrap().components[0] {
+        ComponentData::PointLight(l) => l.clone(),
+        other => panic!("{other:?}"),
+    };
+    light.intensity = 1200.0;
+    edit.set_component(1, ComponentData::PointLight(light))
+        .unwrap()
+        .unwrap();
+    let text = edit.text();
+    let lamp = text.lines().find(|l| l.contains("\"Lamp\"")).unwrap();
+    assert!(lamp.contains("intensity: 1200.0"), "{lamp}");
+    for kept in KEPT.iter().chain(&["// doubled", "// inside the lamp"]) {
+        assert!(text.contains(kept), "{kept}");
+    }
+}
+
+#[test]
+fn entities_added_follow_the_layout_and_deleted_ones_take_their_lines() {
+    let mut edit = SceneEdit::from_text(HAND).unwrap();
+    let (_, id) = edit
+        .add_entity(
+            "Rug",
+            Some(3),
+            Transform::IDENTITY,
+            vec![ComponentData::PointLight(PointLightData {
+                color: bevy_forge_scene::format::Color::WHITE,
+                intensity: 10.0,
+                range: 2.0,
+                shadows: false,
+            })],
+        )
+        .unwrap();
+    assert_eq!(id, 4);
+    let text = edit.text();
+    // After the last entry (a one-line entry): on one line too.
+    let rug = text.lines().find(|l| l.contains("\"Rug\"")).unwrap();
+    assert!(rug.trim_start().starts_with("4: (id: 4,"), "{rug}");
+    assert!(text.contains("next_id: 5,"));
+    edit.delete_subtree(2).unwrap().unwrap();
+    let text = edit.text();
+    assert!(!text.contains("Bulb") && !text.contains("// doubled"));
+    assert!(text.contains("// inside the lamp") || !text.contains("inside the lamp"));
+    assert!(!text.contains("\n\n    3:"), "no blank line left:\n{text}");
+    // Undo both: the exact text.
+    edit.undo().unwrap();
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), HAND);
+}
+
+#[test]
+fn no_op_edits_record_nothing() {
+    let mut edit = SceneEdit::from_text(HAND).unwrap();
+    assert!(edit.rename(1, "Lamp").unwrap().is_none());
+    let t = edit.entity(2).unwrap().transform;
+    assert!(edit.set_transform(2, t).unwrap().is_none());
+    assert!(edit.undo_stack().is_empty());
+    assert!(matches!(
+        edit.undo(),
+        Err(SceneEditError::NothingTo("undo"))
+    ));
+}
+
+#[test]
+fn groups_undo_as_one_and_dry_runs_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.forge.ron");
+    std::fs::write(&path, HAND).unwrap();
+    let mut edit = SceneEdit::open(&path).unwrap();
+
+    let group = edit
+        .dry_run("two renames", |e| {
+            e.rename(1, "Big Lamp")?;
+            e.rename(3, "Stone Floor")?;
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(group.label, "two renames");
+    assert_eq!(group.patches.len(), 2);
+    assert_eq!(group.patches[0].file.as_deref(), Some(path.as_path()));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), HAND);
+    assert_eq!(edit.text(), HAND);
+    assert!(edit.undo_stack().is_empty());
+
+    // Applied for real: written, and undone as one.
+    edit.apply(&group).unwrap();
+    let renamed = std::fs::read_to_string(&path).unwrap();
+    assert!(renamed.contains("\"Big Lamp\"") && renamed.contains("\"Stone Floor\""));
+    // Not twice: the text is no longer the one it starts from.
+    assert!(matches!(
+        edit.apply(&group),
+        Err(SceneEditError::NotAtStart(_))
+    ));
+    edit.undo().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), HAND);
+    edit.redo().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), renamed);
+
+    edit.begin("tidy");
+    edit.rename(1, "Lamp").unwrap();
+    edit.set_scene_name("Great Hall").unwrap();
+    let tidy = edit.end().unwrap();
+    assert_eq!(tidy.patches.len(), 2);
+    edit.undo().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), renamed);
+}
+
+#[test]
+fn a_file_changed_on_disk_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.forge.ron");
+    std::fs::write(&path, HAND).unwrap();
+    let mut edit = SceneEdit::open(&path).unwrap();
+    edit.rename(1, "Mine").unwrap();
+    let theirs = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"Floor\"", "\"Theirs\"");
+    std::fs::write(&path, &theirs).unwrap();
+    let err = edit.rename(3, "Also mine").unwrap_err();
+    assert!(matches!(err, SceneEditError::ChangedOnDisk(ref p) if p == &path));
+    assert!(err.to_string().contains("changed on disk"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+    assert!(matches!(edit.undo(), Err(SceneEditError::ChangedOnDisk(_))));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+}
+
+#[test]
+fn crlf_and_bom_files_keep_both() {
+    let text = crlf_bom(HAND);
+    let mut edit = SceneEdit::from_text(&text).unwrap();
+    edit.add_entity("Chair", None, Transform::IDENTITY, Vec::new())
+        .unwrap();
+    edit.add_component(2, ComponentData::Camera2d).unwrap();
+    let after = edit.text();
+    assert!(after.starts_with('\u{feff}'));
+    assert!(!after.replace("\r\n", "").contains('\n'));
+    assert!(after.contains("\"Chair\""));
+    edit.undo().unwrap();
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), text);
+}
+
+#[test]
+fn bad_text_is_refused_at_open_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.forge.ron");
+    std::fs::write(
+        &path,
+        "(format_version: 1, name: \"x\", entities: {}, roots: [], next_id: )",
+    )
+    .unwrap();
+    let err = SceneEdit::open(&path).unwrap_err();
+    let SceneEditError::Read(read) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(read.path(), Some(path.as_path()));
+    assert_eq!(read.line(), 1);
+    std::fs::write(&path, b"(\xff)").unwrap();
+    assert!(matches!(
+        SceneEdit::open(&path),
+        Err(SceneEditError::Read(_))
+    ));
+}
+
+#[test]
+fn migrating_a_format_0_file_keeps_its_comments() {
+    let old = HAND.replace("format_version: 1, // current", "format_version: 0, // old");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.forge.ron");
+    std::fs::write(&path, &old).unwrap();
+    let mut edit = SceneEdit::open(&path).unwrap();
+    assert_eq!(edit.written_version(), Some(0));
+    let migrated = migrate(&mut edit).unwrap().unwrap();
+    assert_eq!((migrated.from, migrated.to), (0, 1));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text,
+        old.replace("format_version: 0,", "format_version: 1,")
+    );
+    assert!(text.contains("// old") && text.contains("// doubled"));
+    // Current files are left alone.
+    assert!(migrate(&mut edit).unwrap().is_none());
+    // Undo gives the format 0 text back.
+    edit.undo().unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), old);
+}
+
+#[test]
+fn hot_reload_of_an_edit_touches_only_the_edited_entity() {
+    use bevy_asset::AssetServer;
+    use bevy_ecs::change_detection::ComponentTicks;
+    use bevy_transform::components::Transform as BevyTransform;
+    use common::scenes::{Log, log_reloads};
+
+    let text = asset("assets/scenes/showcase.forge.ron");
+    let mut h = common::harness::Harness::with_setup(log_reloads);
+    h.add("showcase.forge.ron", &text);
+    let (root, instance) = h.spawn_scene("showcase.forge.ron");
+    let ids: Vec<u64> = SceneEdit::from_text(&text)
+        .unwrap()
+        .doc()
+        .entities
+        .keys()
+        .copied()
+        .collect();
+    let ticks = |h: &common::harness::Harness| -> Vec<ComponentTicks> {
+        ids.iter()
+            .map(|id| {
+                h.world()
+                    .entity(instance.entity(*id).unwrap())
+                    .get_change_ticks::<BevyTransform>()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let before = ticks(&h);
+
+    let mut edit = SceneEdit::from_text(&text).unwrap();
+    let mut t = edit.entity(6).unwrap().transform;
+    t.translation.y = 3.0;
+    edit.set_transform(6, t).unwrap().unwrap();
+    h.add("showcase.forge.ron", &edit.text());
+    h.app
+        .world()
+        .resource::<AssetServer>()
+        .reload("showcase.forge.ron");
+    h.run_until(|w| !w.resource::<Log>().reloaded.is_empty());
+    h.app.update();
+
+    let reloaded = &h.world().resource::<Log>().reloaded[0];
+    assert_eq!(reloaded.changed, [6]);
+    assert!(reloaded.added.is_empty() && reloaded.removed.is_empty());
+    let after = ticks(&h);
+    for (i, id) in ids.iter().enumerate() {
+        let changed = after[i].changed != before[i].changed;
+        assert_eq!(changed, *id == 6, "Transform of {id} changed: {changed}");
+    }
+    let ball = instance.entity(6).unwrap();
+    assert_eq!(
+        h.world().get::<BevyTransform>(ball).unwrap().translation.y,
+        3.0
+    );
+    assert_eq!(
+        h.world().get::<ForgeSceneInstance>(root).unwrap().entity(6),
+        Some(ball)
+    );
+}
