@@ -19,6 +19,8 @@
 pub mod builtin;
 mod components;
 mod custom;
+#[cfg(feature = "import")]
+pub mod import;
 pub mod loader;
 mod plugin;
 pub mod processor;
