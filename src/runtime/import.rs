@@ -5,7 +5,7 @@
 //!
 //! | Bevy | scene document |
 //! |---|---|
-//! | entity | an entity with a fresh id, `1..=n` depth-first (roots in the world's order, children in `Children` order) |
+//! | entity | an entity with a fresh id, `1..=n` depth-first: roots by entity index (the order the saved world spawned them; Bevy's writer keeps none), children in `Children` order |
 //! | `Name` | `name` (`Entity 3` for an entity without one: its new id) |
 //! | `Transform` | `transform`: translation, rotation as XYZ Euler degrees (the inverse of [`Transform::rotation_quat`](crate::format::Transform::rotation_quat)), scale |
 //! | `ChildOf` / `Children` | `parent` / `children` (a parent outside the world makes a root) |
@@ -794,7 +794,14 @@ fn convert(
             }
         }
     }
-    for k in 0..n {
+    // Bevy's writer keeps no order of its own (`DynamicWorldBuilder` extracts into a hash
+    // map): the rest go by entity index, the order the saved world spawned them in.
+    let mut by_index: Vec<usize> = (0..n).collect();
+    by_index.sort_by_key(|&i| {
+        let e = world.entities[i].entity;
+        (e.index_u32(), e.to_bits())
+    });
+    for &k in &by_index {
         if let Some(p) = parent[k]
             && !children[p].contains(&k)
         {
@@ -819,13 +826,13 @@ fn convert(
             stack.extend(children[i].iter().rev().copied());
         }
     };
-    for i in 0..n {
+    for &i in &by_index {
         if parent[i].is_none() {
             roots.push(i);
             visit(i, &mut order, &mut id_of);
         }
     }
-    for i in 0..n {
+    for &i in &by_index {
         if id_of[i] == 0 {
             roots.push(i);
             loops.push(i);
