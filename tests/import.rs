@@ -328,3 +328,466 @@ fn every_fixture_spawned_and_written_by_bevy_imports_as_the_same_world() {
         assert!(!report.has_errors(), "{path}: {:?}", report.diagnostics);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A world built by hand: custom fields of every shape, odd names, what cannot be mapped.
+
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Default)]
+enum Mood {
+    #[default]
+    Calm,
+    Angry {
+        level: u8,
+    },
+    Lost(String),
+}
+
+#[derive(Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Default)]
+struct Leg {
+    length: f32,
+    knee: Option<Vec3>,
+}
+
+/// Every kind of field: enum, `Option`, `Vec`, nested struct, `Entity`.
+#[derive(Component, Reflect, Clone, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_test::Creature")]
+struct Creature {
+    mood: Mood,
+    nickname: Option<String>,
+    legs: Vec<Leg>,
+    body: Leg,
+    friend: Option<Entity>,
+    leader: Entity,
+    speed: f32,
+}
+
+impl Default for Creature {
+    fn default() -> Self {
+        Self {
+            mood: Mood::Calm,
+            nickname: None,
+            legs: Vec::new(),
+            body: Leg::default(),
+            friend: None,
+            leader: Entity::PLACEHOLDER,
+            speed: 1.0,
+        }
+    }
+}
+
+/// A reflected component that is not a `ForgeComponent`: kept under its Rust type path.
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq)]
+#[reflect(Component, Default)]
+struct Plain {
+    x: i32,
+    y: i32,
+}
+
+/// A map field cannot be written as a field expression.
+#[derive(Component, Reflect, Default, Clone, Debug)]
+#[reflect(Component, Default)]
+struct Inventory {
+    items: std::collections::HashMap<String, u32>,
+}
+
+/// An enum component has no fields to write.
+#[derive(Component, Reflect, Default, Clone, Debug)]
+#[reflect(Component, Default)]
+enum Stance {
+    #[default]
+    Standing,
+    Crouching,
+}
+
+/// A generic type's path cannot be a custom component's.
+#[derive(Component, Reflect, Default, Clone, Debug)]
+#[reflect(Component, Default)]
+struct Tagged<T: Reflect + Default + bevy_reflect::TypePath + Clone + Send + Sync + 'static> {
+    value: T,
+}
+
+/// Only in the game's registry.
+#[derive(Component, Reflect, Default, Clone, Debug)]
+#[reflect(Component, Default)]
+struct Secret {
+    code: u32,
+}
+
+#[derive(Resource, Reflect, Default, Clone, Debug)]
+#[reflect(Resource, Default)]
+struct Score(u32);
+
+const ODD_NAMES: &[&str] = &[
+    "Zoë 🐉 ドラゴン",
+    "with \"quotes\" and \\ backslash",
+    "line\nbreak\ttab",
+    "#7",
+    "   ",
+    "(type: custom)",
+];
+
+fn game_app() -> App {
+    let mut app = App::new();
+    register_builtins(&mut app);
+    app.register_type::<Creature>()
+        .register_type::<Plain>()
+        .register_type::<Inventory>()
+        .register_type::<Stance>()
+        .register_type::<Tagged<f32>>()
+        .register_type::<Secret>()
+        .register_type::<Score>();
+    let schemas = ForgeSchemas::default();
+    schemas.insert::<Creature>();
+    app.insert_resource(schemas);
+    app
+}
+
+/// The hand-built world: a leader with a creature child pointing back at it, odd names, a
+/// nameless entity, and the unmappable components on one entity.
+fn build_world(world: &mut World) -> (Entity, Entity, Creature) {
+    let leader = world
+        .spawn((
+            Name::new("Leader"),
+            BevyTransform::from_xyz(1.0, 2.0, 3.0),
+            Plain { x: 3, y: 0 },
+        ))
+        .id();
+    let creature = Creature {
+        mood: Mood::Angry { level: 7 },
+        nickname: Some("Zoë \"the\" 🐉".to_owned()),
+        legs: vec![
+            Leg {
+                length: 0.5,
+                knee: Some(Vec3::new(0.0, 0.25, -0.0)),
+            },
+            Leg {
+                length: 0.75,
+                knee: None,
+            },
+        ],
+        body: Leg {
+            length: 2.0,
+            knee: None,
+        },
+        friend: Some(leader),
+        leader,
+        speed: 1.0,
+    };
+    let child = world
+        .spawn((
+            Name::new("Creature"),
+            BevyTransform::from_rotation(Quat::from_euler(EulerRot::XYZ, 0.3, 1.2, -2.0)),
+            creature.clone(),
+            ChildOf(leader),
+        ))
+        .id();
+    for name in ODD_NAMES {
+        world.spawn((Name::new(*name), ChildOf(leader)));
+    }
+    world.spawn(BevyTransform::from_xyz(0.0, -1.0, 0.0));
+    let mut items = std::collections::HashMap::new();
+    items.insert("sword".to_owned(), 1);
+    world.spawn((
+        Name::new("Odd components"),
+        Inventory { items },
+        Stance::Crouching,
+        Tagged { value: 2.5f32 },
+        Secret { code: 42 },
+        Creature {
+            friend: Some(Entity::from_raw_u32(999_999).unwrap()),
+            ..Default::default()
+        },
+    ));
+    world.insert_resource(Score(12));
+    (leader, child, creature)
+}
+
+/// Bevy's text of every entity and resource of `world`.
+fn bevy_world_text(world: &World) -> String {
+    let registry = world.resource::<AppTypeRegistry>().read();
+    let entities: Vec<Entity> = world
+        .iter_entities()
+        .map(|e| e.id())
+        .filter(|e| world.get::<Name>(*e).is_some() || world.get::<BevyTransform>(*e).is_some())
+        .collect();
+    let dynamic = DynamicWorldBuilder::from_world(world, &registry)
+        .extract_entities(entities.into_iter())
+        .deny_all_resources()
+        .allow_resource::<Score>()
+        .extract_resources()
+        .build();
+    dynamic.serialize(&registry).unwrap()
+}
+
+fn custom_of<'a>(
+    doc: &'a SceneDoc,
+    id: u64,
+    type_path: &str,
+) -> Option<&'a bevy_forge_scene::format::CustomComponent> {
+    doc.entities[&id].components.iter().find_map(|c| match c {
+        ComponentData::Custom(c) if c.type_path == type_path => Some(c),
+        _ => None,
+    })
+}
+
+fn fields(c: &bevy_forge_scene::format::CustomComponent) -> Vec<(String, String)> {
+    c.fields
+        .iter()
+        .map(|f| (f.name.to_string(), f.expr.to_string()))
+        .collect()
+}
+
+#[test]
+fn custom_fields_of_every_shape_are_written_as_expressions_with_entity_references() {
+    let mut app = game_app();
+    build_world(app.world_mut());
+    let text = bevy_world_text(app.world());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let imported = import::from_scn_ron_with(&text, &registry, &schemas(app.world())).unwrap();
+    let doc = &imported.doc;
+    let leader = doc.find_by_name("Leader").next().unwrap();
+    let child = doc.find_by_name("Creature").next().unwrap();
+    assert_eq!(doc.entities[&child].parent, Some(leader));
+    let creature = custom_of(doc, child, "forge_test::Creature").unwrap();
+    assert_eq!(
+        fields(creature),
+        [
+            ("mood", "Mood::Angry { level: 7 }".to_owned()),
+            ("nickname", "Some(\"Zoë \\\"the\\\" 🐉\")".to_owned()),
+            (
+                "legs",
+                "vec![Leg { length: 0.5, knee: Some(Vec3::new(0.0, 0.25, -0.0)) }, \
+                 Leg { length: 0.75, knee: None }]"
+                    .to_owned()
+            ),
+            ("body", "Leg { length: 2.0, knee: None }".to_owned()),
+            ("friend", format!("Some(#{leader})")),
+            ("leader", format!("#{leader}")),
+        ]
+        .map(|(n, e)| (n.to_owned(), e))
+        .to_vec(),
+        "`speed` equals the default and is left out"
+    );
+    // A reflected type that is not a `ForgeComponent` keeps its Rust path; zero fields drop.
+    let plain = custom_of(doc, leader, "import::Plain").unwrap();
+    assert_eq!(fields(plain), [("x".to_owned(), "3".to_owned())]);
+}
+
+#[test]
+fn unicode_and_odd_names_come_back_exactly_and_nameless_entities_are_named_by_id() {
+    let mut app = game_app();
+    build_world(app.world_mut());
+    let text = bevy_world_text(app.world());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let imported = import::from_scn_ron(&text, &registry).unwrap();
+    let doc = &imported.doc;
+    let leader = doc.find_by_name("Leader").next().unwrap();
+    let names: Vec<&str> = doc.entities[&leader]
+        .children
+        .iter()
+        .map(|c| doc.entities[c].name.as_str())
+        .collect();
+    let mut expected = vec!["Creature"];
+    expected.extend(ODD_NAMES);
+    assert_eq!(names, expected, "children in `Children` order");
+    let nameless: Vec<_> = doc
+        .entities
+        .values()
+        .filter(|e| e.name.starts_with("Entity "))
+        .collect();
+    assert_eq!(nameless.len(), 1);
+    assert_eq!(nameless[0].name, format!("Entity {}", nameless[0].id));
+    assert_eq!(nameless[0].transform.translation.y, -1.0);
+    // Written and read back, the names survive the canonical writer.
+    let again = SceneDoc::from_str(&doc.to_canonical_string()).unwrap().doc;
+    assert_eq!(&again, doc);
+}
+
+#[test]
+fn what_cannot_be_mapped_is_listed_and_left_out() {
+    let mut app = game_app();
+    build_world(app.world_mut());
+    let text = bevy_world_text(app.world());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let imported = import::from_scn_ron_with(&text, &registry, &schemas(app.world())).unwrap();
+    let doc = &imported.doc;
+    let odd = doc.find_by_name("Odd components").next().unwrap();
+    let notes: Vec<(Option<u64>, String, NoteKind)> = imported
+        .report
+        .notes
+        .iter()
+        .map(|n| (n.entity, n.type_path.clone(), n.kind.clone()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (None, "import::Score".to_owned(), NoteKind::Resource),
+            (
+                Some(odd),
+                "import::Creature".to_owned(),
+                NoteKind::Unwritable {
+                    field: Some("friend".to_owned())
+                }
+            ),
+            (
+                Some(odd),
+                "import::Inventory".to_owned(),
+                NoteKind::Unwritable {
+                    field: Some("items".to_owned())
+                }
+            ),
+            (Some(odd), "import::Stance".to_owned(), NoteKind::NotAStruct),
+            (
+                Some(odd),
+                "import::Tagged<f32>".to_owned(),
+                NoteKind::TypePath
+            ),
+        ]
+    );
+    // `Secret` is a plain reflected struct: kept.
+    assert!(custom_of(doc, odd, "import::Secret").is_some());
+    let first = imported.report.notes[1].to_string();
+    assert!(
+        first.contains("`Odd components`") && first.contains("`friend`"),
+        "{first}"
+    );
+
+    // Without the game's registry its types are read past and listed.
+    let builtin = import::from_scn_ron(&text, &import::builtin_types()).unwrap();
+    let unregistered: Vec<&str> = builtin
+        .report
+        .notes
+        .iter()
+        .filter(|n| n.kind == NoteKind::Unregistered)
+        .map(|n| n.type_path.as_str())
+        .collect();
+    for t in [
+        "import::Creature",
+        "import::Secret",
+        "import::Plain",
+        "import::Inventory",
+    ] {
+        assert!(unregistered.contains(&t), "{t} in {unregistered:?}");
+    }
+    assert_eq!(builtin.doc.entities.len(), doc.entities.len());
+    assert_eq!(builtin.doc.roots, doc.roots);
+}
+
+#[test]
+fn imported_custom_components_spawn_as_the_values_they_were() {
+    let mut app = game_app();
+    let (_, _, original) = build_world(app.world_mut());
+    let text = bevy_world_text(app.world());
+    let imported = {
+        let registry = app.world().resource::<AppTypeRegistry>().read();
+        import::from_scn_ron_with(&text, &registry, &schemas(app.world())).unwrap()
+    };
+    // The plugin creates only `ForgeComponent`s: the plain reflected types go.
+    let mut doc = imported.doc.clone();
+    for e in doc.entities.values_mut() {
+        e.components.retain(|c| match c {
+            ComponentData::Custom(c) => c.type_path == "forge_test::Creature",
+            _ => true,
+        });
+    }
+    let scene = doc.to_canonical_string();
+    let mut h = Harness::with_setup(register_builtins);
+    h.add("imported.forge.ron", &scene);
+    let (_, instance) = h.spawn_scene("imported.forge.ron");
+    let world = h.world();
+    let named = |name: &str| {
+        instance
+            .iter()
+            .map(|(_, e)| e)
+            .find(|e| world.get::<Name>(*e).is_some_and(|n| n.as_str() == name))
+            .unwrap()
+    };
+    let leader = named("Leader");
+    let spawned = world.get::<Creature>(named("Creature")).unwrap();
+    assert_eq!(
+        spawned,
+        &Creature {
+            friend: Some(leader),
+            leader,
+            ..original
+        }
+    );
+    let rotation = world
+        .get::<BevyTransform>(named("Creature"))
+        .unwrap()
+        .rotation;
+    let want = Quat::from_euler(EulerRot::XYZ, 0.3, 1.2, -2.0);
+    assert!(angle_of(rotation.as_dquat(), want.as_dquat()) < 1e-4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rotations.
+
+/// `file_transform` is the inverse of `Transform::rotation_quat` up to `f32`: the rotation it
+/// writes is within 1e-5 degrees of Bevy's quaternion, near gimbal lock too.
+#[test]
+fn rotations_near_gimbal_lock_read_back_within_tolerance() {
+    let mut worst = 0.0f64;
+    let ys = [
+        0.0, 45.0, 89.0, 89.9, 89.99, 89.999, 89.9999, 90.0, 90.0001, 90.01, 91.0, -89.99, -90.0,
+        -90.001, 179.99, -180.0,
+    ];
+    let xzs = [0.0, 30.0, -45.0, 90.0, 135.0, -179.5, 180.0];
+    for y in ys {
+        for x in xzs {
+            for z in xzs {
+                let original = Transform {
+                    rotation: bevy_forge_scene::format::Vec3 { x, y, z },
+                    ..Transform::IDENTITY
+                };
+                let bevy = BevyTransform::from_rotation(original.rotation_quat());
+                let read = file_transform(&bevy);
+                let angle = angle_of(
+                    bevy.rotation.as_dquat().normalize(),
+                    DQuat::from_euler(
+                        EulerRot::XYZ,
+                        f64::from(read.rotation.x).to_radians(),
+                        f64::from(read.rotation.y).to_radians(),
+                        f64::from(read.rotation.z).to_radians(),
+                    ),
+                );
+                assert!(
+                    angle < 1e-5,
+                    "({x}, {y}, {z}) read back as {:?}: {angle}°",
+                    read.rotation
+                );
+                // Within f32's own error of the angles that were written.
+                let drift = angle_between(&original, &read);
+                assert!(drift < 1e-4, "({x}, {y}, {z}) drifted {drift}°");
+                worst = worst.max(angle);
+            }
+        }
+    }
+    assert!(worst < 1e-5, "{worst}");
+}
+
+#[test]
+fn plain_angles_come_back_as_written() {
+    for (x, y, z) in [(0.0, 45.0, 0.0), (10.0, 20.0, 30.0), (-90.0, 0.0, 170.0)] {
+        let t = Transform {
+            rotation: bevy_forge_scene::format::Vec3 { x, y, z },
+            ..Transform::IDENTITY
+        };
+        let read = file_transform(&BevyTransform::from_rotation(t.rotation_quat()));
+        for (a, b) in [
+            (read.rotation.x, x),
+            (read.rotation.y, y),
+            (read.rotation.z, z),
+        ] {
+            assert!(
+                (a - b).abs() < 1e-4,
+                "{:?} for ({x}, {y}, {z})",
+                read.rotation
+            );
+            assert!(a != 0.0 || a.is_sign_positive(), "no -0.0");
+        }
+    }
+}
