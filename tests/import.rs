@@ -791,3 +791,152 @@ fn plain_angles_come_back_as_written() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Malformed worlds: positioned errors, never a panic.
+
+const NAME: &str = "bevy_ecs::name::Name";
+const TRANSFORM: &str = "bevy_transform::components::transform::Transform";
+
+#[test]
+fn malformed_worlds_are_errors_at_their_line_and_column() {
+    let registry = import::builtin_types();
+    let cases: &[(&str, String, (usize, usize), &str)] = &[
+        (
+            "a value of the wrong type",
+            format!(
+                "(\n  resources: {{}},\n  entities: {{\n    4294967295: (components: {{\n      \"{TRANSFORM}\": (translation: \"up\"),\n    }}),\n  }},\n)"
+            ),
+            (5, 0),
+            "",
+        ),
+        (
+            "cut short",
+            format!(
+                "(\n  resources: {{}},\n  entities: {{\n    4294967295: (components: {{\"{NAME}\": \"A\""
+            ),
+            (4, 0),
+            "",
+        ),
+        (
+            "no entities",
+            "(resources: {})".to_owned(),
+            (1, 0),
+            "entities",
+        ),
+        (
+            "a component twice",
+            format!(
+                "(resources: {{}}, entities: {{\n 4294967295: (components: {{\"{NAME}\": \"A\", \"{NAME}\": \"B\"}}),\n}})"
+            ),
+            (2, 0),
+            "duplicate",
+        ),
+        ("not a world at all", "[1, 2, 3]".to_owned(), (1, 1), ""),
+    ];
+    for (what, text, (line, column), says) in cases {
+        let e = import::from_scn_ron(text, &registry).expect_err(what);
+        let (l, c) = e.position().unwrap_or_else(|| panic!("{what}: {e}"));
+        assert_eq!(l, *line, "{what}: {e}");
+        if *column > 0 {
+            assert_eq!(c, *column, "{what}: {e}");
+        }
+        assert!(c >= 1, "{what}: columns are 1-based: {e}");
+        assert!(e.to_string().contains(says), "{what}: {e}");
+        assert!(
+            e.to_string().starts_with(&format!("{l}:{c}: ")),
+            "{what}: {e}"
+        );
+    }
+}
+
+#[test]
+fn an_entity_written_twice_is_refused() {
+    let text = format!(
+        "(resources: {{}}, entities: {{4294967295: (components: {{\"{NAME}\": \"A\"}}), 4294967295: (components: {{}})}})"
+    );
+    let e = import::from_scn_ron(&text, &import::builtin_types()).unwrap_err();
+    assert_eq!(e, ImportError::DuplicateEntity { bits: 4294967295 });
+}
+
+#[test]
+fn errors_from_a_file_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.scn.ron");
+    std::fs::write(
+        &path,
+        "(resources: {}, entities: {4294967295: (components: {\"nope\"",
+    )
+    .unwrap();
+    let e = import::from_scn_ron_file(&path, &import::builtin_types(), &ImportOptions::default())
+        .unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!("{}:1:", path.display())),
+        "{e}"
+    );
+    let missing = dir.path().join("missing.scn.ron");
+    let e = import::from_scn_ron_file(
+        &missing,
+        &import::builtin_types(),
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, ImportError::Io { .. }), "{e}");
+    assert!(e.to_string().contains("missing.scn.ron"), "{e}");
+}
+
+/// Every prefix of a real world, and every byte of it changed, reads as a world or an error.
+#[test]
+fn damaged_text_never_panics() {
+    let mut h = fixture_harness();
+    let (_, text) = spawn_and_write(&mut h, "seeds/platformer.forge.ron");
+    let registry = h.world().resource::<AppTypeRegistry>().read();
+    let mut errors = 0;
+    for end in (0..text.len()).filter(|e| text.is_char_boundary(*e)) {
+        if import::from_scn_ron(&text[..end], &registry).is_err() {
+            errors += 1;
+        }
+    }
+    assert!(errors > text.len() / 2);
+    let bytes = text.as_bytes();
+    for (i, replacement) in (0..bytes.len())
+        .step_by(3)
+        .zip([b'}', b'(', b'"', b'0', b' '].iter().cycle())
+    {
+        let mut damaged = bytes.to_vec();
+        damaged[i] = *replacement;
+        if let Ok(damaged) = std::str::from_utf8(&damaged) {
+            let _ = import::from_scn_ron(damaged, &registry);
+        }
+    }
+}
+
+/// A `DynamicWorld` built from a live world: handles give their own paths.
+#[test]
+fn a_world_in_memory_imports_with_its_asset_paths() {
+    let mut h = fixture_harness();
+    let (expected, _) = spawn_and_write(&mut h, "seeds/platformer.forge.ron");
+    let world = h.world();
+    let registry = world.resource::<AppTypeRegistry>().read();
+    let entities: Vec<Entity> = world
+        .iter_entities()
+        .filter(|e| e.contains::<ForgeEntityId>())
+        .map(|e| e.id())
+        .collect();
+    let dynamic: DynamicWorld = DynamicWorldBuilder::from_world(world, &registry)
+        .extract_entities(entities.into_iter())
+        .build();
+    let imported = import::from_world_with(&dynamic, &registry, &schemas(world)).unwrap();
+    assert_same_world(&expected, &imported.doc, &imported.report);
+    let sprite = imported
+        .doc
+        .entities
+        .values()
+        .flat_map(|e| &e.components)
+        .find_map(|c| match c {
+            ComponentData::Sprite(s) => Some(s),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(sprite.image.as_deref(), Some("textures/player.png"));
+}

@@ -28,7 +28,7 @@
 //! let text = r#"(
 //!   resources: {},
 //!   entities: {
-//!     4294967296: (
+//!     4294967295: (
 //!       components: {
 //!         "bevy_ecs::name::Name": "Player",
 //!         "bevy_transform::components::transform::Transform": (
@@ -538,7 +538,7 @@ impl<'de> Visitor<'de> for EntitiesSeed<'_> {
     type Value = Vec<DynamicEntity>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map of entities: `{4294967296: (components: {..}), ..}`")
+        f.write_str("a map of entities: `{4294967295: (components: {..}), ..}`")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
