@@ -25,8 +25,8 @@ use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::import::{
     self, ImportError, ImportOptions, ImportReport, NoteKind, file_transform,
 };
+use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{Reflect, TypeRegistry};
 use bevy_transform::components::{GlobalTransform, Transform as BevyTransform};
 use bevy_world_serialization::serde::DynamicWorldSerializer;
 use bevy_world_serialization::{DynamicWorld, DynamicWorldBuilder};

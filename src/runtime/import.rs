@@ -432,6 +432,7 @@ impl LoadFromPath for HandlePaths {
     }
 }
 
+#[cfg(feature = "builtins")]
 impl HandlePaths {
     /// The path of a reflected `Handle<A>`: its own for a strong handle, the one it was read
     /// with for a UUID handle made while reading.
@@ -681,45 +682,6 @@ const COMPUTED: &[&str] = &[
     "SyncToRenderWorld",
     "ForgeEntityId",
     "ForgeEntityPath",
-];
-
-/// Components a built-in brings with it (its required components): dropped, with a note only
-/// when they differ from their defaults.
-const IMPLIED: &[(&str, &[&str])] = &[
-    ("sprite", &["Anchor"]),
-    (
-        "text2d",
-        &[
-            "TextLayout",
-            "LineHeight",
-            "LetterSpacing",
-            "TextBounds",
-            "Anchor",
-            "FontHinting",
-        ],
-    ),
-    ("camera2d", &["Projection"]),
-    (
-        "camera3d",
-        &[
-            "Projection",
-            "Camera3dDepthLoadOp",
-            "Tonemapping",
-            "DebandDither",
-            "ColorGrading",
-            "Exposure",
-        ],
-    ),
-    ("directional_light", &["CascadeShadowConfig"]),
-];
-
-/// Companions of every camera, whatever its kind.
-const CAMERA_IMPLIED: &[&str] = &[
-    "Camera",
-    "CameraMainTextureUsages",
-    "RenderTarget",
-    "Msaa",
-    "CameraRenderGraph",
 ];
 
 /// The last segment of a type path, generic arguments left out
@@ -1103,11 +1065,50 @@ mod builtins {
     use bevy_reflect::std_traits::ReflectDefault;
     use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypeRegistry};
 
-    use super::{CAMERA_IMPLIED, HandlePaths, IMPLIED, NoteKind, Part, ident, is_bevy};
+    use super::{HandlePaths, NoteKind, Part, ident, is_bevy};
     use crate::format::{
         Color, ComponentData, DirectionalLightData, EntityNode, MaterialData, Mesh3dData,
         MeshSource, PointLightData, SpriteData, Text2dData, VisibilityMode,
     };
+
+    /// Components a built-in brings with it (its required components): dropped, with a note only
+    /// when they differ from their defaults.
+    const IMPLIED: &[(&str, &[&str])] = &[
+        ("sprite", &["Anchor"]),
+        (
+            "text2d",
+            &[
+                "TextLayout",
+                "LineHeight",
+                "LetterSpacing",
+                "TextBounds",
+                "Anchor",
+                "FontHinting",
+            ],
+        ),
+        ("camera2d", &["Projection"]),
+        (
+            "camera3d",
+            &[
+                "Projection",
+                "Camera3dDepthLoadOp",
+                "Tonemapping",
+                "DebandDither",
+                "ColorGrading",
+                "Exposure",
+            ],
+        ),
+        ("directional_light", &["CascadeShadowConfig"]),
+    ];
+
+    /// Companions of every camera, whatever its kind.
+    const CAMERA_IMPLIED: &[&str] = &[
+        "Camera",
+        "CameraMainTextureUsages",
+        "RenderTarget",
+        "Msaa",
+        "CameraRenderGraph",
+    ];
 
     fn color(c: bevy_color::Color) -> Color {
         let s = c.to_srgba();
