@@ -1064,3 +1064,146 @@ fn forge_import_refuses_a_result_that_does_not_validate_and_malformed_files() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text_of(&o.stderr).contains("cannot read `missing.scn.ron`"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Built-ins kept in part, and broken hierarchies.
+
+#[test]
+fn built_ins_keep_what_the_format_has_and_list_the_rest() {
+    use bevy_forge_scene::format::{Color, PointLightData, SpriteData, Text2dData, VisibilityMode};
+    let mut app = App::new();
+    register_builtins(&mut app);
+    let world = app.world_mut();
+    let sprite = world
+        .spawn((
+            Name::new("Sprite"),
+            bevy_sprite::Sprite {
+                color: bevy_color::Color::srgba(0.5, 0.25, 1.0, 1.0),
+                custom_size: Some(glam::Vec2::new(32.0, 48.0)),
+                flip_y: true,
+                rect: Some(bevy_math::Rect::new(0.0, 0.0, 8.0, 8.0)),
+                ..Default::default()
+            },
+            bevy_sprite::Anchor::TOP_LEFT,
+            bevy_camera::visibility::Visibility::Hidden,
+        ))
+        .id();
+    world.spawn((
+        Name::new("Label"),
+        bevy_sprite::Text2d::new("Hello\nBevy"),
+        bevy_text::TextFont::from_font_size(bevy_text::FontSize::Px(24.0)),
+        bevy_text::TextColor(bevy_color::Color::WHITE),
+        ChildOf(sprite),
+    ));
+    world.spawn((Name::new("Camera"), bevy_camera::Camera2d));
+    world.spawn((
+        Name::new("Lamp"),
+        bevy_light::PointLight {
+            intensity: 800.0,
+            range: 20.0,
+            radius: 0.5,
+            shadow_maps_enabled: true,
+            ..Default::default()
+        },
+    ));
+    let text = bevy_world_text(app.world());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let imported = import::from_scn_ron(&text, &registry).unwrap();
+    let doc = &imported.doc;
+    let id = |name: &str| doc.find_by_name(name).next().unwrap();
+    let components = |name: &str| doc.entities[&id(name)].components.clone();
+    assert_eq!(
+        components("Sprite"),
+        [
+            ComponentData::Sprite(Box::new(SpriteData {
+                image: None,
+                color: Color::rgba(0.5, 0.25, 1.0, 1.0),
+                custom_size: Some(bevy_forge_scene::format::Vec2 { x: 32.0, y: 48.0 }),
+                flip_x: false,
+                flip_y: true,
+            })),
+            ComponentData::Visibility(VisibilityMode::Hidden),
+        ]
+    );
+    assert_eq!(
+        components("Label"),
+        [ComponentData::Text2d(Box::new(Text2dData {
+            text: "Hello\nBevy".to_owned(),
+            font_size: 24.0,
+            color: Color::WHITE,
+        }))]
+    );
+    assert_eq!(components("Camera"), [ComponentData::Camera2d]);
+    assert_eq!(
+        components("Lamp"),
+        [ComponentData::PointLight(PointLightData {
+            color: Color::WHITE,
+            intensity: 800.0,
+            range: 20.0,
+            shadows: true,
+        })]
+    );
+    let notes: Vec<String> = imported
+        .report
+        .notes
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            format!(
+                "entity {} (`Sprite`): `bevy_sprite::sprite::Anchor` left out: `sprite` brings its default, and this one was changed",
+                id("Sprite")
+            ),
+            format!(
+                "entity {} (`Sprite`): `bevy_sprite::sprite::Sprite` became `sprite` without `rect`",
+                id("Sprite")
+            ),
+            format!(
+                "entity {} (`Lamp`): `bevy_light::point_light::PointLight` became `point_light` without `radius`",
+                id("Lamp")
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_parent_loop_becomes_roots_with_a_note() {
+    let child_of = "bevy_ecs::hierarchy::ChildOf";
+    let text = format!(
+        "(resources: {{}}, entities: {{\n\
+         4294967295: (components: {{\"{NAME}\": \"A\", \"{child_of}\": (4294967294)}}),\n\
+         4294967294: (components: {{\"{NAME}\": \"B\", \"{child_of}\": (4294967295)}}),\n\
+         4294967293: (components: {{\"{NAME}\": \"C\", \"{child_of}\": (4294967000)}}),\n\
+         }})"
+    );
+    let imported = import::from_scn_ron(&text, &import::builtin_types()).unwrap();
+    let doc = &imported.doc;
+    assert!(
+        doc.check_integrity().is_empty(),
+        "{:?}",
+        doc.check_integrity()
+    );
+    // `C`'s parent is not in the world: a root. `A` and `B` point at each other: the first by
+    // entity index becomes a root after the others, and the other stays its child.
+    let names: Vec<&str> = doc
+        .roots
+        .iter()
+        .map(|r| doc.entities[r].name.as_str())
+        .collect();
+    assert_eq!(names, ["C", "A"]);
+    let a = doc.find_by_name("A").next().unwrap();
+    assert_eq!(
+        doc.entities[&a].children,
+        [doc.find_by_name("B").next().unwrap()]
+    );
+    let loops: Vec<_> = imported
+        .report
+        .notes
+        .iter()
+        .filter(|n| n.kind == NoteKind::ParentLoop)
+        .collect();
+    assert_eq!(loops.len(), 1);
+    assert_eq!(loops[0].entity, Some(a));
+}

@@ -832,7 +832,12 @@ fn convert(
             .map_or_else(|| format!("Entity {id}"), |n| n.as_str().to_owned());
         let mut node = EntityNode::new(id, name.clone());
         node.parent = parent[i].map(|p| id_of[p]);
-        node.children = children[i].iter().map(|&c| id_of[c]).collect();
+        // A loop's entity made a root is no longer its old parent's child.
+        node.children = children[i]
+            .iter()
+            .filter(|&&c| parent[c] == Some(i))
+            .map(|&c| id_of[c])
+            .collect();
         let mut parts: Vec<Part> = e
             .components
             .iter()
@@ -1110,9 +1115,23 @@ mod builtins {
         "CameraRenderGraph",
     ];
 
+    /// A colour as sRGB channels. One stored in another space is converted, and channels a few
+    /// `f32` steps from a round value (`LinearRgba` white is `0.99999994` in sRGB) snap to it.
     fn color(c: bevy_color::Color) -> Color {
+        if let bevy_color::Color::Srgba(s) = c {
+            return Color::rgba(s.red, s.green, s.blue, s.alpha);
+        }
+        let snap = |v: f32| {
+            let round = (f64::from(v) * 1e6).round() / 1e6;
+            let round = round as f32;
+            if (round - v).abs() <= 4.0 * f32::EPSILON * v.abs().max(1.0) {
+                round
+            } else {
+                v
+            }
+        };
         let s = c.to_srgba();
-        Color::rgba(s.red, s.green, s.blue, s.alpha)
+        Color::rgba(snap(s.red), snap(s.green), snap(s.blue), snap(s.alpha))
     }
 
     /// The fields of two values of one struct type that differ.
