@@ -749,9 +749,11 @@ fn convert(
     }
     // Children: in `Children` order, then the rest that name the parent, in the world's order.
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut placed = vec![false; n];
     for (p, kids) in listed.iter().enumerate() {
         for &k in kids {
-            if parent[k] == Some(p) && !children[p].contains(&k) {
+            if parent[k] == Some(p) && !placed[k] {
+                placed[k] = true;
                 children[p].push(k);
             }
         }
@@ -765,8 +767,9 @@ fn convert(
     });
     for &k in &by_index {
         if let Some(p) = parent[k]
-            && !children[p].contains(&k)
+            && !placed[k]
         {
+            placed[k] = true;
             children[p].push(k);
         }
     }
@@ -774,7 +777,7 @@ fn convert(
     let mut id_of: Vec<u64> = vec![0; n];
     let mut order = Vec::with_capacity(n);
     let mut roots = Vec::new();
-    let mut loops = Vec::new();
+    let mut loops = vec![false; n];
     let mut next = 1u64;
     let mut visit = |start: usize, order: &mut Vec<usize>, id_of: &mut Vec<u64>| {
         let mut stack = vec![start];
@@ -797,7 +800,7 @@ fn convert(
     for &i in &by_index {
         if id_of[i] == 0 {
             roots.push(i);
-            loops.push(i);
+            loops[i] = true;
             parent[i] = None;
             visit(i, &mut order, &mut id_of);
         }
@@ -812,9 +815,12 @@ fn convert(
 
     let mut doc = SceneDoc::new(options.name.clone());
     let mut notes = Vec::new();
-    for (bits, type_path) in unknown.iter().filter(|(e, _)| e.is_none()) {
-        let _ = bits;
-        notes.push(note(None, None, type_path, NoteKind::Resource));
+    let mut unknown_of: HashMap<Entity, Vec<&str>> = HashMap::new();
+    for (entity, type_path) in unknown {
+        match entity {
+            Some(e) => unknown_of.entry(*e).or_default().push(type_path),
+            None => notes.push(note(None, None, type_path, NoteKind::Resource)),
+        }
     }
     for resource in &world.resources {
         notes.push(note(
@@ -882,12 +888,12 @@ fn convert(
                 Err(kind) => entity_notes.push((part.type_path.to_owned(), kind)),
             }
         }
-        for (_, type_path) in unknown.iter().filter(|(u, _)| *u == Some(e.entity)) {
+        for type_path in unknown_of.get(&e.entity).into_iter().flatten() {
             if !(is_bevy(type_path) && COMPUTED.contains(&ident(type_path))) {
-                entity_notes.push((type_path.clone(), NoteKind::Unregistered));
+                entity_notes.push(((*type_path).to_owned(), NoteKind::Unregistered));
             }
         }
-        if loops.contains(&i) {
+        if loops[i] {
             entity_notes.push((
                 "bevy_ecs::hierarchy::ChildOf".to_owned(),
                 NoteKind::ParentLoop,
