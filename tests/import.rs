@@ -1207,3 +1207,36 @@ fn a_parent_loop_becomes_roots_with_a_note() {
     assert_eq!(loops.len(), 1);
     assert_eq!(loops[0].entity, Some(a));
 }
+
+#[test]
+fn children_come_in_children_order_and_ids_do_not_depend_on_the_file_order() {
+    let mut app = game_app();
+    let (leader, _, _) = build_world(app.world_mut());
+    // The last spawned child first, the first last: `Children` order, not spawn order.
+    let mut kids = app.world_mut().get_mut::<Children>(leader).unwrap();
+    let last = kids.len() - 1;
+    kids.swap(0, last);
+    let text = bevy_world_text(app.world());
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let imported = import::from_scn_ron(&text, &registry).unwrap();
+    let doc = &imported.doc;
+    let first = doc.entities[&doc.find_by_name("Leader").next().unwrap()].children[0];
+    assert_eq!(doc.entities[&first].name, ODD_NAMES[ODD_NAMES.len() - 1]);
+    assert_eq!(doc.depth_first(), (1..doc.next_id).collect::<Vec<_>>());
+
+    // The same world with its entities listed in reverse reads as the same document.
+    let world = app.world();
+    let entities: Vec<Entity> = world
+        .iter_entities()
+        .map(|e| e.id())
+        .filter(|e| world.get::<Name>(*e).is_some() || world.get::<BevyTransform>(*e).is_some())
+        .collect();
+    let mut reversed = DynamicWorldBuilder::from_world(world, &registry)
+        .extract_entities(entities.into_iter())
+        .build();
+    let forward = import::from_world(&reversed, &registry).unwrap();
+    reversed.entities.reverse();
+    let backward = import::from_world(&reversed, &registry).unwrap();
+    assert_eq!(forward.doc, backward.doc);
+    assert_eq!(forward.doc, imported.doc);
+}
