@@ -28,7 +28,8 @@ const PARTS: &[(&str, &[&str])] = &[
             "format", "project", "schema", "validate", "diff", "prefab", "cook",
         ],
     ),
-    // The `forge` command line works offline: no Bevy runtime.
+    // The `forge` command line works offline: no Bevy runtime, only the reading of Bevy's
+    // `.scn.ron` worlds (`BIN_USES_FROM_RUNTIME`).
     (
         "bin",
         &[
@@ -36,6 +37,10 @@ const PARTS: &[(&str, &[&str])] = &[
         ],
     ),
 ];
+
+/// The files of `runtime/` the command line may use: pure functions over reflected data, no
+/// `App` or `World` (`forge import`).
+const BIN_USES_FROM_RUNTIME: &[&str] = &["import"];
 
 /// Crates that bring a `World`, an `App`, assets or rendering: only the runtime uses them.
 const RUNTIME_CRATES: &[&str] = &[
@@ -276,10 +281,29 @@ fn parts_import_only_parts_below_them() {
         let Some(allowed) = allowed(&part) else {
             continue; // reported by `every_part_has_a_floor`
         };
-        for named in parts_named(&code, &module) {
+        let paths = modules_named(&code, &module);
+        // `runtime::import::..` names `[runtime, import]` and, for its first segment,
+        // `[runtime]`: the bare part is fine when every file named under it is allowed.
+        let runtime_files: Vec<&String> = paths
+            .iter()
+            .filter(|p| p.len() == 2 && p[0] == "runtime")
+            .map(|p| &p[1])
+            .collect();
+        let bin_may_read = |f: &String| BIN_USES_FROM_RUNTIME.contains(&f.as_str());
+        for path in &paths {
+            let Some(named) = path.first() else { continue };
             // `__private`, `prelude` and the root's re-exports are the crate's face, not parts.
-            let is_part = PARTS.iter().any(|(p, _)| *p == named);
-            if is_part && named != part && !allowed.contains(&named.as_str()) {
+            let is_part = PARTS.iter().any(|(p, _)| p == named);
+            let bin_reads_runtime = part == "bin"
+                && named == "runtime"
+                && match path.get(1) {
+                    Some(file) => bin_may_read(file),
+                    None => {
+                        !runtime_files.is_empty() && runtime_files.iter().all(|f| bin_may_read(f))
+                    }
+                };
+            if is_part && *named != part && !allowed.contains(&named.as_str()) && !bin_reads_runtime
+            {
                 wrong.push(format!("{}: `{part}` imports `{named}`", file.display()));
             }
         }
@@ -298,6 +322,7 @@ const RUNTIME_FLOORS: &[&str] = &[
     "registry",
     "custom",
     "builtin",
+    "import",
     "scene",
     "loader",
     "processor",

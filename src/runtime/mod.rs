@@ -20,6 +20,8 @@ pub mod builtin;
 pub mod capture;
 mod components;
 mod custom;
+#[cfg(feature = "import")]
+pub mod import;
 pub mod loader;
 mod plugin;
 pub mod processor;

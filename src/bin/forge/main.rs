@@ -7,7 +7,14 @@
 //! forge new <NAME> [--project DIR]
 //! forge tree <FILE> [--flat]
 //! forge cook <FILE|DIR>... [--out DIR] [--check] [--assets DIR | --no-assets]
+//! forge import <FILE.scn.ron> [--out FILE]
 //! ```
+//!
+//! `import` reads a Bevy `.scn.ron` world (`bevy_world_serialization`) with the built-in types
+//! (`Name`, `Transform`, the hierarchy, and the Bevy types of the built-in components) and
+//! prints it as a scene, or writes it atomically to `--out`. What cannot be mapped (resources,
+//! types it does not know, values it cannot write) is listed as warnings on stderr; a result
+//! that does not validate is not written.
 //!
 //! `cook` writes the cooked binary twin of each scene that validates (`<name>.forge.bin`,
 //! beside it or under `--out`, atomically), with the prefabs it places bundled; a scene with
@@ -34,6 +41,7 @@
 
 mod cook;
 mod files;
+mod import;
 mod migrate;
 mod render;
 mod tree;
@@ -77,6 +85,8 @@ enum Command {
     Cook(CookArgs),
     /// Bring scenes written in an older format version to the current one, keeping comments.
     Migrate(MigrateArgs),
+    /// Read a Bevy `.scn.ron` world as a scene.
+    Import(ImportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +97,16 @@ struct MigrateArgs {
     /// Write nothing; print the changes each file would get.
     #[arg(long)]
     dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+struct ImportArgs {
+    /// The Bevy world file (`.scn.ron`, as `DynamicWorldSerializer` writes it).
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Write the scene to this file (atomically) instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -192,6 +212,7 @@ fn main() -> ExitCode {
         Command::Tree(args) => show_tree(&args),
         Command::Cook(args) => cook::cook(&args),
         Command::Migrate(args) => migrate::migrate(&args.paths, args.dry_run),
+        Command::Import(args) => import::import(&args),
     };
     ExitCode::from(status as u8)
 }

@@ -1,0 +1,81 @@
+//! `forge import`: a Bevy `.scn.ron` world as a `.forge.ron` scene
+//! (`bevy_forge_scene::runtime::import`, with the built-in types).
+
+use std::path::Path;
+
+use bevy_forge_scene::format::SceneDoc;
+use bevy_forge_scene::project::write_file_atomic;
+use bevy_forge_scene::runtime::import::{self, ImportOptions};
+use bevy_forge_scene::validate::{Severity, report, validate_parsed, validate_references};
+
+use super::{ImportArgs, Status, fail, print};
+
+/// Imports `args.file`: the scene on stdout, or written atomically to `--out`; what could not
+/// be mapped as warnings on stderr. A result that does not validate is not written.
+pub fn import(args: &ImportArgs) -> Status {
+    let options = ImportOptions {
+        name: scene_name(&args.file),
+        schemas: None,
+    };
+    let imported = match import::from_scn_ron_file(&args.file, &import::builtin_types(), &options) {
+        Ok(imported) => imported,
+        Err(e @ import::ImportError::Io { .. }) => return fail(&e.to_string()),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Status::Failed;
+        }
+    };
+    for note in &imported.report.notes {
+        eprintln!("warning: {note}");
+    }
+    let text = imported.doc.to_canonical_string();
+    // The validator's verdict on the text as written: what `forge validate` would say.
+    let errors = match SceneDoc::from_str(&text) {
+        Ok(parsed) => {
+            let mut found = validate_parsed(&parsed, None).diagnostics;
+            found.extend(validate_references(&parsed, Some(&text)));
+            found.retain(|d| d.severity == Severity::Error);
+            found
+        }
+        Err(e) => vec![bevy_forge_scene::validate::Diagnostic::from_read_error(&e)],
+    };
+    if !errors.is_empty() {
+        let name = args.file.display().to_string();
+        let source = report::Source::new(format!("{name} (imported)"), text.as_bytes());
+        let shown = report::human(&source, &errors, super::render::use_colour());
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), shown.as_bytes());
+        eprintln!("error: the imported scene does not validate; nothing written");
+        return Status::Failed;
+    }
+    let count = imported.doc.entities.len();
+    match &args.out {
+        None => print(&text),
+        Some(out) => match write_file_atomic(out, text.as_bytes()) {
+            Ok(()) => eprintln!(
+                "imported {} -> {} ({count} entities, {} not mapped)",
+                args.file.display(),
+                out.display(),
+                imported.report.len()
+            ),
+            Err(e) => return fail(&e.to_string()),
+        },
+    }
+    Status::Ok
+}
+
+/// The scene's display name: the file name without `.scn.ron` (or its last extension).
+fn scene_name(file: &Path) -> String {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".scn.ron")
+        .or_else(|| name.strip_suffix(".ron"))
+        .unwrap_or(&name);
+    if stem.is_empty() {
+        "Imported".to_owned()
+    } else {
+        stem.to_owned()
+    }
+}
