@@ -965,17 +965,9 @@ fn collect_entities(value: &dyn PartialReflect, out: &mut Vec<Entity>, depth: us
     }
 }
 
-/// A Bevy transform as the file writes it: rotation as XYZ Euler degrees (the inverse of
-/// [`Transform::rotation_quat`]), worked out in `f64` from the normalized quaternion so angles
-/// near gimbal lock come back as close as `f32` allows; each angle in `-180.0..=180.0`; `-0.0`
-/// written as `0.0`.
+/// A Bevy transform as the file writes it: rotation as XYZ Euler degrees, the shortest that give
+/// the rotation back ([`Transform::rotation_degrees`]); `-0.0` written as `0.0`.
 pub fn file_transform(t: &bevy_transform::components::Transform) -> Transform {
-    let (x, y, z) = t
-        .rotation
-        .as_dquat()
-        .normalize()
-        .to_euler(glam::EulerRot::XYZ);
-    let deg = |r: f64| (r.to_degrees() as f32) + 0.0;
     let v = |v: glam::Vec3| Vec3 {
         x: v.x + 0.0,
         y: v.y + 0.0,
@@ -983,11 +975,7 @@ pub fn file_transform(t: &bevy_transform::components::Transform) -> Transform {
     };
     Transform {
         translation: v(t.translation),
-        rotation: Vec3 {
-            x: deg(x),
-            y: deg(y),
-            z: deg(z),
-        },
+        rotation: Transform::rotation_degrees(t.rotation),
         scale: v(t.scale),
     }
 }
