@@ -25,7 +25,7 @@ const PARTS: &[(&str, &[&str])] = &[
     (
         "runtime",
         &[
-            "format", "project", "schema", "validate", "diff", "prefab", "cook",
+            "format", "project", "schema", "validate", "diff", "prefab", "cook", "edit",
         ],
     ),
     // The `forge` command line works offline: no Bevy runtime, only the reading of Bevy's

@@ -455,3 +455,54 @@ proptest! {
         prop_assert_eq!(Transform::rotation_degrees(t.rotation_quat()), t.rotation);
     }
 }
+
+#[test]
+fn saving_over_the_scene_file_keeps_its_comments_and_changes_only_what_moved() {
+    let text = guard_scene()
+        .replacen(
+            "(format_version: 1,",
+            "// The guard post, by hand.\n(format_version: 1, /* current */",
+            1,
+        )
+        .replace("  2: (id: 2,", "  // where the guard stands\n  2: (id: 2,");
+    let mut h = Harness::new();
+    h.add("guard.forge.ron", &text);
+    let (root, instance) = h.spawn_scene("guard.forge.ron");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("guard.forge.ron");
+    std::fs::write(&path, &text).unwrap();
+
+    // Unchanged: the file is left byte for byte.
+    save_instance(h.world(), root, &path, &CaptureOptions::default()).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+
+    let post = instance.entity(2).unwrap();
+    h.app
+        .world_mut()
+        .get_mut::<BevyTransform>(post)
+        .unwrap()
+        .translation
+        .z = 6.5;
+    save_instance(h.world(), root, &path, &CaptureOptions::default()).unwrap();
+    let saved = std::fs::read_to_string(&path).unwrap();
+    let post_line = |t: &str| {
+        t.lines()
+            .find(|l| l.contains("\"Post\""))
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        saved.replace(&post_line(&saved), ""),
+        text.replace(&post_line(&text), ""),
+        "only the post's line changed"
+    );
+    assert!(
+        post_line(&saved).contains("z: 6.5"),
+        "{}",
+        post_line(&saved)
+    );
+    assert!(
+        saved.contains("// The guard post, by hand.")
+            && saved.contains("// where the guard stands")
+    );
+}

@@ -83,6 +83,9 @@ pub enum CaptureError {
     /// The file could not be written; the file on disk is unchanged.
     #[error(transparent)]
     Write(#[from] crate::project::ProjectError),
+    /// The existing scene file could not be changed in place; it is unchanged.
+    #[error(transparent)]
+    Edit(#[from] crate::edit::SceneEditError),
 }
 
 /// Reads the live instance on `root` (an entity with a [`ForgeSceneRoot`] that has spawned)
@@ -141,23 +144,45 @@ pub fn capture_instance(
     })
 }
 
-/// [`capture_instance`], then writes the document to `path` with the canonical writer,
-/// atomically (the old file stays whole if writing fails).
+/// [`capture_instance`], then writes the document to `path`, atomically (the old file stays
+/// whole if writing fails). When `path` is a scene file already, it is changed through the edit
+/// layer ([`SceneEdit`](crate::edit::SceneEdit)): only what differs is rewritten, and its
+/// comments and layout stay. A new file (or one that does not read as a scene) is written with
+/// the canonical writer.
 ///
 /// # Errors
-/// As [`capture_instance`], and [`CaptureError::Write`] naming the file when it cannot be
-/// written.
+/// As [`capture_instance`]; [`CaptureError::Write`] naming the file when it cannot be written;
+/// [`CaptureError::Edit`] when the existing file cannot be changed in place (it is then
+/// unchanged).
 pub fn save_instance(
     world: &World,
     root: Entity,
     path: impl AsRef<Path>,
     options: &CaptureOptions,
 ) -> Result<Captured, CaptureError> {
+    use crate::edit::{SceneEdit, SceneEditError};
+    let path = path.as_ref();
     let captured = capture_instance(world, root, options)?;
-    crate::project::write_file_atomic(
-        path.as_ref(),
-        captured.doc.to_canonical_string().as_bytes(),
-    )?;
+    let edit = if path.exists() {
+        match SceneEdit::open(path) {
+            Ok(edit) => Some(edit),
+            Err(SceneEditError::Read(_)) => None,
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        None
+    };
+    match edit {
+        Some(mut edit) => {
+            edit.change("save from play", |doc| {
+                *doc = captured.doc.clone();
+                Ok(())
+            })?;
+        }
+        None => {
+            crate::project::write_file_atomic(path, captured.doc.to_canonical_string().as_bytes())?
+        }
+    }
     Ok(captured)
 }
 
