@@ -7,6 +7,7 @@ extern crate self as bevy_forge_scene;
 // project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
 pub mod cook;
 pub mod diff;
+pub mod export;
 pub mod format;
 pub mod prefab;
 pub mod project;

@@ -17,6 +17,7 @@ const PARTS: &[(&str, &[&str])] = &[
     ("validate", &["format", "project", "schema"]),
     ("diff", &["format"]),
     ("prefab", &["format", "project", "schema", "validate"]),
+    ("export", &["format", "project", "schema", "prefab"]),
     (
         "cook",
         &["format", "project", "schema", "validate", "prefab"],
@@ -24,14 +25,14 @@ const PARTS: &[(&str, &[&str])] = &[
     (
         "runtime",
         &[
-            "format", "project", "schema", "validate", "diff", "prefab", "cook",
+            "format", "project", "schema", "validate", "diff", "prefab", "export", "cook",
         ],
     ),
     // The `forge` command line works offline: no Bevy runtime.
     (
         "bin",
         &[
-            "format", "project", "schema", "validate", "diff", "prefab", "cook",
+            "format", "project", "schema", "validate", "diff", "prefab", "export", "cook",
         ],
     ),
 ];

@@ -7,7 +7,13 @@
 //! forge new <NAME> [--project DIR]
 //! forge tree <FILE> [--flat]
 //! forge cook <FILE|DIR>... [--out DIR] [--check] [--assets DIR | --no-assets]
+//! forge export <FILE> --to bsn|rust [--out FILE] [--function NAME] [--assets DIR]
 //! ```
+//!
+//! `export` writes the scene as a Rust file for Bevy 0.20.1 (standard output, or `--out`
+//! atomically): `--to rust` a function that spawns it with `World` calls, `--to bsn` a
+//! `bsn_list!` of `bevy_scene` 0.20.1; prefab instances expanded (`bevy_forge_scene::export`).
+//! A scene with errors, or one the code cannot hold, is not exported (exit 1).
 //!
 //! `cook` writes the cooked binary twin of each scene that validates (`<name>.forge.bin`,
 //! beside it or under `--out`, atomically), with the prefabs it places bundled; a scene with
@@ -33,6 +39,7 @@
 //! code `forge::schema_file::unreadable` or `forge::schema_file::invalid`).
 
 mod cook;
+mod export;
 mod files;
 mod render;
 mod tree;
@@ -74,6 +81,8 @@ enum Command {
     Tree(TreeArgs),
     /// Write the cooked binary twin (`.forge.bin`) of scenes that validate.
     Cook(CookArgs),
+    /// Write a scene as Rust source: a `bsn!` scene list or plain `World` calls.
+    Export(export::ExportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -178,6 +187,7 @@ fn main() -> ExitCode {
         Command::New(args) => new(&args),
         Command::Tree(args) => show_tree(&args),
         Command::Cook(args) => cook::cook(&args),
+        Command::Export(args) => export::export(&args),
     };
     ExitCode::from(status as u8)
 }
