@@ -105,7 +105,7 @@ fn transform(t: &Transform) -> String {
     if !zero(t.translation) {
         fields.push(format!("translation: {}", vec3(t.translation)));
     }
-    if !zero(t.rotation) {
+    if !super::identity_rotation(t) {
         fields.push(format!("rotation: {}", rotation(t.rotation, None)));
     }
     if !one(t.scale) {

@@ -388,8 +388,9 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// Whether a built-in gives its entity a `Visibility` (its own, or one its Bevy components
-/// require).
+/// Whether a built-in gives its entity a `Visibility`: its own, or one its Bevy components
+/// require (`Mesh3d` through `VisibilityPlugin`, part of `DefaultPlugins`). Custom components
+/// are not counted.
 fn brings_visibility(component: &ComponentData) -> bool {
     !matches!(component, ComponentData::Custom(_))
 }
@@ -474,22 +475,38 @@ pub(crate) fn vec3(v: crate::format::Vec3) -> String {
     format!("Vec3::new({}, {}, {})", float(v.x), float(v.y), float(v.z))
 }
 
-/// The rotation as the loader converts it (`format::Transform::rotation_quat`), the arguments
-/// on lines of their own at `indent` when it is given.
+/// The rotation as the loader converts it (`format::Transform::rotation_quat`):
+/// `Quat::from_euler(EulerRot::XYZ, f32::to_radians(x), ..)`, a zero angle written as `0.0`
+/// (or `-0.0`: `to_radians` keeps it as it is, sign included). The arguments go on lines of
+/// their own at `indent` when it is given and an angle is not zero.
 pub(crate) fn rotation(r: crate::format::Vec3, indent: Option<&str>) -> String {
+    let angle = |v: f32| {
+        if v == 0.0 {
+            float(v)
+        } else {
+            format!("f32::to_radians({})", float(v))
+        }
+    };
     let args = [
         "EulerRot::XYZ".to_owned(),
-        format!("f32::to_radians({})", float(r.x)),
-        format!("f32::to_radians({})", float(r.y)),
-        format!("f32::to_radians({})", float(r.z)),
+        angle(r.x),
+        angle(r.y),
+        angle(r.z),
     ];
     match indent {
-        Some(indent) => format!(
+        Some(indent) if r.to_array().iter().any(|v| *v != 0.0) => format!(
             "Quat::from_euler(\n{indent}    {},\n{indent})",
             args.join(&format!(",\n{indent}    "))
         ),
-        None => format!("Quat::from_euler({})", args.join(", ")),
+        _ => format!("Quat::from_euler({})", args.join(", ")),
     }
+}
+
+/// Whether the loader's quaternion for `t` is `Quat::IDENTITY` to the bit (a zero rotation is
+/// not: `from_euler` gives it a `-0.0`).
+pub(crate) fn identity_rotation(t: &crate::format::Transform) -> bool {
+    t.rotation_quat().to_array().map(f32::to_bits)
+        == glam::Quat::IDENTITY.to_array().map(f32::to_bits)
 }
 
 /// The Bevy value of a primitive shape, as the loader builds its mesh.

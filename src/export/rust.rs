@@ -158,7 +158,7 @@ fn used_entities(plan: &Plan) -> HashSet<u64> {
 pub(crate) fn transform(t: &Transform, indent: &str) -> String {
     let zero = |v: crate::format::Vec3| v.to_array().iter().all(|c| c.to_bits() == 0);
     let one = |v: crate::format::Vec3| v.to_array().iter().all(|c| *c == 1.0);
-    if zero(t.translation) && zero(t.rotation) && one(t.scale) {
+    if zero(t.translation) && super::identity_rotation(t) && one(t.scale) {
         return "Transform::IDENTITY".to_owned();
     }
     let translation = if zero(t.translation) {
@@ -166,8 +166,7 @@ pub(crate) fn transform(t: &Transform, indent: &str) -> String {
     } else {
         super::vec3(t.translation)
     };
-    // `from_euler` of three positive zeros is `Quat::IDENTITY`, bit for bit.
-    let rotation = if zero(t.rotation) {
+    let rotation = if super::identity_rotation(t) {
         "Quat::IDENTITY".to_owned()
     } else {
         rotation(t.rotation, Some(&format!("{indent}    ")))
