@@ -489,7 +489,7 @@ fn prefab_entities_are_exported_expanded_with_their_id_paths() {
     ));
     let err = expanded_to_bsn(&expanded, &ExportOptions::default()).unwrap_err();
     assert!(
-        matches!(&err, ExportError::BsnReference { entity: 3, field, .. } if field == "route"),
+        matches!(&err, ExportError::BsnReference { entity, field, .. } if entity == "3" && field == "route"),
         "{err}"
     );
 }
@@ -557,6 +557,58 @@ fn what_cannot_be_exported_is_refused_with_the_reason() {
 }
 
 #[test]
+fn a_line_comment_in_an_expression_does_not_swallow_what_follows() {
+    let d = doc(&scene(
+        "Comments",
+        &[entity(
+            1,
+            "A",
+            ZERO,
+            &custom(
+                "game::Orbit",
+                &[("radius", "2.0 // metres"), ("speed", "Some(1.0) // rad/s")],
+            ),
+        )],
+    ));
+    let code = rust(&d);
+    assert!(code.contains("radius: 2.0 // metres\n,"), "{code}");
+    let code = bsn(&d);
+    assert!(
+        code.contains("game::Orbit { radius: 2.0 // metres\n, speed: {Some(1.0) // rad/s\n} }"),
+        "{code}"
+    );
+}
+
+#[test]
+fn errors_name_prefab_entities_by_id_path() {
+    let files = [(
+        "post.forge.ron",
+        r#"(format_version: 1, name: "Post", entities: {
+            1: (id: 1, name: "Flag", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+                components: [(type: custom, data: (type_path: "game::Flags", fields: [(name: "all", expr: "[#1]")]))]),
+        }, roots: [1], next_id: 2)"#,
+    )];
+    let level = SceneDoc::from_str(r#"(format_version: 1, name: "Level", entities: {
+        4: (id: 4, name: "Camp", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+            components: [], instance: Some((scene: "post.forge.ron"))),
+    }, roots: [4], next_id: 5)"#).unwrap();
+    let mut prefabs = PrefabFiles::new(|path: &str| {
+        files
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.as_bytes().to_vec())
+            .ok_or_else(|| "no such file".to_owned())
+    });
+    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &level, None);
+    assert!(problems.is_empty(), "{problems:?}");
+    let expanded = expanded.unwrap();
+    let code = expanded_to_rust(&expanded, &ExportOptions::default()).unwrap();
+    assert!(code.contains("all: [e4_1],"), "{code}");
+    let err = expanded_to_bsn(&expanded, &ExportOptions::default()).unwrap_err();
+    assert!(err.to_string().starts_with("entity 4/1 (`Flag`)"), "{err}");
+}
+
+#[test]
 fn options_name_the_function_and_the_source() {
     let d = doc(&scene("Garden", &[entity(1, "A", ZERO, "")]));
     let options = ExportOptions {
@@ -570,4 +622,10 @@ fn options_name_the_function_and_the_source() {
     assert!(code.contains("pub fn build_level(world: &mut World)"));
     let code = to_bsn(&d, &options).unwrap();
     assert!(code.contains("pub fn build_level() -> impl SceneList"));
+    let options = ExportOptions {
+        source: None,
+        function: Some("2fast".into()),
+    };
+    let err = to_rust(&d, &options).unwrap_err();
+    assert_eq!(err.to_string(), "`2fast` is not a Rust function name");
 }

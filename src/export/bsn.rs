@@ -8,16 +8,13 @@
 use std::fmt::Write as _;
 
 use super::{
-    ExportError, ExportOptions, Plan, color, exprs, float, header, material, primitive, rotation,
-    snake_case, string, vec3,
+    ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, material,
+    primitive, rotation, snake_case, string, vec3,
 };
 use crate::format::{ComponentData, CustomComponent, MeshSource, Transform};
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
-    let function = options
-        .function
-        .clone()
-        .unwrap_or_else(|| format!("{}_scene", snake_case(&plan.doc.name)));
+    let function = function_name(options, format!("{}_scene", snake_case(&plan.doc.name)))?;
     let mut out = header(plan, options, "bsn");
     let _ = write!(
         out,
@@ -205,7 +202,7 @@ fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<Strin
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     if !last.starts_with(|c: char| c.is_ascii_uppercase()) || constant {
         return Err(ExportError::Custom {
-            entity: key,
+            entity: plan.label(key),
             name: node.name.to_string(),
             type_path: custom.type_path.to_string(),
             message: format!(
@@ -217,7 +214,7 @@ fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<Strin
     for field in &custom.fields {
         let value =
             exprs::bsn_value(plan, field.expr.trim()).ok_or_else(|| ExportError::BsnReference {
-                entity: key,
+                entity: plan.label(key),
                 name: node.name.to_string(),
                 type_path: custom.type_path.to_string(),
                 field: field.name.to_string(),

@@ -25,7 +25,7 @@ pub(crate) fn check_custom(
 ) -> Result<(), ExportError> {
     let node = plan.node(key);
     let error = |message: String| ExportError::Custom {
-        entity: key,
+        entity: plan.label(key),
         name: node.name.to_string(),
         type_path: custom.type_path.to_string(),
         message,
@@ -50,7 +50,7 @@ pub(crate) fn check_custom(
                     let found = reference.path.as_deref().and_then(|p| plan.resolve(p));
                     if found.is_none() {
                         return Err(ExportError::Dangling {
-                            entity: key,
+                            entity: plan.label(key),
                             name: node.name.to_string(),
                             type_path: custom.type_path.to_string(),
                             field: field.name.to_string(),
@@ -137,11 +137,8 @@ struct Ref {
 fn plain_value(expr: &str) -> String {
     let literal = matches!(syn::parse_str::<syn::Expr>(expr), Ok(syn::Expr::Lit(_)));
     proc_macro2::extra::invalidate_current_thread_spans();
-    if literal {
-        expr.to_owned()
-    } else {
-        format!("{{{expr}}}")
-    }
+    let expr = super::line_safe(expr);
+    if literal { expr } else { format!("{{{expr}}}") }
 }
 
 struct BsnWriter<'a, 'p> {

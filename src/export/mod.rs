@@ -87,8 +87,8 @@ pub enum ExportError {
     /// A number that Rust cannot write as a literal (`NaN`, infinite).
     #[error("entity {entity} (`{name}`): {what} is not finite")]
     NonFinite {
-        /// The entity's id (its key, for entities a prefab placed).
-        entity: u64,
+        /// The entity: its id (`7`), or its id path for one a prefab placed (`8/1`).
+        entity: String,
         /// The entity's name.
         name: String,
         /// Which value (`transform`, `point_light`, ...).
@@ -97,8 +97,8 @@ pub enum ExportError {
     /// A primitive mesh the loader would skip (a negative size).
     #[error("entity {entity} (`{name}`): the {shape} mesh has a negative size")]
     NegativeSize {
-        /// The entity's id.
-        entity: u64,
+        /// The entity: its id (`7`), or its id path for one a prefab placed (`8/1`).
+        entity: String,
         /// The entity's name.
         name: String,
         /// The primitive (`cuboid`, ...).
@@ -108,8 +108,8 @@ pub enum ExportError {
     /// an expression that does not parse.
     #[error("entity {entity} (`{name}`), `{type_path}`: {message}")]
     Custom {
-        /// The entity's id.
-        entity: u64,
+        /// The entity: its id (`7`), or its id path for one a prefab placed (`8/1`).
+        entity: String,
         /// The entity's name.
         name: String,
         /// The component's type path as written.
@@ -122,8 +122,8 @@ pub enum ExportError {
         "entity {entity} (`{name}`), `{type_path}.{field}`: `{reference}` names no entity of the scene"
     )]
     Dangling {
-        /// The entity's id.
-        entity: u64,
+        /// The entity: its id (`7`), or its id path for one a prefab placed (`8/1`).
+        entity: String,
         /// The entity's name.
         name: String,
         /// The component's type path.
@@ -133,6 +133,9 @@ pub enum ExportError {
         /// The reference as written (`#7/2`).
         reference: String,
     },
+    /// [`ExportOptions::function`] is not a Rust identifier.
+    #[error("`{0}` is not a Rust function name")]
+    Function(String),
     /// An entity reference that `bsn!` 0.20.1 cannot write where it stands: it reads `#Name`
     /// only as a whole field value, inside `Some(..)`, or as a field of a struct literal or
     /// enum variant; not inside `vec![..]`, arrays, tuples or calls.
@@ -140,8 +143,8 @@ pub enum ExportError {
         "entity {entity} (`{name}`), `{type_path}.{field}`: `{expr}` holds an entity reference that bsn! 0.20.1 cannot write (it reads `#Name` as a field value, in `Some(..)` and in struct or variant fields, not inside `vec![..]`, arrays, tuples or calls); export this scene with `--to rust`"
     )]
     BsnReference {
-        /// The entity's id.
-        entity: u64,
+        /// The entity: its id (`7`), or its id path for one a prefab placed (`8/1`).
+        entity: String,
         /// The entity's name.
         name: String,
         /// The component's type path.
@@ -288,6 +291,18 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The entity as messages name it: its id, or its id path (`8/1`) when a prefab placed it.
+    pub(crate) fn label(&self, key: u64) -> String {
+        match self.expanded.and_then(|e| e.placed_path(key)) {
+            Some(path) => path
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join("/"),
+            None => key.to_string(),
+        }
+    }
+
     pub(crate) fn node(&self, key: u64) -> &'a EntityNode {
         &self.doc.entities[&key]
     }
@@ -297,7 +312,7 @@ impl<'a> Plan<'a> {
         for &key in &self.order {
             let node = self.node(key);
             let non_finite = |what: &str| ExportError::NonFinite {
-                entity: key,
+                entity: self.label(key),
                 name: node.name.to_string(),
                 what: what.to_owned(),
             };
@@ -313,7 +328,7 @@ impl<'a> Plan<'a> {
                     && sizes(shape).iter().any(|s| *s < 0.0)
                 {
                     return Err(ExportError::NegativeSize {
-                        entity: key,
+                        entity: self.label(key),
                         name: node.name.to_string(),
                         shape: shape.name().to_owned(),
                     });
@@ -542,6 +557,30 @@ pub(crate) fn material(m: &crate::format::MaterialData, indent: &str) -> String 
         float(m.perceptual_roughness),
         m.unlit
     )
+}
+
+/// `expr` made safe to follow with more code on its line: a `//` comment on its last line gets
+/// a line break after it, so the comment does not swallow the `,` or `}` that comes next.
+pub(crate) fn line_safe(expr: &str) -> String {
+    let last_line = expr.rsplit('\n').next().unwrap_or(expr);
+    if last_line.contains("//") {
+        format!("{expr}\n")
+    } else {
+        expr.to_owned()
+    }
+}
+
+/// The generated function's name: [`ExportOptions::function`] when it is an identifier, else
+/// `default`.
+pub(crate) fn function_name(
+    options: &ExportOptions,
+    default: String,
+) -> Result<String, ExportError> {
+    match &options.function {
+        Some(name) if names::is_ascii_ident(name) => Ok(name.clone()),
+        Some(name) => Err(ExportError::Function(name.clone())),
+        None => Ok(default),
+    }
 }
 
 /// A Rust string literal of `s` (escapes as `Debug` writes them, which Rust reads back).

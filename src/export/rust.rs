@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use bevy_platform::collections::HashSet;
 
 use super::{
-    ExportError, ExportOptions, Plan, color, exprs, float, header, material, primitive, rotation,
-    snake_case, string,
+    ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, line_safe,
+    material, primitive, rotation, snake_case, string,
 };
 use crate::format::{ComponentData, CustomComponent, MeshSource, Transform, VisibilityMode};
 
@@ -14,10 +14,7 @@ use crate::format::{ComponentData, CustomComponent, MeshSource, Transform, Visib
 const BUNDLE_MAX: usize = 12;
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
-    let function = options
-        .function
-        .clone()
-        .unwrap_or_else(|| format!("spawn_{}", snake_case(&plan.doc.name)));
+    let function = function_name(options, format!("spawn_{}", snake_case(&plan.doc.name)))?;
     let mut out = header(plan, options, "rust");
     let _ = write!(
         out,
@@ -277,7 +274,10 @@ fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String
     let mut fields: Vec<String> = custom
         .fields
         .iter()
-        .map(|f| format!("{}: {}", f.name, exprs::rust_expr(plan, f.expr.trim())))
+        .map(|f| {
+            let expr = exprs::rust_expr(plan, f.expr.trim());
+            format!("{}: {}", f.name, line_safe(&expr))
+        })
         .collect();
     fields.push("..Default::default()".to_owned());
     struct_value(&custom.type_path, &fields, indent)
