@@ -21,10 +21,11 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         "//\n// `{function}()` is the scene as a `bevy_scene` 0.20.1 scene list, one scene per root in\n\
          // the file's order. Spawn it with `world.spawn_scene_list({function}())` (or through\n\
          // `Commands`) in an app with `ScenePlugin`; it returns the roots. Entities are named with\n\
-         // `#Name`, which entity references use too.\n\n\
+         // `#Name`, which entity references use too.\n{}\n\
          use bevy::prelude::*;\n\n\
          /// The scene {:?}: its roots as a scene list.\n\
          pub fn {function}() -> impl SceneList {{\n",
+        super::custom_note(plan, "bsn"),
         plan.doc.name
     );
     for (i, shape) in plan.meshes.iter().enumerate() {

@@ -21,11 +21,12 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         "//\n// `{function}(world)` spawns the scene's entities into `world` and returns its root\n\
          // entities in the file's order. Components that name other entities are inserted once\n\
          // every entity exists. The world needs `Assets<Mesh>` and `Assets<StandardMaterial>`\n\
-         // for meshes and an `AssetServer` for images and mesh files.\n\n\
+         // for meshes and an `AssetServer` for images and mesh files.\n{}\n\
          use bevy::prelude::*;\n\n\
          /// Spawns the scene {:?} into `world`; returns its roots in file order.\n\
          #[allow(clippy::needless_update)]\n\
          pub fn {function}(world: &mut World) -> Vec<Entity> {{\n",
+        super::custom_note(plan, "rust"),
         plan.doc.name
     );
     let used = used_entities(plan);

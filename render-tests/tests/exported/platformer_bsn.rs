@@ -5,6 +5,12 @@
 // the file's order. Spawn it with `world.spawn_scene_list(platformer_scene())` (or through
 // `Commands`) in an app with `ScenePlugin`; it returns the roots. Entities are named with
 // `#Name`, which entity references use too.
+//
+// Custom components are named as the scene writes them: `forge_demo::Orbit`.
+// The module this file goes in must see those paths.
+// `bsn!` patches them field by field: each type is `Default + Clone`, or derives
+// `FromTemplate` when it holds an `Entity` (with `#[template(built_in)]` on `Option<Entity>`
+// and `Vec<Entity>` fields).
 
 use bevy::prelude::*;
 

@@ -5,6 +5,9 @@
 // entities in the file's order. Components that name other entities are inserted once
 // every entity exists. The world needs `Assets<Mesh>` and `Assets<StandardMaterial>`
 // for meshes and an `AssetServer` for images and mesh files.
+//
+// Custom components are named as the scene writes them: `forge_demo::Orbit`.
+// The module this file goes in must see those paths.
 
 use bevy::prelude::*;
 
