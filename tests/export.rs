@@ -18,14 +18,36 @@ use bevy_forge_scene::prefab::PrefabFiles;
 const FORGE: &str = env!("CARGO_BIN_EXE_forge");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The seed scenes exported into `render-tests/tests/exported/`, with the forms each has.
-/// `castle_gate` has BSN refused (a reference inside `vec![..]`), see below.
-const EXPORTED: &[(&str, &[&str])] = &[
-    ("showcase", &["rust", "bsn"]),
-    ("garden", &["rust", "bsn"]),
-    ("platformer", &["rust", "bsn"]),
-    ("goblin_camp", &["rust", "bsn"]),
-    ("castle_gate", &["rust"]),
+/// The scenes exported into `render-tests/tests/exported/<name>_<form>.rs`: the seed scenes
+/// and render-tests' own `odd_names`, with the forms each has. `castle_gate` has BSN refused
+/// (a reference inside `vec![..]`), see below.
+const EXPORTED: &[(&str, &str, &[&str])] = &[
+    (
+        "assets/scenes/showcase.forge.ron",
+        "showcase",
+        &["rust", "bsn"],
+    ),
+    ("assets/scenes/garden.forge.ron", "garden", &["rust", "bsn"]),
+    (
+        "assets/scenes/platformer.forge.ron",
+        "platformer",
+        &["rust", "bsn"],
+    ),
+    (
+        "assets/scenes/goblin_camp.forge.ron",
+        "goblin_camp",
+        &["rust", "bsn"],
+    ),
+    (
+        "assets/scenes/castle_gate.forge.ron",
+        "castle_gate",
+        &["rust"],
+    ),
+    (
+        "render-tests/tests/scenes/odd_names.forge.ron",
+        "odd_names",
+        &["rust", "bsn"],
+    ),
 ];
 
 fn forge(args: &[&str]) -> Output {
@@ -40,10 +62,9 @@ fn forge(args: &[&str]) -> Output {
 #[test]
 fn committed_exports_of_the_seed_scenes_are_fresh() {
     let mut stale = Vec::new();
-    for (scene, forms) in EXPORTED {
+    for (file, scene, forms) in EXPORTED {
         for form in *forms {
-            let file = format!("assets/scenes/{scene}.forge.ron");
-            let out = forge(&["export", &file, "--to", form]);
+            let out = forge(&["export", file, "--to", form]);
             assert_eq!(
                 out.status.code(),
                 Some(0),

@@ -21,6 +21,10 @@ mod garden_rust;
 mod goblin_camp_bsn;
 #[path = "exported/goblin_camp_rust.rs"]
 mod goblin_camp_rust;
+#[path = "exported/odd_names_bsn.rs"]
+mod odd_names_bsn;
+#[path = "exported/odd_names_rust.rs"]
+mod odd_names_rust;
 #[path = "exported/platformer_bsn.rs"]
 mod platformer_bsn;
 #[path = "exported/platformer_rust.rs"]
@@ -47,16 +51,16 @@ const IGNORED: &[&str] = &[
     "Children",
 ];
 
-/// An app that can spawn both sides: the scene plugin over `../assets`, the PBR types
+/// An app that can spawn both sides: the scene plugin over `root`, the PBR types
 /// registered for reflection (as `PbrPlugin` does, without the renderer), `Mesh3d` requiring
 /// `Visibility` (as `VisibilityPlugin` makes it in an app with `DefaultPlugins`), and `bsn!`
 /// scenes.
-fn app() -> App {
+fn app(root: &str) -> App {
     let mut app = App::new();
     app.add_plugins((
         TaskPoolPlugin::default(),
         AssetPlugin {
-            file_path: "../assets".into(),
+            file_path: root.into(),
             watch_for_changes_override: Some(false),
             ..Default::default()
         },
@@ -149,11 +153,16 @@ fn assert_same(expected: &Node, got: &Node, at: &str) {
     }
 }
 
-/// The file through the plugin in one app, `spawn` in another; the trees must match.
+/// The file through the plugin in one app, `spawn` in another; the trees must match. `scene`
+/// is under `../assets` (the seed scenes) or, with a leading `tests/`, this package's own.
 fn compare(scene: &str, spawn: impl FnOnce(&mut World) -> Vec<Entity>) -> (App, Vec<Entity>) {
-    let mut expected_app = app();
-    let expected_roots = spawn_from_file(&mut expected_app, scene);
-    let mut app = app();
+    let (root, path) = match scene.strip_prefix("tests/") {
+        Some(own) => ("tests", own),
+        None => ("../assets", scene),
+    };
+    let mut expected_app = app(root);
+    let expected_roots = spawn_from_file(&mut expected_app, path);
+    let mut app = app(root);
     let roots = spawn(app.world_mut());
     app.update();
     let expected: Vec<Node> = expected_roots
@@ -248,4 +257,31 @@ fn exported_rust_keeps_entity_references_of_the_castle_gate() {
     assert_eq!(patrol.wait, 1.5);
     let sentry = world.get::<forge_demo::Sentry>(alarm).unwrap();
     assert_eq!(world.get::<ChildOf>(sentry.post).map(ChildOf::parent), Some(alarm));
+}
+
+/// Odd names, repeated names, and references as `#Name`s in BSN (`Option::Some(#Goblin_2)`).
+fn assert_odd_names_references(world: &World, roots: &[Entity]) {
+    let enemy = world.get::<forge_demo::Sentry>(roots[0]).unwrap();
+    assert_eq!(enemy.post, roots[1], "`#2` is `élan`");
+    let children = world.get::<Children>(roots[1]).unwrap();
+    let door = world.get::<forge_demo::Door>(children[1]).unwrap();
+    assert_eq!(door.opened_by, children[0], "`#3` is `1st`");
+    assert_eq!(door.alarm, Some(roots[2]), "`#5` is the root `Goblin`, not the child one");
+    let orbit = world.get::<forge_demo::Orbit>(roots[2]).unwrap();
+    assert_eq!((orbit.radius, orbit.speed, orbit.axis), (1.5, -2.0, Vec3::Y));
+    assert_eq!(world.get::<forge_demo::Health>(roots[3]).unwrap().hp, 7);
+}
+
+#[test]
+fn exported_rust_spawns_odd_names_and_references() {
+    let (app, roots) = compare("tests/scenes/odd_names.forge.ron", odd_names_rust::spawn_odd_names);
+    assert_odd_names_references(app.world(), &roots);
+}
+
+#[test]
+fn exported_bsn_spawns_odd_names_and_references() {
+    let (app, roots) = compare("tests/scenes/odd_names.forge.ron", |w| {
+        spawn_list(w, odd_names_bsn::odd_names_scene())
+    });
+    assert_odd_names_references(app.world(), &roots);
 }
