@@ -1,17 +1,20 @@
 //! A scene as Rust source: [`to_rust`] writes a function that spawns the scene into a `World`
 //! with plain Bevy calls, [`to_bsn`] a function that returns it as a `bsn_list!` of
 //! `bevy_scene` 0.20.1. Both spawn what [`ForgeScenePlugin`](crate::ForgeScenePlugin) spawns from
-//! the file (the format page, "Relationship to BSN"):
+//! the file:
 //!
 //! - every entity with its `Name` and its `Transform` (the rotation's Euler degrees converted with
 //!   `Quat::from_euler(EulerRot::XYZ, f32::to_radians(x), ..)`, the call the loader makes, so the
-//!   quaternion is the same to the bit);
+//!   quaternion is the same to the bit; a zero angle is written `0.0`, and the rotation is left
+//!   out only where that quaternion is `Quat::IDENTITY` to the bit, which a rotation of zeros
+//!   is not: its `y` is `-0.0`);
 //! - the built-ins as their Bevy components, with the values the loader gives them: `Sprite`,
 //!   `Text2d` + `TextFont` + `TextColor`, `Camera2d`, `Camera3d`, `PointLight`,
 //!   `DirectionalLight`, `Mesh3d` + `MeshMaterial3d<StandardMaterial>` (identical primitive
 //!   meshes and identical materials shared, as the loader shares them), `Visibility`;
 //! - `Visibility::Inherited` on every entity that has none of its own but something under it
-//!   that has one (the loader does the same: Bevy asks it of every parent of something drawn);
+//!   that has one (the loader does the same: Bevy asks it of every parent of something drawn;
+//!   every built-in counts, `mesh3d` too, whose `Visibility` `VisibilityPlugin` requires);
 //! - custom components as struct literals of their `type_path`, each field's expression
 //!   verbatim, the rest from `Default`;
 //! - children in file order; entity references (`#7` in field expressions) as the variable that
@@ -164,7 +167,8 @@ pub enum ExportError {
 /// # Errors
 /// [`ExportError::Instance`] when an entity places a prefab (use [`expanded_to_rust`]), and
 /// every error of a scene that cannot be written as Rust: a broken forest, a non-finite number,
-/// a negative primitive size, a custom component that is not Rust, a dangling reference.
+/// a negative primitive size, a custom component that is not Rust, a dangling reference, an
+/// [`ExportOptions::function`] that is not an identifier.
 pub fn to_rust(doc: &SceneDoc, options: &ExportOptions) -> Result<String, ExportError> {
     let plan = Plan::new(doc, None)?;
     rust::write(&plan, options)
