@@ -8,6 +8,7 @@ extern crate self as bevy_forge_scene;
 pub mod cook;
 pub mod diff;
 pub mod edit;
+pub mod export;
 pub mod format;
 pub mod prefab;
 pub mod project;

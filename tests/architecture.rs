@@ -18,6 +18,7 @@ const PARTS: &[(&str, &[&str])] = &[
     ("diff", &["format"]),
     ("edit", &["format", "project", "schema", "validate"]),
     ("prefab", &["format", "project", "schema", "validate"]),
+    ("export", &["format", "project", "schema", "prefab"]),
     (
         "cook",
         &["format", "project", "schema", "validate", "prefab"],
@@ -25,7 +26,7 @@ const PARTS: &[(&str, &[&str])] = &[
     (
         "runtime",
         &[
-            "format", "project", "schema", "validate", "diff", "prefab", "cook", "edit",
+            "format", "project", "schema", "validate", "diff", "prefab", "export", "cook", "edit",
         ],
     ),
     // The `forge` command line works offline: no Bevy runtime, only the reading of Bevy's
@@ -33,7 +34,7 @@ const PARTS: &[(&str, &[&str])] = &[
     (
         "bin",
         &[
-            "format", "project", "schema", "validate", "diff", "prefab", "cook", "edit",
+            "format", "project", "schema", "validate", "diff", "prefab", "export", "cook", "edit",
         ],
     ),
 ];

@@ -1,1 +1,8 @@
 //! Test-only package: see `tests/`.
+//!
+//! Its root also holds the seed scenes' custom component types (`forge_demo::Orbit`, ...), for
+//! the exported scenes of `tests/export.rs`, which name this crate `forge_demo`.
+
+mod forge_demo;
+
+pub use forge_demo::{Door, Health, Orbit, Patrol, Sentry};

@@ -7,7 +7,9 @@
 //! forge new <NAME> [--project DIR]
 //! forge tree <FILE> [--flat]
 //! forge cook <FILE|DIR>... [--out DIR] [--check] [--assets DIR | --no-assets]
+//! forge export <FILE> --to bsn|rust [--out FILE] [--function NAME] [--assets DIR]
 //! forge import <FILE.scn.ron> [--out FILE]
+//! forge migrate <FILE|DIR>... [--dry-run]
 //! ```
 //!
 //! `import` reads a Bevy `.scn.ron` world (`bevy_world_serialization`) with the built-in types
@@ -15,6 +17,15 @@
 //! prints it as a scene, or writes it atomically to `--out`. What cannot be mapped (resources,
 //! types it does not know, values it cannot write) is listed as warnings on stderr; a result
 //! that does not validate is not written.
+//!
+//! `migrate` brings scenes written at an older `format_version` to the current one through the
+//! edit layer (`bevy_forge_scene::edit`), keeping comments; `--dry-run` prints the changes.
+//! `fmt` leaves files with comments as they are, with a warning.
+//!
+//! `export` writes the scene as a Rust file for Bevy 0.20.1 (standard output, or `--out`
+//! atomically): `--to rust` a function that spawns it with `World` calls, `--to bsn` a
+//! `bsn_list!` of `bevy_scene` 0.20.1; prefab instances expanded (`bevy_forge_scene::export`).
+//! A scene with errors, or one the code cannot hold, is not exported (exit 1).
 //!
 //! `cook` writes the cooked binary twin of each scene that validates (`<name>.forge.bin`,
 //! beside it or under `--out`, atomically), with the prefabs it places bundled; a scene with
@@ -40,6 +51,7 @@
 //! code `forge::schema_file::unreadable` or `forge::schema_file::invalid`).
 
 mod cook;
+mod export;
 mod files;
 mod import;
 mod migrate;
@@ -83,6 +95,8 @@ enum Command {
     Tree(TreeArgs),
     /// Write the cooked binary twin (`.forge.bin`) of scenes that validate.
     Cook(CookArgs),
+    /// Write a scene as Rust source: a `bsn!` scene list or plain `World` calls.
+    Export(export::ExportArgs),
     /// Bring scenes written in an older format version to the current one, keeping comments.
     Migrate(MigrateArgs),
     /// Read a Bevy `.scn.ron` world as a scene.
@@ -213,6 +227,7 @@ fn main() -> ExitCode {
         Command::Cook(args) => cook::cook(&args),
         Command::Migrate(args) => migrate::migrate(&args.paths, args.dry_run),
         Command::Import(args) => import::import(&args),
+        Command::Export(args) => export::export(&args),
     };
     ExitCode::from(status as u8)
 }

@@ -1,0 +1,90 @@
+//! The custom component types of the seed scenes (`assets/scenes/`), usable both by
+//! `ForgeScenePlugin` (through reflection) and by the exported code (`Default + Clone` types
+//! as they are; types with `Entity` fields derive `FromTemplate`, so `bsn!` can fill them with
+//! `#Name` references).
+
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::prelude::*;
+use bevy_reflect::Reflect;
+use bevy_reflect::std_traits::ReflectDefault;
+
+/// Circles around its start (the Platformer's player).
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Orbit")]
+pub struct Orbit {
+    /// Metres.
+    pub radius: f32,
+    /// Radians per second.
+    pub speed: f32,
+    /// Axis of rotation.
+    pub axis: bevy_math::Vec3,
+}
+
+/// Hit points (the goblin prefab's).
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Health")]
+pub struct Health {
+    /// Hit points.
+    pub hp: u32,
+}
+
+/// A door and what opens it (the castle gate's).
+#[derive(Component, Reflect, FromTemplate, Debug, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Door")]
+pub struct Door {
+    /// The switch that opens it.
+    pub opened_by: Entity,
+    /// Who raises the alarm when it opens, if anyone.
+    #[template(built_in)]
+    pub alarm: Option<Entity>,
+}
+
+impl Default for Door {
+    fn default() -> Self {
+        Self {
+            opened_by: Entity::PLACEHOLDER,
+            alarm: None,
+        }
+    }
+}
+
+/// Walks from waypoint to waypoint (the castle gate's guard).
+#[derive(Component, Reflect, FromTemplate, Debug, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Patrol")]
+pub struct Patrol {
+    /// The waypoints, in order.
+    #[template(built_in)]
+    pub route: Vec<Entity>,
+    /// Seconds at each waypoint.
+    pub wait: f32,
+}
+
+impl Default for Patrol {
+    fn default() -> Self {
+        Self {
+            route: Vec::new(),
+            wait: 0.0,
+        }
+    }
+}
+
+/// Guards a post (the sentry prefab's).
+#[derive(Component, Reflect, FromTemplate, Debug, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Sentry")]
+pub struct Sentry {
+    /// The entity it stands at.
+    pub post: Entity,
+}
+
+impl Default for Sentry {
+    fn default() -> Self {
+        Self {
+            post: Entity::PLACEHOLDER,
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The BSN form: a function that returns the scene as a `bsn_list!` of `bevy_scene` 0.20.1.
+//!
+//! The syntax is 0.20.1's (Bevy's main branch has since changed it): one entity's entries
+//! separated by whitespace, siblings by `--`, `#Ident` naming an entity (its `Name`) and
+//! referring to it anywhere in the same `bsn_list!`, children in `Children [ .. ]`, struct
+//! values as patches (`Type { field: value }`), other expressions in `{ .. }`.
+
+use std::fmt::Write as _;
+
+use super::{
+    ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, material,
+    primitive, rotation, snake_case, string, vec3,
+};
+use crate::format::{ComponentData, CustomComponent, MeshSource, Transform};
+
+pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
+    let function = function_name(options, format!("{}_scene", snake_case(&plan.doc.name)))?;
+    let mut out = header(plan, options, "bsn");
+    let _ = write!(
+        out,
+        "//\n// `{function}()` is the scene as a `bevy_scene` 0.20.1 scene list, one scene per root in\n\
+         // the file's order. Spawn it with `world.spawn_scene_list({function}())` (or through\n\
+         // `Commands`) in an app with `ScenePlugin`; it returns the roots. Entities are named with\n\
+         // `#Name`, which entity references use too.\n{}\n\
+         use bevy::prelude::*;\n\n\
+         /// The scene {:?}: its roots as a scene list.\n\
+         pub fn {function}() -> impl SceneList {{\n",
+        super::custom_note(plan, "bsn"),
+        plan.doc.name
+    );
+    for (i, shape) in plan.meshes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    let mesh{i} = asset_value::<_, Mesh>({});",
+            primitive(shape)
+        );
+    }
+    for (i, m) in plan.materials.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    let material{i} = asset_value::<_, StandardMaterial>({});",
+            material(m, "    ")
+        );
+    }
+    out.push_str("    bsn_list! {\n");
+    let roots = plan.doc.roots.clone();
+    entities(plan, &roots, 2, &mut out)?;
+    out.push_str("    }\n}\n");
+    Ok(out)
+}
+
+/// Writes `keys` as siblings at `depth` (four spaces each), separated by `--`.
+fn entities(plan: &Plan, keys: &[u64], depth: usize, out: &mut String) -> Result<(), ExportError> {
+    let indent = "    ".repeat(depth);
+    for (i, &key) in keys.iter().enumerate() {
+        if i > 0 {
+            let _ = writeln!(out, "{indent}--");
+        }
+        let node = plan.node(key);
+        let ident = &plan.idents[&key];
+        let _ = writeln!(out, "{indent}#{ident}");
+        if *ident != node.name.as_str() {
+            let _ = writeln!(out, "{indent}Name({})", string(&node.name));
+        }
+        let _ = writeln!(out, "{indent}{}", transform(&node.transform));
+        for component in &node.components {
+            for entry in builtin(plan, component) {
+                let _ = writeln!(out, "{indent}{entry}");
+            }
+        }
+        if plan.inherit_visibility.contains(&key) {
+            let _ = writeln!(out, "{indent}Visibility::Inherited");
+        }
+        for component in &node.components {
+            if let ComponentData::Custom(custom) = component {
+                let _ = writeln!(out, "{indent}{}", custom_patch(plan, key, custom)?);
+            }
+        }
+        if !node.children.is_empty() {
+            let _ = writeln!(out, "{indent}Children [");
+            entities(plan, &node.children, depth + 1, out)?;
+            let _ = writeln!(out, "{indent}]");
+        }
+    }
+    Ok(())
+}
+
+/// A number as a `bsn!` value: a literal, or `{-1.5}` (`bsn!` reads no sign before a literal).
+fn number(v: f32) -> String {
+    if v.is_sign_negative() {
+        format!("{{{}}}", float(v))
+    } else {
+        float(v)
+    }
+}
+
+/// `Transform { .. }` with the parts that differ from `Transform::IDENTITY` (a patch: the rest
+/// stays the default).
+fn transform(t: &Transform) -> String {
+    let zero = |v: crate::format::Vec3| v.to_array().iter().all(|c| c.to_bits() == 0);
+    let one = |v: crate::format::Vec3| v.to_array().iter().all(|c| *c == 1.0);
+    let mut fields = Vec::new();
+    if !zero(t.translation) {
+        fields.push(format!("translation: {}", vec3(t.translation)));
+    }
+    if !super::identity_rotation(t) {
+        fields.push(format!("rotation: {}", rotation(t.rotation, None)));
+    }
+    if !one(t.scale) {
+        fields.push(format!("scale: {}", vec3(t.scale)));
+    }
+    patch("Transform", &fields)
+}
+
+fn patch(path: &str, fields: &[String]) -> String {
+    if fields.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{path} {{ {} }}", fields.join(", "))
+    }
+}
+
+/// The entries of a built-in, with the values `runtime::builtin::prepare` gives it.
+fn builtin(plan: &Plan, component: &ComponentData) -> Vec<String> {
+    match component {
+        ComponentData::Sprite(s) => {
+            let mut fields = Vec::new();
+            if let Some(image) = &s.image {
+                fields.push(format!("image: {}", string(image)));
+            }
+            fields.push(format!("color: {}", color(s.color)));
+            if let Some(v) = s.custom_size {
+                fields.push(format!(
+                    "custom_size: {{Some(Vec2::new({}, {}))}}",
+                    float(v.x),
+                    float(v.y)
+                ));
+            }
+            fields.push(format!("flip_x: {}", s.flip_x));
+            fields.push(format!("flip_y: {}", s.flip_y));
+            vec![patch("Sprite", &fields)]
+        }
+        ComponentData::Text2d(t) => vec![
+            format!("Text2d({})", string(&t.text)),
+            format!(
+                "TextFont {{ font_size: FontSize::Px({}) }}",
+                number(t.font_size)
+            ),
+            format!("TextColor({})", color(t.color)),
+        ],
+        ComponentData::Camera2d => vec!["Camera2d".to_owned()],
+        ComponentData::Camera3d => vec!["Camera3d".to_owned()],
+        ComponentData::PointLight(l) => vec![patch(
+            "PointLight",
+            &[
+                format!("color: {}", color(l.color)),
+                format!("intensity: {}", number(l.intensity)),
+                format!("range: {}", number(l.range)),
+                format!("shadow_maps_enabled: {}", l.shadows),
+            ],
+        )],
+        ComponentData::DirectionalLight(l) => vec![patch(
+            "DirectionalLight",
+            &[
+                format!("color: {}", color(l.color)),
+                format!("illuminance: {}", number(l.illuminance)),
+                format!("shadow_maps_enabled: {}", l.shadows),
+            ],
+        )],
+        ComponentData::Mesh3d(m) => {
+            let mesh = match &m.mesh {
+                MeshSource::Primitive(shape) => {
+                    format!("{{mesh{}.clone_template()}}", plan.mesh_index(shape))
+                }
+                MeshSource::Asset(path) => string(path),
+            };
+            vec![
+                format!("Mesh3d({mesh})"),
+                format!(
+                    "MeshMaterial3d::<StandardMaterial>({{material{}.clone_template()}})",
+                    plan.material_index(&m.material)
+                ),
+            ]
+        }
+        ComponentData::Visibility(v) => vec![super::rust::visibility(*v).to_owned()],
+        ComponentData::Custom(_) => vec![],
+    }
+}
+
+/// A custom component as a patch of its type: each field's expression in `{ .. }`, or with its
+/// references as `#Name`s.
+fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<String, ExportError> {
+    let node = plan.node(key);
+    let last = custom
+        .type_path
+        .rsplit("::")
+        .next()
+        .unwrap_or_default()
+        .trim();
+    let constant = last.len() > 1
+        && last
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if !last.starts_with(|c: char| c.is_ascii_uppercase()) || constant {
+        return Err(ExportError::Custom {
+            entity: plan.label(key),
+            name: node.name.to_string(),
+            type_path: custom.type_path.to_string(),
+            message: format!(
+                "bsn! 0.20.1 reads a path as a type only when its last part is in `UpperCamelCase`, and `{last}` is not"
+            ),
+        });
+    }
+    let mut fields = Vec::new();
+    for field in &custom.fields {
+        let value =
+            exprs::bsn_value(plan, field.expr.trim()).ok_or_else(|| ExportError::BsnReference {
+                entity: plan.label(key),
+                name: node.name.to_string(),
+                type_path: custom.type_path.to_string(),
+                field: field.name.to_string(),
+                expr: field.expr.to_string(),
+            })?;
+        fields.push(format!("{}: {value}", field.name));
+    }
+    Ok(patch(custom.type_path.trim(), &fields))
+}

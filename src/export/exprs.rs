@@ -1,0 +1,250 @@
+//! Field expressions of custom components: checked as Rust, entity references (`#7`, `#7/2`)
+//! written as variables (Rust form) or as `#Name`s where `bsn!` reads them (BSN form).
+
+use syn::spanned::Spanned;
+
+use super::{ExportError, Plan};
+use crate::format::CustomComponent;
+use crate::schema::expr::references;
+
+/// Whether any field of `custom` holds an entity reference.
+pub(crate) fn has_references(custom: &CustomComponent) -> bool {
+    custom
+        .fields
+        .iter()
+        .any(|f| references(&f.expr).is_some_and(|r| !r.refs.is_empty()))
+}
+
+/// Refuses a custom component the generated code could not hold: a type path or field name that
+/// is not Rust, an expression that does not parse, a reference glued to a word or naming no
+/// entity.
+pub(crate) fn check_custom(
+    plan: &Plan,
+    key: u64,
+    custom: &CustomComponent,
+) -> Result<(), ExportError> {
+    let node = plan.node(key);
+    let error = |message: String| ExportError::Custom {
+        entity: plan.label(key),
+        name: node.name.to_string(),
+        type_path: custom.type_path.to_string(),
+        message,
+    };
+    if syn::parse_str::<syn::Path>(&custom.type_path).is_err() {
+        return Err(error("the type path is not a Rust path".to_owned()));
+    }
+    for field in &custom.fields {
+        if syn::parse_str::<syn::Ident>(&field.name).is_err() {
+            return Err(error(format!(
+                "field `{}` is not a Rust identifier",
+                field.name
+            )));
+        }
+        let rewritten = references(&field.expr);
+        let text = match &rewritten {
+            Some(r) => {
+                if let Some((_, message)) = r.glued_error(&field.expr) {
+                    return Err(error(format!("field `{}`: {message}", field.name)));
+                }
+                for reference in &r.refs {
+                    let found = reference.path.as_deref().and_then(|p| plan.resolve(p));
+                    if found.is_none() {
+                        return Err(ExportError::Dangling {
+                            entity: plan.label(key),
+                            name: node.name.to_string(),
+                            type_path: custom.type_path.to_string(),
+                            field: field.name.to_string(),
+                            reference: reference.text(&r.text),
+                        });
+                    }
+                }
+                r.text.as_str()
+            }
+            None => field.expr.as_str(),
+        };
+        let parsed = syn::parse_str::<syn::Expr>(text);
+        proc_macro2::extra::invalidate_current_thread_spans();
+        if let Err(e) = parsed {
+            return Err(error(format!(
+                "field `{}`: `{}` is not a Rust expression ({e})",
+                field.name, field.expr
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `expr` with each entity reference replaced by the variable of the entity it names.
+pub(crate) fn rust_expr(plan: &Plan, expr: &str) -> String {
+    let Some(rewritten) = references(expr) else {
+        return expr.to_owned();
+    };
+    let mut out = String::with_capacity(expr.len() + 8 * rewritten.refs.len());
+    let mut from = 0;
+    for r in &rewritten.refs {
+        out.push_str(&expr[from..r.at]);
+        let key = r.path.as_deref().and_then(|p| plan.resolve(p));
+        match key.and_then(|k| plan.vars.get(&k)) {
+            Some(var) => out.push_str(var),
+            None => out.push_str(&expr[r.at..r.at + r.len]),
+        }
+        from = r.at + r.len;
+    }
+    out.push_str(&expr[from..]);
+    out
+}
+
+/// A field expression as a `bsn!` value: `{expr}` without references; with them, the
+/// expression rewritten where `bsn!` reads `#Name` (the whole value, `Some(..)` as
+/// `Option::Some(..)`, fields of struct literals and enum variants); `None` for a reference
+/// anywhere else.
+pub(crate) fn bsn_value(plan: &Plan, expr: &str) -> Option<String> {
+    let Some(rewritten) = references(expr).filter(|r| !r.refs.is_empty()) else {
+        return Some(plain_value(expr.trim()));
+    };
+    let parsed = syn::parse_str::<syn::Expr>(&rewritten.text).ok();
+    let out = parsed.and_then(|e| {
+        let refs: Vec<Ref> = rewritten
+            .refs
+            .iter()
+            .map(|r| Ref {
+                at: r.at,
+                len: r.len,
+                path: r.path.clone(),
+            })
+            .collect();
+        let writer = BsnWriter {
+            plan,
+            text: &rewritten.text,
+            refs: &refs,
+        };
+        writer.value(&e)
+    });
+    proc_macro2::extra::invalidate_current_thread_spans();
+    out
+}
+
+/// A reference in an expression: byte offset, length, id path.
+struct Ref {
+    at: usize,
+    len: usize,
+    path: Option<Vec<u64>>,
+}
+
+/// An expression without references as a `bsn!` value: a literal as written (`bsn!` assigns
+/// it as is), anything else in `{ .. }` (which `bsn!` converts with `.into()`: a bare integer
+/// there would fall back to `i32`).
+fn plain_value(expr: &str) -> String {
+    let literal = matches!(syn::parse_str::<syn::Expr>(expr), Ok(syn::Expr::Lit(_)));
+    proc_macro2::extra::invalidate_current_thread_spans();
+    let expr = super::line_safe(expr);
+    if literal { expr } else { format!("{{{expr}}}") }
+}
+
+struct BsnWriter<'a, 'p> {
+    plan: &'a Plan<'p>,
+    /// The expression with references written as identifiers (same offsets as written).
+    text: &'a str,
+    refs: &'a [Ref],
+}
+
+impl BsnWriter<'_, '_> {
+    /// The text of `e`, from its span.
+    fn source(&self, e: &impl Spanned) -> Option<&str> {
+        let span = e.span();
+        let (start, end) = (
+            offset_of(self.text, span.start()),
+            offset_of(self.text, span.end()),
+        );
+        self.text.get(start..end)
+    }
+
+    /// The references inside the text of `e`.
+    fn refs_in(&self, e: &impl Spanned) -> usize {
+        let span = e.span();
+        let (start, end) = (
+            offset_of(self.text, span.start()),
+            offset_of(self.text, span.end()),
+        );
+        self.refs
+            .iter()
+            .filter(|r| r.at >= start && r.at + r.len <= end)
+            .count()
+    }
+
+    /// The `#Name` of the reference that is exactly `e`.
+    fn reference(&self, e: &syn::Expr) -> Option<String> {
+        let span = e.span();
+        let start = offset_of(self.text, span.start());
+        let r = self.refs.iter().find(|r| r.at == start)?;
+        let end = offset_of(self.text, span.end());
+        if r.at + r.len != end {
+            return None;
+        }
+        let key = self.plan.resolve(r.path.as_deref()?)?;
+        Some(format!("#{}", self.plan.idents.get(&key)?))
+    }
+
+    fn value(&self, e: &syn::Expr) -> Option<String> {
+        if self.refs_in(e) == 0 {
+            return Some(plain_value(self.source(e)?.trim()));
+        }
+        match e {
+            syn::Expr::Path(_) => self.reference(e),
+            syn::Expr::Paren(p) => self.value(&p.expr),
+            syn::Expr::Call(call) => {
+                let syn::Expr::Path(func) = &*call.func else {
+                    return None;
+                };
+                let path = self.source(func)?.trim().to_owned();
+                let last = func.path.segments.last()?.ident.to_string();
+                let path = match path.as_str() {
+                    "Some" => "Option::Some".to_owned(),
+                    // A tuple struct or variant: `Type(..)`, `Enum::Variant(..)`.
+                    _ if last.starts_with(|c: char| c.is_ascii_uppercase()) => path,
+                    _ => return None,
+                };
+                let args: Option<Vec<String>> = call.args.iter().map(|a| self.value(a)).collect();
+                Some(format!("{path}({})", args?.join(", ")))
+            }
+            syn::Expr::Struct(s) => {
+                let path = self.source(&s.path)?.trim().to_owned();
+                let mut fields = Vec::new();
+                for field in &s.fields {
+                    let syn::Member::Named(name) = &field.member else {
+                        return None;
+                    };
+                    fields.push(format!("{name}: {}", self.value(&field.expr)?));
+                }
+                // `..Default::default()` is what a patch leaves alone; any other base is not
+                // a patch.
+                if let Some(rest) = &s.rest {
+                    let rest = self.source(rest)?.replace(char::is_whitespace, "");
+                    if !matches!(
+                        rest.as_str(),
+                        "Default::default()" | "default()" | "std::default::Default::default()"
+                    ) {
+                        return None;
+                    }
+                }
+                Some(format!("{path} {{ {} }}", fields.join(", ")))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The byte offset of a line and column (1-based line, 0-based character column) of `text`.
+fn offset_of(text: &str, lc: proc_macro2::LineColumn) -> usize {
+    let mut line_start = 0;
+    for _ in 1..lc.line {
+        match text[line_start..].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => return text.len(),
+        }
+    }
+    text[line_start..]
+        .char_indices()
+        .nth(lc.column)
+        .map_or(text.len(), |(i, _)| line_start + i)
+}

@@ -1,0 +1,285 @@
+//! The Rust form: a function that spawns the scene with `World::spawn`.
+
+use std::fmt::Write as _;
+
+use bevy_platform::collections::HashSet;
+
+use super::{
+    ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, line_safe,
+    material, primitive, rotation, snake_case, string,
+};
+use crate::format::{ComponentData, CustomComponent, MeshSource, Transform, VisibilityMode};
+
+/// Tuples of at most this many values: Bevy's bundles are tuples of up to 15.
+const BUNDLE_MAX: usize = 12;
+
+pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
+    let function = function_name(options, format!("spawn_{}", snake_case(&plan.doc.name)))?;
+    let mut out = header(plan, options, "rust");
+    let _ = write!(
+        out,
+        "//\n// `{function}(world)` spawns the scene's entities into `world` and returns its root\n\
+         // entities in the file's order. Components that name other entities are inserted once\n\
+         // every entity exists. The world needs `Assets<Mesh>` and `Assets<StandardMaterial>`\n\
+         // for meshes and an `AssetServer` for images and mesh files.\n{}\n\
+         use bevy::prelude::*;\n\n\
+         /// Spawns the scene {:?} into `world`; returns its roots in file order.\n\
+         #[allow(clippy::needless_update)]\n\
+         pub fn {function}(world: &mut World) -> Vec<Entity> {{\n",
+        super::custom_note(plan, "rust"),
+        plan.doc.name
+    );
+    let used = used_entities(plan);
+    let loads_assets = plan.order.iter().any(|k| {
+        plan.node(*k).components.iter().any(|c| match c {
+            ComponentData::Sprite(s) => s.image.is_some(),
+            ComponentData::Mesh3d(m) => matches!(m.mesh, MeshSource::Asset(_)),
+            _ => false,
+        })
+    });
+    if loads_assets {
+        out.push_str("    let asset_server = world.resource::<AssetServer>().clone();\n");
+    }
+    for (i, shape) in plan.meshes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    let mesh{i} = world.resource_mut::<Assets<Mesh>>().add({});",
+            primitive(shape)
+        );
+    }
+    for (i, m) in plan.materials.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    let material{i} = world\n        .resource_mut::<Assets<StandardMaterial>>()\n        .add({});",
+            material(m, "        ")
+        );
+    }
+    if loads_assets || !plan.meshes.is_empty() || !plan.materials.is_empty() {
+        out.push('\n');
+    }
+    let mut deferred = Vec::new();
+    for &key in &plan.order {
+        let node = plan.node(key);
+        let mut values = vec![
+            format!("Name::new({})", string(&node.name)),
+            transform(&node.transform, "            "),
+        ];
+        if let Some(parent) = node.parent {
+            values.push(format!("ChildOf({})", plan.vars[&parent]));
+        }
+        let mut components = Vec::new();
+        for component in &node.components {
+            components.extend(builtin(plan, component));
+        }
+        if plan.inherit_visibility.contains(&key) {
+            components.push("Visibility::Inherited".to_owned());
+        }
+        let (with_refs, plain) = plan.customs(key);
+        for custom in plain {
+            components.push(custom_literal(plan, custom, "            "));
+        }
+        for custom in with_refs {
+            deferred.push((key, custom));
+        }
+        if values.len() + components.len() <= BUNDLE_MAX + 3 {
+            values.extend(components);
+        } else {
+            for chunk in components.chunks(BUNDLE_MAX) {
+                values.push(format!(
+                    "(\n                {},\n            )",
+                    chunk.join(",\n                ")
+                ));
+            }
+        }
+        let (bind, id) = if used.contains(&key) {
+            (format!("let {} = ", plan.vars[&key]), "\n        .id()")
+        } else {
+            (String::new(), "")
+        };
+        let _ = writeln!(
+            out,
+            "    {bind}world\n        .spawn((\n            {},\n        )){id};",
+            values.join(",\n            ")
+        );
+    }
+    if !deferred.is_empty() {
+        out.push_str("\n    // Components that name other entities, once every entity exists.\n");
+        for (key, custom) in deferred {
+            let _ = writeln!(
+                out,
+                "    world\n        .entity_mut({})\n        .insert({});",
+                plan.vars[&key],
+                custom_literal(plan, custom, "        ")
+            );
+        }
+    }
+    let roots: Vec<&str> = plan
+        .doc
+        .roots
+        .iter()
+        .map(|r| plan.vars[r].as_str())
+        .collect();
+    let _ = writeln!(out, "\n    vec![{}]\n}}", roots.join(", "));
+    Ok(out)
+}
+
+/// Entities whose variable the code reads: roots, parents, entities named by references, and
+/// entities that get components after every entity exists.
+fn used_entities(plan: &Plan) -> HashSet<u64> {
+    let mut used: HashSet<u64> = plan.doc.roots.iter().copied().collect();
+    for &key in &plan.order {
+        let node = plan.node(key);
+        if !node.children.is_empty() {
+            used.insert(key);
+        }
+        let (with_refs, _) = plan.customs(key);
+        if !with_refs.is_empty() {
+            used.insert(key);
+        }
+        for custom in with_refs {
+            for field in &custom.fields {
+                if let Some(r) = crate::schema::expr::references(&field.expr) {
+                    used.extend(
+                        r.refs
+                            .iter()
+                            .filter_map(|r| r.path.as_deref().and_then(|p| plan.resolve(p))),
+                    );
+                }
+            }
+        }
+    }
+    used
+}
+
+/// `Transform { .. }` as the loader builds it: Euler degrees through `Quat::from_euler`.
+/// `indent` is the indentation of the line the value starts on.
+pub(crate) fn transform(t: &Transform, indent: &str) -> String {
+    let zero = |v: crate::format::Vec3| v.to_array().iter().all(|c| c.to_bits() == 0);
+    let one = |v: crate::format::Vec3| v.to_array().iter().all(|c| *c == 1.0);
+    if zero(t.translation) && super::identity_rotation(t) && one(t.scale) {
+        return "Transform::IDENTITY".to_owned();
+    }
+    let translation = if zero(t.translation) {
+        "Vec3::ZERO".to_owned()
+    } else {
+        super::vec3(t.translation)
+    };
+    let rotation = if super::identity_rotation(t) {
+        "Quat::IDENTITY".to_owned()
+    } else {
+        rotation(t.rotation, Some(&format!("{indent}    ")))
+    };
+    let scale = if one(t.scale) {
+        "Vec3::ONE".to_owned()
+    } else {
+        super::vec3(t.scale)
+    };
+    format!(
+        "Transform {{\n{indent}    translation: {translation},\n{indent}    rotation: {rotation},\n{indent}    scale: {scale},\n{indent}}}"
+    )
+}
+
+/// The Bevy values of a built-in, as `runtime::builtin::prepare` builds them.
+fn builtin(plan: &Plan, component: &ComponentData) -> Vec<String> {
+    const I: &str = "            ";
+    match component {
+        ComponentData::Sprite(s) => {
+            let mut fields = Vec::new();
+            if let Some(image) = &s.image {
+                fields.push(format!("image: asset_server.load({})", string(image)));
+            }
+            fields.push(format!("color: {}", color(s.color)));
+            let size = match s.custom_size {
+                Some(v) => format!("Some(Vec2::new({}, {}))", float(v.x), float(v.y)),
+                None => "None".to_owned(),
+            };
+            fields.push(format!("custom_size: {size}"));
+            fields.push(format!("flip_x: {}", s.flip_x));
+            fields.push(format!("flip_y: {}", s.flip_y));
+            fields.push("..Default::default()".to_owned());
+            vec![struct_value("Sprite", &fields, I)]
+        }
+        ComponentData::Text2d(t) => vec![
+            format!("Text2d::new({})", string(&t.text)),
+            format!(
+                "TextFont::from_font_size(FontSize::Px({}))",
+                float(t.font_size)
+            ),
+            format!("TextColor({})", color(t.color)),
+        ],
+        ComponentData::Camera2d => vec!["Camera2d".to_owned()],
+        ComponentData::Camera3d => vec!["Camera3d::default()".to_owned()],
+        ComponentData::PointLight(l) => vec![struct_value(
+            "PointLight",
+            &[
+                format!("color: {}", color(l.color)),
+                format!("intensity: {}", float(l.intensity)),
+                format!("range: {}", float(l.range)),
+                format!("shadow_maps_enabled: {}", l.shadows),
+                "..Default::default()".to_owned(),
+            ],
+            I,
+        )],
+        ComponentData::DirectionalLight(l) => vec![struct_value(
+            "DirectionalLight",
+            &[
+                format!("color: {}", color(l.color)),
+                format!("illuminance: {}", float(l.illuminance)),
+                format!("shadow_maps_enabled: {}", l.shadows),
+                "..Default::default()".to_owned(),
+            ],
+            I,
+        )],
+        ComponentData::Mesh3d(m) => {
+            let mesh = match &m.mesh {
+                MeshSource::Primitive(shape) => format!("mesh{}.clone()", plan.mesh_index(shape)),
+                MeshSource::Asset(path) => format!("asset_server.load({})", string(path)),
+            };
+            vec![
+                format!("Mesh3d({mesh})"),
+                format!(
+                    "MeshMaterial3d(material{}.clone())",
+                    plan.material_index(&m.material)
+                ),
+            ]
+        }
+        ComponentData::Visibility(v) => vec![visibility(*v).to_owned()],
+        ComponentData::Custom(_) => vec![],
+    }
+}
+
+pub(crate) fn visibility(v: VisibilityMode) -> &'static str {
+    match v {
+        VisibilityMode::Inherited => "Visibility::Inherited",
+        VisibilityMode::Visible => "Visibility::Visible",
+        VisibilityMode::Hidden => "Visibility::Hidden",
+    }
+}
+
+/// `Path {\n    a,\n    b,\n}` at `indent`.
+fn struct_value(path: &str, fields: &[String], indent: &str) -> String {
+    let mut out = format!("{path} {{\n");
+    for field in fields {
+        // No comma after the struct update (`..Default::default()`).
+        let comma = if field.starts_with("..") { "" } else { "," };
+        let _ = writeln!(out, "{indent}    {field}{comma}");
+    }
+    out.push_str(indent);
+    out.push('}');
+    out
+}
+
+/// A custom component as a struct literal: each field's expression verbatim (references as
+/// variables), the rest from `Default`.
+fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String {
+    let mut fields: Vec<String> = custom
+        .fields
+        .iter()
+        .map(|f| {
+            let expr = exprs::rust_expr(plan, f.expr.trim());
+            format!("{}: {}", f.name, line_safe(&expr))
+        })
+        .collect();
+    fields.push("..Default::default()".to_owned());
+    struct_value(&custom.type_path, &fields, indent)
+}

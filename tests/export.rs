@@ -1,0 +1,652 @@
+//! `forge export` and `bevy_forge_scene::export`: the committed exports of the seed scenes
+//! (`render-tests/tests/exported/`, compiled and spawned there against Bevy 0.20.1) are what the
+//! command writes today (`UPDATE_EXPORTS=1` rewrites them), and the generated text for odd
+//! names, rotations, each built-in, custom field expressions, entity references and what
+//! cannot be exported.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use bevy_forge_scene::export::{
+    ExportError, ExportOptions, bsn_ident, expanded_to_bsn, expanded_to_rust, snake_case, to_bsn,
+    to_rust,
+};
+use bevy_forge_scene::format::SceneDoc;
+use bevy_forge_scene::prefab::PrefabFiles;
+
+const FORGE: &str = env!("CARGO_BIN_EXE_forge");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The scenes exported into `render-tests/tests/exported/<name>_<form>.rs`: the seed scenes
+/// and render-tests' own `odd_names`, with the forms each has. `castle_gate` has BSN refused
+/// (a reference inside `vec![..]`), see below.
+const EXPORTED: &[(&str, &str, &[&str])] = &[
+    (
+        "assets/scenes/showcase.forge.ron",
+        "showcase",
+        &["rust", "bsn"],
+    ),
+    ("assets/scenes/garden.forge.ron", "garden", &["rust", "bsn"]),
+    (
+        "assets/scenes/platformer.forge.ron",
+        "platformer",
+        &["rust", "bsn"],
+    ),
+    (
+        "assets/scenes/goblin_camp.forge.ron",
+        "goblin_camp",
+        &["rust", "bsn"],
+    ),
+    (
+        "assets/scenes/castle_gate.forge.ron",
+        "castle_gate",
+        &["rust"],
+    ),
+    (
+        "render-tests/tests/scenes/odd_names.forge.ron",
+        "odd_names",
+        &["rust", "bsn"],
+    ),
+];
+
+fn forge(args: &[&str]) -> Output {
+    Command::new(FORGE)
+        .args(args)
+        .current_dir(ROOT)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("forge runs")
+}
+
+#[test]
+fn committed_exports_of_the_seed_scenes_are_fresh() {
+    let mut stale = Vec::new();
+    for (file, scene, forms) in EXPORTED {
+        for form in *forms {
+            let out = forge(&["export", file, "--to", form]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{file} --to {form}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let code = String::from_utf8(out.stdout).unwrap();
+            let committed =
+                Path::new(ROOT).join(format!("render-tests/tests/exported/{scene}_{form}.rs"));
+            if std::env::var_os("UPDATE_EXPORTS").is_some() {
+                std::fs::write(&committed, &code).unwrap();
+                continue;
+            }
+            if std::fs::read_to_string(&committed).ok().as_deref() != Some(code.as_str()) {
+                stale.push(format!(
+                    "{}: run `forge export {file} --to {form} --out {}` (or this test with UPDATE_EXPORTS=1)",
+                    committed.display(),
+                    committed.display()
+                ));
+            }
+        }
+    }
+    assert!(stale.is_empty(), "stale exports:\n{}", stale.join("\n"));
+}
+
+#[test]
+fn export_writes_the_file_atomically_with_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("nested/garden.rs");
+    let o = forge(&[
+        "export",
+        "assets/scenes/garden.forge.ron",
+        "--to",
+        "rust",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.stdout.is_empty(), "nothing on stdout with --out");
+    let code = std::fs::read_to_string(&out).unwrap();
+    assert!(code.contains("pub fn spawn_garden(world: &mut World) -> Vec<Entity>"));
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != "garden.rs")
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file left behind");
+}
+
+#[test]
+fn bsn_export_refuses_a_reference_inside_vec_with_the_reason() {
+    let o = forge(&[
+        "export",
+        "assets/scenes/castle_gate.forge.ron",
+        "--to",
+        "bsn",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("`forge_demo::Patrol.route`"), "{err}");
+    assert!(err.contains("vec![#5, #6, #7]"), "{err}");
+    assert!(err.contains("--to rust"), "{err}");
+}
+
+#[test]
+fn export_refuses_a_scene_with_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.forge.ron");
+    let text = scene(
+        "Bad",
+        &[entity(
+            1,
+            "A",
+            "(x: 0.0, y: 0.0, z: 0.0)",
+            "(type: point_light, data: (color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), intensity: 800.0, range: -1.0, shadows: false))",
+        )],
+    );
+    std::fs::write(&file, text).unwrap();
+    let o = forge(&["export", file.to_str().unwrap(), "--to", "rust"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("not exported"), "{err}");
+    assert!(err.contains("range"), "{err}");
+}
+
+/// One entity entry of a test scene: a root with `rotation` and one component (or none).
+fn entity(id: u64, name: &str, rotation: &str, component: &str) -> String {
+    format!(
+        "{id}: (id: {id}, name: {name:?}, parent: None, children: [], transform: (translation: (x: 1.0, y: 2.0, z: 0.5), rotation: {rotation}, scale: (x: 1.0, y: 1.0, z: 1.0)), components: [{component}]),"
+    )
+}
+
+fn scene(name: &str, entities: &[String]) -> String {
+    let roots: Vec<String> = (1..=entities.len()).map(|i| i.to_string()).collect();
+    format!(
+        "(format_version: 1, name: {name:?}, entities: {{ {} }}, roots: [{}], next_id: {})",
+        entities.join("\n"),
+        roots.join(", "),
+        entities.len() + 1
+    )
+}
+
+fn doc(text: &str) -> SceneDoc {
+    SceneDoc::from_str(text).unwrap().doc
+}
+
+fn rust(doc: &SceneDoc) -> String {
+    to_rust(doc, &ExportOptions::default()).unwrap()
+}
+
+fn bsn(doc: &SceneDoc) -> String {
+    to_bsn(doc, &ExportOptions::default()).unwrap()
+}
+
+const ZERO: &str = "(x: 0.0, y: 0.0, z: 0.0)";
+
+#[test]
+fn odd_and_repeated_names_get_clean_unique_idents_and_keep_their_name() {
+    let names = [
+        "Enemy 1",
+        "élan",
+        "1st",
+        "Goblin",
+        "Goblin",
+        "match",
+        "",
+        "Say \"hi\"",
+    ];
+    let entities: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| entity(i as u64 + 1, n, ZERO, ""))
+        .collect();
+    let d = doc(&scene("Odd Names", &entities));
+    let code = bsn(&d);
+    for (ident, name) in [
+        ("#Enemy1", Some("Enemy 1")),
+        ("#Lan", Some("élan")),
+        ("#_1st", Some("1st")),
+        ("#Goblin\n", None),
+        ("#Goblin_2", Some("Goblin")),
+        ("#Match", Some("match")),
+        ("#Entity", Some("")),
+        ("#SayHi", Some("Say \\\"hi\\\"")),
+    ] {
+        assert!(code.contains(ident), "{ident} in\n{code}");
+        if let Some(name) = name {
+            assert!(
+                code.contains(&format!("{}\n        Name(\"{name}\")", ident.trim_end())),
+                "{ident} then Name({name:?}) in\n{code}"
+            );
+        }
+    }
+    assert!(code.contains("pub fn odd_names_scene() -> impl SceneList"));
+    let code = rust(&d);
+    assert!(code.contains("pub fn spawn_odd_names(world: &mut World) -> Vec<Entity>"));
+    assert!(code.contains("Name::new(\"élan\")"), "{code}");
+    assert!(code.contains("Name::new(\"Say \\\"hi\\\"\")"), "{code}");
+    assert_eq!(bsn_ident("Camera 3D"), "Camera3D");
+    assert_eq!(snake_case("Castle Gate"), "castle_gate");
+}
+
+#[test]
+fn rotations_are_written_so_from_euler_gives_the_loaders_quaternion_to_the_bit() {
+    let rotations = [
+        (45.0_f32, 30.0_f32, 0.0_f32),
+        (0.1, -90.0, 1e-7),
+        (89.99999, 90.0, -179.5),
+        (-0.0, 0.0, 0.0),
+        (1234.5678, -0.333, 360.0),
+    ];
+    let entities: Vec<String> = rotations
+        .iter()
+        .enumerate()
+        .map(|(i, (x, y, z))| {
+            entity(
+                i as u64 + 1,
+                "R",
+                &format!("(x: {x:?}, y: {y:?}, z: {z:?})"),
+                "",
+            )
+        })
+        .collect();
+    let d = doc(&scene("Rotations", &entities));
+    let code = rust(&d);
+    // Each entity's rotation, evaluated as Rust would.
+    let rotations: Vec<glam::Quat> = code
+        .split("rotation: ")
+        .skip(1)
+        .map(|s| {
+            let text: String = s[..s.find("scale:").unwrap()]
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            if text.starts_with("Quat::IDENTITY") {
+                return glam::Quat::IDENTITY;
+            }
+            let args = &text["Quat::from_euler(EulerRot::XYZ,".len()..];
+            let mut out = [0.0; 3];
+            for (i, arg) in args.split(',').take(3).enumerate() {
+                out[i] = match arg.strip_prefix("f32::to_radians(") {
+                    Some(deg) => f32::to_radians(deg[..deg.find(')').unwrap()].parse().unwrap()),
+                    None => arg.trim_end_matches(')').parse().unwrap(),
+                };
+            }
+            glam::Quat::from_euler(glam::EulerRot::XYZ, out[0], out[1], out[2])
+        })
+        .collect();
+    assert_eq!(rotations.len(), d.entities.len(), "{code}");
+    for (node, generated) in d.entities.values().zip(rotations) {
+        let loader = node.transform.rotation_quat();
+        assert_eq!(
+            generated.to_array().map(f32::to_bits),
+            loader.to_array().map(f32::to_bits),
+            "{:?}",
+            node.transform.rotation
+        );
+    }
+    // BSN writes the same calls.
+    let calls = |code: &str| -> Vec<String> {
+        code.split("Quat::from_euler(")
+            .skip(1)
+            .map(|s| {
+                // Up to the call's own closing parenthesis.
+                let mut depth = 1;
+                let end = s
+                    .char_indices()
+                    .find(|(_, c)| {
+                        depth += match c {
+                            '(' => 1,
+                            ')' => -1,
+                            _ => 0,
+                        };
+                        depth == 0
+                    })
+                    .unwrap()
+                    .0;
+                let call: String = s[..end].split_whitespace().collect();
+                call.trim_end_matches(',').to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(calls(&rust(&d)), calls(&bsn(&d)));
+    // A rotation of zeros is written out: `from_euler` gives `y: -0.0`, not `Quat::IDENTITY`.
+    let d = doc(&scene("Still", &[entity(1, "S", ZERO, "")]));
+    assert!(
+        rust(&d).contains("rotation: Quat::from_euler(EulerRot::XYZ, 0.0, 0.0, 0.0),"),
+        "{}",
+        rust(&d)
+    );
+}
+
+#[test]
+fn each_builtin_becomes_its_bevy_components() {
+    let components = [
+        r#"(type: sprite, data: (image: Some("textures/player.png"), color: (r: 1.0, g: 0.5, b: 0.25, a: 1.0), custom_size: Some((x: 32.0, y: 48.0)), flip_x: true, flip_y: false))"#,
+        r#"(type: text2d, data: (text: "Hello\nBevy", font_size: 24.0, color: (r: 0.9, g: 0.9, b: 1.0, a: 1.0)))"#,
+        "(type: camera2d)",
+        "(type: camera3d)",
+        "(type: point_light, data: (color: (r: 1.0, g: 0.8, b: 0.6, a: 1.0), intensity: 800.0, range: 20.0, shadows: true))",
+        "(type: directional_light, data: (color: (r: 1.0, g: 0.95, b: 0.85, a: 1.0), illuminance: 10000.0, shadows: false))",
+        "(type: mesh3d, data: (mesh: (source: primitive, value: cuboid(size: (x: 2.0, y: 1.0, z: 0.5))), material: (base_color: (r: 0.35, g: 0.55, b: 0.3, a: 1.0), metallic: 0.0, perceptual_roughness: 0.9, unlit: false)))",
+        "(type: mesh3d, data: (mesh: (source: primitive, value: cuboid(size: (x: 2.0, y: 1.0, z: 0.5))), material: (base_color: (r: 0.35, g: 0.55, b: 0.3, a: 1.0), metallic: 0.0, perceptual_roughness: 0.9, unlit: false)))",
+        "(type: mesh3d, data: (mesh: (source: primitive, value: sphere(radius: 0.5)), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 1.0, perceptual_roughness: 0.1, unlit: true)))",
+        "(type: mesh3d, data: (mesh: (source: primitive, value: plane(size: (x: 10.0, y: 4.0))), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 1.0, perceptual_roughness: 0.1, unlit: true)))",
+        "(type: mesh3d, data: (mesh: (source: primitive, value: cylinder(radius: 0.5, height: 2.0)), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 1.0, perceptual_roughness: 0.1, unlit: true)))",
+        "(type: mesh3d, data: (mesh: (source: primitive, value: capsule(radius: 0.25, length: 1.0)), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 1.0, perceptual_roughness: 0.1, unlit: true)))",
+        r#"(type: mesh3d, data: (mesh: (source: asset, value: "models/robot.gltf#Mesh0/Primitive0"), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 1.0, perceptual_roughness: 0.1, unlit: true)))"#,
+        "(type: visibility, data: hidden)",
+    ];
+    let entities: Vec<String> = components
+        .iter()
+        .enumerate()
+        .map(|(i, c)| entity(i as u64 + 1, &format!("E{i}"), ZERO, c))
+        .collect();
+    let d = doc(&scene("Builtins", &entities));
+    let code = rust(&d);
+    for expected in [
+        "let asset_server = world.resource::<AssetServer>().clone();",
+        "image: asset_server.load(\"textures/player.png\")",
+        "color: Color::srgba(1.0, 0.5, 0.25, 1.0)",
+        "custom_size: Some(Vec2::new(32.0, 48.0))",
+        "flip_x: true",
+        "Text2d::new(\"Hello\\nBevy\")",
+        "TextFont::from_font_size(FontSize::Px(24.0))",
+        "TextColor(Color::srgba(0.9, 0.9, 1.0, 1.0))",
+        "            Camera2d,",
+        "Camera3d::default()",
+        "intensity: 800.0",
+        "range: 20.0",
+        "shadow_maps_enabled: true",
+        "illuminance: 10000.0",
+        "let mesh0 = world.resource_mut::<Assets<Mesh>>().add(Cuboid::new(2.0, 1.0, 0.5));",
+        "add(Sphere::new(0.5))",
+        "add(Plane3d::default().mesh().size(10.0, 4.0))",
+        "add(Cylinder::new(0.5, 2.0))",
+        "add(Capsule3d::new(0.25, 1.0))",
+        "Mesh3d(asset_server.load(\"models/robot.gltf#Mesh0/Primitive0\"))",
+        "perceptual_roughness: 0.9",
+        "unlit: true",
+        "Visibility::Hidden",
+    ] {
+        assert!(code.contains(expected), "{expected} in\n{code}");
+    }
+    // The two identical cuboids share one mesh and one material, as the loader shares them.
+    assert_eq!(code.matches("Cuboid::new").count(), 1);
+    assert_eq!(code.matches("Mesh3d(mesh0.clone())").count(), 2);
+    assert_eq!(code.matches("MeshMaterial3d(material0.clone())").count(), 2);
+    assert_eq!(code.matches("let material").count(), 2);
+    let code = bsn(&d);
+    for expected in [
+        "Sprite { image: \"textures/player.png\", color: Color::srgba(1.0, 0.5, 0.25, 1.0), custom_size: {Some(Vec2::new(32.0, 48.0))}, flip_x: true, flip_y: false }",
+        "Text2d(\"Hello\\nBevy\")",
+        "TextFont { font_size: FontSize::Px(24.0) }",
+        "        Camera2d\n",
+        "        Camera3d\n",
+        "PointLight { color: Color::srgba(1.0, 0.8, 0.6, 1.0), intensity: 800.0, range: 20.0, shadow_maps_enabled: true }",
+        "DirectionalLight { color: Color::srgba(1.0, 0.95, 0.85, 1.0), illuminance: 10000.0, shadow_maps_enabled: false }",
+        "let mesh0 = asset_value::<_, Mesh>(Cuboid::new(2.0, 1.0, 0.5));",
+        "Mesh3d({mesh0.clone_template()})",
+        "MeshMaterial3d::<StandardMaterial>({material0.clone_template()})",
+        "Mesh3d(\"models/robot.gltf#Mesh0/Primitive0\")",
+        "Visibility::Hidden",
+    ] {
+        assert!(code.contains(expected), "{expected} in\n{code}");
+    }
+}
+
+#[test]
+fn parents_of_something_drawn_get_inherited_visibility() {
+    let text = r#"(format_version: 1, name: "V", entities: {
+        1: (id: 1, name: "Group", parent: None, children: [2], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+        2: (id: 2, name: "Inner", parent: Some(1), children: [3], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+        3: (id: 3, name: "Dot", parent: Some(2), children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+            components: [(type: sprite, data: (custom_size: Some((x: 4.0, y: 4.0))))]),
+        4: (id: 4, name: "Plain", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+    }, roots: [1, 4], next_id: 5)"#;
+    let code = rust(&doc(text));
+    assert_eq!(code.matches("Visibility::Inherited").count(), 2, "{code}");
+    let code = bsn(&doc(text));
+    assert_eq!(code.matches("Visibility::Inherited").count(), 2, "{code}");
+    let group = code.find("#Group").unwrap();
+    assert!(code[group..].find("Visibility::Inherited") < code[group..].find("#Inner"));
+}
+
+fn custom(type_path: &str, fields: &[(&str, &str)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(n, e)| format!("(name: {n:?}, expr: {e:?})"))
+        .collect();
+    format!(
+        "(type: custom, data: (type_path: {type_path:?}, fields: [{}]))",
+        fields.join(", ")
+    )
+}
+
+#[test]
+fn custom_components_keep_enum_option_vec_and_nested_struct_expressions() {
+    let fields = [
+        ("mode", "Mode::Fast"),
+        ("target", "Some(3)"),
+        ("path", "vec![1.5, -2.0]"),
+        (
+            "inner",
+            "Inner { a: 1, b: Some(Vec3::Y), ..Default::default() }",
+        ),
+        ("count", "7"),
+        ("speed", "-0.5"),
+        ("label", "\"a # b\""),
+    ];
+    let d = doc(&scene(
+        "Custom",
+        &[entity(1, "Thing", ZERO, &custom("game::Thing", &fields))],
+    ));
+    let code = rust(&d);
+    let literal = "game::Thing {\n                mode: Mode::Fast,\n                target: Some(3),\n                path: vec![1.5, -2.0],\n                inner: Inner { a: 1, b: Some(Vec3::Y), ..Default::default() },\n                count: 7,\n                speed: -0.5,\n                label: \"a # b\",\n                ..Default::default()\n            }";
+    assert!(code.contains(literal), "{code}");
+    let code = bsn(&d);
+    let patch = "game::Thing { mode: {Mode::Fast}, target: {Some(3)}, path: {vec![1.5, -2.0]}, inner: {Inner { a: 1, b: Some(Vec3::Y), ..Default::default() }}, count: 7, speed: {-0.5}, label: \"a # b\" }";
+    assert!(code.contains(patch), "{code}");
+}
+
+#[test]
+fn entity_references_become_variables_and_names() {
+    let text = r##"(format_version: 1, name: "Refs", entities: {
+        1: (id: 1, name: "Gate Switch", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+        2: (id: 2, name: "Door", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+            components: [(type: custom, data: (type_path: "game::Door", fields: [
+                (name: "opened_by", expr: "#1"),
+                (name: "alarm", expr: "Some(#3)"),
+                (name: "order", expr: "Order::Guard { post: #1, radius: 3.0 }"),
+                (name: "link", expr: "Link(#2, -1.0)"),
+                (name: "note", expr: "\"#1 stays text\""),
+            ]))]),
+        3: (id: 3, name: "Bell", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+    }, roots: [1, 2, 3], next_id: 4)"##;
+    let d = doc(text);
+    let code = rust(&d);
+    assert!(code.contains("opened_by: e1,"), "{code}");
+    assert!(code.contains("alarm: Some(e3),"), "{code}");
+    assert!(
+        code.contains("order: Order::Guard { post: e1, radius: 3.0 },"),
+        "{code}"
+    );
+    assert!(code.contains("link: Link(e2, -1.0),"), "{code}");
+    assert!(code.contains("note: \"#1 stays text\","), "{code}");
+    // Inserted after every entity exists, on the entity's variable.
+    let spawned_last = code.rfind(".spawn((").unwrap();
+    let inserted = code.find(".entity_mut(e2)").unwrap();
+    assert!(inserted > spawned_last, "{code}");
+    let code = bsn(&d);
+    assert!(
+        code.contains("game::Door { opened_by: #GateSwitch, alarm: Option::Some(#Bell), order: Order::Guard { post: #GateSwitch, radius: 3.0 }, link: Link(#Door, {-1.0}), note: \"#1 stays text\" }"),
+        "{code}"
+    );
+}
+
+#[test]
+fn prefab_entities_are_exported_expanded_with_their_id_paths() {
+    let read = |asset: &str| {
+        std::fs::read(Path::new(ROOT).join("assets").join(asset)).map_err(|e| e.to_string())
+    };
+    let path = "scenes/castle_gate.forge.ron";
+    let parsed = SceneDoc::read(Path::new(ROOT).join("assets").join(path)).unwrap();
+    let mut prefabs = PrefabFiles::new(read);
+    let (expanded, problems) = prefabs.expand_scene(path, &parsed, None);
+    assert!(problems.is_empty(), "{problems:?}");
+    let expanded = expanded.unwrap();
+    let code = expanded_to_rust(&expanded, &ExportOptions::default()).unwrap();
+    assert!(code.contains("let e8_1 = world"), "{code}");
+    assert!(code.contains("alarm: Some(e8_1)"), "{code}");
+    assert!(code.contains(".entity_mut(e9_1)"), "{code}");
+    assert!(matches!(
+        to_rust(&parsed.doc, &ExportOptions::default()),
+        Err(ExportError::Instance { entity: 8, .. })
+    ));
+    let err = expanded_to_bsn(&expanded, &ExportOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, ExportError::BsnReference { entity, field, .. } if entity == "3" && field == "route"),
+        "{err}"
+    );
+}
+
+#[test]
+fn what_cannot_be_exported_is_refused_with_the_reason() {
+    let one = |component: &str| doc(&scene("Bad", &[entity(1, "A", ZERO, component)]));
+    let err = to_rust(
+        &one(&custom("game::Door", &[("opened_by", "#9")])),
+        &ExportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, ExportError::Dangling { reference, .. } if reference == "#9"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("`#9` names no entity"), "{err}");
+    let err = to_rust(
+        &one(&custom("game::Door", &[("opened_by", "(1,")])),
+        &ExportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, ExportError::Custom { .. }), "{err}");
+    assert!(
+        err.to_string().contains("is not a Rust expression"),
+        "{err}"
+    );
+    let err = to_rust(
+        &one(&custom("game::Door", &[("type", "1")])),
+        &ExportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("field `type` is not a Rust identifier"),
+        "{err}"
+    );
+    let err = to_bsn(&one(&custom("game::HP", &[])), &ExportOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("UpperCamelCase"), "{err}");
+    let err = to_bsn(
+        &one(&custom("game::Route", &[("stops", "[#1, #1]")])),
+        &ExportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, ExportError::BsnReference { .. }), "{err}");
+    let mut d = one("");
+    d.entity_mut(1).unwrap().transform.translation.x = f32::NAN;
+    let err = to_rust(&d, &ExportOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, ExportError::NonFinite { what, .. } if what == "transform"),
+        "{err}"
+    );
+    let err = to_bsn(
+        &one("(type: mesh3d, data: (mesh: (source: primitive, value: sphere(radius: -1.0)), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 0.0, perceptual_roughness: 0.5, unlit: false)))"),
+        &ExportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, ExportError::NegativeSize { .. }), "{err}");
+    let mut d = one("");
+    d.roots.push(7);
+    assert!(matches!(
+        to_rust(&d, &ExportOptions::default()),
+        Err(ExportError::Forest(_))
+    ));
+}
+
+#[test]
+fn a_line_comment_in_an_expression_does_not_swallow_what_follows() {
+    let d = doc(&scene(
+        "Comments",
+        &[entity(
+            1,
+            "A",
+            ZERO,
+            &custom(
+                "game::Orbit",
+                &[("radius", "2.0 // metres"), ("speed", "Some(1.0) // rad/s")],
+            ),
+        )],
+    ));
+    let code = rust(&d);
+    assert!(code.contains("radius: 2.0 // metres\n,"), "{code}");
+    let code = bsn(&d);
+    assert!(
+        code.contains("game::Orbit { radius: 2.0 // metres\n, speed: {Some(1.0) // rad/s\n} }"),
+        "{code}"
+    );
+}
+
+#[test]
+fn errors_name_prefab_entities_by_id_path() {
+    let files = [(
+        "post.forge.ron",
+        r#"(format_version: 1, name: "Post", entities: {
+            1: (id: 1, name: "Flag", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+                components: [(type: custom, data: (type_path: "game::Flags", fields: [(name: "all", expr: "[#1]")]))]),
+        }, roots: [1], next_id: 2)"#,
+    )];
+    let level = SceneDoc::from_str(r#"(format_version: 1, name: "Level", entities: {
+        4: (id: 4, name: "Camp", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+            components: [], instance: Some((scene: "post.forge.ron"))),
+    }, roots: [4], next_id: 5)"#).unwrap();
+    let mut prefabs = PrefabFiles::new(|path: &str| {
+        files
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.as_bytes().to_vec())
+            .ok_or_else(|| "no such file".to_owned())
+    });
+    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &level, None);
+    assert!(problems.is_empty(), "{problems:?}");
+    let expanded = expanded.unwrap();
+    let code = expanded_to_rust(&expanded, &ExportOptions::default()).unwrap();
+    assert!(code.contains("all: [e4_1],"), "{code}");
+    let err = expanded_to_bsn(&expanded, &ExportOptions::default()).unwrap_err();
+    assert!(err.to_string().starts_with("entity 4/1 (`Flag`)"), "{err}");
+}
+
+#[test]
+fn options_name_the_function_and_the_source() {
+    let d = doc(&scene("Garden", &[entity(1, "A", ZERO, "")]));
+    let options = ExportOptions {
+        source: Some("scenes/garden.forge.ron".into()),
+        function: Some("build_level".into()),
+    };
+    let code = to_rust(&d, &options).unwrap();
+    assert!(code.starts_with(
+        "// Generated by `forge export --to rust` from `scenes/garden.forge.ron` (scene \"Garden\")"
+    ));
+    assert!(code.contains("pub fn build_level(world: &mut World)"));
+    let code = to_bsn(&d, &options).unwrap();
+    assert!(code.contains("pub fn build_level() -> impl SceneList"));
+    let options = ExportOptions {
+        source: None,
+        function: Some("2fast".into()),
+    };
+    let err = to_rust(&d, &options).unwrap_err();
+    assert_eq!(err.to_string(), "`2fast` is not a Rust function name");
+}
