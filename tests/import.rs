@@ -286,7 +286,7 @@ fn fixture_harness() -> Harness {
     add_dir(&h, &Path::new(ROOT).join("assets"), "");
     add_dir(
         &h,
-        &Path::new(ROOT).join("../shared/fixtures/valid"),
+        &Path::new(ROOT).join("tests/fixtures/valid"),
         "seeds",
     );
     h
@@ -297,7 +297,7 @@ fn every_fixture_spawned_and_written_by_bevy_imports_as_the_same_world() {
     let mut scenes: Vec<String> = Vec::new();
     for (dir, prefix) in [
         ("assets/scenes", "scenes"),
-        ("../shared/fixtures/valid", "seeds"),
+        ("tests/fixtures/valid", "seeds"),
     ] {
         let mut found: Vec<String> = std::fs::read_dir(Path::new(ROOT).join(dir))
             .unwrap()
