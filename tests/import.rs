@@ -284,11 +284,7 @@ fn assert_same_world(expected: &SceneDoc, imported: &SceneDoc, report: &ImportRe
 fn fixture_harness() -> Harness {
     let h = Harness::with_setup(register_builtins);
     add_dir(&h, &Path::new(ROOT).join("assets"), "");
-    add_dir(
-        &h,
-        &Path::new(ROOT).join("tests/fixtures/valid"),
-        "seeds",
-    );
+    add_dir(&h, &Path::new(ROOT).join("tests/fixtures/valid"), "seeds");
     h
 }
 
