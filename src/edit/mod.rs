@@ -121,6 +121,12 @@ pub fn first_comment(text: &str) -> Option<crate::format::Position> {
     Some(crate::format::source_map::LineIndex::new(body).position(at))
 }
 
+/// Whether two documents are the same: equal, or written the same (a NaN is not equal to
+/// itself, but reads back as the NaN it was written from).
+fn same_doc(a: &SceneDoc, b: &SceneDoc) -> bool {
+    a == b || a.to_canonical_string() == b.to_canonical_string()
+}
+
 fn hash(text: &str) -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = bevy_platform::hash::FixedHasher.build_hasher();
@@ -260,7 +266,7 @@ impl SceneEdit {
         new_text.push_str(&self.text[end..]);
         let parsed = SceneDoc::from_str(&new_text)
             .map_err(|e| SceneEditError::InPlace(format!("the edited text does not read: {e}")))?;
-        if parsed.doc != doc {
+        if !same_doc(&parsed.doc, &doc) {
             return Err(SceneEditError::InPlace(
                 "the edited text reads as another document".to_owned(),
             ));
