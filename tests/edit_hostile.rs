@@ -51,3 +51,34 @@ fn a_file_with_a_nan_number_can_be_edited() {
     });
     assert!(after.contains("scale: (x: 1.0, y: NaN, z: 1.0)"), "{after}");
 }
+
+#[test]
+fn an_inner_end_does_not_close_the_outer_group() {
+    let mut edit = SceneEdit::from_text(&one()).unwrap();
+    edit.begin("outer");
+    edit.rename(1, "B").unwrap();
+    edit.begin("inner");
+    edit.rename(1, "C").unwrap();
+    assert_eq!(edit.end(), None, "the inner end closes nothing");
+    edit.rename(1, "D").unwrap();
+    let group = edit.end().unwrap();
+    assert_eq!(group.label, "outer");
+    assert_eq!(group.patches.len(), 3);
+    assert_eq!(edit.undo_stack().len(), 1);
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), one());
+}
+
+#[test]
+fn a_group_begun_before_an_undo_redoes() {
+    let mut edit = SceneEdit::from_text(&one()).unwrap();
+    edit.rename(1, "B").unwrap();
+    edit.begin("g");
+    edit.undo().unwrap();
+    edit.rename(1, "C").unwrap();
+    edit.end().unwrap();
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), one());
+    edit.redo().unwrap();
+    assert_eq!(edit.text(), one().replace("\"A\"", "\"C\""));
+}

@@ -109,6 +109,8 @@ pub struct SceneEdit {
     redo: Vec<PatchGroup>,
     /// The group [`begin`](Self::begin) opened.
     open: Option<PatchGroup>,
+    /// How many [`begin`](Self::begin)s the open group has without their [`end`](Self::end).
+    depth: usize,
 }
 
 const BOM: &str = "\u{feff}";
@@ -184,6 +186,7 @@ impl SceneEdit {
             undo: Vec::new(),
             redo: Vec::new(),
             open: None,
+            depth: 0,
         })
     }
 
@@ -488,8 +491,10 @@ impl SceneEdit {
     // ---- history ----
 
     /// Starts a group: the edits until [`end`](Self::end) undo and redo as one, labelled
-    /// `label`. A `begin` inside a group is part of the outer one.
+    /// `label`. A `begin` inside a group is part of the outer one: the group closes at the `end`
+    /// of the outermost `begin`.
     pub fn begin(&mut self, label: impl Into<String>) {
+        self.depth += 1;
         if self.open.is_none() {
             let h = hash(&self.text);
             self.open = Some(PatchGroup {
@@ -502,8 +507,12 @@ impl SceneEdit {
     }
 
     /// Ends the group [`begin`](Self::begin) started and returns it (`None` when no edit in it
-    /// changed anything).
+    /// changed anything, and for the `end` of an inner `begin`, which leaves the group open).
     pub fn end(&mut self) -> Option<PatchGroup> {
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth > 0 {
+            return None;
+        }
         let group = self.open.take()?;
         if group.patches.is_empty() {
             return None;
@@ -526,6 +535,7 @@ impl SceneEdit {
         copy.path = None;
         copy.on_disk = None;
         copy.open = None;
+        copy.depth = 0;
         copy.begin(label);
         edits(&mut copy)?;
         let mut group = copy.end();
@@ -664,6 +674,10 @@ impl SceneEdit {
         self.redo.clear();
         match &mut self.open {
             Some(open) => {
+                if open.patches.is_empty() {
+                    // The text may have changed since `begin` (an undo): the group starts here.
+                    open.starts_from = group.starts_from;
+                }
                 open.patches.extend(group.patches);
                 open.ends_at = group.ends_at;
             }
