@@ -82,3 +82,52 @@ fn a_group_begun_before_an_undo_redoes() {
     edit.redo().unwrap();
     assert_eq!(edit.text(), one().replace("\"A\"", "\"C\""));
 }
+
+/// Entity 2 is the key's comment holds a `(`; entity 1 is a root with 2 under it.
+fn paren_comment(comment: &str) -> String {
+    format!(
+        "(\n  format_version: 1,\n  name: \"S\",\n  entities: {{\n    1: (id: 1, name: \"A\", parent: None, children: [2], {TF}, components: []),\n    2: {comment} (id: 2, name: \"B\", parent: Some(1), children: [], {TF}, components: []),\n  }},\n  roots: [1],\n  next_id: 3,\n)\n"
+    )
+}
+
+#[test]
+fn a_comment_with_a_bracket_between_an_entity_key_and_its_value() {
+    for comment in [
+        "/* (was 7 */",
+        "/* a /* nested ( */ ) */",
+        "// the bulb (old)\n   ",
+    ] {
+        let text = paren_comment(comment);
+        // Deleting the last entry, and adding after it.
+        let after = edited(&text, |e| {
+            e.delete_subtree(2).unwrap().unwrap();
+        });
+        assert!(
+            !after.contains("\"B\"") && !after.contains("(was"),
+            "{after}"
+        );
+        let after = edited(&text, |e| {
+            e.add_entity("N", None, Transform::IDENTITY, vec![])
+                .unwrap();
+        });
+        assert!(
+            after.contains(comment) && after.contains("\"N\""),
+            "{after}"
+        );
+    }
+}
+
+#[test]
+fn some_written_with_spaces_before_its_bracket() {
+    let text = one().replace("children: []", "children: [2]").replace(
+        ")}, roots",
+        &format!("), 2: (id: 2, name: \"B\", parent: Some /* p */ ( 1 ), children: [], {TF}, components: [])}}, roots"),
+    ).replace("next_id: 2", "next_id: 3");
+    let after = edited(&text, |e| {
+        e.reparent(2, None, 1).unwrap().unwrap();
+    });
+    assert!(
+        after.contains("parent: None, children: [], transform"),
+        "{after}"
+    );
+}

@@ -437,10 +437,33 @@ impl<'a> Text<'a> {
         if i == at {
             return None;
         }
-        if b.get(i) == Some(&b'(') {
-            return self.group_end(i);
+        // `Some(3)`, `Some (3)`, `Some /* c */ (3)`: a word is followed by a value only when
+        // that value is its argument.
+        let open = self.skip_trivia(i);
+        if b.get(open) == Some(&b'(') {
+            return self.group_end(open);
         }
         Some(i)
+    }
+
+    /// The first byte from `i` that is not whitespace or in a comment.
+    fn skip_trivia(&self, mut i: usize) -> usize {
+        let b = self.b;
+        loop {
+            match b.get(i) {
+                Some(c) if c.is_ascii_whitespace() => i += 1,
+                Some(b'/') if b.get(i + 1) == Some(&b'/') => {
+                    i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                }
+                Some(b'/') if b.get(i + 1) == Some(&b'*') => {
+                    match crate::format::lexical::block_comment_end(b, i) {
+                        Some(end) => i = end,
+                        None => return b.len(),
+                    }
+                }
+                _ => return i,
+            }
+        }
     }
 
     /// The end (after the closer) of the bracketed group opening at `at`, over strings and
@@ -487,12 +510,16 @@ impl<'a> Text<'a> {
     /// The end of an entity entry (after the `)` of its value), from its key.
     pub(crate) fn entry_end(&self, spans: &EntitySpans) -> Out<usize> {
         let at = spans.entry as usize;
-        let open = self
-            .s
-            .get(at..)
-            .and_then(|rest| rest.find('('))
-            .map(|n| at + n);
-        open.and_then(|o| self.group_end(o))
+        // The key, `:` and the value's `(`, with comments between them (which may hold brackets).
+        let key_end = self.word_end(at).unwrap_or(at);
+        let colon = self.skip_trivia(key_end);
+        let open = if self.b.get(colon) == Some(&b':') {
+            Some(self.skip_trivia(colon + 1))
+        } else {
+            None
+        };
+        open.filter(|&o| self.b.get(o) == Some(&b'('))
+            .and_then(|o| self.group_end(o))
             .ok_or_else(|| Unlocated(format!("the entry at byte {at}")))
     }
 
