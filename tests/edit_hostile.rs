@@ -131,3 +131,25 @@ fn some_written_with_spaces_before_its_bracket() {
         "{after}"
     );
 }
+
+#[test]
+fn the_comma_ending_a_line_comment_is_not_the_list_comma() {
+    // The last component, after a line comment ending with a comma.
+    let text = one().replace(
+        "components: []",
+        "components: [(type: camera2d), // the camera,\n (type: visibility, data: visible)]",
+    );
+    let after = edited(&text, |e| {
+        e.remove_component(1, "visibility").unwrap().unwrap();
+    });
+    assert!(after.contains("// the camera,\n"), "{after}");
+    // The last entity, after an entity whose line comment ends with a comma.
+    let text = paren_comment("").replace(
+        "components: []),\n    2:",
+        "components: []), // the lamp,\n    2:",
+    );
+    let after = edited(&text, |e| {
+        e.delete_subtree(2).unwrap().unwrap();
+    });
+    assert!(after.contains("// the lamp,\n"), "{after}");
+}

@@ -670,7 +670,12 @@ impl<'a> Text<'a> {
             while p > 0 && b[p - 1].is_ascii_whitespace() {
                 p -= 1;
             }
-            if p > 0 && b[p - 1] == b',' {
+            // Not a comma that ends a line comment (`a, // note,` then `b`).
+            let in_comment = || {
+                let ls = self.line_start(p - 1);
+                crate::format::lexical::first_comment(&b[ls..p - 1]).is_some()
+            };
+            if p > 0 && b[p - 1] == b',' && !in_comment() {
                 s = p - 1;
                 return Splice {
                     start: s,
