@@ -3,7 +3,7 @@
 //! changed), keeps the author's comments, and undoes byte-exactly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bevy_forge_scene::edit::SceneEdit;
+use bevy_forge_scene::edit::{SceneEdit, migrate};
 use bevy_forge_scene::format::{SceneDoc, Transform};
 
 const TF: &str = "transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))";
@@ -152,4 +152,15 @@ fn the_comma_ending_a_line_comment_is_not_the_list_comma() {
         e.delete_subtree(2).unwrap().unwrap();
     });
     assert!(after.contains("// the lamp,\n"), "{after}");
+}
+
+#[test]
+fn a_format_version_written_with_a_plus_is_migrated() {
+    // The reader reads `+0` as format 0 (and warns); migrate must see it too.
+    let text = one().replace("format_version: 1", "format_version: +0");
+    let mut edit = SceneEdit::from_text(&text).unwrap();
+    assert_eq!(edit.written_version(), Some(0));
+    let migrated = migrate(&mut edit).unwrap().unwrap();
+    assert_eq!(migrated.from, 0);
+    assert_eq!(edit.text(), one());
 }
