@@ -164,3 +164,38 @@ fn a_format_version_written_with_a_plus_is_migrated() {
     assert_eq!(migrated.from, 0);
     assert_eq!(edit.text(), one());
 }
+
+#[test]
+fn the_first_item_of_an_empty_list_keeps_the_comments_inside_it() {
+    for (empty, kept) in [
+        ("components: [ /* none yet */ ]", "/* none yet */"),
+        (
+            "components: [\n    // add some here\n  ]",
+            "// add some here",
+        ),
+    ] {
+        let text = one().replace("components: []", empty);
+        let after = edited(&text, |e| {
+            e.add_component(1, bevy_forge_scene::format::ComponentData::Camera3d)
+                .unwrap()
+                .unwrap();
+        });
+        assert!(
+            after.contains(kept) && after.contains("camera3d"),
+            "{after}"
+        );
+    }
+    for (empty, kept) in [
+        ("entities: { /* none yet */ }", "/* none yet */"),
+        ("entities: {\n    // add some here\n  }", "// add some here"),
+    ] {
+        let text = format!(
+            "(\n  format_version: 1,\n  name: \"S\",\n  {empty},\n  roots: [],\n  next_id: 1,\n)\n"
+        );
+        let after = edited(&text, |e| {
+            e.add_entity("N", None, Transform::IDENTITY, vec![])
+                .unwrap();
+        });
+        assert!(after.contains(kept) && after.contains("\"N\""), "{after}");
+    }
+}

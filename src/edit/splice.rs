@@ -84,6 +84,18 @@ pub(crate) fn splices(
                 }
                 out.push(t.insert_after_item(end, text));
             }
+            None if old.entities.is_empty()
+                && let Some(fill) = t.fill_empty(
+                    top(2),
+                    &added
+                        .iter()
+                        .map(|(key, node)| fragment::entity(node, **key))
+                        .collect::<Vec<_>>(),
+                ) =>
+            {
+                // `entities: { // none yet }`: the comments stay.
+                out.push(fill);
+            }
             None => {
                 // `entities: {}`: the whole map, entries one level in.
                 let mut map_text = String::from("{\n");
@@ -266,6 +278,20 @@ fn components(
         )?);
         Ok(())
     };
+    if old.components.is_empty()
+        && list.is_empty()
+        && let Some(fill) = t.fill_empty(
+            spans.fields[5],
+            &new.components
+                .iter()
+                .map(fragment::component)
+                .collect::<Vec<_>>(),
+        )
+    {
+        // `components: [ // none yet ]`: the comments stay.
+        out.push(fill);
+        return Ok(());
+    }
     if list.len() != old.components.len() || old.components.is_empty() {
         return whole(out);
     }
@@ -595,6 +621,52 @@ impl<'a> Text<'a> {
             start,
             end,
             text: self.fit(fragment, self.indent_of(start), true),
+        })
+    }
+
+    /// The items `fragments` put into the empty list (or map) at `at` whose brackets hold
+    /// comments, before its closing bracket, so the comments stay: `None` when there is nothing
+    /// but whitespace between the brackets (the caller replaces the value).
+    fn fill_empty(&self, at: u32, fragments: &[String]) -> Option<Splice> {
+        let start = at as usize;
+        if at == ABSENT || fragments.is_empty() {
+            return None;
+        }
+        let end = self.value_end(start)?;
+        let closer = end - 1;
+        if !matches!(self.b.get(start), Some(b'[' | b'{'))
+            || self.s.get(start + 1..closer)?.trim().is_empty()
+        {
+            return None;
+        }
+        let ls = self.line_start(closer);
+        let closer_alone = self.b[ls..closer].iter().all(|&c| c == b' ' || c == b'\t');
+        if self.spans_lines(start, end) && closer_alone {
+            // Each item on its own line, one level in from the line of the opening bracket.
+            let indent = format!("{}  ", self.indent_of(start));
+            let mut text = String::new();
+            for f in fragments {
+                text.push_str(&indent);
+                text.push_str(&self.fit(f, &indent, true));
+                text.push(',');
+                text.push_str(self.nl);
+            }
+            return Some(Splice {
+                start: ls,
+                end: ls,
+                text,
+            });
+        }
+        let items: Vec<String> = fragments.iter().map(|f| compact(f)).collect();
+        let lead = if self.b[closer - 1].is_ascii_whitespace() {
+            ""
+        } else {
+            " "
+        };
+        Some(Splice {
+            start: closer,
+            end: closer,
+            text: format!("{lead}{}", items.join(", ")),
         })
     }
 
