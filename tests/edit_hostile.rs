@@ -199,3 +199,29 @@ fn the_first_item_of_an_empty_list_keeps_the_comments_inside_it() {
         assert!(after.contains(kept) && after.contains("\"N\""), "{after}");
     }
 }
+
+#[test]
+fn one_change_that_deletes_the_last_entity_and_adds_one() {
+    let two = paren_comment("");
+    let one_line = two.replace(",\n    2:", ", 2:").replace("[]),\n  }", "[])}");
+    let trailing = two.replace("[]),\n  }", "[]),   \n  }");
+    for text in [two.clone(), one_line, trailing, one()] {
+        let last = *SceneEdit::from_text(&text)
+            .unwrap()
+            .doc()
+            .entities
+            .keys()
+            .last()
+            .unwrap();
+        let after = edited(&text, |e| {
+            e.change("replace", |doc| {
+                doc.delete_subtree(last)?;
+                doc.add_entity("N", None)?;
+                Ok(())
+            })
+            .unwrap()
+            .unwrap();
+        });
+        assert!(after.contains("\"N\"") && !after.contains("\"B\""), "{after}");
+    }
+}

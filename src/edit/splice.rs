@@ -66,10 +66,12 @@ pub(crate) fn splices(
         .filter(|(id, _)| !old.entities.contains_key(*id))
         .collect();
     if !added.is_empty() {
+        // After the last entry that stays (one the same change deletes is cut).
         let last = map
             .entities
-            .values()
-            .filter_map(|s| t.entry_end(s).ok().map(|e| (s, e)))
+            .iter()
+            .filter(|(id, _)| new.entities.contains_key(*id))
+            .filter_map(|(_, s)| t.entry_end(s).ok().map(|e| (s, e)))
             .max_by_key(|(_, e)| *e);
         match last {
             Some((spans, end)) => {
@@ -82,18 +84,32 @@ pub(crate) fn splices(
                     let entry = fragment::entity(node, *key);
                     text.push_str(&t.item_after(&entry, &indent, list_lines, item_lines));
                 }
-                out.push(t.insert_after_item(end, text));
+                let insert = t.insert_after_item(end, text.clone());
+                // Past the comma a cut takes with it (the entry after it is deleted, and was the
+                // last): the new entries go before that comma instead.
+                let cut = |c: &Splice| {
+                    c.text.is_empty() && c.start < insert.start && insert.start <= c.end
+                };
+                if insert.start != end && out.iter().any(cut) {
+                    out.push(Splice {
+                        start: end,
+                        end,
+                        text,
+                    });
+                } else {
+                    out.push(insert);
+                }
             }
-            None if old.entities.is_empty()
-                && let Some(fill) = t.fill_empty(
-                    top(2),
-                    &added
-                        .iter()
-                        .map(|(key, node)| fragment::entity(node, **key))
-                        .collect::<Vec<_>>(),
-                ) =>
+            None if let Some(fill) = t.fill_empty(
+                top(2),
+                &added
+                    .iter()
+                    .map(|(key, node)| fragment::entity(node, **key))
+                    .collect::<Vec<_>>(),
+            ) =>
             {
-                // `entities: { // none yet }`: the comments stay.
+                // `entities: { // none yet }`, or entries that all go: before the closing `}`,
+                // after whatever stays.
                 out.push(fill);
             }
             None => {
