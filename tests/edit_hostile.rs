@@ -203,7 +203,9 @@ fn the_first_item_of_an_empty_list_keeps_the_comments_inside_it() {
 #[test]
 fn one_change_that_deletes_the_last_entity_and_adds_one() {
     let two = paren_comment("");
-    let one_line = two.replace(",\n    2:", ", 2:").replace("[]),\n  }", "[])}");
+    let one_line = two
+        .replace(",\n    2:", ", 2:")
+        .replace("[]),\n  }", "[])}");
     let trailing = two.replace("[]),\n  }", "[]),   \n  }");
     for text in [two.clone(), one_line, trailing, one()] {
         let last = *SceneEdit::from_text(&text)
@@ -222,6 +224,30 @@ fn one_change_that_deletes_the_last_entity_and_adds_one() {
             .unwrap()
             .unwrap();
         });
-        assert!(after.contains("\"N\"") && !after.contains("\"B\""), "{after}");
+        assert!(
+            after.contains("\"N\"") && !after.contains("\"B\""),
+            "{after}"
+        );
     }
+}
+
+#[test]
+fn an_item_whose_comma_follows_a_block_comment_is_cut_with_it() {
+    let text = paren_comment("").replace(
+        "components: []),\n    2:",
+        "components: [(type: camera2d) /* cam */, (type: camera3d)]) /* lamp */,\n    2:",
+    );
+    let after = edited(&text, |e| {
+        e.remove_component(1, "camera2d").unwrap().unwrap();
+    });
+    assert!(
+        after.contains("components: [ (type: camera3d)]) /* lamp */,"),
+        "{after}"
+    );
+    let one_line = text.replace(",\n    2:", ", 2:");
+    let after = edited(&one_line, |e| {
+        e.reparent(2, None, 0).unwrap().unwrap();
+        e.delete_subtree(1).unwrap().unwrap();
+    });
+    assert!(after.contains("entities: {\n     2:  (id: 2"), "{after}");
 }

@@ -749,7 +749,8 @@ impl<'a> Text<'a> {
     pub(crate) fn cut_item(&self, start: usize, end: usize) -> Splice {
         let b = self.b;
         let (mut s, mut e) = (start, end);
-        let after = self.skip_blank(e);
+        // Its comma, past comments between them (`item /* note */,`), which go with it.
+        let after = self.skip_trivia(e);
         if b.get(after) == Some(&b',') {
             e = after + 1;
         } else {
