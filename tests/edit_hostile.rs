@@ -251,3 +251,22 @@ fn an_item_whose_comma_follows_a_block_comment_is_cut_with_it() {
     });
     assert!(after.contains("entities: {\n     2:  (id: 2"), "{after}");
 }
+
+#[cfg(unix)]
+#[test]
+fn an_edit_through_a_symbolic_link_changes_the_file_it_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.forge.ron");
+    std::fs::write(&real, one()).unwrap();
+    let link = dir.path().join("link.forge.ron");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let mut edit = SceneEdit::open(&link).unwrap();
+    edit.rename(1, "B").unwrap().unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(
+        std::fs::read_to_string(&real).unwrap(),
+        one().replace("\"A\"", "\"B\"")
+    );
+    edit.undo().unwrap();
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), one());
+}

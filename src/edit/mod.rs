@@ -661,7 +661,10 @@ impl SceneEdit {
                 bytes.extend_from_slice(BOM.as_bytes());
             }
             bytes.extend_from_slice(text.as_bytes());
-            crate::project::write_atomic(path, &bytes, before_rename)?;
+            // Through a symbolic link, the file it points to (renaming over the link would
+            // replace the link and leave that file as it was).
+            let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            crate::project::write_atomic(&target, &bytes, before_rename)?;
             self.on_disk = Some(bytes);
         }
         self.text = text;
