@@ -270,3 +270,23 @@ fn an_edit_through_a_symbolic_link_changes_the_file_it_points_to() {
     edit.undo().unwrap();
     assert_eq!(std::fs::read_to_string(&real).unwrap(), one());
 }
+
+#[test]
+fn an_undo_inside_a_group_undoes_the_group_so_far() {
+    let mut edit = SceneEdit::from_text(&one()).unwrap();
+    edit.rename(1, "B").unwrap().unwrap();
+    edit.begin("drag");
+    edit.rename(1, "C").unwrap().unwrap();
+    // Back to the text before the group's first edit: the undo stack's top ends there too.
+    edit.rename(1, "B").unwrap().unwrap();
+    let undone = edit.undo().unwrap();
+    assert_eq!(undone.label, "drag");
+    assert_eq!(edit.end(), None);
+    assert_eq!(edit.text(), one().replace("\"A\"", "\"B\""));
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), one());
+    edit.redo().unwrap();
+    edit.redo().unwrap();
+    assert_eq!(edit.text(), one().replace("\"A\"", "\"B\""));
+    assert_eq!(edit.undo_stack().len(), 2);
+}

@@ -560,11 +560,13 @@ impl SceneEdit {
         Ok(())
     }
 
-    /// Undoes the last edit (or group), giving back the exact bytes before it.
+    /// Undoes the last edit (or group), giving back the exact bytes before it. Inside a group
+    /// that has edits, the group ends and is undone (the `end`s still to come return `None`).
     ///
     /// # Errors
     /// [`SceneEditError::NothingTo`] with an empty history; file errors as for any edit.
     pub fn undo(&mut self) -> Result<PatchGroup, SceneEditError> {
+        self.close_open_group();
         let group = self.undo.pop().ok_or(SceneEditError::NothingTo("undo"))?;
         match self
             .replay(&group, true)
@@ -581,11 +583,13 @@ impl SceneEdit {
         }
     }
 
-    /// Redoes the last undone edit, giving back the exact bytes after it.
+    /// Redoes the last undone edit, giving back the exact bytes after it. Inside a group that
+    /// has edits, the group ends first (as for [`undo`](Self::undo)).
     ///
     /// # Errors
     /// [`SceneEditError::NothingTo`] when nothing was undone; file errors as for any edit.
     pub fn redo(&mut self) -> Result<PatchGroup, SceneEditError> {
+        self.close_open_group();
         let group = self.redo.pop().ok_or(SceneEditError::NothingTo("redo"))?;
         match self
             .replay(&group, false)
@@ -599,6 +603,15 @@ impl SceneEdit {
                 self.redo.push(group);
                 Err(e)
             }
+        }
+    }
+
+    /// Ends the open group when it has edits, whatever its nesting: undo and redo move through
+    /// whole groups, and the text is no longer where the group's edits left it.
+    fn close_open_group(&mut self) {
+        if self.open.as_ref().is_some_and(|g| !g.patches.is_empty()) {
+            self.depth = 1;
+            self.end();
         }
     }
 
