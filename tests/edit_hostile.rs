@@ -290,3 +290,15 @@ fn an_undo_inside_a_group_undoes_the_group_so_far() {
     assert_eq!(edit.text(), one().replace("\"A\"", "\"B\""));
     assert_eq!(edit.undo_stack().len(), 2);
 }
+
+#[test]
+fn a_nan_in_a_component_does_not_make_it_change_with_every_edit() {
+    let text = paren_comment("").replace(
+        "components: []),\n    2:",
+        "components: [(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: NaN, range: 20, shadows: false))]),\n    2:",
+    );
+    let after = edited(&text, |e| {
+        e.rename(2, "C").unwrap().unwrap();
+    });
+    assert_eq!(after, text.replace("\"B\"", "\"C\""));
+}

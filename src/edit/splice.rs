@@ -56,7 +56,7 @@ pub(crate) fn splices(
         };
         match new.entities.get(id) {
             None => out.push(t.cut_item(spans.entry as usize, t.entry_end(spans)?)),
-            Some(now) if now != node => entity(&t, map, spans, node, now, &mut out)?,
+            Some(now) if !same_entity(node, now) => entity(&t, map, spans, node, now, &mut out)?,
             Some(_) => {}
         }
     }
@@ -149,6 +149,21 @@ pub(crate) fn splices(
     Ok(merged)
 }
 
+/// Whether two entities are the same as written (a NaN is not equal to itself).
+fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
+    a == b || fragment::entity(a, a.id) == fragment::entity(b, b.id)
+}
+
+/// Whether two components are the same as written.
+fn same_component(a: &ComponentData, b: &ComponentData) -> bool {
+    a == b || fragment::component(a) == fragment::component(b)
+}
+
+/// Whether two component lists are the same as written.
+fn same_components(a: &[ComponentData], b: &[ComponentData]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_component(x, y))
+}
+
 /// The splices of one entity whose fields changed.
 fn entity(
     t: &Text,
@@ -165,9 +180,10 @@ fn entity(
         old.parent != new.parent,
         old.children != new.children,
         old.transform != new.transform,
-        old.components != new.components,
+        !same_components(&old.components, &new.components),
         old.locked != new.locked,
-        old.instance != new.instance,
+        old.instance != new.instance
+            && fragment::entity_field(old, "instance") != fragment::entity_field(new, "instance"),
     ];
     for (i, field) in crate::format::source_map::ENTITY_FIELDS.iter().enumerate() {
         if !changed[i] {
@@ -314,14 +330,15 @@ fn components(
     let (a, b) = (&old.components, &new.components);
     if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_key(y)) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            if x != y {
+            if !same_component(x, y) {
                 component(t, map, &list[i], x, y, out)?;
             }
         }
         return Ok(());
     }
     if b.len() + 1 == a.len()
-        && let Some(k) = (0..a.len()).find(|&k| a[..k] == b[..k] && a[k + 1..] == b[k..])
+        && let Some(k) = (0..a.len())
+            .find(|&k| same_components(&a[..k], &b[..k]) && same_components(&a[k + 1..], &b[k..]))
     {
         let end = t
             .value_end(list[k].entry as usize)
@@ -329,7 +346,7 @@ fn components(
         out.push(t.cut_item(list[k].entry as usize, end));
         return Ok(());
     }
-    if b.len() > a.len() && b[..a.len()] == a[..] {
+    if b.len() > a.len() && same_components(&b[..a.len()], a) {
         let last = &list[a.len() - 1];
         let end = t
             .value_end(last.entry as usize)
