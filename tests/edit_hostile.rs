@@ -302,3 +302,27 @@ fn a_nan_in_a_component_does_not_make_it_change_with_every_edit() {
     });
     assert_eq!(after, text.replace("\"B\"", "\"C\""));
 }
+
+#[test]
+fn new_lines_take_the_line_ending_most_lines_have() {
+    // An `\n` file with one `\r\n` (a pasted comment).
+    let text = paren_comment("").replacen("(\n", "( // pasted\r\n", 1);
+    let after = edited(&text, |e| {
+        e.add_entity("N", Some(2), Transform::IDENTITY, vec![])
+            .unwrap();
+    });
+    assert_eq!(after.matches("\r\n").count(), 1, "{after:?}");
+    // A `\r\n` file with one `\n`.
+    let text = paren_comment("")
+        .replace('\n', "\r\n")
+        .replacen("\r\n", "\n", 1);
+    let after = edited(&text, |e| {
+        e.add_entity("N", Some(2), Transform::IDENTITY, vec![])
+            .unwrap();
+    });
+    assert_eq!(
+        after.replace("\r\n", "").matches('\n').count(),
+        1,
+        "{after:?}"
+    );
+}

@@ -458,7 +458,14 @@ pub(crate) struct Text<'a> {
 
 impl<'a> Text<'a> {
     pub(crate) fn new(s: &'a str) -> Self {
-        let nl = if s.contains("\r\n") { "\r\n" } else { "\n" };
+        // The line ending most lines have: a file with one stray `\r\n` keeps `\n`.
+        let lines = memchr::memchr_iter(b'\n', s.as_bytes()).count();
+        let crlf = memchr::memmem::find_iter(s.as_bytes(), b"\r\n").count();
+        let nl = if crlf > 0 && crlf * 2 >= lines {
+            "\r\n"
+        } else {
+            "\n"
+        };
         Self {
             s,
             b: s.as_bytes(),
