@@ -326,3 +326,31 @@ fn new_lines_take_the_line_ending_most_lines_have() {
         "{after:?}"
     );
 }
+
+#[test]
+fn a_hand_made_group_is_refused_not_applied_or_panicked_on() {
+    let mut edit = SceneEdit::from_text(&one()).unwrap();
+    let good = edit
+        .dry_run("rename", |e| e.rename(1, "B").map(drop))
+        .unwrap()
+        .unwrap();
+    // An offset at the end of memory.
+    let mut far = good.clone();
+    far.patches[0].offset = usize::MAX;
+    assert!(matches!(
+        edit.apply(&far),
+        Err(bevy_forge_scene::edit::SceneEditError::NotAtStart(_))
+    ));
+    // Patches that do not end where the group says: applied, undo could never start.
+    let mut other = good.clone();
+    other.patches[0].after = "\"C\"".to_owned();
+    assert!(matches!(
+        edit.apply(&other),
+        Err(bevy_forge_scene::edit::SceneEditError::NotAtStart(_))
+    ));
+    assert_eq!(edit.text(), one());
+    assert!(edit.undo_stack().is_empty());
+    edit.apply(&good).unwrap();
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), one());
+}

@@ -617,7 +617,7 @@ impl SceneEdit {
 
     /// The text after replaying `group` forwards (or backwards) over the current text.
     fn replay(&self, group: &PatchGroup, backwards: bool) -> Result<String, SceneEditError> {
-        let (from, _) = if backwards {
+        let (from, to) = if backwards {
             (group.ends_at, group.starts_from)
         } else {
             (group.starts_from, group.ends_at)
@@ -637,10 +637,18 @@ impl SceneEdit {
             } else {
                 (&p.before, &p.after)
             };
-            if text.get(p.offset..p.offset + old.len()) != Some(old.as_str()) {
-                return Err(SceneEditError::NotAtStart(group.label.clone()));
+            let end = p.offset.checked_add(old.len());
+            let range = end.map(|end| p.offset..end);
+            match range {
+                Some(range) if text.get(range.clone()) == Some(old.as_str()) => {
+                    text.replace_range(range, new);
+                }
+                _ => return Err(SceneEditError::NotAtStart(group.label.clone())),
             }
-            text.replace_range(p.offset..p.offset + old.len(), new);
+        }
+        // A group that does not end where it says would leave the history unable to undo it.
+        if hash(&text) != to {
+            return Err(SceneEditError::NotAtStart(group.label.clone()));
         }
         Ok(text)
     }
