@@ -14,8 +14,8 @@
 //! entry of their list) or removed (with their comma, and their lines when they stand alone on
 //! them); the `roots`, `next_id` and `name` values. New text follows the canonical layout: on
 //! one line where the value it replaces or follows is on one line, else one field per line,
-//! indented from the line it goes on, with the file's own line ending (`\n` or `\r\n`). A
-//! byte-order mark is kept.
+//! indented from the line it goes on, with the file's own line ending (`\n` or `\r\n`: the one
+//! most of its lines end with). A byte-order mark is kept.
 //!
 //! **Files.** An edit of a [`SceneEdit::open`]ed file is written at once, atomically (a
 //! temporary file renamed over it: the old file stays whole if anything fails), and is

@@ -7,7 +7,7 @@
 //! component entries that were added or removed; `roots`, `next_id`, `name` and
 //! `format_version` values. New text is canonical: multi-line with the indentation of the line
 //! it goes on (two spaces per level below it) where the value it replaces or follows spans
-//! lines, on one line otherwise, with the file's line ending.
+//! lines, on one line otherwise, with the line ending most of the file's lines have.
 
 use crate::format::source_map::{ABSENT, ComponentSpans, EntitySpans};
 use crate::format::write::fragment;
@@ -452,7 +452,7 @@ pub(crate) fn compact(multi: &str) -> String {
 pub(crate) struct Text<'a> {
     s: &'a str,
     b: &'a [u8],
-    /// The file's line ending.
+    /// The file's line ending: the one most of its lines end with.
     pub(crate) nl: &'static str,
 }
 
