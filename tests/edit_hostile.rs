@@ -354,3 +354,32 @@ fn a_hand_made_group_is_refused_not_applied_or_panicked_on() {
     edit.undo().unwrap();
     assert_eq!(edit.text(), one());
 }
+
+#[test]
+fn a_negative_zero_is_written_as_set() {
+    let mut edit = SceneEdit::from_text(&one()).unwrap();
+    let mut t = Transform::IDENTITY;
+    t.translation.x = -0.0;
+    edit.set_transform(1, t).unwrap().unwrap();
+    assert!(
+        edit.text().contains("translation: (x: -0.0, y: 0.0"),
+        "{}",
+        edit.text()
+    );
+    assert!(
+        edit.entity(1)
+            .unwrap()
+            .transform
+            .translation
+            .x
+            .is_sign_negative()
+    );
+    // Set again: nothing changes, nothing is recorded.
+    assert_eq!(edit.set_transform(1, t).unwrap(), None);
+    // A NaN set over a NaN changes nothing either, whatever its bits.
+    t.scale.z = f32::from_bits(0x7fc0_0001);
+    edit.set_transform(1, t).unwrap().unwrap();
+    t.scale.z = f32::NAN;
+    assert_eq!(edit.set_transform(1, t).unwrap(), None);
+    assert_eq!(edit.undo_stack().len(), 2);
+}

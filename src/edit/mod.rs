@@ -240,9 +240,6 @@ impl SceneEdit {
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         let mut doc = self.parsed.doc.clone();
         change(&mut doc)?;
-        if doc == self.parsed.doc {
-            return Ok(None);
-        }
         let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
             .map_err(|e| SceneEditError::InPlace(e.0))?;
         let Some(first) = splices.first() else {

@@ -151,7 +151,34 @@ pub(crate) fn splices(
 
 /// Whether two entities are the same as written (a NaN is not equal to itself).
 fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
-    a == b || fragment::entity(a, a.id) == fragment::entity(b, b.id)
+    if a == b {
+        // `-0.0 == 0.0`, but the transform is written as it is set.
+        same_transform(a, b)
+    } else {
+        fragment::entity(a, a.id) == fragment::entity(b, b.id)
+    }
+}
+
+/// Whether two floats are written the same: the same bits, or both NaN (written `NaN`).
+fn same_float(x: f32, y: f32) -> bool {
+    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+/// Whether two entities' transforms are written the same.
+fn same_transform(a: &EntityNode, b: &EntityNode) -> bool {
+    let (a, b) = (&a.transform, &b.transform);
+    [
+        (a.translation, b.translation),
+        (a.rotation, b.rotation),
+        (a.scale, b.scale),
+    ]
+    .iter()
+    .all(|(x, y)| {
+        x.to_array()
+            .iter()
+            .zip(y.to_array())
+            .all(|(x, y)| same_float(*x, y))
+    })
 }
 
 /// Whether two components are the same as written.
@@ -179,7 +206,7 @@ fn entity(
         old.name != new.name,
         old.parent != new.parent,
         old.children != new.children,
-        old.transform != new.transform,
+        !same_transform(old, new),
         !same_components(&old.components, &new.components),
         old.locked != new.locked,
         old.instance != new.instance
@@ -263,13 +290,13 @@ fn transform(
     let (was, now) = (parts(old), parts(new));
     for p in 0..3 {
         let (a, b) = (was[p].to_array(), now[p].to_array());
-        if a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) {
+        if a.iter().zip(&b).all(|(x, y)| same_float(*x, *y)) {
             continue;
         }
         let axes = spans.transform[p];
         if axes[1..].iter().all(|&at| at != ABSENT) {
             for k in 0..3 {
-                if a[k].to_bits() != b[k].to_bits() {
+                if !same_float(a[k], b[k]) {
                     out.push(t.replace_value(
                         axes[k + 1],
                         &fragment::float(b[k]),
