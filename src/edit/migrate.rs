@@ -48,9 +48,14 @@ impl SceneEdit {
         if at == crate::format::source_map::ABSENT {
             return None;
         }
+        // As the reader reads it: `+0`, `0_0`.
         let rest = self.text.get(at as usize..)?;
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        rest[..digits].parse().ok()
+        let rest = rest.strip_prefix('+').unwrap_or(rest);
+        let len = rest
+            .bytes()
+            .take_while(|c| c.is_ascii_digit() || *c == b'_')
+            .count();
+        rest[..len].replace('_', "").parse().ok()
     }
 }
 

@@ -14,8 +14,8 @@
 //! entry of their list) or removed (with their comma, and their lines when they stand alone on
 //! them); the `roots`, `next_id` and `name` values. New text follows the canonical layout: on
 //! one line where the value it replaces or follows is on one line, else one field per line,
-//! indented from the line it goes on, with the file's own line ending (`\n` or `\r\n`). A
-//! byte-order mark is kept.
+//! indented from the line it goes on, with the file's own line ending (`\n` or `\r\n`: the one
+//! most of its lines end with). A byte-order mark is kept.
 //!
 //! **Files.** An edit of a [`SceneEdit::open`]ed file is written at once, atomically (a
 //! temporary file renamed over it: the old file stays whole if anything fails), and is
@@ -109,6 +109,8 @@ pub struct SceneEdit {
     redo: Vec<PatchGroup>,
     /// The group [`begin`](Self::begin) opened.
     open: Option<PatchGroup>,
+    /// How many [`begin`](Self::begin)s the open group has without their [`end`](Self::end).
+    depth: usize,
 }
 
 const BOM: &str = "\u{feff}";
@@ -119,6 +121,12 @@ pub fn first_comment(text: &str) -> Option<crate::format::Position> {
     let body = text.strip_prefix(BOM).unwrap_or(text);
     let at = crate::format::lexical::first_comment(body.as_bytes())?;
     Some(crate::format::source_map::LineIndex::new(body).position(at))
+}
+
+/// Whether two documents are the same: equal, or written the same (a NaN is not equal to
+/// itself, but reads back as the NaN it was written from).
+fn same_doc(a: &SceneDoc, b: &SceneDoc) -> bool {
+    a == b || a.to_canonical_string() == b.to_canonical_string()
 }
 
 fn hash(text: &str) -> u64 {
@@ -178,6 +186,7 @@ impl SceneEdit {
             undo: Vec::new(),
             redo: Vec::new(),
             open: None,
+            depth: 0,
         })
     }
 
@@ -231,9 +240,6 @@ impl SceneEdit {
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         let mut doc = self.parsed.doc.clone();
         change(&mut doc)?;
-        if doc == self.parsed.doc {
-            return Ok(None);
-        }
         let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
             .map_err(|e| SceneEditError::InPlace(e.0))?;
         let Some(first) = splices.first() else {
@@ -260,7 +266,7 @@ impl SceneEdit {
         new_text.push_str(&self.text[end..]);
         let parsed = SceneDoc::from_str(&new_text)
             .map_err(|e| SceneEditError::InPlace(format!("the edited text does not read: {e}")))?;
-        if parsed.doc != doc {
+        if !same_doc(&parsed.doc, &doc) {
             return Err(SceneEditError::InPlace(
                 "the edited text reads as another document".to_owned(),
             ));
@@ -482,8 +488,10 @@ impl SceneEdit {
     // ---- history ----
 
     /// Starts a group: the edits until [`end`](Self::end) undo and redo as one, labelled
-    /// `label`. A `begin` inside a group is part of the outer one.
+    /// `label`. A `begin` inside a group is part of the outer one: the group closes at the `end`
+    /// of the outermost `begin`.
     pub fn begin(&mut self, label: impl Into<String>) {
+        self.depth += 1;
         if self.open.is_none() {
             let h = hash(&self.text);
             self.open = Some(PatchGroup {
@@ -496,8 +504,12 @@ impl SceneEdit {
     }
 
     /// Ends the group [`begin`](Self::begin) started and returns it (`None` when no edit in it
-    /// changed anything).
+    /// changed anything, and for the `end` of an inner `begin`, which leaves the group open).
     pub fn end(&mut self) -> Option<PatchGroup> {
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth > 0 {
+            return None;
+        }
         let group = self.open.take()?;
         if group.patches.is_empty() {
             return None;
@@ -520,6 +532,7 @@ impl SceneEdit {
         copy.path = None;
         copy.on_disk = None;
         copy.open = None;
+        copy.depth = 0;
         copy.begin(label);
         edits(&mut copy)?;
         let mut group = copy.end();
@@ -544,11 +557,13 @@ impl SceneEdit {
         Ok(())
     }
 
-    /// Undoes the last edit (or group), giving back the exact bytes before it.
+    /// Undoes the last edit (or group), giving back the exact bytes before it. Inside a group
+    /// that has edits, the group ends and is undone (the `end`s still to come return `None`).
     ///
     /// # Errors
     /// [`SceneEditError::NothingTo`] with an empty history; file errors as for any edit.
     pub fn undo(&mut self) -> Result<PatchGroup, SceneEditError> {
+        self.close_open_group();
         let group = self.undo.pop().ok_or(SceneEditError::NothingTo("undo"))?;
         match self
             .replay(&group, true)
@@ -565,11 +580,13 @@ impl SceneEdit {
         }
     }
 
-    /// Redoes the last undone edit, giving back the exact bytes after it.
+    /// Redoes the last undone edit, giving back the exact bytes after it. Inside a group that
+    /// has edits, the group ends first (as for [`undo`](Self::undo)).
     ///
     /// # Errors
     /// [`SceneEditError::NothingTo`] when nothing was undone; file errors as for any edit.
     pub fn redo(&mut self) -> Result<PatchGroup, SceneEditError> {
+        self.close_open_group();
         let group = self.redo.pop().ok_or(SceneEditError::NothingTo("redo"))?;
         match self
             .replay(&group, false)
@@ -586,9 +603,18 @@ impl SceneEdit {
         }
     }
 
+    /// Ends the open group when it has edits, whatever its nesting: undo and redo move through
+    /// whole groups, and the text is no longer where the group's edits left it.
+    fn close_open_group(&mut self) {
+        if self.open.as_ref().is_some_and(|g| !g.patches.is_empty()) {
+            self.depth = 1;
+            self.end();
+        }
+    }
+
     /// The text after replaying `group` forwards (or backwards) over the current text.
     fn replay(&self, group: &PatchGroup, backwards: bool) -> Result<String, SceneEditError> {
-        let (from, _) = if backwards {
+        let (from, to) = if backwards {
             (group.ends_at, group.starts_from)
         } else {
             (group.starts_from, group.ends_at)
@@ -608,10 +634,18 @@ impl SceneEdit {
             } else {
                 (&p.before, &p.after)
             };
-            if text.get(p.offset..p.offset + old.len()) != Some(old.as_str()) {
-                return Err(SceneEditError::NotAtStart(group.label.clone()));
+            let end = p.offset.checked_add(old.len());
+            let range = end.map(|end| p.offset..end);
+            match range {
+                Some(range) if text.get(range.clone()) == Some(old.as_str()) => {
+                    text.replace_range(range, new);
+                }
+                _ => return Err(SceneEditError::NotAtStart(group.label.clone())),
             }
-            text.replace_range(p.offset..p.offset + old.len(), new);
+        }
+        // A group that does not end where it says would leave the history unable to undo it.
+        if hash(&text) != to {
+            return Err(SceneEditError::NotAtStart(group.label.clone()));
         }
         Ok(text)
     }
@@ -645,7 +679,10 @@ impl SceneEdit {
                 bytes.extend_from_slice(BOM.as_bytes());
             }
             bytes.extend_from_slice(text.as_bytes());
-            crate::project::write_atomic(path, &bytes, before_rename)?;
+            // Through a symbolic link, the file it points to (renaming over the link would
+            // replace the link and leave that file as it was).
+            let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            crate::project::write_atomic(&target, &bytes, before_rename)?;
             self.on_disk = Some(bytes);
         }
         self.text = text;
@@ -658,6 +695,10 @@ impl SceneEdit {
         self.redo.clear();
         match &mut self.open {
             Some(open) => {
+                if open.patches.is_empty() {
+                    // The text may have changed since `begin` (an undo): the group starts here.
+                    open.starts_from = group.starts_from;
+                }
                 open.patches.extend(group.patches);
                 open.ends_at = group.ends_at;
             }

@@ -7,7 +7,7 @@
 //! component entries that were added or removed; `roots`, `next_id`, `name` and
 //! `format_version` values. New text is canonical: multi-line with the indentation of the line
 //! it goes on (two spaces per level below it) where the value it replaces or follows spans
-//! lines, on one line otherwise, with the file's line ending.
+//! lines, on one line otherwise, with the line ending most of the file's lines have.
 
 use crate::format::source_map::{ABSENT, ComponentSpans, EntitySpans};
 use crate::format::write::fragment;
@@ -56,7 +56,7 @@ pub(crate) fn splices(
         };
         match new.entities.get(id) {
             None => out.push(t.cut_item(spans.entry as usize, t.entry_end(spans)?)),
-            Some(now) if now != node => entity(&t, map, spans, node, now, &mut out)?,
+            Some(now) if !same_entity(node, now) => entity(&t, map, spans, node, now, &mut out)?,
             Some(_) => {}
         }
     }
@@ -66,10 +66,12 @@ pub(crate) fn splices(
         .filter(|(id, _)| !old.entities.contains_key(*id))
         .collect();
     if !added.is_empty() {
+        // After the last entry that stays (one the same change deletes is cut).
         let last = map
             .entities
-            .values()
-            .filter_map(|s| t.entry_end(s).ok().map(|e| (s, e)))
+            .iter()
+            .filter(|(id, _)| new.entities.contains_key(*id))
+            .filter_map(|(_, s)| t.entry_end(s).ok().map(|e| (s, e)))
             .max_by_key(|(_, e)| *e);
         match last {
             Some((spans, end)) => {
@@ -82,7 +84,33 @@ pub(crate) fn splices(
                     let entry = fragment::entity(node, *key);
                     text.push_str(&t.item_after(&entry, &indent, list_lines, item_lines));
                 }
-                out.push(t.insert_after_item(end, text));
+                let insert = t.insert_after_item(end, text.clone());
+                // Past the comma a cut takes with it (the entry after it is deleted, and was the
+                // last): the new entries go before that comma instead.
+                let cut = |c: &Splice| {
+                    c.text.is_empty() && c.start < insert.start && insert.start <= c.end
+                };
+                if insert.start != end && out.iter().any(cut) {
+                    out.push(Splice {
+                        start: end,
+                        end,
+                        text,
+                    });
+                } else {
+                    out.push(insert);
+                }
+            }
+            None if let Some(fill) = t.fill_empty(
+                top(2),
+                &added
+                    .iter()
+                    .map(|(key, node)| fragment::entity(node, **key))
+                    .collect::<Vec<_>>(),
+            ) =>
+            {
+                // `entities: { // none yet }`, or entries that all go: before the closing `}`,
+                // after whatever stays.
+                out.push(fill);
             }
             None => {
                 // `entities: {}`: the whole map, entries one level in.
@@ -121,6 +149,48 @@ pub(crate) fn splices(
     Ok(merged)
 }
 
+/// Whether two entities are the same as written (a NaN is not equal to itself).
+fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
+    if a == b {
+        // `-0.0 == 0.0`, but the transform is written as it is set.
+        same_transform(a, b)
+    } else {
+        fragment::entity(a, a.id) == fragment::entity(b, b.id)
+    }
+}
+
+/// Whether two floats are written the same: the same bits, or both NaN (written `NaN`).
+fn same_float(x: f32, y: f32) -> bool {
+    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+/// Whether two entities' transforms are written the same.
+fn same_transform(a: &EntityNode, b: &EntityNode) -> bool {
+    let (a, b) = (&a.transform, &b.transform);
+    [
+        (a.translation, b.translation),
+        (a.rotation, b.rotation),
+        (a.scale, b.scale),
+    ]
+    .iter()
+    .all(|(x, y)| {
+        x.to_array()
+            .iter()
+            .zip(y.to_array())
+            .all(|(x, y)| same_float(*x, y))
+    })
+}
+
+/// Whether two components are the same as written.
+fn same_component(a: &ComponentData, b: &ComponentData) -> bool {
+    a == b || fragment::component(a) == fragment::component(b)
+}
+
+/// Whether two component lists are the same as written.
+fn same_components(a: &[ComponentData], b: &[ComponentData]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_component(x, y))
+}
+
 /// The splices of one entity whose fields changed.
 fn entity(
     t: &Text,
@@ -136,10 +206,11 @@ fn entity(
         old.name != new.name,
         old.parent != new.parent,
         old.children != new.children,
-        old.transform != new.transform,
-        old.components != new.components,
+        !same_transform(old, new),
+        !same_components(&old.components, &new.components),
         old.locked != new.locked,
-        old.instance != new.instance,
+        old.instance != new.instance
+            && fragment::entity_field(old, "instance") != fragment::entity_field(new, "instance"),
     ];
     for (i, field) in crate::format::source_map::ENTITY_FIELDS.iter().enumerate() {
         if !changed[i] {
@@ -219,13 +290,13 @@ fn transform(
     let (was, now) = (parts(old), parts(new));
     for p in 0..3 {
         let (a, b) = (was[p].to_array(), now[p].to_array());
-        if a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) {
+        if a.iter().zip(&b).all(|(x, y)| same_float(*x, *y)) {
             continue;
         }
         let axes = spans.transform[p];
         if axes[1..].iter().all(|&at| at != ABSENT) {
             for k in 0..3 {
-                if a[k].to_bits() != b[k].to_bits() {
+                if !same_float(a[k], b[k]) {
                     out.push(t.replace_value(
                         axes[k + 1],
                         &fragment::float(b[k]),
@@ -266,20 +337,35 @@ fn components(
         )?);
         Ok(())
     };
+    if old.components.is_empty()
+        && list.is_empty()
+        && let Some(fill) = t.fill_empty(
+            spans.fields[5],
+            &new.components
+                .iter()
+                .map(fragment::component)
+                .collect::<Vec<_>>(),
+        )
+    {
+        // `components: [ // none yet ]`: the comments stay.
+        out.push(fill);
+        return Ok(());
+    }
     if list.len() != old.components.len() || old.components.is_empty() {
         return whole(out);
     }
     let (a, b) = (&old.components, &new.components);
     if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_key(y)) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            if x != y {
+            if !same_component(x, y) {
                 component(t, map, &list[i], x, y, out)?;
             }
         }
         return Ok(());
     }
     if b.len() + 1 == a.len()
-        && let Some(k) = (0..a.len()).find(|&k| a[..k] == b[..k] && a[k + 1..] == b[k..])
+        && let Some(k) = (0..a.len())
+            .find(|&k| same_components(&a[..k], &b[..k]) && same_components(&a[k + 1..], &b[k..]))
     {
         let end = t
             .value_end(list[k].entry as usize)
@@ -287,7 +373,7 @@ fn components(
         out.push(t.cut_item(list[k].entry as usize, end));
         return Ok(());
     }
-    if b.len() > a.len() && b[..a.len()] == a[..] {
+    if b.len() > a.len() && same_components(&b[..a.len()], a) {
         let last = &list[a.len() - 1];
         let end = t
             .value_end(last.entry as usize)
@@ -393,13 +479,20 @@ pub(crate) fn compact(multi: &str) -> String {
 pub(crate) struct Text<'a> {
     s: &'a str,
     b: &'a [u8],
-    /// The file's line ending.
+    /// The file's line ending: the one most of its lines end with.
     pub(crate) nl: &'static str,
 }
 
 impl<'a> Text<'a> {
     pub(crate) fn new(s: &'a str) -> Self {
-        let nl = if s.contains("\r\n") { "\r\n" } else { "\n" };
+        // The line ending most lines have: a file with one stray `\r\n` keeps `\n`.
+        let lines = memchr::memchr_iter(b'\n', s.as_bytes()).count();
+        let crlf = memchr::memmem::find_iter(s.as_bytes(), b"\r\n").count();
+        let nl = if crlf > 0 && crlf * 2 >= lines {
+            "\r\n"
+        } else {
+            "\n"
+        };
         Self {
             s,
             b: s.as_bytes(),
@@ -437,10 +530,33 @@ impl<'a> Text<'a> {
         if i == at {
             return None;
         }
-        if b.get(i) == Some(&b'(') {
-            return self.group_end(i);
+        // `Some(3)`, `Some (3)`, `Some /* c */ (3)`: a word is followed by a value only when
+        // that value is its argument.
+        let open = self.skip_trivia(i);
+        if b.get(open) == Some(&b'(') {
+            return self.group_end(open);
         }
         Some(i)
+    }
+
+    /// The first byte from `i` that is not whitespace or in a comment.
+    fn skip_trivia(&self, mut i: usize) -> usize {
+        let b = self.b;
+        loop {
+            match b.get(i) {
+                Some(c) if c.is_ascii_whitespace() => i += 1,
+                Some(b'/') if b.get(i + 1) == Some(&b'/') => {
+                    i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                }
+                Some(b'/') if b.get(i + 1) == Some(&b'*') => {
+                    match crate::format::lexical::block_comment_end(b, i) {
+                        Some(end) => i = end,
+                        None => return b.len(),
+                    }
+                }
+                _ => return i,
+            }
+        }
     }
 
     /// The end (after the closer) of the bracketed group opening at `at`, over strings and
@@ -487,12 +603,16 @@ impl<'a> Text<'a> {
     /// The end of an entity entry (after the `)` of its value), from its key.
     pub(crate) fn entry_end(&self, spans: &EntitySpans) -> Out<usize> {
         let at = spans.entry as usize;
-        let open = self
-            .s
-            .get(at..)
-            .and_then(|rest| rest.find('('))
-            .map(|n| at + n);
-        open.and_then(|o| self.group_end(o))
+        // The key, `:` and the value's `(`, with comments between them (which may hold brackets).
+        let key_end = self.word_end(at).unwrap_or(at);
+        let colon = self.skip_trivia(key_end);
+        let open = if self.b.get(colon) == Some(&b':') {
+            Some(self.skip_trivia(colon + 1))
+        } else {
+            None
+        };
+        open.filter(|&o| self.b.get(o) == Some(&b'('))
+            .and_then(|o| self.group_end(o))
             .ok_or_else(|| Unlocated(format!("the entry at byte {at}")))
     }
 
@@ -571,6 +691,52 @@ impl<'a> Text<'a> {
         })
     }
 
+    /// The items `fragments` put into the empty list (or map) at `at` whose brackets hold
+    /// comments, before its closing bracket, so the comments stay: `None` when there is nothing
+    /// but whitespace between the brackets (the caller replaces the value).
+    fn fill_empty(&self, at: u32, fragments: &[String]) -> Option<Splice> {
+        let start = at as usize;
+        if at == ABSENT || fragments.is_empty() {
+            return None;
+        }
+        let end = self.value_end(start)?;
+        let closer = end - 1;
+        if !matches!(self.b.get(start), Some(b'[' | b'{'))
+            || self.s.get(start + 1..closer)?.trim().is_empty()
+        {
+            return None;
+        }
+        let ls = self.line_start(closer);
+        let closer_alone = self.b[ls..closer].iter().all(|&c| c == b' ' || c == b'\t');
+        if self.spans_lines(start, end) && closer_alone {
+            // Each item on its own line, one level in from the line of the opening bracket.
+            let indent = format!("{}  ", self.indent_of(start));
+            let mut text = String::new();
+            for f in fragments {
+                text.push_str(&indent);
+                text.push_str(&self.fit(f, &indent, true));
+                text.push(',');
+                text.push_str(self.nl);
+            }
+            return Some(Splice {
+                start: ls,
+                end: ls,
+                text,
+            });
+        }
+        let items: Vec<String> = fragments.iter().map(|f| compact(f)).collect();
+        let lead = if self.b[closer - 1].is_ascii_whitespace() {
+            ""
+        } else {
+            " "
+        };
+        Some(Splice {
+            start: closer,
+            end: closer,
+            text: format!("{lead}{}", items.join(", ")),
+        })
+    }
+
     /// Whether the line of `at` holds more than one field (a one-line entry): a value growing
     /// lines there goes on one line too.
     fn is_compact_context(&self, at: usize) -> bool {
@@ -634,7 +800,8 @@ impl<'a> Text<'a> {
     pub(crate) fn cut_item(&self, start: usize, end: usize) -> Splice {
         let b = self.b;
         let (mut s, mut e) = (start, end);
-        let after = self.skip_blank(e);
+        // Its comma, past comments between them (`item /* note */,`), which go with it.
+        let after = self.skip_trivia(e);
         if b.get(after) == Some(&b',') {
             e = after + 1;
         } else {
@@ -643,7 +810,12 @@ impl<'a> Text<'a> {
             while p > 0 && b[p - 1].is_ascii_whitespace() {
                 p -= 1;
             }
-            if p > 0 && b[p - 1] == b',' {
+            // Not a comma that ends a line comment (`a, // note,` then `b`).
+            let in_comment = || {
+                let ls = self.line_start(p - 1);
+                crate::format::lexical::first_comment(&b[ls..p - 1]).is_some()
+            };
+            if p > 0 && b[p - 1] == b',' && !in_comment() {
                 s = p - 1;
                 return Splice {
                     start: s,
