@@ -252,8 +252,16 @@ fn custom_field_and_builtin_edits_touch_their_values_only() {
         .unwrap()
         .unwrap();
     let text = edit.text();
-    let lamp = text.lines().find(|l| l.contains("\"Lamp\"")).unwrap();
-    assert!(lamp.contains("intensity: 1200.0"), "{lamp}");
+    // Only the number, in a one-line entry.
+    assert_eq!(
+        text,
+        HAND.replace("\"2.0 * 3.0\"", "\"7.5\"")
+            .replace(
+                "(name: \"label\", expr: r#\"\"warm \\n\"\"#),\n",
+                "(name: \"label\", expr: r#\"\"warm \\n\"\"#),\n          (name: \"hue\", expr: \"0.1\"),\n"
+            )
+            .replace("intensity: 800,", "intensity: 1200.0,")
+    );
     for kept in KEPT.iter().chain(&["// doubled", "// inside the lamp"]) {
         assert!(text.contains(kept), "{kept}");
     }
@@ -489,4 +497,41 @@ fn hot_reload_of_an_edit_touches_only_the_edited_entity() {
         h.world().get::<ForgeSceneInstance>(root).unwrap().entity(6),
         Some(ball)
     );
+}
+
+#[test]
+fn a_builtin_payload_edit_rewrites_only_the_values_that_changed() {
+    let garden = asset("assets/scenes/garden.forge.ron");
+    let mut edit = SceneEdit::from_text(&garden).unwrap();
+    let ComponentData::DirectionalLight(mut sun) = edit.entity(1).unwrap().components[0].clone()
+    else {
+        panic!("the garden's sun is a directional light")
+    };
+    sun.illuminance = 2500.0;
+    sun.color.g = 0.5;
+    edit.set_component(1, ComponentData::DirectionalLight(sun))
+        .unwrap();
+    // The colour is one value in the file's map: written as it was laid out, on one line.
+    assert_eq!(
+        edit.text(),
+        garden
+            .replacen("illuminance: 10000.0", "illuminance: 2500.0", 1)
+            .replacen(
+                "color: (r: 1.0, g: 0.95, b: 0.85, a: 1.0)",
+                "color: (r: 1.0, g: 0.5, b: 0.85, a: 1.0)",
+                1
+            )
+    );
+    let ComponentData::Mesh3d(mut ground) = edit.entity(2).unwrap().components[0].clone() else {
+        panic!("the garden's ground is a mesh")
+    };
+    let before = edit.text();
+    ground.material.metallic = 0.25;
+    edit.set_component(2, ComponentData::Mesh3d(ground))
+        .unwrap();
+    let group = edit.undo_stack().last().unwrap().clone();
+    assert_eq!(group.patches[0].before, "0.0");
+    assert_eq!(group.patches[0].after, "0.25");
+    edit.undo().unwrap();
+    assert_eq!(edit.text(), before);
 }

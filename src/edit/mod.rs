@@ -8,8 +8,10 @@
 //! text before and after; [`undo`](SceneEdit::undo) and [`redo`](SceneEdit::redo) give the
 //! bytes back exactly.
 //!
-//! **What changes.** A transform's changed numbers; a custom field's `expr` string; a component
-//! entry that changed otherwise; any other entity field's value (`name`, `parent`, `children`,
+//! **What changes.** A transform's changed numbers; a custom field's `expr` string (new fields
+//! after the last); a built-in's changed payload values (`illuminance`, `material.metallic`, a
+//! whole `color`: as deep as the file's source map locates them); a component entry that
+//! changed otherwise; any other entity field's value (`name`, `parent`, `children`,
 //! `locked`, `instance`); whole entity and component entries that were added (after the last
 //! entry of their list) or removed (with their comma, and their lines when they stand alone on
 //! them); the `roots`, `next_id` and `name` values. New text follows the canonical layout: on

@@ -3,7 +3,8 @@
 //! every other byte (comments, blank lines, key order, number spelling) stays.
 //!
 //! Granularity: a transform's changed numbers; a custom field's changed `expr` strings; a
-//! component entry that changed otherwise; any other entity field's value; whole entity and
+//! built-in's changed payload values where the map locates them; a component entry that
+//! changed otherwise; any other entity field's value; whole entity and
 //! component entries that were added or removed; `roots`, `next_id`, `name` and
 //! `format_version` values. New text is canonical: multi-line with the indentation of the line
 //! it goes on (two spaces per level below it) where the value it replaces or follows spans
@@ -449,8 +450,117 @@ fn component(
             return Ok(());
         }
     }
+    // A built-in: only its payload values that changed, as deep as the file's map locates them
+    // (`illuminance`, `material.metallic`, `color`), else its `data`, else the whole entry.
+    if old.tag() == new.tag() && !matches!(new, ComponentData::Custom(_)) {
+        let (a, b) = (payload(old), payload(new));
+        let located = |path: &str| -> Option<u32> {
+            if path == "data" {
+                return (spans.data != ABSENT).then_some(spans.data);
+            }
+            let dotted = path.strip_prefix("data.")?;
+            spans
+                .fields
+                .of(&map.payload_fields)
+                .iter()
+                .find(|(p, _)| *p == dotted)
+                .map(|(_, at)| *at)
+                .filter(|at| *at != ABSENT)
+        };
+        if let Some(found) = payload_splices(t, &a, &b, "data", &located) {
+            out.extend(found);
+            return Ok(());
+        }
+    }
     out.push(t.replace_value(spans.entry, &fragment::component(new), "a component")?);
     Ok(())
+}
+
+/// The values of a built-in's canonical fragment by dotted path (`data`, `data.color`,
+/// `data.material.metallic`), each as a fragment at depth 0, in order.
+fn payload(c: &ComponentData) -> Vec<(String, String)> {
+    let frag = fragment::component(c);
+    let lines: Vec<&str> = frag.split('\n').collect();
+    let mut out = Vec::new();
+    // (name, first line, indentation) of each open group.
+    let mut open: Vec<(String, usize, usize)> = Vec::new();
+    let path = |open: &[(String, usize, usize)], name: &str| {
+        let mut p: Vec<&str> = open
+            .iter()
+            .map(|(n, _, _)| n.as_str())
+            .filter(|n| !n.is_empty())
+            .collect();
+        p.push(name);
+        p.join(".")
+    };
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        if body.starts_with([')', ']', '}']) {
+            let Some((name, first, at)) = open.pop() else {
+                continue;
+            };
+            if name.is_empty() {
+                continue;
+            }
+            let head = lines[first].trim_start();
+            let head = head.split_once(": ").map_or(head, |(_, v)| v);
+            let mut text = String::from(head);
+            for l in &lines[first + 1..=i] {
+                text.push('\n');
+                text.push_str(l.get(at..).unwrap_or(l.trim_start()));
+            }
+            let text = text.strip_suffix(',').unwrap_or(&text).to_owned();
+            out.push((path(&open, &name), text));
+        } else if body.ends_with(['(', '[', '{']) {
+            let name = body.split_once(": ").map_or("", |(n, _)| n).to_owned();
+            open.push((name, i, indent));
+        } else if let Some((name, value)) = body.split_once(": ") {
+            let value = value.strip_suffix(',').unwrap_or(value);
+            out.push((path(&open, name), value.to_owned()));
+        }
+    }
+    out
+}
+
+/// The splices that change payload value `path` from `a`'s to `b`'s: its changed parts when
+/// each is located, else the value itself when it is; `None` when neither.
+fn payload_splices(
+    t: &Text,
+    a: &[(String, String)],
+    b: &[(String, String)],
+    path: &str,
+    located: &dyn Fn(&str) -> Option<u32>,
+) -> Option<Vec<Splice>> {
+    let get =
+        |v: &[(String, String)], p: &str| v.iter().find(|(q, _)| q == p).map(|(_, t)| t.clone());
+    let (was, now) = (get(a, path)?, get(b, path)?);
+    if was == now {
+        return Some(Vec::new());
+    }
+    let prefix = format!("{path}.");
+    let children = |v: &[(String, String)]| -> Vec<String> {
+        v.iter()
+            .filter(|(q, _)| {
+                q.strip_prefix(&prefix)
+                    .is_some_and(|rest| !rest.contains('.'))
+            })
+            .map(|(q, _)| q.clone())
+            .collect()
+    };
+    let kids = children(b);
+    if !kids.is_empty() && kids == children(a) {
+        let mut all = Vec::new();
+        let parts: Option<()> = kids.iter().try_for_each(|k| {
+            all.extend(payload_splices(t, a, b, k, located)?);
+            Some(())
+        });
+        if parts.is_some() {
+            return Some(all);
+        }
+    }
+    let at = located(path)?;
+    t.replace_value(at, &now, path).ok().map(|s| vec![s])
 }
 
 /// Puts a multi-line canonical fragment on one line: `(\n  x: 1.0,\n)` to `(x: 1.0)`.
