@@ -223,6 +223,7 @@ pub fn is_scene_file(path: &Path) -> bool {
 /// `before_rename` runs after the temporary file is complete and before the rename; if it fails,
 /// the temporary file is removed and `target` is untouched.
 ///
+/// A read-only `target` is refused (`ProjectError::Io`, permission denied) and left as it is.
 /// The file keeps the permissions of the file it replaces; a new file gets mode `0o644` on Unix
 /// (what a usual `022` umask gives; the umask itself cannot be read without `unsafe`), and the
 /// platform's default elsewhere. (The temporary file alone would be `0o600`.)
@@ -231,6 +232,17 @@ pub(crate) fn write_atomic(
     bytes: &[u8],
     before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> Result<(), ProjectError> {
+    // A rename would replace a read-only file as easily as any other: refuse, as writing in
+    // place would.
+    if std::fs::metadata(target).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(ProjectError::Io {
+            path: target.to_owned(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "the file is read-only; not replacing it",
+            ),
+        });
+    }
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -264,7 +276,8 @@ pub(crate) fn write_atomic(
 /// file keeps the permissions of the one it replaces.
 ///
 /// # Errors
-/// [`ProjectError::Io`] naming the file when it cannot be written; `target` is then untouched.
+/// [`ProjectError::Io`] naming the file when it cannot be written or is read-only; `target` is
+/// then untouched.
 pub fn write_file_atomic(target: &Path, bytes: &[u8]) -> Result<(), ProjectError> {
     write_atomic(target, bytes, |_| Ok(()))
 }

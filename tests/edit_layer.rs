@@ -535,3 +535,19 @@ fn a_builtin_payload_edit_rewrites_only_the_values_that_changed() {
     edit.undo().unwrap();
     assert_eq!(edit.text(), before);
 }
+
+#[test]
+fn a_read_only_file_is_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hall.forge.ron");
+    std::fs::write(&path, HAND).unwrap();
+    let mut edit = SceneEdit::open(&path).unwrap();
+    let mut permissions = std::fs::metadata(&path).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&path, permissions).unwrap();
+    let err = edit.rename(1, "Mine").unwrap_err();
+    assert!(err.to_string().contains("read-only"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), HAND);
+    assert_eq!(edit.text(), HAND);
+    assert!(edit.undo_stack().is_empty());
+}
