@@ -511,7 +511,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(mode(&new), 0o644);
-        for kept in [0o600, 0o640, 0o664, 0o444] {
+        for kept in [0o600, 0o640, 0o664] {
             let target = dir.path().join(format!("{kept:o}.forge.ron"));
             std::fs::write(&target, "previous").unwrap();
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(kept)).unwrap();
@@ -519,6 +519,14 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&target).unwrap(), "new text");
             assert_eq!(mode(&target), kept, "{kept:o}");
         }
+        // A read-only file is refused, not replaced.
+        let target = dir.path().join("444.forge.ron");
+        std::fs::write(&target, "previous").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let err = write_atomic(&target, b"new text", |_| Ok(())).unwrap_err();
+        assert!(err.to_string().contains("read-only"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "previous");
+        assert_eq!(mode(&target), 0o444);
     }
 
     #[test]
