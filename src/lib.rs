@@ -42,9 +42,10 @@ pub mod prelude {
     pub use crate::format::{ComponentData, EntityNode, SceneDoc, Transform};
     pub use crate::project::{AssetIndex, Project};
     pub use crate::runtime::{
-        ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
-        ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded,
-        ForgeSceneRoot, ForgeSchemas, RegisterForgeComponent, capture_instance, save_instance,
+        CaptureOptions, ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene,
+        ForgeSceneInstance, ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed,
+        ForgeSceneReloaded, ForgeSceneRoot, ForgeSchemas, RegisterForgeComponent, capture_instance,
+        save_instance,
     };
     pub use crate::validate::{
         Diagnostic, Severity, ValidationReport, validate_parsed, validate_scene,

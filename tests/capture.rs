@@ -415,7 +415,6 @@ fn save_writes_a_scene_that_reads_back_and_refuses_what_is_not_an_instance() {
     let (root, _) = h.spawn_scene("guard.forge.ron");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("saved.forge.ron");
-    std::fs::write(&path, "old").unwrap();
     let captured = save_instance(h.world(), root, &path, &CaptureOptions::default()).unwrap();
     assert_eq!(read(&std::fs::read_to_string(&path).unwrap()), captured.doc);
     // No temporary file is left beside it.
@@ -505,4 +504,18 @@ fn saving_over_the_scene_file_keeps_its_comments_and_changes_only_what_moved() {
         saved.contains("// The guard post, by hand.")
             && saved.contains("// where the guard stands")
     );
+}
+
+#[test]
+fn saving_over_a_file_that_does_not_read_is_refused_and_keeps_it() {
+    let mut h = Harness::new();
+    h.add("guard.forge.ron", &guard_scene());
+    let (root, _) = h.spawn_scene("guard.forge.ron");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("guard.forge.ron");
+    let half_typed = guard_scene().replacen("name: \"Guard\",", "name: \"Guard\" // TODO", 1);
+    std::fs::write(&path, &half_typed).unwrap();
+    let err = save_instance(h.world(), root, &path, &CaptureOptions::default()).unwrap_err();
+    assert!(matches!(err, CaptureError::Edit(_)), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), half_typed);
 }

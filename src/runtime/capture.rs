@@ -147,28 +147,26 @@ pub fn capture_instance(
 /// [`capture_instance`], then writes the document to `path`, atomically (the old file stays
 /// whole if writing fails). When `path` is a scene file already, it is changed through the edit
 /// layer ([`SceneEdit`](crate::edit::SceneEdit)): only what differs is rewritten, and its
-/// comments and layout stay. A new file (or one that does not read as a scene) is written with
-/// the canonical writer.
+/// comments and layout stay. A new file is written with the canonical writer. An existing file
+/// that does not read as a scene is refused and left as it is.
 ///
 /// # Errors
 /// As [`capture_instance`]; [`CaptureError::Write`] naming the file when it cannot be written;
-/// [`CaptureError::Edit`] when the existing file cannot be changed in place (it is then
-/// unchanged).
+/// [`CaptureError::Edit`] when the existing file does not read as a scene or cannot be changed
+/// in place (it is then unchanged).
 pub fn save_instance(
     world: &World,
     root: Entity,
     path: impl AsRef<Path>,
     options: &CaptureOptions,
 ) -> Result<Captured, CaptureError> {
-    use crate::edit::{SceneEdit, SceneEditError};
+    use crate::edit::SceneEdit;
     let path = path.as_ref();
     let captured = capture_instance(world, root, options)?;
+    // An existing file that does not read as a scene (a half-typed edit, another file) is the
+    // author's work: refused, never replaced.
     let edit = if path.exists() {
-        match SceneEdit::open(path) {
-            Ok(edit) => Some(edit),
-            Err(SceneEditError::Read(_)) => None,
-            Err(e) => return Err(e.into()),
-        }
+        Some(SceneEdit::open(path).map_err(CaptureError::Edit)?)
     } else {
         None
     };
