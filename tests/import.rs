@@ -1013,6 +1013,27 @@ fn forge_import_out_writes_a_scene_that_validates() {
     let written = std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap();
     let doc = SceneDoc::from_str(&written).unwrap().doc;
     assert_eq!(written, doc.to_canonical_string(), "canonical");
+    // Once written, the scene is not replaced unless asked.
+    let args = [
+        "import",
+        "platformer.scn.ron",
+        "--out",
+        "platformer.forge.ron",
+    ];
+    std::fs::write(dir.path().join("platformer.forge.ron"), "// mine").unwrap();
+    let again = forge(dir.path(), &args);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(text_of(&again.stderr).contains("exists; not replacing it (pass --force"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap(),
+        "// mine"
+    );
+    let forced = forge(dir.path(), &[&args[..], &["--force"]].concat());
+    assert_eq!(forced.status.code(), Some(0), "{}", text_of(&forced.stderr));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap(),
+        written
+    );
     let mut without_custom = expected.clone();
     for e in without_custom.entities.values_mut() {
         e.components

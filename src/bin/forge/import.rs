@@ -50,6 +50,13 @@ pub fn import(args: &ImportArgs) -> Status {
     let count = imported.doc.entities.len();
     match &args.out {
         None => print(&text),
+        Some(out) if out.exists() && !args.force => {
+            eprintln!(
+                "error: `{}` exists; not replacing it (pass --force to replace it)",
+                out.display()
+            );
+            return Status::Failed;
+        }
         Some(out) => match write_file_atomic(out, text.as_bytes()) {
             Ok(()) => eprintln!(
                 "imported {} -> {} ({count} entities, {} not mapped)",

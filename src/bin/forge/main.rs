@@ -8,7 +8,7 @@
 //! forge tree <FILE> [--flat]
 //! forge cook <FILE|DIR>... [--out DIR] [--check] [--assets DIR | --no-assets]
 //! forge export <FILE> --to bsn|rust [--out FILE] [--function NAME] [--assets DIR]
-//! forge import <FILE.scn.ron> [--out FILE]
+//! forge import <FILE.scn.ron> [--out FILE [--force]]
 //! forge migrate <FILE|DIR>... [--dry-run]
 //! ```
 //!
@@ -118,9 +118,13 @@ struct ImportArgs {
     /// The Bevy world file (`.scn.ron`, as `DynamicWorldSerializer` writes it).
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Write the scene to this file (atomically) instead of printing it.
+    /// Write the scene to this file (atomically) instead of printing it; an existing file is
+    /// refused unless `--force` is given.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Replace the `--out` file if it exists.
+    #[arg(long, requires = "out")]
+    force: bool,
 }
 
 #[derive(Debug, Args)]
