@@ -622,6 +622,11 @@ fn what_cannot_be_mapped_is_listed_and_left_out() {
         [
             (None, "import::Score".to_owned(), NoteKind::Resource),
             (
+                Some(1),
+                "import::Plain".to_owned(),
+                NoteKind::NotForgeComponent
+            ),
+            (
                 Some(odd),
                 "import::Creature".to_owned(),
                 NoteKind::Unwritable {
@@ -635,6 +640,11 @@ fn what_cannot_be_mapped_is_listed_and_left_out() {
                     field: Some("items".to_owned())
                 }
             ),
+            (
+                Some(odd),
+                "import::Secret".to_owned(),
+                NoteKind::NotForgeComponent
+            ),
             (Some(odd), "import::Stance".to_owned(), NoteKind::NotAStruct),
             (
                 Some(odd),
@@ -643,9 +653,15 @@ fn what_cannot_be_mapped_is_listed_and_left_out() {
             ),
         ]
     );
-    // `Secret` is a plain reflected struct: kept.
+    // `Secret` is a plain reflected struct: kept, and said not to load until it derives
+    // `ForgeComponent`.
     assert!(custom_of(doc, odd, "import::Secret").is_some());
-    let first = imported.report.notes[1].to_string();
+    let secret = imported.report.notes[4].to_string();
+    assert!(
+        secret.contains("does not derive `ForgeComponent`"),
+        "{secret}"
+    );
+    let first = imported.report.notes[2].to_string();
     assert!(
         first.contains("`Odd components`") && first.contains("`friend`"),
         "{first}"

@@ -153,6 +153,10 @@ pub enum NoteKind {
     MeshWithoutPath,
     /// The entity's parent chain loops; it became a root.
     ParentLoop,
+    /// Kept as a `custom` component, but its type is not a `ForgeComponent` of the schemas
+    /// given ([`ImportOptions::schemas`]): the scene loader refuses it
+    /// (`forge::custom::not_allowed`) until the type derives `ForgeComponent`.
+    NotForgeComponent,
 }
 
 impl fmt::Display for ImportNote {
@@ -208,6 +212,10 @@ impl fmt::Display for ImportNote {
             NoteKind::ParentLoop => {
                 write!(f, "`{path}` loops back to the entity; it became a root")
             }
+            NoteKind::NotForgeComponent => write!(
+                f,
+                "`{path}` kept as a custom component, but it does not derive `ForgeComponent` (or no schemas were given): the scene loader refuses it until it does"
+            ),
         }
     }
 }
@@ -884,7 +892,12 @@ fn convert(
                 options.schemas.as_ref(),
                 &ids_by_entity,
             ) {
-                Ok(c) => node.components.push(ComponentData::Custom(c)),
+                Ok(c) => {
+                    if !part.type_id.is_some_and(|t| forge_paths.contains_key(&t)) {
+                        entity_notes.push((part.type_path.to_owned(), NoteKind::NotForgeComponent));
+                    }
+                    node.components.push(ComponentData::Custom(c));
+                }
                 Err(kind) => entity_notes.push((part.type_path.to_owned(), kind)),
             }
         }
