@@ -3,7 +3,7 @@
 //! changed), keeps the author's comments, and undoes byte-exactly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bevy_forge_scene::edit::{SceneEdit, migrate};
+use bevy_forge_scene::edit::{SceneEdit, SceneEditError, migrate};
 use bevy_forge_scene::format::{SceneDoc, Transform};
 
 const TF: &str = "transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))";
@@ -43,13 +43,16 @@ fn a_file_with_a_nan_number_can_be_edited() {
         e.rename(1, "B").unwrap().unwrap();
     });
     assert_eq!(after, text.replace("\"A\"", "\"B\""));
-    // Setting a NaN is an edit too.
+    // Setting a NaN is refused: it would make the scene invalid.
     let after = edited(&one(), |e| {
         let mut t = Transform::IDENTITY;
         t.scale.y = f32::NAN;
-        e.set_transform(1, t).unwrap().unwrap();
+        assert!(matches!(
+            e.set_transform(1, t),
+            Err(SceneEditError::Invalid(_))
+        ));
     });
-    assert!(after.contains("scale: (x: 1.0, y: NaN, z: 1.0)"), "{after}");
+    assert_eq!(after, one());
 }
 
 #[test]
@@ -376,10 +379,11 @@ fn a_negative_zero_is_written_as_set() {
     );
     // Set again: nothing changes, nothing is recorded.
     assert_eq!(edit.set_transform(1, t).unwrap(), None);
-    // A NaN set over a NaN changes nothing either, whatever its bits.
+    // A NaN is refused, whatever its bits: it would make the scene invalid.
     t.scale.z = f32::from_bits(0x7fc0_0001);
-    edit.set_transform(1, t).unwrap().unwrap();
-    t.scale.z = f32::NAN;
-    assert_eq!(edit.set_transform(1, t).unwrap(), None);
-    assert_eq!(edit.undo_stack().len(), 2);
+    assert!(matches!(
+        edit.set_transform(1, t),
+        Err(SceneEditError::Invalid(_))
+    ));
+    assert_eq!(edit.undo_stack().len(), 1);
 }

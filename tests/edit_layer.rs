@@ -165,6 +165,12 @@ proptest! {
             });
             let group = match group {
                 Ok(g) => g,
+                // A step that would make the scene invalid is refused and changes nothing.
+                Err(SceneEditError::Invalid(_)) => {
+                    prop_assert_eq!(edit.text(), before);
+                    expected = edit.doc().clone();
+                    continue;
+                }
                 Err(e) => return Err(TestCaseError::fail(format!("{s:?}: {e}\n{before}"))),
             };
             prop_assert_eq!(edit.doc(), &expected, "{:?}", s);
@@ -172,17 +178,15 @@ proptest! {
             match &group {
                 None => prop_assert_eq!(&after, &before),
                 Some(g) => {
-                    // Every byte outside the patch is the old text's.
-                    let p = &g.patches[0];
+                    // Every byte outside the patches is the old text's: replaying them over
+                    // the old text gives the new one.
                     let bom = if before.starts_with('\u{feff}') { 3 } else { 0 };
-                    let body = &before[bom..];
-                    let rebuilt = format!(
-                        "{}{}{}{}",
-                        &before[..bom],
-                        &body[..p.offset],
-                        p.after,
-                        &body[p.offset + p.before.len()..]
-                    );
+                    let mut body = before[bom..].to_owned();
+                    for p in &g.patches {
+                        prop_assert_eq!(&body[p.offset..p.offset + p.before.len()], p.before.as_str());
+                        body.replace_range(p.offset..p.offset + p.before.len(), &p.after);
+                    }
+                    let rebuilt = format!("{}{body}", &before[..bom]);
                     prop_assert_eq!(&rebuilt, &after);
                     texts_after.push(after.clone());
                 }
@@ -220,8 +224,13 @@ fn a_transform_edit_changes_only_its_numbers() {
         HAND.replacen("(x: 1, y: 2.5", "(x: 4.5, y: 2.5", 1)
             .replacen("rotation: (x: 0, y: 90", "rotation: (x: 0, y: 45.0", 1)
     );
-    assert_eq!(group.patches.len(), 1);
-    assert!(group.patches[0].before.starts_with('1'));
+    // One patch per number, each exact.
+    let patches: Vec<(&str, &str)> = group
+        .patches
+        .iter()
+        .map(|p| (p.before.as_str(), p.after.as_str()))
+        .collect();
+    assert_eq!(patches, [("1", "4.5"), ("90", "45.0")]);
 }
 
 #[test]
@@ -550,4 +559,26 @@ fn a_read_only_file_is_not_replaced() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), HAND);
     assert_eq!(edit.text(), HAND);
     assert!(edit.undo_stack().is_empty());
+}
+
+#[test]
+fn an_edit_that_would_make_the_scene_invalid_is_refused() {
+    let mut edit = SceneEdit::from_text(HAND).unwrap();
+    let mut t = edit.entity(3).unwrap().transform;
+    t.translation.x = f32::NAN;
+    let err = edit.set_transform(3, t).unwrap_err();
+    assert!(
+        matches!(&err, SceneEditError::Invalid(m) if m.contains("forge::transform::non_finite") && m.contains("entity 3")),
+        "{err}"
+    );
+    let err = edit
+        .set_custom_field(2, "game::Glow", "power", "")
+        .unwrap_err();
+    assert!(matches!(err, SceneEditError::Invalid(_)), "{err}");
+    assert_eq!(edit.text(), HAND);
+    assert!(edit.undo_stack().is_empty());
+    // Errors the file already has do not block other edits.
+    let broken = HAND.replace("range: 20", "range: -1");
+    let mut edit = SceneEdit::from_text(&broken).unwrap();
+    edit.rename(3, "Stone").unwrap().unwrap();
 }

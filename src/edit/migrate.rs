@@ -90,9 +90,9 @@ pub fn migrate(edit: &mut SceneEdit) -> Result<Option<Migrated>, SceneEditError>
             .iter()
             .find(|d| d.severity == crate::validate::Severity::Error)
         {
-            return Err(SceneEditError::InPlace(format!(
-                "the migrated scene does not validate: {}",
-                e.message
+            return Err(SceneEditError::Invalid(format!(
+                "the migrated scene does not validate: error[{}]: {}",
+                e.code, e.message
             )));
         }
         Ok(())

@@ -19,6 +19,10 @@
 //! indented from the line it goes on, with the file's own line ending (`\n` or `\r\n`: the one
 //! most of its lines end with). A byte-order mark is kept.
 //!
+//! **Validity.** An edit that would give the scene a validation error it does not have (a
+//! non-finite transform, an empty custom field expression, a negative light range) is refused
+//! with [`SceneEditError::Invalid`]; errors the file already had do not block other edits.
+//!
 //! **Files.** An edit of a [`SceneEdit::open`]ed file is written at once, atomically (a
 //! temporary file renamed over it: the old file stays whole if anything fails), and is
 //! refused when the file changed on disk since it was read or last written
@@ -88,6 +92,10 @@ pub enum SceneEditError {
     /// The file could not be read or written.
     #[error(transparent)]
     Io(#[from] crate::project::ProjectError),
+    /// The edit would give the scene an error it does not have (`validate_scene`, without
+    /// asset checks): the first new one, with its code, entity and field path.
+    #[error("{0}")]
+    Invalid(String),
     /// The text could not be changed without touching what the author wrote around it (a
     /// layout this layer does not locate), or the result did not read back as the document
     /// the operation made. Says which part.
@@ -116,6 +124,36 @@ pub struct SceneEdit {
 }
 
 const BOM: &str = "\u{feff}";
+
+/// Refuses `new` when it has a validation error that `old` does not (errors the file already
+/// had do not stop an edit).
+fn refuse_new_errors(old: &SceneDoc, new: &SceneDoc) -> Result<(), SceneEditError> {
+    use crate::validate::{Severity, validate_scene};
+    let key =
+        |d: &crate::validate::Diagnostic| (d.code, d.entity, d.path.clone(), d.message.clone());
+    let errors = |doc: &SceneDoc| -> Vec<crate::validate::Diagnostic> {
+        validate_scene(doc, None)
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect()
+    };
+    let before: Vec<_> = errors(old).iter().map(key).collect();
+    match errors(new).into_iter().find(|d| !before.contains(&key(d))) {
+        None => Ok(()),
+        Some(d) => {
+            let at = match (d.entity, &d.path) {
+                (Some(id), Some(path)) => format!("entity {id}, {path}: "),
+                (Some(id), None) => format!("entity {id}: "),
+                _ => String::new(),
+            };
+            Err(SceneEditError::Invalid(format!(
+                "the edit would make the scene invalid: error[{}]: {at}{}",
+                d.code, d.message
+            )))
+        }
+    }
+}
 
 /// Where the first comment (`//` or `/*`) of scene text `text` is, outside strings: what
 /// rewriting the whole file canonically would drop (`forge fmt` leaves such files alone).
@@ -233,8 +271,9 @@ impl SceneEdit {
     /// this. Returns the group recorded, or `None` when nothing changed.
     ///
     /// # Errors
-    /// What `change` returns; [`SceneEditError::ChangedOnDisk`] and [`SceneEditError::Io`] for a
-    /// file; [`SceneEditError::InPlace`] when the text cannot be changed in place.
+    /// What `change` returns; [`SceneEditError::Invalid`] when the result has a validation error
+    /// the scene did not have; [`SceneEditError::ChangedOnDisk`] and [`SceneEditError::Io`] for
+    /// a file; [`SceneEditError::InPlace`] when the text cannot be changed in place.
     pub fn change(
         &mut self,
         label: impl Into<String>,
@@ -242,30 +281,32 @@ impl SceneEdit {
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         let mut doc = self.parsed.doc.clone();
         change(&mut doc)?;
+        refuse_new_errors(&self.parsed.doc, &doc)?;
         let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
             .map_err(|e| SceneEditError::InPlace(e.0))?;
         let Some(first) = splices.first() else {
             return Ok(None);
         };
-        let (start, end) = (first.start, splices.last().map_or(first.end, |s| s.end));
-        let mut after = String::with_capacity(end - start + 64);
-        let mut at = start;
+        let _ = first;
+        // One patch per changed place, each at its offset in the text the patches before it
+        // made: replayed in order forwards, in reverse backwards.
+        let mut patches = Vec::with_capacity(splices.len());
+        let mut new_text = String::with_capacity(self.text.len() + 64);
+        let mut at = 0;
+        let mut shift: isize = 0;
         for s in &splices {
-            after.push_str(&self.text[at..s.start]);
-            after.push_str(&s.text);
+            new_text.push_str(&self.text[at..s.start]);
+            new_text.push_str(&s.text);
             at = s.end;
+            patches.push(Patch {
+                file: self.path.clone(),
+                offset: s.start.saturating_add_signed(shift),
+                before: self.text[s.start..s.end].to_owned(),
+                after: s.text.clone(),
+            });
+            shift += s.text.len() as isize - (s.end - s.start) as isize;
         }
-        after.push_str(&self.text[at..end]);
-        let patch = Patch {
-            file: self.path.clone(),
-            offset: start,
-            before: self.text[start..end].to_owned(),
-            after,
-        };
-        let mut new_text = String::with_capacity(self.text.len() + patch.after.len());
-        new_text.push_str(&self.text[..start]);
-        new_text.push_str(&patch.after);
-        new_text.push_str(&self.text[end..]);
+        new_text.push_str(&self.text[at..]);
         let parsed = SceneDoc::from_str(&new_text)
             .map_err(|e| SceneEditError::InPlace(format!("the edited text does not read: {e}")))?;
         if !same_doc(&parsed.doc, &doc) {
@@ -277,7 +318,7 @@ impl SceneEdit {
             label: label.into(),
             starts_from: hash(&self.text),
             ends_at: hash(&new_text),
-            patches: vec![patch],
+            patches,
         };
         self.commit(new_text, parsed)?;
         self.record(group.clone());

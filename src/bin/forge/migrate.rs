@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use bevy_forge_scene::edit::{SceneEdit, migrate as migrate_edit};
+use bevy_forge_scene::edit::{SceneEdit, SceneEditError, migrate as migrate_edit};
 use bevy_forge_scene::format::FORMAT_VERSION;
 
 use crate::{Status, fail, files, print};
@@ -19,6 +19,12 @@ pub(crate) fn migrate(paths: &[PathBuf], dry_run: bool) -> Status {
         let name = path.display();
         let mut edit = match SceneEdit::open(path) {
             Ok(edit) => edit,
+            // A read error names the file, line and column itself.
+            Err(SceneEditError::Read(e)) => {
+                eprintln!("error: {e}");
+                status = status.max(Status::Failed);
+                continue;
+            }
             Err(e) => {
                 eprintln!("error: {name}: {e}");
                 status = status.max(Status::Failed);
