@@ -284,17 +284,28 @@ impl SceneEdit {
         refuse_new_errors(&self.parsed.doc, &doc)?;
         let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
             .map_err(|e| SceneEditError::InPlace(e.0))?;
-        let Some(first) = splices.first() else {
+        self.splice_in(label.into(), &splices, Some(&doc))
+    }
+
+    /// Makes `splices` (sorted, not overlapping) to the text, records them as one group
+    /// labelled `label`, and writes the file; `None` when there are none. With `expected`, the
+    /// new text must read as that document.
+    fn splice_in(
+        &mut self,
+        label: String,
+        splices: &[splice::Splice],
+        expected: Option<&SceneDoc>,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        if splices.is_empty() {
             return Ok(None);
-        };
-        let _ = first;
+        }
         // One patch per changed place, each at its offset in the text the patches before it
         // made: replayed in order forwards, in reverse backwards.
         let mut patches = Vec::with_capacity(splices.len());
         let mut new_text = String::with_capacity(self.text.len() + 64);
         let mut at = 0;
         let mut shift: isize = 0;
-        for s in &splices {
+        for s in splices {
             new_text.push_str(&self.text[at..s.start]);
             new_text.push_str(&s.text);
             at = s.end;
@@ -309,13 +320,13 @@ impl SceneEdit {
         new_text.push_str(&self.text[at..]);
         let parsed = SceneDoc::from_str(&new_text)
             .map_err(|e| SceneEditError::InPlace(format!("the edited text does not read: {e}")))?;
-        if !same_doc(&parsed.doc, &doc) {
+        if expected.is_some_and(|doc| !same_doc(&parsed.doc, doc)) {
             return Err(SceneEditError::InPlace(
                 "the edited text reads as another document".to_owned(),
             ));
         }
         let group = PatchGroup {
-            label: label.into(),
+            label,
             starts_from: hash(&self.text),
             ends_at: hash(&new_text),
             patches,
@@ -756,30 +767,12 @@ impl SceneEdit {
         version: u32,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         let at = self.parsed.source_map.top[0];
-        let t = splice::Text::new(&self.text);
-        let s = t
+        let s = splice::Text::new(&self.text)
             .replace_value(at, &version.to_string(), "format_version")
             .map_err(|e| SceneEditError::InPlace(e.0))?;
-        if self.text[s.start..s.end] == s.text {
-            return Ok(None);
-        }
-        let mut new_text = self.text.clone();
-        new_text.replace_range(s.start..s.end, &s.text);
-        let parsed = SceneDoc::from_str(&new_text)?;
-        let group = PatchGroup {
-            label: format!("format_version {version}"),
-            starts_from: hash(&self.text),
-            ends_at: hash(&new_text),
-            patches: vec![Patch {
-                file: self.path.clone(),
-                offset: s.start,
-                before: self.text[s.start..s.end].to_owned(),
-                after: s.text,
-            }],
-        };
-        self.commit(new_text, parsed)?;
-        self.record(group.clone());
-        Ok(Some(group))
+        let changed = self.text[s.start..s.end] != s.text;
+        let splices = if changed { vec![s] } else { Vec::new() };
+        self.splice_in(format!("format_version {version}"), &splices, None)
     }
 }
 

@@ -245,9 +245,7 @@ fn insert_field(t: &Text, spans: &EntitySpans, field: &str, value: &str) -> Out<
     let mut last = None;
     for &at in &spans.fields {
         if at != ABSENT {
-            let end = t
-                .value_end(at as usize)
-                .ok_or_else(|| Unlocated(format!("entity field at byte {at}")))?;
+            let end = t.end_of(at as usize, &format!("entity field at byte {at}"))?;
             last = last.max(Some(end));
         }
     }
@@ -368,20 +366,14 @@ fn components(
         && let Some(k) = (0..a.len())
             .find(|&k| same_components(&a[..k], &b[..k]) && same_components(&a[k + 1..], &b[k..]))
     {
-        let end = t
-            .value_end(list[k].entry as usize)
-            .ok_or_else(|| Unlocated("a component".to_owned()))?;
+        let end = t.end_of(list[k].entry as usize, "a component")?;
         out.push(t.cut_item(list[k].entry as usize, end));
         return Ok(());
     }
     if b.len() > a.len() && same_components(&b[..a.len()], a) {
         let last = &list[a.len() - 1];
-        let end = t
-            .value_end(last.entry as usize)
-            .ok_or_else(|| Unlocated("a component".to_owned()))?;
-        let list_end = t
-            .value_end(spans.fields[5] as usize)
-            .ok_or_else(|| Unlocated("components".to_owned()))?;
+        let end = t.end_of(last.entry as usize, "a component")?;
+        let list_end = t.end_of(spans.fields[5] as usize, "components")?;
         let list_lines = t.spans_lines(spans.fields[5] as usize, list_end);
         let item_lines = t.spans_lines(last.entry as usize, end);
         let indent = t.indent_of(last.entry as usize).to_owned();
@@ -429,9 +421,7 @@ fn component(
             if b.fields.len() > kept {
                 // New fields after the last, laid out as it is.
                 let last = fields[kept - 1][0] as usize;
-                let end = t
-                    .value_end(last)
-                    .ok_or_else(|| Unlocated("a custom field".to_owned()))?;
+                let end = t.end_of(last, "a custom field")?;
                 let list_lines = t.spans_lines(fields[0][0] as usize, last)
                     || t.spans_lines(spans.entry as usize, fields[0][0] as usize);
                 let item_lines = t.spans_lines(last, end);
@@ -613,20 +603,19 @@ impl<'a> Text<'a> {
     /// The end of the value starting at `at`: a bracketed group, a string, or a word with an
     /// optional bracketed argument (`Some(3)`, `sphere(radius: 1.0)`, `-0.5`, `None`).
     pub(crate) fn value_end(&self, at: usize) -> Option<usize> {
-        use crate::format::lexical::{raw_string_end, string_end};
+        use crate::format::lexical::{raw_string_at, string_end};
         let b = self.b;
         match *b.get(at)? {
             b'(' | b'[' | b'{' => self.group_end(at),
             b'"' => string_end(b, at + 1),
-            b'r' if matches!(b.get(at + 1), Some(b'"' | b'#')) => {
-                let hashes = b[at + 1..].iter().take_while(|&&c| c == b'#').count();
-                if b.get(at + 1 + hashes) != Some(&b'"') {
-                    return self.word_end(at);
-                }
-                raw_string_end(b, at + 2 + hashes, hashes)
-            }
+            b'r' => raw_string_at(b, at).unwrap_or_else(|| self.word_end(at)),
             _ => self.word_end(at),
         }
+    }
+
+    /// [`value_end`](Self::value_end), or the part `what` said unlocated.
+    fn end_of(&self, at: usize, what: &str) -> Out<usize> {
+        self.value_end(at).ok_or_else(|| Unlocated(what.to_owned()))
     }
 
     fn word_end(&self, at: usize) -> Option<usize> {
@@ -672,7 +661,7 @@ impl<'a> Text<'a> {
     /// The end (after the closer) of the bracketed group opening at `at`, over strings and
     /// comments.
     fn group_end(&self, at: usize) -> Option<usize> {
-        use crate::format::lexical::{block_comment_end, raw_string_end, string_end};
+        use crate::format::lexical::{block_comment_end, raw_string_at, string_end};
         let b = self.b;
         let mut depth = 0usize;
         let mut i = at;
@@ -693,12 +682,10 @@ impl<'a> Text<'a> {
                 b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
                     && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
                 {
-                    let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-                    if b.get(i + 1 + hashes) == Some(&b'"') {
-                        i = raw_string_end(b, i + 2 + hashes, hashes)?;
-                    } else {
-                        i += 1;
-                    }
+                    i = match raw_string_at(b, i) {
+                        Some(end) => end?,
+                        None => i + 1,
+                    };
                 }
                 b'/' if b.get(i + 1) == Some(&b'/') => {
                     i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
@@ -772,9 +759,7 @@ impl<'a> Text<'a> {
         if at == ABSENT {
             return Err(Unlocated(what.to_owned()));
         }
-        let end = self
-            .value_end(start)
-            .ok_or_else(|| Unlocated(what.to_owned()))?;
+        let end = self.end_of(start, what)?;
         // A value on one line stays on one line, unless it was empty (`[]`, `None`) on a line
         // of its own: then it grows as the canonical layout does.
         let empty = matches!(self.s[start..end].trim(), "[]" | "{}" | "()" | "None");

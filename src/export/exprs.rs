@@ -5,7 +5,7 @@ use syn::spanned::Spanned;
 
 use super::{ExportError, Plan};
 use crate::format::CustomComponent;
-use crate::schema::expr::references;
+use crate::schema::expr::{offset_of, references};
 
 /// Whether any field of `custom` holds an entity reference.
 pub(crate) fn has_references(custom: &CustomComponent) -> bool {
@@ -232,19 +232,4 @@ impl BsnWriter<'_, '_> {
             _ => None,
         }
     }
-}
-
-/// The byte offset of a line and column (1-based line, 0-based character column) of `text`.
-fn offset_of(text: &str, lc: proc_macro2::LineColumn) -> usize {
-    let mut line_start = 0;
-    for _ in 1..lc.line {
-        match text[line_start..].find('\n') {
-            Some(i) => line_start += i + 1,
-            None => return text.len(),
-        }
-    }
-    text[line_start..]
-        .char_indices()
-        .nth(lc.column)
-        .map_or(text.len(), |(i, _)| line_start + i)
 }

@@ -56,6 +56,14 @@ pub(crate) fn raw_string_end(b: &[u8], from: usize, hashes: usize) -> Option<usi
     }
 }
 
+/// The end of the raw string (`r"..."`, `r#"..."#`) whose `r` is at `at`: `None` when no raw
+/// string starts there (`r` is a word, `r#ident`), `Some(None)` when one starts but is not
+/// closed. The caller checks that the `r` does not end a name.
+pub(crate) fn raw_string_at(b: &[u8], at: usize) -> Option<Option<usize>> {
+    let hashes = b.get(at + 1..)?.iter().take_while(|&&c| c == b'#').count();
+    (b.get(at + 1 + hashes) == Some(&b'"')).then(|| raw_string_end(b, at + 2 + hashes, hashes))
+}
+
 /// The offset of the first comment (`//` or `/*`) of RON text `b` outside strings; `None` when
 /// it has none (or a string is not closed).
 pub(crate) fn first_comment(b: &[u8]) -> Option<usize> {
@@ -66,12 +74,10 @@ pub(crate) fn first_comment(b: &[u8]) -> Option<usize> {
             b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
                 && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
             {
-                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-                if b.get(i + 1 + hashes) == Some(&b'"') {
-                    i = raw_string_end(b, i + 2 + hashes, hashes)?;
-                } else {
-                    i += 1;
-                }
+                i = match raw_string_at(b, i) {
+                    Some(end) => end?,
+                    None => i + 1,
+                };
             }
             b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => return Some(i),
             _ => i += 1,

@@ -548,9 +548,8 @@ fn too_deep_at(text: &str) -> Option<usize> {
                 start == 0 || !ident(start - 1)
             } =>
             {
-                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
-                if b.get(i + 1 + hashes) == Some(&b'"') {
-                    i = crate::format::lexical::raw_string_end(b, i + 2 + hashes, hashes)?;
+                if let Some(end) = crate::format::lexical::raw_string_at(b, i) {
+                    i = end?;
                     continue;
                 }
             }

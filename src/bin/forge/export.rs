@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 
 use crate::{
     Loaded, Status, asset_path_of, fail, load, localize, prefab_files, prefab_root, print, render,
+    report_prefab_errors,
 };
 
 #[derive(Debug, Args)]
@@ -64,20 +65,7 @@ pub fn export(args: &ExportArgs) -> Status {
         localize(&mut problems, &root);
         print_report(&source, &problems);
     }
-    for (asset, file) in prefabs.files() {
-        let mut errors: Vec<Diagnostic> = file
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .cloned()
-            .collect();
-        if !errors.is_empty() {
-            failed = true;
-            localize(&mut errors, &root);
-            let name = root.join(asset).display().to_string();
-            print_report(&report::Source::new(name, file.text.as_bytes()), &errors);
-        }
-    }
+    failed |= report_prefab_errors(&prefabs, &root);
     if failed {
         eprintln!("error: `{}` has errors; not exported", args.file.display());
         return Status::Failed;

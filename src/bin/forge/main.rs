@@ -309,6 +309,30 @@ fn prefab_files(root: PathBuf, schemas: Option<&SchemaFile>) -> Prefabs {
 
 /// Names the other files a diagnostic points at by their paths on disk (under `root`), so they
 /// can be opened from where `forge` runs.
+/// Prints the errors of every prefab file `prefabs` read on stderr, each file under its own
+/// name (its asset path under `root`); whether there were any.
+fn report_prefab_errors(prefabs: &Prefabs, root: &Path) -> bool {
+    let mut any = false;
+    for (asset, file) in prefabs.files() {
+        let mut errors: Vec<Diagnostic> = file
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect();
+        if errors.is_empty() {
+            continue;
+        }
+        any = true;
+        localize(&mut errors, root);
+        let name = root.join(asset).display().to_string();
+        let source = Source::new(name, file.text.as_bytes());
+        let text = report::human(&source, &errors, render::use_colour());
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+    any
+}
+
 fn localize(diagnostics: &mut [Diagnostic], root: &Path) {
     for d in diagnostics {
         for related in &mut d.related {
@@ -696,23 +720,7 @@ fn show_tree(args: &TreeArgs) -> Status {
             }
             let mut failed = problems.iter().any(|d| d.severity == Severity::Error);
             // And the prefab files' own errors, under their names.
-            for (asset, file) in prefabs.files() {
-                let mut errors: Vec<Diagnostic> = file
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.severity == Severity::Error)
-                    .cloned()
-                    .collect();
-                if errors.is_empty() {
-                    continue;
-                }
-                failed = true;
-                localize(&mut errors, &root);
-                let name = root.join(asset).display().to_string();
-                let source = Source::new(name, file.text.as_bytes());
-                let text = report::human(&source, &errors, render::use_colour());
-                let _ = std::io::stderr().write_all(text.as_bytes());
-            }
+            failed |= report_prefab_errors(&prefabs, &root);
             if failed { Status::Failed } else { Status::Ok }
         }
     }

@@ -339,8 +339,9 @@ fn offset(text: &str, span: proc_macro2::Span) -> usize {
     offset_of(text, span.start())
 }
 
-/// The byte offset of a line and column of `text`.
-fn offset_of(text: &str, lc: proc_macro2::LineColumn) -> usize {
+/// The byte offset of a line and column of `text` (1-based line, 0-based character column, as
+/// `proc_macro2` gives them; the end of `text` past its last line).
+pub(crate) fn offset_of(text: &str, lc: proc_macro2::LineColumn) -> usize {
     let mut line_start = 0;
     for _ in 1..lc.line {
         match text[line_start..].find('\n') {
