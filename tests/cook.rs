@@ -250,6 +250,126 @@ fn each_kind_of_damage_is_named() {
     );
 }
 
+/// A scene large enough to decode on two threads (`cook::wire`, from 8,192 entities), with
+/// every kind of entity the encoding flags: parents and children, custom and built-in
+/// components, `locked`, and keys that differ from ids.
+fn large_scene(n: usize) -> SceneDoc {
+    let mut doc = SceneDoc::new("large");
+    let mut parent = None;
+    for i in 0..n {
+        let root = i % 50 == 0;
+        let id = doc
+            .add_entity(format!("e{i:05}"), if root { None } else { parent })
+            .unwrap();
+        if root {
+            parent = Some(id);
+        }
+        let node = doc.entity_mut(id).unwrap();
+        node.transform.translation.x = i as f32 * 0.25;
+        node.transform.rotation.z = (i % 360) as f32;
+        node.locked = i % 7 == 0;
+        if i % 3 == 0 {
+            node.components.push(ComponentData::Custom(CustomComponent {
+                type_path: if i % 2 == 0 {
+                    "game::Health"
+                } else {
+                    "game::a::very::long::TypePath"
+                }
+                .into(),
+                fields: vec![
+                    CustomField::new("value", i.to_string()),
+                    CustomField::new(
+                        "label",
+                        format!("\"a label longer than fifteen bytes {i}\""),
+                    ),
+                ],
+            }));
+        }
+        if i % 11 == 0 {
+            node.components.push(
+                SceneDoc::from_str(
+                    "(format_version: 1, name: \"x\", entities: {1: (id: 1, name: \"x\", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [(type: visibility, data: hidden)])}, roots: [1], next_id: 2)",
+                )
+                .unwrap()
+                .doc
+                .entity(1)
+                .unwrap()
+                .components[0]
+                    .clone(),
+            );
+        }
+    }
+    // Keys that differ from ids (validation reports them; the cooked form keeps them).
+    let last = *doc.entities.keys().last().unwrap();
+    doc.entities.get_mut(&last).unwrap().id = 999_999;
+    doc
+}
+
+/// Sets the header's checksum to the body's, so damage inside the body reaches the decoder.
+fn reseal(bytes: &mut [u8]) {
+    let crc = crc32fast::hash(&bytes[COOKED_HEADER_LEN..]);
+    bytes[20..24].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn a_large_scene_decodes_on_two_threads_to_the_same_document() {
+    for n in [8_191, 8_192, 20_000] {
+        let scene = CookedScene {
+            source: "large.forge.ron".into(),
+            doc: large_scene(n),
+            prefabs: vec![("p.forge.ron".into(), large_scene(9_000))],
+        };
+        let bytes = scene.encode();
+        for _ in 0..3 {
+            assert_eq!(CookedScene::decode(&bytes).unwrap(), scene, "{n} entities");
+        }
+    }
+}
+
+#[test]
+fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() {
+    let bytes = CookedScene {
+        source: "large.forge.ron".into(),
+        doc: large_scene(20_000),
+        prefabs: vec![],
+    }
+    .encode();
+    let at = |name: &str| {
+        let needle = [&[name.len() as u8][..], name.as_bytes()].concat();
+        bytes
+            .windows(needle.len())
+            .position(|w| w == needle)
+            .unwrap()
+            + 1
+    };
+    // Invalid UTF-8 in two names, many chunks apart.
+    let (early, late) = (at("e03000"), at("e17000"));
+    let mut damaged = bytes.clone();
+    damaged[early] = 0xFF;
+    damaged[late] = 0xFF;
+    reseal(&mut damaged);
+    let expected = format!("at byte {} of the body", early - COOKED_HEADER_LEN);
+    for _ in 0..10 {
+        let e = CookedScene::decode(&damaged).unwrap_err();
+        assert_eq!(e.code(), "forge::cook::body", "{e}");
+        assert!(
+            e.to_string().contains(&expected),
+            "{e}, expected {expected}"
+        );
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
+    }
+    // Only the late one: it is found too.
+    let mut damaged = bytes.clone();
+    damaged[late] = 0xFF;
+    reseal(&mut damaged);
+    let e = CookedScene::decode(&damaged).unwrap_err();
+    let expected = format!("at byte {} of the body", late - COOKED_HEADER_LEN);
+    assert!(
+        e.to_string().contains(&expected),
+        "{e}, expected {expected}"
+    );
+}
+
 #[test]
 fn twin_paths_replace_the_extension() {
     assert_eq!(

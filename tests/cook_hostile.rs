@@ -172,6 +172,147 @@ mod wire {
         }
     }
 
+    /// The body as the module docs of `bevy_forge_scene::cook` lay it out (layout version 2),
+    /// written independently of the crate's writer.
+    impl Body {
+        pub fn encode(&self) -> Vec<u8> {
+            let mut pool: Vec<String> = Vec::new();
+            let scene = self.doc.encode(&mut pool);
+            let prefabs: Vec<Vec<u8>> = self
+                .prefabs
+                .iter()
+                .map(|(_, d)| d.encode(&mut pool))
+                .collect();
+            let mut out = Vec::new();
+            string(&mut out, &self.source);
+            super::varint(pool.len() as u64, &mut out);
+            for p in &pool {
+                string(&mut out, p);
+            }
+            out.extend(scene);
+            super::varint(self.prefabs.len() as u64, &mut out);
+            for ((path, _), bytes) in self.prefabs.iter().zip(prefabs) {
+                string(&mut out, path);
+                out.extend(bytes);
+            }
+            out
+        }
+    }
+
+    fn string(out: &mut Vec<u8>, s: &str) {
+        super::varint(s.len() as u64, out);
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    fn pooled(pool: &mut Vec<String>, s: &str) -> u64 {
+        match pool.iter().position(|p| p == s) {
+            Some(i) => i as u64,
+            None => {
+                pool.push(s.to_owned());
+                pool.len() as u64 - 1
+            }
+        }
+    }
+
+    impl Doc {
+        fn encode(&self, pool: &mut Vec<String>) -> Vec<u8> {
+            let v = super::varint;
+            let mut out = Vec::new();
+            v(u64::from(self.format_version), &mut out);
+            string(&mut out, &self.name);
+            v(self.next_id, &mut out);
+            v(self.roots.len() as u64, &mut out);
+            for r in &self.roots {
+                v(*r, &mut out);
+            }
+            v(self.entities.len() as u64, &mut out);
+            let chunks: Vec<(usize, Vec<u8>)> = self
+                .entities
+                .chunks(1024)
+                .map(|c| {
+                    let mut bytes = Vec::new();
+                    for (key, e) in c {
+                        e.encode(*key, pool, &mut bytes);
+                    }
+                    (c.len(), bytes)
+                })
+                .collect();
+            v(chunks.len() as u64, &mut out);
+            for (n, bytes) in &chunks {
+                v(*n as u64, &mut out);
+                v(bytes.len() as u64, &mut out);
+            }
+            for (_, bytes) in chunks {
+                out.extend(bytes);
+            }
+            out
+        }
+    }
+
+    impl Entity {
+        fn encode(&self, key: u64, pool: &mut Vec<String>, out: &mut Vec<u8>) {
+            let v = super::varint;
+            let flags = u8::from(self.id != key)
+                | u8::from(self.parent.is_some()) << 1
+                | u8::from(!self.children.is_empty()) << 2
+                | u8::from(!self.components.is_empty()) << 3
+                | u8::from(self.locked) << 4
+                | u8::from(self.instance.is_some()) << 5;
+            v(key, out);
+            out.push(flags);
+            if self.id != key {
+                v(self.id, out);
+            }
+            if let Some(p) = self.parent {
+                v(p, out);
+            }
+            string(out, &self.name);
+            if !self.children.is_empty() {
+                v(self.children.len() as u64, out);
+                for c in &self.children {
+                    v(*c, out);
+                }
+            }
+            let t = &self.transform;
+            for f in [
+                t.translation.x,
+                t.translation.y,
+                t.translation.z,
+                t.rotation.x,
+                t.rotation.y,
+                t.rotation.z,
+                t.scale.x,
+                t.scale.y,
+                t.scale.z,
+            ] {
+                out.extend_from_slice(&f.to_le_bytes());
+            }
+            if !self.components.is_empty() {
+                v(self.components.len() as u64, out);
+                for c in &self.components {
+                    match c {
+                        Component::Custom(custom) => {
+                            out.push(0);
+                            v(pooled(pool, &custom.type_path), out);
+                            v(custom.fields.len() as u64, out);
+                            for f in &custom.fields {
+                                v(pooled(pool, &f.name), out);
+                                string(out, &f.expr);
+                            }
+                        }
+                        other => {
+                            out.push(1);
+                            out.extend(postcard::to_allocvec(other).unwrap());
+                        }
+                    }
+                }
+            }
+            if let Some(i) = &self.instance {
+                out.extend(postcard::to_allocvec(i).unwrap());
+            }
+        }
+    }
+
     pub fn doc(d: &SceneDoc) -> Doc {
         Doc {
             format_version: d.format_version,
@@ -240,7 +381,7 @@ fn wrap(body: &[u8]) -> Vec<u8> {
 }
 
 fn encode_body(body: &wire::Body) -> Vec<u8> {
-    wrap(&postcard::to_allocvec(body).unwrap())
+    wrap(&body.encode())
 }
 
 fn varint(mut v: u64, out: &mut Vec<u8>) {
@@ -363,9 +504,9 @@ fn the_mirror_writes_what_the_crate_writes() {
 
 // ---- hostile bodies with valid checksums ----
 
-/// source "", format_version 1, name "", then `rest`.
+/// source "", an empty pool, format_version 1, name "", next_id 1, then `rest`.
 fn body_prefix() -> Vec<u8> {
-    vec![0x00, 0x01, 0x00]
+    vec![0x00, 0x00, 0x01, 0x00, 0x01]
 }
 
 #[test]
@@ -382,6 +523,7 @@ fn huge_declared_lengths_fail_cleanly_and_cheaply() {
         assert!(peak < 1 << 24, "string len {len}: peak {peak}");
         // An entity count.
         let mut b = body_prefix();
+        b.push(0); // no roots
         varint(len, &mut b);
         b.extend_from_slice(&[0u8; 64]);
         let (r, peak, _) = virtual_rise(|| CookedScene::decode(&wrap(&b)));
@@ -389,12 +531,23 @@ fn huge_declared_lengths_fail_cleanly_and_cheaply() {
         assert!(peak < 1 << 24, "entity count {len}: peak {peak}");
         // A roots count.
         let mut b = body_prefix();
-        b.push(0); // no entities
         varint(len, &mut b);
         b.extend_from_slice(&[0u8; 64]);
         let (r, peak, _) = virtual_rise(|| CookedScene::decode(&wrap(&b)));
         assert_eq!(r.unwrap_err().code(), "forge::cook::body");
         assert!(peak < 1 << 24, "roots count {len}: peak {peak}");
+        // A chunk count, and one chunk's entity count and length.
+        for at in 0..3 {
+            let mut b = body_prefix();
+            b.extend_from_slice(&[0, 1]); // no roots, one entity
+            for i in 0..3 {
+                varint(if i == at { len } else { 1 }, &mut b);
+            }
+            b.extend_from_slice(&[0u8; 64]);
+            let (r, peak, _) = virtual_rise(|| CookedScene::decode(&wrap(&b)));
+            assert_eq!(r.unwrap_err().code(), "forge::cook::body");
+            assert!(peak < 1 << 24, "chunk field {at} = {len}: peak {peak}");
+        }
     }
 }
 
@@ -405,8 +558,9 @@ fn huge_declared_lengths_fail_cleanly_and_cheaply() {
 #[ignore = "a memory check: run alone by `memory_checks`"]
 fn an_announced_entity_count_does_not_reserve_far_more_than_the_file() {
     let mut b = body_prefix();
+    b.push(0); // no roots
     varint(1 << 20, &mut b);
-    b.extend(std::iter::repeat_n(0xFFu8, (1 << 20) + 16)); // the first key overflows
+    b.extend(std::iter::repeat_n(0xFFu8, (1 << 20) + 16)); // the chunk count overflows
     let bytes = wrap(&b);
     let (r, peak, headroom) = virtual_rise(|| CookedScene::decode(&bytes));
     assert_eq!(r.unwrap_err().code(), "forge::cook::body");
@@ -427,12 +581,12 @@ fn an_announced_entity_count_does_not_reserve_far_more_than_the_file() {
 #[test]
 fn malformed_values_are_body_errors() {
     let base = wire::doc(&scene_doc(&[]));
-    let good = postcard::to_allocvec(&wire::Body {
+    let good = wire::Body {
         source: "s".into(),
         doc: base.clone(),
         prefabs: vec![],
-    })
-    .unwrap();
+    }
+    .encode();
     assert!(CookedScene::decode(&wrap(&good)).is_ok());
     // Invalid UTF-8 in the source string (first byte after its length).
     let mut bad = good.clone();
@@ -472,31 +626,44 @@ fn malformed_values_are_body_errors() {
 }
 
 #[test]
-fn invalid_variant_indices_are_body_errors() {
+fn invalid_tags_variants_and_flags_are_body_errors() {
     let mut w = wire::doc(&scene_doc(&[]));
     w.entities[0].1.components = vec![wire::Component::Camera3d];
-    let good = postcard::to_allocvec(&wire::Body {
+    let good = w_body(w);
+    assert!(CookedScene::decode(&wrap(&good)).is_ok());
+    // The one component is the entity's last bytes, then the roots and prefab counts are
+    // elsewhere: ... count 1, tag 1 (postcard), variant 3 (camera3d), prefabs 0.
+    let pos = good.windows(4).rposition(|w| w == [1, 1, 3, 0]).unwrap() + 1;
+    for (at, values) in [(0, [2u8, 9, 0x7F]), (1, [9, 10, 0x7F])] {
+        for v in values {
+            let mut b = good.clone();
+            b[pos + at] = v;
+            let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+            assert_eq!(e.code(), "forge::cook::body", "{e}");
+            eprintln!("byte {at} = {v}: {e}");
+        }
+    }
+    // Flags this build does not know. The flags byte follows the key (1) of the only entity,
+    // whose name is "First".
+    let name = good.windows(6).position(|w| w == b"\x05First").unwrap();
+    let flags = name - 1;
+    assert_eq!(good[flags - 1], 1, "the key");
+    for bit in [0x40u8, 0x80] {
+        let mut b = good.clone();
+        b[flags] |= bit;
+        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+        assert_eq!(e.code(), "forge::cook::body", "{e}");
+        assert!(e.to_string().contains("flags"), "{e}");
+    }
+}
+
+fn w_body(doc: wire::Doc) -> Vec<u8> {
+    wire::Body {
         source: String::new(),
-        doc: w,
+        doc,
         prefabs: vec![],
-    })
-    .unwrap();
-    // The camera3d tag (3) is the byte before `locked` and `instance` at the end of the
-    // entity; find it from the end: ... comps_len=1, tag=3, locked=0, instance=0, roots...
-    let pos = good.windows(4).rposition(|w| w == [1, 3, 0, 0]).unwrap() + 1;
-    for tag in [9u8, 10, 0x7F] {
-        let mut b = good.clone();
-        b[pos] = tag;
-        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
-        assert_eq!(e.code(), "forge::cook::body", "{e}");
     }
-    // locked = 2 (not a bool), instance tag = 2 (not an Option).
-    for (off, v) in [(1, 2u8), (2, 2)] {
-        let mut b = good.clone();
-        b[pos + off] = v;
-        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
-        assert_eq!(e.code(), "forge::cook::body", "{e}");
-    }
+    .encode()
 }
 
 #[test]
@@ -511,6 +678,43 @@ fn duplicate_ids_and_prefabs_are_named() {
     }))
     .unwrap_err();
     assert_eq!(e.code(), "forge::cook::duplicate_id", "{e}");
+    // In a scene large enough to decode on two threads: keys given twice in chunks far apart,
+    // the first repeat in file order named, every time; in a bundled prefab, the prefab named.
+    let mut w = wire::doc(&scene_doc(&[]));
+    let first = w.entities[0].clone();
+    for k in 2..20_000u64 {
+        let mut e = first.clone();
+        e.1.id = k;
+        e.0 = k;
+        w.entities.push(e);
+    }
+    w.entities[15_000].0 = 1_234; // repeats key 1,234 (chunk 1) in chunk 14
+    w.entities[19_000].0 = 7; // and key 7 (chunk 0) in chunk 18
+    let bytes = encode_body(&wire::Body {
+        source: String::new(),
+        doc: w.clone(),
+        prefabs: vec![],
+    });
+    for _ in 0..5 {
+        let e = CookedScene::decode(&bytes).unwrap_err();
+        assert_eq!(e.code(), "forge::cook::duplicate_id", "{e}");
+        assert!(
+            e.to_string()
+                .contains("entity 1234 appears twice in the scene"),
+            "{e}"
+        );
+    }
+    let e = CookedScene::decode(&encode_body(&wire::Body {
+        source: String::new(),
+        doc: wire::doc(&scene_doc(&["p.forge.ron"])),
+        prefabs: vec![("p.forge.ron".into(), w)],
+    }))
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("entity 1234 appears twice in prefab `p.forge.ron`"),
+        "{e}"
+    );
     let p = wire::doc(&prefab_doc(&[]));
     let e = CookedScene::decode(&encode_body(&wire::Body {
         source: String::new(),

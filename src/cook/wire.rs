@@ -1,152 +1,738 @@
-//! The body of a cooked file as `postcard` encodes it: the document's types, written the way a
-//! format without field names needs. The text format's serde attributes (adjacently tagged
-//! components, fields left out when empty) describe RON, where fields are named; here every
-//! field is always written, in declaration order, and enums by variant index. Changing anything
-//! here changes the encoding: bump [`super::COOKED_VERSION`].
+//! The body of a cooked file (layout version 2): a reader and writer of our own for what every
+//! entity has, and [`postcard`] for the rest (built-in components, prefab instances).
+//!
+//! The module docs of [`super`] give the layout byte by byte. Everything here reads untrusted
+//! bytes: every length is checked against the bytes left before anything is reserved, and a
+//! problem is an error with its byte offset, never a panic. Changing anything here changes the
+//! encoding: bump [`super::COOKED_VERSION`].
 
 use serde::{Deserialize, Serialize};
 
 use crate::format::{
-    ComponentData, ComponentPatch, CustomComponent, DirectionalLightData, EcoString, EntityNode,
-    Instance, MaterialData, Mesh3dData, MeshSource, Override, PointLightData, PrimitiveShape,
-    SceneDoc, SpriteData, Text2dData, Transform, VisibilityMode,
+    ComponentData, ComponentPatch, CustomComponent, CustomField, DirectionalLightData, EcoString,
+    EntityMap, EntityNode, Instance, MaterialData, Mesh3dData, MeshSource, Override,
+    PointLightData, PrimitiveShape, SceneDoc, SpriteData, Text2dData, Transform, Vec3,
+    VisibilityMode,
 };
 
-/// The body of a cooked file, as written.
-#[derive(Serialize)]
+/// Entities per chunk of a document's entity list: chunks are what decoding splits between
+/// threads.
+pub(super) const CHUNK_ENTITIES: usize = 1024;
+
+/// The smallest encoding of an entity: key, flags, name length, a transform of nine `f32`s.
+pub(super) const MIN_ENTITY_BYTES: usize = 1 + 1 + 1 + 36;
+
+/// Documents with at least this many entities decode on two threads, where the platform has
+/// threads and more than one core (below it, starting a thread costs more than it saves).
+const PARALLEL_FROM: usize = 8192;
+
+/// Entity flag: the entity's `id` differs from its key (validation reports it), and follows.
+const ID_DIFFERS: u8 = 1;
+/// Entity flag: a parent id follows.
+const HAS_PARENT: u8 = 2;
+/// Entity flag: a list of children follows.
+const HAS_CHILDREN: u8 = 4;
+/// Entity flag: a list of components follows.
+const HAS_COMPONENTS: u8 = 8;
+/// Entity flag: `locked: true`.
+const LOCKED: u8 = 16;
+/// Entity flag: a prefab instance follows.
+const HAS_INSTANCE: u8 = 32;
+const ALL_FLAGS: u8 =
+    ID_DIFFERS | HAS_PARENT | HAS_CHILDREN | HAS_COMPONENTS | LOCKED | HAS_INSTANCE;
+
+/// Component tag: a custom component in our encoding.
+const TAG_CUSTOM: u8 = 0;
+/// Component tag: any component as `postcard` encodes [`Component`].
+const TAG_POSTCARD: u8 = 1;
+
+/// Why a body does not decode: what was wrong, and where (bytes from the start of the body).
+#[derive(Debug)]
+pub(super) struct BodyError {
+    pub(super) at: usize,
+    pub(super) what: String,
+}
+
+impl std::fmt::Display for BodyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at byte {} of the body: {}", self.at, self.what)
+    }
+}
+
+/// A decoded body.
 pub(super) struct Body {
     pub(super) source: String,
-    pub(super) doc: Doc,
-    pub(super) prefabs: Vec<(String, Doc)>,
+    pub(super) doc: SceneDoc,
+    pub(super) prefabs: Vec<(String, SceneDoc)>,
 }
 
-/// The body of a cooked file, as read: the same fields, entities read straight into the
-/// document's map (no list of them in between).
-#[derive(Deserialize)]
-pub(super) struct BodyIn {
-    pub(super) source: String,
-    pub(super) doc: DocIn,
-    pub(super) prefabs: Vec<(String, DocIn)>,
+/// What makes a decoded document unusable beyond its bytes: the first key given twice.
+pub(super) enum Refused {
+    Body(BodyError),
+    /// The document (`None` for the scene, else the prefab's path) and the key.
+    DuplicateId(Option<String>, u64),
 }
 
-#[derive(Serialize)]
-pub(super) struct Doc {
-    format_version: u32,
-    name: String,
-    /// Key and entity: a key the entity's `id` disagrees with is kept (validation reports it).
-    entities: Vec<(u64, Entity)>,
-    roots: Vec<u64>,
-    next_id: u64,
+impl From<BodyError> for Refused {
+    fn from(e: BodyError) -> Self {
+        Refused::Body(e)
+    }
 }
 
-/// [`Doc`] as read.
-#[derive(Deserialize)]
-pub(super) struct DocIn {
-    format_version: u32,
-    name: String,
-    entities: Entities,
-    roots: Vec<u64>,
-    next_id: u64,
+// ---- writing ----
+
+/// Encodes a body: the source name, the string pool, the scene, the prefabs (in the order
+/// given).
+pub(super) fn encode(source: &str, doc: &SceneDoc, prefabs: &[(&String, &SceneDoc)]) -> Vec<u8> {
+    let mut pool = Pool::default();
+    let scene = write_doc(doc, &mut pool);
+    let bundled: Vec<(&String, Vec<u8>)> = prefabs
+        .iter()
+        .map(|(path, doc)| (*path, write_doc(doc, &mut pool)))
+        .collect();
+    let mut out = Vec::with_capacity(scene.len() + 64);
+    put_str(&mut out, source);
+    put_varint(&mut out, pool.strings.len() as u64);
+    for s in &pool.strings {
+        put_str(&mut out, s);
+    }
+    out.extend_from_slice(&scene);
+    put_varint(&mut out, bundled.len() as u64);
+    for (path, doc) in bundled {
+        put_str(&mut out, path);
+        out.extend_from_slice(&doc);
+    }
+    out
 }
 
-/// The smallest encoding of an entity: key, id, name, parent, children, a transform of nine
-/// `f32`s, components, `locked`, `instance`.
-pub(super) const MIN_ENTITY_BYTES: usize = 1 + 1 + 1 + 1 + 1 + 36 + 1 + 1 + 1;
-
-thread_local! {
-    /// The most entities the body being decoded could hold (its length over
-    /// [`MIN_ENTITY_BYTES`]), set by [`super::CookedScene::decode`]: what a list of entities may
-    /// reserve up front.
-    pub(super) static ENTITY_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+/// The strings written once and named by index: custom type paths and field names.
+#[derive(Default)]
+struct Pool {
+    strings: Vec<EcoString>,
+    index: std::collections::HashMap<EcoString, u64>,
 }
 
-/// The entities of a document read into its map, and the first key given twice.
-struct Entities(crate::format::EntityMap, Option<u64>);
+impl Pool {
+    fn index_of(&mut self, s: &EcoString) -> u64 {
+        if let Some(i) = self.index.get(s) {
+            return *i;
+        }
+        let i = self.strings.len() as u64;
+        self.strings.push(s.clone());
+        self.index.insert(s.clone(), i);
+        i
+    }
+}
 
-impl<'de> Deserialize<'de> for Entities {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Entities;
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
 
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of entities")
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn put_postcard<T: Serialize>(out: &mut Vec<u8>, value: &T) {
+    // Writing into a `Vec` only fails when a value cannot be encoded, which none here can.
+    match postcard::to_extend(value, std::mem::take(out)) {
+        Ok(written) => *out = written,
+        Err(e) => unreachable!("a cooked component always encodes: {e}"),
+    }
+}
+
+fn write_doc(doc: &SceneDoc, pool: &mut Pool) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_varint(&mut out, u64::from(doc.format_version));
+    put_str(&mut out, &doc.name);
+    put_varint(&mut out, doc.next_id);
+    put_varint(&mut out, doc.roots.len() as u64);
+    for r in &doc.roots {
+        put_varint(&mut out, *r);
+    }
+    let entities: Vec<(&u64, &EntityNode)> = doc.entities.iter().collect();
+    let chunks: Vec<(usize, Vec<u8>)> = entities
+        .chunks(CHUNK_ENTITIES)
+        .map(|chunk| {
+            let mut bytes = Vec::new();
+            for (key, node) in chunk {
+                write_entity(&mut bytes, **key, node, pool);
             }
+            (chunk.len(), bytes)
+        })
+        .collect();
+    put_varint(&mut out, entities.len() as u64);
+    put_varint(&mut out, chunks.len() as u64);
+    for (count, bytes) in &chunks {
+        put_varint(&mut out, *count as u64);
+        put_varint(&mut out, bytes.len() as u64);
+    }
+    for (_, bytes) in chunks {
+        out.extend_from_slice(&bytes);
+    }
+    out
+}
 
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Entities, A::Error> {
-                // A length from the file is a hint, not a promise: reserve no more entities
-                // than the body's bytes could hold.
-                let hint = seq.size_hint().unwrap_or(0).min(ENTITY_BUDGET.get());
-                let mut map =
-                    crate::format::EntityMap::with_capacity_and_hasher(hint, Default::default());
-                let mut twice = None;
-                while let Some((key, entity)) = seq.next_element::<(u64, EntityIn)>()? {
-                    if map.insert(key, entity.into_node()).is_some() {
-                        twice.get_or_insert(key);
+fn write_entity(out: &mut Vec<u8>, key: u64, node: &EntityNode, pool: &mut Pool) {
+    let mut flags = 0;
+    for (set, flag) in [
+        (node.id != key, ID_DIFFERS),
+        (node.parent.is_some(), HAS_PARENT),
+        (!node.children.is_empty(), HAS_CHILDREN),
+        (!node.components.is_empty(), HAS_COMPONENTS),
+        (node.locked, LOCKED),
+        (node.instance.is_some(), HAS_INSTANCE),
+    ] {
+        if set {
+            flags |= flag;
+        }
+    }
+    put_varint(out, key);
+    out.push(flags);
+    if node.id != key {
+        put_varint(out, node.id);
+    }
+    if let Some(parent) = node.parent {
+        put_varint(out, parent);
+    }
+    put_str(out, &node.name);
+    if !node.children.is_empty() {
+        put_varint(out, node.children.len() as u64);
+        for c in &node.children {
+            put_varint(out, *c);
+        }
+    }
+    let t = &node.transform;
+    for v in [t.translation, t.rotation, t.scale] {
+        for f in [v.x, v.y, v.z] {
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    if !node.components.is_empty() {
+        put_varint(out, node.components.len() as u64);
+        for c in &node.components {
+            match c {
+                ComponentData::Custom(custom) => {
+                    out.push(TAG_CUSTOM);
+                    put_varint(out, pool.index_of(&custom.type_path));
+                    put_varint(out, custom.fields.len() as u64);
+                    for f in &custom.fields {
+                        put_varint(out, pool.index_of(&f.name));
+                        put_str(out, &f.expr);
                     }
                 }
-                Ok(Entities(map, twice))
-            }
-        }
-        d.deserialize_seq(Visit)
-    }
-}
-
-#[derive(Serialize)]
-struct Entity {
-    id: u64,
-    name: EcoString,
-    parent: Option<u64>,
-    children: Vec<u64>,
-    transform: Transform,
-    components: Vec<Component>,
-    locked: bool,
-    instance: Option<Box<Placed>>,
-}
-
-/// [`Entity`] as read: components straight into the document's type.
-#[derive(Deserialize)]
-struct EntityIn {
-    id: u64,
-    name: EcoString,
-    parent: Option<u64>,
-    children: Vec<u64>,
-    transform: Transform,
-    components: Components,
-    locked: bool,
-    instance: Option<Box<Placed>>,
-}
-
-/// A list of [`Component`]s read as the document's components.
-struct Components(Vec<ComponentData>);
-
-impl<'de> Deserialize<'de> for Components {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Components;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of components")
-            }
-
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Components, A::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(c) = seq.next_element::<Component>()? {
-                    out.push(c.into_data());
+                other => {
+                    out.push(TAG_POSTCARD);
+                    put_postcard(out, &Component::of(other));
                 }
-                Ok(Components(out))
             }
         }
-        d.deserialize_seq(Visit)
+    }
+    if let Some(instance) = &node.instance {
+        put_postcard(
+            out,
+            &Placed {
+                scene: instance.scene.clone(),
+                overrides: instance.overrides.iter().map(Change::of).collect(),
+            },
+        );
     }
 }
+
+// ---- reading ----
+
+/// Reads bytes of a body from `at` on; `base` is where `bytes` start in the body (for offsets
+/// in errors).
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    base: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8], base: usize) -> Self {
+        Reader { bytes, at: 0, base }
+    }
+
+    fn error(&self, what: impl Into<String>) -> BodyError {
+        BodyError {
+            at: self.base + self.at,
+            what: what.into(),
+        }
+    }
+
+    #[inline]
+    fn left(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    #[inline]
+    fn byte(&mut self, what: &str) -> Result<u8, BodyError> {
+        match self.bytes.get(self.at) {
+            Some(b) => {
+                self.at += 1;
+                Ok(*b)
+            }
+            None => Err(self.error(format!("the body ends inside {what}"))),
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], BodyError> {
+        if n > self.left() {
+            return Err(self.error(format!(
+                "{what} needs {n} bytes but {} are left",
+                self.left()
+            )));
+        }
+        let out = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(out)
+    }
+
+    /// A LEB128 `u64`: seven bits a byte, low bits first, at most ten bytes.
+    #[inline]
+    fn varint(&mut self, what: &str) -> Result<u64, BodyError> {
+        // Most numbers (lengths, flags, small ids) fit one byte.
+        if let Some(&b) = self.bytes.get(self.at)
+            && b < 0x80
+        {
+            self.at += 1;
+            return Ok(u64::from(b));
+        }
+        self.varint_long(what)
+    }
+
+    fn varint_long(&mut self, what: &str) -> Result<u64, BodyError> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte(what)?;
+            let bits = u64::from(b & 0x7F);
+            if shift == 63 && bits > 1 {
+                return Err(self.error(format!("{what} does not fit 64 bits")));
+            }
+            value |= bits << shift;
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(self.error(format!("{what} does not fit 64 bits")))
+    }
+
+    /// A count of items each at least `min_bytes` long: more than the bytes left could hold
+    /// is refused before anything is reserved.
+    #[inline]
+    fn count(&mut self, min_bytes: usize, what: &str) -> Result<usize, BodyError> {
+        let start = self.at;
+        let n = self.varint(what)?;
+        let most = self.left() / min_bytes.max(1);
+        match usize::try_from(n) {
+            Ok(n) if n <= most => Ok(n),
+            _ => {
+                self.at = start;
+                Err(self.error(format!(
+                    "{what} is {n}, more than the {} bytes left can hold",
+                    self.left()
+                )))
+            }
+        }
+    }
+
+    #[inline]
+    fn str(&mut self, what: &str) -> Result<&'a str, BodyError> {
+        let len = self.count(1, what)?;
+        let start = self.at;
+        let bytes = self.take(len, what)?;
+        std::str::from_utf8(bytes).map_err(|e| BodyError {
+            at: self.base + start + e.valid_up_to(),
+            what: format!("{what} is not UTF-8"),
+        })
+    }
+
+    /// A transform: nine little-endian `f32`s.
+    #[inline]
+    fn transform(&mut self) -> Result<Transform, BodyError> {
+        let b = self.take(36, "a transform")?;
+        let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let v = |i: usize| Vec3 {
+            x: f(i),
+            y: f(i + 4),
+            z: f(i + 8),
+        };
+        Ok(Transform {
+            translation: v(0),
+            rotation: v(12),
+            scale: v(24),
+        })
+    }
+
+    fn postcard<T: for<'de> Deserialize<'de>>(&mut self, what: &str) -> Result<T, BodyError> {
+        match postcard::take_from_bytes::<T>(&self.bytes[self.at..]) {
+            Ok((value, rest)) => {
+                self.at = self.bytes.len() - rest.len();
+                Ok(value)
+            }
+            Err(e) => Err(self.error(format!("{what} does not decode: {e}"))),
+        }
+    }
+}
+
+/// Decodes a body (everything after the header).
+///
+/// # Errors
+/// A [`Refused`]: bytes that do not decode (with their offset), or a key given twice.
+pub(super) fn decode(body: &[u8]) -> Result<Body, Refused> {
+    let mut r = Reader::new(body, 0);
+    let source = r.str("the source name")?.to_owned();
+    let pool_len = r.count(1, "the string pool's length")?;
+    let mut pool = Vec::with_capacity(pool_len);
+    for _ in 0..pool_len {
+        pool.push(EcoString::from(r.str("a pooled string")?));
+    }
+    let doc = read_doc(&mut r, &pool).map_err(|e| match e {
+        Refused::DuplicateId(_, id) => Refused::DuplicateId(None, id),
+        other => other,
+    })?;
+    let count = r.count(2, "the number of prefabs")?;
+    let mut prefabs = Vec::with_capacity(count);
+    for _ in 0..count {
+        let path = r.str("a prefab's path")?.to_owned();
+        let doc = read_doc(&mut r, &pool).map_err(|e| match e {
+            Refused::DuplicateId(_, id) => Refused::DuplicateId(Some(path.clone()), id),
+            other => other,
+        })?;
+        prefabs.push((path, doc));
+    }
+    if r.left() > 0 {
+        return Err(r
+            .error(format!("{} bytes are left after the scene", r.left()))
+            .into());
+    }
+    Ok(Body {
+        source,
+        doc,
+        prefabs,
+    })
+}
+
+fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Refused> {
+    let version = r.varint("format_version")?;
+    let format_version = u32::try_from(version)
+        .map_err(|_| r.error(format!("format_version {version} does not fit 32 bits")))?;
+    let name = r.str("the scene name")?.to_owned();
+    let next_id = r.varint("next_id")?;
+    let roots_len = r.count(1, "the number of roots")?;
+    let mut roots = Vec::with_capacity(roots_len);
+    for _ in 0..roots_len {
+        roots.push(r.varint("a root id")?);
+    }
+    let total = r.count(MIN_ENTITY_BYTES, "the number of entities")?;
+    let chunk_count = r.count(2, "the number of entity chunks")?;
+    // Each chunk: its entities and bytes, checked against what is left.
+    let mut chunks = Vec::with_capacity(chunk_count);
+    let mut entities = 0usize;
+    let mut bytes = 0usize;
+    for _ in 0..chunk_count {
+        let n = r.varint("a chunk's entity count")?;
+        let len = r.varint("a chunk's length")?;
+        let (Ok(n), Ok(len)) = (usize::try_from(n), usize::try_from(len)) else {
+            return Err(r.error("a chunk larger than the body").into());
+        };
+        entities = entities.saturating_add(n);
+        bytes = bytes.saturating_add(len);
+        if entities > total || n.saturating_mul(MIN_ENTITY_BYTES) > len {
+            return Err(r
+                .error(format!(
+                    "a chunk of {n} entities in {len} bytes, of {total} entities in all"
+                ))
+                .into());
+        }
+        chunks.push((n, len));
+    }
+    if entities != total {
+        return Err(r
+            .error(format!(
+                "the chunks hold {entities} entities, not the {total} announced"
+            ))
+            .into());
+    }
+    if bytes > r.left() {
+        return Err(r
+            .error(format!(
+                "the chunks need {bytes} bytes but {} are left",
+                r.left()
+            ))
+            .into());
+    }
+    // The chunks' bytes, each with its offset in the body.
+    let mut slices = Vec::with_capacity(chunks.len());
+    for (n, len) in chunks {
+        let base = r.base + r.at;
+        slices.push((n, base, r.take(len, "a chunk")?));
+    }
+    let mut map = EntityMap::with_capacity_and_hasher(total, Default::default());
+    let twice = if parallel(total, slices.len()) {
+        read_shared(&slices, pool, &mut map)?
+    } else {
+        let mut twice = None;
+        read_chunks(&slices, pool, |key, node| {
+            if map.insert(key, node).is_some() {
+                twice.get_or_insert(key);
+            }
+        })?;
+        twice
+    };
+    if let Some(key) = twice {
+        return Err(Refused::DuplicateId(None, key));
+    }
+    Ok(SceneDoc {
+        format_version,
+        name,
+        entities: map,
+        roots,
+        next_id,
+    })
+}
+
+/// Whether to decode `chunks` chunks of `total` entities on two threads: from
+/// [`PARALLEL_FROM`] entities, with more than one core, where the platform has threads.
+fn parallel(total: usize, chunks: usize) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        total >= PARALLEL_FROM
+            && chunks > 1
+            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (total, chunks);
+        false
+    }
+}
+
+/// A chunk's entities, in order, or why it does not decode.
+type Decoded = Result<Vec<(u64, EntityNode)>, BodyError>;
+
+/// Decodes `chunks` on this thread and a helper into `map`, in chunk order: each thread takes
+/// the next chunk nobody has taken; this one also moves finished chunks into the map as soon as
+/// every chunk before them is in, and decodes a chunk straight into the map when it is the next
+/// one due. The result is what one thread would give: the same map, the first key given twice,
+/// the error of the first chunk that does not decode.
+fn read_shared(
+    chunks: &[(usize, usize, &[u8])],
+    pool: &[EcoString],
+    map: &mut EntityMap,
+) -> Result<Option<u64>, BodyError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let decode = |i: usize| -> Decoded {
+        let chunk = std::slice::from_ref(&chunks[i]);
+        let mut out = Vec::with_capacity(chunks[i].0);
+        read_chunks(chunk, pool, |k, n| out.push((k, n))).map(|()| out)
+    };
+    std::thread::scope(|s| {
+        let (send, receive) = std::sync::mpsc::channel::<(usize, Decoded)>();
+        let helper = std::thread::Builder::new()
+            .name("forge cooked decode".into())
+            .spawn_scoped(s, || {
+                let send = send;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= chunks.len() || send.send((i, decode(i))).is_err() {
+                        return;
+                    }
+                }
+            });
+        // Without a helper (no thread), this thread takes every chunk.
+        let mut pending: Vec<Option<Decoded>> = Vec::new();
+        pending.resize_with(chunks.len(), || None);
+        let mut due = 0;
+        let mut twice = None;
+        let mut put = |map: &mut EntityMap, key: u64, node: EntityNode| {
+            if map.insert(key, node).is_some() {
+                twice.get_or_insert(key);
+            }
+        };
+        let outcome = loop {
+            while let Ok((i, decoded)) = receive.try_recv() {
+                pending[i] = Some(decoded);
+            }
+            // Every finished chunk that is due goes into the map.
+            let mut failed = None;
+            while let Some(decoded) = pending.get_mut(due).and_then(Option::take) {
+                match decoded {
+                    Ok(list) => list.into_iter().for_each(|(k, n)| put(map, k, n)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                due += 1;
+            }
+            if let Some(e) = failed {
+                break Err(e);
+            }
+            if due == chunks.len() {
+                break Ok(());
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i == due {
+                // Due now: straight into the map.
+                let chunk = std::slice::from_ref(&chunks[i]);
+                if let Err(e) = read_chunks(chunk, pool, |k, n| put(map, k, n)) {
+                    break Err(e);
+                }
+                due += 1;
+            } else if i < chunks.len() {
+                pending[i] = Some(decode(i));
+            } else {
+                // Every chunk is taken: wait for the helper's.
+                match receive.recv() {
+                    Ok((i, decoded)) => pending[i] = Some(decoded),
+                    // The helper ended without sending what it took: it panicked.
+                    Err(_) => {
+                        break Err(BodyError {
+                            at: chunks[due].1,
+                            what: "the decoding thread failed".into(),
+                        });
+                    }
+                }
+            }
+        };
+        // Stop the helper after its current chunk.
+        next.store(chunks.len(), Ordering::Relaxed);
+        drop(receive);
+        // Joined here, so a helper that panicked is an error above, not a panic of the scope.
+        if let Ok(helper) = helper {
+            let _ = helper.join();
+        }
+        outcome.map(|()| twice)
+    })
+}
+
+fn read_chunks(
+    chunks: &[(usize, usize, &[u8])],
+    pool: &[EcoString],
+    mut put: impl FnMut(u64, EntityNode),
+) -> Result<(), BodyError> {
+    for (n, base, bytes) in chunks {
+        let mut r = Reader::new(bytes, *base);
+        for _ in 0..*n {
+            let (key, node) = read_entity(&mut r, pool)?;
+            put(key, node);
+        }
+        if r.left() > 0 {
+            return Err(r.error(format!(
+                "{} bytes are left after the chunk's {n} entities",
+                r.left()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), BodyError> {
+    let key = r.varint("an entity key")?;
+    let flags = r.byte("an entity's flags")?;
+    if flags & !ALL_FLAGS != 0 {
+        return Err(r.error(format!("entity {key}: unknown flags {flags:#04x}")));
+    }
+    let id = if flags & ID_DIFFERS != 0 {
+        r.varint("an entity id")?
+    } else {
+        key
+    };
+    let parent = if flags & HAS_PARENT != 0 {
+        Some(r.varint("a parent id")?)
+    } else {
+        None
+    };
+    let name = EcoString::from(r.str("an entity name")?);
+    let children = if flags & HAS_CHILDREN != 0 {
+        let n = r.count(1, "the number of children")?;
+        let mut children = Vec::with_capacity(n);
+        for _ in 0..n {
+            children.push(r.varint("a child id")?);
+        }
+        children
+    } else {
+        Vec::new()
+    };
+    let transform = r.transform()?;
+    let components = if flags & HAS_COMPONENTS != 0 {
+        let n = r.count(1, "the number of components")?;
+        let mut components = Vec::with_capacity(n);
+        for _ in 0..n {
+            components.push(read_component(r, pool)?);
+        }
+        components
+    } else {
+        Vec::new()
+    };
+    let instance = if flags & HAS_INSTANCE != 0 {
+        let placed: Placed = r.postcard("a prefab instance")?;
+        Some(Box::new(placed.into_instance()))
+    } else {
+        None
+    };
+    Ok((
+        key,
+        EntityNode {
+            id,
+            name,
+            parent,
+            children,
+            transform,
+            components,
+            locked: flags & LOCKED != 0,
+            instance,
+        },
+    ))
+}
+
+fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentData, BodyError> {
+    match r.byte("a component tag")? {
+        TAG_CUSTOM => {
+            let type_path = pooled(r, pool, "a custom type path")?;
+            let n = r.count(2, "the number of custom fields")?;
+            let mut fields = Vec::with_capacity(n);
+            for _ in 0..n {
+                fields.push(CustomField {
+                    name: pooled(r, pool, "a field name")?,
+                    expr: EcoString::from(r.str("a field expression")?),
+                });
+            }
+            Ok(ComponentData::Custom(CustomComponent { type_path, fields }))
+        }
+        TAG_POSTCARD => Ok(r.postcard::<Component>("a component")?.into_data()),
+        other => {
+            r.at -= 1;
+            Err(r.error(format!("unknown component tag {other}")))
+        }
+    }
+}
+
+fn pooled(r: &mut Reader<'_>, pool: &[EcoString], what: &str) -> Result<EcoString, BodyError> {
+    let start = r.at;
+    let i = r.varint(what)?;
+    match usize::try_from(i).ok().and_then(|i| pool.get(i)) {
+        Some(s) => Ok(s.clone()),
+        None => {
+            r.at = start;
+            Err(r.error(format!(
+                "{what} names string {i} of a pool of {}",
+                pool.len()
+            )))
+        }
+    }
+}
+
+// ---- the parts `postcard` encodes ----
+// Every field is always written, in declaration order, and enums by variant index.
 
 #[derive(Serialize, Deserialize)]
 enum Component {
@@ -184,82 +770,15 @@ struct Change {
     children: Vec<u64>,
 }
 
-impl Doc {
-    pub(super) fn of(doc: &SceneDoc) -> Self {
-        Doc {
-            format_version: doc.format_version,
-            name: doc.name.clone(),
-            entities: doc
-                .entities
-                .iter()
-                .map(|(key, node)| (*key, Entity::of(node)))
+impl Placed {
+    fn into_instance(self) -> Instance {
+        Instance {
+            scene: self.scene,
+            overrides: self
+                .overrides
+                .into_iter()
+                .map(Change::into_override)
                 .collect(),
-            roots: doc.roots.clone(),
-            next_id: doc.next_id,
-        }
-    }
-}
-
-impl DocIn {
-    /// The document.
-    ///
-    /// # Errors
-    /// The id of an entity given twice (the text reader refuses a repeated key too).
-    pub(super) fn into_doc(self) -> Result<SceneDoc, u64> {
-        let Entities(entities, twice) = self.entities;
-        if let Some(key) = twice {
-            return Err(key);
-        }
-        Ok(SceneDoc {
-            format_version: self.format_version,
-            name: self.name,
-            entities,
-            roots: self.roots,
-            next_id: self.next_id,
-        })
-    }
-}
-
-impl Entity {
-    fn of(node: &EntityNode) -> Self {
-        Entity {
-            id: node.id,
-            name: node.name.clone(),
-            parent: node.parent,
-            children: node.children.clone(),
-            transform: node.transform,
-            components: node.components.iter().map(Component::of).collect(),
-            locked: node.locked,
-            instance: node.instance.as_deref().map(|i| {
-                Box::new(Placed {
-                    scene: i.scene.clone(),
-                    overrides: i.overrides.iter().map(Change::of).collect(),
-                })
-            }),
-        }
-    }
-}
-
-impl EntityIn {
-    fn into_node(self) -> EntityNode {
-        EntityNode {
-            id: self.id,
-            name: self.name,
-            parent: self.parent,
-            children: self.children,
-            transform: self.transform,
-            components: self.components.0,
-            locked: self.locked,
-            instance: self.instance.map(|placed| {
-                Box::new(Instance {
-                    scene: placed.scene,
-                    overrides: placed
-                        .overrides
-                        .into_iter()
-                        .map(Change::into_override)
-                        .collect(),
-                })
-            }),
         }
     }
 }
