@@ -529,7 +529,10 @@ fn read_shared(
 ) -> Result<Option<u64>, BodyError> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
-    let decode = |i: usize| -> Decoded {
+    // The helper's own copy of the pool: a pooled string longer than fits inline is shared by
+    // counting references, and two threads counting on one string would fight over it.
+    let own: Vec<EcoString> = pool.iter().map(|s| EcoString::from(s.as_str())).collect();
+    let decode = |i: usize, pool: &[EcoString]| -> Decoded {
         let chunk = std::slice::from_ref(&chunks[i]);
         let mut out = Vec::with_capacity(chunks[i].0);
         read_chunks(chunk, pool, |k, n| out.push((k, n))).map(|()| out)
@@ -542,7 +545,7 @@ fn read_shared(
                 let send = send;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= chunks.len() || send.send((i, decode(i))).is_err() {
+                    if i >= chunks.len() || send.send((i, decode(i, &own))).is_err() {
                         return;
                     }
                 }
@@ -588,7 +591,7 @@ fn read_shared(
                 }
                 due += 1;
             } else if i < chunks.len() {
-                pending[i] = Some(decode(i));
+                pending[i] = Some(decode(i, pool));
             } else {
                 // Every chunk is taken: wait for the helper's.
                 match receive.recv() {
