@@ -28,7 +28,8 @@ use crate::format::{CustomComponent, SceneDoc, SourceMap};
 use crate::schema::expr::{self, Target};
 use crate::validate::Diagnostic;
 use crate::validate::custom::{
-    Referable, Site, check_fields, custom_sites, resolve, spelled_twice, unknown_type, without_bom,
+    Referable, Site, check_fields, custom_sites_where, resolve, spelled_twice, unknown_type,
+    without_bom,
 };
 
 /// What the loader needs to build custom components: the app's type registry and schemas.
@@ -238,14 +239,23 @@ pub(crate) fn prepare(
         starts: Vec::with_capacity(doc.entities.len() + 1),
         ..Default::default()
     };
-    // Each type path is resolved once per load, not once per component.
+    // Each type path is checked and resolved once per load, not once per component.
+    let mut valid_paths: HashMap<crate::format::EcoString, bool> = HashMap::new();
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     // The types of the entity's custom components so far: (column, as written).
     let mut seen: Vec<(u32, &str)> = Vec::new();
     for (id, node) in &doc.entities {
         out.starts.push(out.refs.len() as u32);
         seen.clear();
-        for (custom, site) in custom_sites(map, text, false, *id, node) {
+        let valid = |p: &str| match valid_paths.get(p) {
+            Some(valid) => *valid,
+            None => {
+                let valid = crate::validate::is_type_path(p);
+                valid_paths.insert(p.into(), valid);
+                valid
+            }
+        };
+        for (custom, site) in custom_sites_where(map, text, false, *id, node, valid) {
             let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
                 resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
             });

@@ -263,30 +263,34 @@ pub(crate) fn spawn_instance(
     if world.get_entity(root).is_err() {
         return ForgeSceneInstance::new(scene_id, entities);
     }
-    // Depth first from the roots, parents before children and children in order, without
-    // listing every id first: the id map says what is spawned already, so the walk needs only
-    // its stack (a list and a set for every entity would add to the peak memory of spawning a
-    // large scene). An entity whose parent did not spawn is skipped with its subtree; that only
-    // happens in a forest validation refused (an edit in memory), and each id spawns at most
-    // once, so the walk ends even on a cycle.
-    let mut stack: Vec<u64> = doc.roots.iter().rev().copied().collect();
-    while let Some(id) = stack.pop() {
-        if entities.contains_key(&id) {
-            continue;
-        }
+    // Depth first from the roots, parents before children and children in order. Each stack
+    // entry carries the entity that pushed it (id and live entity), which is its parent in a
+    // valid forest, so the parent is found without a lookup; `spawned` (a flag per entity, by
+    // index) says what is spawned already. An entity whose parent did not spawn is skipped with
+    // its subtree; that only happens in a forest validation refused (an edit in memory), and
+    // each entity spawns at most once, so the walk ends even on a cycle.
+    let mut spawned = vec![false; doc.entities.len()];
+    let mut stack: Vec<(u64, Option<(u64, Entity)>)> =
+        doc.roots.iter().rev().map(|id| (*id, None)).collect();
+    while let Some((id, pushed_by)) = stack.pop() {
         let Some((index, _, node)) = doc.entities.get_full(&id) else {
             continue;
         };
-        let parent = match node.parent {
-            None => root,
-            Some(p) => match entities.get(&p) {
+        if spawned.get(index).is_none_or(|s| *s) {
+            continue;
+        }
+        let parent = match (node.parent, pushed_by) {
+            (None, _) => root,
+            (Some(p), Some((by, entity))) if by == p => entity,
+            (Some(p), _) => match entities.get(&p) {
                 Some(e) => *e,
                 None => continue,
             },
         };
         let entity = spawn_entity(world, parent, id, index, scene_id, scene);
+        spawned[index] = true;
         entities.insert(id, entity);
-        stack.extend(node.children.iter().rev().copied());
+        stack.extend(node.children.iter().rev().map(|c| (*c, Some((id, entity)))));
     }
     if scene.custom.has_references() {
         let order = doc.entities.keys().enumerate().map(|(i, id)| (*id, i));

@@ -182,11 +182,24 @@ pub(crate) fn custom_sites<'a>(
     id: u64,
     node: &'a EntityNode,
 ) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
+    custom_sites_where(map, text, offline, id, node, super::is_type_path)
+}
+
+/// [`custom_sites`] with the type path check given: `is_type_path`, or a cached answer of it
+/// (a large scene names few types many times).
+pub(crate) fn custom_sites_where<'a>(
+    map: &'a SourceMap,
+    text: Option<&'a str>,
+    offline: bool,
+    id: u64,
+    node: &'a EntityNode,
+    mut is_type_path: impl FnMut(&str) -> bool,
+) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
     node.components
         .iter()
         .enumerate()
         .filter_map(move |(index, component)| match component {
-            ComponentData::Custom(custom) if super::is_type_path(&custom.type_path) => Some((
+            ComponentData::Custom(custom) if is_type_path(&custom.type_path) => Some((
                 custom,
                 Site {
                     map,
