@@ -1016,6 +1016,20 @@ fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
     let o = check(dir.path());
     assert_eq!(status(&o), 1, "{}", stdout(&o));
     assert!(stdout(&o).contains("stale: "), "{}", stdout(&o));
+    // A twin cooked by a build with another layout version: stale, not damaged.
+    std::fs::write(&scene, &gate).unwrap();
+    assert_eq!(status(&check(dir.path())), 0);
+    let mut older = std::fs::read(&twin).unwrap();
+    older[8..10].copy_from_slice(&1u16.to_le_bytes());
+    std::fs::write(&twin, &older).unwrap();
+    let o = check(dir.path());
+    assert_eq!(status(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("(cooked layout version 1; this build writes 2)"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("damaged: "), "{}", stdout(&o));
     std::fs::remove_file(&twin).unwrap();
     let o = check(dir.path());
     assert_eq!(status(&o), 1, "{}", stdout(&o));

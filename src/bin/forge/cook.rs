@@ -101,6 +101,15 @@ pub fn cook(args: &CookArgs) -> Status {
                         print(&format!("stale: {}\n", target.display()));
                         stale += 1;
                     }
+                    // Cooked by another build: stale, not damaged.
+                    Err(bevy_forge_scene::cook::CookError::Version { found }) => {
+                        print(&format!(
+                            "stale: {} (cooked layout version {found}; this build writes {})\n",
+                            target.display(),
+                            bevy_forge_scene::cook::COOKED_VERSION
+                        ));
+                        stale += 1;
+                    }
                     Err(e) => {
                         print(&format!("damaged: {}: {e}\n", target.display()));
                         stale += 1;
