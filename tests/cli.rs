@@ -987,7 +987,7 @@ fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
     let (dir, gate, sentry) = gate_project(str::to_owned, str::to_owned);
     let o = forge(dir.path(), &["cook", "assets/scenes/gate.forge.ron"]);
     assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("1 prefab(s) bundled"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 prefab bundled"), "{}", stdout(&o));
     let twin = dir.path().join("assets/scenes/gate.forge.bin");
     let cooked =
         bevy_forge_scene::cook::CookedScene::decode(&std::fs::read(&twin).unwrap()).unwrap();
@@ -1038,6 +1038,50 @@ fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
 }
 
 #[test]
+fn a_cooked_file_given_to_validate_names_its_text_or_its_damage() {
+    let (dir, _, _) = gate_project(str::to_owned, str::to_owned);
+    let o = forge(dir.path(), &["cook", "assets/scenes/gate.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let bin = "assets/scenes/gate.forge.bin";
+    // Its text beside it: named by the path to run on.
+    let o = forge(dir.path(), &["validate", bin]);
+    let out = stdout(&o);
+    assert_eq!(status(&o), 1, "{out}");
+    assert!(out.contains("error[forge::cook::not_text]"), "{out}");
+    assert!(
+        out.contains("run this on its text, `assets/scenes/gate.forge.ron`"),
+        "{out}"
+    );
+    // Only the twin: the asset path it was cooked from, said to be one.
+    std::fs::rename(
+        dir.path().join("assets/scenes/gate.forge.ron"),
+        dir.path().join("gate.txt"),
+    )
+    .unwrap();
+    let out = stdout(&forge(dir.path(), &["validate", bin]));
+    assert!(
+        out.contains("(asset path `scenes/gate.forge.ron`)"),
+        "{out}"
+    );
+    // Damaged: the damage is the error, by its own code.
+    let path = dir.path().join(bin);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&path, &bytes).unwrap();
+    for args in [
+        &["validate", bin][..],
+        &["validate", "--format", "json", bin][..],
+    ] {
+        let o = forge(dir.path(), args);
+        let out = stdout(&o);
+        assert_eq!(status(&o), 1, "{out}");
+        assert!(out.contains("forge::cook::checksum"), "{out}");
+        assert!(!out.contains("not_text"), "{out}");
+    }
+}
+
+#[test]
 fn cook_refuses_scenes_with_errors_and_keeps_a_directory_layout_under_out() {
     let (dir, _, _) = gate_project(
         |t| t.replace("expr: \"#1\"", "expr: \"#11\""),
@@ -1049,6 +1093,18 @@ fn cook_refuses_scenes_with_errors_and_keeps_a_directory_layout_under_out() {
     assert!(out.contains("error[forge::custom::reference]"), "{out}");
     assert!(out.contains("not cooked: "), "{out}");
     assert!(!dir.path().join("assets/scenes/gate.forge.bin").exists());
+    // `--check` counts it as refused, as its exit status says.
+    let o = forge(
+        dir.path(),
+        &["cook", "--check", "assets/scenes/gate.forge.ron"],
+    );
+    let out = stdout(&o);
+    assert_eq!(status(&o), 1, "{out}");
+    assert!(out.contains("refused: "), "{out}");
+    assert!(
+        out.contains("0 missing, stale or damaged, 1 refused"),
+        "{out}"
+    );
     // A clean scene under `--out`, by its path under the directory argument.
     let (dir, _, _) = gate_project(str::to_owned, str::to_owned);
     let o = forge(dir.path(), &["cook", "--out", "cooked", "assets"]);

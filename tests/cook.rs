@@ -348,7 +348,7 @@ fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() 
     damaged[early] = 0xFF;
     damaged[late] = 0xFF;
     reseal(&mut damaged);
-    let expected = format!("at byte {} of the body", early - COOKED_HEADER_LEN);
+    let expected = format!("layout at byte {}: ", early - COOKED_HEADER_LEN);
     for _ in 0..10 {
         let e = CookedScene::decode(&damaged).unwrap_err();
         assert_eq!(e.code(), "forge::cook::body", "{e}");
@@ -363,7 +363,7 @@ fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() 
     damaged[late] = 0xFF;
     reseal(&mut damaged);
     let e = CookedScene::decode(&damaged).unwrap_err();
-    let expected = format!("at byte {} of the body", late - COOKED_HEADER_LEN);
+    let expected = format!("layout at byte {}: ", late - COOKED_HEADER_LEN);
     assert!(
         e.to_string().contains(&expected),
         "{e}, expected {expected}"

@@ -166,7 +166,7 @@ pub enum CookError {
     },
     /// The body does not decode as a cooked scene (a checksum that matches damaged bytes, or a
     /// file written by hand).
-    #[error("the body does not decode: {reason}")]
+    #[error("the body breaks the cooked layout {reason}")]
     Body {
         /// What the decoder said.
         reason: String,

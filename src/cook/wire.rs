@@ -55,7 +55,7 @@ pub(super) struct BodyError {
 
 impl std::fmt::Display for BodyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at byte {} of the body: {}", self.at, self.what)
+        write!(f, "at byte {}: {}", self.at, self.what)
     }
 }
 
@@ -376,7 +376,7 @@ impl<'a> Reader<'a> {
                 self.at = self.bytes.len() - rest.len();
                 Ok(value)
             }
-            Err(e) => Err(self.error(format!("{what} does not decode: {e}"))),
+            Err(e) => Err(self.error(format!("{what} does not decode (postcard: {e})"))),
         }
     }
 }
@@ -711,7 +711,7 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
             }
             Ok(ComponentData::Custom(CustomComponent { type_path, fields }))
         }
-        TAG_POSTCARD => Ok(r.postcard::<Component>("a component")?.into_data()),
+        TAG_POSTCARD => Ok(r.postcard::<Component>("a built-in component")?.into_data()),
         other => {
             r.at -= 1;
             Err(r.error(format!("unknown component tag {other}")))

@@ -36,7 +36,11 @@ pub fn cook(args: &CookArgs) -> Status {
             }
             Ok(Loaded::ReadError(source, d)) => {
                 print(&report::human(&source, &[d], colour));
-                print(&format!("not cooked: `{}` does not read\n", source.name));
+                print(&format!(
+                    "{}: `{}` does not read\n",
+                    if args.check { "refused" } else { "not cooked" },
+                    source.name
+                ));
                 refused += 1;
                 status = status.max(Status::Failed);
                 continue;
@@ -51,9 +55,10 @@ pub fn cook(args: &CookArgs) -> Status {
         if !errors.is_empty() {
             print(&report::human(&source, &errors, colour));
             print(&format!(
-                "not cooked: `{}` has {} error(s)\n",
+                "{}: `{}` has {}\n",
+                if args.check { "refused" } else { "not cooked" },
                 source.name,
-                errors.len()
+                super::render::count(errors.len(), "error")
             ));
             refused += 1;
             status = status.max(Status::Failed);
@@ -129,15 +134,15 @@ pub fn cook(args: &CookArgs) -> Status {
             Ok(()) => {
                 cooked += 1;
                 print(&format!(
-                    "cooked {} -> {} ({} bytes from {}, {} entities in the file{})\n",
+                    "cooked {} -> {} ({} bytes from {}, {} in the file{})\n",
                     source.name,
                     target.display(),
                     bytes.len(),
                     source.text.len(),
-                    scene.doc.entities.len(),
+                    super::render::count(scene.doc.entities.len(), "entity"),
                     match scene.prefabs.len() {
                         0 => String::new(),
-                        n => format!(", {n} prefab(s) bundled"),
+                        n => format!(", {} bundled", super::render::count(n, "prefab")),
                     }
                 ));
             }
@@ -149,9 +154,10 @@ pub fn cook(args: &CookArgs) -> Status {
             status = status.max(Status::Failed);
         }
         print(&format!(
-            "checked {}: {} missing, stale or damaged\n",
+            "checked {}: {} missing, stale or damaged, {} refused\n",
             super::render::count(scenes.len(), "scene"),
-            stale
+            stale,
+            refused
         ));
     } else {
         print(&format!(

@@ -252,25 +252,56 @@ fn load(path: &Path) -> Result<Loaded, String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     if bevy_forge_scene::cook::is_cooked(&bytes) {
-        let name = path.display().to_string();
-        let from = bevy_forge_scene::cook::CookedScene::decode(&bytes)
-            .map(|c| format!("the text it was cooked from, `{}`", c.source.escape_debug()))
-            .unwrap_or_else(|e| format!("its text (the cooked file does not decode: {e})"));
-        let d = Diagnostic::new(
-            Severity::Error,
-            "forge::cook::not_text",
-            format!("`{name}` is a cooked scene (`.forge.bin`); `forge` reads text"),
-        )
-        .with_help(format!(
-            "run this on {from}; `forge cook --check` tells whether the cooked file is up to date"
+        return Ok(Loaded::ReadError(
+            Source::new(path.display().to_string(), b""),
+            cooked_file(path, &bytes),
         ));
-        return Ok(Loaded::ReadError(Source::new(name, b""), d));
     }
     let source = Source::new(path.display().to_string(), &bytes);
     Ok(match SceneDoc::from_slice(&bytes) {
         Ok(parsed) => Loaded::Parsed(source, Box::new(parsed)),
         Err(e) => Loaded::ReadError(source, Diagnostic::from_read_error(&e)),
     })
+}
+
+/// The diagnostic for a cooked file given to a command that reads text: the cook error when it
+/// does not decode (`forge::cook::checksum`, `forge::cook::truncated`, ..), else
+/// `forge::cook::not_text` naming its text twin beside it, or the asset path it was cooked from.
+fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
+    let name = path.display().to_string();
+    let beside = path
+        .to_str()
+        .and_then(|p| p.strip_suffix(".forge.bin"))
+        .map(|stem| PathBuf::from(format!("{stem}.forge.ron")))
+        .filter(|p| p.is_file());
+    let text = |source: Option<&str>| match (&beside, source) {
+        (Some(p), _) => format!("its text, `{}`", p.display()),
+        (None, Some(s)) => format!(
+            "the text it was cooked from (asset path `{}`)",
+            s.escape_debug()
+        ),
+        (None, None) => "its text".to_owned(),
+    };
+    match bevy_forge_scene::cook::CookedScene::decode(bytes) {
+        Ok(cooked) => Diagnostic::new(
+            Severity::Error,
+            "forge::cook::not_text",
+            format!("`{name}` is a cooked scene (`.forge.bin`); `forge` reads text"),
+        )
+        .with_help(format!(
+            "run this on {}; `forge cook --check` on it tells whether the cooked file is up to date",
+            text(Some(&cooked.source))
+        )),
+        Err(e) => Diagnostic::new(
+            Severity::Error,
+            e.code(),
+            format!("`{name}` is not a usable cooked scene: {e}"),
+        )
+        .with_help(format!(
+            "`forge` reads text: `forge cook` on {} writes the cooked file again",
+            text(None)
+        )),
+    }
 }
 
 /// Where the prefab files a scene places are read from: `--assets` when given, else the assets

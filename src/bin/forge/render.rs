@@ -30,6 +30,8 @@ pub fn json_object(file: &str, d: &Diagnostic) -> serde_json::Value {
 pub fn count(n: usize, what: &str) -> String {
     if n == 1 || what == "info" {
         format!("{n} {what}")
+    } else if let Some(stem) = what.strip_suffix('y') {
+        format!("{n} {stem}ies")
     } else {
         format!("{n} {what}s")
     }
