@@ -32,8 +32,8 @@
 //!
 //! ## Body
 //!
-//! Numbers are LEB128 varints (seven bits a byte, low bits first, at most ten bytes) unless
-//! said otherwise; a *string* is a varint byte length then that many bytes of UTF-8; a *list*
+//! Numbers are LEB128 varints (seven bits a byte, low bits first, at most ten bytes, no more
+//! bytes than the number needs) unless said otherwise; a *string* is a varint byte length then that many bytes of UTF-8; a *list*
 //! is a varint count then its items.
 //!
 //! | part | content |
@@ -41,10 +41,10 @@
 //! | source | string: the text file the scene was cooked from. |
 //! | pool | list of strings: every custom component type path and field name, each once, in order of first use. Entities name them by index. |
 //! | scene | a *document* (below). |
-//! | prefabs | list of (string path, *document*), sorted by path. |
+//! | prefabs | list of (string path, *document*), sorted by path, each path once. |
 //!
 //! A *document*: `format_version`, `name` (string), `next_id`, `roots` (list of ids), the number
-//! of entities, then the entities in file order, in chunks of at most 1,024: a list of (entity
+//! of entities, then the entities in file order, in chunks of 1 to 1,024: a list of (entity
 //! count, byte length) pairs, one per chunk, then the chunks' bytes back to back. Chunks let a
 //! reader split the entities between threads (large scenes decode on two); their sizes must
 //! add up to the entity count and the bytes that follow.
@@ -73,8 +73,9 @@
 //!
 //! Errors ([`CookError`]) say which part is wrong: a file that ends inside the header or body,
 //! bytes after the body, a version this build does not read, a checksum that does not match, a
-//! body that does not decode (with the byte offset in the body where it stops), a document the
-//! text reader would refuse, an id or prefab given twice.
+//! body that breaks the layout (with the byte offset in the body where it does), a document the
+//! text reader would refuse, an id or prefab given twice. The body is checked as it is read, so
+//! the error is the first problem in file order, the same on one thread or two.
 
 mod wire;
 
@@ -301,29 +302,8 @@ impl CookedScene {
         let wire::Body {
             source,
             doc,
-            mut prefabs,
-        } = wire::decode(rest).map_err(|e| match e {
-            wire::Refused::Body(e) => CookError::Body {
-                reason: e.to_string(),
-            },
-            wire::Refused::DuplicateId(document, id) => CookError::DuplicateId {
-                document: match document {
-                    None => "the scene".to_owned(),
-                    Some(path) => format!("prefab `{path}`"),
-                },
-                id,
-            },
-        })?;
-        check_text_rules(&doc, "the scene")?;
-        for (path, doc) in &prefabs {
-            check_text_rules(doc, &format!("prefab `{path}`"))?;
-        }
-        prefabs.sort_by(|a, b| a.0.cmp(&b.0));
-        if let Some(w) = prefabs.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(CookError::DuplicatePrefab {
-                path: w[0].0.clone(),
-            });
-        }
+            prefabs,
+        } = wire::decode(rest)?;
         Ok(CookedScene {
             source,
             doc,
@@ -343,47 +323,30 @@ impl CookedScene {
     }
 }
 
-/// The rules of the text reader that the document's types do not enforce themselves, so a
-/// decoded document is one its canonical text would read back as (the format's `format_version`,
-/// and `set` patches of settable fields only).
-fn check_text_rules(doc: &SceneDoc, document: &str) -> Result<(), CookError> {
-    let refuse = |reason: String| CookError::Document {
-        document: document.to_owned(),
-        reason,
-    };
-    if doc.format_version != crate::format::FORMAT_VERSION {
-        return Err(refuse(format!(
-            "format_version {} (this build reads {})",
-            doc.format_version,
-            crate::format::FORMAT_VERSION
-        )));
-    }
-    for (id, node) in &doc.entities {
-        let Some(instance) = &node.instance else {
-            continue;
-        };
-        for (i, o) in instance.overrides.iter().enumerate() {
-            for (j, patch) in o.set.iter().enumerate() {
-                let tag = patch.component.tag();
-                let at = || format!("entity {id}, instance.overrides[{i}].set[{j}]");
-                if matches!(
-                    patch.component,
-                    crate::format::ComponentData::Camera2d | crate::format::ComponentData::Camera3d
-                ) {
-                    return Err(refuse(format!("{}: a `{tag}` has nothing to set", at())));
-                }
-                // The fields set: settable ones, each once, in the component's order.
-                let settable = crate::format::ComponentPatch::fields_of(tag);
-                let mut next = 0;
-                for f in &patch.fields {
-                    match settable[next..].iter().position(|s| *s == f.as_str()) {
-                        Some(k) => next += k + 1,
-                        None => {
-                            return Err(refuse(format!(
-                                "{}: `{f}` is not a settable field of `{tag}` here (expected some of {settable:?}, in order)",
-                                at()
-                            )));
-                        }
+/// The rule of the text reader that an instance's types do not enforce themselves: `set`
+/// patches set settable fields only, each once, in the component's order, and never of a
+/// camera (which has nothing to set). The reason, naming entity `id`'s override and patch.
+fn check_instance(id: u64, instance: &crate::format::Instance) -> Result<(), String> {
+    for (i, o) in instance.overrides.iter().enumerate() {
+        for (j, patch) in o.set.iter().enumerate() {
+            let tag = patch.component.tag();
+            let at = || format!("entity {id}, instance.overrides[{i}].set[{j}]");
+            if matches!(
+                patch.component,
+                crate::format::ComponentData::Camera2d | crate::format::ComponentData::Camera3d
+            ) {
+                return Err(format!("{}: a `{tag}` has nothing to set", at()));
+            }
+            let settable = crate::format::ComponentPatch::fields_of(tag);
+            let mut next = 0;
+            for f in &patch.fields {
+                match settable[next..].iter().position(|s| *s == f.as_str()) {
+                    Some(k) => next += k + 1,
+                    None => {
+                        return Err(format!(
+                            "{}: `{f}` is not a settable field of `{tag}` here (expected some of {settable:?}, in order)",
+                            at()
+                        ));
                     }
                 }
             }

@@ -66,16 +66,39 @@ pub(super) struct Body {
     pub(super) prefabs: Vec<(String, SceneDoc)>,
 }
 
-/// What makes a decoded document unusable beyond its bytes: the first key given twice.
-pub(super) enum Refused {
-    Body(BodyError),
-    /// The document (`None` for the scene, else the prefab's path) and the key.
-    DuplicateId(Option<String>, u64),
+/// Why a document of the body is refused, in file order: the first problem wins.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// Bytes that break the layout.
+    Layout(BodyError),
+    /// A document the text reader would refuse: why.
+    Rule(String),
+    /// The first key given twice.
+    DuplicateId(u64),
 }
 
-impl From<BodyError> for Refused {
+impl From<BodyError> for Failure {
     fn from(e: BodyError) -> Self {
-        Refused::Body(e)
+        Failure::Layout(e)
+    }
+}
+
+impl Failure {
+    /// The cook error, naming `document` (`the scene`, ``prefab `path` ``).
+    fn into_cook(self, document: &str) -> super::CookError {
+        match self {
+            Failure::Layout(e) => super::CookError::Body {
+                reason: e.to_string(),
+            },
+            Failure::Rule(reason) => super::CookError::Document {
+                document: document.to_owned(),
+                reason,
+            },
+            Failure::DuplicateId(id) => super::CookError::DuplicateId {
+                document: document.to_owned(),
+                id,
+            },
+        }
     }
 }
 
@@ -317,6 +340,12 @@ impl<'a> Reader<'a> {
             }
             value |= bits << shift;
             if b & 0x80 == 0 {
+                // A last byte of zero after others: the same number fits fewer bytes.
+                if b == 0 && shift > 0 {
+                    return Err(
+                        self.error(format!("{what} is written in more bytes than it needs"))
+                    );
+                }
                 return Ok(value);
             }
         }
@@ -381,36 +410,51 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes a body (everything after the header).
+/// Decodes a body (everything after the header), checking as it goes what the text reader
+/// checks that the document types do not (`format_version`, the fields of override patches),
+/// so the error is the first problem in file order.
 ///
 /// # Errors
-/// A [`Refused`]: bytes that do not decode (with their offset), or a key given twice.
-pub(super) fn decode(body: &[u8]) -> Result<Body, Refused> {
+/// The [`CookError`](super::CookError) of the first problem: bytes that break the layout (with
+/// their offset), a document the text reader refuses, a key or prefab given twice.
+pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
+    let layout = |e: BodyError| super::CookError::Body {
+        reason: e.to_string(),
+    };
     let mut r = Reader::new(body, 0);
-    let source = r.str("the source name")?.to_owned();
-    let pool_len = r.count(1, "the string pool's length")?;
-    let mut pool = Vec::with_capacity(pool_len);
+    let source = r.str("the source name").map_err(layout)?.to_owned();
+    let pool_len = r.count(1, "the string pool's length").map_err(layout)?;
+    let mut pool = Vec::with_capacity(pool_len.min(RESERVE_AT_MOST));
     for _ in 0..pool_len {
-        pool.push(EcoString::from(r.str("a pooled string")?));
+        pool.push(EcoString::from(r.str("a pooled string").map_err(layout)?));
     }
-    let doc = read_doc(&mut r, &pool).map_err(|e| match e {
-        Refused::DuplicateId(_, id) => Refused::DuplicateId(None, id),
-        other => other,
-    })?;
-    let count = r.count(2, "the number of prefabs")?;
-    let mut prefabs = Vec::with_capacity(count);
+    let doc = read_doc(&mut r, &pool).map_err(|e| e.into_cook("the scene"))?;
+    let count = r.count(2, "the number of prefabs").map_err(layout)?;
+    let mut prefabs: Vec<(String, SceneDoc)> = Vec::with_capacity(count.min(RESERVE_AT_MOST));
     for _ in 0..count {
-        let path = r.str("a prefab's path")?.to_owned();
-        let doc = read_doc(&mut r, &pool).map_err(|e| match e {
-            Refused::DuplicateId(_, id) => Refused::DuplicateId(Some(path.clone()), id),
-            other => other,
-        })?;
+        let at = r.at;
+        let path = r.str("a prefab's path").map_err(layout)?.to_owned();
+        // Sorted by path, each once: one byte form per scene.
+        if let Some((last, _)) = prefabs.last() {
+            if *last == path {
+                return Err(super::CookError::DuplicatePrefab { path });
+            }
+            if *last > path {
+                return Err(layout(BodyError {
+                    at,
+                    what: format!(
+                        "prefab `{path}` follows `{last}`: bundled prefabs are sorted by path"
+                    ),
+                }));
+            }
+        }
+        let doc = read_doc(&mut r, &pool).map_err(|e| e.into_cook(&format!("prefab `{path}`")))?;
         prefabs.push((path, doc));
     }
     if r.left() > 0 {
-        return Err(r
-            .error(format!("{} bytes are left after the scene", r.left()))
-            .into());
+        return Err(layout(
+            r.error(format!("{} bytes are left after the scene", r.left())),
+        ));
     }
     Ok(Body {
         source,
@@ -419,20 +463,29 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, Refused> {
     })
 }
 
-fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Refused> {
+/// The most items a count from the file reserves room for before they decode: a list longer
+/// than this grows as its items actually arrive, so a count that lies costs little.
+const RESERVE_AT_MOST: usize = 4096;
+
+fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure> {
     let version = r.varint("format_version")?;
-    let format_version = u32::try_from(version)
-        .map_err(|_| r.error(format!("format_version {version} does not fit 32 bits")))?;
+    if version != u64::from(crate::format::FORMAT_VERSION) {
+        return Err(Failure::Rule(format!(
+            "format_version {version} (this build reads {})",
+            crate::format::FORMAT_VERSION
+        )));
+    }
+    let format_version = crate::format::FORMAT_VERSION;
     let name = r.str("the scene name")?.to_owned();
     let next_id = r.varint("next_id")?;
     let roots_len = r.count(1, "the number of roots")?;
-    let mut roots = Vec::with_capacity(roots_len);
+    let mut roots = Vec::with_capacity(roots_len.min(RESERVE_AT_MOST));
     for _ in 0..roots_len {
         roots.push(r.varint("a root id")?);
     }
     let total = r.count(MIN_ENTITY_BYTES, "the number of entities")?;
     let chunk_count = r.count(2, "the number of entity chunks")?;
-    // Each chunk: its entities and bytes, checked against what is left.
+    // Each chunk: its entities (1 to `CHUNK_ENTITIES`) and bytes, checked against what is left.
     let mut chunks = Vec::with_capacity(chunk_count);
     let mut entities = 0usize;
     let mut bytes = 0usize;
@@ -444,10 +497,10 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Refused>
         };
         entities = entities.saturating_add(n);
         bytes = bytes.saturating_add(len);
-        if entities > total || n.saturating_mul(MIN_ENTITY_BYTES) > len {
+        if n == 0 || n > CHUNK_ENTITIES || entities > total || n * MIN_ENTITY_BYTES > len {
             return Err(r
                 .error(format!(
-                    "a chunk of {n} entities in {len} bytes, of {total} entities in all"
+                    "a chunk of {n} entities in {len} bytes, of {total} entities in all (a chunk holds 1 to {CHUNK_ENTITIES})"
                 ))
                 .into());
         }
@@ -475,20 +528,25 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Refused>
         slices.push((n, base, r.take(len, "a chunk")?));
     }
     let mut map = EntityMap::with_capacity_and_hasher(total, Default::default());
-    let twice = if parallel(total, slices.len()) {
-        read_shared(&slices, pool, &mut map)?
-    } else {
-        let mut twice = None;
-        read_chunks(&slices, pool, |key, node| {
+    let mut twice = None;
+    let outcome = {
+        let mut put = |key: u64, node: EntityNode| {
             if map.insert(key, node).is_some() {
                 twice.get_or_insert(key);
             }
-        })?;
-        twice
+        };
+        if parallel(total, slices.len()) {
+            read_shared(&slices, pool, &mut put)
+        } else {
+            read_chunks(&slices, pool, &mut put)
+        }
     };
+    // Every entity before the first problem is in the map: a key given twice among them comes
+    // first in the file.
     if let Some(key) = twice {
-        return Err(Refused::DuplicateId(None, key));
+        return Err(Failure::DuplicateId(key));
     }
+    outcome?;
     Ok(SceneDoc {
         format_version,
         name,
@@ -514,19 +572,19 @@ fn parallel(total: usize, chunks: usize) -> bool {
     }
 }
 
-/// A chunk's entities, in order, or why it does not decode.
-type Decoded = Result<Vec<(u64, EntityNode)>, BodyError>;
+/// A chunk's entities, in order, up to its first problem, and that problem.
+type Decoded = (Vec<(u64, EntityNode)>, Result<(), Failure>);
 
-/// Decodes `chunks` on this thread and a helper into `map`, in chunk order: each thread takes
-/// the next chunk nobody has taken; this one also moves finished chunks into the map as soon as
-/// every chunk before them is in, and decodes a chunk straight into the map when it is the next
-/// one due. The result is what one thread would give: the same map, the first key given twice,
-/// the error of the first chunk that does not decode.
+/// Decodes `chunks` on this thread and a helper, giving every entity to `put` in chunk order up
+/// to the first problem, and that problem: each thread takes the next chunk nobody has taken;
+/// this one also hands over finished chunks as soon as every chunk before them is in, and
+/// decodes a chunk straight into `put` when it is the next one due. The result is what one
+/// thread would give.
 fn read_shared(
     chunks: &[(usize, usize, &[u8])],
     pool: &[EcoString],
-    map: &mut EntityMap,
-) -> Result<Option<u64>, BodyError> {
+    put: &mut dyn FnMut(u64, EntityNode),
+) -> Result<(), Failure> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     // The helper's own copy of the pool: a pooled string longer than fits inline is shared by
@@ -535,7 +593,8 @@ fn read_shared(
     let decode = |i: usize, pool: &[EcoString]| -> Decoded {
         let chunk = std::slice::from_ref(&chunks[i]);
         let mut out = Vec::with_capacity(chunks[i].0);
-        read_chunks(chunk, pool, |k, n| out.push((k, n))).map(|()| out)
+        let outcome = read_chunks(chunk, pool, &mut |k, n| out.push((k, n)));
+        (out, outcome)
     };
     std::thread::scope(|s| {
         let (send, receive) = std::sync::mpsc::channel::<(usize, Decoded)>();
@@ -554,25 +613,17 @@ fn read_shared(
         let mut pending: Vec<Option<Decoded>> = Vec::new();
         pending.resize_with(chunks.len(), || None);
         let mut due = 0;
-        let mut twice = None;
-        let mut put = |map: &mut EntityMap, key: u64, node: EntityNode| {
-            if map.insert(key, node).is_some() {
-                twice.get_or_insert(key);
-            }
-        };
         let outcome = loop {
             while let Ok((i, decoded)) = receive.try_recv() {
                 pending[i] = Some(decoded);
             }
-            // Every finished chunk that is due goes into the map.
+            // Every finished chunk that is due goes to `put`, up to the first problem.
             let mut failed = None;
-            while let Some(decoded) = pending.get_mut(due).and_then(Option::take) {
-                match decoded {
-                    Ok(list) => list.into_iter().for_each(|(k, n)| put(map, k, n)),
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
+            while let Some((list, outcome)) = pending.get_mut(due).and_then(Option::take) {
+                list.into_iter().for_each(|(k, n)| put(k, n));
+                if let Err(e) = outcome {
+                    failed = Some(e);
+                    break;
                 }
                 due += 1;
             }
@@ -584,9 +635,9 @@ fn read_shared(
             }
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i == due {
-                // Due now: straight into the map.
+                // Due now: straight to `put`.
                 let chunk = std::slice::from_ref(&chunks[i]);
-                if let Err(e) = read_chunks(chunk, pool, |k, n| put(map, k, n)) {
+                if let Err(e) = read_chunks(chunk, pool, put) {
                     break Err(e);
                 }
                 due += 1;
@@ -598,10 +649,10 @@ fn read_shared(
                     Ok((i, decoded)) => pending[i] = Some(decoded),
                     // The helper ended without sending what it took: it panicked.
                     Err(_) => {
-                        break Err(BodyError {
+                        break Err(Failure::Layout(BodyError {
                             at: chunks[due].1,
                             what: "the decoding thread failed".into(),
-                        });
+                        }));
                     }
                 }
             }
@@ -613,15 +664,16 @@ fn read_shared(
         if let Ok(helper) = helper {
             let _ = helper.join();
         }
-        outcome.map(|()| twice)
+        outcome
     })
 }
 
+/// Decodes `chunks` in order, giving each entity to `put`, up to the first problem.
 fn read_chunks(
     chunks: &[(usize, usize, &[u8])],
     pool: &[EcoString],
-    mut put: impl FnMut(u64, EntityNode),
-) -> Result<(), BodyError> {
+    put: &mut dyn FnMut(u64, EntityNode),
+) -> Result<(), Failure> {
     for (n, base, bytes) in chunks {
         let mut r = Reader::new(bytes, *base);
         for _ in 0..*n {
@@ -629,20 +681,24 @@ fn read_chunks(
             put(key, node);
         }
         if r.left() > 0 {
-            return Err(r.error(format!(
-                "{} bytes are left after the chunk's {n} entities",
-                r.left()
-            )));
+            return Err(r
+                .error(format!(
+                    "{} bytes are left after the chunk's {n} entities",
+                    r.left()
+                ))
+                .into());
         }
     }
     Ok(())
 }
 
-fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), BodyError> {
+fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), Failure> {
     let key = r.varint("an entity key")?;
     let flags = r.byte("an entity's flags")?;
     if flags & !ALL_FLAGS != 0 {
-        return Err(r.error(format!("entity {key}: unknown flags {flags:#04x}")));
+        return Err(r
+            .error(format!("entity {key}: unknown flags {flags:#04x}"))
+            .into());
     }
     let id = if flags & ID_DIFFERS != 0 {
         r.varint("an entity id")?
@@ -657,7 +713,7 @@ fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNod
     let name = EcoString::from(r.str("an entity name")?);
     let children = if flags & HAS_CHILDREN != 0 {
         let n = r.count(1, "the number of children")?;
-        let mut children = Vec::with_capacity(n);
+        let mut children = Vec::with_capacity(n.min(RESERVE_AT_MOST));
         for _ in 0..n {
             children.push(r.varint("a child id")?);
         }
@@ -667,8 +723,8 @@ fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNod
     };
     let transform = r.transform()?;
     let components = if flags & HAS_COMPONENTS != 0 {
-        let n = r.count(1, "the number of components")?;
-        let mut components = Vec::with_capacity(n);
+        let n = r.count(2, "the number of components")?;
+        let mut components = Vec::with_capacity(n.min(64));
         for _ in 0..n {
             components.push(read_component(r, pool)?);
         }
@@ -678,7 +734,9 @@ fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNod
     };
     let instance = if flags & HAS_INSTANCE != 0 {
         let placed: Placed = r.postcard("a prefab instance")?;
-        Some(Box::new(placed.into_instance()))
+        let instance = placed.into_instance();
+        super::check_instance(key, &instance).map_err(Failure::Rule)?;
+        Some(Box::new(instance))
     } else {
         None
     };
@@ -702,7 +760,7 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
         TAG_CUSTOM => {
             let type_path = pooled(r, pool, "a custom type path")?;
             let n = r.count(2, "the number of custom fields")?;
-            let mut fields = Vec::with_capacity(n);
+            let mut fields = Vec::with_capacity(n.min(64));
             for _ in 0..n {
                 fields.push(CustomField {
                     name: pooled(r, pool, "a field name")?,
