@@ -185,12 +185,21 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
     let source = Source::new(shown.to_owned(), &bytes);
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let diagnostics = scene_error.diagnostics();
-    // A prefab's problems point into the prefab file (an asset path under the same root).
+    // A prefab's problems point into the prefab file (an asset path under the same root), named
+    // the way the scene was: `assets/prefabs/goblin.forge.ron` beside `assets/scenes/..`. A
+    // cooked scene carries its prefabs: the text files beside it may not be what was cooked.
+    let shown_root = shown
+        .strip_suffix(scene_path)
+        .map_or_else(|| format!("{}/", root_dir.display()), str::to_owned);
+    let cooked = scene_path.ends_with(".forge.bin");
     let other = |asset: &str| {
+        if cooked {
+            return Some(Source::new(format!("{asset} (bundled in `{shown}`)"), b""));
+        }
         let file = root_dir.join(asset);
         let small = std::fs::metadata(&file).is_ok_and(|m| m.len() <= SHOWN_FILE_LIMIT);
         let bytes = std::fs::read(&file).ok().filter(|_| small)?;
-        Some(Source::new(file.display().to_string(), &bytes))
+        Some(Source::new(format!("{shown_root}{asset}"), &bytes))
     };
     eprint!("{}", human_with(&source, &diagnostics, colour, &other));
     eprintln!(

@@ -1,6 +1,8 @@
 //! The README's main job (`cargo run --example spawn_scene`) as a user runs it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use bevy_forge_scene::format::SceneDoc;
 use std::process::Command;
 
 /// The example's binary, next to this test's (`target/debug/deps/main_job-..` ->
@@ -182,4 +184,37 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_prefabs_problem_is_named_like_the_scene_and_a_cooked_one_as_bundled() {
+    // The example registers no game types: goblin_camp's prefab has one it does not know.
+    let (code, _, stderr) = run(&["assets/scenes/goblin_camp.forge.ron"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--> assets/prefabs/goblin.forge.ron:"),
+        "{stderr}"
+    );
+    // Its cooked twin, in a project of its own: the prefab is the one bundled in it.
+    let dir = tempfile::tempdir().unwrap();
+    let scenes = dir.path().join("assets/scenes");
+    std::fs::create_dir_all(&scenes).unwrap();
+    let read = |p: &str| std::fs::read_to_string(Path::new("assets").join(p)).unwrap();
+    let doc = |p: &str| SceneDoc::from_str(&read(p)).unwrap().doc;
+    let cooked = bevy_forge_scene::cook::CookedScene {
+        source: "scenes/goblin_camp.forge.ron".into(),
+        doc: doc("scenes/goblin_camp.forge.ron"),
+        prefabs: ["prefabs/goblin.forge.ron", "prefabs/hat.forge.ron"]
+            .iter()
+            .map(|p| (p.to_string(), doc(p)))
+            .collect(),
+    };
+    let bin = scenes.join("camp.forge.bin");
+    std::fs::write(&bin, cooked.encode()).unwrap();
+    let (code, _, stderr) = run(&[bin.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("= in prefabs/goblin.forge.ron (bundled in `"),
+        "{stderr}"
+    );
 }
