@@ -804,3 +804,99 @@ fn one_type_under_two_names_on_one_entity_is_a_duplicate() {
         "{loader:#?}"
     );
 }
+
+// ---- how spawning copies a prepared value ----
+
+static CLONES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// `Clone` by hand, counting its calls: spawning copies through it.
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "game::Counted")]
+struct Counted {
+    hits: u32,
+    label: String,
+}
+
+impl Clone for Counted {
+    fn clone(&self) -> Self {
+        CLONES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Self {
+            hits: self.hits,
+            label: self.label.clone(),
+        }
+    }
+}
+
+/// Not `Clone`: copied through reflection.
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "game::Unclonable")]
+struct Unclonable {
+    hits: u32,
+}
+
+/// Generic, `Clone` when its parameter is: the parameter is not known to be `Clone` where the
+/// derive writes its impl, so it is copied through reflection too.
+#[derive(Component, Reflect, Default, Debug, PartialEq, Clone, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "game::Wrapped")]
+struct Wrapped<
+    T: bevy_reflect::FromReflect
+        + bevy_reflect::TypePath
+        + bevy_reflect::Typed
+        + bevy_reflect::GetTypeRegistration
+        + Default
+        + PartialEq
+        + std::fmt::Debug,
+> {
+    inner: T,
+}
+
+#[test]
+fn a_clone_type_is_copied_by_clone_and_others_through_reflection() {
+    use bevy_forge_scene::__private::ForgeComponent as _;
+    assert_eq!(
+        Counted {
+            hits: 3,
+            label: "x".into()
+        }
+        .copy_for_spawn()
+        .map(|c| c.hits),
+        Some(3)
+    );
+    assert_eq!(Unclonable { hits: 3 }.copy_for_spawn(), None);
+    assert_eq!(Wrapped { inner: 5u32 }.copy_for_spawn(), None);
+
+    let mut h = Harness(common::harness::Harness::with_setup(|app| {
+        app.register_forge_component::<Counted>()
+            .register_forge_component::<Unclonable>()
+            .register_forge_component::<Wrapped<u32>>();
+    }));
+    let text = scene(
+        &[
+            custom("game::Counted", &[("hits", "7"), ("label", "\"seven\"")]),
+            custom("game::Unclonable", &[("hits", "8")]),
+        ]
+        .join("\n"),
+    );
+    let before = CLONES.load(std::sync::atomic::Ordering::SeqCst);
+    let (_, first) = h.spawn("copies.forge.ron", &text);
+    let (_, second) = h.0.spawn_scene("copies.forge.ron");
+    assert!(
+        CLONES.load(std::sync::atomic::Ordering::SeqCst) >= before + 2,
+        "one clone per instance"
+    );
+    for instance in [first, second] {
+        let e = instance.entity(1).unwrap();
+        let world = h.app.world();
+        assert_eq!(
+            world.get::<Counted>(e),
+            Some(&Counted {
+                hits: 7,
+                label: "seven".into()
+            })
+        );
+        assert_eq!(world.get::<Unclonable>(e), Some(&Unclonable { hits: 8 }));
+    }
+}

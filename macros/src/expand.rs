@@ -76,6 +76,12 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
                         skipped: ::std::vec![#(::std::string::String::from(#skipped)),*],
                     }
                 }
+
+                fn copy_for_spawn(&self) -> ::core::option::Option<Self> {
+                    #[allow(unused_imports)]
+                    use ::bevy_forge_scene::__private::{CopyByClone as _, CopyByReflection as _};
+                    (&::bevy_forge_scene::__private::CopyProbe(self)).probe_copy()
+                }
             }
             #submit
         };

@@ -91,6 +91,52 @@ use crate::schema::{ComponentSchema, SchemaFile, SchemaFileError};
 pub trait ForgeComponent: Component + Reflect + TypePath + GetTypeRegistration + Default {
     /// The schema scenes are checked against: type path, fields, kinds, defaults, ranges, docs.
     fn schema() -> ComponentSchema;
+
+    /// A copy of `self` for spawning, when the type can make one without reflection: the derive
+    /// writes `Clone::clone` for a type that is `Clone` (most components are), `None` otherwise.
+    /// `None` (the default) copies through reflection, field by field. Spawning a scene copies
+    /// each of its custom values once per instance.
+    #[doc(hidden)]
+    fn copy_for_spawn(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
+}
+
+/// What the derive of [`ForgeComponent::copy_for_spawn`] calls: `Clone::clone` when the type
+/// is `Clone`, else nothing. Method lookup on `&CopyProbe(value)` finds [`CopyByClone`] first
+/// when its bound holds and [`CopyByReflection`] otherwise (a choice made where the concrete type
+/// is known, in the derived impl; for a generic type whose parameters are not known to be
+/// `Clone`, the fallback).
+#[doc(hidden)]
+pub struct CopyProbe<'a, T>(pub &'a T);
+
+/// See [`CopyProbe`].
+#[doc(hidden)]
+pub trait CopyByClone<T> {
+    /// A clone.
+    fn probe_copy(&self) -> Option<T>;
+}
+
+impl<T: Clone> CopyByClone<T> for CopyProbe<'_, T> {
+    fn probe_copy(&self) -> Option<T> {
+        Some(self.0.clone())
+    }
+}
+
+/// See [`CopyProbe`].
+#[doc(hidden)]
+pub trait CopyByReflection<T> {
+    /// `None`: copy through reflection.
+    fn probe_copy(&self) -> Option<T>;
+}
+
+impl<T> CopyByReflection<T> for &CopyProbe<'_, T> {
+    fn probe_copy(&self) -> Option<T> {
+        None
+    }
 }
 
 /// The values of one custom component type in a scene: a `Vec<T>` (see
@@ -165,11 +211,15 @@ fn new_column<T: ForgeComponent>() -> Box<dyn CustomColumn> {
 pub(crate) type SpawnWith =
     fn(&mut World, EntityBundle, &dyn Reflect) -> Result<Entity, EntityBundle>;
 
-/// The value of `T` that `value` describes: a reflected copy, or where the type cannot be
+/// The value of `T` that `value` describes: a copy by its `Clone` (a derived
+/// [`ForgeComponent::copy_for_spawn`]), else a reflected copy, or where the type cannot be
 /// copied through reflection, `T`'s `Default` with the value assigned (lists replaced, never
 /// merged with the default's items).
 fn typed<T: ForgeComponent>(value: &dyn Reflect) -> Option<T> {
     let value = value.downcast_ref::<T>()?;
+    if let Some(copy) = value.copy_for_spawn() {
+        return Some(copy);
+    }
     if let Ok(copy) = value.reflect_clone()
         && let Ok(copy) = copy.downcast::<T>()
     {
