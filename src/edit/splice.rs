@@ -603,13 +603,11 @@ impl<'a> Text<'a> {
     /// The end of the value starting at `at`: a bracketed group, a string, or a word with an
     /// optional bracketed argument (`Some(3)`, `sphere(radius: 1.0)`, `-0.5`, `None`).
     pub(crate) fn value_end(&self, at: usize) -> Option<usize> {
-        use crate::format::lexical::{raw_string_at, string_end};
         let b = self.b;
         match *b.get(at)? {
             b'(' | b'[' | b'{' => self.group_end(at),
-            b'"' => string_end(b, at + 1),
-            b'r' => raw_string_at(b, at).unwrap_or_else(|| self.word_end(at)),
-            _ => self.word_end(at),
+            _ => crate::format::lexical::string_literal_end(b, at)
+                .unwrap_or_else(|| self.word_end(at)),
         }
     }
 
@@ -661,7 +659,7 @@ impl<'a> Text<'a> {
     /// The end (after the closer) of the bracketed group opening at `at`, over strings and
     /// comments.
     fn group_end(&self, at: usize) -> Option<usize> {
-        use crate::format::lexical::{block_comment_end, raw_string_at, string_end};
+        use crate::format::lexical::{block_comment_end, string_literal_end};
         let b = self.b;
         let mut depth = 0usize;
         let mut i = at;
@@ -678,20 +676,14 @@ impl<'a> Text<'a> {
                         return Some(i);
                     }
                 }
-                b'"' => i = string_end(b, i + 1)?,
-                b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
-                    && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
-                {
-                    i = match raw_string_at(b, i) {
-                        Some(end) => end?,
-                        None => i + 1,
-                    };
-                }
                 b'/' if b.get(i + 1) == Some(&b'/') => {
                     i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
                 }
                 b'/' if b.get(i + 1) == Some(&b'*') => i = block_comment_end(b, i)?,
-                _ => i += 1,
+                _ => match string_literal_end(b, i) {
+                    Some(end) => i = end?,
+                    None => i += 1,
+                },
             }
         }
         None

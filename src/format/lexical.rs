@@ -64,23 +64,31 @@ pub(crate) fn raw_string_at(b: &[u8], at: usize) -> Option<Option<usize>> {
     (b.get(at + 1 + hashes) == Some(&b'"')).then(|| raw_string_end(b, at + 2 + hashes, hashes))
 }
 
+/// The end of the string literal starting at `at` in RON text `b`: a `"..."` string, or a raw
+/// string (`r"..."`, `r#"..."#`) whose `r` does not end a name. `None` when none starts there,
+/// `Some(None)` when one starts but is not closed. What scanners of RON text call to step over
+/// strings, where brackets and comment markers mean nothing.
+pub(crate) fn string_literal_end(b: &[u8], at: usize) -> Option<Option<usize>> {
+    match *b.get(at)? {
+        b'"' => Some(string_end(b, at + 1)),
+        b'r' if at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_') => {
+            raw_string_at(b, at)
+        }
+        _ => None,
+    }
+}
+
 /// The offset of the first comment (`//` or `/*`) of RON text `b` outside strings; `None` when
 /// it has none (or a string is not closed).
 pub(crate) fn first_comment(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => i = string_end(b, i + 1)?,
-            b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
-                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
-            {
-                i = match raw_string_at(b, i) {
-                    Some(end) => end?,
-                    None => i + 1,
-                };
-            }
             b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => return Some(i),
-            _ => i += 1,
+            _ => match string_literal_end(b, i) {
+                Some(end) => i = end?,
+                None => i += 1,
+            },
         }
     }
     None
