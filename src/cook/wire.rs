@@ -17,10 +17,10 @@ use crate::format::{
 
 /// Entities per chunk of a document's entity list: chunks are what decoding splits between
 /// threads.
-pub(super) const CHUNK_ENTITIES: usize = 1024;
+const CHUNK_ENTITIES: usize = 1024;
 
 /// The smallest encoding of an entity: key, flags, name length, a transform of nine `f32`s.
-pub(super) const MIN_ENTITY_BYTES: usize = 1 + 1 + 1 + 36;
+const MIN_ENTITY_BYTES: usize = 1 + 1 + 1 + 36;
 
 /// Documents with at least this many entities decode on two threads, where the platform has
 /// threads and more than one core (below it, starting a thread costs more than it saves).
@@ -83,13 +83,19 @@ impl From<BodyError> for Failure {
     }
 }
 
+impl From<BodyError> for super::CookError {
+    fn from(e: BodyError) -> Self {
+        super::CookError::Body {
+            reason: e.to_string(),
+        }
+    }
+}
+
 impl Failure {
     /// The cook error, naming `document` (`the scene`, ``prefab `path` ``).
     fn into_cook(self, document: &str) -> super::CookError {
         match self {
-            Failure::Layout(e) => super::CookError::Body {
-                reason: e.to_string(),
-            },
+            Failure::Layout(e) => e.into(),
             Failure::Rule(reason) => super::CookError::Document {
                 document: document.to_owned(),
                 reason,
@@ -418,43 +424,41 @@ impl<'a> Reader<'a> {
 /// The [`CookError`](super::CookError) of the first problem: bytes that break the layout (with
 /// their offset), a document the text reader refuses, a key or prefab given twice.
 pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
-    let layout = |e: BodyError| super::CookError::Body {
-        reason: e.to_string(),
-    };
     let mut r = Reader::new(body, 0);
-    let source = r.str("the source name").map_err(layout)?.to_owned();
-    let pool_len = r.count(1, "the string pool's length").map_err(layout)?;
+    let source = r.str("the source name")?.to_owned();
+    let pool_len = r.count(1, "the string pool's length")?;
     let mut pool = Vec::with_capacity(pool_len.min(RESERVE_AT_MOST));
     for _ in 0..pool_len {
-        pool.push(EcoString::from(r.str("a pooled string").map_err(layout)?));
+        pool.push(EcoString::from(r.str("a pooled string")?));
     }
     let doc = read_doc(&mut r, &pool).map_err(|e| e.into_cook("the scene"))?;
-    let count = r.count(2, "the number of prefabs").map_err(layout)?;
+    let count = r.count(2, "the number of prefabs")?;
     let mut prefabs: Vec<(String, SceneDoc)> = Vec::with_capacity(count.min(RESERVE_AT_MOST));
     for _ in 0..count {
         let at = r.at;
-        let path = r.str("a prefab's path").map_err(layout)?.to_owned();
+        let path = r.str("a prefab's path")?.to_owned();
         // Sorted by path, each once: one byte form per scene.
         if let Some((last, _)) = prefabs.last() {
             if *last == path {
                 return Err(super::CookError::DuplicatePrefab { path });
             }
             if *last > path {
-                return Err(layout(BodyError {
+                return Err(BodyError {
                     at,
                     what: format!(
                         "prefab `{path}` follows `{last}`: bundled prefabs are sorted by path"
                     ),
-                }));
+                }
+                .into());
             }
         }
         let doc = read_doc(&mut r, &pool).map_err(|e| e.into_cook(&format!("prefab `{path}`")))?;
         prefabs.push((path, doc));
     }
     if r.left() > 0 {
-        return Err(layout(
-            r.error(format!("{} bytes are left after the scene", r.left())),
-        ));
+        return Err(r
+            .error(format!("{} bytes are left after the scene", r.left()))
+            .into());
     }
     Ok(Body {
         source,

@@ -240,20 +240,17 @@ pub(crate) fn prepare(
         ..Default::default()
     };
     // Each type path is checked and resolved once per load, not once per component.
-    let mut valid_paths: HashMap<crate::format::EcoString, bool> = HashMap::new();
+    let mut valid_paths: HashMap<&str, bool> = HashMap::new();
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     // The types of the entity's custom components so far: (column, as written).
     let mut seen: Vec<(u32, &str)> = Vec::new();
     for (id, node) in &doc.entities {
         out.starts.push(out.refs.len() as u32);
         seen.clear();
-        let valid = |p: &str| match valid_paths.get(p) {
-            Some(valid) => *valid,
-            None => {
-                let valid = crate::validate::is_type_path(p);
-                valid_paths.insert(p.into(), valid);
-                valid
-            }
+        let valid = |p| {
+            *valid_paths
+                .entry(p)
+                .or_insert_with(|| crate::validate::is_type_path(p))
         };
         for (custom, site) in custom_sites_where(map, text, false, *id, node, valid) {
             let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {

@@ -193,7 +193,7 @@ pub(crate) fn custom_sites_where<'a>(
     offline: bool,
     id: u64,
     node: &'a EntityNode,
-    mut is_type_path: impl FnMut(&str) -> bool,
+    mut is_type_path: impl FnMut(&'a str) -> bool,
 ) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
     node.components
         .iter()
