@@ -15,7 +15,8 @@ use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::cook::{
-    COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookError, CookedScene, is_cooked, twin_path,
+    COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookError, CookedScene, is_cooked, text_path,
+    twin_path,
 };
 use bevy_forge_scene::format::{
     ComponentData, ComponentPatch, CustomComponent, CustomField, Instance, Override,
@@ -377,6 +378,14 @@ fn twin_paths_replace_the_extension() {
         Some("levels/one.forge.bin")
     );
     assert_eq!(twin_path("levels/one.ron"), None);
+    assert_eq!(
+        text_path("levels/one.forge.bin").as_deref(),
+        Some("levels/one.forge.ron")
+    );
+    assert_eq!(text_path("levels/oneforge.bin"), None);
+    for path in ["a.forge.ron", "x/y z.forge.ron"] {
+        assert_eq!(text_path(&twin_path(path).unwrap()).as_deref(), Some(path));
+    }
 }
 
 // ---- through the asset server ----

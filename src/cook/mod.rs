@@ -233,6 +233,14 @@ pub fn twin_path(path: &str) -> Option<String> {
     Some(format!("{stem}.{COOKED_EXTENSION}"))
 }
 
+/// The text scene path of a cooked twin's path, the inverse of [`twin_path`]:
+/// `levels/one.forge.bin` to `levels/one.forge.ron`; `None` when `path` does not end in
+/// `.forge.bin`.
+pub fn text_path(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(COOKED_EXTENSION)?.strip_suffix('.')?;
+    Some(format!("{stem}.forge.ron"))
+}
+
 impl CookedScene {
     /// The cooked bytes (see [the module docs](self), "Layout"). The same scene always gives
     /// the same bytes.

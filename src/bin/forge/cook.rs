@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bevy_forge_scene::cook::{COOKED_EXTENSION, CookedScene};
+use bevy_forge_scene::cook::{COOKED_EXTENSION, CookedScene, twin_path};
 use bevy_forge_scene::project::write_file_atomic;
 use bevy_forge_scene::validate::Severity;
 use bevy_forge_scene::validate::report;
@@ -176,8 +176,7 @@ fn twin_of(path: &Path, given: &Path, out: Option<&Path>) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = name.strip_suffix(".forge.ron").unwrap_or(&name);
-    let file = format!("{stem}.{COOKED_EXTENSION}");
+    let file = twin_path(&name).unwrap_or_else(|| format!("{name}.{COOKED_EXTENSION}"));
     match out {
         None => path.with_file_name(file),
         Some(out) => {

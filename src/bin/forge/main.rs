@@ -271,8 +271,8 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
     let name = path.display().to_string();
     let beside = path
         .to_str()
-        .and_then(|p| p.strip_suffix(".forge.bin"))
-        .map(|stem| PathBuf::from(format!("{stem}.forge.ron")))
+        .and_then(bevy_forge_scene::cook::text_path)
+        .map(PathBuf::from)
         .filter(|p| p.is_file());
     let text = |source: Option<&str>| match (&beside, source) {
         (Some(p), _) => format!("its text, `{}`", p.display()),
