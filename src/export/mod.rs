@@ -433,19 +433,7 @@ fn same_shape(a: &PrimitiveShape, b: &PrimitiveShape) -> bool {
 }
 
 fn same_material(a: &crate::format::MaterialData, b: &crate::format::MaterialData) -> bool {
-    let bits = |m: &crate::format::MaterialData| {
-        let c = m.base_color;
-        [
-            c.r.to_bits(),
-            c.g.to_bits(),
-            c.b.to_bits(),
-            c.a.to_bits(),
-            m.metallic.to_bits(),
-            m.perceptual_roughness.to_bits(),
-            u32::from(m.unlit),
-        ]
-    };
-    bits(a) == bits(b)
+    a.bits() == b.bits()
 }
 
 fn finite(component: &ComponentData) -> bool {

@@ -241,6 +241,24 @@ pub struct MaterialData {
     pub unlit: bool,
 }
 
+impl MaterialData {
+    /// Its values bit for bit (base color, metallic, roughness, unlit): the same key for
+    /// materials written the same, `-0.0` apart from `0.0`. Loading and export share one
+    /// material per key.
+    pub(crate) fn bits(&self) -> [u32; 7] {
+        let c = self.base_color;
+        [
+            c.r.to_bits(),
+            c.g.to_bits(),
+            c.b.to_bits(),
+            c.a.to_bits(),
+            self.metallic.to_bits(),
+            self.perceptual_roughness.to_bits(),
+            u32::from(self.unlit),
+        ]
+    }
+}
+
 impl Default for MaterialData {
     fn default() -> Self {
         Self {

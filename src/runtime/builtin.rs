@@ -271,16 +271,7 @@ pub(crate) fn prepare(
                 }
             };
             let mat = &m.material;
-            let c = mat.base_color;
-            let key = [
-                c.r.to_bits(),
-                c.g.to_bits(),
-                c.b.to_bits(),
-                c.a.to_bits(),
-                mat.metallic.to_bits(),
-                mat.perceptual_roughness.to_bits(),
-                u32::from(mat.unlit),
-            ];
+            let key = mat.bits();
             let material = *sub.material_keys.entry(key).or_insert_with(|| {
                 sub.materials.push(mat.clone());
                 sub.materials.len() - 1
