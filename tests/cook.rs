@@ -329,9 +329,18 @@ fn a_large_scene_decodes_on_two_threads_to_the_same_document() {
 
 #[test]
 fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() {
+    let doc = large_scene(20_000);
+    let key = |name: &str| {
+        doc.entities
+            .iter()
+            .find(|(_, e)| e.name == name)
+            .map(|(k, _)| *k)
+            .unwrap()
+    };
+    let (early_key, late_key) = (key("e03000"), key("e17000"));
     let bytes = CookedScene {
         source: "large.forge.ron".into(),
-        doc: large_scene(20_000),
+        doc,
         prefabs: vec![],
     }
     .encode();
@@ -349,7 +358,10 @@ fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() 
     damaged[early] = 0xFF;
     damaged[late] = 0xFF;
     reseal(&mut damaged);
-    let expected = format!("layout at byte {}: ", early - COOKED_HEADER_LEN);
+    let expected = format!(
+        "layout at byte {}, in entity {early_key} of the scene: ",
+        early - COOKED_HEADER_LEN
+    );
     for _ in 0..10 {
         let e = CookedScene::decode(&damaged).unwrap_err();
         assert_eq!(e.code(), "forge::cook::body", "{e}");
@@ -364,7 +376,10 @@ fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() 
     damaged[late] = 0xFF;
     reseal(&mut damaged);
     let e = CookedScene::decode(&damaged).unwrap_err();
-    let expected = format!("layout at byte {}: ", late - COOKED_HEADER_LEN);
+    let expected = format!(
+        "layout at byte {}, in entity {late_key} of the scene: ",
+        late - COOKED_HEADER_LEN
+    );
     assert!(
         e.to_string().contains(&expected),
         "{e}, expected {expected}"

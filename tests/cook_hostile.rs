@@ -13,7 +13,7 @@ use bevy_asset::io::memory::Dir;
 use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_forge_scene::ForgeSceneLoadError;
-use bevy_forge_scene::cook::{COOKED_MAGIC, COOKED_VERSION, CookedScene};
+use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookedScene};
 use bevy_forge_scene::format::{ComponentData, ComponentPatch, Instance, Override, SceneDoc};
 use bevy_forge_scene::prelude::*;
 use common::cooked::twin_app;
@@ -656,6 +656,93 @@ fn invalid_tags_variants_and_flags_are_body_errors() {
         assert_eq!(e.code(), "forge::cook::body", "{e}");
         assert!(e.to_string().contains("flags"), "{e}");
     }
+}
+
+const SPRITE: &str = "(type: sprite, data: (image: Some(\"IMG\"), color: (r: 1, g: 1, b: 1, a: 1), custom_size: None, flip_x: false, flip_y: false))";
+
+/// The body of a scene whose entity 1 has a sprite with image `IMG`, in the scene itself or in
+/// the one prefab bundled with it, and the offset in the body of the sprite's kind (the
+/// variant index `postcard` writes after the component tag).
+fn sprite_body(in_prefab: bool) -> (Vec<u8>, usize) {
+    let sprite = SceneDoc::from_str(&doc_text("S", SPRITE, &[])).unwrap().doc;
+    let scene = if in_prefab {
+        cooked(scene_doc(&["p.forge.ron"]), vec![("p.forge.ron", sprite)])
+    } else {
+        cooked(sprite, vec![])
+    };
+    let body = scene.encode()[COOKED_HEADER_LEN..].to_vec();
+    // Tag 1 (postcard), kind 0 (sprite), option tag 1 (Some), string of 3 bytes.
+    let at = body
+        .windows(7)
+        .position(|w| w == b"\x01\x00\x01\x03IMG")
+        .unwrap()
+        + 1;
+    assert!(CookedScene::decode(&wrap(&body)).is_ok());
+    (body, at)
+}
+
+#[test]
+fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
+    let (body, kind) = sprite_body(false);
+    let broken = |at: usize, v: u8| {
+        let mut b = body.clone();
+        b[at] = v;
+        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+        assert_eq!(e.code(), "forge::cook::body", "{e}");
+        e.to_string()
+    };
+    // An option tag of 2 (the image's): the byte itself.
+    let e = broken(kind + 1, 2);
+    assert!(
+        e.contains(&format!(
+            "at byte {}, in entity 1 of the scene: a `sprite` component does not decode: an option tag is neither 0 nor 1",
+            kind + 1
+        )),
+        "{e}"
+    );
+    // A kind past the format's last one.
+    let e = broken(kind, 9);
+    assert!(
+        e.contains(&format!(
+            "at byte {kind}, in entity 1 of the scene: a built-in component's kind names none of the format's"
+        )),
+        "{e}"
+    );
+    // A string that is not UTF-8: where it was read.
+    let e = broken(kind + 3, 0xFF);
+    assert!(
+        e.contains("a `sprite` component does not decode: a string is not UTF-8"),
+        "{e}"
+    );
+    let at: usize = e
+        .split("at byte ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(
+        (kind + 3..kind + 6).contains(&at),
+        "{at} for the string at {}: {e}",
+        kind + 3
+    );
+    // A flipped bool (`flip_x`, after the colour's four floats and `custom_size`'s tag).
+    let e = broken(kind + 6 + 16 + 1, 7);
+    assert!(
+        e.contains("a `sprite` component does not decode: a bool is neither 0 nor 1"),
+        "{e}"
+    );
+    // Inside a bundled prefab, the prefab is named.
+    let (body, kind) = sprite_body(true);
+    let mut b = body.clone();
+    b[kind + 1] = 2;
+    let e = CookedScene::decode(&wrap(&b)).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "at byte {}, in entity 1 of prefab `p.forge.ron`: a `sprite` component",
+            kind + 1
+        )),
+        "{e}"
+    );
 }
 
 fn w_body(doc: wire::Doc) -> Vec<u8> {

@@ -9,10 +9,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::format::{
-    ComponentData, ComponentPatch, CustomComponent, CustomField, DirectionalLightData, EcoString,
-    EntityMap, EntityNode, Instance, MaterialData, Mesh3dData, MeshSource, Override,
-    PointLightData, PrimitiveShape, SceneDoc, SpriteData, Text2dData, Transform, Vec3,
-    VisibilityMode,
+    COMPONENT_TAGS, ComponentData, ComponentPatch, CustomComponent, CustomField,
+    DirectionalLightData, EcoString, EntityMap, EntityNode, Instance, MaterialData, Mesh3dData,
+    MeshSource, Override, PointLightData, PrimitiveShape, SceneDoc, SpriteData, Text2dData,
+    Transform, Vec3, VisibilityMode,
 };
 
 /// Entities per chunk of a document's entity list: chunks are what decoding splits between
@@ -51,11 +51,39 @@ const TAG_POSTCARD: u8 = 1;
 pub(super) struct BodyError {
     pub(super) at: usize,
     pub(super) what: String,
+    /// The entity and document the bytes belong to (`entity 3 of the scene`), empty outside
+    /// documents.
+    pub(super) place: String,
+}
+
+impl BodyError {
+    fn new(at: usize, what: impl Into<String>) -> Self {
+        BodyError {
+            at,
+            what: what.into(),
+            place: String::new(),
+        }
+    }
+
+    /// Places the error inside `outer` (an entity, then its document), unless a place inside
+    /// it is set already, which `outer` then follows.
+    fn within(mut self, outer: &str) -> Self {
+        self.place = if self.place.is_empty() {
+            outer.to_owned()
+        } else {
+            format!("{} of {outer}", self.place)
+        };
+        self
+    }
 }
 
 impl std::fmt::Display for BodyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at byte {}: {}", self.at, self.what)
+        write!(f, "at byte {}", self.at)?;
+        if !self.place.is_empty() {
+            write!(f, ", in {}", self.place)?;
+        }
+        write!(f, ": {}", self.what)
     }
 }
 
@@ -95,7 +123,7 @@ impl Failure {
     /// The cook error, naming `document` (`the scene`, ``prefab `path` ``).
     fn into_cook(self, document: &str) -> super::CookError {
         match self {
-            Failure::Layout(e) => e.into(),
+            Failure::Layout(e) => e.within(document).into(),
             Failure::Rule(reason) => super::CookError::Document {
                 document: document.to_owned(),
                 reason,
@@ -288,10 +316,7 @@ impl<'a> Reader<'a> {
     }
 
     fn error(&self, what: impl Into<String>) -> BodyError {
-        BodyError {
-            at: self.base + self.at,
-            what: what.into(),
-        }
+        BodyError::new(self.base + self.at, what)
     }
 
     #[inline]
@@ -382,9 +407,11 @@ impl<'a> Reader<'a> {
         let len = self.count(1, what)?;
         let start = self.at;
         let bytes = self.take(len, what)?;
-        std::str::from_utf8(bytes).map_err(|e| BodyError {
-            at: self.base + start + e.valid_up_to(),
-            what: format!("{what} is not UTF-8"),
+        std::str::from_utf8(bytes).map_err(|e| {
+            BodyError::new(
+                self.base + start + e.valid_up_to(),
+                format!("{what} is not UTF-8"),
+            )
         })
     }
 
@@ -405,14 +432,36 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A value `postcard` encodes, `what` in messages. An error points at the last byte read,
+    /// where decoding stopped (the end of the bytes when they ran out), and says in words what
+    /// was wrong there.
     fn postcard<T: for<'de> Deserialize<'de>>(&mut self, what: &str) -> Result<T, BodyError> {
-        match postcard::take_from_bytes::<T>(&self.bytes[self.at..]) {
-            Ok((value, rest)) => {
-                self.at = self.bytes.len() - rest.len();
+        let input = &self.bytes[self.at..];
+        let mut de = postcard::Deserializer::from_bytes(input);
+        let outcome = T::deserialize(&mut de);
+        // The slice flavour's remainder is what was not read, after a success or a failure.
+        let read = de.finalize().map_or(0, |rest| input.len() - rest.len());
+        match outcome {
+            Ok(value) => {
+                self.at += read;
                 Ok(value)
             }
-            Err(e) => Err(self.error(format!("{what} does not decode (postcard: {e})"))),
+            Err(e) => {
+                self.at += match e {
+                    postcard::Error::DeserializeUnexpectedEnd => read,
+                    _ => read.saturating_sub(1),
+                };
+                Err(self.error(format!("{what} does not decode: {}", postcard_words(&e))))
+            }
         }
+    }
+
+    /// The format's tag (`sprite`, `point_light`, ...) of the built-in component that starts
+    /// here, from the variant index `postcard` writes first; `None` when it names none.
+    fn component_tag(&self) -> Option<&'static str> {
+        let mut peek = Reader::new(&self.bytes[self.at..], 0);
+        let index = peek.varint("a component kind").ok()?;
+        COMPONENT_TAGS.get(usize::try_from(index).ok()?).copied()
     }
 }
 
@@ -443,12 +492,10 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
                 return Err(super::CookError::DuplicatePrefab { path });
             }
             if *last > path {
-                return Err(BodyError {
+                return Err(BodyError::new(
                     at,
-                    what: format!(
-                        "prefab `{path}` follows `{last}`: bundled prefabs are sorted by path"
-                    ),
-                }
+                    format!("prefab `{path}` follows `{last}`: bundled prefabs are sorted by path"),
+                )
                 .into());
             }
         }
@@ -504,7 +551,9 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
         if n == 0 || n > CHUNK_ENTITIES || entities > total || n * MIN_ENTITY_BYTES > len {
             return Err(r
                 .error(format!(
-                    "a chunk of {n} entities in {len} bytes, of {total} entities in all (a chunk holds 1 to {CHUNK_ENTITIES})"
+                    "a chunk of {} in {len} bytes, of {} in all (a chunk holds 1 to {CHUNK_ENTITIES})",
+                    entities_n(n),
+                    entities_n(total)
                 ))
                 .into());
         }
@@ -513,7 +562,8 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
     if entities != total {
         return Err(r
             .error(format!(
-                "the chunks hold {entities} entities, not the {total} announced"
+                "the chunks hold {}, not the {total} announced",
+                entities_n(entities)
             ))
             .into());
     }
@@ -653,10 +703,10 @@ fn read_shared(
                     Ok((i, decoded)) => pending[i] = Some(decoded),
                     // The helper ended without sending what it took: it panicked.
                     Err(_) => {
-                        break Err(Failure::Layout(BodyError {
-                            at: chunks[due].1,
-                            what: "the decoding thread failed".into(),
-                        }));
+                        break Err(Failure::Layout(BodyError::new(
+                            chunks[due].1,
+                            "the decoding thread failed",
+                        )));
                     }
                 }
             }
@@ -687,8 +737,9 @@ fn read_chunks(
         if r.left() > 0 {
             return Err(r
                 .error(format!(
-                    "{} bytes are left after the chunk's {n} entities",
-                    r.left()
+                    "{} bytes are left after the chunk's {}",
+                    r.left(),
+                    entities_n(*n)
                 ))
                 .into());
         }
@@ -698,11 +749,21 @@ fn read_chunks(
 
 fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), Failure> {
     let key = r.varint("an entity key")?;
+    read_entity_after_key(r, pool, key).map_err(|e| match e {
+        Failure::Layout(e) => Failure::Layout(e.within(&format!("entity {key}"))),
+        other => other,
+    })
+}
+
+/// The rest of entity `key`, after its key.
+fn read_entity_after_key(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+    key: u64,
+) -> Result<(u64, EntityNode), Failure> {
     let flags = r.byte("an entity's flags")?;
     if flags & !ALL_FLAGS != 0 {
-        return Err(r
-            .error(format!("entity {key}: unknown flags {flags:#04x}"))
-            .into());
+        return Err(r.error(format!("unknown flags {flags:#04x}")).into());
     }
     let id = if flags & ID_DIFFERS != 0 {
         r.varint("an entity id")?
@@ -773,7 +834,13 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
             }
             Ok(ComponentData::Custom(CustomComponent { type_path, fields }))
         }
-        TAG_POSTCARD => Ok(r.postcard::<Component>("a built-in component")?.into_data()),
+        TAG_POSTCARD => {
+            let Some(tag) = r.component_tag() else {
+                return Err(r.error("a built-in component's kind names none of the format's"));
+            };
+            Ok(r.postcard::<Component>(&format!("a `{tag}` component"))?
+                .into_data())
+        }
         other => {
             r.at -= 1;
             Err(r.error(format!("unknown component tag {other}")))
@@ -793,6 +860,33 @@ fn pooled(r: &mut Reader<'_>, pool: &[EcoString], what: &str) -> Result<EcoStrin
                 pool.len()
             )))
         }
+    }
+}
+
+/// `1 entity`, `2 entities`.
+fn entities_n(n: usize) -> String {
+    if n == 1 {
+        "1 entity".to_owned()
+    } else {
+        format!("{n} entities")
+    }
+}
+
+/// What a `postcard` error means for bytes that should hold a value of the format, in words.
+fn postcard_words(e: &postcard::Error) -> &'static str {
+    use postcard::Error as E;
+    match e {
+        E::DeserializeUnexpectedEnd => "the bytes end inside it",
+        E::DeserializeBadVarint => "a number is not a valid varint",
+        E::DeserializeBadBool => "a bool is neither 0 nor 1",
+        E::DeserializeBadChar => "a character is not a Unicode scalar value",
+        E::DeserializeBadUtf8 => "a string is not UTF-8",
+        E::DeserializeBadOption => "an option tag is neither 0 nor 1",
+        E::DeserializeBadEnum => "an enum tag names no variant",
+        // Serde's own errors reach postcard without their message: in these types, a variant
+        // index past the last variant, or a value the type refuses.
+        E::SerdeDeCustom => "a kind or variant number names none of the format's",
+        _ => "the bytes do not hold one",
     }
 }
 
@@ -924,6 +1018,42 @@ impl Change {
             add: self.add.into_iter().map(Component::into_data).collect(),
             remove: self.remove,
             children: self.children,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kind number `postcard` writes first for each built-in is its index in the format's
+    /// list of tags, which messages use to name a broken component.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn kind_numbers_follow_the_format_tags() {
+        let mut components = Vec::new();
+        for text in [
+            include_str!("../../tests/fixtures/valid/garden.forge.ron"),
+            include_str!("../../tests/fixtures/valid/platformer.forge.ron"),
+        ] {
+            let doc = SceneDoc::from_str(text).unwrap().doc;
+            components.extend(doc.entities.values().flat_map(|e| e.components.clone()));
+        }
+        components.push(ComponentData::Camera3d);
+        components.push(ComponentData::PointLight(PointLightData {
+            color: crate::format::Color::WHITE,
+            intensity: 800.0,
+            range: 20.0,
+            shadows: false,
+        }));
+        let mut seen: Vec<&str> = Vec::new();
+        for c in &components {
+            let bytes = postcard::to_allocvec(&Component::of(c)).unwrap();
+            assert_eq!(COMPONENT_TAGS[usize::from(bytes[0])], c.tag());
+            seen.push(c.tag());
+        }
+        for tag in COMPONENT_TAGS {
+            assert!(seen.contains(tag), "no `{tag}` among the samples");
         }
     }
 }
