@@ -418,17 +418,20 @@ impl<'a> Reader<'a> {
     /// A transform: nine little-endian `f32`s.
     #[inline]
     fn transform(&mut self) -> Result<Transform, BodyError> {
-        let b = self.take(36, "a transform")?;
-        let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let (words, _) = self.take(36, "a transform")?.as_chunks::<4>();
+        let mut f = [0.0f32; 9];
+        for (out, word) in f.iter_mut().zip(words) {
+            *out = f32::from_le_bytes(*word);
+        }
         let v = |i: usize| Vec3 {
-            x: f(i),
-            y: f(i + 4),
-            z: f(i + 8),
+            x: f[i],
+            y: f[i + 1],
+            z: f[i + 2],
         };
         Ok(Transform {
             translation: v(0),
-            rotation: v(12),
-            scale: v(24),
+            rotation: v(3),
+            scale: v(6),
         })
     }
 
