@@ -9,6 +9,10 @@
 //!   app, from a fresh path until the `ForgeSceneInstance` exists (the cooked file is validated
 //!   and prepared as text is).
 //!
+//! - `floor/bevy_spawn/<n>`: the same entities spawned by plain Bevy from values in memory, in
+//!   the same kind of app: no scene crate, nothing read or checked. A cooked load + spawn takes
+//!   at least this plus `read/cooked_decode`.
+//!
 //! Before timing, it prints the sizes of the three forms (ours as text, ours cooked, Bevy's
 //! `.scn.ron`) and checks that both loads spawn the same number of entities.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -124,12 +128,114 @@ fn load_spawn(c: &mut Criterion) {
     group.finish();
 }
 
+/// One entity of the bench scene as plain Bevy values: what any loader must end up spawning.
+struct Plain {
+    name: String,
+    transform: bevy_transform::components::Transform,
+    /// Position of the parent in the list (parents come first); `None` for a root.
+    parent: Option<usize>,
+    health: both::Health,
+    tag: both::Tag,
+}
+
+/// The bench scene of `n` entities as plain values, in file order (parents before children).
+fn plain(n: usize) -> Vec<Plain> {
+    let (text, _) = both::texts(n);
+    let doc = SceneDoc::from_str(&text).unwrap().doc;
+    let field = |c: &bevy_forge_scene::format::CustomComponent, name: &str| {
+        c.fields
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.expr.trim_matches('"').to_owned())
+            .unwrap()
+    };
+    doc.entities
+        .values()
+        .map(|node| {
+            let custom = |path: &str| {
+                node.components
+                    .iter()
+                    .find_map(|c| match c {
+                        bevy_forge_scene::format::ComponentData::Custom(c)
+                            if c.type_path == path =>
+                        {
+                            Some(c.clone())
+                        }
+                        _ => None,
+                    })
+                    .unwrap()
+            };
+            let (health, tag) = (custom("bench::Health"), custom("bench::Tag"));
+            let t = &node.transform;
+            Plain {
+                name: node.name.to_string(),
+                transform: bevy_transform::components::Transform {
+                    translation: t.translation.into(),
+                    rotation: t.rotation_quat(),
+                    scale: t.scale.into(),
+                },
+                parent: node.parent.map(|p| doc.entities.get_index_of(&p).unwrap()),
+                health: both::Health {
+                    value: field(&health, "value").parse().unwrap(),
+                    max: field(&health, "max").parse().unwrap(),
+                },
+                tag: both::Tag {
+                    label: field(&tag, "label"),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The floor under any load + spawn: the same entities spawned by plain Bevy, from values
+/// already in memory (nothing read, checked or built), into the same app's world, one entity at
+/// a time as a spawner walking a tree does: `Name`, `Transform`, `ChildOf` and `Health` in one
+/// bundle, then `Tag`. The cooked load + spawn cannot take less than this plus its decode.
+fn floor(c: &mut Criterion) {
+    use bevy_ecs::hierarchy::ChildOf;
+    use bevy_ecs::name::Name;
+    let mut group = c.benchmark_group("floor");
+    let (mut app, _dir) = both::memory_app();
+    for n in SIZES {
+        let entities = plain(n);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("bevy_spawn", n), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let world = app.world_mut();
+                    let root = world.spawn_empty().id();
+                    let start = std::time::Instant::now();
+                    let mut spawned = Vec::with_capacity(entities.len());
+                    for e in &entities {
+                        let parent = e.parent.map_or(root, |p| spawned[p]);
+                        let mut entity = world.spawn((
+                            Name::new(e.name.clone()),
+                            e.transform,
+                            ChildOf(parent),
+                            e.health.clone(),
+                        ));
+                        entity.insert(e.tag.clone());
+                        spawned.push(entity.id());
+                    }
+                    total += start.elapsed();
+                    assert_eq!(spawned.len(), n);
+                    world.entity_mut(root).despawn();
+                    app.update();
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = read, load_spawn
+    targets = read, load_spawn, floor
 }
 criterion_main!(benches);
