@@ -772,7 +772,7 @@ fn validate_follows_instances_into_prefab_files() {
     );
     assert!(
         out.contains(
-            "error[forge::prefab::invalid]: prefab `prefabs/goblin.forge.ron` has 1 error(s)"
+            "error[forge::prefab::invalid]: prefab `prefabs/goblin.forge.ron` has 1 error"
         ),
         "{out}"
     );

@@ -96,7 +96,7 @@ fn a_scene_with_errors_prints_each_diagnostic_once_rustc_style_without_a_backtra
     );
     assert!(
         stderr.ends_with(
-            "error: `tests/fixtures/invalid/bad-values.forge.ron` did not load: 6 error(s)\n"
+            "error: `tests/fixtures/invalid/bad-values.forge.ron` did not load: 6 errors\n"
         ),
         "{stderr}"
     );

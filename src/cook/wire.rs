@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::validate::diagnostic::count_of;
+
 use crate::format::{
     COMPONENT_TAGS, ComponentData, ComponentPatch, CustomComponent, CustomField,
     DirectionalLightData, EcoString, EntityMap, EntityNode, Instance, MaterialData, Mesh3dData,
@@ -555,8 +557,8 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
             return Err(r
                 .error(format!(
                     "a chunk of {} in {len} bytes, of {} in all (a chunk holds 1 to {CHUNK_ENTITIES})",
-                    entities_n(n),
-                    entities_n(total)
+                    count_of(n, "entity"),
+                    count_of(total, "entity")
                 ))
                 .into());
         }
@@ -566,7 +568,7 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
         return Err(r
             .error(format!(
                 "the chunks hold {}, not the {total} announced",
-                entities_n(entities)
+                count_of(entities, "entity")
             ))
             .into());
     }
@@ -742,7 +744,7 @@ fn read_chunks(
                 .error(format!(
                     "{} bytes are left after the chunk's {}",
                     r.left(),
-                    entities_n(*n)
+                    count_of(*n, "entity")
                 ))
                 .into());
         }
@@ -863,15 +865,6 @@ fn pooled(r: &mut Reader<'_>, pool: &[EcoString], what: &str) -> Result<EcoStrin
                 pool.len()
             )))
         }
-    }
-}
-
-/// `1 entity`, `2 entities`.
-fn entities_n(n: usize) -> String {
-    if n == 1 {
-        "1 entity".to_owned()
-    } else {
-        format!("{n} entities")
     }
 }
 

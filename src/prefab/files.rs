@@ -8,6 +8,7 @@ use super::{ExpandedScene, expand};
 use crate::format::MAX_PREFAB_DEPTH;
 use crate::format::{ParsedScene, SceneDoc};
 use crate::schema::SchemaFile;
+use crate::validate::diagnostic::count_of;
 use crate::validate::{Diagnostic, Severity};
 use crate::validate::{
     Related, validate_parsed, validate_parsed_with_schemas, validate_references,
@@ -261,7 +262,7 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                 Loaded::Errors(n) => diagnostics.push(at(Diagnostic::new(
                     Severity::Error,
                     "forge::prefab::invalid",
-                    format!("prefab `{scene}` has {n} error(s)"),
+                    format!("prefab `{scene}` has {}", count_of(n, "error")),
                 ))),
                 Loaded::Unreadable(why) => diagnostics.push(at(Diagnostic::new(
                     Severity::Error,

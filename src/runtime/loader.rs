@@ -15,6 +15,7 @@ use crate::format::{
     ComponentData, EcoString, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
 };
 use crate::prefab::ExpandedScene;
+use crate::validate::diagnostic::count_of;
 use crate::validate::{Diagnostic, Severity, ValidationReport, validate_parsed};
 
 /// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
@@ -106,7 +107,7 @@ pub enum ForgeSceneLoadError {
     },
     /// The document reads but fails validation (`validate_parsed`) or references missing
     /// assets; every error is listed with its line and column.
-    #[error("`{path}` has {} error(s):\n{}", .diagnostics.len(), list(.diagnostics, .path))]
+    #[error("`{path}` has {}:\n{}", count_of(.diagnostics.len(), "error"), list(.diagnostics, .path))]
     Invalid {
         /// The asset path.
         path: String,
@@ -571,7 +572,10 @@ impl ForgeSceneLoader {
                         n => Diagnostic::new(
                             Severity::Error,
                             "forge::prefab::invalid",
-                            format!("prefab `{scene}` did not load: {n} error(s) in it"),
+                            format!(
+                                "prefab `{scene}` did not load: {} in it",
+                                count_of(n, "error")
+                            ),
                         ),
                     }));
                     errors.extend(nested.into_iter().map(|mut d| {

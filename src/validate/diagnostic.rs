@@ -103,6 +103,15 @@ use std::fmt;
 
 use crate::format::{Position, ReadError, ReadErrorKind};
 
+/// `n` and `noun`, in the plural unless `n` is 1: `1 error`, `2 errors`, `3 entities`.
+pub(crate) fn count_of(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// How serious a [`Diagnostic`] is. Orders as `Error < Warning < Info`, so sorting puts errors
 /// first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -290,5 +299,19 @@ impl fmt::Display for Diagnostic {
             write!(f, "; help: {help}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_of;
+
+    #[test]
+    fn counts_are_singular_only_for_one() {
+        assert_eq!(count_of(1, "error"), "1 error");
+        assert_eq!(count_of(0, "error"), "0 errors");
+        assert_eq!(count_of(6, "error"), "6 errors");
+        assert_eq!(count_of(1, "entity"), "1 entity");
+        assert_eq!(count_of(1024, "entity"), "1024 entities");
     }
 }
