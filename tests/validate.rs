@@ -552,6 +552,46 @@ fn custom_field_names_are_identifiers() {
     assert_eq!(d.column(), Some(column_of(&text, 7, "\"max hp\"")));
 }
 
+/// Names are checked once and then looked up: every use of a bad name is still reported, and a
+/// name valid in one role (a type path) is still checked in the other (a field name).
+#[test]
+fn every_use_of_a_bad_name_is_reported() {
+    let report = check(&[
+        ent(1, CAMERA),
+        ent(2, SUN),
+        ent(3, &custom("a:b", &[("crate", "1")])),
+        ent(4, &custom("crate", &[("a", "1"), ("1x", "2")])),
+        ent(5, &custom("a:b", &[("crate", "1"), ("1x", "2")])),
+    ]);
+    // Sorted: the report orders an entity's diagnostics by message.
+    let at = |code: &str| -> Vec<(Option<u64>, Option<String>)> {
+        let mut found: Vec<_> = report
+            .iter()
+            .filter(|d| d.code == code)
+            .map(|d| (d.entity, d.path.clone()))
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(
+        at("forge::custom::type_path"),
+        [
+            (Some(3), Some("components[0].data.type_path".to_owned())),
+            (Some(5), Some("components[0].data.type_path".to_owned())),
+        ]
+    );
+    let field = |entity: u64, j: usize| {
+        (
+            Some(entity),
+            Some(format!("components[0].data.fields[{j}].name")),
+        )
+    };
+    assert_eq!(
+        at("forge::custom::field_name"),
+        [field(3, 0), field(4, 1), field(5, 0), field(5, 1)]
+    );
+}
+
 #[test]
 fn tuple_struct_fields_are_named_by_their_index() {
     // `struct Health(u32, u32)`: the schema names the fields `0` and `1`.

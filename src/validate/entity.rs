@@ -3,7 +3,7 @@
 use bevy_platform::collections::{HashMap, HashSet};
 
 use super::names::{check_type_path, is_field_name};
-use super::scene::SceneFacts;
+use super::scene::{SceneFacts, ValidNames};
 use super::structure::blank;
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::format::{
@@ -345,7 +345,7 @@ pub(super) fn components(
                 }
             }
             ComponentData::Visibility(_) => {}
-            ComponentData::Custom(custom) => at.custom(custom),
+            ComponentData::Custom(custom) => at.custom(custom, &mut scene.valid_names),
         }
     }
 }
@@ -494,16 +494,25 @@ impl At<'_> {
         self.error(code, field, field, message, Some(&help));
     }
 
-    fn custom(&mut self, custom: &CustomComponent) {
-        if let Err(problem) = check_type_path(&custom.type_path) {
-            let (message, help) = problem.describe(&custom.type_path);
-            self.error(
-                "forge::custom::type_path",
-                "type_path",
-                "type_path",
-                message,
-                Some(&help),
-            );
+    /// Checks a custom component; `valid` holds the type paths and field names found valid
+    /// before (each is checked the first time it is seen, then looked up).
+    fn custom(&mut self, custom: &CustomComponent, valid: &mut ValidNames) {
+        if !valid.type_paths.contains(custom.type_path.as_str()) {
+            match check_type_path(&custom.type_path) {
+                Ok(()) => {
+                    valid.type_paths.insert(custom.type_path.clone());
+                }
+                Err(problem) => {
+                    let (message, help) = problem.describe(&custom.type_path);
+                    self.error(
+                        "forge::custom::type_path",
+                        "type_path",
+                        "type_path",
+                        message,
+                        Some(&help),
+                    );
+                }
+            }
         }
         // Field lists are short; a set is only built for long ones.
         let mut names: HashSet<&str> = HashSet::new();
@@ -515,7 +524,9 @@ impl At<'_> {
             } else {
                 custom.fields[..j].iter().any(|f| f.name == field.name)
             };
-            if !is_field_name(&field.name) {
+            let name_ok = valid.field_names.contains(field.name.as_str())
+                || (is_field_name(&field.name) && valid.field_names.insert(field.name.clone()));
+            if !name_ok {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,

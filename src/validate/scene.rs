@@ -1,6 +1,9 @@
 //! Scene-wide rules: cameras and lights, from the facts gathered while walking the entities.
 
+use bevy_platform::collections::HashSet;
+
 use super::{Collector, Diagnostic, Loc, Severity};
+use crate::format::EcoString;
 
 /// Scene-wide counts gathered while walking the entities.
 #[derive(Default)]
@@ -11,6 +14,16 @@ pub(super) struct SceneFacts {
     pub(super) camera_entities: Vec<u64>,
     pub(super) meshes: usize,
     pub(super) lights: usize,
+    /// Custom type paths and field names found valid so far.
+    pub(super) valid_names: ValidNames,
+}
+
+/// Custom type paths and field names found valid so far: a scene repeats a few names over many
+/// components, and each is checked once.
+#[derive(Default)]
+pub(super) struct ValidNames {
+    pub(super) type_paths: HashSet<EcoString>,
+    pub(super) field_names: HashSet<EcoString>,
 }
 
 pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
