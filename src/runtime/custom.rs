@@ -169,7 +169,6 @@ struct CustomType {
 /// A registered type resolved once per load: its schema entry and reflected parts.
 struct Resolved {
     entry: SchemaEntry,
-    default: ReflectDefault,
     info: &'static TypeInfo,
     /// Its column in the [`PreparedCustoms`] being built.
     slot: u32,
@@ -195,13 +194,12 @@ fn resolve_type(
     if registration.is_some_and(|r| r.data::<ReflectResource>().is_some()) {
         return Err(Unresolved::NotRegistered);
     }
-    let (component, default, info) = registration
+    // A reflected `Default` is asked of every custom type (values are built on the type's own
+    // `Default`, which a `ForgeComponent` has).
+    let (component, info) = registration
         .and_then(|r| {
-            Some((
-                r.data::<ReflectComponent>()?.clone(),
-                r.data::<ReflectDefault>()?.clone(),
-                r.type_info(),
-            ))
+            r.data::<ReflectDefault>()?;
+            Some((r.data::<ReflectComponent>()?.clone(), r.type_info()))
         })
         .ok_or(Unresolved::NotRegistered)?;
     let ty = Arc::new(CustomType {
@@ -213,12 +211,7 @@ fn resolve_type(
     });
     let slot = u32::try_from(out.types.len()).map_err(|_| Unresolved::NotRegistered)?;
     out.types.push((ty, (entry.column)()));
-    Ok(Resolved {
-        entry,
-        default,
-        info,
-        slot,
-    })
+    Ok(Resolved { entry, info, slot })
 }
 
 /// Builds the custom components of every entity (in `doc.entities` order). `text` is the
@@ -279,22 +272,13 @@ pub(crate) fn prepare(
                 &cx.schemas,
                 resolved,
                 &placeholders,
+                &mut out.types,
             );
             let refers = placeholders.take_used();
             match built {
-                Ok((slot, value)) => {
-                    let column = out.types.get_mut(slot as usize).map(|(_, c)| c);
-                    match column.map(|c| c.push_value(value)) {
-                        Some(Ok(row)) if row & REFERS == 0 => {
-                            out.refs
-                                .push((slot, if refers { row | REFERS } else { row }));
-                        }
-                        _ => tracing::error!(
-                            "entity {id}: custom component `{}` skipped: its value is not of the registered type",
-                            custom.type_path
-                        ),
-                    }
-                }
+                Ok((slot, row)) => out
+                    .refs
+                    .push((slot, if refers { row | REFERS } else { row })),
                 Err(mut problems) => errors.append(&mut problems),
             }
         }
@@ -308,6 +292,7 @@ pub(crate) fn prepare(
     (out, errors)
 }
 
+/// Builds one custom component into its type's column in `columns`; its column and row.
 fn build(
     custom: &CustomComponent,
     site: &Site,
@@ -315,7 +300,8 @@ fn build(
     schemas: &ForgeSchemas,
     resolved: &Result<Resolved, Unresolved>,
     refs: &Placeholders<'_, '_>,
-) -> Result<(u32, Box<dyn Reflect>), Vec<Diagnostic>> {
+    columns: &mut [(Arc<CustomType>, Box<dyn CustomColumn>)],
+) -> Result<(u32, u32), Vec<Diagnostic>> {
     let resolved = match resolved {
         Ok(r) => r,
         Err(Unresolved::Unknown) => {
@@ -339,7 +325,18 @@ fn build(
         }
     };
     let info = resolved.info;
-    let mut value = resolved.default.default();
+    // Built in place, in the type's column: the `Default` pushed, then each field set.
+    let Some((row, column)) = columns
+        .get_mut(resolved.slot as usize)
+        .and_then(|(_, column)| Some((column.push_default()?, column)))
+    else {
+        return Err(vec![site.error(
+            "forge::custom::unknown_type",
+            format!("`{}`: more values than a scene holds", custom.type_path),
+            ".type_path".into(),
+            site.type_path_position(),
+        )]);
+    };
     let errors = check_fields(
         custom,
         site,
@@ -347,15 +344,19 @@ fn build(
         |name| field_type(info, name).map(Target::Info),
         registry,
         refs,
-        |name, v| match field_mut(value.as_mut(), name) {
+        |name, v| match column
+            .value_at_mut(row)
+            .and_then(|value| field_mut(value, name))
+        {
             Some(dest) => expr::assign(dest, v),
             None => Ok(()),
         },
     );
     if !errors.is_empty() {
+        column.pop();
         return Err(errors);
     }
-    Ok((resolved.slot, value))
+    Ok((resolved.slot, row))
 }
 
 /// The reflected type of field `name` (`0`, `1` for tuple structs).

@@ -142,25 +142,40 @@ impl<T> CopyByReflection<T> for &CopyProbe<'_, T> {
 /// The values of one custom component type in a scene: a `Vec<T>` (see
 /// [`SchemaEntry::column`]).
 pub(crate) trait CustomColumn: Send + Sync {
-    /// Appends `value`, which must be of the column's type; its row, or the value back.
-    fn push_value(&mut self, value: Box<dyn Reflect>) -> Result<u32, Box<dyn Reflect>>;
+    /// Appends the type's `Default` (to be set field by field); its row, `None` when the
+    /// column has no room for another (rows are `u32` with one bit spoken for).
+    fn push_default(&mut self) -> Option<u32>;
+    /// Removes the last value (one that did not build).
+    fn pop(&mut self);
     /// The value at `row`.
     fn value_at(&self, row: u32) -> Option<&dyn Reflect>;
+    /// The value at `row`, to set.
+    fn value_at_mut(&mut self, row: u32) -> Option<&mut dyn Reflect>;
     /// Drops spare capacity once the scene is built.
     fn shrink(&mut self);
 }
 
-impl<T: Reflect> CustomColumn for Vec<T> {
-    fn push_value(&mut self, value: Box<dyn Reflect>) -> Result<u32, Box<dyn Reflect>> {
-        let Ok(row) = u32::try_from(self.len()) else {
-            return Err(value);
-        };
-        Vec::push(self, *value.downcast::<T>()?);
-        Ok(row)
+impl<T: Reflect + Default> CustomColumn for Vec<T> {
+    fn push_default(&mut self) -> Option<u32> {
+        let row = u32::try_from(self.len())
+            .ok()
+            .filter(|r| r & (1 << 31) == 0)?;
+        Vec::push(self, T::default());
+        Some(row)
+    }
+
+    fn pop(&mut self) {
+        Vec::pop(self);
     }
 
     fn value_at(&self, row: u32) -> Option<&dyn Reflect> {
         self.as_slice().get(row as usize).map(|v| v as &dyn Reflect)
+    }
+
+    fn value_at_mut(&mut self, row: u32) -> Option<&mut dyn Reflect> {
+        self.as_mut_slice()
+            .get_mut(row as usize)
+            .map(|v| v as &mut dyn Reflect)
     }
 
     fn shrink(&mut self) {

@@ -392,32 +392,31 @@ pub(crate) fn check_fields<'k>(
                 site.entity, site.entity_name, schema.type_name, field.name
             )
         };
-        let v = match expr::evaluate_as(&field.expr, field_target, registry, refs) {
-            Ok(v) => v,
-            Err(e) => {
-                errors.push(expr_error(&e, &described(), &field.expr, site, j, path()));
-                continue;
+        let stored = expr::evaluate_with(&field.expr, field_target, registry, refs, |v| {
+            if let Some(range) = field_schema.range
+                && let Some(n) = as_number(v)
+                && !range.contains(n)
+            {
+                return Err(Box::new(site.error(
+                    "forge::custom::range",
+                    format!("{}: {n} is outside `{range}`", described()),
+                    format!("{}.expr", path()),
+                    site.expr_position(j, &field.expr, 0),
+                )));
             }
-        };
-        if let Some(range) = field_schema.range
-            && let Some(n) = as_number(v.as_ref())
-            && !range.contains(n)
-        {
-            errors.push(site.error(
-                "forge::custom::range",
-                format!("{}: {n} is outside `{range}`", described()),
-                format!("{}.expr", path()),
-                site.expr_position(j, &field.expr, 0),
-            ));
-            continue;
-        }
-        if let Err(reason) = store(&field.name, v.as_ref()) {
-            errors.push(site.error(
-                "forge::custom::expr",
-                format!("{}: the value does not fit: {reason}", described()),
-                format!("{}.expr", path()),
-                site.expr_position(j, &field.expr, 0),
-            ));
+            store(&field.name, v).map_err(|reason| {
+                Box::new(site.error(
+                    "forge::custom::expr",
+                    format!("{}: the value does not fit: {reason}", described()),
+                    format!("{}.expr", path()),
+                    site.expr_position(j, &field.expr, 0),
+                ))
+            })
+        });
+        match stored {
+            Ok(Ok(())) => {}
+            Ok(Err(diagnostic)) => errors.push(*diagnostic),
+            Err(e) => errors.push(expr_error(&e, &described(), &field.expr, site, j, path())),
         }
     }
     for required in schema.required() {

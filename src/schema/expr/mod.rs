@@ -68,6 +68,7 @@ use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 
 use crate::schema::FieldKind;
 use eval::Eval;
+use types::Plain;
 
 /// What field expressions may be, in one line (used as help text).
 pub const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts, entity references (#7, #7/2)";
@@ -294,6 +295,27 @@ pub fn evaluate_in(
     evaluate_as(expr, Target::Info(target), registry, refs)
 }
 
+/// [`evaluate_as`], handing the value to `f` rather than returning it, so a plain literal (a
+/// number, `true` or `false`, a string without escapes) for a primitive field is never boxed:
+/// what building a custom component does for most fields.
+///
+/// # Errors
+/// As [`evaluate_as`].
+pub(crate) fn evaluate_with<R>(
+    expr: &str,
+    target: Target<'_>,
+    registry: &TypeRegistry,
+    resolver: &dyn EntityRefs,
+    f: impl FnOnce(&dyn PartialReflect) -> R,
+) -> Result<R, ExprError> {
+    if let Target::Info(info) = target.resolved()
+        && let Some(value) = fast(expr, info)
+    {
+        return Ok(f(value.as_reflect()));
+    }
+    evaluate_as(expr, target, registry, resolver).map(|v| f(v.as_ref()))
+}
+
 /// [`evaluate`] or [`evaluate_schema`], by target.
 pub(crate) fn evaluate_as(
     expr: &str,
@@ -305,7 +327,7 @@ pub(crate) fn evaluate_as(
     if let Target::Info(info) = target
         && let Some(value) = fast(expr, info)
     {
-        return Ok(value);
+        return Ok(value.boxed());
     }
     // References become identifiers of the same length: offsets stay the user's.
     let rewritten = refs::rewrite(expr);
@@ -383,7 +405,7 @@ pub(crate) fn excerpt(text: &str) -> String {
 }
 
 /// Plain literals without `syn`: decimal numbers, `true`/`false`, strings without escapes.
-fn fast(expr: &str, target: &TypeInfo) -> Option<Box<dyn PartialReflect>> {
+fn fast(expr: &str, target: &TypeInfo) -> Option<Plain> {
     let text = expr.trim();
     let TypeInfo::Opaque(_) = target else {
         return None;
@@ -411,19 +433,19 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Box<dyn PartialReflect>> {
             .parse::<f32>()
             .ok()
             .filter(|v| v.is_finite())
-            .map(|v| Box::new(v) as Box<dyn PartialReflect>);
+            .map(Plain::F32);
     }
     if id == TypeId::of::<f64>() && decimal(text) {
         return text
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite())
-            .map(|v| Box::new(v) as Box<dyn PartialReflect>);
+            .map(Plain::F64);
     }
     if id == TypeId::of::<bool>() {
         return match text {
-            "true" => Some(Box::new(true)),
-            "false" => Some(Box::new(false)),
+            "true" => Some(Plain::Bool(true)),
+            "false" => Some(Plain::Bool(false)),
             _ => None,
         };
     }
@@ -432,9 +454,9 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Box<dyn PartialReflect>> {
         if inner.contains(['"', '\\', '\r']) {
             return None;
         }
-        return Some(Box::new(inner.to_owned()));
+        return Some(Plain::String(inner.to_owned()));
     }
-    let int = IntTy::from_name(target.type_path())?;
+    let int = IntTy::of_type_id(id)?;
     let digits = text.strip_prefix('-');
     let (negative, digits) = match digits {
         Some(d) => (true, d),
@@ -443,7 +465,13 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Box<dyn PartialReflect>> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    int.boxed(negative, digits.parse::<u128>().ok()?)
+    // Most literals fit a `u64`, which parses faster than a `u128`.
+    let magnitude = if digits.len() < 20 {
+        u128::from(digits.parse::<u64>().ok()?)
+    } else {
+        digits.parse::<u128>().ok()?
+    };
+    int.value(negative, magnitude)
 }
 
 /// Applies `value` onto `dest` replacing lists instead of merging them (reflection's `apply`

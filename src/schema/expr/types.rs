@@ -48,6 +48,28 @@ impl IntTy {
         Self::ALL.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
     }
 
+    /// The integer type whose `TypeId` is `id` (no type path compared).
+    pub(crate) fn of_type_id(id: std::any::TypeId) -> Option<IntTy> {
+        use std::any::TypeId;
+        [
+            (TypeId::of::<u32>(), IntTy::U32),
+            (TypeId::of::<i32>(), IntTy::I32),
+            (TypeId::of::<u64>(), IntTy::U64),
+            (TypeId::of::<i64>(), IntTy::I64),
+            (TypeId::of::<u8>(), IntTy::U8),
+            (TypeId::of::<u16>(), IntTy::U16),
+            (TypeId::of::<usize>(), IntTy::Usize),
+            (TypeId::of::<i8>(), IntTy::I8),
+            (TypeId::of::<i16>(), IntTy::I16),
+            (TypeId::of::<isize>(), IntTy::Isize),
+            (TypeId::of::<i128>(), IntTy::I128),
+            (TypeId::of::<u128>(), IntTy::U128),
+        ]
+        .into_iter()
+        .find(|(t, _)| *t == id)
+        .map(|(_, ty)| ty)
+    }
+
     pub(crate) fn name(self) -> &'static str {
         Self::ALL
             .iter()
@@ -131,6 +153,11 @@ impl IntTy {
 
     /// `value` (sign and magnitude) as a boxed value of this type, if it fits.
     pub(crate) fn boxed(self, negative: bool, magnitude: u128) -> Option<Box<dyn PartialReflect>> {
+        self.value(negative, magnitude).map(Plain::boxed)
+    }
+
+    /// `value` (sign and magnitude) as a value of this type, if it fits.
+    pub(crate) fn value(self, negative: bool, magnitude: u128) -> Option<Plain> {
         if negative {
             let min = self.min();
             if magnitude > min.unsigned_abs() {
@@ -138,13 +165,13 @@ impl IntTy {
             }
             let v = (magnitude as i128).wrapping_neg();
             Some(match self {
-                IntTy::I8 => Box::new(v as i8),
-                IntTy::I16 => Box::new(v as i16),
-                IntTy::I32 => Box::new(v as i32),
-                IntTy::I64 => Box::new(v as i64),
-                IntTy::Isize => Box::new(v as isize),
-                IntTy::I128 => Box::new(v),
-                _ if magnitude == 0 => return self.boxed(false, 0),
+                IntTy::I8 => Plain::I8(v as i8),
+                IntTy::I16 => Plain::I16(v as i16),
+                IntTy::I32 => Plain::I32(v as i32),
+                IntTy::I64 => Plain::I64(v as i64),
+                IntTy::Isize => Plain::Isize(v as isize),
+                IntTy::I128 => Plain::I128(v),
+                _ if magnitude == 0 => return self.value(false, 0),
                 _ => return None,
             })
         } else {
@@ -153,19 +180,88 @@ impl IntTy {
             }
             let m = magnitude;
             Some(match self {
-                IntTy::I8 => Box::new(m as i8),
-                IntTy::I16 => Box::new(m as i16),
-                IntTy::I32 => Box::new(m as i32),
-                IntTy::I64 => Box::new(m as i64),
-                IntTy::Isize => Box::new(m as isize),
-                IntTy::I128 => Box::new(m as i128),
-                IntTy::U8 => Box::new(m as u8),
-                IntTy::U16 => Box::new(m as u16),
-                IntTy::U32 => Box::new(m as u32),
-                IntTy::U64 => Box::new(m as u64),
-                IntTy::Usize => Box::new(m as usize),
-                IntTy::U128 => Box::new(m),
+                IntTy::I8 => Plain::I8(m as i8),
+                IntTy::I16 => Plain::I16(m as i16),
+                IntTy::I32 => Plain::I32(m as i32),
+                IntTy::I64 => Plain::I64(m as i64),
+                IntTy::Isize => Plain::Isize(m as isize),
+                IntTy::I128 => Plain::I128(m as i128),
+                IntTy::U8 => Plain::U8(m as u8),
+                IntTy::U16 => Plain::U16(m as u16),
+                IntTy::U32 => Plain::U32(m as u32),
+                IntTy::U64 => Plain::U64(m as u64),
+                IntTy::Usize => Plain::Usize(m as usize),
+                IntTy::U128 => Plain::U128(m),
             })
+        }
+    }
+}
+
+/// A value of a primitive type, held where it is made (no allocation): what a plain literal
+/// evaluates to.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub(crate) enum Plain {
+    I8(i8),
+    I16(i16),
+    I32(i32),
+    I64(i64),
+    Isize(isize),
+    I128(i128),
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    Usize(usize),
+    U128(u128),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+    String(String),
+}
+
+impl Plain {
+    /// The value, reflected.
+    pub(crate) fn as_reflect(&self) -> &dyn PartialReflect {
+        match self {
+            Plain::I8(v) => v,
+            Plain::I16(v) => v,
+            Plain::I32(v) => v,
+            Plain::I64(v) => v,
+            Plain::Isize(v) => v,
+            Plain::I128(v) => v,
+            Plain::U8(v) => v,
+            Plain::U16(v) => v,
+            Plain::U32(v) => v,
+            Plain::U64(v) => v,
+            Plain::Usize(v) => v,
+            Plain::U128(v) => v,
+            Plain::F32(v) => v,
+            Plain::F64(v) => v,
+            Plain::Bool(v) => v,
+            Plain::String(v) => v,
+        }
+    }
+
+    /// The value, boxed.
+    pub(crate) fn boxed(self) -> Box<dyn PartialReflect> {
+        match self {
+            Plain::I8(v) => Box::new(v),
+            Plain::I16(v) => Box::new(v),
+            Plain::I32(v) => Box::new(v),
+            Plain::I64(v) => Box::new(v),
+            Plain::Isize(v) => Box::new(v),
+            Plain::I128(v) => Box::new(v),
+            Plain::U8(v) => Box::new(v),
+            Plain::U16(v) => Box::new(v),
+            Plain::U32(v) => Box::new(v),
+            Plain::U64(v) => Box::new(v),
+            Plain::Usize(v) => Box::new(v),
+            Plain::U128(v) => Box::new(v),
+            Plain::F32(v) => Box::new(v),
+            Plain::F64(v) => Box::new(v),
+            Plain::Bool(v) => Box::new(v),
+            Plain::String(v) => Box::new(v),
         }
     }
 }
