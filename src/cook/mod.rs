@@ -65,7 +65,7 @@
 //! Entities and custom components, what large scenes are made of, have this purpose-built
 //! encoding because measurements asked for it: with the whole body in `postcard` (layout
 //! version 1), the 100,000-entity benchmark scene took 12.6 MB and 47 ms to decode; here it takes
-//! 8.5 MB and about 37 ms on one thread, 24 ms on two (`BENCHMARKS.md`).
+//! 8.5 MB and 21-25 ms on two threads (`BENCHMARKS.md`).
 //!
 //! The checksum detects accidental damage (a truncated download, a flipped bit); it does not
 //! authenticate: anyone can write a file with a valid checksum. Everything decoded is validated
