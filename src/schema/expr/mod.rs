@@ -329,6 +329,16 @@ pub(crate) fn evaluate_as(
     {
         return Ok(value.boxed());
     }
+    evaluate_parsed(expr, target, registry, resolver)
+}
+
+/// [`evaluate_as`] without the shortcut for plain literals: parsed and evaluated in full.
+fn evaluate_parsed(
+    expr: &str,
+    target: Target<'_>,
+    registry: &TypeRegistry,
+    resolver: &dyn EntityRefs,
+) -> Result<Box<dyn PartialReflect>, ExprError> {
     // References become identifiers of the same length: offsets stay the user's.
     let rewritten = refs::rewrite(expr);
     if let Some((at, message)) = rewritten.as_ref().and_then(|r| r.glued_error(expr)) {
@@ -532,5 +542,54 @@ pub fn assign(dest: &mut dyn PartialReflect, value: &dyn PartialReflect) -> Resu
             Ok(())
         }
         _ => dest.try_apply(value).map_err(|e| e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy_reflect::Typed;
+
+    use super::*;
+
+    fn primitive_targets() -> Vec<&'static TypeInfo> {
+        vec![
+            u8::type_info(),
+            u16::type_info(),
+            u32::type_info(),
+            u64::type_info(),
+            u128::type_info(),
+            usize::type_info(),
+            i8::type_info(),
+            i16::type_info(),
+            i32::type_info(),
+            i64::type_info(),
+            i128::type_info(),
+            isize::type_info(),
+            f32::type_info(),
+            f64::type_info(),
+            bool::type_info(),
+            String::type_info(),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whenever the shortcut for plain literals gives a value, the full evaluator gives the
+        /// same one: the shortcut only saves time.
+        #[test]
+        fn the_literal_shortcut_agrees_with_the_evaluator(
+            expr in r#" ?(-?[0-9]{1,22}(\.[0-9]{1,3})?([eE][-+]?[0-9]{1,2})?|true|false|"[a-z \\"]{0,4}") ?"#,
+        ) {
+            let registry = TypeRegistry::default();
+            for info in primitive_targets() {
+                let Some(quick) = fast(&expr, info) else { continue };
+                let full = evaluate_parsed(&expr, Target::Info(info), &registry, &NoRefs);
+                let full = full.map_err(|e| e.to_string());
+                proptest::prop_assert!(
+                    full.as_ref().is_ok_and(|v| v.reflect_partial_eq(quick.as_reflect()) == Some(true)),
+                    "{expr:?} as {}: shortcut {quick:?}, evaluator {full:?}",
+                    info.type_path()
+                );
+            }
+        }
     }
 }
