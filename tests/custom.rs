@@ -178,6 +178,38 @@ fn fields_the_file_does_not_set_keep_their_defaults() {
 #[derive(Resource, Default)]
 struct Seen(Vec<(Entity, Option<Entity>)>);
 
+/// A field reflection ignores, between two it does not: fields are set by their reflected
+/// index, which skips it.
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "game::Gapped")]
+struct Gapped {
+    first: u32,
+    #[reflect(ignore)]
+    #[forge(skip)]
+    cache: u64,
+    last: String,
+}
+
+#[test]
+fn fields_after_one_reflection_ignores_get_their_own_values() {
+    let mut h = Harness::new();
+    let text = scene(&custom(
+        "game::Gapped",
+        &[("last", "\"end\""), ("first", "7")],
+    ));
+    let (_, instance) = h.spawn("gapped.forge.ron", &text);
+    let entity = instance.entity(1).unwrap();
+    assert_eq!(
+        h.app.world().get::<Gapped>(entity),
+        Some(&Gapped {
+            first: 7,
+            cache: 0,
+            last: "end".into()
+        })
+    );
+}
+
 #[test]
 fn insert_observers_see_the_final_entity_and_parent() {
     let mut h = Harness::new();

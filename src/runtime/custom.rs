@@ -19,7 +19,7 @@ use bevy_ecs::entity::Entity;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
 use bevy_ecs::world::{EntityWorldMut, World};
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
+use bevy_reflect::{Reflect, ReflectMut, TypeInfo, TypeRegistry};
 
 use super::components::EntityBundle;
 use super::refs::{Placeholders, RefTable};
@@ -170,6 +170,9 @@ struct CustomType {
 struct Resolved {
     entry: SchemaEntry,
     info: &'static TypeInfo,
+    /// A struct's fields in declaration order (their reflected index), with their types: a few
+    /// names compared beat hashing each field name twice per value. Empty for a tuple struct.
+    fields: Vec<(&'static str, Option<&'static TypeInfo>)>,
     /// Its column in the [`PreparedCustoms`] being built.
     slot: u32,
 }
@@ -211,7 +214,16 @@ fn resolve_type(
     });
     let slot = u32::try_from(out.types.len()).map_err(|_| Unresolved::NotRegistered)?;
     out.types.push((ty, (entry.column)()));
-    Ok(Resolved { entry, info, slot })
+    let fields = match info {
+        TypeInfo::Struct(s) => s.iter().map(|f| (f.name(), f.type_info())).collect(),
+        _ => Vec::new(),
+    };
+    Ok(Resolved {
+        entry,
+        info,
+        fields,
+        slot,
+    })
 }
 
 /// Builds the custom components of every entity (in `doc.entities` order). `text` is the
@@ -341,13 +353,20 @@ fn build(
         custom,
         site,
         &resolved.entry.schema,
-        |name| field_type(info, name).map(Target::Info),
+        |name| match resolved.field_index(name) {
+            Some(i) => resolved.fields.get(i).and_then(|f| f.1).map(Target::Info),
+            None => field_type(info, name).map(Target::Info),
+        },
         registry,
         refs,
-        |name, v| match column
-            .value_at_mut(row)
-            .and_then(|value| field_mut(value, name))
-        {
+        |name, v| match column.value_at_mut(row).and_then(|value| {
+            match (resolved.field_index(name), value.reflect_mut()) {
+                (Some(i), ReflectMut::Struct(s)) => s.field_at_mut(i),
+                (_, ReflectMut::TupleStruct(t)) => t.field_mut(name.parse().ok()?),
+                (_, ReflectMut::Struct(s)) => s.field_mut(name),
+                _ => None,
+            }
+        }) {
             Some(dest) => expr::assign(dest, v),
             None => Ok(()),
         },
@@ -368,11 +387,10 @@ fn field_type(info: &TypeInfo, name: &str) -> Option<&'static TypeInfo> {
     }
 }
 
-fn field_mut<'a>(value: &'a mut dyn Reflect, name: &str) -> Option<&'a mut dyn PartialReflect> {
-    match value.reflect_mut() {
-        ReflectMut::Struct(s) => s.field_mut(name),
-        ReflectMut::TupleStruct(t) => t.field_mut(name.parse().ok()?),
-        _ => None,
+impl Resolved {
+    /// The reflected index of struct field `name`.
+    fn field_index(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|(n, _)| *n == name)
     }
 }
 
