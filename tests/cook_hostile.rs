@@ -654,7 +654,13 @@ fn invalid_tags_variants_and_flags_are_body_errors() {
         b[flags] |= bit;
         let e = CookedScene::decode(&wrap(&b)).unwrap_err();
         assert_eq!(e.code(), "forge::cook::body", "{e}");
-        assert!(e.to_string().contains("flags"), "{e}");
+        assert!(
+            e.to_string().contains(&format!(
+                "at byte {flags}, in entity 1 of the scene: unknown flags {:#04x}",
+                b[flags]
+            )),
+            "{e}"
+        );
     }
 }
 
@@ -731,6 +737,15 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
         e.contains("a `sprite` component does not decode: a bool is neither 0 nor 1"),
         "{e}"
     );
+    // A string length past the bytes left: the length is named, at its byte.
+    let e = broken(kind + 2, 0x7F);
+    assert!(
+        e.contains(&format!(
+            "at byte {}, in entity 1 of the scene: a `sprite` component does not decode: a length asks for more than the",
+            kind + 2
+        )),
+        "{e}"
+    );
     // Inside a bundled prefab, the prefab is named.
     let (body, kind) = sprite_body(true);
     let mut b = body.clone();
@@ -743,6 +758,24 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
         )),
         "{e}"
     );
+    // A prefab path with a line break and a terminal escape is shown escaped.
+    let sprite = SceneDoc::from_str(&doc_text("S", SPRITE, &[])).unwrap().doc;
+    let odd = "p\n  --> fake.forge.ron:1:1\u{1b}[31m.forge.ron";
+    let body =
+        cooked(scene_doc(&[odd]), vec![(odd, sprite)]).encode()[COOKED_HEADER_LEN..].to_vec();
+    let kind = body
+        .windows(7)
+        .position(|w| w == b"\x01\x00\x01\x03IMG")
+        .unwrap()
+        + 1;
+    let mut b = body.clone();
+    b[kind + 1] = 2;
+    let e = CookedScene::decode(&wrap(&b)).unwrap_err().to_string();
+    assert!(
+        e.contains("of prefab `p\\n  --> fake.forge.ron:1:1\\u{1b}[31m.forge.ron`"),
+        "{e}"
+    );
+    assert!(!e.contains('\n') && !e.contains('\u{1b}'), "{e}");
 }
 
 fn w_body(doc: wire::Doc) -> Vec<u8> {
@@ -1790,8 +1823,33 @@ fn chunks_hold_one_to_1024_entities_and_numbers_are_written_short() {
     let mut longer = plain[..at + 5].to_vec();
     longer.extend_from_slice(&[0xA0, 0x00]);
     longer.extend_from_slice(&plain[at + 6..]);
-    let e = raw_error(&raw_body(&longer, &[]));
-    assert!(e.to_string().contains("more bytes than it needs"), "{e}");
+    let body = raw_body(&longer, &[]);
+    let e = raw_error(&body);
+    // Reported at the number's first byte, as every number is.
+    let start = body
+        .windows(7)
+        .position(|w| w == [0x80, 0x80, 0x80, 0x80, 0x80, 0xA0, 0x00])
+        .unwrap();
+    assert!(
+        e.to_string().contains(&format!(
+            "at byte {start}, in the scene: next_id is written in more bytes than it needs"
+        )),
+        "{e}"
+    );
+    // Eleven bytes cannot fit 64 bits: also at the first.
+    let mut huge = plain[..at].to_vec();
+    huge.extend_from_slice(&[0xFF; 10]);
+    huge.push(0x01);
+    huge.extend_from_slice(&plain[at + 6..]);
+    let body = raw_body(&huge, &[]);
+    let start = body.windows(10).position(|w| w == [0xFF; 10]).unwrap();
+    let e = raw_error(&body);
+    assert!(
+        e.to_string().contains(&format!(
+            "at byte {start}, in the scene: next_id does not fit 64 bits"
+        )),
+        "{e}"
+    );
 }
 
 #[test]

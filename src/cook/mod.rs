@@ -195,7 +195,7 @@ pub enum CookError {
         id: u64,
     },
     /// A prefab is bundled twice.
-    #[error("prefab `{path}` is bundled twice")]
+    #[error("prefab `{}` is bundled twice", .path.escape_debug())]
     DuplicatePrefab {
         /// Its asset path.
         path: String,

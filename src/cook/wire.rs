@@ -363,18 +363,23 @@ impl<'a> Reader<'a> {
         self.varint_long(what)
     }
 
+    /// A varint of more than one byte. A badly written one is reported at its first byte, as
+    /// every number is.
     fn varint_long(&mut self, what: &str) -> Result<u64, BodyError> {
+        let start = self.at;
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte(what)?;
             let bits = u64::from(b & 0x7F);
             if shift == 63 && bits > 1 {
+                self.at = start;
                 return Err(self.error(format!("{what} does not fit 64 bits")));
             }
             value |= bits << shift;
             if b & 0x80 == 0 {
                 // A last byte of zero after others: the same number fits fewer bytes.
                 if b == 0 && shift > 0 {
+                    self.at = start;
                     return Err(
                         self.error(format!("{what} is written in more bytes than it needs"))
                     );
@@ -382,6 +387,7 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
         }
+        self.at = start;
         Err(self.error(format!("{what} does not fit 64 bits")))
     }
 
@@ -451,6 +457,15 @@ impl<'a> Reader<'a> {
                 self.at += read;
                 Ok(value)
             }
+            // The bytes ran out with more left than any number takes (16 bytes): what asked
+            // for them is a length, the last thing read.
+            Err(postcard::Error::DeserializeUnexpectedEnd) if input.len() - read > 16 => {
+                let left = input.len() - read;
+                self.at += read.saturating_sub(1);
+                Err(self.error(format!(
+                    "{what} does not decode: a length asks for more than the {left} bytes left"
+                )))
+            }
             Err(e) => {
                 self.at += match e {
                     postcard::Error::DeserializeUnexpectedEnd => read,
@@ -499,12 +514,17 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
             if *last > path {
                 return Err(BodyError::new(
                     at,
-                    format!("prefab `{path}` follows `{last}`: bundled prefabs are sorted by path"),
+                    format!(
+                        "prefab `{}` follows `{}`: bundled prefabs are sorted by path",
+                        path.escape_debug(),
+                        last.escape_debug()
+                    ),
                 )
                 .into());
             }
         }
-        let doc = read_doc(&mut r, &pool).map_err(|e| e.into_cook(&format!("prefab `{path}`")))?;
+        let doc = read_doc(&mut r, &pool)
+            .map_err(|e| e.into_cook(&format!("prefab `{}`", path.escape_debug())))?;
         prefabs.push((path, doc));
     }
     if r.left() > 0 {
@@ -768,6 +788,7 @@ fn read_entity_after_key(
 ) -> Result<(u64, EntityNode), Failure> {
     let flags = r.byte("an entity's flags")?;
     if flags & !ALL_FLAGS != 0 {
+        r.at -= 1;
         return Err(r.error(format!("unknown flags {flags:#04x}")).into());
     }
     let id = if flags & ID_DIFFERS != 0 {
