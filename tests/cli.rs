@@ -92,6 +92,32 @@ fn validate_prints_rustc_like_diagnostics_and_fails_on_errors() {
     snapshot("validate-invalid.txt", &out);
 }
 
+/// Names from the file reach people escaped: a line break or a terminal escape in a type path
+/// or field name cannot print lines that look like other diagnostics, nor drive the terminal.
+#[test]
+fn validate_shows_control_characters_in_names_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "(format_version: 1, name: \"T\", entities: {\n  1: (id: 1, name: \"A\", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [\n    (type: camera2d),\n    (type: custom, data: (type_path: \"a\\nerror[forge::fake]: all good\\u{1b}[31m\", fields: [(name: \"b\\n  --> fake.rs:1:1\", expr: \"1\")])),\n  ]),\n}, roots: [1], next_id: 2)\n";
+    std::fs::write(dir.path().join("ctl.forge.ron"), text).unwrap();
+    let out = forge(dir.path(), &["validate", "ctl.forge.ron"]);
+    assert_eq!(status(&out), 1);
+    let shown = stdout(&out) + &stderr(&out);
+    assert!(shown.contains("forge::custom::type_path"), "{shown}");
+    assert!(
+        shown.contains("a\\nerror[forge::fake]: all good\\u{1b}[31m"),
+        "{shown}"
+    );
+    assert!(shown.contains("b\\n  --> fake.rs:1:1"), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+    for line in shown.lines() {
+        assert!(
+            !line.starts_with("error[forge::fake]")
+                && !line.trim_start().starts_with("--> fake.rs"),
+            "{shown}"
+        );
+    }
+}
+
 #[test]
 fn validate_passes_with_warnings_unless_they_are_denied() {
     let args = ["validate", "tests/fixtures/warnings"];

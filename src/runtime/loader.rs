@@ -168,7 +168,9 @@ pub(crate) fn list(diagnostics: &[Diagnostic], path: &str) -> String {
         }
         out.push_str("  ");
         // A prefab's problem is in the prefab file.
-        out.push_str(d.file.as_deref().unwrap_or(path));
+        out.push_str(&crate::validate::diagnostic::printable(
+            d.file.as_deref().unwrap_or(path),
+        ));
         if let Some(p) = d.position {
             out.push_str(&format!(":{}:{}", p.line, p.column));
         }

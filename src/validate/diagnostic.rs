@@ -103,6 +103,25 @@ use std::fmt;
 
 use crate::format::{Position, ReadError, ReadErrorKind};
 
+/// `s` with every control character escaped (`\n`, `\u{1b}`): what human output shows of text
+/// a file supplied (names, paths, expressions), so a scene cannot print lines that look like
+/// other diagnostics, or drive the terminal. JSON output escapes on its own and is not passed
+/// through this.
+pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `n` and `noun`, in the plural unless `n` is 1: `1 error`, `2 errors`, `3 entities`.
 pub(crate) fn count_of(n: usize, noun: &str) -> String {
     match (n, noun.strip_suffix('y')) {
@@ -281,13 +300,19 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}[{}]: {}", self.severity, self.code, self.message)?;
+        write!(
+            f,
+            "{}[{}]: {}",
+            self.severity,
+            self.code,
+            printable(&self.message)
+        )?;
         let mut parts = Vec::new();
         if let Some(id) = self.entity {
             parts.push(format!("entity {id}"));
         }
         if let Some(path) = &self.path {
-            parts.push(format!("`{path}`"));
+            parts.push(format!("`{}`", printable(path)));
         }
         if let Some(p) = self.position {
             parts.push(format!("line {}:{}", p.line, p.column));
@@ -296,7 +321,7 @@ impl fmt::Display for Diagnostic {
             write!(f, " ({})", parts.join(", "))?;
         }
         if let Some(help) = &self.help {
-            write!(f, "; help: {help}")?;
+            write!(f, "; help: {}", printable(help))?;
         }
         Ok(())
     }
@@ -305,6 +330,16 @@ impl fmt::Display for Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::count_of;
+
+    #[test]
+    fn control_characters_are_escaped_for_people() {
+        use super::printable;
+        assert_eq!(printable("plain `a::b` größe"), "plain `a::b` größe");
+        assert_eq!(
+            printable("a\n  --> fake.rs:1:1\u{1b}[31m\t"),
+            "a\\n  --> fake.rs:1:1\\u{1b}[31m\\t"
+        );
+    }
 
     #[test]
     fn counts_are_singular_only_for_one() {

@@ -22,6 +22,7 @@ use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::termcolor::{Buffer, WriteColor};
 use codespan_reporting::term::{self, Chars, Config};
 
+use super::diagnostic::printable;
 use super::{Diagnostic, Severity};
 
 /// One scene file's text as shown in diagnostics.
@@ -83,7 +84,7 @@ pub fn human_with(
         };
         let drawn = match shown {
             Some(shown) => {
-                let file = SimpleFile::new(shown.name.as_str(), shown.text.as_str());
+                let file = SimpleFile::new(printable(&shown.name), shown.text.as_str());
                 let report = to_report(shown, d);
                 term::emit_to_write_style(&mut buffer, &config, &file, &report).is_ok()
             }
@@ -93,7 +94,7 @@ pub fn human_with(
             // Without the text (or at a position outside it): the place, then one plain line.
             let mut line = String::new();
             if let Some(f) = elsewhere {
-                line.push_str(f);
+                line.push_str(&printable(f));
                 if let Some(p) = d.position {
                     line.push_str(&format!(":{}:{}", p.line, p.column));
                 }
@@ -123,7 +124,7 @@ fn to_report(source: &Source, d: &Diagnostic) -> Report<()> {
     };
     let mut report = Report::new(level)
         .with_code(d.code)
-        .with_message(&d.message);
+        .with_message(printable(&d.message));
     let mut notes = Vec::new();
     match d.position {
         Some(p) if p.offset <= source.text.len() => {
@@ -134,7 +135,7 @@ fn to_report(source: &Source, d: &Diagnostic) -> Report<()> {
             report = report.with_labels(vec![label]);
         }
         _ => {
-            let mut at = format!("in {}", source.name);
+            let mut at = format!("in {}", printable(&source.name));
             if let Some(context) = context(d) {
                 at.push_str(&format!(" ({context})"));
             }
@@ -146,10 +147,14 @@ fn to_report(source: &Source, d: &Diagnostic) -> Report<()> {
         if let Some(p) = related.position {
             at.push_str(&format!(":{}:{}", p.line, p.column));
         }
-        notes.push(format!("note: {at}: {}", related.message));
+        notes.push(format!(
+            "note: {}: {}",
+            printable(&at),
+            printable(&related.message)
+        ));
     }
     if let Some(help) = &d.help {
-        notes.push(format!("help: {help}"));
+        notes.push(format!("help: {}", printable(help)));
     }
     report.with_notes(notes)
 }
@@ -157,9 +162,9 @@ fn to_report(source: &Source, d: &Diagnostic) -> Report<()> {
 /// `entity 3, components[0].data.range`: what the label says next to the carets.
 fn context(d: &Diagnostic) -> Option<String> {
     match (d.entity, &d.path) {
-        (Some(id), Some(path)) => Some(format!("entity {id}, `{path}`")),
+        (Some(id), Some(path)) => Some(format!("entity {id}, `{}`", printable(path))),
         (Some(id), None) => Some(format!("entity {id}")),
-        (None, Some(path)) => Some(format!("`{path}`")),
+        (None, Some(path)) => Some(format!("`{}`", printable(path))),
         (None, None) => None,
     }
 }
