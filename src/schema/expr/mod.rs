@@ -416,6 +416,10 @@ pub(crate) fn excerpt(text: &str) -> String {
 
 /// Plain literals without `syn`: decimal numbers, `true`/`false`, strings without escapes.
 fn fast(expr: &str, target: &TypeInfo) -> Option<Plain> {
+    // What the limits refuse goes to the evaluator, which refuses it.
+    if expr.len() > MAX_LEN {
+        return None;
+    }
     let text = expr.trim();
     let TypeInfo::Opaque(_) = target else {
         return None;
@@ -437,15 +441,16 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Plain> {
         }
         seen_digit && prev.is_ascii_digit()
     };
+    let number = text.len() <= MAX_NUMBER_LEN;
     // Overflows to infinity are left to the evaluator, which refuses them.
-    if id == TypeId::of::<f32>() && decimal(text) {
+    if id == TypeId::of::<f32>() && number && decimal(text) {
         return text
             .parse::<f32>()
             .ok()
             .filter(|v| v.is_finite())
             .map(Plain::F32);
     }
-    if id == TypeId::of::<f64>() && decimal(text) {
+    if id == TypeId::of::<f64>() && number && decimal(text) {
         return text
             .parse::<f64>()
             .ok()
@@ -466,7 +471,7 @@ fn fast(expr: &str, target: &TypeInfo) -> Option<Plain> {
         }
         return Some(Plain::String(inner.to_owned()));
     }
-    let int = IntTy::of_type_id(id)?;
+    let int = IntTy::of_type_id(id).filter(|_| number)?;
     let digits = text.strip_prefix('-');
     let (negative, digits) = match digits {
         Some(d) => (true, d),
@@ -572,12 +577,25 @@ mod tests {
         ]
     }
 
+    /// The shortcut leaves what the limits refuse to the evaluator: a plain string longer than
+    /// an expression may be is refused as any other expression that long.
+    #[test]
+    fn the_shortcut_keeps_the_length_limit() {
+        let long = format!("\"{}\"", "x".repeat(MAX_LEN));
+        assert!(fast(&long, String::type_info()).is_none());
+        let short = format!("\"{}\"", "x".repeat(MAX_LEN - 2));
+        assert!(fast(&short, String::type_info()).is_some());
+        let registry = TypeRegistry::default();
+        let refused = evaluate_as(&long, Target::Info(String::type_info()), &registry, &NoRefs);
+        assert!(refused.is_err());
+    }
+
     proptest::proptest! {
         /// Whenever the shortcut for plain literals gives a value, the full evaluator gives the
         /// same one: the shortcut only saves time.
         #[test]
         fn the_literal_shortcut_agrees_with_the_evaluator(
-            expr in r#" ?(-?[0-9]{1,22}(\.[0-9]{1,3})?([eE][-+]?[0-9]{1,2})?|true|false|"[a-z \\"]{0,4}") ?"#,
+            expr in r#" ?(-?0{0,500}[0-9]{1,22}(\.[0-9]{1,3})?([eE][-+]?[0-9]{1,2})?|true|false|"[a-z \\"]{0,4}") ?"#,
         ) {
             let registry = TypeRegistry::default();
             for info in primitive_targets() {
