@@ -210,6 +210,38 @@ fn fields_after_one_reflection_ignores_get_their_own_values() {
     );
 }
 
+/// Fields whose Rust names are keywords: written `r#type` in a scene, as in Rust.
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "game::Keyworded")]
+struct Keyworded {
+    #[forge(required)]
+    r#type: u8,
+    r#match: String,
+}
+
+#[test]
+fn keyword_fields_are_set_by_their_raw_names() {
+    let mut h = Harness::new();
+    let text = scene(&custom(
+        "game::Keyworded",
+        &[("r#type", "3"), ("r#match", "\"any\"")],
+    ));
+    let (_, instance) = h.spawn("raw.forge.ron", &text);
+    let entity = instance.entity(1).unwrap();
+    assert_eq!(
+        h.app.world().get::<Keyworded>(entity),
+        Some(&Keyworded {
+            r#type: 3,
+            r#match: "any".into()
+        })
+    );
+    // Without `r#`, the name is not an identifier, and the message says how to write it.
+    let message = h.fail(&scene(&custom("game::Keyworded", &[("type", "3")])));
+    assert!(message.contains("forge::custom::field_name"), "{message}");
+    assert!(message.contains("write `r#type`"), "{message}");
+}
+
 #[test]
 fn insert_observers_see_the_final_entity_and_parent() {
     let mut h = Harness::new();

@@ -215,7 +215,10 @@ fn resolve_type(
     let slot = u32::try_from(out.types.len()).map_err(|_| Unresolved::NotRegistered)?;
     out.types.push((ty, (entry.column)()));
     let fields = match info {
-        TypeInfo::Struct(s) => s.iter().map(|f| (f.name(), f.type_info())).collect(),
+        TypeInfo::Struct(s) => s
+            .iter()
+            .map(|f| (crate::validate::unraw(f.name()), f.type_info()))
+            .collect(),
         _ => Vec::new(),
     };
     Ok(Resolved {
@@ -388,8 +391,9 @@ fn field_type(info: &TypeInfo, name: &str) -> Option<&'static TypeInfo> {
 }
 
 impl Resolved {
-    /// The reflected index of struct field `name`.
+    /// The reflected index of struct field `name` (`r#type` and `type` both name `type`).
     fn field_index(&self, name: &str) -> Option<usize> {
+        let name = crate::validate::unraw(name);
         self.fields.iter().position(|(n, _)| *n == name)
     }
 }

@@ -46,8 +46,10 @@ pub struct ComponentSchema {
 }
 
 impl ComponentSchema {
-    /// The settable field called `name`.
+    /// The settable field called `name`, as a scene writes it: a raw identifier names the field
+    /// without its `r#` (`r#type` is the field `type`, as the derive names it).
     pub fn field(&self, name: &str) -> Option<&FieldSchema> {
+        let name = crate::validate::unraw(name);
         self.fields.iter().find(|f| f.name == name)
     }
 

@@ -420,7 +420,11 @@ pub(crate) fn check_fields<'k>(
         }
     }
     for required in schema.required() {
-        if !custom.fields.iter().any(|f| f.name == required.name) {
+        if !custom
+            .fields
+            .iter()
+            .any(|f| super::unraw(&f.name) == required.name)
+        {
             errors.push(
                 site.error(
                     "forge::custom::missing_required",

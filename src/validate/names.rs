@@ -91,6 +91,12 @@ pub fn is_rust_identifier(s: &str) -> bool {
     }
 }
 
+/// `name` without the `r#` of a raw identifier (`r#type` to `type`): how schemas and
+/// reflection name a field whose Rust name is a keyword.
+pub fn unraw(name: &str) -> &str {
+    name.strip_prefix("r#").unwrap_or(name)
+}
+
 /// Whether `s` is a decimal tuple field index: `0`, `1`, `12`, without sign or leading zeros.
 pub fn is_tuple_index(s: &str) -> bool {
     !s.is_empty()
