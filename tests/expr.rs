@@ -503,6 +503,32 @@ fn messages_repeat_at_most_the_start_of_long_values() {
     assert!(e.to_string().len() < 200, "{e}");
 }
 
+/// An `f32` literal is rounded once, as rustc rounds it, however it is written: bare, in
+/// parentheses, negated or suffixed.
+#[test]
+fn f32_literals_round_as_rustc_rounds_them() {
+    let halfway_up = "1.0000000596046447753906250001";
+    let expected = 1.000_000_1_f32;
+    assert_eq!(expected.to_bits(), 0x3f80_0001);
+    for text in [
+        halfway_up.to_owned(),
+        format!("({halfway_up})"),
+        format!("{halfway_up}f32"),
+        format!("-(-{halfway_up})"),
+    ] {
+        assert_eq!(
+            eval::<f32>(&text).map(f32::to_bits),
+            Ok(0x3f80_0001),
+            "{text}"
+        );
+    }
+    // Just above f32::MAX, but rounding to it: rustc accepts it.
+    let max_ish = "340282356779733661637539395458142568447";
+    for text in [max_ish.to_owned(), format!("({max_ish})")] {
+        assert_eq!(eval::<f32>(&text), Ok(f32::MAX), "{text}");
+    }
+}
+
 #[test]
 fn finite_literals_too_large_for_their_float_type_are_refused() {
     assert_eq!(err::<f32>("1e39").to_string(), "1e39 does not fit in f32");

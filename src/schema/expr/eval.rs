@@ -636,6 +636,13 @@ impl<'a> Eval<'a> {
     /// The finite `v`, the value of `e`, as an `f32`, unless it is too large for one (`1e39`,
     /// `f64::MAX`). Infinities and NaN written as such (`f32::INFINITY`) stay.
     fn narrow(&self, e: &syn::Expr, v: f64) -> Result<f32, ExprError> {
+        // A literal (signed, in parentheses) is read as an `f32` directly, as rustc reads it:
+        // through an `f64` it would be rounded twice (`1.0000000596046447753906250001`).
+        if let Some(direct) = f32_literal(e)
+            && direct.is_finite()
+        {
+            return Ok(direct);
+        }
         let narrow = v as f32;
         if v.is_finite() && narrow.is_infinite() {
             return Err(self.overflow(e, "f32"));
@@ -811,6 +818,27 @@ impl<'a> Eval<'a> {
             }
             _ => Err(self.mismatch(e, ty)),
         }
+    }
+}
+
+/// The value of a float or integer literal for an `f32` (`1.5`, `-2`, `(3e4f32)`), parsed as
+/// an `f32`; `None` for anything else, or a suffix other than none, `f32` and `f64`.
+fn f32_literal(e: &syn::Expr) -> Option<f32> {
+    match e {
+        syn::Expr::Paren(p) => f32_literal(&p.expr),
+        syn::Expr::Group(g) => f32_literal(&g.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            f32_literal(&u.expr).map(|v| -v)
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(f),
+            ..
+        }) if matches!(f.suffix(), "" | "f32" | "f64") => f.base10_parse::<f32>().ok(),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) if matches!(i.suffix(), "" | "f32" | "f64") => i.base10_parse::<f32>().ok(),
+        _ => None,
     }
 }
 
