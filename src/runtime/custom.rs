@@ -217,7 +217,7 @@ fn resolve_type(
     let fields = match info {
         TypeInfo::Struct(s) => s
             .iter()
-            .map(|f| (crate::validate::unraw(f.name()), f.type_info()))
+            .map(|f| (crate::schema::unraw(f.name()), f.type_info()))
             .collect(),
         _ => Vec::new(),
     };
@@ -393,7 +393,7 @@ fn field_type(info: &TypeInfo, name: &str) -> Option<&'static TypeInfo> {
 impl Resolved {
     /// The reflected index of struct field `name` (`r#type` and `type` both name `type`).
     fn field_index(&self, name: &str) -> Option<usize> {
-        let name = crate::validate::unraw(name);
+        let name = crate::schema::unraw(name);
         self.fields.iter().position(|(n, _)| *n == name)
     }
 }

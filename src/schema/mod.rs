@@ -45,11 +45,18 @@ pub struct ComponentSchema {
     pub skipped: Vec<String>,
 }
 
+/// `name` without the `r#` of a raw identifier (`r#type` to `type`): how a schema names a field
+/// whose Rust name is a keyword (the derive drops the `r#`), while a scene writes it as Rust
+/// does.
+pub fn unraw(name: &str) -> &str {
+    name.strip_prefix("r#").unwrap_or(name)
+}
+
 impl ComponentSchema {
     /// The settable field called `name`, as a scene writes it: a raw identifier names the field
     /// without its `r#` (`r#type` is the field `type`, as the derive names it).
     pub fn field(&self, name: &str) -> Option<&FieldSchema> {
-        let name = crate::validate::unraw(name);
+        let name = unraw(name);
         self.fields.iter().find(|f| f.name == name)
     }
 

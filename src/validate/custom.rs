@@ -377,13 +377,18 @@ pub(crate) fn check_fields<'k>(
         if field.expr.trim().is_empty() {
             continue; // reported by validation (`forge::custom::empty_expr`)
         }
+
         // Messages are only formatted for problems: most fields are fine.
         let path = || format!(".fields[{j}]");
         let (Some(field_schema), Some(field_target)) =
             (schema.field(&field.name), target(&field.name))
         else {
-            let position = site.map.custom_field_name(site.entity, site.component, j);
-            errors.push(unknown_field(schema, &field.name, site, path(), position));
+            // A name that is no field name at all is reported by validation
+            // (`forge::custom::field_name`); once is enough.
+            if super::is_field_name(&field.name) {
+                let position = site.map.custom_field_name(site.entity, site.component, j);
+                errors.push(unknown_field(schema, &field.name, site, path(), position));
+            }
             continue;
         };
         let described = || {
@@ -423,7 +428,7 @@ pub(crate) fn check_fields<'k>(
         if !custom
             .fields
             .iter()
-            .any(|f| super::unraw(&f.name) == required.name)
+            .any(|f| crate::schema::unraw(&f.name) == required.name)
         {
             errors.push(
                 site.error(

@@ -40,7 +40,7 @@ mod structure;
 
 pub use diagnostic::{Diagnostic, Related, Severity};
 pub use instance::is_component_key;
-pub use names::{is_field_name, is_rust_identifier, is_tuple_index, is_type_path, unraw};
+pub use names::{is_field_name, is_rust_identifier, is_tuple_index, is_type_path};
 
 use entity::entity;
 use scene::{SceneFacts, scene_rules};

@@ -91,12 +91,6 @@ pub fn is_rust_identifier(s: &str) -> bool {
     }
 }
 
-/// `name` without the `r#` of a raw identifier (`r#type` to `type`): how schemas and
-/// reflection name a field whose Rust name is a keyword.
-pub fn unraw(name: &str) -> &str {
-    name.strip_prefix("r#").unwrap_or(name)
-}
-
 /// Whether `s` is a decimal tuple field index: `0`, `1`, `12`, without sign or leading zeros.
 pub fn is_tuple_index(s: &str) -> bool {
     !s.is_empty()
@@ -136,11 +130,19 @@ impl TypePathProblem {
                 format!("custom component type path `{path}` has an empty segment"),
                 example.to_owned(),
             ),
+            TypePathProblem::BadSegment(segment) if path == "crate" => (
+                format!("custom component type path `{segment}` names no type on its own"),
+                example.to_owned(),
+            ),
             TypePathProblem::BadSegment(segment) => (
                 format!(
                     "custom component type path `{path}` is not a Rust path: `{segment}` is not an identifier"
                 ),
-                example.to_owned(),
+                if is_keyword(segment) && is_rust_identifier(&format!("r#{segment}")) {
+                    format!("`{segment}` is a Rust keyword: write `r#{segment}`")
+                } else {
+                    example.to_owned()
+                },
             ),
         }
     }
@@ -162,11 +164,13 @@ fn is_plain_type_path(path: &str) -> bool {
     let mut pieces = path.split(':');
     let mut first = true;
     while let Some(segment) = pieces.next() {
-        if !(is_rust_identifier(segment) || (first && segment == "crate")) {
+        let leading_crate = first && segment == "crate";
+        if !(is_rust_identifier(segment) || leading_crate) {
             return false;
         }
         match pieces.next() {
-            None => return true,
+            // `crate` alone names no type.
+            None => return !leading_crate,
             Some("") => first = false,
             Some(_) => return false,
         }
@@ -182,8 +186,9 @@ fn type_path_problem(path: &str) -> Result<(), TypePathProblem> {
     if path.contains('<') {
         return Err(TypePathProblem::Generic);
     }
+    let last = path.split("::").count() - 1;
     for (i, segment) in path.split("::").enumerate() {
-        let ok = is_rust_identifier(segment) || (i == 0 && segment == "crate");
+        let ok = is_rust_identifier(segment) || (i == 0 && i < last && segment == "crate");
         if !ok {
             return Err(TypePathProblem::BadSegment(segment.to_owned()));
         }
@@ -230,6 +235,7 @@ mod tests {
             "a::b:",
             ":a",
             "r#crate::a",
+            "crate",
         ] {
             assert!(!is_type_path(bad), "{bad:?}");
         }
