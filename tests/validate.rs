@@ -560,8 +560,10 @@ fn every_use_of_a_bad_name_is_reported() {
         ent(1, CAMERA),
         ent(2, SUN),
         ent(3, &custom("a:b", &[("crate", "1")])),
-        ent(4, &custom("crate", &[("a", "1"), ("1x", "2")])),
+        // `a::b` is a type path but no field name; `0` a field name but no type path.
+        ent(4, &custom("a::b", &[("a::b", "1"), ("1x", "2")])),
         ent(5, &custom("a:b", &[("crate", "1"), ("1x", "2")])),
+        ent(6, &custom("0", &[("0", "1")])),
     ]);
     // Sorted: the report orders an entity's diagnostics by message.
     let at = |code: &str| -> Vec<(Option<u64>, Option<String>)> {
@@ -578,6 +580,7 @@ fn every_use_of_a_bad_name_is_reported() {
         [
             (Some(3), Some("components[0].data.type_path".to_owned())),
             (Some(5), Some("components[0].data.type_path".to_owned())),
+            (Some(6), Some("components[0].data.type_path".to_owned())),
         ]
     );
     let field = |entity: u64, j: usize| {
@@ -588,7 +591,35 @@ fn every_use_of_a_bad_name_is_reported() {
     };
     assert_eq!(
         at("forge::custom::field_name"),
-        [field(3, 0), field(4, 1), field(5, 0), field(5, 1)]
+        [
+            field(3, 0),
+            field(4, 0),
+            field(4, 1),
+            field(5, 0),
+            field(5, 1)
+        ]
+    );
+}
+
+#[test]
+fn type_path_messages_say_how_to_write_keywords_and_refuse_crate_alone() {
+    let keyword = with_basics(ent(3, &custom("my_game::type", &[])));
+    let d = only(&keyword, "forge::custom::type_path");
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`type` is a Rust keyword: write `r#type`")
+    );
+    let alone = with_basics(ent(3, &custom("crate", &[])));
+    let d = only(&alone, "forge::custom::type_path");
+    assert!(
+        d.message.contains("`crate` names no type on its own"),
+        "{}",
+        d.message
+    );
+    let fine = with_basics(ent(3, &custom("crate::Health", &[])));
+    assert!(
+        fine.iter().all(|d| d.code != "forge::custom::type_path"),
+        "{fine:?}"
     );
 }
 

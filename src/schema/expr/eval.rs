@@ -788,7 +788,16 @@ impl<'a> Eval<'a> {
                     return Err(ExprError::Mismatch {
                         at: self.at(e.span()),
                         expected: expected(ty),
-                        found: format!("a `{}` literal", i.suffix()),
+                        // `an i8`, `an f32`, `a u8`: as the suffix is said.
+                        found: format!(
+                            "{} `{}` literal",
+                            if i.suffix().starts_with(['i', 'f']) {
+                                "an"
+                            } else {
+                                "a"
+                            },
+                            i.suffix()
+                        ),
                     });
                 }
                 let overflow = || ExprError::Overflow {
