@@ -1488,6 +1488,33 @@ fn cli_check_sees_prefab_edits_and_cooks_chains() {
     );
 }
 
+/// `forge validate` on a cooked file whose entity's bytes are broken names the entity in its
+/// JSON, as its message does.
+#[test]
+fn cli_json_of_a_broken_cooked_entity_names_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (body, kind) = sprite_body(false);
+    let mut b = body.clone();
+    b[kind + 1] = 2;
+    std::fs::write(tmp.path().join("broken.forge.bin"), wrap(&b)).unwrap();
+    let o = forge(
+        tmp.path(),
+        &["validate", "broken.forge.bin", "--format", "json"],
+    );
+    let all: Vec<serde_json::Value> =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", out(&o)));
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["code"], "forge::cook::body", "{all:?}");
+    assert_eq!(all[0]["entity"], 1, "{all:?}");
+    assert!(
+        all[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("in entity 1 of the scene"),
+        "{all:?}"
+    );
+}
+
 #[test]
 fn cli_odd_targets_and_inputs() {
     let tmp = tempfile::tempdir().unwrap();

@@ -175,6 +175,8 @@ pub enum CookError {
     Body {
         /// What the decoder said.
         reason: String,
+        /// The key of the entity whose bytes break it, when they are an entity's.
+        entity: Option<u64>,
     },
     /// A document the text reader would refuse: a `format_version` other than this build's,
     /// an override that sets a camera (which has nothing to set), or sets fields its component
@@ -203,6 +205,16 @@ pub enum CookError {
 }
 
 impl CookError {
+    /// The entity the error is about, when it is one entity's: whose bytes break the layout,
+    /// or the id given twice.
+    pub fn entity(&self) -> Option<u64> {
+        match self {
+            CookError::Body { entity, .. } => *entity,
+            CookError::DuplicateId { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+
     /// Its diagnostic code: `forge::cook::<kind>` (`not_cooked`, `truncated`, `version`,
     /// `reserved`, `trailing`, `checksum`, `body`, `document`, `duplicate_id`,
     /// `duplicate_prefab`).

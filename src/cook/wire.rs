@@ -56,6 +56,8 @@ pub(super) struct BodyError {
     /// The entity and document the bytes belong to (`entity 3 of the scene`), empty outside
     /// documents.
     pub(super) place: String,
+    /// The key of the entity the bytes belong to.
+    pub(super) entity: Option<u64>,
 }
 
 impl BodyError {
@@ -64,6 +66,7 @@ impl BodyError {
             at,
             what: what.into(),
             place: String::new(),
+            entity: None,
         }
     }
 
@@ -117,6 +120,7 @@ impl From<BodyError> for super::CookError {
     fn from(e: BodyError) -> Self {
         super::CookError::Body {
             reason: e.to_string(),
+            entity: e.entity,
         }
     }
 }
@@ -775,7 +779,10 @@ fn read_chunks(
 fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), Failure> {
     let key = r.varint("an entity key")?;
     read_entity_after_key(r, pool, key).map_err(|e| match e {
-        Failure::Layout(e) => Failure::Layout(e.within(&format!("entity {key}"))),
+        Failure::Layout(mut e) => {
+            e.entity = Some(key);
+            Failure::Layout(e.within(&format!("entity {key}")))
+        }
         other => other,
     })
 }

@@ -292,11 +292,17 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
             "run this on {}; `forge cook --check` on it tells whether the cooked file is up to date",
             text(Some(&cooked.source))
         )),
-        Err(e) => Diagnostic::new(
-            Severity::Error,
-            e.code(),
-            format!("`{name}` is not a usable cooked scene: {e}"),
-        )
+        Err(e) => {
+            let d = Diagnostic::new(
+                Severity::Error,
+                e.code(),
+                format!("`{name}` is not a usable cooked scene: {e}"),
+            );
+            match e.entity() {
+                Some(id) => d.with_entity(id),
+                None => d,
+            }
+        }
         .with_help(format!(
             "`forge` reads text: `forge cook` on {} writes the cooked file again",
             text(None)
