@@ -19,7 +19,7 @@ use bevy_ecs::entity::Entity;
 use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
 use bevy_ecs::world::{EntityWorldMut, World};
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{Reflect, ReflectMut, TypeInfo, TypeRegistry};
+use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 
 use super::components::EntityBundle;
 use super::refs::{Placeholders, RefTable};
@@ -339,7 +339,6 @@ fn build(
             )]);
         }
     };
-    let info = resolved.info;
     // Built in place, in the type's column: the `Default` pushed, then each field set.
     let Some((row, column)) = columns
         .get_mut(resolved.slot as usize)
@@ -356,20 +355,13 @@ fn build(
         custom,
         site,
         &resolved.entry.schema,
-        |name| match resolved.field_index(name) {
-            Some(i) => resolved.fields.get(i).and_then(|f| f.1).map(Target::Info),
-            None => field_type(info, name).map(Target::Info),
-        },
+        |name| resolved.field_type(name).map(Target::Info),
         registry,
         refs,
-        |name, v| match column.value_at_mut(row).and_then(|value| {
-            match (resolved.field_index(name), value.reflect_mut()) {
-                (Some(i), ReflectMut::Struct(s)) => s.field_at_mut(i),
-                (_, ReflectMut::TupleStruct(t)) => t.field_mut(name.parse().ok()?),
-                (_, ReflectMut::Struct(s)) => s.field_mut(name),
-                _ => None,
-            }
-        }) {
+        |name, v| match column
+            .value_at_mut(row)
+            .and_then(|value| resolved.field_mut(value, name))
+        {
             Some(dest) => expr::assign(dest, v),
             None => Ok(()),
         },
@@ -381,20 +373,33 @@ fn build(
     Ok((resolved.slot, row))
 }
 
-/// The reflected type of field `name` (`0`, `1` for tuple structs).
-fn field_type(info: &TypeInfo, name: &str) -> Option<&'static TypeInfo> {
-    match info {
-        TypeInfo::Struct(s) => s.field(name)?.type_info(),
-        TypeInfo::TupleStruct(t) => t.field_at(name.parse().ok()?)?.type_info(),
-        _ => None,
-    }
-}
-
 impl Resolved {
     /// The reflected index of struct field `name` (`r#type` and `type` both name `type`).
     fn field_index(&self, name: &str) -> Option<usize> {
         let name = crate::schema::unraw(name);
         self.fields.iter().position(|(n, _)| *n == name)
+    }
+
+    /// The reflected type of field `name` (`0`, `1` for tuple structs).
+    fn field_type(&self, name: &str) -> Option<&'static TypeInfo> {
+        match self.info {
+            TypeInfo::Struct(_) => self.fields.get(self.field_index(name)?)?.1,
+            TypeInfo::TupleStruct(t) => t.field_at(name.parse().ok()?)?.type_info(),
+            _ => None,
+        }
+    }
+
+    /// Field `name` of `value`, a value of this type: a struct's by its reflected index.
+    fn field_mut<'v>(
+        &self,
+        value: &'v mut dyn Reflect,
+        name: &str,
+    ) -> Option<&'v mut dyn PartialReflect> {
+        match value.reflect_mut() {
+            ReflectMut::Struct(s) => s.field_at_mut(self.field_index(name)?),
+            ReflectMut::TupleStruct(t) => t.field_mut(name.parse().ok()?),
+            _ => None,
+        }
     }
 }
 
