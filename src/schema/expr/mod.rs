@@ -308,12 +308,13 @@ pub(crate) fn evaluate_with<R>(
     resolver: &dyn EntityRefs,
     f: impl FnOnce(&dyn PartialReflect) -> R,
 ) -> Result<R, ExprError> {
-    if let Target::Info(info) = target.resolved()
+    let target = target.resolved();
+    if let Target::Info(info) = target
         && let Some(value) = fast(expr, info)
     {
         return Ok(f(value.as_reflect()));
     }
-    evaluate_as(expr, target, registry, resolver).map(|v| f(v.as_ref()))
+    evaluate_parsed(expr, target, registry, resolver).map(|v| f(v.as_ref()))
 }
 
 /// [`evaluate`] or [`evaluate_schema`], by target.
