@@ -377,7 +377,6 @@ pub(crate) fn check_fields<'k>(
         if field.expr.trim().is_empty() {
             continue; // reported by validation (`forge::custom::empty_expr`)
         }
-
         // Messages are only formatted for problems: most fields are fine.
         let path = || format!(".fields[{j}]");
         let (Some(field_schema), Some(field_target)) =

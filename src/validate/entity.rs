@@ -2,7 +2,7 @@
 
 use bevy_platform::collections::{HashMap, HashSet};
 
-use super::names::{check_type_path, is_field_name, is_keyword};
+use super::names::{check_type_path, is_field_name, raw_hint};
 use super::scene::{SceneFacts, ValidNames};
 use super::structure::blank;
 use super::{Collector, Diagnostic, Loc, Severity};
@@ -538,11 +538,9 @@ impl At<'_> {
                     )
                     .with_entity(self.id)
                     .with_path(format!("{}.name", base()))
-                    .with_help(if is_keyword(&field.name) && is_field_name(&format!("r#{}", field.name)) {
-                        format!("`{0}` is a Rust keyword: write `r#{0}`", field.name)
-                    } else {
+                    .with_help(raw_hint(&field.name).unwrap_or_else(|| {
                         "field names are Rust identifiers, like `max_health` or `r#type`, or tuple struct indices, like `0`".to_owned()
-                    }),
+                    })),
                     Loc::CustomName(self.index, j),
                 );
             } else if repeated {

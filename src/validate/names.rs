@@ -91,6 +91,13 @@ pub fn is_rust_identifier(s: &str) -> bool {
     }
 }
 
+/// How to write `name` when it is a keyword that `r#` makes an identifier (`type`: "write
+/// `r#type`"); `None` for other names (`crate`, `self`, `super` and `Self` cannot be raw).
+pub(super) fn raw_hint(name: &str) -> Option<String> {
+    (is_keyword(name) && is_rust_identifier(&format!("r#{name}")))
+        .then(|| format!("`{name}` is a Rust keyword: write `r#{name}`"))
+}
+
 /// Whether `s` is a decimal tuple field index: `0`, `1`, `12`, without sign or leading zeros.
 pub fn is_tuple_index(s: &str) -> bool {
     !s.is_empty()
@@ -138,11 +145,7 @@ impl TypePathProblem {
                 format!(
                     "custom component type path `{path}` is not a Rust path: `{segment}` is not an identifier"
                 ),
-                if is_keyword(segment) && is_rust_identifier(&format!("r#{segment}")) {
-                    format!("`{segment}` is a Rust keyword: write `r#{segment}`")
-                } else {
-                    example.to_owned()
-                },
+                raw_hint(segment).unwrap_or_else(|| example.to_owned()),
             ),
         }
     }
