@@ -8,14 +8,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::validate::diagnostic::count_of;
-
 use crate::format::{
     COMPONENT_TAGS, ComponentData, ComponentPatch, CustomComponent, CustomField,
     DirectionalLightData, EcoString, EntityMap, EntityNode, Instance, MaterialData, Mesh3dData,
     MeshSource, Override, PointLightData, PrimitiveShape, SceneDoc, SpriteData, Text2dData,
     Transform, Vec3, VisibilityMode,
 };
+use crate::validate::diagnostic::count_of;
 
 /// Entities per chunk of a document's entity list: chunks are what decoding splits between
 /// threads.
@@ -53,11 +52,10 @@ const TAG_POSTCARD: u8 = 1;
 pub(super) struct BodyError {
     pub(super) at: usize,
     pub(super) what: String,
-    /// The entity and document the bytes belong to (`entity 3 of the scene`), empty outside
-    /// documents.
-    pub(super) place: String,
     /// The key of the entity the bytes belong to.
     pub(super) entity: Option<u64>,
+    /// The document they belong to (`the scene`, ``prefab `path` ``).
+    pub(super) document: Option<String>,
 }
 
 impl BodyError {
@@ -65,28 +63,20 @@ impl BodyError {
         BodyError {
             at,
             what: what.into(),
-            place: String::new(),
             entity: None,
+            document: None,
         }
-    }
-
-    /// Places the error inside `outer` (an entity, then its document), unless a place inside
-    /// it is set already, which `outer` then follows.
-    fn within(mut self, outer: &str) -> Self {
-        self.place = if self.place.is_empty() {
-            outer.to_owned()
-        } else {
-            format!("{} of {outer}", self.place)
-        };
-        self
     }
 }
 
 impl std::fmt::Display for BodyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "at byte {}", self.at)?;
-        if !self.place.is_empty() {
-            write!(f, ", in {}", self.place)?;
+        match (self.entity, &self.document) {
+            (Some(key), Some(document)) => write!(f, ", in entity {key} of {document}")?,
+            (Some(key), None) => write!(f, ", in entity {key}")?,
+            (None, Some(document)) => write!(f, ", in {document}")?,
+            (None, None) => {}
         }
         write!(f, ": {}", self.what)
     }
@@ -129,7 +119,11 @@ impl Failure {
     /// The cook error, naming `document` (`the scene`, ``prefab `path` ``).
     fn into_cook(self, document: &str) -> super::CookError {
         match self {
-            Failure::Layout(e) => e.within(document).into(),
+            Failure::Layout(e) => BodyError {
+                document: Some(document.to_owned()),
+                ..e
+            }
+            .into(),
             Failure::Rule(reason) => super::CookError::Document {
                 document: document.to_owned(),
                 reason,
@@ -779,10 +773,10 @@ fn read_chunks(
 fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), Failure> {
     let key = r.varint("an entity key")?;
     read_entity_after_key(r, pool, key).map_err(|e| match e {
-        Failure::Layout(mut e) => {
-            e.entity = Some(key);
-            Failure::Layout(e.within(&format!("entity {key}")))
-        }
+        Failure::Layout(e) => Failure::Layout(BodyError {
+            entity: Some(key),
+            ..e
+        }),
         other => other,
     })
 }
