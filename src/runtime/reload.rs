@@ -278,7 +278,8 @@ fn apply(
             tracing::debug!("entity {} not spawned: its parent is gone", added.id);
             continue;
         };
-        let entity = spawn_entity(world, parent, added.id, index, scene_id, scene);
+        let visibility = super::spawn::visibility_id(world);
+        let entity = spawn_entity(world, parent, added.id, index, scene_id, scene, visibility);
         instance.set(added.id, entity);
         event.added.push(added.id);
     }
