@@ -74,6 +74,15 @@ fn integer_refusals_say_what_was_expected() {
     assert_eq!(e.at(), 0);
     assert!(matches!(err::<u8>("256"), ExprError::Overflow { .. }));
     assert!(matches!(err::<u32>("-1"), ExprError::Overflow { .. }));
+    // rustc negates no unsigned integer, zero included.
+    for text in ["-0", "-0u8", "-(0)"] {
+        assert_eq!(
+            err::<u8>(text).to_string(),
+            "-0 does not fit in u8",
+            "{text}"
+        );
+    }
+    assert_eq!(eval::<i8>("-0"), Ok(0));
     assert_eq!(
         err::<u32>("10u8").to_string(),
         "expected an integer (u32), found a `u8` literal"
@@ -104,6 +113,45 @@ fn float_literals_constants_and_a_leading_minus() {
     assert_eq!(eval::<f32>("f32::INFINITY"), Ok(f32::INFINITY));
     assert_eq!(eval::<f32>("90f32.to_radians()"), Ok(90f32.to_radians()));
     assert_eq!(eval::<f32>("(1.5)"), Ok(1.5));
+}
+
+/// A float literal's suffix names the field's float type or nothing, as rustc requires.
+#[test]
+fn float_suffixes_must_name_the_target_type() {
+    assert_eq!(eval::<f32>("5f32"), Ok(5.0));
+    assert_eq!(eval::<f64>("2.5f64"), Ok(2.5));
+    assert_eq!(eval::<f64>("-1e2"), Ok(-100.0));
+    let cases: [(Result<(), ExprError>, &str); 5] = [
+        (eval::<f32>("5f64").map(drop), "expected a float (f32)"),
+        (eval::<f32>("-1.5f64").map(drop), "expected a float (f32)"),
+        (eval::<f64>("0.5f32").map(drop), "expected a float (f64)"),
+        (
+            eval::<f64>("90f32.to_radians()").map(drop),
+            "expected a float (f64)",
+        ),
+        (
+            eval::<Vec3>("Vec3::new(1.0, 2f64, 3.0)").map(drop),
+            "expected a float argument for a Vec3",
+        ),
+    ];
+    for (result, expected) in cases {
+        let message = result.unwrap_err().to_string();
+        assert!(message.starts_with(expected), "{message}");
+        let found = if expected.contains("f32") {
+            "f64"
+        } else {
+            "f32"
+        };
+        let found = if expected.contains("Vec3") {
+            "f64"
+        } else {
+            found
+        };
+        assert!(
+            message.ends_with(&format!(", found an `{found}` literal")),
+            "{message}"
+        );
+    }
 }
 
 #[test]
@@ -574,6 +622,23 @@ fn lexical_errors_and_unsupported_forms_are_named() {
         "not a Rust expression: the character `１` (U+FF11) cannot appear here"
     );
     assert_eq!(e.at(), 10);
+    // An escape rustc does not know is named at its backslash; the known ones evaluate.
+    let e = err::<String>(r#""esc \q""#);
+    assert!(
+        e.to_string()
+            .starts_with("not a Rust expression: unknown character escape `\\q`: "),
+        "{e}"
+    );
+    assert_eq!(e.at(), 5);
+    // `\x` is known; its bad digits are syn's to refuse.
+    assert!(matches!(
+        err::<String>(r#""a\xyz""#),
+        ExprError::Syntax { .. }
+    ));
+    assert_eq!(
+        eval::<String>(r#""\n\t\\\"\x41\u{e9}\0""#),
+        Ok("\n\t\\\"A\u{e9}\0".to_owned())
+    );
     assert_eq!(
         err::<u64>("--1").to_string(),
         "negating a negative number (`--`) is not supported in a field expression"

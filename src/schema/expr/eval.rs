@@ -543,9 +543,7 @@ impl<'a> Eval<'a> {
                 lit: syn::Lit::Float(f),
                 ..
             }) => {
-                if !matches!(f.suffix(), "" | "f32" | "f64") {
-                    return Err(self.mismatch(e, ty));
-                }
+                self.float_suffix(e, f.suffix(), ty)?;
                 let v = f.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
                     at: self.at(f.span()),
                     message: err.to_string(),
@@ -555,7 +553,8 @@ impl<'a> Eval<'a> {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
-            }) if matches!(i.suffix(), "" | "f32" | "f64") => {
+            }) if i.suffix().is_empty() || i.suffix().starts_with('f') => {
+                self.float_suffix(e, i.suffix(), ty)?;
                 let v = i.base10_parse::<f64>().map_err(|err| ExprError::Syntax {
                     at: self.at(i.span()),
                     message: err.to_string(),
@@ -619,6 +618,27 @@ impl<'a> Eval<'a> {
             }
             _ => Err(self.mismatch(e, ty)),
         }
+    }
+
+    /// Whether a float literal `e` for `ty` may carry `suffix`: none, or the float type `ty`
+    /// is (`f32` for an `f32` and for the arguments of `Vec3::new`, `f64` otherwise), as rustc
+    /// allows (`5f64` for an `f32` is refused).
+    fn float_suffix(&self, e: &syn::Expr, suffix: &str, ty: Target<'_>) -> Result<(), ExprError> {
+        let float = match ty.short() {
+            "f32" => "f32",
+            _ => "f64",
+        };
+        if suffix.is_empty() || suffix == float {
+            return Ok(());
+        }
+        if !matches!(suffix, "f32" | "f64") {
+            return Err(self.mismatch(e, ty));
+        }
+        Err(ExprError::Mismatch {
+            at: self.at(e.span()),
+            expected: expected(ty),
+            found: format!("an `{suffix}` literal"),
+        })
     }
 
     /// `v`, the value of the literal `e`, unless it overflowed to infinity (`1e400`).
@@ -831,7 +851,7 @@ impl<'a> Eval<'a> {
 }
 
 /// The value of a float or integer literal for an `f32` (`1.5`, `-2`, `(3e4f32)`), parsed as
-/// an `f32`; `None` for anything else, or a suffix other than none, `f32` and `f64`.
+/// an `f32`; `None` for anything else, or a suffix other than none and `f32`.
 fn f32_literal(e: &syn::Expr) -> Option<f32> {
     match e {
         syn::Expr::Paren(p) => f32_literal(&p.expr),
@@ -842,11 +862,11 @@ fn f32_literal(e: &syn::Expr) -> Option<f32> {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Float(f),
             ..
-        }) if matches!(f.suffix(), "" | "f32" | "f64") => f.base10_parse::<f32>().ok(),
+        }) if matches!(f.suffix(), "" | "f32") => f.base10_parse::<f32>().ok(),
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
-        }) if matches!(i.suffix(), "" | "f32" | "f64") => i.base10_parse::<f32>().ok(),
+        }) if matches!(i.suffix(), "" | "f32") => i.base10_parse::<f32>().ok(),
         _ => None,
     }
 }

@@ -5,9 +5,11 @@
 //! never compiled or run: plain literals are read directly, anything else is parsed with `syn`
 //! and only this subset is understood:
 //!
-//! - literals: integers (`10`, `1_000`, `10u8`, `0xff`), floats (`2.0`, `-0.5`, `1e3`, `2.0f32`;
-//!   an integer literal is accepted for a float), `true`/`false`, chars, strings (every Rust
-//!   escape, raw strings);
+//! - literals: integers (`10`, `1_000`, `10u8`, `0xff`; a minus only for signed types, as
+//!   rustc: `-0` is refused for a `u8`), floats (`2.0`, `-0.5`, `1e3`, `2.0f32`; an integer
+//!   literal is accepted for a float; a suffix, if any, names the field's type: `2.0f64` is
+//!   refused for an `f32`), `true`/`false`, chars, strings (every Rust escape, raw strings; an
+//!   unknown escape such as `\q` is refused at its backslash);
 //! - `Some(x)`, `None`, tuples `(a, b)`, arrays `[a, b]`, `vec![a, b]`;
 //! - `Vec2`/`Vec3`/`Vec3A`/`Vec4`: constants (`ZERO`, `ONE`, `NEG_ONE`, `X`, `Y`, `Z`, `W`,
 //!   `NEG_X`, ...), `::new(..)`, `::splat(v)`; `Quat::IDENTITY`, `Quat::from_rotation_x/y/z(a)`,

@@ -128,7 +128,10 @@ pub(crate) fn check(text: &str) -> Result<(), ExprError> {
                 i += 1;
             }
             b':' => i += 1,
-            b'"' => i = string_end(b, i + 1).ok_or_else(|| unterminated_string(start))?,
+            b'"' => {
+                i = string_end(b, i + 1).ok_or_else(|| unterminated_string(start))?;
+                check_escapes(text, start + 1, i - 1)?;
+            }
             b'\'' => i = quote_end(text, i)?,
             b'0'..=b'9' => {
                 i = number_end(b, i);
@@ -207,6 +210,35 @@ fn syntax(at: usize, message: &str) -> ExprError {
         at,
         message: message.to_owned(),
     }
+}
+
+/// Refuses an escape rustc does not know in the string whose text is `text[from..to]` (`\q`),
+/// naming it at its backslash: syn would only say the text is not Rust. What follows a known
+/// escape (the digits of `\x41`, `\u{..}`) is left to syn.
+fn check_escapes(text: &str, from: usize, to: usize) -> Result<(), ExprError> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while let Some(n) = memchr::memchr(b'\\', b.get(i..to).unwrap_or_default()) {
+        let at = i + n;
+        let Some(next) = text.get(at + 1..to).and_then(|r| r.chars().next()) else {
+            return Ok(());
+        };
+        if !matches!(
+            next,
+            'n' | 'r' | 't' | '\\' | '0' | '\'' | '"' | 'x' | 'u' | '\n' | '\r'
+        ) {
+            return Err(ExprError::Syntax {
+                at,
+                message: format!(
+                    "unknown character escape `\\{}`: a string knows `\\n`, `\\r`, `\\t`, \
+                     `\\\\`, `\\0`, `\\'`, `\\\"`, `\\x41` and `\\u{{1F600}}`",
+                    next.escape_debug()
+                ),
+            });
+        }
+        i = at + 1 + next.len_utf8();
+    }
+    Ok(())
 }
 
 fn unterminated_string(at: usize) -> ExprError {

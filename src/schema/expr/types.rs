@@ -156,7 +156,8 @@ impl IntTy {
         self.value(negative, magnitude).map(Plain::boxed)
     }
 
-    /// `value` (sign and magnitude) as a value of this type, if it fits.
+    /// `value` (sign and magnitude) as a value of this type, if it fits: nothing negative,
+    /// not even zero, fits an unsigned type.
     pub(crate) fn value(self, negative: bool, magnitude: u128) -> Option<Plain> {
         if negative {
             let min = self.min();
@@ -171,7 +172,7 @@ impl IntTy {
                 IntTy::I64 => Plain::I64(v as i64),
                 IntTy::Isize => Plain::Isize(v as isize),
                 IntTy::I128 => Plain::I128(v),
-                _ if magnitude == 0 => return self.value(false, 0),
+                // rustc refuses to negate an unsigned integer, zero too (`-0` for a `u8`).
                 _ => return None,
             })
         } else {
