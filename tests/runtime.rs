@@ -161,6 +161,66 @@ fn children_keep_file_order_whatever_their_components() {
     );
 }
 
+/// Spawning follows the tree, not the file: entities listed after their children, or apart
+/// from their siblings, get the same parents, the same `Children` order and the same names.
+#[test]
+fn entities_listed_out_of_tree_order_spawn_into_the_same_tree() {
+    // Roots 1 and 7; 1 has [3, 2], 3 has [5, 4], 7 has [6].
+    let tree: [(u64, Option<u64>, &[u64]); 7] = [
+        (1, None, &[3, 2]),
+        (2, Some(1), &[]),
+        (3, Some(1), &[5, 4]),
+        (4, Some(3), &[]),
+        (5, Some(3), &[]),
+        (6, Some(7), &[]),
+        (7, None, &[6]),
+    ];
+    let listed = |order: &[u64]| {
+        let entities: Vec<String> = order
+            .iter()
+            .map(|id| {
+                let (_, parent, children) = tree.iter().find(|(i, ..)| i == id).unwrap();
+                entity(*id, &format!("E{id}"), *parent, children, "")
+            })
+            .collect();
+        scene(&entities, &[1, 7], 8)
+    };
+    let mut h = Harness::new();
+    for (i, order) in [
+        [1, 3, 5, 4, 2, 7, 6],
+        [5, 4, 6, 2, 7, 3, 1],
+        [7, 2, 1, 6, 4, 3, 5],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = format!("order{i}.forge.ron");
+        h.add(&path, &listed(order));
+        let (root, instance) = h.spawn_scene(&path);
+        let world = h.world();
+        assert_eq!(instance.len(), 7, "{order:?}");
+        let live = |id: u64| instance.entity(id).unwrap();
+        for (id, parent, children) in tree {
+            let e = live(id);
+            assert_eq!(world.get::<Name>(e).unwrap().as_str(), format!("E{id}"));
+            let parent = parent.map_or(root, live);
+            assert_eq!(
+                world.get::<ChildOf>(e).unwrap().parent(),
+                parent,
+                "{order:?}: {id}"
+            );
+            let spawned: Vec<Entity> = world
+                .get::<Children>(e)
+                .map(|c| c.iter().collect())
+                .unwrap_or_default();
+            let expected: Vec<Entity> = children.iter().map(|c| live(*c)).collect();
+            assert_eq!(spawned, expected, "{order:?}: children of {id}");
+        }
+        let roots: Vec<Entity> = world.get::<Children>(root).unwrap().iter().collect();
+        assert_eq!(roots, vec![live(1), live(7)], "{order:?}");
+    }
+}
+
 #[test]
 fn identical_primitives_share_one_mesh_handle() {
     let mut h = Harness::new();
