@@ -362,7 +362,7 @@ fn build(
             .value_at_mut(row)
             .and_then(|value| resolved.field_mut(value, name))
         {
-            Some(dest) => expr::assign(dest, v),
+            Some(dest) => expr::assign_taking(dest, v),
             None => Ok(()),
         },
     );

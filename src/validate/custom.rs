@@ -362,7 +362,7 @@ fn nearest<'a>(found: &str, candidates: impl Iterator<Item = &'a str>) -> Option
 
 /// Checks and evaluates every listed field of `custom` against `schema`, the type of each field
 /// given by `target` (reflected in the loader, from the schema offline), and hands each value to
-/// `store`; then checks the required fields. Returns every problem.
+/// `store` (which may take from it); then checks the required fields. Returns every problem.
 pub(crate) fn check_fields<'k>(
     custom: &CustomComponent,
     site: &Site,
@@ -370,7 +370,7 @@ pub(crate) fn check_fields<'k>(
     target: impl Fn(&str) -> Option<Target<'k>>,
     registry: &TypeRegistry,
     refs: &dyn EntityRefs,
-    mut store: impl FnMut(&str, &dyn PartialReflect) -> Result<(), String>,
+    mut store: impl FnMut(&str, &mut dyn PartialReflect) -> Result<(), String>,
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for (j, field) in custom.fields.iter().enumerate() {
@@ -398,7 +398,7 @@ pub(crate) fn check_fields<'k>(
         };
         let stored = expr::evaluate_with(&field.expr, field_target, registry, refs, |v| {
             if let Some(range) = field_schema.range
-                && let Some(n) = as_number(v)
+                && let Some(n) = as_number(&*v)
                 && !range.contains(n)
             {
                 return Err(Box::new(site.error(

@@ -525,7 +525,10 @@ impl At<'_> {
                 custom.fields[..j].iter().any(|f| f.name == field.name)
             };
             let name_ok = valid.field_names.contains(field.name.as_str())
-                || (is_field_name(&field.name) && valid.field_names.insert(field.name.clone()));
+                || (is_field_name(&field.name) && {
+                    valid.field_names.insert(field.name.clone());
+                    true
+                });
             if !name_ok {
                 self.c.push(
                     Diagnostic::new(

@@ -22,8 +22,35 @@ pub(super) struct SceneFacts {
 /// components, and each is checked once.
 #[derive(Default)]
 pub(super) struct ValidNames {
-    pub(super) type_paths: HashSet<EcoString>,
-    pub(super) field_names: HashSet<EcoString>,
+    pub(super) type_paths: NameSet,
+    pub(super) field_names: NameSet,
+}
+
+/// A set of names that keeps its first few in a list, searched before any hashing: a scene
+/// has a few custom type paths and field names, each looked up once per component.
+#[derive(Default)]
+pub(super) struct NameSet {
+    few: Vec<EcoString>,
+    many: HashSet<EcoString>,
+}
+
+impl NameSet {
+    /// How many names the list holds before the set takes the rest.
+    const FEW: usize = 16;
+
+    pub(super) fn contains(&self, name: &str) -> bool {
+        self.few.iter().any(|n| n.as_str() == name)
+            || (!self.many.is_empty() && self.many.contains(name))
+    }
+
+    /// Adds `name`, which is not in the set yet.
+    pub(super) fn insert(&mut self, name: EcoString) {
+        if self.few.len() < Self::FEW {
+            self.few.push(name);
+        } else {
+            self.many.insert(name);
+        }
+    }
 }
 
 pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
@@ -87,5 +114,25 @@ pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
             .with_help("add a `directional_light` or `point_light`, or make the materials `unlit`"),
             Loc::Top("entities"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NameSet;
+
+    /// Names past the first few go to the hash set, and both parts answer.
+    #[test]
+    fn name_sets_find_every_name_added_and_no_other() {
+        let mut set = NameSet::default();
+        let names: Vec<String> = (0..3 * NameSet::FEW).map(|i| format!("field_{i}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert!(!set.contains(name), "{name} before it is added");
+            set.insert(name.as_str().into());
+            assert!(names[..=i].iter().all(|n| set.contains(n)), "after {name}");
+        }
+        assert!(!set.contains("field_"));
+        assert!(!set.contains(&format!("field_{}", 3 * NameSet::FEW)));
+        assert!(!set.contains(""));
     }
 }

@@ -115,16 +115,23 @@ fn placing_override(doc: &SceneDoc, id: u64, child: u64) -> Option<usize> {
 
 /// Whether a name counts as blank (empty or whitespace only).
 pub(super) fn blank(name: &str) -> bool {
-    name.trim().is_empty()
+    name.chars().all(char::is_whitespace)
 }
 
 pub(super) fn duplicate_names(c: &mut Collector, doc: &SceneDoc) {
     // Count first, so only repeated names get a list of ids.
     let mut counts: HashMap<&str, usize> = HashMap::with_capacity(doc.entities.len());
+    let mut repeated = false;
     for node in doc.entities.values() {
         if !blank(&node.name) {
-            *counts.entry(node.name.as_str()).or_default() += 1;
+            let count = counts.entry(node.name.as_str()).or_default();
+            *count += 1;
+            repeated |= *count > 1;
         }
+    }
+    // Most scenes name every entity differently: nothing more to look at.
+    if !repeated {
+        return;
     }
     let mut by_name: HashMap<&str, Vec<u64>> = HashMap::new();
     for (&id, node) in &doc.entities {

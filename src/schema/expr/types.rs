@@ -222,8 +222,8 @@ pub(crate) enum Plain {
 }
 
 impl Plain {
-    /// The value, reflected.
-    pub(crate) fn as_reflect(&self) -> &dyn PartialReflect {
+    /// The value, reflected and mutable (a string can be taken from it).
+    pub(crate) fn as_reflect_mut(&mut self) -> &mut dyn PartialReflect {
         match self {
             Plain::I8(v) => v,
             Plain::I16(v) => v,
