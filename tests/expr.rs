@@ -83,6 +83,22 @@ fn integer_refusals_say_what_was_expected() {
         );
     }
     assert_eq!(eval::<i8>("-0"), Ok(0));
+    // Any depth of parentheses after the minus, as rustc reads it.
+    assert_eq!(eval::<i8>("-((5))"), Ok(-5));
+    assert_eq!(err::<u8>("-((0))").to_string(), "-0 does not fit in u8");
+    // Other suffixes are named as written.
+    assert_eq!(
+        err::<f32>("5i32").to_string(),
+        "expected a float (f32), found an `i32` literal"
+    );
+    assert_eq!(
+        err::<f32>("1.5f16").to_string(),
+        "expected a float (f32), found an `f16` literal"
+    );
+    assert_eq!(
+        err::<u32>("7u8").to_string(),
+        "expected an integer (u32), found a `u8` literal"
+    );
     assert_eq!(
         err::<u32>("10u8").to_string(),
         "expected an integer (u32), found a `u8` literal"
@@ -113,6 +129,25 @@ fn float_literals_constants_and_a_leading_minus() {
     assert_eq!(eval::<f32>("f32::INFINITY"), Ok(f32::INFINITY));
     assert_eq!(eval::<f32>("90f32.to_radians()"), Ok(90f32.to_radians()));
     assert_eq!(eval::<f32>("(1.5)"), Ok(1.5));
+}
+
+/// `to_radians` and `to_degrees` on an `f32` convert in `f32`, as rustc does: through `f64`
+/// many results differ in the last bit.
+#[test]
+fn f32_angle_conversions_match_rustc_bit_for_bit() {
+    for i in 0..2000 {
+        let v = i as f32 * 0.37 - 300.0;
+        let text = format!("{v:?}f32");
+        let radians = eval::<f32>(&format!("{text}.to_radians()")).unwrap();
+        assert_eq!(radians.to_bits(), v.to_radians().to_bits(), "{text}");
+        let degrees = eval::<f32>(&format!("({text}).to_degrees()")).unwrap();
+        assert_eq!(degrees.to_bits(), v.to_degrees().to_bits(), "{text}");
+    }
+    assert_eq!(
+        eval::<f32>("2.59f32.to_radians()").map(f32::to_bits),
+        Ok(2.59f32.to_radians().to_bits())
+    );
+    assert_eq!(eval::<f64>("90.0.to_radians()"), Ok(90f64.to_radians()));
 }
 
 /// A float literal's suffix names the field's float type or nothing, as rustc requires.
@@ -630,11 +665,38 @@ fn lexical_errors_and_unsupported_forms_are_named() {
         "{e}"
     );
     assert_eq!(e.at(), 5);
-    // `\x` is known; its bad digits are syn's to refuse.
-    assert!(matches!(
-        err::<String>(r#""a\xyz""#),
-        ExprError::Syntax { .. }
-    ));
+    // A `\x` or `\u` without its digits is named before a later unknown escape.
+    let e = err::<String>(r#""a\xyz\q""#);
+    assert!(e.to_string().contains("`\\x` needs two hex digits"), "{e}");
+    assert_eq!(e.at(), 2);
+    let e = err::<String>(r#""\u{zz}\q""#);
+    assert!(
+        e.to_string().contains("`\\u` needs hex digits in braces"),
+        "{e}"
+    );
+    assert_eq!(e.at(), 1);
+    // What follows the backslash is named by code point when it is not printable.
+    let e = err::<String>("\"a\\\tb\"");
+    assert!(e.to_string().contains("`\\` followed by U+0009"), "{e}");
+    let e = err::<String>("\"\\\u{1F600}\"");
+    assert!(e.to_string().contains("`\\` followed by U+1F600"), "{e}");
+    // Character literals too, and escapes with underscores.
+    let e = err::<char>(r"'\q'");
+    assert!(
+        e.to_string().contains("unknown character escape `\\q`"),
+        "{e}"
+    );
+    assert_eq!(e.at(), 1);
+    assert_eq!(eval::<char>(r"'\u{0_0_0_0_4_1}'"), Ok('A'));
+    assert_eq!(
+        eval::<String>(r#""\u{1_F600}""#),
+        Ok("\u{1F600}".to_owned())
+    );
+    // A suffix on a string literal is refused, as rustc refuses it.
+    assert_eq!(
+        err::<String>(r#""ok"suffix"#).to_string(),
+        "expected a string, found a string with the suffix `suffix`"
+    );
     assert_eq!(
         eval::<String>(r#""\n\t\\\"\x41\u{e9}\0""#),
         Ok("\n\t\\\"A\u{e9}\0".to_owned())

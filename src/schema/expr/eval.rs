@@ -59,8 +59,11 @@ fn describe_with(e: &syn::Expr, reference: &dyn Fn(&syn::Path) -> Option<String>
     let describe = |e: &syn::Expr| describe_with(e, reference);
     match e {
         E::Lit(l) => match &l.lit {
-            syn::Lit::Int(_) => "an integer".into(),
-            syn::Lit::Float(_) => "a float".into(),
+            syn::Lit::Int(i) => suffixed("an integer", i.suffix()),
+            syn::Lit::Float(f) => suffixed("a float", f.suffix()),
+            syn::Lit::Str(s) if !s.suffix().is_empty() => {
+                format!("a string with the suffix `{}`", s.suffix())
+            }
             syn::Lit::Str(_) => "a string".into(),
             syn::Lit::Bool(_) => "a boolean".into(),
             syn::Lit::Char(_) => "a character".into(),
@@ -610,7 +613,18 @@ impl<'a> Eval<'a> {
                 if m.args.is_empty() && (m.method == "to_radians" || m.method == "to_degrees") =>
             {
                 let v = self.float(&m.receiver, ty)?;
-                Ok(if m.method == "to_radians" {
+                let radians = m.method == "to_radians";
+                // For an `f32`, rustc converts in `f32`: through `f64` the result can differ in
+                // the last bit (`2.59f32.to_radians()`).
+                if ty.short() == "f32" {
+                    let v = self.narrow(&m.receiver, v)?;
+                    return Ok(f64::from(if radians {
+                        v.to_radians()
+                    } else {
+                        v.to_degrees()
+                    }));
+                }
+                Ok(if radians {
                     v.to_radians()
                 } else {
                     v.to_degrees()
@@ -631,13 +645,10 @@ impl<'a> Eval<'a> {
         if suffix.is_empty() || suffix == float {
             return Ok(());
         }
-        if !matches!(suffix, "f32" | "f64") {
-            return Err(self.mismatch(e, ty));
-        }
         Err(ExprError::Mismatch {
             at: self.at(e.span()),
             expected: expected(ty),
-            found: format!("an `{suffix}` literal"),
+            found: suffixed("a float", suffix),
         })
     }
 
@@ -751,7 +762,7 @@ impl<'a> Eval<'a> {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
                 ..
-            }) => Some(s.value()),
+            }) if s.suffix().is_empty() => Some(s.value()),
             _ => None,
         };
         if let Some(s) = lit(e) {
@@ -789,10 +800,12 @@ impl<'a> Eval<'a> {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => (true, &*u.expr),
             _ => (false, e),
         };
-        let inner = match inner {
-            syn::Expr::Paren(p) => &*p.expr,
-            other => other,
-        };
+        let mut inner = inner;
+        while let syn::Expr::Paren(syn::ExprParen { expr, .. })
+        | syn::Expr::Group(syn::ExprGroup { expr, .. }) = inner
+        {
+            inner = expr;
+        }
         if negative && matches!(inner, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_))) {
             return Err(ExprError::Unsupported {
                 at: self.at(e.span()),
@@ -809,15 +822,7 @@ impl<'a> Eval<'a> {
                         at: self.at(e.span()),
                         expected: expected(ty),
                         // `an i8`, `an f32`, `a u8`: as the suffix is said.
-                        found: format!(
-                            "{} `{}` literal",
-                            if i.suffix().starts_with(['i', 'f']) {
-                                "an"
-                            } else {
-                                "a"
-                            },
-                            i.suffix()
-                        ),
+                        found: suffixed("an integer", i.suffix()),
                     });
                 }
                 let overflow = || ExprError::Overflow {
@@ -848,6 +853,20 @@ impl<'a> Eval<'a> {
             _ => Err(self.mismatch(e, ty)),
         }
     }
+}
+
+/// What a number literal is, for messages: `plain` ("an integer", "a float") without a
+/// suffix, else the suffix as said ("an `i8` literal", "a `u8` literal", "an `f16` literal").
+fn suffixed(plain: &str, suffix: &str) -> String {
+    if suffix.is_empty() {
+        return plain.to_owned();
+    }
+    let article = if suffix.starts_with(['i', 'f']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} `{suffix}` literal")
 }
 
 /// The value of a float or integer literal for an `f32` (`1.5`, `-2`, `(3e4f32)`), parsed as

@@ -9,7 +9,8 @@
 //!   rustc: `-0` is refused for a `u8`), floats (`2.0`, `-0.5`, `1e3`, `2.0f32`; an integer
 //!   literal is accepted for a float; a suffix, if any, names the field's type: `2.0f64` is
 //!   refused for an `f32`), `true`/`false`, chars, strings (every Rust escape, raw strings; an
-//!   unknown escape such as `\q` is refused at its backslash);
+//!   unknown escape such as `\q` is refused at its backslash, and so is a suffix: `"x"px`);
+//!   `to_radians()`/`to_degrees()` on an `f32` convert in `f32`, as rustc does;
 //! - `Some(x)`, `None`, tuples `(a, b)`, arrays `[a, b]`, `vec![a, b]`;
 //! - `Vec2`/`Vec3`/`Vec3A`/`Vec4`: constants (`ZERO`, `ONE`, `NEG_ONE`, `X`, `Y`, `Z`, `W`,
 //!   `NEG_X`, ...), `::new(..)`, `::splat(v)`; `Quat::IDENTITY`, `Quat::from_rotation_x/y/z(a)`,

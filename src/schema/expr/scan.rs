@@ -212,31 +212,60 @@ fn syntax(at: usize, message: &str) -> ExprError {
     }
 }
 
-/// Refuses an escape rustc does not know in the string whose text is `text[from..to]` (`\q`),
-/// naming it at its backslash: syn would only say the text is not Rust. What follows a known
-/// escape (the digits of `\x41`, `\u{..}`) is left to syn.
+/// Refuses an escape rustc does not know in the string or character whose text is
+/// `text[from..to]` (`\q`), or a `\x` or `\u` not followed by its digits, naming it at its
+/// backslash: syn would only say the text is not Rust. The value of a known escape
+/// (`\x80` in a string, `\u{110000}`) is left to syn.
 fn check_escapes(text: &str, from: usize, to: usize) -> Result<(), ExprError> {
-    let b = text.as_bytes();
-    let mut i = from;
-    while let Some(n) = memchr::memchr(b'\\', b.get(i..to).unwrap_or_default()) {
+    let body = text.get(from..to).unwrap_or_default();
+    let mut i = 0;
+    while let Some(n) = memchr::memchr(b'\\', body.as_bytes().get(i..).unwrap_or_default()) {
         let at = i + n;
-        let Some(next) = text.get(at + 1..to).and_then(|r| r.chars().next()) else {
+        let Some(next) = body[at + 1..].chars().next() else {
             return Ok(());
         };
-        if !matches!(
-            next,
-            'n' | 'r' | 't' | '\\' | '0' | '\'' | '"' | 'x' | 'u' | '\n' | '\r'
-        ) {
-            return Err(ExprError::Syntax {
-                at,
-                message: format!(
-                    "unknown character escape `\\{}`: a string knows `\\n`, `\\r`, `\\t`, \
-                     `\\\\`, `\\0`, `\\'`, `\\\"`, `\\x41` and `\\u{{1F600}}`",
-                    next.escape_debug()
+        let rest = &body[at + 1 + next.len_utf8()..];
+        let (ok, len) = match next {
+            'n' | 'r' | 't' | '\\' | '0' | '\'' | '"' | '\n' | '\r' => (true, 0),
+            'x' => {
+                let hex = rest.bytes().take(2).filter(u8::is_ascii_hexdigit).count();
+                (hex == 2, hex)
+            }
+            'u' => match rest
+                .strip_prefix('{')
+                .and_then(|r| r.find('}').map(|end| &r[..end]))
+            {
+                Some(digits)
+                    if !digits.is_empty()
+                        && digits.len() <= 16
+                        && digits.bytes().all(|b| b.is_ascii_hexdigit() || b == b'_') =>
+                {
+                    (true, digits.len() + 2)
+                }
+                _ => (false, 0),
+            },
+            _ => (false, 0),
+        };
+        if !ok {
+            let escape = if next.is_alphanumeric() || next.is_ascii_punctuation() {
+                format!("`\\{next}`")
+            } else {
+                format!("`\\` followed by U+{:04X}", u32::from(next))
+            };
+            let message = match next {
+                'x' => format!("{escape} needs two hex digits, as in `\\x41`"),
+                'u' => format!("{escape} needs hex digits in braces, as in `\\u{{1F600}}`"),
+                _ => format!(
+                    "unknown character escape {escape}: the escapes are `\\n`, `\\r`, `\\t`, \
+                     `\\\\`, `\\0`, `\\'`, `\\\"`, `\\x41` and `\\u{{1F600}}`"
                 ),
+            };
+            return Err(ExprError::Syntax {
+                at: from + at,
+                message,
             });
         }
-        i = at + 1 + next.len_utf8();
+        i = at + 1 + next.len_utf8() + len;
     }
     Ok(())
 }
@@ -266,15 +295,17 @@ fn quote_end(text: &str, at: usize) -> Result<usize, ExprError> {
             let escaped = chars.next().map_or(0, char::len_utf8);
             let body = at + 2 + escaped;
             let window = text.as_bytes().get(body..).unwrap_or_default();
-            let window = &window[..window.len().min(12)];
-            memchr::memchr(b'\'', window)
+            let window = &window[..window.len().min(32)];
+            let end = memchr::memchr(b'\'', window)
                 .map(|n| body + n + 1)
                 .ok_or_else(|| {
                     syntax(
                         at,
                         "unterminated character literal: the closing `'` is missing",
                     )
-                })
+                })?;
+            check_escapes(text, at + 1, end - 1)?;
+            Ok(end)
         }
         // `'x'`.
         Some(c) if chars.next() == Some('\'') => Ok(at + 1 + c.len_utf8() + 1),
