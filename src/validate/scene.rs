@@ -125,7 +125,9 @@ mod tests {
     #[test]
     fn name_sets_find_every_name_added_and_no_other() {
         let mut set = NameSet::default();
-        let names: Vec<String> = (0..3 * NameSet::FEW).map(|i| format!("field_{i}")).collect();
+        let names: Vec<String> = (0..3 * NameSet::FEW)
+            .map(|i| format!("field_{i}"))
+            .collect();
         for (i, name) in names.iter().enumerate() {
             assert!(!set.contains(name), "{name} before it is added");
             set.insert(name.as_str().into());
