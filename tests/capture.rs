@@ -432,6 +432,35 @@ fn save_writes_a_scene_that_reads_back_and_refuses_what_is_not_an_instance() {
     assert!(!missing.exists());
 }
 
+/// No rotation is the identity exactly, as the Euler formula gives it, whatever the zeros' signs;
+/// any other angle still goes through the formula.
+#[test]
+fn no_rotation_is_the_identity_and_small_angles_are_not() {
+    for zeros in [[0.0f32, 0.0, 0.0], [-0.0, 0.0, -0.0], [-0.0, -0.0, -0.0]] {
+        let t = Transform {
+            rotation: bevy_forge_scene::format::Vec3::new(zeros[0], zeros[1], zeros[2]),
+            ..Transform::IDENTITY
+        };
+        let euler = Quat::from_euler(EulerRot::XYZ, zeros[0], zeros[1], zeros[2]);
+        assert_eq!(t.rotation_quat(), Quat::IDENTITY);
+        assert_eq!(t.rotation_quat(), euler);
+    }
+    for (x, y, z) in [(1e-3f32, 0.0, 0.0), (0.0, -1e-3, 0.0), (0.0, 0.0, 90.0)] {
+        let t = Transform {
+            rotation: bevy_forge_scene::format::Vec3::new(x, y, z),
+            ..Transform::IDENTITY
+        };
+        let euler = Quat::from_euler(
+            EulerRot::XYZ,
+            x.to_radians(),
+            y.to_radians(),
+            z.to_radians(),
+        );
+        assert_eq!(t.rotation_quat(), euler);
+        assert_ne!(t.rotation_quat(), Quat::IDENTITY);
+    }
+}
+
 proptest! {
     #[test]
     fn euler_degrees_give_back_the_quaternion(

@@ -172,8 +172,13 @@ impl Transform {
     }
 
     /// The rotation as a quaternion:
-    /// `Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians())`.
+    /// `Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians())`
+    /// (`Quat::IDENTITY` for no rotation, without the trigonometry: most entities have none).
     pub fn rotation_quat(&self) -> glam::Quat {
+        let r = self.rotation;
+        if r.x == 0.0 && r.y == 0.0 && r.z == 0.0 {
+            return glam::Quat::IDENTITY;
+        }
         glam::Quat::from_euler(
             glam::EulerRot::XYZ,
             self.rotation.x.to_radians(),
