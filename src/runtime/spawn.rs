@@ -301,8 +301,9 @@ pub(crate) fn spawn_instance(
         stack.extend(node.children.iter().rev().map(|c| (*c, Some((id, entity)))));
     }
     // The id map is built after the walk, not entry by entry during it: inserts into a table
-    // of every entity, interleaved with spawning, each miss the cache (about 12 ms more at
-    // 100,000 entities; `cargo bench --bench cook`).
+    // of every entity, interleaved with spawning, each miss the cache (11-15 ms more at
+    // 100,000 entities against 2-4 ms after the walk; BENCHMARKS.md, "Spawning closer to plain
+    // Bevy").
     let mut entities = HashMap::with_capacity(doc.entities.len());
     entities.extend(
         doc.entities

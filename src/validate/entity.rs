@@ -524,11 +524,11 @@ impl At<'_> {
             } else {
                 custom.fields[..j].iter().any(|f| f.name == field.name)
             };
-            let name_ok = valid.field_names.contains(field.name.as_str())
-                || (is_field_name(&field.name) && {
-                    valid.field_names.insert(field.name.clone());
-                    true
-                });
+            let known = valid.field_names.contains(field.name.as_str());
+            let name_ok = known || is_field_name(&field.name);
+            if name_ok && !known {
+                valid.field_names.insert(field.name.clone());
+            }
             if !name_ok {
                 self.c.push(
                     Diagnostic::new(
