@@ -432,20 +432,26 @@ fn save_writes_a_scene_that_reads_back_and_refuses_what_is_not_an_instance() {
     assert!(!missing.exists());
 }
 
-/// No rotation is the identity exactly, as the Euler formula gives it, whatever the zeros' signs;
-/// any other angle still goes through the formula.
+/// A transform's quaternion is the Euler formula's to the bit, with or without rotation, for
+/// every sign of zero (no rotation gives `y: -0.0`, not `Quat::IDENTITY`'s bits).
 #[test]
-fn no_rotation_is_the_identity_and_small_angles_are_not() {
-    for zeros in [[0.0f32, 0.0, 0.0], [-0.0, 0.0, -0.0], [-0.0, -0.0, -0.0]] {
-        let t = Transform {
-            rotation: bevy_forge_scene::format::Vec3::new(zeros[0], zeros[1], zeros[2]),
-            ..Transform::IDENTITY
-        };
-        let euler = Quat::from_euler(EulerRot::XYZ, zeros[0], zeros[1], zeros[2]);
-        assert_eq!(t.rotation_quat(), Quat::IDENTITY);
-        assert_eq!(t.rotation_quat(), euler);
+fn rotations_are_the_euler_formulas_to_the_bit() {
+    let zeros = [0.0f32, -0.0];
+    let mut cases: Vec<[f32; 3]> = Vec::new();
+    for x in zeros {
+        for y in zeros {
+            for z in zeros {
+                cases.push([x, y, z]);
+            }
+        }
     }
-    for (x, y, z) in [(1e-3f32, 0.0, 0.0), (0.0, -1e-3, 0.0), (0.0, 0.0, 90.0)] {
+    cases.extend([
+        [1e-3, 0.0, 0.0],
+        [0.0, -1e-3, 0.0],
+        [0.0, 0.0, 90.0],
+        [30.0, 45.0, 60.0],
+    ]);
+    for [x, y, z] in cases {
         let t = Transform {
             rotation: bevy_forge_scene::format::Vec3::new(x, y, z),
             ..Transform::IDENTITY
@@ -456,8 +462,11 @@ fn no_rotation_is_the_identity_and_small_angles_are_not() {
             y.to_radians(),
             z.to_radians(),
         );
-        assert_eq!(t.rotation_quat(), euler);
-        assert_ne!(t.rotation_quat(), Quat::IDENTITY);
+        assert_eq!(
+            t.rotation_quat().to_array().map(f32::to_bits),
+            euler.to_array().map(f32::to_bits),
+            "{x:?} {y:?} {z:?}"
+        );
     }
 }
 

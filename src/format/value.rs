@@ -172,12 +172,16 @@ impl Transform {
     }
 
     /// The rotation as a quaternion:
-    /// `Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians())`
-    /// (`Quat::IDENTITY` for no rotation, without the trigonometry: most entities have none).
+    /// `Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians())`, to
+    /// the bit (for three `0.0`, the usual no rotation, its `y` is `-0.0`: the code
+    /// `forge export` writes relies on it).
     pub fn rotation_quat(&self) -> glam::Quat {
+        // Most entities have no rotation: the formula's result for it is worked out once.
+        static NONE: std::sync::LazyLock<glam::Quat> =
+            std::sync::LazyLock::new(|| glam::Quat::from_euler(glam::EulerRot::XYZ, 0.0, 0.0, 0.0));
         let r = self.rotation;
-        if r.x == 0.0 && r.y == 0.0 && r.z == 0.0 {
-            return glam::Quat::IDENTITY;
+        if r.x.to_bits() == 0 && r.y.to_bits() == 0 && r.z.to_bits() == 0 {
+            return *NONE;
         }
         glam::Quat::from_euler(
             glam::EulerRot::XYZ,
