@@ -186,7 +186,7 @@ fn quote_end(b: &[u8], at: usize) -> usize {
         // The escaped character (`\'`, `\\`, `n`, `x41`, `u{..}`) starts after the backslash;
         // the closing quote comes after it.
         let window = b.get(at + 3..).unwrap_or_default();
-        let window = &window[..window.len().min(12)];
+        let window = &window[..window.len().min(super::scan::ESCAPED_CHAR_WINDOW)];
         return memchr::memchr(b'\'', window).map_or(at + 1, |n| at + 3 + n + 1);
     }
     // A character of up to four bytes and its closing quote; otherwise a lifetime.

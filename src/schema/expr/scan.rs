@@ -285,6 +285,11 @@ fn invalid_char(at: usize, c: char) -> ExprError {
     }
 }
 
+/// How many bytes after a character literal's escaped character its closing quote is looked
+/// for: room for `'\u{10_FFFF}'` and a few more underscores; past it the literal is refused as
+/// unterminated. The reference rewriter ([`super::refs`]) looks as far.
+pub(super) const ESCAPED_CHAR_WINDOW: usize = 32;
+
 /// The end of a character literal or a lifetime or label starting at `at` (`'`).
 fn quote_end(text: &str, at: usize) -> Result<usize, ExprError> {
     let rest = &text[at + 1..];
@@ -295,7 +300,7 @@ fn quote_end(text: &str, at: usize) -> Result<usize, ExprError> {
             let escaped = chars.next().map_or(0, char::len_utf8);
             let body = at + 2 + escaped;
             let window = text.as_bytes().get(body..).unwrap_or_default();
-            let window = &window[..window.len().min(32)];
+            let window = &window[..window.len().min(ESCAPED_CHAR_WINDOW)];
             let end = memchr::memchr(b'\'', window)
                 .map(|n| body + n + 1)
                 .ok_or_else(|| {
