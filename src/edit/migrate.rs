@@ -3,7 +3,7 @@
 //! [`MIGRATIONS`] is a chain: each step takes a file written at format version `from` to `to`
 //! (today one step, 0 to 1; the next format version adds its step here). [`migrate`] runs the
 //! steps from the version a file *writes* (`format_version` as written; the document in memory
-//! is always the current version) to [`FORMAT_VERSION`](crate::format::FORMAT_VERSION), as one
+//! is always the current version) to [`FORMAT_VERSION`], as one
 //! [`PatchGroup`], and refuses a result that does not validate.
 
 use super::{PatchGroup, SceneEdit, SceneEditError};

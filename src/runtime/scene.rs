@@ -33,7 +33,7 @@ pub struct ForgeScene {
     pub(crate) expanded: Option<Arc<ExpandedScene>>,
     /// The prefabs the scene places, kept to expand the document again after an edit in memory.
     pub(crate) prefabs: Prefabs,
-    /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`]).
+    /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`](super::ForgeSceneLoaderSettings::keep_source_map)).
     pub(crate) source_map: Option<SourceMap>,
     /// One entry per entity, in the order of the [`spawn_doc`](Self::spawn_doc).
     pub(crate) prepared: PreparedBuiltins,

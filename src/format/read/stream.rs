@@ -24,7 +24,7 @@ pub(crate) enum Step {
     /// More text: fill [`StreamRead::spare`] and call [`StreamRead::filled`].
     Read,
     /// The document, or `None` when the text cannot be read this way: the caller reads the whole
-    /// text with [`read_bytes`], which gives the exact error.
+    /// text with [`read_bytes`](super::read_bytes), which gives the exact error.
     Done(Option<Box<ParsedScene>>),
 }
 
@@ -36,7 +36,8 @@ const PIECE: usize = 256 * 1024;
 ///
 /// Top-level fields and entity entries are read one at a time, each once the text holds
 /// `lookahead` bytes past its start (or the end of the file). An entry that does not fit is read
-/// again with twice the room. For any text, the result is exactly what [`read_bytes`] gives when
+/// again with twice the room. For any text, the result is exactly what
+/// [`read_bytes`](super::read_bytes) gives when
 /// that succeeds; anything `read_bytes` refuses (and nothing else) ends in `Done(None)`, and the
 /// error is found by reading the text whole. The positions in errors therefore never depend on
 /// how the text was cut.
