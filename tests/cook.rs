@@ -358,10 +358,8 @@ fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() 
     damaged[early] = 0xFF;
     damaged[late] = 0xFF;
     reseal(&mut damaged);
-    let expected = format!(
-        "layout at byte {}, in entity {early_key} of the scene: ",
-        early - COOKED_HEADER_LEN
-    );
+    let expected =
+        format!("layout at byte {early} of the file, in entity {early_key} of the scene: ");
     for _ in 0..10 {
         let e = CookedScene::decode(&damaged).unwrap_err();
         assert_eq!(e.code(), "forge::cook::body", "{e}");
@@ -376,10 +374,8 @@ fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() 
     damaged[late] = 0xFF;
     reseal(&mut damaged);
     let e = CookedScene::decode(&damaged).unwrap_err();
-    let expected = format!(
-        "layout at byte {}, in entity {late_key} of the scene: ",
-        late - COOKED_HEADER_LEN
-    );
+    let expected =
+        format!("layout at byte {late} of the file, in entity {late_key} of the scene: ");
     assert!(
         e.to_string().contains(&expected),
         "{e}, expected {expected}"

@@ -656,7 +656,8 @@ fn invalid_tags_variants_and_flags_are_body_errors() {
         assert_eq!(e.code(), "forge::cook::body", "{e}");
         assert!(
             e.to_string().contains(&format!(
-                "at byte {flags}, in entity 1 of the scene: unknown flags {:#04x}",
+                "at byte {} of the file, in entity 1 of the scene: unknown flags {:#04x}",
+                flags + COOKED_HEADER_LEN,
                 b[flags]
             )),
             "{e}"
@@ -701,8 +702,8 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
     let e = broken(kind + 1, 2);
     assert!(
         e.contains(&format!(
-            "at byte {}, in entity 1 of the scene: a `sprite` component does not decode: an option tag is neither 0 nor 1",
-            kind + 1
+            "at byte {} of the file, in entity 1 of the scene: a `sprite` component does not decode: an option tag is neither 0 nor 1",
+            kind + 1 + COOKED_HEADER_LEN
         )),
         "{e}"
     );
@@ -710,7 +711,8 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
     let e = broken(kind, 9);
     assert!(
         e.contains(&format!(
-            "at byte {kind}, in entity 1 of the scene: a built-in component's kind names none of the format's"
+            "at byte {} of the file, in entity 1 of the scene: a built-in component's kind names none of the format's",
+            kind + COOKED_HEADER_LEN
         )),
         "{e}"
     );
@@ -723,9 +725,10 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
     let at: usize = e
         .split("at byte ")
         .nth(1)
-        .and_then(|r| r.split(',').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap();
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap()
+        - COOKED_HEADER_LEN;
     assert!(
         (kind + 3..kind + 6).contains(&at),
         "{at} for the string at {}: {e}",
@@ -741,8 +744,8 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
     let e = broken(kind + 2, 0x7F);
     assert!(
         e.contains(&format!(
-            "at byte {}, in entity 1 of the scene: a `sprite` component does not decode: a length asks for more than the",
-            kind + 2
+            "at byte {} of the file, in entity 1 of the scene: a `sprite` component does not decode: a length asks for more than the",
+            kind + 2 + COOKED_HEADER_LEN
         )),
         "{e}"
     );
@@ -753,8 +756,8 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
     let e = CookedScene::decode(&wrap(&b)).unwrap_err().to_string();
     assert!(
         e.contains(&format!(
-            "at byte {}, in entity 1 of prefab `p.forge.ron`: a `sprite` component",
-            kind + 1
+            "at byte {} of the file, in entity 1 of prefab `p.forge.ron`: a `sprite` component",
+            kind + 1 + COOKED_HEADER_LEN
         )),
         "{e}"
     );
@@ -1859,7 +1862,8 @@ fn chunks_hold_one_to_1024_entities_and_numbers_are_written_short() {
         .unwrap();
     assert!(
         e.to_string().contains(&format!(
-            "at byte {start}, in the scene: next_id is written in more bytes than it needs"
+            "at byte {} of the file, in the scene: next_id is written in more bytes than it needs",
+            start + COOKED_HEADER_LEN
         )),
         "{e}"
     );
@@ -1873,7 +1877,8 @@ fn chunks_hold_one_to_1024_entities_and_numbers_are_written_short() {
     let e = raw_error(&body);
     assert!(
         e.to_string().contains(&format!(
-            "at byte {start}, in the scene: next_id does not fit 64 bits"
+            "at byte {} of the file, in the scene: next_id does not fit 64 bits",
+            start + COOKED_HEADER_LEN
         )),
         "{e}"
     );

@@ -74,12 +74,13 @@
 //! Errors ([`CookError`]) say which part is wrong: a file that ends inside the header or body,
 //! bytes after the body, a version this build does not read, a checksum that does not match, a
 //! body that breaks the layout, a document the text reader would refuse, an id or prefab given
-//! twice. A body that breaks the layout is refused with the byte offset in the body where it
-//! does, the entity and document, and what was wrong in words; in a built-in component, its
-//! kind, at the last byte read before decoding stopped. For example: "at byte 122, in entity 1
-//! of prefab `crate.forge.ron`: a `sprite` component does not decode: an option tag is neither 0
-//! nor 1". The body is checked as it is read, so
-//! the error is the first problem in file order, the same on one thread or two.
+//! twice. A body that breaks the layout is refused with the offset where it does, counted from
+//! the start of the file (as a hex editor shows it; the body starts at byte 24), the entity and
+//! document, and what was wrong in words; in a built-in component, its kind, at the last byte
+//! read before decoding stopped. For example: "at byte 146 of the file, in entity 1 of prefab
+//! `crate.forge.ron`: a `sprite` component does not decode: an option tag is neither 0 nor 1".
+//! The body is checked as it is read, so the error is the first problem in file order, the
+//! same on one thread or two.
 
 mod wire;
 

@@ -71,7 +71,12 @@ impl BodyError {
 
 impl std::fmt::Display for BodyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at byte {}", self.at)?;
+        // Counted from the start of the file, as a hex editor shows it.
+        write!(
+            f,
+            "at byte {} of the file",
+            self.at + super::COOKED_HEADER_LEN
+        )?;
         match (self.entity, &self.document) {
             (Some(key), Some(document)) => write!(f, ", in entity {key} of {document}")?,
             (Some(key), None) => write!(f, ", in entity {key}")?,
