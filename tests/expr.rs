@@ -692,6 +692,17 @@ fn lexical_errors_and_unsupported_forms_are_named() {
         eval::<String>(r#""\u{1_F600}""#),
         Ok("\u{1F600}".to_owned())
     );
+    // A carriage return alone, escaped or not, is refused where it is; in a line break it is
+    // read as rustc reads source text, the break as `\n`.
+    for (text, at) in [("\"a\rb\"", 2), ("\"a\\\rb\"", 3)] {
+        let e = err::<String>(text);
+        assert!(
+            e.to_string().contains("a carriage return (U+000D) alone"),
+            "{e}"
+        );
+        assert_eq!(e.at(), at, "{text:?}");
+    }
+    assert_eq!(eval::<String>("\"a\r\nb\""), Ok("a\nb".to_owned()));
     // A suffix on a string literal is refused, as rustc refuses it.
     assert_eq!(
         err::<String>(r#""ok"suffix"#).to_string(),

@@ -214,7 +214,8 @@ fn syntax(at: usize, message: &str) -> ExprError {
 
 /// Refuses an escape rustc does not know in the string or character whose text is
 /// `text[from..to]` (`\q`), or a `\x` or `\u` not followed by its digits, naming it at its
-/// backslash: syn would only say the text is not Rust. The value of a known escape
+/// backslash, and a carriage return outside a line break: syn would only say the text is not
+/// Rust. The value of a known escape
 /// (`\x80` in a string, `\u{110000}`) is left to syn.
 fn check_escapes(text: &str, from: usize, to: usize) -> Result<(), ExprError> {
     let body = text.get(from..to).unwrap_or_default();
@@ -266,6 +267,20 @@ fn check_escapes(text: &str, from: usize, to: usize) -> Result<(), ExprError> {
             });
         }
         i = at + 1 + next.len_utf8() + len;
+    }
+    // A carriage return is only part of a line break (`\r\n`), as rustc reads source text.
+    let mut from_cr = 0;
+    while let Some(n) = memchr::memchr(b'\r', body.as_bytes().get(from_cr..).unwrap_or_default()) {
+        let cr = from_cr + n;
+        if body.as_bytes().get(cr + 1) != Some(&b'\n') {
+            return Err(ExprError::Syntax {
+                at: from + cr,
+                message: "a carriage return (U+000D) alone cannot appear in a string or \
+                          character: write `\\r`"
+                    .to_owned(),
+            });
+        }
+        from_cr = cr + 2;
     }
     Ok(())
 }
