@@ -698,24 +698,23 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
         assert_eq!(e.code(), "forge::cook::body", "{e}");
         e.to_string()
     };
+    // The start of the message for a problem at `at` in the body, in entity 1 of `document`.
+    let place = |at: usize, document: &str| {
+        format!(
+            "at byte {} of the file, in entity 1 of {document}: ",
+            at + COOKED_HEADER_LEN
+        )
+    };
     // An option tag of 2 (the image's): the byte itself.
     let e = broken(kind + 1, 2);
-    assert!(
-        e.contains(&format!(
-            "at byte {} of the file, in entity 1 of the scene: a `sprite` component does not decode: an option tag is neither 0 nor 1",
-            kind + 1 + COOKED_HEADER_LEN
-        )),
-        "{e}"
-    );
+    let expected = place(kind + 1, "the scene")
+        + "a `sprite` component does not decode: an option tag is neither 0 nor 1";
+    assert!(e.contains(&expected), "{e}");
     // A kind past the format's last one.
     let e = broken(kind, 9);
-    assert!(
-        e.contains(&format!(
-            "at byte {} of the file, in entity 1 of the scene: a built-in component's kind names none of the format's",
-            kind + COOKED_HEADER_LEN
-        )),
-        "{e}"
-    );
+    let expected =
+        place(kind, "the scene") + "a built-in component's kind names none of the format's";
+    assert!(e.contains(&expected), "{e}");
     // A string that is not UTF-8: where it was read.
     let e = broken(kind + 3, 0xFF);
     assert!(
@@ -742,25 +741,16 @@ fn a_broken_built_in_names_its_byte_entity_kind_and_fault() {
     );
     // A string length past the bytes left: the length is named, at its byte.
     let e = broken(kind + 2, 0x7F);
-    assert!(
-        e.contains(&format!(
-            "at byte {} of the file, in entity 1 of the scene: a `sprite` component does not decode: a length asks for more than the",
-            kind + 2 + COOKED_HEADER_LEN
-        )),
-        "{e}"
-    );
+    let expected = place(kind + 2, "the scene")
+        + "a `sprite` component does not decode: a length asks for more than the";
+    assert!(e.contains(&expected), "{e}");
     // Inside a bundled prefab, the prefab is named.
     let (body, kind) = sprite_body(true);
     let mut b = body.clone();
     b[kind + 1] = 2;
     let e = CookedScene::decode(&wrap(&b)).unwrap_err().to_string();
-    assert!(
-        e.contains(&format!(
-            "at byte {} of the file, in entity 1 of prefab `p.forge.ron`: a `sprite` component",
-            kind + 1 + COOKED_HEADER_LEN
-        )),
-        "{e}"
-    );
+    let expected = place(kind + 1, "prefab `p.forge.ron`") + "a `sprite` component";
+    assert!(e.contains(&expected), "{e}");
     // A prefab path with a line break and a terminal escape is shown escaped.
     let sprite = SceneDoc::from_str(&doc_text("S", SPRITE, &[])).unwrap().doc;
     let odd = "p\n  --> fake.forge.ron:1:1\u{1b}[31m.forge.ron";
