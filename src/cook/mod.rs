@@ -33,8 +33,8 @@
 //! ## Body
 //!
 //! Numbers are LEB128 varints (seven bits a byte, low bits first, at most ten bytes, no more
-//! bytes than the number needs) unless said otherwise; a *string* is a varint byte length then that many bytes of UTF-8; a *list*
-//! is a varint count then its items.
+//! bytes than the number needs) unless said otherwise; a *string* is a varint byte length then
+//! that many bytes of UTF-8; a *list* is a varint count then its items.
 //!
 //! | part | content |
 //! |---|---|

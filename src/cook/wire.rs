@@ -546,6 +546,10 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
 /// than this grows as its items actually arrive, so a count that lies costs little.
 const RESERVE_AT_MOST: usize = 4096;
 
+/// [`RESERVE_AT_MOST`] for the lists of one entity (its components, a component's fields),
+/// which every entity reserves: short, so a lying count in each of many entities costs little.
+const RESERVE_PER_ENTITY_AT_MOST: usize = 64;
+
 fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure> {
     let version = r.varint("format_version")?;
     if version != u64::from(crate::format::FORMAT_VERSION) {
@@ -821,7 +825,7 @@ fn read_entity_after_key(
     let transform = r.transform()?;
     let components = if flags & HAS_COMPONENTS != 0 {
         let n = r.count(2, "the number of components")?;
-        let mut components = Vec::with_capacity(n.min(64));
+        let mut components = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
         for _ in 0..n {
             components.push(read_component(r, pool)?);
         }
@@ -857,7 +861,7 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
         TAG_CUSTOM => {
             let type_path = pooled(r, pool, "a custom type path")?;
             let n = r.count(2, "the number of custom fields")?;
-            let mut fields = Vec::with_capacity(n.min(64));
+            let mut fields = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
             for _ in 0..n {
                 fields.push(CustomField {
                     name: pooled(r, pool, "a field name")?,
