@@ -55,7 +55,7 @@ pub(crate) struct PreparedCustoms {
 }
 
 /// The bit of a row that says its value has entity references.
-const REFERS: u32 = 1 << 31;
+const REFERS: u32 = super::registry::ROW_FLAG;
 
 impl std::fmt::Debug for PreparedCustoms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -666,9 +666,9 @@ const STREAM_FROM: u64 = 1 << 20;
 /// error: the caller then reads it whole, which reports errors exactly.
 ///
 /// # Errors
-/// An I/O error of the reader; [`StreamError::TooLarge`] for a size the reader cannot hold (4 GiB and more:
-/// its positions are 32-bit), refused before anything is read, so a huge or sparse file (or a
-/// directory, whose "size" is meaningless) never reserves memory for its size.
+/// An I/O error of the reader; [`StreamError::TooLarge`] for a size the reader cannot hold
+/// (4 GiB and more: its positions are 32-bit), refused before anything is read, so a huge or
+/// sparse file (or a directory, whose "size" is meaningless) never reserves memory for its size.
 async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, StreamError> {
     use bevy_asset::AsyncReadExt;
     let Ok(seekable) = reader.seekable() else {

@@ -139,11 +139,15 @@ impl<T> CopyByReflection<T> for &CopyProbe<'_, T> {
     }
 }
 
+/// The top bit of a column's row, which no row uses: the prepared scene marks in it the rows
+/// whose value has entity references.
+pub(crate) const ROW_FLAG: u32 = 1 << 31;
+
 /// The values of one custom component type in a scene: a `Vec<T>` (see
 /// [`SchemaEntry::column`]).
 pub(crate) trait CustomColumn: Send + Sync {
     /// Appends the type's `Default` (to be set field by field); its row, `None` when the
-    /// column has no room for another (rows are `u32` with one bit spoken for).
+    /// column has no room for another (rows are `u32` below [`ROW_FLAG`]).
     fn push_default(&mut self) -> Option<u32>;
     /// Removes the last value (one that did not build).
     fn pop(&mut self);
@@ -159,7 +163,7 @@ impl<T: Reflect + Default> CustomColumn for Vec<T> {
     fn push_default(&mut self) -> Option<u32> {
         let row = u32::try_from(self.len())
             .ok()
-            .filter(|r| r & (1 << 31) == 0)?;
+            .filter(|r| r & ROW_FLAG == 0)?;
         Vec::push(self, T::default());
         Some(row)
     }
