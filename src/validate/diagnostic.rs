@@ -122,10 +122,12 @@ pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// `n` and `noun`, in the plural unless `n` is 1: `1 error`, `2 errors`, `3 entities`.
-pub(crate) fn count_of(n: usize, noun: &str) -> String {
+/// `n` and `noun`, in the plural unless `n` is 1: `1 error`, `2 errors`, `3 entities`,
+/// `2 info` (uncountable). How every count in a message or summary is written.
+pub fn count_of(n: usize, noun: &str) -> String {
     match (n, noun.strip_suffix('y')) {
         (1, _) => format!("1 {noun}"),
+        _ if noun == "info" => format!("{n} info"),
         (_, Some(stem)) => format!("{n} {stem}ies"),
         _ => format!("{n} {noun}s"),
     }
@@ -348,5 +350,6 @@ mod tests {
         assert_eq!(count_of(6, "error"), "6 errors");
         assert_eq!(count_of(1, "entity"), "1 entity");
         assert_eq!(count_of(1024, "entity"), "1024 entities");
+        assert_eq!(count_of(2, "info"), "2 info");
     }
 }

@@ -26,13 +26,5 @@ pub fn json_object(file: &str, d: &Diagnostic) -> serde_json::Value {
     })
 }
 
-/// `1 error`, `2 warnings`.
-pub fn count(n: usize, what: &str) -> String {
-    if n == 1 || what == "info" {
-        format!("{n} {what}")
-    } else if let Some(stem) = what.strip_suffix('y') {
-        format!("{n} {stem}ies")
-    } else {
-        format!("{n} {what}s")
-    }
-}
+/// `1 error`, `2 warnings`: the library's own counting.
+pub use bevy_forge_scene::validate::diagnostic::count_of as count;
