@@ -26,6 +26,8 @@ pub fn cook(args: &CookArgs) -> Status {
     let colour = super::render::use_colour();
     let mut status = Status::Ok;
     let (mut cooked, mut refused, mut stale) = (0, 0, 0);
+    // How a scene that does not read or validate is reported: `--check` counts it as refused.
+    let not_cooked = if args.check { "refused" } else { "not cooked" };
     // Which scene each twin comes from: two scenes never write one twin.
     let mut targets: std::collections::HashMap<PathBuf, PathBuf> = std::collections::HashMap::new();
     for (path, given) in &scenes {
@@ -38,8 +40,7 @@ pub fn cook(args: &CookArgs) -> Status {
                 print(&report::human(&source, &[d], colour));
                 print(&format!(
                     "{}: `{}` does not read\n",
-                    if args.check { "refused" } else { "not cooked" },
-                    source.name
+                    not_cooked, source.name
                 ));
                 refused += 1;
                 status = status.max(Status::Failed);
@@ -56,7 +57,7 @@ pub fn cook(args: &CookArgs) -> Status {
             print(&report::human(&source, &errors, colour));
             print(&format!(
                 "{}: `{}` has {}\n",
-                if args.check { "refused" } else { "not cooked" },
+                not_cooked,
                 source.name,
                 super::render::count(errors.len(), "error")
             ));
