@@ -741,6 +741,56 @@ fn large_scenes_report_validation_and_custom_errors_together() {
     }
 }
 
+/// A large scene builds its custom components in runs of a few thousand entities, on every
+/// core: errors in several runs are all reported, in file order, exactly as offline checks
+/// report them.
+#[test]
+fn errors_in_every_run_of_a_large_scene_are_reported_in_file_order() {
+    let mut h = Harness::new();
+    let schemas = exported(&h);
+    let fine = [custom(
+        "forge_demo::Orbit",
+        &[("radius", "2.5"), ("speed", "1.0")],
+    )];
+    let out_of_range = [custom(
+        "forge_demo::Orbit",
+        &[("radius", "150.0"), ("speed", "1.0")],
+    )];
+    let mismatch = [custom("forge_demo::Brain", &[("hp", "1.5")])];
+    let missing = [custom("forge_demo::Orbit", &[("radius", "1.0")])];
+    // A type the first runs never meet.
+    let later = [custom("forge_demo::Route", &[("name", "5")])];
+    let bad: [(usize, &[String]); 5] = [
+        (2, &out_of_range),
+        (4_500, &mismatch),
+        (8_200, &missing),
+        (12_001, &later),
+        (13_000, &mismatch),
+    ];
+    let entities: Vec<&[String]> = (1..=13_000)
+        .map(|id| {
+            bad.iter()
+                .find(|(at, _)| *at == id)
+                .map_or(&fine[..], |(_, c)| *c)
+        })
+        .collect();
+    let text = scene_of(&entities);
+    let message = h.fail(&text);
+    let loader = loader_lines(&message);
+    assert_eq!(loader, offline_lines(&text, &schemas));
+    assert_eq!(loader.len(), bad.len(), "{message}");
+    // Listed in file order: each error's entity after the last one's.
+    let listed: Vec<usize> = bad
+        .iter()
+        .map(|(id, _)| {
+            message
+                .find(&format!("entity {id} "))
+                .unwrap_or_else(|| panic!("entity {id} not in {message}"))
+        })
+        .collect();
+    assert!(listed.is_sorted(), "{message}");
+}
+
 /// A scene of `n` entities (ids 1..=n, non-ASCII names, a comment between entries) whose entity
 /// `special` has `components`: over 1 MiB at a few thousand entities, so the loader reads it in
 /// pieces rather than whole.

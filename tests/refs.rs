@@ -496,6 +496,63 @@ fn a_reload_that_adds_a_referencing_entity_sees_every_entity() {
     assert_eq!(scout.maybe, instance.entity(2));
 }
 
+/// A large scene builds its custom components in runs of a few thousand entities, on every
+/// core: a reference in any run to an entity in any other gets its live entity, a type first
+/// met in a later run is built as in the first, and each hook sees the final entity.
+#[test]
+fn references_in_a_large_scene_resolve_across_its_runs() {
+    let n: u64 = 13_000;
+    // `Watch` only from entity 9,001 on: a type the first runs never meet.
+    let watches = |id: u64| id > 9_000 && id.is_multiple_of(7);
+    let entities: Vec<String> = (1..=n)
+        .map(|id| {
+            let mut components = custom(
+                "refs_test::Links",
+                &[
+                    ("target", &format!("#{}", n + 1 - id)),
+                    ("route", &format!("vec![#{}, #{id}]", id % n + 1)),
+                    ("hp", &id.to_string()),
+                ],
+            );
+            if watches(id) {
+                components.push_str(", ");
+                components.push_str(&custom(
+                    "refs_test::Watch",
+                    &[("watched", &format!("#{}", id / 7))],
+                ));
+            }
+            entity(id, &format!("E{id}"), None, &[], &components)
+        })
+        .collect();
+    let roots: Vec<u64> = (1..=n).collect();
+    let mut h = harness();
+    h.add("big.forge.ron", &scene(&entities, &roots));
+    let (_, instance) = h.spawn_scene("big.forge.ron");
+    let e = |id| instance.entity(id).unwrap();
+    for id in 1..=n {
+        let l = links(&h, e(id));
+        assert_eq!(
+            (l.target, l.route.clone(), l.hp),
+            (e(n + 1 - id), vec![e(id % n + 1), e(id)], id as u32),
+            "entity {id}"
+        );
+        let watched = h.world().get::<Watch>(e(id)).map(|w| w.watched);
+        assert_eq!(watched, watches(id).then(|| e(id / 7)), "entity {id}");
+    }
+    let seen = &h.world().resource::<Seen>().0;
+    assert_eq!(
+        seen.len() as u64,
+        (1..=n).filter(|id| watches(*id)).count() as u64
+    );
+    for (entity, _, watched, name) in seen {
+        let id = instance.id_of(*entity).unwrap();
+        assert_eq!(
+            (*watched, name.clone()),
+            (e(id / 7), Some(format!("E{}", id / 7)))
+        );
+    }
+}
+
 #[test]
 fn scenes_spawn_with_references_without_an_app() {
     let mut h = harness();

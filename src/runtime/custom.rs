@@ -39,18 +39,29 @@ pub(crate) struct CustomContext {
     pub(crate) schemas: ForgeSchemas,
 }
 
-/// The custom components of a scene, ready to insert: one column of values per type (a `Vec` of
-/// the type itself: no allocation per value), and for each entity, in `doc.entities` order, which
-/// row of which column holds each of its custom components.
+/// The custom components of a scene, ready to insert, in one or more [`PreparedPart`]s of
+/// consecutive entities (one per run of entities a thread built: see
+/// [`prepare_part`]). Each part is complete on its own: its own columns, rows and references.
 #[derive(Default)]
 pub(crate) struct PreparedCustoms {
+    parts: Vec<PreparedPart>,
+    /// The index in `doc.entities` of each part's first entity, ascending.
+    firsts: Vec<usize>,
+}
+
+/// The custom components of a run of consecutive entities: one column of values per type (a
+/// `Vec` of the type itself: no allocation per value), and for each entity, in `doc.entities`
+/// order, which row of which column holds each of its custom components.
+#[derive(Default)]
+pub(crate) struct PreparedPart {
     types: Vec<(Arc<CustomType>, Box<dyn CustomColumn>)>,
     /// `(type, row)` of every component, entity by entity; [`REFERS`] set in the row of a
     /// value with entity references.
     refs: Vec<(u32, u32)>,
-    /// Entity `i`'s components are `refs[starts[i]..starts[i + 1]]`.
+    /// Entity `i`'s components (`i` counted from the part's first) are
+    /// `refs[starts[i]..starts[i + 1]]`.
     starts: Vec<u32>,
-    /// The entities the placeholders in values stand for.
+    /// The entities the placeholders in the part's values stand for.
     references: RefTable,
 }
 
@@ -60,8 +71,11 @@ const REFERS: u32 = super::registry::ROW_FLAG;
 impl std::fmt::Debug for PreparedCustoms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCustoms")
-            .field("types", &self.types.len())
-            .field("components", &self.refs.len())
+            .field("parts", &self.parts.len())
+            .field(
+                "components",
+                &self.parts.iter().map(|p| p.refs.len()).sum::<usize>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -69,6 +83,36 @@ impl std::fmt::Debug for PreparedCustoms {
 impl PreparedCustoms {
     /// The custom components of the entity at `index` of `doc.entities` (none when out of range).
     pub(crate) fn entity(&self, index: usize) -> Customs<'_> {
+        let part = self.firsts.partition_point(|first| *first <= index);
+        match part
+            .checked_sub(1)
+            .and_then(|p| Some((self.parts.get(p)?, self.firsts[p])))
+        {
+            Some((part, first)) => part.entity(index - first),
+            None => Customs {
+                table: &EMPTY_PART,
+                refs: &[],
+            },
+        }
+    }
+
+    /// Whether any value has entity references (inserted once its instance's entities exist).
+    pub(crate) fn has_references(&self) -> bool {
+        self.parts.iter().any(|p| !p.references.keys.is_empty())
+    }
+}
+
+/// What an entity out of range gets its (no) components from.
+static EMPTY_PART: PreparedPart = PreparedPart {
+    types: Vec::new(),
+    refs: Vec::new(),
+    starts: Vec::new(),
+    references: RefTable { keys: Vec::new() },
+};
+
+impl PreparedPart {
+    /// The custom components of the part's entity `index` (none when out of range).
+    fn entity(&self, index: usize) -> Customs<'_> {
         let range = match (self.starts.get(index), self.starts.get(index + 1)) {
             (Some(&a), Some(&b)) => a as usize..b as usize,
             _ => 0..0,
@@ -87,17 +131,12 @@ impl PreparedCustoms {
             references: (row & REFERS != 0).then_some(&self.references),
         })
     }
-
-    /// Whether any value has entity references (inserted once its instance's entities exist).
-    pub(crate) fn has_references(&self) -> bool {
-        !self.references.keys.is_empty()
-    }
 }
 
 /// The prepared custom components of one entity.
 #[derive(Clone, Copy)]
 pub(crate) struct Customs<'a> {
-    table: &'a PreparedCustoms,
+    table: &'a PreparedPart,
     refs: &'a [(u32, u32)],
 }
 
@@ -173,7 +212,7 @@ struct Resolved {
     /// A struct's fields in declaration order (their reflected index), with their types: a few
     /// names compared beat hashing each field name twice per value. Empty for a tuple struct.
     fields: Vec<(&'static str, Option<&'static TypeInfo>)>,
-    /// Its column in the [`PreparedCustoms`] being built.
+    /// Its column in the [`PreparedPart`] being built.
     slot: u32,
 }
 
@@ -189,7 +228,7 @@ fn resolve_type(
     type_path: &str,
     registry: &TypeRegistry,
     schemas: &ForgeSchemas,
-    out: &mut PreparedCustoms,
+    out: &mut PreparedPart,
 ) -> Result<Resolved, Unresolved> {
     let entry = resolve(type_path, |p| schemas.entry(p), || schemas.type_paths())
         .ok_or(Unresolved::Unknown)?;
@@ -239,20 +278,45 @@ pub(crate) fn prepare(
     cx: &CustomContext,
     referable: &Referable<'_>,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
+    join(vec![prepare_part(
+        doc,
+        0..doc.entities.len(),
+        map,
+        text,
+        cx,
+        referable,
+    )])
+}
+
+/// The errors of building one [`PreparedPart`], in file order.
+pub(crate) type PartErrors = Vec<Diagnostic>;
+
+/// [`prepare`] for the entities at `range` of `doc.entities` only (an empty part when the range
+/// is out of bounds), and its errors. The parts of consecutive ranges, [`join`]ed in order, give
+/// each entity the values [`prepare`] gives it, and the same errors in the same order.
+pub(crate) fn prepare_part(
+    doc: &SceneDoc,
+    range: std::ops::Range<usize>,
+    map: &SourceMap,
+    text: Option<&str>,
+    cx: &CustomContext,
+    referable: &Referable<'_>,
+) -> (PreparedPart, PartErrors) {
     let text = text.map(without_bom);
     let placeholders = Placeholders::new(referable);
     let registry = cx.registry.read();
     let mut errors = Vec::new();
-    let mut out = PreparedCustoms {
-        starts: Vec::with_capacity(doc.entities.len() + 1),
+    let entities = doc.entities.get_range(range).unwrap_or_default();
+    let mut out = PreparedPart {
+        starts: Vec::with_capacity(entities.len() + 1),
         ..Default::default()
     };
-    // Each type path is checked and resolved once per load, not once per component.
+    // Each type path is checked and resolved once per part, not once per component.
     let mut valid_paths: HashMap<&str, bool> = HashMap::new();
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     // The types of the entity's custom components so far: (column, as written).
     let mut seen: Vec<(u32, &str)> = Vec::new();
-    for (id, node) in &doc.entities {
+    for (id, node) in entities {
         out.starts.push(out.refs.len() as u32);
         seen.clear();
         let valid = |p| {
@@ -303,6 +367,24 @@ pub(crate) fn prepare(
     out.references = placeholders.into_table();
     for (_, column) in &mut out.types {
         column.shrink();
+    }
+    (out, errors)
+}
+
+/// The [`PreparedCustoms`] of the parts of consecutive runs of entities, given in order from
+/// the first entity, and their errors in that order.
+pub(crate) fn join(parts: Vec<(PreparedPart, PartErrors)>) -> (PreparedCustoms, Vec<Diagnostic>) {
+    let mut out = PreparedCustoms {
+        parts: Vec::with_capacity(parts.len()),
+        firsts: Vec::with_capacity(parts.len()),
+    };
+    let mut errors = Vec::new();
+    let mut first = 0;
+    for (part, mut more) in parts {
+        errors.append(&mut more);
+        out.firsts.push(first);
+        first += part.starts.len().saturating_sub(1);
+        out.parts.push(part);
     }
     (out, errors)
 }

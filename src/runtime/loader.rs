@@ -757,36 +757,94 @@ async fn read_whole(reader: &mut dyn Reader) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Scenes from this many entities validate on a second thread while their custom components
-/// are built (below it, starting a thread costs more than it saves).
+/// Scenes from this many entities validate and build their custom components on every core
+/// (below it, starting threads costs more than it saves).
 const PARALLEL_FROM: usize = 5_000;
 
+/// The entities whose custom components one thread builds at a time, in a large scene: small
+/// enough that the threads finish close together, large enough that the parts are few.
+const PART_LEN: usize = 4_096;
+
+/// The most threads that validate and build (this one included), so that one large load does
+/// not take every core of a large machine from the game.
+const MOST_THREADS: usize = 8;
+
 /// Validates `parsed` and builds its custom components (of its expansion, when it places
-/// prefabs). The two only read the documents: for large scenes they run side by side on two
-/// threads, where the platform has threads and more than one core; otherwise one after the
-/// other. The results are the same either way.
+/// prefabs). Both only read the documents. For a large scene, where the platform has threads
+/// and more than one core, they run on several: one thread validates, then joins the others
+/// building the custom components of runs of [`PART_LEN`] entities, each thread taking the
+/// next run nobody has taken; the parts are kept in order, side by side (nothing is copied to
+/// join them). The results are the same on one thread or several.
 fn validate_and_prepare(
     parsed: &ParsedScene,
     expanded: Option<&ExpandedScene>,
     text: Option<&str>,
     cx: &CustomContext,
 ) -> (ValidationReport, (PreparedCustoms, Vec<Diagnostic>)) {
-    let (doc, referable) = referable(parsed, expanded);
-    let prepare = || super::custom::prepare(doc, &parsed.source_map, text, cx, &referable);
-    #[cfg(not(target_arch = "wasm32"))]
-    if doc.entities.len() >= PARALLEL_FROM
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
-    {
-        let (report, custom) = std::thread::scope(|s| {
-            let validation = std::thread::Builder::new()
-                .name("forge scene validation".into())
-                .spawn_scoped(s, || validate_parsed(parsed, None));
-            let custom = prepare();
-            (validation.ok().and_then(|v| v.join().ok()), custom)
-        });
-        // No thread (or it failed): validate here.
-        let report = report.unwrap_or_else(|| validate_parsed(parsed, None));
-        return (report, custom);
+    let len = referable(parsed, expanded).0.entities.len();
+    let threads = if cfg!(target_arch = "wasm32") || len < PARALLEL_FROM {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MOST_THREADS))
+    };
+    if threads < 2 {
+        let (doc, referable) = referable(parsed, expanded);
+        let custom = super::custom::prepare(doc, &parsed.source_map, text, cx, &referable);
+        return (validate_parsed(parsed, None), custom);
     }
-    (validate_parsed(parsed, None), prepare())
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let parts = len.div_ceil(PART_LEN);
+    // Builds run `part` (entities `part * PART_LEN..`).
+    let run = |part: usize, doc, referable: &_| {
+        let range = part * PART_LEN..((part + 1) * PART_LEN).min(len);
+        super::custom::prepare_part(doc, range, &parsed.source_map, text, cx, referable)
+    };
+    let next = AtomicUsize::new(0);
+    // Takes runs until none is left: (run number, its part).
+    let build = || {
+        let (doc, referable) = referable(parsed, expanded);
+        let mut built = Vec::new();
+        loop {
+            let part = next.fetch_add(1, Ordering::Relaxed);
+            if part >= parts {
+                return built;
+            }
+            built.push((part, run(part, doc, &referable)));
+        }
+    };
+    let (report, mut built) = std::thread::scope(|s| {
+        let thread = |name: &str| std::thread::Builder::new().name(name.into());
+        let validator = thread("forge scene validation")
+            .spawn_scoped(s, || (Some(validate_parsed(parsed, None)), build()))
+            .ok();
+        let helpers: Vec<_> = (2..threads)
+            .filter_map(|_| {
+                thread("forge scene preparation")
+                    .spawn_scoped(s, || (None, build()))
+                    .ok()
+            })
+            .collect();
+        let mut built = build();
+        let mut report = None;
+        // A thread that could not start or that failed leaves its work to this one (below).
+        for handle in validator.into_iter().chain(helpers) {
+            if let Ok((r, mut theirs)) = handle.join() {
+                report = report.or(r);
+                built.append(&mut theirs);
+            }
+        }
+        (report, built)
+    });
+    let report = report.unwrap_or_else(|| validate_parsed(parsed, None));
+    built.sort_unstable_by_key(|(part, _)| *part);
+    // Runs a failed thread took and did not give back are built here.
+    let (doc, referable) = referable(parsed, expanded);
+    let mut built = built.into_iter().peekable();
+    let joined = (0..parts)
+        .map(|part| match built.next_if(|(p, _)| *p == part) {
+            Some((_, p)) => p,
+            None => run(part, doc, &referable),
+        })
+        .collect();
+    (report, super::custom::join(joined))
 }
