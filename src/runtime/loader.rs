@@ -244,8 +244,17 @@ impl AssetLoader for ForgeSceneLoader {
         let (expanded, expand_diagnostics) =
             crate::prefab::expand(&parsed, &|scene| prefabs.scenes.get(scene).map(|e| &**e));
         let text = bytes.as_deref().and_then(|b| std::str::from_utf8(b).ok());
-        let (report, (custom, mut custom_errors)) =
-            validate_and_prepare(&parsed, expanded.as_ref(), text, &self.custom);
+        let Checked {
+            report,
+            custom: (custom, mut custom_errors),
+            assets,
+        } = validate_and_prepare(
+            &parsed,
+            expanded.as_ref(),
+            text,
+            &self.custom,
+            settings.check_assets,
+        );
         if !custom_errors.is_empty() && bytes.is_none() {
             // Errors point inside custom expressions with the text: read it again.
             let bytes = read_whole(reader).await.map_err(io)?;
@@ -272,6 +281,7 @@ impl AssetLoader for ForgeSceneLoader {
             expanded,
             prefabs,
             custom,
+            assets,
         };
         self.finish(
             scene,
@@ -296,6 +306,8 @@ struct Built {
     expanded: Option<ExpandedScene>,
     prefabs: Prefabs,
     custom: PreparedCustoms,
+    /// The asset paths its built-in components name, when the loader settings check them.
+    assets: Option<Vec<AssetRef>>,
 }
 
 /// `diagnostics` without repeats: a prefab placed twice has the problems of its own content
@@ -396,8 +408,17 @@ impl ForgeSceneLoader {
         } else {
             None
         };
-        let (report, (custom, custom_errors)) =
-            validate_and_prepare(&parsed, expanded.as_ref(), None, &self.custom);
+        let Checked {
+            report,
+            custom: (custom, custom_errors),
+            assets,
+        } = validate_and_prepare(
+            &parsed,
+            expanded.as_ref(),
+            None,
+            &self.custom,
+            settings.check_assets,
+        );
         diagnostics.extend(report.diagnostics);
         sort_out(diagnostics, &mut errors, &named);
         // No prefab file is loaded: problems in a bundled prefab's content are reported here,
@@ -416,6 +437,7 @@ impl ForgeSceneLoader {
             expanded,
             prefabs,
             custom,
+            assets,
         };
         self.finish(
             scene,
@@ -448,11 +470,13 @@ impl ForgeSceneLoader {
             expanded,
             prefabs,
             custom,
+            assets,
         } = scene;
         if settings.check_assets {
-            let doc = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+            let assets = assets
+                .unwrap_or_else(|| asset_refs(expanded.as_ref().map_or(&parsed.doc, |e| &e.doc)));
             let missing = self
-                .missing_assets(doc, &parsed.source_map, load_context)
+                .missing_assets(assets, &parsed.source_map, load_context)
                 .await;
             errors.extend(match &expanded {
                 Some(e) if bundled => dedup(
@@ -598,10 +622,11 @@ impl ForgeSceneLoader {
         prefabs
     }
 
-    /// Referenced files that do not exist in the scene's asset source.
+    /// The files `assets` name that do not exist in the scene's asset source, each reported at
+    /// the field that names it (each file is looked up once).
     async fn missing_assets(
         &self,
-        doc: &SceneDoc,
+        assets: Vec<AssetRef>,
         map: &crate::format::SourceMap,
         ctx: &LoadContext<'_>,
     ) -> Vec<Diagnostic> {
@@ -610,50 +635,82 @@ impl ForgeSceneLoader {
             return problems;
         };
         let mut checked = std::collections::HashMap::<String, bool>::new();
-        for (id, node) in &doc.entities {
-            for (index, component) in node.components.iter().enumerate() {
-                let (field, asset) = match component {
-                    ComponentData::Sprite(s) => match &s.image {
-                        Some(image) => ("image", image),
-                        None => continue,
-                    },
-                    ComponentData::Mesh3d(m) => match &m.mesh {
-                        MeshSource::Asset(path) => ("mesh.value", path),
-                        MeshSource::Primitive(_) => continue,
-                    },
-                    _ => continue,
-                };
-                if crate::project::check_asset_path(asset).is_err() {
-                    continue; // reported by validation
+        for AssetRef {
+            entity,
+            component,
+            field,
+            path,
+        } in assets
+        {
+            let file = path
+                .split_once('#')
+                .map_or(path.as_str(), |(f, _)| f)
+                .to_owned();
+            let exists = match checked.get(&file) {
+                Some(e) => *e,
+                None => {
+                    let e = source.reader().read(Path::new(&file)).await.is_ok();
+                    checked.insert(file.clone(), e);
+                    e
                 }
-                let file = asset
-                    .split_once('#')
-                    .map_or(asset.as_str(), |(f, _)| f)
-                    .to_owned();
-                let exists = match checked.get(&file) {
-                    Some(e) => *e,
-                    None => {
-                        let e = source.reader().read(Path::new(&file)).await.is_ok();
-                        checked.insert(file.clone(), e);
-                        e
-                    }
-                };
-                if !exists {
-                    let mut d = Diagnostic::new(
-                        Severity::Error,
-                        "forge::asset::missing",
-                        format!("asset `{file}` does not exist in the asset source"),
-                    );
-                    d.entity = Some(*id);
-                    d.path = Some(format!("components[{index}].data.{field}"));
-                    d.position = map.component_field(*id, index, field);
-                    d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
-                    problems.push(d);
-                }
+            };
+            if !exists {
+                let mut d = Diagnostic::new(
+                    Severity::Error,
+                    "forge::asset::missing",
+                    format!("asset `{file}` does not exist in the asset source"),
+                );
+                d.entity = Some(entity);
+                d.path = Some(format!("components[{component}].data.{field}"));
+                d.position = map.component_field(entity, component, field);
+                d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
+                problems.push(d);
             }
         }
         problems
     }
+}
+
+/// An asset path a built-in component of a scene names, to check that the file exists.
+struct AssetRef {
+    /// The entity's key.
+    entity: u64,
+    /// The component's index in the entity's list.
+    component: usize,
+    /// The field that names the asset, below the component's `data`.
+    field: &'static str,
+    /// The path as written (a `#label` included), valid (others are validation's to report).
+    path: String,
+}
+
+/// The asset paths the built-in components of `doc` name, entity by entity, in file order.
+fn asset_refs(doc: &SceneDoc) -> Vec<AssetRef> {
+    let mut refs = Vec::new();
+    for (id, node) in &doc.entities {
+        for (index, component) in node.components.iter().enumerate() {
+            let (field, asset) = match component {
+                ComponentData::Sprite(s) => match &s.image {
+                    Some(image) => ("image", image),
+                    None => continue,
+                },
+                ComponentData::Mesh3d(m) => match &m.mesh {
+                    MeshSource::Asset(path) => ("mesh.value", path),
+                    MeshSource::Primitive(_) => continue,
+                },
+                _ => continue,
+            };
+            if crate::project::check_asset_path(asset).is_err() {
+                continue; // reported by validation
+            }
+            refs.push(AssetRef {
+                entity: *id,
+                component: index,
+                field,
+                path: asset.clone(),
+            });
+        }
+    }
+    refs
 }
 
 /// Files from this size on are read in pieces ([`StreamRead`]):
@@ -769,18 +826,35 @@ const PART_LEN: usize = 4_096;
 /// not take every core of a large machine from the game.
 const MOST_THREADS: usize = 8;
 
-/// Validates `parsed` and builds its custom components (of its expansion, when it places
-/// prefabs). Both only read the documents. For a large scene, where the platform has threads
-/// and more than one core, they run on several: one thread validates, then joins the others
-/// building the custom components of runs of [`PART_LEN`] entities, each thread taking the
-/// next run nobody has taken; the parts are kept in order, side by side (nothing is copied to
-/// join them). The results are the same on one thread or several.
+/// What [`validate_and_prepare`] gives.
+struct Checked {
+    report: ValidationReport,
+    /// The custom components and the problems building them.
+    custom: (PreparedCustoms, Vec<Diagnostic>),
+    /// The asset paths to check, when asked for.
+    assets: Option<Vec<AssetRef>>,
+}
+
+/// Validates `parsed`, builds its custom components and, when `assets` asks, lists the asset
+/// paths its built-ins name ([`asset_refs`]), all of its expansion when it places prefabs (but
+/// validation, of the file's own document). All three only read the documents. For a large
+/// scene, where the platform has threads and more than one core, they run on several: one
+/// thread validates and lists the assets, then joins the others building the custom
+/// components of runs of [`PART_LEN`] entities, each thread taking the next run nobody has
+/// taken; the parts are kept in order, side by side (nothing is copied to join them). The
+/// results are the same on one thread or several.
 fn validate_and_prepare(
     parsed: &ParsedScene,
     expanded: Option<&ExpandedScene>,
     text: Option<&str>,
     cx: &CustomContext,
-) -> (ValidationReport, (PreparedCustoms, Vec<Diagnostic>)) {
+    assets: bool,
+) -> Checked {
+    let validate = || {
+        let report = validate_parsed(parsed, None);
+        let assets = assets.then(|| asset_refs(referable(parsed, expanded).0));
+        (report, assets)
+    };
     let len = referable(parsed, expanded).0.entities.len();
     let threads = if cfg!(target_arch = "wasm32") || len < PARALLEL_FROM {
         1
@@ -790,7 +864,12 @@ fn validate_and_prepare(
     if threads < 2 {
         let (doc, referable) = referable(parsed, expanded);
         let custom = super::custom::prepare(doc, &parsed.source_map, text, cx, &referable);
-        return (validate_parsed(parsed, None), custom);
+        let (report, assets) = validate();
+        return Checked {
+            report,
+            custom,
+            assets,
+        };
     }
     use std::sync::atomic::{AtomicUsize, Ordering};
     let parts = len.div_ceil(PART_LEN);
@@ -812,10 +891,10 @@ fn validate_and_prepare(
             built.push((part, run(part, doc, &referable)));
         }
     };
-    let (report, mut built) = std::thread::scope(|s| {
+    let (checked, mut built) = std::thread::scope(|s| {
         let thread = |name: &str| std::thread::Builder::new().name(name.into());
         let validator = thread("forge scene validation")
-            .spawn_scoped(s, || (Some(validate_parsed(parsed, None)), build()))
+            .spawn_scoped(s, || (Some(validate()), build()))
             .ok();
         let helpers: Vec<_> = (2..threads)
             .filter_map(|_| {
@@ -825,17 +904,17 @@ fn validate_and_prepare(
             })
             .collect();
         let mut built = build();
-        let mut report = None;
+        let mut checked = None;
         // A thread that could not start or that failed leaves its work to this one (below).
         for handle in validator.into_iter().chain(helpers) {
-            if let Ok((r, mut theirs)) = handle.join() {
-                report = report.or(r);
+            if let Ok((c, mut theirs)) = handle.join() {
+                checked = checked.or(c);
                 built.append(&mut theirs);
             }
         }
-        (report, built)
+        (checked, built)
     });
-    let report = report.unwrap_or_else(|| validate_parsed(parsed, None));
+    let (report, assets) = checked.unwrap_or_else(validate);
     built.sort_unstable_by_key(|(part, _)| *part);
     // Runs a failed thread took and did not give back are built here.
     let (doc, referable) = referable(parsed, expanded);
@@ -846,5 +925,9 @@ fn validate_and_prepare(
             None => run(part, doc, &referable),
         })
         .collect();
-    (report, super::custom::join(joined))
+    Checked {
+        report,
+        custom: super::custom::join(joined),
+        assets,
+    }
 }
