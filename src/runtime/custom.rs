@@ -86,7 +86,7 @@ impl PreparedCustoms {
         let part = self.firsts.partition_point(|first| *first <= index);
         match part
             .checked_sub(1)
-            .and_then(|p| Some((self.parts.get(p)?, self.firsts[p])))
+            .and_then(|p| Some((self.parts.get(p)?, *self.firsts.get(p)?)))
         {
             Some((part, first)) => part.entity(index - first),
             None => Customs {
