@@ -862,12 +862,14 @@ fn validate_reports_a_cycle_with_each_link() {
         out.contains("error[forge::prefab::cycle]: prefab cycle: `prefabs/goblin.forge.ron` -> `prefabs/hat.forge.ron` -> `prefabs/goblin.forge.ron`"),
         "{out}"
     );
-    // Each link, named by its path on disk so it can be opened.
-    let on_disk = dir.path().join("assets/prefabs/goblin.forge.ron");
+    // Each link, named by its path on disk so it can be opened from where `forge` runs
+    // (relative, as the scene was given).
+    let on_disk = std::path::Path::new("assets/prefabs/goblin.forge.ron");
     assert!(
         out.contains(&format!("= note: {}:", on_disk.display())),
         "{out}"
     );
+    assert!(!out.contains(&dir.path().display().to_string()), "{out}");
     assert!(out.contains("places `prefabs/hat.forge.ron`"), "{out}");
     // `tree` draws what it can, says why it is not whole, and fails.
     let tree = forge(dir.path(), &["tree", "assets/scenes/camp.forge.ron"]);
@@ -1218,4 +1220,54 @@ fn fmt_leaves_files_with_comments_alone_and_says_why() {
         );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), FORMAT_0);
     }
+}
+
+/// A scene with prefab instances is checked in two passes (its own rules, then its expansion's
+/// custom components and references); the report lists both in one order, the library's:
+/// errors before warnings before notes, and within each by entity.
+#[test]
+fn validate_lists_a_scene_with_instances_in_one_order() {
+    // The camp's first entity gets a custom component the schema file does not have: an error
+    // from the expansion's pass, on an entity before those of the first pass's errors.
+    let text = camp().replacen(
+        "components: [",
+        "components: [(type: custom, data: (type_path: \"forge_demo::Nothing\", fields: [])), ",
+        1,
+    );
+    let dir = prefab_project(&text);
+    common::game::schemas()
+        .export(dir.path().join("game.forge-schema.ron"))
+        .unwrap();
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "game.forge-schema.ron",
+            "--format",
+            "json",
+            "assets/scenes/camp.forge.ron",
+        ],
+    );
+    let items = json(&o);
+    let rank = |s: &str| ["error", "warning", "info"].iter().position(|r| *r == s);
+    let order: Vec<(Option<usize>, Option<u64>)> = items
+        .iter()
+        .filter(|d| d["file"] == "assets/scenes/camp.forge.ron")
+        .map(|d| (rank(d["severity"].as_str().unwrap()), d["entity"].as_u64()))
+        .collect();
+    assert!(
+        order.iter().any(|(_, e)| e.is_some()) && order.len() > 1,
+        "{items:#?}"
+    );
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted, "{items:#?}");
+    assert!(
+        items.iter().any(|d| d["message"]
+            .as_str()
+            .unwrap()
+            .contains("forge_demo::Nothing")),
+        "{items:#?}"
+    );
 }

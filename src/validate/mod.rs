@@ -127,6 +127,14 @@ impl IntoIterator for ValidationReport {
     }
 }
 
+/// Diagnostics from several checks (a scene's rules, its prefab instances' expansion) in one
+/// report, in the report's order.
+impl FromIterator<Diagnostic> for ValidationReport {
+    fn from_iter<I: IntoIterator<Item = Diagnostic>>(diagnostics: I) -> Self {
+        finish(diagnostics.into_iter().collect())
+    }
+}
+
 impl<'a> IntoIterator for &'a ValidationReport {
     type Item = &'a Diagnostic;
     type IntoIter = std::slice::Iter<'a, Diagnostic>;

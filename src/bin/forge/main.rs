@@ -67,7 +67,7 @@ use bevy_forge_scene::format::{ParsedScene, SceneDoc};
 use bevy_forge_scene::prefab::{ExpandedScene, PrefabFiles, has_instances};
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::file::{SchemaFile, SchemaFileError};
-use bevy_forge_scene::validate::{Diagnostic, Severity};
+use bevy_forge_scene::validate::{Diagnostic, Severity, ValidationReport};
 use bevy_forge_scene::validate::{
     validate_parsed, validate_parsed_with_schemas, validate_references,
 };
@@ -344,8 +344,6 @@ fn prefab_files(root: PathBuf, schemas: Option<&SchemaFile>) -> Prefabs {
     }
 }
 
-/// Names the other files a diagnostic points at by their paths on disk (under `root`), so they
-/// can be opened from where `forge` runs.
 /// Prints the errors of every prefab file `prefabs` read on stderr, each file under its own
 /// name (its asset path under `root`); whether there were any.
 fn report_prefab_errors(prefabs: &Prefabs, root: &Path) -> bool {
@@ -362,7 +360,7 @@ fn report_prefab_errors(prefabs: &Prefabs, root: &Path) -> bool {
         }
         any = true;
         localize(&mut errors, root);
-        let name = root.join(asset).display().to_string();
+        let name = shown(&root.join(asset));
         let source = Source::new(name, file.text.as_bytes());
         let text = report::human(&source, &errors, render::use_colour());
         let _ = std::io::stderr().write_all(text.as_bytes());
@@ -370,17 +368,33 @@ fn report_prefab_errors(prefabs: &Prefabs, root: &Path) -> bool {
     any
 }
 
+/// Names the other files `diagnostics` point at (prefab files, by asset path under `root`) by
+/// their paths on disk as [`shown`] writes them, so they can be opened from where `forge` runs.
 fn localize(diagnostics: &mut [Diagnostic], root: &Path) {
     for d in diagnostics {
         for related in &mut d.related {
             if let Some(file) = &related.file {
                 let on_disk = root.join(file);
                 if on_disk.exists() {
-                    related.file = Some(on_disk.display().to_string());
+                    related.file = Some(shown(&on_disk));
                 }
             }
         }
     }
+}
+
+/// `path` as a report names a file: relative to the working directory when it is below it (as
+/// the scenes given on the command line usually are), else as it is.
+fn shown(path: &Path) -> String {
+    let below = std::env::current_dir()
+        .and_then(|cwd| cwd.canonicalize())
+        .ok()
+        .zip(path.canonicalize().ok())
+        .and_then(|(cwd, file)| Some(file.strip_prefix(&cwd).ok()?.to_path_buf()));
+    below
+        .unwrap_or_else(|| path.to_owned())
+        .display()
+        .to_string()
 }
 
 /// The asset path of the scene at `path` under `root` (its chain's first file), or its path as
@@ -469,7 +483,7 @@ fn validate(args: &ValidateArgs) -> Status {
                 continue; // checked above, or reported where it is placed
             }
             prefab_count += 1;
-            let name = on_disk.display().to_string();
+            let name = shown(&on_disk);
             let mut diagnostics = file.diagnostics.clone();
             localize(&mut diagnostics, root);
             let diagnostics = &diagnostics;
@@ -586,7 +600,11 @@ impl Checker {
             localize(&mut found, &root);
             diagnostics.extend(found);
         }
+        // One order for all of them, the report's (by severity, then entity).
         diagnostics
+            .into_iter()
+            .collect::<ValidationReport>()
+            .diagnostics
     }
 
     /// The prefab files under `root`, read once.
