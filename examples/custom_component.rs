@@ -4,9 +4,10 @@
 //!
 //! In debug builds the game also exports its schemas at startup, so scenes can be checked
 //! without running it (in an editor, in CI):
-//! `cargo run --bin forge -- validate --schema <file> --no-assets assets/scenes` (or `forge
-//! validate ..` once installed with `cargo install --path .`) checks the custom components as the
-//! scene loader does.
+//! `cargo run --bin forge -- validate --schema <file> --no-assets assets/scenes/platformer.forge.ron`
+//! (or `forge validate ..` once installed with `cargo install --path .`) checks the custom
+//! components as the scene loader does. Only `Orbit` is registered here: the other scenes use
+//! the types of other examples, which this schema file does not have.
 //!
 //! Headless (no window, no GPU): prints the player's position for a few frames.
 //!
@@ -61,7 +62,7 @@ fn export_schemas(schemas: Res<ForgeSchemas>) {
         // `--no-assets`: the Platformer scene names an image this repository does not ship.
         // `cargo run --bin forge`: `cargo run --example` does not put `forge` on the PATH.
         Ok(()) => println!(
-            "schemas written; check scenes offline with `cargo run --bin forge -- validate --schema {} --no-assets assets/scenes`",
+            "schemas written; check the scene offline with `cargo run --bin forge -- validate --schema {} --no-assets assets/scenes/platformer.forge.ron`",
             path.display()
         ),
         Err(e) => eprintln!("cannot write the schemas: {e}"),
