@@ -624,3 +624,47 @@ fn references_in_strings_and_comments_are_text() {
         )
     );
 }
+
+/// An entity added to a loaded scene in memory and spawned before the edit is prepared (here
+/// with `spawn_into`) spawns without custom components; the others keep theirs, references
+/// included. In a small scene (its values in one run) and a large one (in several).
+#[test]
+fn an_entity_added_in_memory_spawns_without_custom_components_until_prepared() {
+    for n in [3u64, 9_000] {
+        let entities: Vec<String> = (1..=n)
+            .map(|id| {
+                let links = custom(
+                    "refs_test::Links",
+                    &[
+                        ("target", &format!("#{}", n + 1 - id)),
+                        ("hp", &id.to_string()),
+                    ],
+                );
+                entity(id, &format!("E{id}"), None, &[], &links)
+            })
+            .collect();
+        let roots: Vec<u64> = (1..=n).collect();
+        let mut h = harness();
+        h.add("added.forge.ron", &scene(&entities, &roots));
+        let handle = h.load("added.forge.ron");
+        let id = handle.id();
+        h.run_until(|w| w.resource::<Assets<ForgeScene>>().contains(id));
+        let added = {
+            let mut scenes = h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
+            let mut scene = scenes.get_mut(id).unwrap();
+            scene.doc_mut().add_entity("New".to_owned(), None).unwrap()
+        };
+        let mut world = World::new();
+        let root = world.spawn_empty().id();
+        let scenes = h.world().resource::<Assets<ForgeScene>>();
+        let instance = scenes.get(id).unwrap().spawn_into(id, &mut world, root);
+        let new = instance.entity(added).expect("the added entity spawns");
+        assert!(world.get::<Links>(new).is_none(), "{n}");
+        let last = world.get::<Links>(instance.entity(n).unwrap()).unwrap();
+        assert_eq!(
+            (last.target, last.hp),
+            (instance.entity(1).unwrap(), n as u32),
+            "{n}"
+        );
+    }
+}

@@ -89,10 +89,7 @@ impl PreparedCustoms {
             .and_then(|p| Some((self.parts.get(p)?, *self.firsts.get(p)?)))
         {
             Some((part, first)) => part.entity(index - first),
-            None => Customs {
-                table: &EMPTY_PART,
-                refs: &[],
-            },
+            None => Customs::empty(),
         }
     }
 
@@ -113,7 +110,8 @@ static EMPTY_PART: PreparedPart = PreparedPart {
 impl PreparedPart {
     /// The custom components of the part's entity `index` (none when out of range).
     fn entity(&self, index: usize) -> Customs<'_> {
-        let range = match (self.starts.get(index), self.starts.get(index + 1)) {
+        let next = index.checked_add(1).and_then(|i| self.starts.get(i));
+        let range = match (self.starts.get(index), next) {
             (Some(&a), Some(&b)) => a as usize..b as usize,
             _ => 0..0,
         };
@@ -141,6 +139,14 @@ pub(crate) struct Customs<'a> {
 }
 
 impl<'a> Customs<'a> {
+    /// No components: those of an entity with no prepared values.
+    pub(crate) fn empty() -> Self {
+        Customs {
+            table: &EMPTY_PART,
+            refs: &[],
+        }
+    }
+
     pub(crate) fn iter(self) -> impl Iterator<Item = PreparedCustom<'a>> {
         self.refs.iter().filter_map(move |r| self.table.get(*r))
     }

@@ -354,7 +354,7 @@ pub(crate) fn spawn_entity(
     let has_builtins = !builtins.is_empty();
     #[cfg(not(feature = "builtins"))]
     let has_builtins = false;
-    let custom = scene.custom.entity(prepared.unwrap_or(usize::MAX));
+    let custom = prepared.map_or_else(super::custom::Customs::empty, |i| scene.custom.entity(i));
     let (entity, custom) = if has_builtins {
         (world.spawn(bundle).id(), custom)
     } else {
