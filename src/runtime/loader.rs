@@ -323,19 +323,22 @@ fn dedup(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
             None => message.into(),
         }
     }
-    let mut out: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
-    for d in diagnostics {
-        let seen = d.file.is_some()
-            && out.iter().any(|o| {
-                (o.file.as_deref(), o.entity, o.code, o.path.as_deref())
-                    == (d.file.as_deref(), d.entity, d.code, d.path.as_deref())
-                    && unplaced(&o.message) == unplaced(&d.message)
-            });
-        if !seen {
-            out.push(d);
-        }
-    }
-    out
+    // Each kept problem of a prefab file, by what tells it apart: one lookup per diagnostic, where
+    // comparing with every kept one took time growing with the square of their number.
+    let mut kept = bevy_platform::collections::HashSet::new();
+    diagnostics
+        .into_iter()
+        .filter(|d| {
+            d.file.is_none()
+                || kept.insert((
+                    d.file.clone(),
+                    d.entity,
+                    d.code,
+                    d.path.clone(),
+                    unplaced(&d.message).into_owned(),
+                ))
+        })
+        .collect()
 }
 
 /// Errors into `errors`; warnings and notes logged, naming `path`.
