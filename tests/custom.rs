@@ -760,8 +760,11 @@ fn errors_in_every_run_of_a_large_scene_are_reported_in_file_order() {
     let missing = [custom("forge_demo::Orbit", &[("radius", "1.0")])];
     // A type the first runs never meet.
     let later = [custom("forge_demo::Route", &[("name", "5")])];
-    let bad: [(usize, &[String]); 5] = [
+    // Runs are 4,096 entities long: 4,096 ends the first and 4,097 begins the second.
+    let bad: [(usize, &[String]); 7] = [
         (2, &out_of_range),
+        (4_096, &missing),
+        (4_097, &out_of_range),
         (4_500, &mismatch),
         (8_200, &missing),
         (12_001, &later),
