@@ -817,8 +817,8 @@ async fn read_whole(reader: &mut dyn Reader) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Scenes from this many entities validate and build their custom components on every core
-/// (below it, starting threads costs more than it saves).
+/// Scenes from this many entities validate and build their custom components on several threads,
+/// one per core up to [`MOST_THREADS`] (below it, starting threads costs more than it saves).
 const PARALLEL_FROM: usize = 5_000;
 
 /// The entities whose custom components one thread builds at a time, in a large scene: small
