@@ -374,7 +374,7 @@ pub(crate) fn check_fields<'k>(
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for (j, field) in custom.fields.iter().enumerate() {
-        if field.expr.trim().is_empty() {
+        if super::structure::blank(&field.expr) {
             continue; // reported by validation (`forge::custom::empty_expr`)
         }
         // Messages are only formatted for problems: most fields are fine.

@@ -562,7 +562,7 @@ impl At<'_> {
                     Loc::CustomName(self.index, j),
                 );
             }
-            if field.expr.trim().is_empty() {
+            if blank(&field.expr) {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,

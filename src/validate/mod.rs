@@ -317,7 +317,7 @@ impl Collector {
 fn collect(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Vec<(Diagnostic, Loc)> {
     let mut c = Collector { found: Vec::new() };
     structure(&mut c, doc);
-    if doc.name.trim().is_empty() {
+    if structure::blank(&doc.name) {
         c.push(
             Diagnostic::new(
                 Severity::Warning,
