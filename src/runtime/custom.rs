@@ -99,6 +99,16 @@ impl PreparedCustoms {
     }
 }
 
+/// Where entity `index`'s items are in a list kept entity by entity, where entity `i`'s are at
+/// `starts[i]..starts[i + 1]`; empty for an index out of range.
+pub(crate) fn entity_run(starts: &[u32], index: usize) -> std::ops::Range<usize> {
+    let next = index.checked_add(1).and_then(|i| starts.get(i));
+    match (starts.get(index), next) {
+        (Some(&a), Some(&b)) => a as usize..b as usize,
+        _ => 0..0,
+    }
+}
+
 /// What an entity out of range gets its (no) components from.
 static EMPTY_PART: PreparedPart = PreparedPart {
     types: Vec::new(),
@@ -110,14 +120,12 @@ static EMPTY_PART: PreparedPart = PreparedPart {
 impl PreparedPart {
     /// The custom components of the part's entity `index` (none when out of range).
     fn entity(&self, index: usize) -> Customs<'_> {
-        let next = index.checked_add(1).and_then(|i| self.starts.get(i));
-        let range = match (self.starts.get(index), next) {
-            (Some(&a), Some(&b)) => a as usize..b as usize,
-            _ => 0..0,
-        };
         Customs {
             table: self,
-            refs: self.refs.get(range).unwrap_or(&[]),
+            refs: self
+                .refs
+                .get(entity_run(&self.starts, index))
+                .unwrap_or(&[]),
         }
     }
 

@@ -853,19 +853,21 @@ fn validate_and_prepare(
     cx: &CustomContext,
     assets: bool,
 ) -> Checked {
+    // The document whose values are built and whose assets are listed.
+    let doc = expanded.map_or(&parsed.doc, |e| &e.doc);
     let validate = || {
         let report = validate_parsed(parsed, None);
-        let assets = assets.then(|| asset_refs(referable(parsed, expanded).0));
+        let assets = assets.then(|| asset_refs(doc));
         (report, assets)
     };
-    let len = referable(parsed, expanded).0.entities.len();
+    let len = doc.entities.len();
     let threads = if cfg!(target_arch = "wasm32") || len < PARALLEL_FROM {
         1
     } else {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MOST_THREADS))
     };
     if threads < 2 {
-        let (doc, referable) = referable(parsed, expanded);
+        let (_, referable) = referable(parsed, expanded);
         let custom = super::custom::prepare(doc, &parsed.source_map, text, cx, &referable);
         let (report, assets) = validate();
         return Checked {
@@ -877,21 +879,21 @@ fn validate_and_prepare(
     use std::sync::atomic::{AtomicUsize, Ordering};
     let parts = len.div_ceil(PART_LEN);
     // Builds run `part` (entities `part * PART_LEN..`).
-    let run = |part: usize, doc, referable: &_| {
+    let run = |part: usize, referable: &_| {
         let range = part * PART_LEN..((part + 1) * PART_LEN).min(len);
         super::custom::prepare_part(doc, range, &parsed.source_map, text, cx, referable)
     };
     let next = AtomicUsize::new(0);
     // Takes runs until none is left: (run number, its part).
     let build = || {
-        let (doc, referable) = referable(parsed, expanded);
+        let (_, referable) = referable(parsed, expanded);
         let mut built = Vec::new();
         loop {
             let part = next.fetch_add(1, Ordering::Relaxed);
             if part >= parts {
                 return built;
             }
-            built.push((part, run(part, doc, &referable)));
+            built.push((part, run(part, &referable)));
         }
     };
     let (checked, mut built) = std::thread::scope(|s| {
@@ -920,12 +922,12 @@ fn validate_and_prepare(
     let (report, assets) = checked.unwrap_or_else(validate);
     built.sort_unstable_by_key(|(part, _)| *part);
     // Runs a failed thread took and did not give back are built here.
-    let (doc, referable) = referable(parsed, expanded);
+    let (_, referable) = referable(parsed, expanded);
     let mut built = built.into_iter().peekable();
     let joined = (0..parts)
         .map(|part| match built.next_if(|(p, _)| *p == part) {
             Some((_, p)) => p,
-            None => run(part, doc, &referable),
+            None => run(part, &referable),
         })
         .collect();
     Checked {

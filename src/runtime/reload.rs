@@ -264,6 +264,7 @@ fn apply(
     };
     // 1. Spawn added entities, parents first. An instance spawned after the change was made
     // (in the frame of an in-memory edit, before hot reload ran) already has them.
+    let visibility = super::spawn::visibility_id(world);
     for added in &changes.added {
         if live(world, instance, added.id).is_some() {
             continue;
@@ -278,7 +279,6 @@ fn apply(
             tracing::debug!("entity {} not spawned: its parent is gone", added.id);
             continue;
         };
-        let visibility = super::spawn::visibility_id(world);
         let entity = spawn_entity(world, parent, added.id, index, scene_id, scene, visibility);
         instance.set(added.id, entity);
         event.added.push(added.id);

@@ -195,11 +195,8 @@ impl PreparedBuiltins {
     /// The built-in components of the entity at `index` of `doc.entities` (none when out of
     /// range).
     pub(crate) fn entity(&self, index: usize) -> &[super::builtin::PreparedComponent] {
-        let next = index.checked_add(1).and_then(|i| self.starts.get(i));
-        match (self.starts.get(index), next) {
-            (Some(&a), Some(&b)) => self.components.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
-        }
+        let run = super::custom::entity_run(&self.starts, index);
+        self.components.get(run).unwrap_or(&[])
     }
 }
 
