@@ -452,24 +452,19 @@ fn missing_asset_files_fail_the_load_at_their_field() {
     const SPRITE: &str = "(type: sprite, data: (image: Some(\"IMAGE\")))";
     const MESH: &str = "(type: mesh3d, data: (mesh: (source: asset, value: \"models/gone.gltf#Mesh0/Primitive0\"), material: (base_color: (r: 1, g: 1, b: 1, a: 1), metallic: 0, perceptual_roughness: 0.5, unlit: false)))";
     for n in [3u64, 6_000] {
-        let mut text = String::from("(format_version: 1, name: \"Assets\", entities: {\n");
-        for id in 1..=n {
-            let components = match id {
-                1 => SPRITE.replace("IMAGE", "textures/here.png"),
-                _ if id == n - 1 => MESH.to_owned(),
-                _ if id == n => SPRITE.replace("IMAGE", "textures/gone.png"),
-                _ => String::new(),
-            };
-            text.push_str(&format!(
-                "  {id}: (id: {id}, name: \"E{id}\", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [{components}]),\n"
-            ));
-        }
-        let roots: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
-        text.push_str(&format!(
-            "}}, roots: [{}], next_id: {})",
-            roots.join(", "),
-            n + 1
-        ));
+        let entities: Vec<String> = (1..=n)
+            .map(|id| {
+                let components = match id {
+                    1 => SPRITE.replace("IMAGE", "textures/here.png"),
+                    _ if id == n - 1 => MESH.to_owned(),
+                    _ if id == n => SPRITE.replace("IMAGE", "textures/gone.png"),
+                    _ => String::new(),
+                };
+                common::scenes::entity(id, &format!("E{id}"), None, &[], &components)
+            })
+            .collect();
+        let roots: Vec<u64> = (1..=n).collect();
+        let text = common::scenes::scene(&entities, &roots);
         let mut h = Harness::new();
         h.add_bytes("textures/here.png", b"not read, only found");
         h.add("level.forge.ron", &text);
