@@ -11,7 +11,8 @@
 //!
 //! - `floor/bevy_spawn/<n>`: the same entities spawned by plain Bevy from values in memory, in
 //!   the same kind of app: no scene crate, nothing read or checked. A cooked load + spawn takes
-//!   at least this plus `read/cooked_decode`.
+//!   at least this plus `read/cooked_decode`. `floor/bevy_spawn_batch/<n>`: the same through
+//!   Bevy's `spawn_batch` and `insert_batch`, to compare.
 //!
 //! Before timing, it prints the sizes of the three forms (ours as text, ours cooked, Bevy's
 //! `.scn.ron`) and checks that both loads spawn the same number of entities.
@@ -218,6 +219,36 @@ fn floor(c: &mut Criterion) {
                         entity.insert(e.tag.clone());
                         spawned.push(entity.id());
                     }
+                    total += start.elapsed();
+                    assert_eq!(spawned.len(), n);
+                    world.entity_mut(root).despawn();
+                    app.update();
+                }
+                total
+            })
+        });
+        // Bevy's batch APIs on the same entities: one `spawn_batch` of the common bundle (each
+        // entity's parent read from what the batch spawned before it), then one `insert_batch`
+        // of `Tag`. Kept to show they are no faster way down (slower here: BENCHMARKS.md).
+        group.bench_function(BenchmarkId::new("bevy_spawn_batch", n), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let world = app.world_mut();
+                    let root = world.spawn_empty().id();
+                    let start = std::time::Instant::now();
+                    let spawned = std::cell::RefCell::new(Vec::with_capacity(entities.len()));
+                    let bundles = entities.iter().map(|e| {
+                        let parent = e.parent.map_or(root, |p| spawned.borrow()[p]);
+                        let name = Name::new(e.name.clone());
+                        (name, e.transform, ChildOf(parent), e.health.clone())
+                    });
+                    for entity in world.spawn_batch(bundles) {
+                        spawned.borrow_mut().push(entity);
+                    }
+                    let spawned = spawned.into_inner();
+                    let tags = spawned.iter().zip(&entities);
+                    world.insert_batch(tags.map(|(entity, e)| (*entity, e.tag.clone())));
                     total += start.elapsed();
                     assert_eq!(spawned.len(), n);
                     world.entity_mut(root).despawn();
