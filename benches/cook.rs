@@ -188,6 +188,32 @@ fn plain(n: usize) -> Vec<Plain> {
         .collect()
 }
 
+/// Runs `spawn` (which spawns the bench entities under the root it is given and returns them)
+/// `iters` times into `app`'s world, each under a fresh root despawned afterwards; the time
+/// spent in `spawn` alone.
+fn time_spawns(
+    app: &mut bevy_app::App,
+    iters: u64,
+    n: usize,
+    mut spawn: impl FnMut(
+        &mut bevy_ecs::world::World,
+        bevy_ecs::entity::Entity,
+    ) -> Vec<bevy_ecs::entity::Entity>,
+) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let world = app.world_mut();
+        let root = world.spawn_empty().id();
+        let start = std::time::Instant::now();
+        let spawned = spawn(world, root);
+        total += start.elapsed();
+        assert_eq!(spawned.len(), n);
+        world.entity_mut(root).despawn();
+        app.update();
+    }
+    total
+}
+
 /// The floor under any load + spawn: the same entities spawned by plain Bevy, from values
 /// already in memory (nothing read, checked or built), into the same app's world, one entity at
 /// a time as a spawner walking a tree does: `Name`, `Transform`, `ChildOf` and `Health` in one
@@ -202,11 +228,7 @@ fn floor(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("bevy_spawn", n), |b| {
             b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let world = app.world_mut();
-                    let root = world.spawn_empty().id();
-                    let start = std::time::Instant::now();
+                time_spawns(&mut app, iters, n, |world, root| {
                     let mut spawned = Vec::with_capacity(entities.len());
                     for e in &entities {
                         let parent = e.parent.map_or(root, |p| spawned[p]);
@@ -219,12 +241,8 @@ fn floor(c: &mut Criterion) {
                         entity.insert(e.tag.clone());
                         spawned.push(entity.id());
                     }
-                    total += start.elapsed();
-                    assert_eq!(spawned.len(), n);
-                    world.entity_mut(root).despawn();
-                    app.update();
-                }
-                total
+                    spawned
+                })
             })
         });
         // Bevy's batch APIs on the same entities: one `spawn_batch` of the common bundle (each
@@ -232,11 +250,7 @@ fn floor(c: &mut Criterion) {
         // of `Tag`. Kept to show they are no faster way down (slower here: BENCHMARKS.md).
         group.bench_function(BenchmarkId::new("bevy_spawn_batch", n), |b| {
             b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let world = app.world_mut();
-                    let root = world.spawn_empty().id();
-                    let start = std::time::Instant::now();
+                time_spawns(&mut app, iters, n, |world, root| {
                     let spawned = std::cell::RefCell::new(Vec::with_capacity(entities.len()));
                     let bundles = entities.iter().map(|e| {
                         let parent = e.parent.map_or(root, |p| spawned.borrow()[p]);
@@ -249,12 +263,8 @@ fn floor(c: &mut Criterion) {
                     let spawned = spawned.into_inner();
                     let tags = spawned.iter().zip(&entities);
                     world.insert_batch(tags.map(|(entity, e)| (*entity, e.tag.clone())));
-                    total += start.elapsed();
-                    assert_eq!(spawned.len(), n);
-                    world.entity_mut(root).despawn();
-                    app.update();
-                }
-                total
+                    spawned
+                })
             })
         });
     }
