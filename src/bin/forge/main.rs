@@ -386,11 +386,16 @@ fn localize(diagnostics: &mut [Diagnostic], root: &Path) {
 /// `path` as a report names a file: relative to the working directory when it is below it (as
 /// the scenes given on the command line usually are), else as it is.
 fn shown(path: &Path) -> String {
-    let below = std::env::current_dir()
-        .and_then(|cwd| cwd.canonicalize())
-        .ok()
+    // The working directory does not change during a run: resolved once, not per file named.
+    static CWD: std::sync::LazyLock<Option<PathBuf>> = std::sync::LazyLock::new(|| {
+        std::env::current_dir()
+            .and_then(|cwd| cwd.canonicalize())
+            .ok()
+    });
+    let below = CWD
+        .as_deref()
         .zip(path.canonicalize().ok())
-        .and_then(|(cwd, file)| Some(file.strip_prefix(&cwd).ok()?.to_path_buf()));
+        .and_then(|(cwd, file)| Some(file.strip_prefix(cwd).ok()?.to_path_buf()));
     below
         .unwrap_or_else(|| path.to_owned())
         .display()
