@@ -8,7 +8,7 @@
 mod support;
 
 use bevy_forge_scene::diff::{SceneDiff, diff};
-use bevy_forge_scene::format::{SceneDoc, Vec3};
+use bevy_forge_scene::format::{SceneDoc, Vec3Data};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// A scene of `n` entities and a copy with the transform of the middle entity moved.
@@ -17,7 +17,7 @@ fn one_transform_apart(n: usize) -> (SceneDoc, SceneDoc) {
     let mut new = old.clone();
     let id = old.entities.keys().copied().nth(n / 2).unwrap_or_default();
     if let Some(node) = new.entity_mut(id) {
-        node.transform.translation = Vec3::new(1.0, 2.0, 3.0);
+        node.transform.translation = Vec3Data::new(1.0, 2.0, 3.0);
     }
     (old, new)
 }

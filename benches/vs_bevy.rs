@@ -28,7 +28,7 @@ use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::diff;
-use bevy_forge_scene::format::{SceneDoc, Vec3};
+use bevy_forge_scene::format::{SceneDoc, Vec3Data};
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::apply_diff;
 use bevy_reflect::TypeRegistry;
@@ -296,7 +296,7 @@ fn one_transform_apart(n: usize) -> (String, String, u64) {
     let old = support::generate(n, 7);
     let mut new = old.clone();
     let id = old.entities.keys().copied().nth(n / 2).unwrap();
-    new.entity_mut(id).unwrap().transform.translation = Vec3::new(1.0, 2.0, 3.0);
+    new.entity_mut(id).unwrap().transform.translation = Vec3Data::new(1.0, 2.0, 3.0);
     (old.to_canonical_string(), new.to_canonical_string(), id)
 }
 

@@ -24,7 +24,7 @@ use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_light::PointLight;
 use bevy_reflect::Reflect;
 use bevy_sprite::Sprite;
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 
 /// The goblin prefab's health.
 #[derive(Component, Reflect, Default, ForgeComponent)]
@@ -46,7 +46,7 @@ fn print_tree(world: &World, entity: Entity, depth: usize, out: &mut String) {
     };
     let name = world.get::<Name>(entity).map_or("", |n| n.as_str());
     let mut notes = Vec::new();
-    if let Some(t) = world.get::<BevyTransform>(entity) {
+    if let Some(t) = world.get::<Transform>(entity) {
         notes.push(format!("at ({}, {})", t.translation.x, t.translation.y));
     }
     if let Some(health) = world.get::<Health>(entity) {

@@ -17,7 +17,7 @@ use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::CaptureOptions;
 use bevy_light::DirectionalLight;
 use bevy_math::Quat;
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 
 const SCENE: &str = "scenes/garden.forge.ron";
 
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let world = app.world_mut();
-    if let Some(mut t) = world.get_mut::<BevyTransform>(sun) {
+    if let Some(mut t) = world.get_mut::<Transform>(sun) {
         t.translation.y -= 3.0;
         t.rotation = Quat::from_rotation_x(15f32.to_radians()) * t.rotation;
     }

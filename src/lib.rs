@@ -22,7 +22,7 @@ pub use bevy_forge_scene_macros::ForgeComponent;
 pub use diff::{SceneDiff, diff};
 pub use format::{
     ComponentData, EntityNode, FORMAT_VERSION, ParsedScene, ReadError, SceneDoc, SourceMap,
-    Transform,
+    TransformData,
 };
 pub use project::{AssetIndex, Project};
 pub use runtime::{
@@ -39,7 +39,7 @@ pub use validate::{
 
 /// The most used items: `use bevy_forge_scene::prelude::*;`.
 pub mod prelude {
-    pub use crate::format::{ComponentData, EntityNode, SceneDoc, Transform};
+    pub use crate::format::{ComponentData, EntityNode, SceneDoc, TransformData};
     pub use crate::project::{AssetIndex, Project};
     pub use crate::runtime::{
         CaptureOptions, ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene,

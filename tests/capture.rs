@@ -10,11 +10,11 @@ use std::path::Path;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_forge_scene::format::{ComponentData, CustomField, PointLightData, Transform};
+use bevy_forge_scene::format::{ComponentData, CustomField, PointLightData, TransformData};
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::{CaptureError, CaptureOptions};
 use bevy_math::{EulerRot, Quat, Vec3};
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 use common::game::{Brain, Mode, Route, Stop};
 use common::harness::Harness;
 use common::scenes::{custom, entity, placing, scene};
@@ -140,7 +140,7 @@ fn a_changed_transform_and_custom_field_are_exactly_what_changes() {
     let moved_entity = instance.entity(moved).unwrap();
     let orbit_entity = instance.entity(orbiting).unwrap();
     {
-        let mut t = world.get_mut::<BevyTransform>(moved_entity).unwrap();
+        let mut t = world.get_mut::<Transform>(moved_entity).unwrap();
         t.translation.x += 2.5;
         t.rotation = Quat::from_rotation_y(30f32.to_radians()) * t.rotation;
     }
@@ -152,7 +152,7 @@ fn a_changed_transform_and_custom_field_are_exactly_what_changes() {
     let was = node.transform;
     node.transform.translation.x += 2.5;
     let after = Quat::from_rotation_y(30f32.to_radians()) * was.rotation_quat();
-    node.transform.rotation = Transform::rotation_degrees(after);
+    node.transform.rotation = TransformData::rotation_degrees(after);
     let node = expected.entity_mut(orbiting).unwrap();
     let ComponentData::Custom(orbit) = node
         .components
@@ -330,7 +330,7 @@ fn entities_the_game_added_are_captured_with_fresh_ids_when_asked() {
     let spark = world
         .spawn((
             Name::new("Spark"),
-            BevyTransform::from_xyz(0.0, 1.0, 0.0),
+            Transform::from_xyz(0.0, 1.0, 0.0),
             ChildOf(post),
             bevy_light::PointLight {
                 intensity: 500.0,
@@ -396,7 +396,7 @@ fn rotations_near_gimbal_lock_read_back_within_tolerance() {
         let q = Quat::from_euler(EulerRot::XYZ, 0.3, y.to_radians(), -0.7);
         h.app
             .world_mut()
-            .get_mut::<BevyTransform>(guard)
+            .get_mut::<Transform>(guard)
             .unwrap()
             .rotation = q;
         let doc = capture(&h, root, &CaptureOptions::default());
@@ -452,9 +452,9 @@ fn rotations_are_the_euler_formulas_to_the_bit() {
         [30.0, 45.0, 60.0],
     ]);
     for [x, y, z] in cases {
-        let t = Transform {
-            rotation: bevy_forge_scene::format::Vec3::new(x, y, z),
-            ..Transform::IDENTITY
+        let t = TransformData {
+            rotation: bevy_forge_scene::format::Vec3Data::new(x, y, z),
+            ..TransformData::IDENTITY
         };
         let euler = Quat::from_euler(
             EulerRot::XYZ,
@@ -476,7 +476,7 @@ proptest! {
         x in -180.0f32..180.0, y in -90.0f32..90.0, z in -180.0f32..180.0
     ) {
         let q = Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians());
-        let back = Transform { rotation: Transform::rotation_degrees(q), ..Transform::IDENTITY }
+        let back = TransformData { rotation: TransformData::rotation_degrees(q), ..TransformData::IDENTITY }
             .rotation_quat();
         prop_assert!(back.abs_diff_eq(q, 1e-5) || back.abs_diff_eq(-q, 1e-5), "{back:?} vs {q:?}");
     }
@@ -485,11 +485,11 @@ proptest! {
     fn whole_degrees_read_back_whole(
         x in -179i32..180, y in -89i32..90, z in -179i32..180
     ) {
-        let t = Transform {
-            rotation: bevy_forge_scene::format::Vec3::new(x as f32, y as f32, z as f32),
-            ..Transform::IDENTITY
+        let t = TransformData {
+            rotation: bevy_forge_scene::format::Vec3Data::new(x as f32, y as f32, z as f32),
+            ..TransformData::IDENTITY
         };
-        prop_assert_eq!(Transform::rotation_degrees(t.rotation_quat()), t.rotation);
+        prop_assert_eq!(TransformData::rotation_degrees(t.rotation_quat()), t.rotation);
     }
 }
 
@@ -516,7 +516,7 @@ fn saving_over_the_scene_file_keeps_its_comments_and_changes_only_what_moved() {
     let post = instance.entity(2).unwrap();
     h.app
         .world_mut()
-        .get_mut::<BevyTransform>(post)
+        .get_mut::<Transform>(post)
         .unwrap()
         .translation
         .z = 6.5;

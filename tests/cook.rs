@@ -23,7 +23,7 @@ use bevy_forge_scene::format::{
 };
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 use common::Orbit;
 use common::cooked::{load_state, processed_app, twin_app};
 use common::harness::Harness;
@@ -414,7 +414,7 @@ fn scene_text(speed: f32) -> String {
 /// One spawned entity: name, transform, orbit (speed, axis y), child count, id path.
 type Spawned = (
     String,
-    BevyTransform,
+    Transform,
     Option<(f32, f32)>,
     usize,
     Option<Vec<u64>>,
@@ -429,7 +429,7 @@ fn spawned(world: &World, instance: &ForgeSceneInstance) -> Vec<Spawned> {
                 key,
                 (
                     world.get::<Name>(e).unwrap().as_str().to_owned(),
-                    *world.get::<BevyTransform>(e).unwrap(),
+                    *world.get::<Transform>(e).unwrap(),
                     world.get::<Orbit>(e).map(|o| (o.speed, o.axis.y)),
                     world.get::<Children>(e).map_or(0, |c| c.len()),
                     world.get::<ForgeEntityPath>(e).map(|p| p.0.clone()),

@@ -111,7 +111,7 @@ mod wire {
         pub name: String,
         pub parent: Option<u64>,
         pub children: Vec<u64>,
-        pub transform: Transform,
+        pub transform: TransformData,
         pub components: Vec<Component>,
         pub locked: bool,
         pub instance: Option<Placed>,
@@ -146,7 +146,7 @@ mod wire {
     pub struct Change {
         pub target: Vec<u64>,
         pub name: Option<String>,
-        pub transform: Option<Transform>,
+        pub transform: Option<TransformData>,
         pub set: Vec<(Component, Vec<String>)>,
         pub add: Vec<Component>,
         pub remove: Vec<String>,

@@ -33,7 +33,7 @@ fn health(fields: &[(&str, &str)]) -> ComponentData {
 
 fn light(intensity: f32) -> ComponentData {
     ComponentData::PointLight(PointLightData {
-        color: Color::WHITE,
+        color: ColorData::WHITE,
         intensity,
         range: 10.0,
         shadows: false,
@@ -88,15 +88,18 @@ fn rename_is_one_changed_entity() {
 #[test]
 fn transform_change_reports_old_and_new_per_part() {
     let mut old = sample();
-    old.set_transform(5, Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)))
-        .unwrap();
+    old.set_transform(
+        5,
+        TransformData::from_translation(Vec3Data::new(0.0, 1.0, 0.0)),
+    )
+    .unwrap();
     let mut new = old.clone();
-    let mut t = Transform::from_translation(Vec3::new(0.0, 2.0, 0.0));
-    t.scale = Vec3::new(2.0, 2.0, 2.0);
+    let mut t = TransformData::from_translation(Vec3Data::new(0.0, 2.0, 0.0));
+    t.scale = Vec3Data::new(2.0, 2.0, 2.0);
     new.set_transform(5, t).unwrap();
     let d = diff(&old, &new);
     let change = d.changed[0].transform.as_ref().unwrap();
-    assert_eq!(change.old.translation, Vec3::new(0.0, 1.0, 0.0));
+    assert_eq!(change.old.translation, Vec3Data::new(0.0, 1.0, 0.0));
     assert_eq!(change.new, t);
     assert_eq!(
         lines(&d),

@@ -154,10 +154,10 @@ fn components_are_unique_by_key() {
 fn rename_and_set_transform() {
     let mut doc = sample();
     doc.rename(3, "Lamp").unwrap();
-    let t = Transform {
-        translation: Vec3::new(1.0, 2.0, 3.0),
-        rotation: Vec3::new(0.0, 90.0, 0.0),
-        scale: Vec3::ONE,
+    let t = TransformData {
+        translation: Vec3Data::new(1.0, 2.0, 3.0),
+        rotation: Vec3Data::new(0.0, 90.0, 0.0),
+        scale: Vec3Data::ONE,
     };
     doc.set_transform(3, t).unwrap();
     assert_eq!(doc.entity(3).unwrap().name, "Lamp");
@@ -169,16 +169,16 @@ fn rename_and_set_transform() {
 
 #[test]
 fn rotation_quat_uses_xyz_euler_degrees() {
-    let t = Transform {
-        rotation: Vec3::new(90.0, 0.0, 0.0),
-        ..Transform::IDENTITY
+    let t = TransformData {
+        rotation: Vec3Data::new(90.0, 0.0, 0.0),
+        ..TransformData::IDENTITY
     };
     let q = t.rotation_quat();
     let expected = glam::Quat::from_rotation_x(std::f32::consts::FRAC_PI_2);
     assert!(q.abs_diff_eq(expected, 1e-6), "{q:?}");
-    let t = Transform {
-        rotation: Vec3::new(10.0, 20.0, 30.0),
-        ..Transform::IDENTITY
+    let t = TransformData {
+        rotation: Vec3Data::new(10.0, 20.0, 30.0),
+        ..TransformData::IDENTITY
     };
     let expected = glam::Quat::from_euler(
         glam::EulerRot::XYZ,
@@ -187,7 +187,7 @@ fn rotation_quat_uses_xyz_euler_degrees() {
         30f32.to_radians(),
     );
     assert!(t.rotation_quat().abs_diff_eq(expected, 1e-6));
-    let c = Color::rgba(0.5, 0.25, 1.0, 0.75).to_bevy();
+    let c = ColorData::rgba(0.5, 0.25, 1.0, 0.75).to_bevy();
     assert_eq!(c, bevy_color::Color::srgba(0.5, 0.25, 1.0, 0.75));
 }
 

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bevy_forge_scene::edit::{SceneEdit, SceneEditError, migrate};
-use bevy_forge_scene::format::{SceneDoc, Transform};
+use bevy_forge_scene::format::{SceneDoc, TransformData};
 
 const TF: &str = "transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))";
 
@@ -45,7 +45,7 @@ fn a_file_with_a_nan_number_can_be_edited() {
     assert_eq!(after, text.replace("\"A\"", "\"B\""));
     // Setting a NaN is refused: it would make the scene invalid.
     let after = edited(&one(), |e| {
-        let mut t = Transform::IDENTITY;
+        let mut t = TransformData::IDENTITY;
         t.scale.y = f32::NAN;
         assert!(matches!(
             e.set_transform(1, t),
@@ -110,7 +110,7 @@ fn a_comment_with_a_bracket_between_an_entity_key_and_its_value() {
             "{after}"
         );
         let after = edited(&text, |e| {
-            e.add_entity("N", None, Transform::IDENTITY, vec![])
+            e.add_entity("N", None, TransformData::IDENTITY, vec![])
                 .unwrap();
         });
         assert!(
@@ -196,7 +196,7 @@ fn the_first_item_of_an_empty_list_keeps_the_comments_inside_it() {
             "(\n  format_version: 1,\n  name: \"S\",\n  {empty},\n  roots: [],\n  next_id: 1,\n)\n"
         );
         let after = edited(&text, |e| {
-            e.add_entity("N", None, Transform::IDENTITY, vec![])
+            e.add_entity("N", None, TransformData::IDENTITY, vec![])
                 .unwrap();
         });
         assert!(after.contains(kept) && after.contains("\"N\""), "{after}");
@@ -311,7 +311,7 @@ fn new_lines_take_the_line_ending_most_lines_have() {
     // An `\n` file with one `\r\n` (a pasted comment).
     let text = paren_comment("").replacen("(\n", "( // pasted\r\n", 1);
     let after = edited(&text, |e| {
-        e.add_entity("N", Some(2), Transform::IDENTITY, vec![])
+        e.add_entity("N", Some(2), TransformData::IDENTITY, vec![])
             .unwrap();
     });
     assert_eq!(after.matches("\r\n").count(), 1, "{after:?}");
@@ -320,7 +320,7 @@ fn new_lines_take_the_line_ending_most_lines_have() {
         .replace('\n', "\r\n")
         .replacen("\r\n", "\n", 1);
     let after = edited(&text, |e| {
-        e.add_entity("N", Some(2), Transform::IDENTITY, vec![])
+        e.add_entity("N", Some(2), TransformData::IDENTITY, vec![])
             .unwrap();
     });
     assert_eq!(
@@ -361,7 +361,7 @@ fn a_hand_made_group_is_refused_not_applied_or_panicked_on() {
 #[test]
 fn a_negative_zero_is_written_as_set() {
     let mut edit = SceneEdit::from_text(&one()).unwrap();
-    let mut t = Transform::IDENTITY;
+    let mut t = TransformData::IDENTITY;
     t.translation.x = -0.0;
     edit.set_transform(1, t).unwrap().unwrap();
     assert!(

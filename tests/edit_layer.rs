@@ -9,7 +9,9 @@ mod common;
 use std::path::Path;
 
 use bevy_forge_scene::edit::{SceneEdit, SceneEditError, migrate};
-use bevy_forge_scene::format::{ComponentData, CustomField, PointLightData, SceneDoc, Transform};
+use bevy_forge_scene::format::{
+    ComponentData, CustomField, PointLightData, SceneDoc, TransformData,
+};
 use bevy_forge_scene::prelude::ForgeSceneInstance;
 use common::{Edit, apply_edit};
 use proptest::prelude::*;
@@ -283,9 +285,9 @@ fn entities_added_follow_the_layout_and_deleted_ones_take_their_lines() {
         .add_entity(
             "Rug",
             Some(3),
-            Transform::IDENTITY,
+            TransformData::IDENTITY,
             vec![ComponentData::PointLight(PointLightData {
-                color: bevy_forge_scene::format::Color::WHITE,
+                color: bevy_forge_scene::format::ColorData::WHITE,
                 intensity: 10.0,
                 range: 2.0,
                 shadows: false,
@@ -390,7 +392,7 @@ fn a_file_changed_on_disk_is_not_overwritten() {
 fn crlf_and_bom_files_keep_both() {
     let text = crlf_bom(HAND);
     let mut edit = SceneEdit::from_text(&text).unwrap();
-    edit.add_entity("Chair", None, Transform::IDENTITY, Vec::new())
+    edit.add_entity("Chair", None, TransformData::IDENTITY, Vec::new())
         .unwrap();
     edit.add_component(2, ComponentData::Camera2d).unwrap();
     let after = edit.text();
@@ -451,7 +453,7 @@ fn migrating_a_format_0_file_keeps_its_comments() {
 fn hot_reload_of_an_edit_touches_only_the_edited_entity() {
     use bevy_asset::AssetServer;
     use bevy_ecs::change_detection::ComponentTicks;
-    use bevy_transform::components::Transform as BevyTransform;
+    use bevy_transform::components::Transform;
     use common::scenes::{Log, log_reloads};
 
     let text = asset("assets/scenes/showcase.forge.ron");
@@ -470,7 +472,7 @@ fn hot_reload_of_an_edit_touches_only_the_edited_entity() {
             .map(|id| {
                 h.world()
                     .entity(instance.entity(*id).unwrap())
-                    .get_change_ticks::<BevyTransform>()
+                    .get_change_ticks::<Transform>()
                     .unwrap()
             })
             .collect()
@@ -498,10 +500,7 @@ fn hot_reload_of_an_edit_touches_only_the_edited_entity() {
         assert_eq!(changed, *id == 6, "Transform of {id} changed: {changed}");
     }
     let ball = instance.entity(6).unwrap();
-    assert_eq!(
-        h.world().get::<BevyTransform>(ball).unwrap().translation.y,
-        3.0
-    );
+    assert_eq!(h.world().get::<Transform>(ball).unwrap().translation.y, 3.0);
     assert_eq!(
         h.world().get::<ForgeSceneInstance>(root).unwrap().entity(6),
         Some(ball)

@@ -20,14 +20,14 @@ use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::reflect::AppTypeRegistry;
-use bevy_forge_scene::format::{ComponentData, MeshSource, SceneDoc, Transform};
+use bevy_forge_scene::format::{ComponentData, MeshSource, SceneDoc, TransformData};
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::import::{
     self, ImportError, ImportOptions, ImportReport, NoteKind, file_transform,
 };
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_transform::components::{GlobalTransform, Transform as BevyTransform};
+use bevy_transform::components::{GlobalTransform, Transform};
 use bevy_world_serialization::serde::DynamicWorldSerializer;
 use bevy_world_serialization::{DynamicWorld, DynamicWorldBuilder};
 use glam::{DQuat, EulerRot, Quat, Vec3};
@@ -57,7 +57,7 @@ struct Health {
 /// Registers the Bevy types a scene spawns, as a game's plugins would.
 fn register_builtins(app: &mut App) {
     app.register_type::<Name>()
-        .register_type::<BevyTransform>()
+        .register_type::<Transform>()
         .register_type::<GlobalTransform>()
         .register_type::<ChildOf>()
         .register_type::<Children>()
@@ -99,8 +99,8 @@ fn schemas(world: &World) -> ImportOptions {
 }
 
 /// The angle between the rotations of two file transforms, in degrees, worked out in `f64`.
-fn angle_between(a: &Transform, b: &Transform) -> f64 {
-    let q = |t: &Transform| {
+fn angle_between(a: &TransformData, b: &TransformData) -> f64 {
+    let q = |t: &TransformData| {
         DQuat::from_euler(
             EulerRot::XYZ,
             f64::from(t.rotation.x).to_radians(),
@@ -447,7 +447,7 @@ fn build_world(world: &mut World) -> (Entity, Entity, Creature) {
     let leader = world
         .spawn((
             Name::new("Leader"),
-            BevyTransform::from_xyz(1.0, 2.0, 3.0),
+            Transform::from_xyz(1.0, 2.0, 3.0),
             Plain { x: 3, y: 0 },
         ))
         .id();
@@ -475,7 +475,7 @@ fn build_world(world: &mut World) -> (Entity, Entity, Creature) {
     let child = world
         .spawn((
             Name::new("Creature"),
-            BevyTransform::from_rotation(Quat::from_euler(EulerRot::XYZ, 0.3, 1.2, -2.0)),
+            Transform::from_rotation(Quat::from_euler(EulerRot::XYZ, 0.3, 1.2, -2.0)),
             creature.clone(),
             ChildOf(leader),
         ))
@@ -483,7 +483,7 @@ fn build_world(world: &mut World) -> (Entity, Entity, Creature) {
     for name in ODD_NAMES {
         world.spawn((Name::new(*name), ChildOf(leader)));
     }
-    world.spawn(BevyTransform::from_xyz(0.0, -1.0, 0.0));
+    world.spawn(Transform::from_xyz(0.0, -1.0, 0.0));
     let mut items = std::collections::HashMap::new();
     items.insert("sword".to_owned(), 1);
     world.spawn((
@@ -507,7 +507,7 @@ fn bevy_world_text(world: &World) -> String {
     let entities: Vec<Entity> = world
         .iter_entities()
         .map(|e| e.id())
-        .filter(|e| world.get::<Name>(*e).is_some() || world.get::<BevyTransform>(*e).is_some())
+        .filter(|e| world.get::<Name>(*e).is_some() || world.get::<Transform>(*e).is_some())
         .collect();
     let dynamic = DynamicWorldBuilder::from_world(world, &registry)
         .extract_entities(entities.into_iter())
@@ -727,10 +727,7 @@ fn imported_custom_components_spawn_as_the_values_they_were() {
             ..original
         }
     );
-    let rotation = world
-        .get::<BevyTransform>(named("Creature"))
-        .unwrap()
-        .rotation;
+    let rotation = world.get::<Transform>(named("Creature")).unwrap().rotation;
     let want = Quat::from_euler(EulerRot::XYZ, 0.3, 1.2, -2.0);
     assert!(angle_of(rotation.as_dquat(), want.as_dquat()) < 1e-4);
 }
@@ -738,7 +735,7 @@ fn imported_custom_components_spawn_as_the_values_they_were() {
 // ---------------------------------------------------------------------------------------------
 // Rotations.
 
-/// `file_transform` is the inverse of `Transform::rotation_quat` up to `f32`: the rotation it
+/// `file_transform` is the inverse of `TransformData::rotation_quat` up to `f32`: the rotation it
 /// writes is within 1e-5 degrees of Bevy's quaternion, near gimbal lock too.
 #[test]
 fn rotations_near_gimbal_lock_read_back_within_tolerance() {
@@ -751,11 +748,11 @@ fn rotations_near_gimbal_lock_read_back_within_tolerance() {
     for y in ys {
         for x in xzs {
             for z in xzs {
-                let original = Transform {
-                    rotation: bevy_forge_scene::format::Vec3 { x, y, z },
-                    ..Transform::IDENTITY
+                let original = TransformData {
+                    rotation: bevy_forge_scene::format::Vec3Data { x, y, z },
+                    ..TransformData::IDENTITY
                 };
-                let bevy = BevyTransform::from_rotation(original.rotation_quat());
+                let bevy = Transform::from_rotation(original.rotation_quat());
                 let read = file_transform(&bevy);
                 let angle = angle_of(
                     bevy.rotation.as_dquat().normalize(),
@@ -784,11 +781,11 @@ fn rotations_near_gimbal_lock_read_back_within_tolerance() {
 #[test]
 fn plain_angles_come_back_as_written() {
     for (x, y, z) in [(0.0, 45.0, 0.0), (10.0, 20.0, 30.0), (-90.0, 0.0, 170.0)] {
-        let t = Transform {
-            rotation: bevy_forge_scene::format::Vec3 { x, y, z },
-            ..Transform::IDENTITY
+        let t = TransformData {
+            rotation: bevy_forge_scene::format::Vec3Data { x, y, z },
+            ..TransformData::IDENTITY
         };
-        let read = file_transform(&BevyTransform::from_rotation(t.rotation_quat()));
+        let read = file_transform(&Transform::from_rotation(t.rotation_quat()));
         for (a, b) in [
             (read.rotation.x, x),
             (read.rotation.y, y),
@@ -1103,7 +1100,9 @@ fn forge_import_refuses_a_result_that_does_not_validate_and_malformed_files() {
 
 #[test]
 fn built_ins_keep_what_the_format_has_and_list_the_rest() {
-    use bevy_forge_scene::format::{Color, PointLightData, SpriteData, Text2dData, VisibilityMode};
+    use bevy_forge_scene::format::{
+        ColorData, PointLightData, SpriteData, Text2dData, VisibilityMode,
+    };
     let mut app = App::new();
     register_builtins(&mut app);
     let world = app.world_mut();
@@ -1150,8 +1149,8 @@ fn built_ins_keep_what_the_format_has_and_list_the_rest() {
         [
             ComponentData::Sprite(Box::new(SpriteData {
                 image: None,
-                color: Color::rgba(0.5, 0.25, 1.0, 1.0),
-                custom_size: Some(bevy_forge_scene::format::Vec2 { x: 32.0, y: 48.0 }),
+                color: ColorData::rgba(0.5, 0.25, 1.0, 1.0),
+                custom_size: Some(bevy_forge_scene::format::Vec2Data { x: 32.0, y: 48.0 }),
                 flip_x: false,
                 flip_y: true,
             })),
@@ -1163,14 +1162,14 @@ fn built_ins_keep_what_the_format_has_and_list_the_rest() {
         [ComponentData::Text2d(Box::new(Text2dData {
             text: "Hello\nBevy".to_owned(),
             font_size: 24.0,
-            color: Color::WHITE,
+            color: ColorData::WHITE,
         }))]
     );
     assert_eq!(components("Camera"), [ComponentData::Camera2d]);
     assert_eq!(
         components("Lamp"),
         [ComponentData::PointLight(PointLightData {
-            color: Color::WHITE,
+            color: ColorData::WHITE,
             intensity: 800.0,
             range: 20.0,
             shadows: true,
@@ -1262,7 +1261,7 @@ fn children_come_in_children_order_and_ids_do_not_depend_on_the_file_order() {
     let entities: Vec<Entity> = world
         .iter_entities()
         .map(|e| e.id())
-        .filter(|e| world.get::<Name>(*e).is_some() || world.get::<BevyTransform>(*e).is_some())
+        .filter(|e| world.get::<Name>(*e).is_some() || world.get::<Transform>(*e).is_some())
         .collect();
     let mut reversed = DynamicWorldBuilder::from_world(world, &registry)
         .extract_entities(entities.into_iter())

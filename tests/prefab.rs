@@ -13,7 +13,7 @@ use bevy_forge_scene::ForgeEntityPath;
 use bevy_forge_scene::prelude::*;
 use bevy_light::PointLight;
 use bevy_sprite::Sprite;
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 use common::game::Brain;
 use common::harness::Harness;
 use common::scenes::{Log, edit, instance_of, load_errors, log_reloads};
@@ -178,10 +178,7 @@ fn every_override_kind_changes_only_what_it_names() {
         (1200.0, 20.0),
         "intensity set, range as the prefab has it"
     );
-    assert_eq!(
-        world.get::<BevyTransform>(torch).unwrap().translation.y,
-        3.0
-    );
+    assert_eq!(world.get::<Transform>(torch).unwrap().translation.y, 3.0);
     assert_eq!(
         world.get::<bevy_camera::visibility::Visibility>(torch),
         Some(&bevy_camera::visibility::Visibility::Hidden)
@@ -729,7 +726,7 @@ fn an_in_memory_edit_of_a_scene_with_instances_is_applied_and_checked() {
         let patch = bevy_forge_scene::format::ComponentPatch::new(
             bevy_forge_scene::format::ComponentData::PointLight(
                 bevy_forge_scene::format::PointLightData {
-                    color: bevy_forge_scene::format::Color::WHITE,
+                    color: bevy_forge_scene::format::ColorData::WHITE,
                     intensity,
                     range: 0.0,
                     shadows: false,

@@ -54,11 +54,11 @@ fn reads_the_garden_seed() {
     assert_eq!(doc.roots, vec![1, 2]);
     assert_eq!(doc.next_id, 3);
     let sun = doc.entity(1).unwrap();
-    assert_eq!(sun.transform.rotation, Vec3::new(45.0, 30.0, 0.0));
+    assert_eq!(sun.transform.rotation, Vec3Data::new(45.0, 30.0, 0.0));
     match &sun.components[0] {
         ComponentData::DirectionalLight(l) => {
             assert_eq!(l.illuminance, 10000.0);
-            assert_eq!(l.color, Color::rgba(1.0, 0.95, 0.85, 1.0));
+            assert_eq!(l.color, ColorData::rgba(1.0, 0.95, 0.85, 1.0));
             assert!(l.shadows);
         }
         other => panic!("expected a directional light, got {other:?}"),
@@ -69,7 +69,7 @@ fn reads_the_garden_seed() {
             assert_eq!(
                 m.mesh,
                 MeshSource::Primitive(PrimitiveShape::Cuboid {
-                    size: Vec3::new(12.0, 0.2, 12.0)
+                    size: Vec3Data::new(12.0, 0.2, 12.0)
                 })
             );
             assert_eq!(m.material.perceptual_roughness, 0.9);
@@ -176,8 +176,8 @@ fn accepts_integers_escapes_raw_strings_and_missing_locked() {
     let e = doc.entity(1).unwrap();
     assert_eq!(e.name, "say \"hi\"");
     assert!(!e.locked);
-    assert_eq!(e.transform.translation, Vec3::new(1.0, -2.0, 300.0));
-    assert_eq!(e.transform.rotation, Vec3::new(0.0, 1000.5, 4.0));
+    assert_eq!(e.transform.translation, Vec3Data::new(1.0, -2.0, 300.0));
+    assert_eq!(e.transform.rotation, Vec3Data::new(0.0, 1000.5, 4.0));
     match &e.components[0] {
         ComponentData::Text2d(t) => {
             assert_eq!(t.text, "tab\there\nquote\" \\ 💡 A \0 '");
@@ -199,7 +199,7 @@ fn accepts_fields_in_any_order_and_data_before_type() {
         ComponentData::Mesh3d(Box::new(Mesh3dData {
             mesh: MeshSource::Primitive(PrimitiveShape::Sphere { radius: 2.0 }),
             material: MaterialData {
-                base_color: Color::rgba(1.0, 0.0, 0.0, 1.0),
+                base_color: ColorData::rgba(1.0, 0.0, 0.0, 1.0),
                 metallic: 0.0,
                 perceptual_roughness: 1.0,
                 unlit: true

@@ -11,7 +11,7 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::format::{CustomComponent, CustomField};
 use bevy_forge_scene::prelude::*;
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 use common::harness::Harness;
 
 fn entity(
@@ -154,8 +154,7 @@ fn one_transform_edit_touches_exactly_one_entity() {
     let entities: Vec<(u64, Entity)> = (1..=5).map(|id| (id, live.e(id))).collect();
     let b = live.e(2);
     live.h.app.world_mut().entity_mut(b).insert(AddedByGame);
-    let transforms: Vec<ComponentTicks> =
-        (1..=5).map(|id| live.ticks::<BevyTransform>(id)).collect();
+    let transforms: Vec<ComponentTicks> = (1..=5).map(|id| live.ticks::<Transform>(id)).collect();
     let names: Vec<ComponentTicks> = (1..=5).map(|id| live.ticks::<Name>(id)).collect();
     let lights = live.ticks::<bevy_light::PointLight>(2);
 
@@ -176,12 +175,11 @@ fn one_transform_edit_touches_exactly_one_entity() {
     }
     let world = live.h.world();
     assert_eq!(
-        world.get::<BevyTransform>(live.e(3)).unwrap().translation.x,
+        world.get::<Transform>(live.e(3)).unwrap().translation.x,
         7.5
     );
     for id in 1..=5u64 {
-        let changed =
-            live.ticks::<BevyTransform>(id).changed != transforms[id as usize - 1].changed;
+        let changed = live.ticks::<Transform>(id).changed != transforms[id as usize - 1].changed;
         assert_eq!(changed, id == 3, "Transform of {id} changed: {changed}");
         assert_eq!(
             live.ticks::<Name>(id).changed,
@@ -279,7 +277,7 @@ fn components_are_added_changed_and_removed() {
 #[test]
 fn bad_edit_keeps_last_good_scene_and_next_good_save_applies_once() {
     let mut live = Live::start(&base());
-    let ticks: Vec<ComponentTicks> = (1..=5).map(|id| live.ticks::<BevyTransform>(id)).collect();
+    let ticks: Vec<ComponentTicks> = (1..=5).map(|id| live.ticks::<Transform>(id)).collect();
     // A syntax error, then a validation error: each fails with positions and changes nothing.
     live.save(&base().replace("children: [2, 3]", "childen: [2, 3]"));
     live.save(&base().replace("range: 20", "range: 0"));
@@ -298,7 +296,7 @@ fn bad_edit_keeps_last_good_scene_and_next_good_save_applies_once() {
     assert!(live.log().reloaded.is_empty(), "nothing applied");
     for id in 1..=5u64 {
         assert_eq!(
-            live.ticks::<BevyTransform>(id).changed,
+            live.ticks::<Transform>(id).changed,
             ticks[id as usize - 1].changed
         );
     }

@@ -80,7 +80,7 @@ fn floats_are_written_to_read_back_bit_identical() {
     let mut doc = SceneDoc::new("floats");
     for v in values {
         let id = doc.add_entity("e", None).unwrap();
-        doc.set_transform(id, Transform::from_translation(Vec3::new(v, v, v)))
+        doc.set_transform(id, TransformData::from_translation(Vec3Data::new(v, v, v)))
             .unwrap();
     }
     let text = doc.to_canonical_string();
@@ -96,7 +96,7 @@ fn floats_are_written_to_read_back_bit_identical() {
     let id = nan.add_entity("e", None).unwrap();
     nan.set_transform(
         id,
-        Transform::from_translation(Vec3::new(f32::NAN, 0.0, 0.0)),
+        TransformData::from_translation(Vec3Data::new(f32::NAN, 0.0, 0.0)),
     )
     .unwrap();
     let back = read(&nan.to_canonical_string());

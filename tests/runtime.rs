@@ -13,7 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
 use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::prelude::*;
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 
 fn seed(name: &str) -> String {
     common::fixture_text(&format!("valid/{name}.forge.ron"))
@@ -30,7 +30,7 @@ fn garden_spawns_lights_meshes_and_transforms() {
     assert_eq!(world.get::<Name>(sun).unwrap().as_str(), "Sun");
     assert_eq!(world.get::<ForgeEntityId>(sun), Some(&ForgeEntityId(1)));
     assert_eq!(world.get::<ChildOf>(sun).unwrap().parent(), root);
-    let t = world.get::<BevyTransform>(sun).unwrap();
+    let t = world.get::<Transform>(sun).unwrap();
     assert_eq!(t.translation, bevy_math::Vec3::new(-4.0, 8.0, -6.0));
     let expected = bevy_math::Quat::from_euler(
         bevy_math::EulerRot::XYZ,
@@ -89,10 +89,7 @@ fn platformer_spawns_sprites_text_cameras_and_visibility() {
         world.get::<bevy_text::TextColor>(label).unwrap().0,
         bevy_color::Color::srgba(0.9, 0.9, 1.0, 1.0)
     );
-    assert_eq!(
-        world.get::<BevyTransform>(label).unwrap().translation.y,
-        32.0
-    );
+    assert_eq!(world.get::<Transform>(label).unwrap().translation.y, 32.0);
 }
 
 fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], components: &str) -> String {

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use bevy_forge_scene::format::{
-    ComponentData, CustomComponent, CustomField, SceneDoc, Transform, Vec3,
+    ComponentData, CustomComponent, CustomField, SceneDoc, TransformData, Vec3Data,
 };
 
 /// A small deterministic generator (SplitMix64), so the benches need no RNG crate.
@@ -42,10 +42,10 @@ pub fn generate(n: usize, seed: u64) -> SceneDoc {
         if is_root {
             parent = Some(id);
         }
-        let transform = Transform {
-            translation: Vec3::new(rng.float(100.0), rng.float(100.0), rng.float(100.0)),
-            rotation: Vec3::new(rng.float(180.0), rng.float(180.0), rng.float(180.0)),
-            scale: Vec3::new(1.0 + rng.float(0.5).abs(), 1.0, 1.0 + rng.float(0.5).abs()),
+        let transform = TransformData {
+            translation: Vec3Data::new(rng.float(100.0), rng.float(100.0), rng.float(100.0)),
+            rotation: Vec3Data::new(rng.float(180.0), rng.float(180.0), rng.float(180.0)),
+            scale: Vec3Data::new(1.0 + rng.float(0.5).abs(), 1.0, 1.0 + rng.float(0.5).abs()),
         };
         let _ = doc.set_transform(id, transform);
         let max = 50 + rng.next_u64() % 100;

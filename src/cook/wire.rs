@@ -12,7 +12,7 @@ use crate::format::{
     COMPONENT_TAGS, ComponentData, ComponentPatch, CustomComponent, CustomField,
     DirectionalLightData, EcoString, EntityMap, EntityNode, Instance, MaterialData, Mesh3dData,
     MeshSource, Override, PointLightData, PrimitiveShape, SceneDoc, SpriteData, Text2dData,
-    Transform, Vec3, VisibilityMode,
+    TransformData, Vec3Data, VisibilityMode,
 };
 use crate::validate::diagnostic::count_of;
 
@@ -428,18 +428,18 @@ impl<'a> Reader<'a> {
 
     /// A transform: nine little-endian `f32`s.
     #[inline]
-    fn transform(&mut self) -> Result<Transform, BodyError> {
+    fn transform(&mut self) -> Result<TransformData, BodyError> {
         let (words, _) = self.take(36, "a transform")?.as_chunks::<4>();
         let mut f = [0.0f32; 9];
         for (out, word) in f.iter_mut().zip(words) {
             *out = f32::from_le_bytes(*word);
         }
-        let v = |i: usize| Vec3 {
+        let v = |i: usize| Vec3Data {
             x: f[i],
             y: f[i + 1],
             z: f[i + 2],
         };
-        Ok(Transform {
+        Ok(TransformData {
             translation: v(0),
             rotation: v(3),
             scale: v(6),
@@ -949,7 +949,7 @@ struct Placed {
 struct Change {
     target: Vec<u64>,
     name: Option<EcoString>,
-    transform: Option<Transform>,
+    transform: Option<TransformData>,
     set: Vec<(Component, Vec<EcoString>)>,
     add: Vec<Component>,
     remove: Vec<EcoString>,
@@ -1068,7 +1068,7 @@ mod tests {
         }
         components.push(ComponentData::Camera3d);
         components.push(ComponentData::PointLight(PointLightData {
-            color: crate::format::Color::WHITE,
+            color: crate::format::ColorData::WHITE,
             intensity: 800.0,
             range: 20.0,
             shadows: false,

@@ -3,9 +3,9 @@
 use std::fmt;
 
 use super::{Change, ComponentChange, EntityChange, SceneDiff};
-use crate::format::Vec3;
+use crate::format::Vec3Data;
 
-struct V(Vec3);
+struct V(Vec3Data);
 
 impl fmt::Display for V {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

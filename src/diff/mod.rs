@@ -7,13 +7,13 @@
 //!
 //! ```
 //! use bevy_forge_scene::diff::diff;
-//! use bevy_forge_scene::format::{SceneDoc, Transform, Vec3};
+//! use bevy_forge_scene::format::{SceneDoc, TransformData, Vec3Data};
 //!
 //! let mut old = SceneDoc::new("garden");
 //! let tree = old.add_entity("Tree", None).unwrap();
 //! let mut new = old.clone();
 //! new.add_entity("Lamp", Some(tree)).unwrap();
-//! new.set_transform(tree, Transform::from_translation(Vec3::new(0.0, 2.0, 0.0))).unwrap();
+//! new.set_transform(tree, TransformData::from_translation(Vec3Data::new(0.0, 2.0, 0.0))).unwrap();
 //!
 //! let d = diff(&old, &new);
 //! assert_eq!((d.added_count(), d.changed_count()), (1, 1));
@@ -34,7 +34,7 @@ use bevy_platform::collections::{HashMap, HashSet};
 
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EcoString, EntityNode, Instance, SceneDoc,
-    Transform,
+    TransformData,
 };
 
 /// A value before and after an edit.
@@ -163,7 +163,7 @@ pub struct EntityChange {
     /// Its parent, when it moved to another parent (or to or from the roots).
     pub parent: Option<ParentChange>,
     /// Its local transform.
-    pub transform: Option<Change<Transform>>,
+    pub transform: Option<Change<TransformData>>,
     /// The editor-only `locked` flag.
     pub locked: Option<Change<bool>>,
     /// Component changes by [`ComponentData::key`]: removals first (old order), then additions
@@ -808,7 +808,7 @@ fn added_order(new: &SceneDoc, added_ids: &[u64]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{CustomComponent, CustomField, Transform, Vec3};
+    use crate::format::{CustomComponent, CustomField, TransformData, Vec3Data};
 
     fn scene(n: u64) -> SceneDoc {
         let mut doc = SceneDoc::new("hashes");
@@ -853,9 +853,9 @@ mod tests {
                 match what {
                     0 => { let _ = new.rename(id, format!("renamed {k}")); }
                     1 => {
-                        let _ = new.set_transform(id, Transform {
-                            translation: Vec3::new(k as f32, 1.0, 2.0),
-                            ..Transform::IDENTITY
+                        let _ = new.set_transform(id, TransformData {
+                            translation: Vec3Data::new(k as f32, 1.0, 2.0),
+                            ..TransformData::IDENTITY
                         });
                     }
                     2 => {

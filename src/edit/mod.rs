@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use crate::format::{
     ComponentData, CustomField, EditError, EntityNode, Instance, ParsedScene, ReadError, SceneDoc,
-    SourceMap, Transform,
+    SourceMap, TransformData,
 };
 
 pub use migrate::{MIGRATIONS, Migrated, Migration, migrate};
@@ -345,7 +345,7 @@ impl SceneEdit {
         &mut self,
         name: &str,
         parent: Option<u64>,
-        transform: Transform,
+        transform: TransformData,
         components: Vec<ComponentData>,
     ) -> Result<(Option<PatchGroup>, u64), SceneEditError> {
         let mut id = 0;
@@ -501,7 +501,7 @@ impl SceneEdit {
     pub fn set_transform(
         &mut self,
         id: u64,
-        transform: Transform,
+        transform: TransformData,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         self.change(format!("move {id}"), |doc| doc.set_transform(id, transform))
     }

@@ -11,7 +11,7 @@ use super::{
     ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, material,
     primitive, rotation, snake_case, string, vec3,
 };
-use crate::format::{ComponentData, CustomComponent, MeshSource, Transform};
+use crate::format::{ComponentData, CustomComponent, MeshSource, TransformData};
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
     let function = function_name(options, format!("{}_scene", snake_case(&plan.doc.name)))?;
@@ -96,9 +96,9 @@ fn number(v: f32) -> String {
 
 /// `Transform { .. }` with the parts that differ from `Transform::IDENTITY` (a patch: the rest
 /// stays the default).
-fn transform(t: &Transform) -> String {
-    let zero = |v: crate::format::Vec3| v.to_array().iter().all(|c| c.to_bits() == 0);
-    let one = |v: crate::format::Vec3| v.to_array().iter().all(|c| *c == 1.0);
+fn transform(t: &TransformData) -> String {
+    let zero = |v: crate::format::Vec3Data| v.to_array().iter().all(|c| c.to_bits() == 0);
+    let one = |v: crate::format::Vec3Data| v.to_array().iter().all(|c| *c == 1.0);
     let mut fields = Vec::new();
     if !zero(t.translation) {
         fields.push(format!("translation: {}", vec3(t.translation)));

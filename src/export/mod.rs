@@ -467,7 +467,7 @@ pub(crate) fn float(v: f32) -> String {
 }
 
 /// `Color::srgba(r, g, b, a)`, as the loader builds colours.
-pub(crate) fn color(c: crate::format::Color) -> String {
+pub(crate) fn color(c: crate::format::ColorData) -> String {
     format!(
         "Color::srgba({}, {}, {}, {})",
         float(c.r),
@@ -478,7 +478,7 @@ pub(crate) fn color(c: crate::format::Color) -> String {
 }
 
 /// `Vec3::new(x, y, z)`.
-pub(crate) fn vec3(v: crate::format::Vec3) -> String {
+pub(crate) fn vec3(v: crate::format::Vec3Data) -> String {
     format!("Vec3::new({}, {}, {})", float(v.x), float(v.y), float(v.z))
 }
 
@@ -486,7 +486,7 @@ pub(crate) fn vec3(v: crate::format::Vec3) -> String {
 /// `Quat::from_euler(EulerRot::XYZ, f32::to_radians(x), ..)`, a zero angle written as `0.0`
 /// (or `-0.0`: `to_radians` keeps it as it is, sign included). The arguments go on lines of
 /// their own at `indent` when it is given and an angle is not zero.
-pub(crate) fn rotation(r: crate::format::Vec3, indent: Option<&str>) -> String {
+pub(crate) fn rotation(r: crate::format::Vec3Data, indent: Option<&str>) -> String {
     let angle = |v: f32| {
         if v == 0.0 {
             float(v)
@@ -511,7 +511,7 @@ pub(crate) fn rotation(r: crate::format::Vec3, indent: Option<&str>) -> String {
 
 /// Whether the loader's quaternion for `t` is `Quat::IDENTITY` to the bit (a zero rotation is
 /// not: `from_euler` gives it a `-0.0`).
-pub(crate) fn identity_rotation(t: &crate::format::Transform) -> bool {
+pub(crate) fn identity_rotation(t: &crate::format::TransformData) -> bool {
     t.rotation_quat().to_array().map(f32::to_bits)
         == glam::Quat::IDENTITY.to_array().map(f32::to_bits)
 }

@@ -8,7 +8,7 @@ use super::{
     ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, line_safe,
     material, primitive, rotation, snake_case, string,
 };
-use crate::format::{ComponentData, CustomComponent, MeshSource, Transform, VisibilityMode};
+use crate::format::{ComponentData, CustomComponent, MeshSource, TransformData, VisibilityMode};
 
 /// Tuples of at most this many values: Bevy's bundles are tuples of up to 15.
 const BUNDLE_MAX: usize = 12;
@@ -153,9 +153,9 @@ fn used_entities(plan: &Plan) -> HashSet<u64> {
 
 /// `Transform { .. }` as the loader builds it: Euler degrees through `Quat::from_euler`.
 /// `indent` is the indentation of the line the value starts on.
-pub(crate) fn transform(t: &Transform, indent: &str) -> String {
-    let zero = |v: crate::format::Vec3| v.to_array().iter().all(|c| c.to_bits() == 0);
-    let one = |v: crate::format::Vec3| v.to_array().iter().all(|c| *c == 1.0);
+pub(crate) fn transform(t: &TransformData, indent: &str) -> String {
+    let zero = |v: crate::format::Vec3Data| v.to_array().iter().all(|c| c.to_bits() == 0);
+    let one = |v: crate::format::Vec3Data| v.to_array().iter().all(|c| *c == 1.0);
     if zero(t.translation) && super::identity_rotation(t) && one(t.scale) {
         return "Transform::IDENTITY".to_owned();
     }

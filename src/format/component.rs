@@ -3,7 +3,7 @@
 pub use ecow::EcoString;
 use serde::{Deserialize, Serialize};
 
-use super::value::{Color, Vec2, Vec3};
+use super::value::{ColorData, Vec2Data, Vec3Data};
 
 /// One entry of an entity's `components` list, tagged `type` with its payload in `data`.
 ///
@@ -98,9 +98,9 @@ pub struct SpriteData {
     /// solid-colour sprite.
     pub image: Option<String>,
     /// Tint, sRGB; white leaves the image unchanged.
-    pub color: Color,
+    pub color: ColorData,
     /// Explicit size in pixels; `None` uses the image's native size.
-    pub custom_size: Option<Vec2>,
+    pub custom_size: Option<Vec2Data>,
     /// Mirror horizontally.
     pub flip_x: bool,
     /// Mirror vertically.
@@ -111,7 +111,7 @@ impl Default for SpriteData {
     fn default() -> Self {
         Self {
             image: None,
-            color: Color::WHITE,
+            color: ColorData::WHITE,
             custom_size: None,
             flip_x: false,
             flip_y: false,
@@ -127,14 +127,14 @@ pub struct Text2dData {
     /// Font size in pixels; must be greater than zero.
     pub font_size: f32,
     /// Text colour, sRGB.
-    pub color: Color,
+    pub color: ColorData,
 }
 
 /// Payload of a `point_light` component.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointLightData {
     /// Light colour, sRGB.
-    pub color: Color,
+    pub color: ColorData,
     /// Luminous power in lumens; must be non-negative.
     pub intensity: f32,
     /// Cut-off distance in world units; must be positive.
@@ -147,7 +147,7 @@ pub struct PointLightData {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirectionalLightData {
     /// Light colour, sRGB.
-    pub color: Color,
+    pub color: ColorData,
     /// Illuminance in lux; must be non-negative.
     pub illuminance: f32,
     /// Whether the light casts shadows.
@@ -184,7 +184,7 @@ pub enum PrimitiveShape {
     /// A box: `cuboid(size: (x: 2.0, y: 1.0, z: 0.5))`, full extents per axis.
     Cuboid {
         /// Full width, height and depth.
-        size: Vec3,
+        size: Vec3Data,
     },
     /// A sphere: `sphere(radius: 0.5)`.
     Sphere {
@@ -194,7 +194,7 @@ pub enum PrimitiveShape {
     /// A flat plane in X/Z: `plane(size: (x: 10.0, y: 10.0))` (width in X, depth in Z).
     Plane {
         /// Width (X) and depth (Z).
-        size: Vec2,
+        size: Vec2Data,
     },
     /// A Y-up cylinder: `cylinder(radius: 0.5, height: 1.0)`.
     Cylinder {
@@ -232,7 +232,7 @@ impl PrimitiveShape {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MaterialData {
     /// Albedo, sRGB.
-    pub base_color: Color,
+    pub base_color: ColorData,
     /// 0 = dielectric, 1 = metal; values outside `0..=1` warn.
     pub metallic: f32,
     /// 0 = mirror, 1 = rough; values outside `0..=1` warn.
@@ -262,7 +262,7 @@ impl MaterialData {
 impl Default for MaterialData {
     fn default() -> Self {
         Self {
-            base_color: Color::WHITE,
+            base_color: ColorData::WHITE,
             metallic: 0.0,
             perceptual_roughness: 0.5,
             unlit: false,

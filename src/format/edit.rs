@@ -4,7 +4,7 @@
 //! document whose [`SceneDoc::check_integrity`] is empty; on a malformed forest they still never
 //! panic.
 
-use super::{ComponentData, EcoString, EntityNode, SceneDoc, Transform};
+use super::{ComponentData, EcoString, EntityNode, SceneDoc, TransformData};
 
 /// Why an editing operation was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -328,7 +328,7 @@ impl SceneDoc {
     ///
     /// # Errors
     /// [`EditError::NoSuchEntity`].
-    pub fn set_transform(&mut self, id: u64, transform: Transform) -> Result<(), EditError> {
+    pub fn set_transform(&mut self, id: u64, transform: TransformData) -> Result<(), EditError> {
         self.entities
             .get_mut(&id)
             .ok_or(EditError::NoSuchEntity(id))?

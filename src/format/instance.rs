@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::component::{ComponentData, EcoString, MaterialData};
-use super::value::Transform;
+use super::value::TransformData;
 
 /// Deepest nesting of prefab instances: a scene may instance a prefab that instances another, up
 /// to this many files below the scene. Deeper chains are refused (a cycle always is).
@@ -42,7 +42,7 @@ pub struct Override {
     pub name: Option<EcoString>,
     /// A new local transform (rotation in Euler degrees).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transform: Option<Transform>,
+    pub transform: Option<TransformData>,
     /// New values of fields of components the entity has.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub set: Vec<ComponentPatch>,

@@ -29,7 +29,7 @@ pub use integrity::IntegrityProblem;
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};
 pub use source_map::{OverridePart, Position, SourceMap};
-pub use value::{Color, Transform, Vec2, Vec3};
+pub use value::{ColorData, TransformData, Vec2Data, Vec3Data};
 
 /// The format version this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
@@ -74,7 +74,7 @@ pub struct EntityNode {
     /// Ordered child ids.
     pub children: Vec<u64>,
     /// Local transform (rotation in Euler degrees).
-    pub transform: Transform,
+    pub transform: TransformData,
     /// Ordered components, at most one per [`ComponentData::key`].
     pub components: Vec<ComponentData>,
     /// Editor-only: blocks viewport transforms. Missing in old files means `false`.
@@ -94,7 +94,7 @@ impl EntityNode {
             name: name.into(),
             parent: None,
             children: Vec::new(),
-            transform: Transform::IDENTITY,
+            transform: TransformData::IDENTITY,
             components: Vec::new(),
             locked: false,
             instance: None,

@@ -9,14 +9,14 @@ use serde::{Deserialize, Serialize};
 ///
 /// Used for sprite `custom_size` (pixels) and plane `size` (world units, X/Z).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Vec2 {
+pub struct Vec2Data {
     /// The X component.
     pub x: f32,
     /// The Y component.
     pub y: f32,
 }
 
-impl Vec2 {
+impl Vec2Data {
     /// Creates a vector from its two components.
     pub const fn new(x: f32, y: f32) -> Self {
         Self { x, y }
@@ -28,21 +28,21 @@ impl Vec2 {
     }
 }
 
-impl From<Vec2> for glam::Vec2 {
-    fn from(v: Vec2) -> Self {
+impl From<Vec2Data> for glam::Vec2 {
+    fn from(v: Vec2Data) -> Self {
         glam::Vec2::new(v.x, v.y)
     }
 }
 
-impl From<glam::Vec2> for Vec2 {
+impl From<glam::Vec2> for Vec2Data {
     fn from(v: glam::Vec2) -> Self {
-        Vec2::new(v.x, v.y)
+        Vec2Data::new(v.x, v.y)
     }
 }
 
 /// A 3D vector, written `(x: 1.0, y: 2.0, z: 3.0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Vec3 {
+pub struct Vec3Data {
     /// The X component.
     pub x: f32,
     /// The Y component.
@@ -51,7 +51,7 @@ pub struct Vec3 {
     pub z: f32,
 }
 
-impl Vec3 {
+impl Vec3Data {
     /// All zeros.
     pub const ZERO: Self = Self::new(0.0, 0.0, 0.0);
     /// All ones.
@@ -73,24 +73,24 @@ impl Vec3 {
     }
 }
 
-impl From<Vec3> for glam::Vec3 {
-    fn from(v: Vec3) -> Self {
+impl From<Vec3Data> for glam::Vec3 {
+    fn from(v: Vec3Data) -> Self {
         glam::Vec3::new(v.x, v.y, v.z)
     }
 }
 
-impl From<glam::Vec3> for Vec3 {
+impl From<glam::Vec3> for Vec3Data {
     fn from(v: glam::Vec3) -> Self {
-        Vec3::new(v.x, v.y, v.z)
+        Vec3Data::new(v.x, v.y, v.z)
     }
 }
 
 /// An sRGB colour with straight alpha, written `(r: 1.0, g: 0.5, b: 0.0, a: 1.0)`.
 ///
 /// Channels are in `0.0..=1.0` (the format page, "Transforms and coordinates"). The editor edits
-/// these as sRGB, so [`Color::to_bevy`] builds `bevy_color::Color::srgba(r, g, b, a)`.
+/// these as sRGB, so [`ColorData::to_bevy`] builds `bevy_color::Color::srgba(r, g, b, a)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Color {
+pub struct ColorData {
     /// Red channel, sRGB, `0.0..=1.0`.
     pub r: f32,
     /// Green channel, sRGB, `0.0..=1.0`.
@@ -101,7 +101,7 @@ pub struct Color {
     pub a: f32,
 }
 
-impl Color {
+impl ColorData {
     /// Opaque white, the default sprite tint.
     pub const WHITE: Self = Self::rgba(1.0, 1.0, 1.0, 1.0);
     /// Opaque black.
@@ -123,20 +123,20 @@ impl Color {
     }
 }
 
-impl Default for Color {
+impl Default for ColorData {
     fn default() -> Self {
         Self::WHITE
     }
 }
 
-impl From<Color> for bevy_color::Color {
-    fn from(c: Color) -> Self {
+impl From<ColorData> for bevy_color::Color {
+    fn from(c: ColorData) -> Self {
         c.to_bevy()
     }
 }
 
-impl From<Color> for bevy_color::Srgba {
-    fn from(c: Color) -> Self {
+impl From<ColorData> for bevy_color::Srgba {
+    fn from(c: ColorData) -> Self {
         bevy_color::Srgba::new(c.r, c.g, c.b, c.a)
     }
 }
@@ -146,25 +146,25 @@ impl From<Color> for bevy_color::Srgba {
 /// `translation` is in world units relative to the parent, `rotation` is **XYZ Euler angles in
 /// degrees**, and `scale` is a per-axis multiplier.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Transform {
+pub struct TransformData {
     /// Local position relative to the parent.
-    pub translation: Vec3,
+    pub translation: Vec3Data,
     /// XYZ Euler angles in degrees.
-    pub rotation: Vec3,
+    pub rotation: Vec3Data,
     /// Per-axis scale multiplier.
-    pub scale: Vec3,
+    pub scale: Vec3Data,
 }
 
-impl Transform {
+impl TransformData {
     /// No translation, no rotation, unit scale.
     pub const IDENTITY: Self = Self {
-        translation: Vec3::ZERO,
-        rotation: Vec3::ZERO,
-        scale: Vec3::ONE,
+        translation: Vec3Data::ZERO,
+        rotation: Vec3Data::ZERO,
+        scale: Vec3Data::ONE,
     };
 
     /// A transform at `translation` with no rotation and unit scale.
-    pub const fn from_translation(translation: Vec3) -> Self {
+    pub const fn from_translation(translation: Vec3Data) -> Self {
         Self {
             translation,
             ..Self::IDENTITY
@@ -197,19 +197,19 @@ impl Transform {
     /// 1e-7 per component, so `Quat::from_rotation_y(30°)` reads back as `30.0`, not `29.999998`;
     /// full precision otherwise. Near gimbal lock (`y` = ±90°) `x` and `z` are not unique: any
     /// pair giving back `q` may be returned.
-    pub fn rotation_degrees(q: glam::Quat) -> Vec3 {
+    pub fn rotation_degrees(q: glam::Quat) -> Vec3Data {
         // In f64: near gimbal lock f32's `asin` loses the last digits that tell `x` from `z`.
         let wide = glam::DQuat::from_xyzw(q.x.into(), q.y.into(), q.z.into(), q.w.into());
         let (x, y, z) = wide.normalize().to_euler(glam::EulerRot::XYZ);
-        let exact = Vec3::new(
+        let exact = Vec3Data::new(
             x.to_degrees() as f32,
             y.to_degrees() as f32,
             z.to_degrees() as f32,
         );
-        let same = |v: Vec3| {
-            let back = Transform {
+        let same = |v: Vec3Data| {
+            let back = TransformData {
                 rotation: v,
-                ..Transform::IDENTITY
+                ..TransformData::IDENTITY
             }
             .rotation_quat();
             back.abs_diff_eq(q, 1e-7) || back.abs_diff_eq(-q, 1e-7)
@@ -221,7 +221,7 @@ impl Transform {
                 // `-0.0` reads the same but writes a sign.
                 if r == 0.0 { 0.0 } else { r }
             };
-            let rounded = Vec3::new(round(exact.x), round(exact.y), round(exact.z));
+            let rounded = Vec3Data::new(round(exact.x), round(exact.y), round(exact.z));
             if same(rounded) {
                 return rounded;
             }
@@ -235,7 +235,7 @@ impl Transform {
     }
 }
 
-impl Default for Transform {
+impl Default for TransformData {
     fn default() -> Self {
         Self::IDENTITY
     }

@@ -7,7 +7,7 @@
 
 use super::component::{ComponentData, EcoString, MeshSource, PrimitiveShape};
 use super::instance::{Instance, Override};
-use super::value::{Color, Transform, Vec2, Vec3};
+use super::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use super::{EntityNode, FORMAT_VERSION, SceneDoc};
 
 const SPACES: &str = "                                                                ";
@@ -78,12 +78,12 @@ impl Writer {
         self.out.push_str(",\n");
     }
 
-    fn vec2_body(&mut self, v: Vec2) {
+    fn vec2_body(&mut self, v: Vec2Data) {
         self.float("x", v.x);
         self.float("y", v.y);
     }
 
-    fn vec3(&mut self, name: &str, v: Vec3) {
+    fn vec3(&mut self, name: &str, v: Vec3Data) {
         self.open(name, '(');
         self.float("x", v.x);
         self.float("y", v.y);
@@ -91,7 +91,7 @@ impl Writer {
         self.close(")");
     }
 
-    fn color(&mut self, name: &str, c: Color) {
+    fn color(&mut self, name: &str, c: ColorData) {
         self.open(name, '(');
         self.float("r", c.r);
         self.float("g", c.g);
@@ -115,7 +115,7 @@ impl Writer {
         self.close("]");
     }
 
-    fn transform(&mut self, t: &Transform) {
+    fn transform(&mut self, t: &TransformData) {
         self.open("transform", '(');
         self.vec3("translation", t.translation);
         self.vec3("rotation", t.rotation);
@@ -535,7 +535,7 @@ pub(crate) mod fragment {
     }
 
     /// A `(x: .., y: .., z: ..)` vector.
-    pub(crate) fn vec3(v: Vec3) -> String {
+    pub(crate) fn vec3(v: Vec3Data) -> String {
         value("v", |w| w.vec3("v", v))
     }
 

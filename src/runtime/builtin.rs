@@ -447,12 +447,12 @@ pub(crate) fn read(
     base: Option<&ComponentData>,
 ) -> Option<ComponentData> {
     use crate::format::{
-        Color, DirectionalLightData, Mesh3dData, PointLightData, SpriteData, Text2dData,
+        ColorData, DirectionalLightData, Mesh3dData, PointLightData, SpriteData, Text2dData,
         VisibilityMode,
     };
     let color = |c: bevy_color::Color| {
         let s = c.to_srgba();
-        Color::rgba(s.red, s.green, s.blue, s.alpha)
+        ColorData::rgba(s.red, s.green, s.blue, s.alpha)
     };
     Some(match tag {
         "sprite" => {

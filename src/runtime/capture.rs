@@ -10,7 +10,7 @@
 //! - **hierarchy**: the live `ChildOf`/`Children` tree under the [`ForgeSceneRoot`] entity, in
 //!   `Children` order. An entity the game despawned or moved out of the instance is left out.
 //! - **name** from `Name`; **transform** from `Transform`, rotation as XYZ Euler degrees
-//!   ([`Transform::rotation_degrees`]). A transform the game did not change keeps the file's
+//!   ([`TransformData::rotation_degrees`]). A transform the game did not change keeps the file's
 //!   spelling.
 //! - **built-ins** from their Bevy components (the inverse of what spawning inserts; see
 //!   [`builtin`](super::builtin)). A `mesh3d`'s mesh and material come from the scene (a
@@ -41,13 +41,15 @@ use bevy_ecs::world::{EntityRef, World};
 use bevy_platform::collections::HashMap;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{PartialReflect, Reflect, ReflectRef, TypeRegistry};
-use bevy_transform::components::Transform as BevyTransform;
+use bevy_transform::components::Transform;
 
 use super::components::{ForgeEntityId, bevy_transform_of};
 use super::registry::ForgeSchemas;
 use super::scene::ForgeScene;
 use super::spawn::{ForgeSceneInstance, ForgeSceneRoot};
-use crate::format::{ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, Transform};
+use crate::format::{
+    ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData,
+};
 
 /// What [`capture_instance`] includes beyond the scene's own entities.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -291,7 +293,7 @@ impl<'w> Capture<'w> {
             node.name = name.as_str().into();
         }
         node.transform = live
-            .get::<BevyTransform>()
+            .get::<Transform>()
             .map_or(base.transform, |t| transform_of(t, Some(&base.transform)));
         node.locked = base.locked;
         node.instance = base.instance.clone();
@@ -323,8 +325,8 @@ impl<'w> Capture<'w> {
             .map_or_else(|| format!("Entity {id}"), |n| n.as_str().to_owned());
         let mut node = EntityNode::new(id, name);
         node.transform = live
-            .get::<BevyTransform>()
-            .map_or(Transform::IDENTITY, |t| transform_of(t, None));
+            .get::<Transform>()
+            .map_or(TransformData::IDENTITY, |t| transform_of(t, None));
         self.new_components(live, &mut node);
         node
     }
@@ -503,7 +505,7 @@ fn field_of<'a>(
 
 /// The file transform of live `t`: `base` itself when `t` is what `base` spawns, else read
 /// back, keeping `base`'s rotation spelling when the rotation did not change.
-fn transform_of(t: &BevyTransform, base: Option<&Transform>) -> Transform {
+fn transform_of(t: &Transform, base: Option<&TransformData>) -> TransformData {
     if let Some(base) = base
         && bevy_transform_of(base) == *t
     {
@@ -511,9 +513,9 @@ fn transform_of(t: &BevyTransform, base: Option<&Transform>) -> Transform {
     }
     let rotation = match base {
         Some(base) if base.rotation_quat() == t.rotation => base.rotation,
-        _ => Transform::rotation_degrees(t.rotation),
+        _ => TransformData::rotation_degrees(t.rotation),
     };
-    Transform {
+    TransformData {
         translation: t.translation.into(),
         rotation,
         scale: t.scale.into(),

@@ -31,7 +31,7 @@ pub(crate) type EntityBundle = (Name, Transform, ChildOf, ForgeEntityId);
 
 /// Bevy's `Transform` of a file transform (Euler degrees to a quaternion, `EulerRot::XYZ`; the
 /// format page, "Transform").
-pub(crate) fn bevy_transform_of(t: &crate::format::Transform) -> Transform {
+pub(crate) fn bevy_transform_of(t: &crate::format::TransformData) -> Transform {
     Transform {
         translation: t.translation.into(),
         rotation: t.rotation_quat(),

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | entity | an entity with a fresh id, `1..=n` depth-first: roots by entity index (the order the saved world spawned them; Bevy's writer keeps none), children in `Children` order |
 //! | `Name` | `name` (`Entity 3` for an entity without one: its new id) |
-//! | `Transform` | `transform`: translation, rotation as XYZ Euler degrees (the inverse of [`Transform::rotation_quat`](crate::format::Transform::rotation_quat)), scale |
+//! | `Transform` | `transform`: translation, rotation as XYZ Euler degrees (the inverse of [`TransformData::rotation_quat`](crate::format::TransformData::rotation_quat)), scale |
 //! | `ChildOf` / `Children` | `parent` / `children` (a parent outside the world makes a root) |
 //! | `Sprite`, `Text2d` + `TextFont` + `TextColor`, `Camera2d`, `Camera3d`, `PointLight`, `DirectionalLight`, `Mesh3d` with an asset path, `Visibility` | the built-in components (feature `builtins`) |
 //! | any other reflected component that is a struct | a `custom` component, its fields written by [`render_with`] (an `Entity` as `#<new id>`), fields equal to the type's `ReflectDefault` left out |
@@ -66,7 +66,7 @@ use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
 use super::registry::ForgeSchemas;
 use crate::format::{
-    ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, Transform, Vec3,
+    ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData, Vec3Data,
 };
 use crate::schema::expr::render_with;
 use crate::validate::is_type_path;
@@ -979,16 +979,16 @@ fn collect_entities(value: &dyn PartialReflect, out: &mut Vec<Entity>, depth: us
 }
 
 /// A Bevy transform as the file writes it: rotation as XYZ Euler degrees, the shortest that give
-/// the rotation back ([`Transform::rotation_degrees`]); `-0.0` written as `0.0`.
-pub fn file_transform(t: &bevy_transform::components::Transform) -> Transform {
-    let v = |v: glam::Vec3| Vec3 {
+/// the rotation back ([`TransformData::rotation_degrees`]); `-0.0` written as `0.0`.
+pub fn file_transform(t: &bevy_transform::components::Transform) -> TransformData {
+    let v = |v: glam::Vec3| Vec3Data {
         x: v.x + 0.0,
         y: v.y + 0.0,
         z: v.z + 0.0,
     };
-    Transform {
+    TransformData {
         translation: v(t.translation),
-        rotation: Transform::rotation_degrees(t.rotation),
+        rotation: TransformData::rotation_degrees(t.rotation),
         scale: v(t.scale),
     }
 }
@@ -1079,7 +1079,7 @@ mod builtins {
 
     use super::{HandlePaths, NoteKind, Part, ident, is_bevy};
     use crate::format::{
-        Color, ComponentData, DirectionalLightData, EntityNode, MaterialData, Mesh3dData,
+        ColorData, ComponentData, DirectionalLightData, EntityNode, MaterialData, Mesh3dData,
         MeshSource, PointLightData, SpriteData, Text2dData, VisibilityMode,
     };
 
@@ -1124,9 +1124,9 @@ mod builtins {
 
     /// A colour as sRGB channels. One stored in another space is converted, and channels a few
     /// `f32` steps from a round value (`LinearRgba` white is `0.99999994` in sRGB) snap to it.
-    fn color(c: bevy_color::Color) -> Color {
+    fn color(c: bevy_color::Color) -> ColorData {
         if let bevy_color::Color::Srgba(s) = c {
-            return Color::rgba(s.red, s.green, s.blue, s.alpha);
+            return ColorData::rgba(s.red, s.green, s.blue, s.alpha);
         }
         let snap = |v: f32| {
             let round = (f64::from(v) * 1e6).round() / 1e6;
@@ -1138,7 +1138,7 @@ mod builtins {
             }
         };
         let s = c.to_srgba();
-        Color::rgba(snap(s.red), snap(s.green), snap(s.blue), snap(s.alpha))
+        ColorData::rgba(snap(s.red), snap(s.green), snap(s.blue), snap(s.alpha))
     }
 
     /// The fields of two values of one struct type that differ.

@@ -7,7 +7,7 @@ use super::scene::{SceneFacts, ValidNames};
 use super::structure::blank;
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::format::{
-    Color, ComponentData, CustomComponent, EntityNode, MeshSource, PrimitiveShape, Vec3,
+    ColorData, ComponentData, CustomComponent, EntityNode, MeshSource, PrimitiveShape, Vec3Data,
 };
 use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
 
@@ -385,7 +385,7 @@ impl At<'_> {
         );
     }
 
-    fn color(&mut self, color: &Color, field: &'static str, what: &str, code: &'static str) {
+    fn color(&mut self, color: &ColorData, field: &'static str, what: &str, code: &'static str) {
         for (channel, v) in [
             ("r", color.r),
             ("g", color.g),
@@ -406,7 +406,7 @@ impl At<'_> {
 
     fn shape(&mut self, shape: &PrimitiveShape) {
         let mut values: Vec<(&str, f32)> = Vec::new();
-        let v3 = |v: Vec3| [("size.x", v.x), ("size.y", v.y), ("size.z", v.z)];
+        let v3 = |v: Vec3Data| [("size.x", v.x), ("size.y", v.y), ("size.z", v.z)];
         match shape {
             PrimitiveShape::Cuboid { size } => values.extend(v3(*size)),
             PrimitiveShape::Sphere { radius } => values.push(("radius", *radius)),

@@ -65,25 +65,27 @@ pub fn text() -> BoxedStrategy<String> {
     .boxed()
 }
 
-pub fn vec2() -> BoxedStrategy<Vec2> {
-    (float(), float()).prop_map(|(x, y)| Vec2 { x, y }).boxed()
+pub fn vec2() -> BoxedStrategy<Vec2Data> {
+    (float(), float())
+        .prop_map(|(x, y)| Vec2Data { x, y })
+        .boxed()
 }
 
-pub fn vec3() -> BoxedStrategy<Vec3> {
+pub fn vec3() -> BoxedStrategy<Vec3Data> {
     (float(), float(), float())
-        .prop_map(|(x, y, z)| Vec3 { x, y, z })
+        .prop_map(|(x, y, z)| Vec3Data { x, y, z })
         .boxed()
 }
 
-pub fn color() -> BoxedStrategy<Color> {
+pub fn color() -> BoxedStrategy<ColorData> {
     (float(), float(), float(), float())
-        .prop_map(|(r, g, b, a)| Color { r, g, b, a })
+        .prop_map(|(r, g, b, a)| ColorData { r, g, b, a })
         .boxed()
 }
 
-pub fn transform() -> BoxedStrategy<Transform> {
+pub fn transform() -> BoxedStrategy<TransformData> {
     (vec3(), vec3(), vec3())
-        .prop_map(|(translation, rotation, scale)| Transform {
+        .prop_map(|(translation, rotation, scale)| TransformData {
             translation,
             rotation,
             scale,
@@ -248,7 +250,7 @@ pub enum Edit {
     AddComponent(usize, ComponentData),
     RemoveComponent(usize, usize),
     Rename(usize, String),
-    SetTransform(usize, Transform),
+    SetTransform(usize, TransformData),
 }
 
 pub fn edit() -> BoxedStrategy<Edit> {

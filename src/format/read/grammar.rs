@@ -16,7 +16,7 @@ use crate::format::source_map::{
     ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LineIndex, OVERRIDE_FIELDS,
     OverrideSpans, SourceMap, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
 };
-use crate::format::value::{Color, Transform, Vec2, Vec3};
+use crate::format::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use crate::format::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
 
 impl<'a> Parser<'a> {
@@ -236,19 +236,19 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    pub(super) fn vec2(&mut self) -> PResult<Vec2> {
+    pub(super) fn vec2(&mut self) -> PResult<Vec2Data> {
         let [x, y] = self.floats("vector", &XY, None)?;
-        Ok(Vec2 { x, y })
+        Ok(Vec2Data { x, y })
     }
 
-    pub(super) fn vec3(&mut self, offsets: Option<&mut [u32]>) -> PResult<Vec3> {
+    pub(super) fn vec3(&mut self, offsets: Option<&mut [u32]>) -> PResult<Vec3Data> {
         let [x, y, z] = self.floats("vector", &XYZ, offsets)?;
-        Ok(Vec3 { x, y, z })
+        Ok(Vec3Data { x, y, z })
     }
 
-    pub(super) fn color(&mut self) -> PResult<Color> {
+    pub(super) fn color(&mut self) -> PResult<ColorData> {
         let [r, g, b, a] = self.floats("color", &RGBA, None)?;
-        Ok(Color { r, g, b, a })
+        Ok(ColorData { r, g, b, a })
     }
 
     pub(super) fn id_list(&mut self) -> PResult<Vec<u64>> {
@@ -386,7 +386,7 @@ impl<'a> Parser<'a> {
         let mut name = EcoString::default();
         let mut parent = None;
         let mut children = Vec::new();
-        let mut transform = Transform::IDENTITY;
+        let mut transform = TransformData::IDENTITY;
         let mut components = Vec::new();
         let mut locked = false;
         let mut instance = None;
@@ -519,8 +519,8 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
-    pub(super) fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<Transform> {
-        let mut parts = [Vec3::ZERO; 3];
+    pub(super) fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<TransformData> {
+        let mut parts = [Vec3Data::ZERO; 3];
         let (start, seen) = self.structure("transform", &TRANSFORM_FIELDS, |p, i, at| {
             spans[i][0] = p.abs(at);
             parts[i] = p.vec3(Some(&mut spans[i][1..]))?;
@@ -528,7 +528,7 @@ impl<'a> Parser<'a> {
         })?;
         self.require(start, "transform", &TRANSFORM_FIELDS, seen, all(3))?;
         let [translation, rotation, scale] = parts;
-        Ok(Transform {
+        Ok(TransformData {
             translation,
             rotation,
             scale,
@@ -649,7 +649,7 @@ impl<'a> Parser<'a> {
                 ComponentData::Sprite(Box::new(d))
             }
             "text2d" => {
-                let (mut text, mut font_size, mut color) = (String::new(), 0.0, Color::WHITE);
+                let (mut text, mut font_size, mut color) = (String::new(), 0.0, ColorData::WHITE);
                 let (start, seen) = self.structure("text2d data", &TEXT_FIELDS, |p, i, at| {
                     fields.push((TEXT_FIELDS[i], p.abs(at)));
                     match i {
@@ -668,7 +668,7 @@ impl<'a> Parser<'a> {
             }
             "point_light" => {
                 let mut d = PointLightData {
-                    color: Color::WHITE,
+                    color: ColorData::WHITE,
                     intensity: 0.0,
                     range: 0.0,
                     shadows: false,
@@ -695,7 +695,7 @@ impl<'a> Parser<'a> {
             }
             "directional_light" => {
                 let mut d = DirectionalLightData {
-                    color: Color::WHITE,
+                    color: ColorData::WHITE,
                     illuminance: 0.0,
                     shadows: false,
                 };
@@ -837,7 +837,7 @@ impl<'a> Parser<'a> {
         let shape = self.tag("value", "primitive shape", PRIMITIVE_SHAPES)?;
         let shape = match PRIMITIVE_SHAPES[shape] {
             "cuboid" => {
-                let mut size = Vec3::ONE;
+                let mut size = Vec3Data::ONE;
                 let (s, seen) = self.structure("cuboid", &["size"], |p, _, _| {
                     size = p.vec3(None)?;
                     Ok(())
@@ -850,7 +850,7 @@ impl<'a> Parser<'a> {
                 PrimitiveShape::Sphere { radius }
             }
             "plane" => {
-                let mut size = Vec2::new(1.0, 1.0);
+                let mut size = Vec2Data::new(1.0, 1.0);
                 let (s, seen) = self.structure("plane", &["size"], |p, _, _| {
                     size = p.vec2()?;
                     Ok(())
