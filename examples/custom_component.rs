@@ -4,8 +4,8 @@
 //!
 //! In debug builds the game also exports its schemas at startup, so scenes can be checked
 //! without running it (in an editor, in CI):
-//! `cargo run --bin forge -- validate --schema <file> --no-assets assets/scenes/platformer.forge.ron`
-//! (or `forge validate ..` once installed with `cargo install --path .`) checks the custom
+//! `cargo run -p bevy_forge_scene_cli -- validate --schema <file> --no-assets assets/scenes/platformer.forge.ron`
+//! (or `forge validate ..` once installed with `cargo install --path forge-cli`) checks the custom
 //! components as the scene loader does. Only `Orbit` is registered here: the other scenes use
 //! the types of other examples, which this schema file does not have.
 //!
@@ -60,9 +60,9 @@ fn export_schemas(schemas: Res<ForgeSchemas>) {
     let path = std::env::temp_dir().join("forge_demo.forge-schema.ron");
     match schemas.export(&path) {
         // `--no-assets`: the Platformer scene names an image this repository does not ship.
-        // `cargo run --bin forge`: `cargo run --example` does not put `forge` on the PATH.
+        // `cargo run -p bevy_forge_scene_cli`: `cargo run --example` does not put `forge` on the PATH.
         Ok(()) => println!(
-            "schemas written; check the scene offline with `cargo run --bin forge -- validate --schema {} --no-assets assets/scenes/platformer.forge.ron`",
+            "schemas written; check the scene offline with `cargo run -p bevy_forge_scene_cli -- validate --schema {} --no-assets assets/scenes/platformer.forge.ron`",
             path.display()
         ),
         Err(e) => eprintln!("cannot write the schemas: {e}"),

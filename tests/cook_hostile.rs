@@ -6,18 +6,20 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use bevy_app::{App, TaskPoolPlugin};
 use bevy_asset::io::memory::Dir;
 use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_forge_scene::ForgeSceneLoadError;
-use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookedScene};
+use bevy_forge_scene::cook::{COOKED_HEADER_LEN, CookedScene};
 use bevy_forge_scene::format::{ComponentData, ComponentPatch, Instance, Override, SceneDoc};
 use bevy_forge_scene::prelude::*;
-use common::cooked::twin_app;
+use common::cooked::{
+    LIGHT, SPRITE, cooked, doc_text, scene_doc, sprite_body, status_kb, twin_app, wrap,
+};
 use common::harness::Harness;
+use common::write;
 
 /// How the load of `path` ended.
 fn load_state(app: &mut App, path: &str) -> LoadState {
@@ -48,16 +50,6 @@ fn memory_checks() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-}
-
-fn status_kb(field: &str) -> usize {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 /// Peak resident bytes above the start while running `f` (pages touched).
@@ -370,17 +362,6 @@ mod wire {
     }
 }
 
-/// Header + body with a correct checksum and length.
-fn wrap(body: &[u8]) -> Vec<u8> {
-    let mut out = COOKED_MAGIC.to_vec();
-    out.extend_from_slice(&COOKED_VERSION.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
-    out.extend_from_slice(body);
-    out
-}
-
 fn encode_body(body: &wire::Body) -> Vec<u8> {
     wrap(&body.encode())
 }
@@ -397,52 +378,10 @@ fn varint(mut v: u64, out: &mut Vec<u8>) {
     }
 }
 
-const T: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
-const LIGHT: &str = "(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800.0, range: 20.0, shadows: false))";
-
-/// A document: entity 1 (a camera for a scene, a light for a prefab), and one root instance
-/// entity per path in `places`.
-fn doc_text(name: &str, first: &str, places: &[&str]) -> String {
-    let mut ents = format!(
-        "1: (id: 1, name: \"First\", parent: None, children: [], {T}, components: [{first}]),\n"
-    );
-    let mut roots = vec![1u64];
-    for (i, p) in places.iter().enumerate() {
-        let id = i as u64 + 2;
-        ents += &format!(
-            "{id}: (id: {id}, name: \"I{id}\", parent: None, children: [], {T}, components: [], instance: Some((scene: \"{p}\"))),\n"
-        );
-        roots.push(id);
-    }
-    format!(
-        "(format_version: 1, name: \"{name}\", entities: {{ {ents} }}, roots: {roots:?}, next_id: {})",
-        places.len() + 2
-    )
-}
-
-fn scene_doc(places: &[&str]) -> SceneDoc {
-    SceneDoc::from_str(&doc_text("Scene", "(type: camera3d)", places))
-        .unwrap()
-        .doc
-}
-
 fn prefab_doc(places: &[&str]) -> SceneDoc {
     SceneDoc::from_str(&doc_text("Prefab", LIGHT, places))
         .unwrap()
         .doc
-}
-
-fn cooked(doc: SceneDoc, prefabs: Vec<(&str, SceneDoc)>) -> CookedScene {
-    let mut prefabs: Vec<(String, SceneDoc)> = prefabs
-        .into_iter()
-        .map(|(p, d)| (p.to_owned(), d))
-        .collect();
-    prefabs.sort_by(|a, b| a.0.cmp(&b.0));
-    CookedScene {
-        source: "level.forge.ron".into(),
-        doc,
-        prefabs,
-    }
 }
 
 /// How a load of `path` ends: `Ok` or the scene error's codes and message.
@@ -663,29 +602,6 @@ fn invalid_tags_variants_and_flags_are_body_errors() {
             "{e}"
         );
     }
-}
-
-const SPRITE: &str = "(type: sprite, data: (image: Some(\"IMG\"), color: (r: 1, g: 1, b: 1, a: 1), custom_size: None, flip_x: false, flip_y: false))";
-
-/// The body of a scene whose entity 1 has a sprite with image `IMG`, in the scene itself or in
-/// the one prefab bundled with it, and the offset in the body of the sprite's kind (the
-/// variant index `postcard` writes after the component tag).
-fn sprite_body(in_prefab: bool) -> (Vec<u8>, usize) {
-    let sprite = SceneDoc::from_str(&doc_text("S", SPRITE, &[])).unwrap().doc;
-    let scene = if in_prefab {
-        cooked(scene_doc(&["p.forge.ron"]), vec![("p.forge.ron", sprite)])
-    } else {
-        cooked(sprite, vec![])
-    };
-    let body = scene.encode()[COOKED_HEADER_LEN..].to_vec();
-    // Tag 1 (postcard), kind 0 (sprite), option tag 1 (Some), string of 3 bytes.
-    let at = body
-        .windows(7)
-        .position(|w| w == b"\x01\x00\x01\x03IMG")
-        .unwrap()
-        + 1;
-    assert!(CookedScene::decode(&wrap(&body)).is_ok());
-    (body, at)
 }
 
 #[test]
@@ -1341,250 +1257,6 @@ fn a_huge_twin_is_not_read_whole() {
     assert!(
         kb(&after_twin) < 1 << 20,
         "peak RSS {after_twin} after loading a 4 GiB twin by its text path"
-    );
-}
-
-// ---- the CLI ----
-
-const FORGE: &str = env!("CARGO_BIN_EXE_forge");
-
-fn forge(dir: &Path, args: &[&str]) -> Output {
-    Command::new(FORGE)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("forge runs")
-}
-
-fn out(o: &Output) -> String {
-    format!(
-        "[{}] {}{}",
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-#[test]
-fn cli_two_scenes_for_one_twin_are_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    write(
-        d,
-        "a/x.forge.ron",
-        &doc_text("From A", "(type: camera3d)", &[]),
-    );
-    write(
-        d,
-        "b/x.forge.ron",
-        &doc_text("From B", "(type: camera3d)", &[]),
-    );
-    let o = forge(d, &["cook", "a", "b", "--out", "out", "--no-assets"]);
-    eprintln!("{}", out(&o));
-    let written = CookedScene::decode(&std::fs::read(d.join("out/x.forge.bin")).unwrap()).unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", out(&o));
-    assert!(out(&o).contains("would both write"), "{}", out(&o));
-    assert_eq!(written.doc.name, "From A", "the first twin stays");
-}
-
-#[test]
-fn cli_check_tells_a_damaged_twin_from_a_missing_one() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    write(d, "x.forge.ron", &doc_text("X", "(type: camera3d)", &[]));
-    let o = forge(d, &["cook", "x.forge.ron", "--no-assets"]);
-    assert!(o.status.success(), "{}", out(&o));
-    let mut bytes = std::fs::read(d.join("x.forge.bin")).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 1;
-    std::fs::write(d.join("x.forge.bin"), &bytes).unwrap();
-    let o = forge(d, &["cook", "--check", "x.forge.ron", "--no-assets"]);
-    let s = out(&o);
-    eprintln!("{s}");
-    assert!(!o.status.success());
-    assert!(
-        !s.contains("missing: "),
-        "a twin that exists but is damaged is reported as missing: {s}"
-    );
-    assert!(s.contains("damaged: ") && s.contains("checksum"), "{s}");
-}
-
-#[test]
-fn cli_check_sees_prefab_edits_and_cooks_chains() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    std::fs::create_dir_all(d.join("assets")).unwrap();
-    write(
-        d,
-        "assets/scenes/l.forge.ron",
-        &doc_text("L", "(type: camera3d)", &["prefabs/a.forge.ron"]),
-    );
-    write(
-        d,
-        "assets/prefabs/a.forge.ron",
-        &doc_text("A", LIGHT, &["prefabs/b.forge.ron"]),
-    );
-    write(
-        d,
-        "assets/prefabs/b.forge.ron",
-        &doc_text("B", LIGHT, &["prefabs/c.forge.ron"]),
-    );
-    write(d, "assets/prefabs/c.forge.ron", &doc_text("C", LIGHT, &[]));
-    let o = forge(d, &["cook", "assets"]);
-    let s = out(&o);
-    assert!(o.status.success(), "{s}");
-    eprintln!("{s}");
-    let c =
-        CookedScene::decode(&std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap()).unwrap();
-    let paths: Vec<_> = c.prefabs.iter().map(|(p, _)| p.as_str()).collect();
-    assert_eq!(
-        paths,
-        [
-            "prefabs/a.forge.ron",
-            "prefabs/b.forge.ron",
-            "prefabs/c.forge.ron"
-        ]
-    );
-    assert_eq!(c.source, "scenes/l.forge.ron");
-    let o = forge(d, &["cook", "--check", "assets"]);
-    assert!(o.status.success(), "{}", out(&o));
-    // Same bytes when cooked again from another directory with an absolute path.
-    let before = std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap();
-    let abs = d.join("assets/scenes/l.forge.ron");
-    let o = forge(Path::new("/"), &["cook", abs.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", out(&o));
-    assert_eq!(
-        std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap(),
-        before
-    );
-    // Edit the deepest prefab: the scene's twin is stale.
-    write(d, "assets/prefabs/c.forge.ron", &doc_text("C2", LIGHT, &[]));
-    let o = forge(d, &["cook", "--check", "assets/scenes"]);
-    let s = out(&o);
-    assert!(!o.status.success() && s.contains("stale"), "{s}");
-    // Break the deepest prefab: the scene is refused, its twin untouched.
-    write(d, "assets/prefabs/c.forge.ron", "(format_version: 1,");
-    let o = forge(d, &["cook", "assets/scenes"]);
-    let s = out(&o);
-    eprintln!("{s}");
-    assert!(!o.status.success(), "{s}");
-    assert_eq!(
-        std::fs::read(d.join("assets/scenes/l.forge.bin")).unwrap(),
-        before
-    );
-}
-
-/// `forge validate` on a cooked file whose entity's bytes are broken names the entity in its
-/// JSON, as its message does.
-#[test]
-fn cli_json_of_a_broken_cooked_entity_names_it() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (body, kind) = sprite_body(false);
-    let mut b = body.clone();
-    b[kind + 1] = 2;
-    std::fs::write(tmp.path().join("broken.forge.bin"), wrap(&b)).unwrap();
-    let o = forge(
-        tmp.path(),
-        &["validate", "broken.forge.bin", "--format", "json"],
-    );
-    let all: Vec<serde_json::Value> =
-        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", out(&o)));
-    assert_eq!(all.len(), 1, "{all:?}");
-    assert_eq!(all[0]["code"], "forge::cook::body", "{all:?}");
-    assert_eq!(all[0]["entity"], 1, "{all:?}");
-    assert!(
-        all[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("in entity 1 of the scene"),
-        "{all:?}"
-    );
-}
-
-#[test]
-fn cli_odd_targets_and_inputs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    write(
-        d,
-        "s/ok.forge.ron",
-        &doc_text("OK", "(type: camera3d)", &[]),
-    );
-    write(d, "s/bad.forge.ron", "(format_version: 1, name: ");
-    write(
-        d,
-        "s/dir.forge.ron",
-        &doc_text("D", "(type: camera3d)", &[]),
-    );
-    std::fs::create_dir_all(d.join("s/dir.forge.bin")).unwrap();
-    // Mixed valid and invalid: the valid one is cooked, exit 1.
-    let o = forge(d, &["cook", "s", "--no-assets"]);
-    let s = out(&o);
-    eprintln!("mixed: {s}");
-    assert!(!o.status.success(), "{s}");
-    assert!(d.join("s/ok.forge.bin").is_file());
-    assert!(!d.join("s/bad.forge.bin").exists());
-    assert!(s.contains("dir.forge.bin"), "{s}");
-    // --out equal to the source, and inside it: no twin of a twin, no recursion.
-    let o = forge(d, &["cook", "s/ok.forge.ron", "--out", "s", "--no-assets"]);
-    assert!(o.status.success(), "{}", out(&o));
-    let o = forge(d, &["cook", "s", "--out", "s/out", "--no-assets"]);
-    eprintln!("out inside: {}", out(&o));
-    let o = forge(d, &["cook", "s", "--out", "s/out", "--no-assets"]);
-    eprintln!("out inside again: {}", out(&o));
-    // A cooked file given to validate, tree and cook.
-    let mut unclear = Vec::new();
-    for cmd in [
-        vec!["validate", "s/ok.forge.bin"],
-        vec!["tree", "s/ok.forge.bin"],
-        vec!["cook", "s/ok.forge.bin", "--no-assets"],
-    ] {
-        let o = forge(d, &cmd);
-        let s = out(&o);
-        eprintln!("{cmd:?}: {s}");
-        assert!(!s.contains("panicked"), "{s}");
-        if !s.replace("not cooked", "").contains("cooked") {
-            unclear.push(cmd[0]);
-        }
-    }
-    // A read-only output directory.
-    #[cfg(unix)]
-    if status_kb("Uid:") != 0 {
-        // (root writes anywhere: skipped)
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(d.join("ro")).unwrap();
-        std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o555)).unwrap();
-        let o = forge(d, &["cook", "s/ok.forge.ron", "--out", "ro", "--no-assets"]);
-        let s = out(&o);
-        eprintln!("read-only: {s}");
-        assert!(!o.status.success() && s.contains("ro"), "{s}");
-        std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    // A symlinked scene and a symlinked source directory.
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::symlink(d.join("s/ok.forge.ron"), d.join("link.forge.ron")).unwrap();
-        let o = forge(d, &["cook", "link.forge.ron", "--no-assets"]);
-        eprintln!("symlink: {}", out(&o));
-        assert!(d.join("link.forge.bin").is_file());
-        std::os::unix::fs::symlink(d.join("s"), d.join("sl")).unwrap();
-        let o = forge(d, &["cook", "sl", "--out", "o2", "--no-assets"]);
-        eprintln!("symlinked dir: {}", out(&o));
-    }
-    // Cooking a prefab file itself.
-    write(d, "p/pre.forge.ron", &doc_text("P", LIGHT, &[]));
-    let o = forge(d, &["cook", "p/pre.forge.ron"]);
-    assert!(o.status.success(), "{}", out(&o));
-    assert!(
-        unclear.is_empty(),
-        "{unclear:?} given a .forge.bin say only that it is not valid UTF-8"
     );
 }
 

@@ -1,5 +1,6 @@
-//! `runtime::import` and `forge import`: Bevy `.scn.ron` worlds, written in each test by Bevy's
-//! own `DynamicWorldSerializer`, read back as scene documents.
+//! `runtime::import`: Bevy `.scn.ron` worlds, written in each test by Bevy's own
+//! `DynamicWorldSerializer`, read back as scene documents. `forge import` is tested with the
+//! command line (`forge-cli/tests/cli/import.rs`), on files written here.
 #![cfg(all(feature = "import", feature = "builtins"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,7 +13,6 @@ mod gate;
 mod harness;
 
 use std::path::Path;
-use std::process::Command;
 
 use bevy_app::App;
 use bevy_ecs::entity::Entity;
@@ -34,7 +34,6 @@ use glam::{DQuat, EulerRot, Quat, Vec3};
 use harness::Harness;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-const FORGE: &str = env!("CARGO_BIN_EXE_forge");
 
 /// The platformer's orbiting component.
 #[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
@@ -948,151 +947,6 @@ fn a_world_in_memory_imports_with_its_asset_paths() {
         })
         .unwrap();
     assert_eq!(sprite.image.as_deref(), Some("textures/player.png"));
-}
-
-// ---------------------------------------------------------------------------------------------
-// `forge import`.
-
-fn forge(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(FORGE)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn text_of(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
-#[test]
-fn forge_import_prints_the_scene_and_warns_about_what_it_left_out() {
-    let mut app = game_app();
-    build_world(app.world_mut());
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("level.scn.ron"),
-        bevy_world_text(app.world()),
-    )
-    .unwrap();
-    let o = forge(dir.path(), &["import", "level.scn.ron"]);
-    let (stdout, stderr) = (text_of(&o.stdout), text_of(&o.stderr));
-    assert_eq!(o.status.code(), Some(0), "{stderr}");
-    let doc = SceneDoc::from_str(&stdout).unwrap().doc;
-    assert_eq!(doc.name, "level");
-    assert!(doc.find_by_name("Zoë 🐉 ドラゴン").next().is_some());
-    assert!(
-        stderr.contains("warning: resource `import::Score` not imported"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("`import::Creature` is not in the type registry"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.lines().all(|l| l.starts_with("warning: ")),
-        "{stderr}"
-    );
-}
-
-#[test]
-fn forge_import_out_writes_a_scene_that_validates() {
-    let mut h = fixture_harness();
-    let (expected, text) = spawn_and_write(&mut h, "seeds/platformer.forge.ron");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("platformer.scn.ron"), text).unwrap();
-    let o = forge(
-        dir.path(),
-        &[
-            "import",
-            "platformer.scn.ron",
-            "--out",
-            "platformer.forge.ron",
-        ],
-    );
-    let stderr = text_of(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{stderr}");
-    assert!(o.stdout.is_empty());
-    assert!(
-        stderr.contains("imported platformer.scn.ron -> platformer.forge.ron (3 entities"),
-        "{stderr}"
-    );
-    // The built-in types only: the game's `Orbit` is listed, the rest is the same world.
-    assert!(
-        stderr.contains("`import::Orbit` is not in the type registry"),
-        "{stderr}"
-    );
-    let written = std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap();
-    let doc = SceneDoc::from_str(&written).unwrap().doc;
-    assert_eq!(written, doc.to_canonical_string(), "canonical");
-    // Once written, the scene is not replaced unless asked.
-    let args = [
-        "import",
-        "platformer.scn.ron",
-        "--out",
-        "platformer.forge.ron",
-    ];
-    std::fs::write(dir.path().join("platformer.forge.ron"), "// mine").unwrap();
-    let again = forge(dir.path(), &args);
-    assert_eq!(again.status.code(), Some(1));
-    assert!(text_of(&again.stderr).contains("exists; not replacing it (pass --force"));
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap(),
-        "// mine"
-    );
-    let forced = forge(dir.path(), &[&args[..], &["--force"]].concat());
-    assert_eq!(forced.status.code(), Some(0), "{}", text_of(&forced.stderr));
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap(),
-        written
-    );
-    let mut without_custom = expected.clone();
-    for e in without_custom.entities.values_mut() {
-        e.components
-            .retain(|c| !matches!(c, ComponentData::Custom(_)));
-    }
-    assert_same_world(&without_custom, &doc, &Default::default());
-    let v = forge(
-        dir.path(),
-        &["validate", "--no-assets", "platformer.forge.ron"],
-    );
-    assert_eq!(v.status.code(), Some(0), "{}", text_of(&v.stdout));
-}
-
-#[test]
-fn forge_import_refuses_a_result_that_does_not_validate_and_malformed_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let nan = format!(
-        "(resources: {{}}, entities: {{4294967295: (components: {{\"{NAME}\": \"Lost\", \"{TRANSFORM}\": (translation: (NaN, 0.0, 0.0), rotation: (0.0, 0.0, 0.0, 1.0), scale: (1.0, 1.0, 1.0))}})}})"
-    );
-    std::fs::write(dir.path().join("nan.scn.ron"), nan).unwrap();
-    let o = forge(
-        dir.path(),
-        &["import", "nan.scn.ron", "--out", "nan.forge.ron"],
-    );
-    let stderr = text_of(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("does not validate; nothing written"),
-        "{stderr}"
-    );
-    assert!(!dir.path().join("nan.forge.ron").exists());
-
-    std::fs::write(
-        dir.path().join("bad.scn.ron"),
-        "(\n  resources: {},\n  entities: [\n",
-    )
-    .unwrap();
-    let o = forge(dir.path(), &["import", "bad.scn.ron"]);
-    let stderr = text_of(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(stderr.starts_with("error: bad.scn.ron:3:"), "{stderr}");
-    assert!(o.stdout.is_empty());
-
-    let o = forge(dir.path(), &["import", "missing.scn.ron"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text_of(&o.stderr).contains("cannot read `missing.scn.ron`"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 //! Bevy's own reflection scenes (`.scn.ron`, `bevy_world_serialization`'s [`DynamicWorld`]) read
-//! into a [`SceneDoc`] (feature `import`, on with `cli`; `forge import` is its command).
+//! into a [`SceneDoc`] (feature `import`; `forge import` is its command).
 //!
 //! What becomes what:
 //!

@@ -6,6 +6,8 @@ use bevy_asset::io::memory::{Dir, MemoryAssetReader};
 use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::processor::{AssetProcessor, FileTransactionLogFactory};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookedScene};
+use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::runtime::twins::ForgeTwinReader;
 use std::path::Path;
@@ -75,4 +77,91 @@ pub fn processed_app(source: &Path, processed: &Path) -> App {
     app.finish();
     app.cleanup();
     app
+}
+
+pub fn status_kb(field: &str) -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Header + body with a correct checksum and length.
+pub fn wrap(body: &[u8]) -> Vec<u8> {
+    let mut out = COOKED_MAGIC.to_vec();
+    out.extend_from_slice(&COOKED_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+pub const T: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+
+pub const LIGHT: &str = "(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800.0, range: 20.0, shadows: false))";
+
+/// A document: entity 1 (a camera for a scene, a light for a prefab), and one root instance
+/// entity per path in `places`.
+pub fn doc_text(name: &str, first: &str, places: &[&str]) -> String {
+    let mut ents = format!(
+        "1: (id: 1, name: \"First\", parent: None, children: [], {T}, components: [{first}]),\n"
+    );
+    let mut roots = vec![1u64];
+    for (i, p) in places.iter().enumerate() {
+        let id = i as u64 + 2;
+        ents += &format!(
+            "{id}: (id: {id}, name: \"I{id}\", parent: None, children: [], {T}, components: [], instance: Some((scene: \"{p}\"))),\n"
+        );
+        roots.push(id);
+    }
+    format!(
+        "(format_version: 1, name: \"{name}\", entities: {{ {ents} }}, roots: {roots:?}, next_id: {})",
+        places.len() + 2
+    )
+}
+
+pub fn scene_doc(places: &[&str]) -> SceneDoc {
+    SceneDoc::from_str(&doc_text("Scene", "(type: camera3d)", places))
+        .unwrap()
+        .doc
+}
+
+pub fn cooked(doc: SceneDoc, prefabs: Vec<(&str, SceneDoc)>) -> CookedScene {
+    let mut prefabs: Vec<(String, SceneDoc)> = prefabs
+        .into_iter()
+        .map(|(p, d)| (p.to_owned(), d))
+        .collect();
+    prefabs.sort_by(|a, b| a.0.cmp(&b.0));
+    CookedScene {
+        source: "level.forge.ron".into(),
+        doc,
+        prefabs,
+    }
+}
+
+pub const SPRITE: &str = "(type: sprite, data: (image: Some(\"IMG\"), color: (r: 1, g: 1, b: 1, a: 1), custom_size: None, flip_x: false, flip_y: false))";
+
+/// The body of a scene whose entity 1 has a sprite with image `IMG`, in the scene itself or in
+/// the one prefab bundled with it, and the offset in the body of the sprite's kind (the
+/// variant index `postcard` writes after the component tag).
+pub fn sprite_body(in_prefab: bool) -> (Vec<u8>, usize) {
+    let sprite = SceneDoc::from_str(&doc_text("S", SPRITE, &[])).unwrap().doc;
+    let scene = if in_prefab {
+        cooked(scene_doc(&["p.forge.ron"]), vec![("p.forge.ron", sprite)])
+    } else {
+        cooked(sprite, vec![])
+    };
+    let body = scene.encode()[COOKED_HEADER_LEN..].to_vec();
+    // Tag 1 (postcard), kind 0 (sprite), option tag 1 (Some), string of 3 bytes.
+    let at = body
+        .windows(7)
+        .position(|w| w == b"\x01\x00\x01\x03IMG")
+        .unwrap()
+        + 1;
+    assert!(CookedScene::decode(&wrap(&body)).is_ok());
+    (body, at)
 }

@@ -31,11 +31,19 @@ pub struct Orbit {
     pub axis: bevy_math::Vec3,
 }
 
+/// The repository root (the directory with the workspace's `Cargo.lock`), from the library's
+/// tests and from the command line's alike.
+pub fn repo() -> &'static std::path::Path {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .unwrap_or(manifest)
+}
+
 /// The fixture directory inside the repository.
 pub fn fixture(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rel)
+    repo().join("tests/fixtures").join(rel)
 }
 
 /// Reads a fixture as text.
@@ -349,4 +357,11 @@ pub fn valid_doc() -> BoxedStrategy<SceneDoc> {
             doc
         })
         .boxed()
+}
+
+/// Writes `text` to `rel` under `dir`, creating its folders.
+pub fn write(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
 }

@@ -1,15 +1,21 @@
 //! The `forge` binary, spawned as users and CI run it: every subcommand, every exit status, both
-//! output formats. Human output is compared with reviewed snapshots in `tests/snapshots/cli/`
-//! (`UPDATE_SNAPSHOTS=1` rewrites them).
+//! output formats. Human output is compared with reviewed snapshots in `tests/cli/snapshots/`
+//! (`UPDATE_SNAPSHOTS=1` rewrites them). One test binary: `cook`, `export` and `import` are its
+//! modules. The scenes and helpers are the library's (`tests/common` at the repository root).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../../tests/common/mod.rs"]
 mod common;
+mod cook;
+mod export;
+mod import;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const FORGE: &str = env!("CARGO_BIN_EXE_forge");
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// The repository root: scenes and assets are the library's.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// Runs `forge` in `dir` with `args`, colour off by pipe and by `NO_COLOR`.
 fn forge(dir: &Path, args: &[&str]) -> Output {
@@ -34,7 +40,9 @@ fn status(o: &Output) -> i32 {
 }
 
 fn snapshot(name: &str, actual: &str) {
-    let path = Path::new(ROOT).join("tests/snapshots/cli").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/snapshots")
+        .join(name);
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
@@ -918,7 +926,7 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
 // ---- entity references ----
 
 /// The castle gate example's types, shared with the examples.
-#[path = "../examples/support/gate.rs"]
+#[path = "../../../examples/support/gate.rs"]
 mod gate_game;
 
 /// The castle gate example (scene and sentry prefab), with its types' schemas in
