@@ -45,7 +45,9 @@ fn main() {
             std::fs::write(dir.join("bench.scn.ron"), &scn).unwrap();
             let cooked = bevy_forge_scene::cook::CookedScene {
                 source: "bench.forge.ron".to_owned(),
-                doc: bevy_forge_scene::SceneDoc::from_str(&forge).unwrap().doc,
+                doc: bevy_forge_scene::format::SceneDoc::from_str(&forge)
+                    .unwrap()
+                    .doc,
                 prefabs: Vec::new(),
             }
             .encode();

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use bevy_asset::{AssetServer, Assets};
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::apply_diff;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::apply_diff;
 use bevy_light::PointLight;
 use both::{Health, OursReloaded};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -204,7 +204,7 @@ fn prefab_edit(c: &mut Criterion) {
 
 /// The expansion of `scene` as one plain document: every entity it spawns, in order, with ids
 /// `1..` and no instances.
-fn flat(scene: &ForgeScene) -> bevy_forge_scene::SceneDoc {
+fn flat(scene: &ForgeScene) -> bevy_forge_scene::format::SceneDoc {
     let doc = &scene.expanded().expect("the level places prefabs").doc;
     let ids: std::collections::HashMap<u64, u64> = doc
         .entities
@@ -212,7 +212,7 @@ fn flat(scene: &ForgeScene) -> bevy_forge_scene::SceneDoc {
         .enumerate()
         .map(|(i, k)| (*k, i as u64 + 1))
         .collect();
-    let mut out = bevy_forge_scene::SceneDoc::new("Camp, flat");
+    let mut out = bevy_forge_scene::format::SceneDoc::new("Camp, flat");
     for (key, node) in &doc.entities {
         let mut node = node.clone();
         node.id = ids[key];

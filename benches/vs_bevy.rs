@@ -27,10 +27,10 @@ use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_forge_scene::diff;
+use bevy_forge_scene::apply_diff;
+use bevy_forge_scene::diff::diff;
 use bevy_forge_scene::format::{SceneDoc, Vec3Data};
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::apply_diff;
 use bevy_reflect::TypeRegistry;
 use bevy_transform::components::Transform;
 use bevy_world_serialization::DynamicWorld;
@@ -324,8 +324,8 @@ fn reload(c: &mut Criterion) {
         let (mut world, root) = both::fresh_world(&app);
         let mut instance = a.spawn_into(ha.id(), &mut world, root);
         // What one reload touches: exactly the edited entity's Transform, same entities.
-        let before: Vec<(u64, Entity)> = {
-            let mut v: Vec<_> = instance.iter().collect();
+        let before: Vec<(Vec<u64>, Entity)> = {
+            let mut v: Vec<_> = instance.iter().map(|(p, e)| (p.to_vec(), e)).collect();
             v.sort();
             v
         };
@@ -336,7 +336,7 @@ fn reload(c: &mut Criterion) {
             format!("{:?}", diff(a.doc(), b.doc()))
         );
         let event = apply_diff(&mut world, root, &mut instance, &changes, b);
-        assert_eq!(event.changed, vec![edited]);
+        assert_eq!(event.changed, [[edited]]);
         assert!(event.added.is_empty() && event.removed.is_empty());
         let changed_transforms = world
             .query_filtered::<Entity, Changed<Transform>>()
@@ -353,8 +353,8 @@ fn reload(c: &mut Criterion) {
             .iter(&world)
             .count();
         assert_eq!(other_changes, 0);
-        let after: Vec<(u64, Entity)> = {
-            let mut v: Vec<_> = instance.iter().collect();
+        let after: Vec<(Vec<u64>, Entity)> = {
+            let mut v: Vec<_> = instance.iter().map(|(p, e)| (p.to_vec(), e)).collect();
             v.sort();
             v
         };

@@ -13,8 +13,8 @@ use std::process::ExitCode;
 
 use bevy_app::{App, TaskPoolPlugin};
 use bevy_asset::{AssetPlugin, AssetServer, LoadState};
+use bevy_forge_scene::capture::{CaptureOptions, save_instance};
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::CaptureOptions;
 use bevy_light::DirectionalLight;
 use bevy_math::Quat;
 use bevy_transform::components::Transform;

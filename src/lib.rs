@@ -5,6 +5,8 @@ extern crate self as bevy_forge_scene;
 
 // The parts (docs/ARCHITECTURE.md). Each imports only parts on lower floors: format, then
 // project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
+// The runtime's items are re-exported here: a game names them from the crate root (or the
+// prelude); the tools (validate, edit, export, cook, ...) are reached through their modules.
 pub mod cook;
 pub mod diff;
 pub mod edit;
@@ -12,43 +14,32 @@ pub mod export;
 pub mod format;
 pub mod prefab;
 pub mod project;
-pub mod runtime;
+mod runtime;
 pub mod schema;
 pub mod validate;
 
-/// Derives [`ForgeComponent`](trait@ForgeComponent): see [the `registry`
-/// module](runtime::registry) for attributes and registration.
+/// Derives [`ForgeComponent`](trait@ForgeComponent): see the trait for attributes and
+/// registration.
 pub use bevy_forge_scene_macros::ForgeComponent;
-pub use diff::{SceneDiff, diff};
-pub use format::{
-    ComponentData, EntityNode, FORMAT_VERSION, ParsedScene, ReadError, SceneDoc, SourceMap,
-    TransformData,
-};
-pub use project::{AssetIndex, Project};
+pub use runtime::capture;
+#[cfg(feature = "import")]
+pub use runtime::import;
 pub use runtime::{
     ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
     ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings, ForgeScenePlugin,
-    ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSchemas,
-    RegisterForgeComponent,
-};
-pub use schema::{ComponentSchema, FieldKind, FieldSchema, SchemaFile, SchemaFileError};
-pub use validate::{
-    Diagnostic, Severity, ValidationReport, validate_parsed, validate_parsed_with_schemas,
-    validate_references, validate_scene,
+    ForgeSceneProcess, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
+    ForgeSceneSaver, ForgeSceneSystems, ForgeSchemas, ForgeTwinReader, RegisterForgeComponent,
+    apply_diff, with_cooked_twins,
 };
 
-/// The most used items: `use bevy_forge_scene::prelude::*;`.
+/// What a game uses at runtime: `use bevy_forge_scene::prelude::*;` beside
+/// `use bevy::prelude::*;` (no name is shared with Bevy's prelude).
 pub mod prelude {
-    pub use crate::format::{ComponentData, EntityNode, SceneDoc, TransformData};
-    pub use crate::project::{AssetIndex, Project};
     pub use crate::runtime::{
-        CaptureOptions, ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene,
-        ForgeSceneInstance, ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed,
-        ForgeSceneReloaded, ForgeSceneRoot, ForgeSchemas, RegisterForgeComponent, capture_instance,
-        save_instance,
-    };
-    pub use crate::validate::{
-        Diagnostic, Severity, ValidationReport, validate_parsed, validate_scene,
+        ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
+        ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed,
+        ForgeSceneReloaded, ForgeSceneRoot, ForgeSceneSystems, ForgeSchemas,
+        RegisterForgeComponent,
     };
     pub use bevy_forge_scene_macros::ForgeComponent;
 }

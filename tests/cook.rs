@@ -18,6 +18,7 @@ use bevy_forge_scene::cook::{
     COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookError, CookedScene, is_cooked, text_path,
     twin_path,
 };
+use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::format::{
     ComponentData, ComponentPatch, CustomComponent, CustomField, Instance, Override,
 };
@@ -679,7 +680,7 @@ fn a_bundled_prefabs_own_errors_fail_the_cooked_load_as_they_fail_the_text() {
     };
     h.add_bytes("shipped/castle_gate.forge.bin", &scene.encode());
     let from_bytes = common::scenes::load_errors(&mut h, "shipped/castle_gate.forge.bin");
-    let field_errors = |ds: &[bevy_forge_scene::Diagnostic]| {
+    let field_errors = |ds: &[bevy_forge_scene::validate::Diagnostic]| {
         ds.iter()
             .filter(|d| d.code == "forge::custom::unknown_field")
             .map(|d| (d.file.clone(), d.entity))

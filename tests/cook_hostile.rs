@@ -1218,7 +1218,7 @@ fn a_huge_twin_is_not_read_whole() {
     let mut app = App::new();
     app.register_asset_source(
         AssetSourceId::Default,
-        bevy_forge_scene::runtime::twins::with_cooked_twins(AssetSourceBuilder::platform_default(
+        bevy_forge_scene::with_cooked_twins(AssetSourceBuilder::platform_default(
             &dir.path().to_string_lossy(),
             None,
         )),

@@ -25,12 +25,12 @@ struct Manual {
 }
 
 impl ForgeComponent for Manual {
-    fn schema() -> bevy_forge_scene::ComponentSchema {
-        bevy_forge_scene::ComponentSchema {
+    fn schema() -> bevy_forge_scene::schema::ComponentSchema {
+        bevy_forge_scene::schema::ComponentSchema {
             type_path: "game::Manual".into(),
             type_name: "Manual".into(),
             docs: String::new(),
-            fields: vec![bevy_forge_scene::FieldSchema::of::<u8>(
+            fields: vec![bevy_forge_scene::schema::FieldSchema::of::<u8>(
                 "level", &0, false, None, "",
             )],
             skipped: vec![],
@@ -478,8 +478,8 @@ fn resources_are_refused_by_register_forge_component() {
     #[reflect(Resource, Component, Default)]
     struct Sneaky;
     impl ForgeComponent for Sneaky {
-        fn schema() -> bevy_forge_scene::ComponentSchema {
-            bevy_forge_scene::ComponentSchema {
+        fn schema() -> bevy_forge_scene::schema::ComponentSchema {
+            bevy_forge_scene::schema::ComponentSchema {
                 type_path: "game::Sneaky".into(),
                 type_name: "Sneaky".into(),
                 docs: String::new(),
@@ -510,12 +510,13 @@ fn loader_lines(message: &str) -> Vec<String> {
 }
 
 /// The errors of `validate_parsed_with_schemas`, written as the loader lists them, sorted.
-fn offline_lines(text: &str, schemas: &bevy_forge_scene::SchemaFile) -> Vec<String> {
-    let parsed = bevy_forge_scene::SceneDoc::from_str(text).unwrap();
-    let report = bevy_forge_scene::validate_parsed_with_schemas(&parsed, text, None, schemas);
+fn offline_lines(text: &str, schemas: &bevy_forge_scene::schema::SchemaFile) -> Vec<String> {
+    let parsed = bevy_forge_scene::format::SceneDoc::from_str(text).unwrap();
+    let report =
+        bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, text, None, schemas);
     let mut lines: Vec<String> = report
         .into_iter()
-        .filter(|d| d.severity == bevy_forge_scene::Severity::Error)
+        .filter(|d| d.severity == bevy_forge_scene::validate::Severity::Error)
         .map(|mut d| {
             let p = d.position.take().expect("every error has a position");
             format!("bad.forge.ron:{}:{}: {d}", p.line, p.column)
@@ -526,7 +527,7 @@ fn offline_lines(text: &str, schemas: &bevy_forge_scene::SchemaFile) -> Vec<Stri
 }
 
 /// The harness app's schemas, exported to a file and read back, as a tool would get them.
-fn exported(h: &Harness) -> bevy_forge_scene::SchemaFile {
+fn exported(h: &Harness) -> bevy_forge_scene::schema::SchemaFile {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("game.forge-schema.ron");
     h.app
@@ -534,7 +535,7 @@ fn exported(h: &Harness) -> bevy_forge_scene::SchemaFile {
         .resource::<ForgeSchemas>()
         .export(&path)
         .unwrap();
-    bevy_forge_scene::SchemaFile::read(&path).unwrap()
+    bevy_forge_scene::schema::SchemaFile::read(&path).unwrap()
 }
 
 /// Entities 1..=n named `E1`.., each with the given components.
@@ -836,7 +837,7 @@ fn a_large_file_loads_as_its_whole_text_reads() {
         .load("large.forge.ron");
     let id = kept.id();
     h.run_until(|w| w.resource::<bevy_asset::Assets<Scene>>().contains(id));
-    let whole = bevy_forge_scene::SceneDoc::from_str(&text).unwrap();
+    let whole = bevy_forge_scene::format::SceneDoc::from_str(&text).unwrap();
     let assets = h.world().resource::<bevy_asset::Assets<Scene>>();
     let scene = assets.get(id).unwrap();
     assert_eq!(scene.doc(), &whole.doc);
@@ -866,7 +867,9 @@ fn loaded_scenes_keep_their_source_map_on_request() {
     assert!(assets.get(id).unwrap().source_map().is_none());
     assert_eq!(
         assets.get(id).unwrap().doc(),
-        &bevy_forge_scene::SceneDoc::from_str(&text).unwrap().doc
+        &bevy_forge_scene::format::SceneDoc::from_str(&text)
+            .unwrap()
+            .doc
     );
 }
 
@@ -882,7 +885,7 @@ fn a_large_file_reports_errors_as_its_whole_text_does() {
         "name: \"Zoë 3999 ✓\" parent",
         1,
     );
-    let expected = bevy_forge_scene::SceneDoc::from_str(&broken)
+    let expected = bevy_forge_scene::format::SceneDoc::from_str(&broken)
         .unwrap_err()
         .with_path("bad.forge.ron")
         .to_string();

@@ -492,7 +492,7 @@ fn hot_reload_of_an_edit_touches_only_the_edited_entity() {
     h.app.update();
 
     let reloaded = &h.world().resource::<Log>().reloaded[0];
-    assert_eq!(reloaded.changed, [6]);
+    assert_eq!(reloaded.changed, [[6]]);
     assert!(reloaded.added.is_empty() && reloaded.removed.is_empty());
     let after = ticks(&h);
     for (i, id) in ids.iter().enumerate() {

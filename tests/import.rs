@@ -21,10 +21,10 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::reflect::AppTypeRegistry;
 use bevy_forge_scene::format::{ComponentData, MeshSource, SceneDoc, TransformData};
-use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::import::{
+use bevy_forge_scene::import::{
     self, ImportError, ImportOptions, ImportReport, NoteKind, file_transform,
 };
+use bevy_forge_scene::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_transform::components::{GlobalTransform, Transform};
@@ -149,7 +149,10 @@ fn spawn_and_write(h: &mut Harness, path: &str) -> (SceneDoc, String) {
     let order: Vec<Entity> = doc
         .depth_first()
         .iter()
-        .map(|k| instance.entity(*k).unwrap())
+        .map(|k| {
+            let path = scene.expanded().map_or(vec![*k], |e| e.path(*k).unwrap());
+            instance.entity_path(&path).unwrap()
+        })
         .collect();
     let text = bevy_text(world, &order);
     (doc, text)
@@ -270,7 +273,7 @@ fn assert_same_world(expected: &SceneDoc, imported: &SceneDoc, report: &ImportRe
                 );
             }
         }
-        let customs = |n: &bevy_forge_scene::EntityNode| {
+        let customs = |n: &bevy_forge_scene::format::EntityNode| {
             n.components
                 .iter()
                 .filter(|c| matches!(c, ComponentData::Custom(_)))
@@ -319,7 +322,7 @@ fn every_fixture_spawned_and_written_by_bevy_imports_as_the_same_world() {
         // And the result is a valid scene.
         let canonical = imported.doc.to_canonical_string();
         let parsed = SceneDoc::from_str(&canonical).unwrap();
-        let report = bevy_forge_scene::validate_parsed(&parsed, None);
+        let report = bevy_forge_scene::validate::validate_parsed(&parsed, None);
         assert!(!report.has_errors(), "{path}: {:?}", report.diagnostics);
     }
 }

@@ -10,6 +10,7 @@ use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeEntityPath;
+use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
 use bevy_light::PointLight;
 use bevy_sprite::Sprite;

@@ -250,7 +250,7 @@ fn a_changed_instance_shows_in_the_diff() {
     let mut new = old.clone();
     let instance = new.entity_mut(5).unwrap().instance.as_deref_mut().unwrap();
     instance.overrides[0].name = Some("Huge Lamp".into());
-    let d = bevy_forge_scene::diff(&old, &new);
+    let d = bevy_forge_scene::diff::diff(&old, &new);
     assert_eq!(d.changed_count(), 1);
     assert!(
         d.to_string().contains("~ 5 instance overrides changed"),
@@ -339,7 +339,10 @@ fn overrides_that_do_not_apply_are_reported_at_their_lines() {
         .iter()
         .find(|d| d.message.contains("[3, 9]"))
         .unwrap();
-    assert_eq!(unused.severity, bevy_forge_scene::Severity::Warning);
+    assert_eq!(
+        unused.severity,
+        bevy_forge_scene::validate::Severity::Warning
+    );
     assert_eq!(unused.path.as_deref(), Some("instance.overrides[2]"));
 }
 

@@ -12,6 +12,7 @@ use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
+use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
@@ -194,8 +195,9 @@ fn instances_of_one_scene_each_get_their_own_entities() {
         second.entity(2).unwrap()
     );
     // The inverse map of each instance.
-    for (id, entity) in first.iter() {
-        assert_eq!(first.id_of(entity), Some(id));
+    for (path, entity) in first.iter() {
+        assert_eq!(first.id_of(entity), Some(path[0]));
+        assert_eq!(first.path_of(entity).unwrap(), *path);
         assert_eq!(second.id_of(entity), None);
     }
 }
@@ -364,14 +366,16 @@ fn references_reach_into_prefab_instances_and_prefabs_keep_their_own() {
         links(&h, at(&[6, 1])).maybe,
         Some(instance.entity(1).unwrap())
     );
-    // The reverse map knows placed entities by path.
-    let scenes = h.world().resource::<Assets<ForgeScene>>();
-    let scene = scenes.get(instance.scene()).unwrap();
-    assert_eq!(instance.path_of(scene, at(&[6, 2])), Some(vec![6, 2]));
-    assert_eq!(
-        instance.path_of(scene, instance.entity(1).unwrap()),
-        Some(vec![1])
-    );
+    // The reverse map knows placed entities by path, and the scene's own by id too.
+    assert_eq!(instance.path_of(at(&[6, 2])).unwrap(), [6, 2]);
+    assert_eq!(instance.id_of(at(&[6, 2])), None);
+    assert_eq!(instance.path_of(instance.entity(1).unwrap()).unwrap(), [1]);
+    assert_eq!(instance.id_of(instance.entity(1).unwrap()), Some(1));
+    // Every pair names its entity by the path the file says, never a hash.
+    for (path, entity) in instance.iter() {
+        assert_eq!(instance.entity_path(path), Some(entity));
+        assert!(path.iter().all(|id| *id < 1 << 32), "{path:?}");
+    }
 }
 
 #[test]
@@ -577,7 +581,7 @@ fn the_schema_has_an_entity_kind_and_offline_checks_match_the_loader() {
     let links_schema = schemas.get("refs_test::Links").unwrap();
     assert_eq!(
         links_schema.field("target").unwrap().kind,
-        bevy_forge_scene::FieldKind::Entity
+        bevy_forge_scene::schema::FieldKind::Entity
     );
     let text = level(&[
         ("target", "#9"),
@@ -590,11 +594,12 @@ fn the_schema_has_an_entity_kind_and_offline_checks_match_the_loader() {
     let loader = load_errors(&mut h, "bad.forge.ron");
     let parsed = SceneDoc::from_str(&text).unwrap();
     let offline =
-        bevy_forge_scene::validate_parsed_with_schemas(&parsed, &text, None, &schemas).diagnostics;
+        bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, &text, None, &schemas)
+            .diagnostics;
     assert_eq!(lines(&loader).len(), 4, "{loader:#?}");
     assert_eq!(lines(&offline), lines(&loader));
     // Without schemas, the dangling references are found (not the mistyped one).
-    let unchecked = bevy_forge_scene::validate_references(&parsed, Some(&text));
+    let unchecked = bevy_forge_scene::validate::validate_references(&parsed, Some(&text));
     let dangling: Vec<_> = lines(&loader)
         .into_iter()
         .filter(|l| l.2 == "forge::custom::reference")

@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use bevy_asset::Assets;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::format::{ComponentData, SceneDoc};
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, Severity};
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 use bevy_reflect::Reflect;
 use bevy_reflect::std_traits::ReflectDefault;
 use common::harness::Harness;
@@ -321,7 +322,7 @@ fn dangling_reference_positions_with_escapes_and_newlines() {
         }
         // Offline check without schema, at the same place.
         let parsed = SceneDoc::from_str(&text).unwrap();
-        let offline = bevy_forge_scene::validate_references(&parsed, Some(&text));
+        let offline = bevy_forge_scene::validate::validate_references(&parsed, Some(&text));
         let o = offline.diagnostics_positions();
         if o != vec![expected] {
             wrong.push(format!(
@@ -395,7 +396,7 @@ fn child_deep_path_validate_references() {
         let text = level(&[("target", &deep_path(n))]);
         let parsed = SceneDoc::from_str(&text).unwrap();
         let started = Instant::now();
-        let found = bevy_forge_scene::validate_references(&parsed, Some(&text));
+        let found = bevy_forge_scene::validate::validate_references(&parsed, Some(&text));
         println!("{n:>6} ids: {:?}", started.elapsed());
         assert_eq!(found.len(), 1);
     }
@@ -695,7 +696,8 @@ fn offline_checks_match_the_loader_for_every_shape() {
     let loader = outcome(&mut h, "bad.forge.ron", &text).expect_err("errors");
     let parsed = SceneDoc::from_str(&text).unwrap();
     let offline =
-        bevy_forge_scene::validate_parsed_with_schemas(&parsed, &text, None, &schemas).diagnostics;
+        bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, &text, None, &schemas)
+            .diagnostics;
     println!("{:#?}", lines(&loader));
     assert_eq!(lines(&offline), lines(&loader));
     assert_eq!(lines(&loader).len(), 6);

@@ -9,6 +9,7 @@ use bevy_ecs::change_detection::ComponentTicks;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::format::{ComponentData, SceneDoc};
 use bevy_forge_scene::format::{CustomComponent, CustomField};
 use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform;
@@ -148,6 +149,11 @@ impl Live {
     }
 }
 
+/// The ids of an event's id paths.
+fn paths(list: &[ForgeEntityPath]) -> Vec<Vec<u64>> {
+    list.iter().map(|p| p.to_vec()).collect()
+}
+
 #[test]
 fn one_transform_edit_touches_exactly_one_entity() {
     let mut live = Live::start(&base());
@@ -164,11 +170,11 @@ fn one_transform_edit_touches_exactly_one_entity() {
     assert_eq!(log.len(), 1);
     assert_eq!(
         (
-            log[0].added.clone(),
-            log[0].removed.clone(),
-            log[0].changed.clone()
+            paths(&log[0].added),
+            paths(&log[0].removed),
+            paths(&log[0].changed)
         ),
-        (vec![], vec![], vec![3])
+        (vec![], vec![], vec![vec![3]])
     );
     for (id, entity) in &entities {
         assert_eq!(live.e(*id), *entity, "entity {id} kept its Entity");
@@ -216,8 +222,8 @@ fn entities_are_added_removed_reparented_and_reordered_in_place() {
     );
     live.save(&edited);
     let event = live.log().reloaded[0].clone();
-    assert_eq!(event.added, vec![6, 7]);
-    assert_eq!(event.removed, vec![3, 4]);
+    assert_eq!(event.added, [[6], [7]]);
+    assert_eq!(event.removed, [[3], [4]]);
     let world = live.h.world();
     assert!(
         world.get_entity(c).is_err() && world.get_entity(d).is_err(),
@@ -271,7 +277,7 @@ fn components_are_added_changed_and_removed() {
     );
     let mut changed = live.log().reloaded[0].changed.clone();
     changed.sort();
-    assert_eq!(changed, vec![2, 3, 4]);
+    assert_eq!(changed, [[2], [3], [4]]);
 }
 
 #[test]
@@ -324,7 +330,7 @@ fn bad_edit_keeps_last_good_scene_and_next_good_save_applies_once() {
     assert_eq!(reloaded.len(), 1);
     let mut changed = reloaded[0].changed.clone();
     changed.sort();
-    assert_eq!(changed, vec![2, 5]);
+    assert_eq!(changed, [[2], [5]]);
     assert_eq!(
         live.h
             .world()

@@ -6,12 +6,13 @@ mod common;
 
 use common::harness::Harness;
 
-use bevy_asset::{AssetServer, LoadState};
+use bevy_asset::{AssetApp, AssetServer, LoadState};
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeScene as Scene;
 use bevy_forge_scene::ForgeSceneLoadError;
+use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform;
 
@@ -312,11 +313,12 @@ fn every_invalid_fixture_fails_to_load_with_each_error_positioned() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        let expected = bevy_forge_scene::validate_parsed(&SceneDoc::from_str(&text).unwrap(), None);
+        let expected =
+            bevy_forge_scene::validate::validate_parsed(&SceneDoc::from_str(&text).unwrap(), None);
         let errors: Vec<_> = expected
             .diagnostics
             .iter()
-            .filter(|d| d.severity == bevy_forge_scene::Severity::Error)
+            .filter(|d| d.severity == bevy_forge_scene::validate::Severity::Error)
             .collect();
         assert!(!errors.is_empty(), "{path:?} has errors");
         let mut h = Harness::new();
@@ -505,4 +507,105 @@ fn missing_asset_files_fail_the_load_at_their_field() {
         let id = handle.id();
         h.run_until(|w| w.resource::<bevy_asset::Assets<Scene>>().contains(id));
     }
+}
+
+/// What a game's system ordered after `ForgeSceneSystems::Spawn` saw: the frame it ran and
+/// how many scene entities existed then.
+#[derive(Resource, Default)]
+struct SeenAfterSpawn(Vec<(u32, usize)>);
+
+#[derive(Resource, Default)]
+struct Frame(u32);
+
+#[test]
+fn a_system_after_the_spawn_set_sees_the_scene_the_frame_it_spawns() {
+    let mut h = Harness::with_setup(|app| {
+        app.init_resource::<SeenAfterSpawn>()
+            .init_resource::<Frame>()
+            .add_systems(
+                bevy_app::PreUpdate,
+                (|mut frame: ResMut<Frame>| frame.0 += 1).before(ForgeSceneSystems::Reload),
+            )
+            .add_systems(
+                bevy_app::PreUpdate,
+                (|roots: Query<&ForgeSceneInstance>,
+                  ids: Query<&ForgeEntityId>,
+                  frame: Res<Frame>,
+                  mut seen: ResMut<SeenAfterSpawn>| {
+                    if !roots.is_empty() {
+                        seen.0.push((frame.0, ids.iter().count()));
+                    }
+                })
+                .after(ForgeSceneSystems::Spawn),
+            );
+    });
+    h.add("garden.forge.ron", &seed("garden"));
+    let (root, instance) = h.spawn_scene("garden.forge.ron");
+    let seen = &h.world().resource::<SeenAfterSpawn>().0;
+    let spawned_in = h.world().resource::<Frame>().0;
+    // The first frame the instance exists is the frame the system saw it, whole.
+    assert_eq!(
+        seen.first(),
+        Some(&(spawned_in, instance.len())),
+        "{seen:?}"
+    );
+    assert!(h.world().get::<ForgeSceneInstance>(root).is_some());
+}
+
+#[test]
+fn the_plugin_works_added_before_the_asset_plugin() {
+    let dir = bevy_asset::io::memory::Dir::default();
+    dir.insert_asset_text(std::path::Path::new("garden.forge.ron"), &seed("garden"));
+    let reader = dir.clone();
+    let mut app = bevy_app::App::new();
+    app.register_asset_source(
+        bevy_asset::io::AssetSourceId::Default,
+        bevy_asset::io::AssetSourceBuilder::new(move || {
+            Box::new(bevy_asset::io::memory::MemoryAssetReader {
+                root: reader.clone(),
+            })
+        }),
+    );
+    app.add_plugins((
+        bevy_app::TaskPoolPlugin::default(),
+        ForgeScenePlugin,
+        bevy_asset::AssetPlugin {
+            watch_for_changes_override: Some(false),
+            use_asset_processor_override: Some(false),
+            ..Default::default()
+        },
+    ));
+    app.finish();
+    app.cleanup();
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<Scene>("garden.forge.ron");
+    let root = app.world_mut().spawn(ForgeSceneRoot(handle)).id();
+    for _ in 0..10_000 {
+        app.update();
+        if app.world().get::<ForgeSceneInstance>(root).is_some() {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    let instance = app.world().get::<ForgeSceneInstance>(root).unwrap();
+    assert_eq!(instance.len(), 2);
+}
+
+#[test]
+fn without_the_asset_plugin_the_app_runs_and_says_what_to_add() {
+    let mut app = bevy_app::App::new();
+    app.add_plugins((bevy_app::TaskPoolPlugin::default(), ForgeScenePlugin));
+    app.finish();
+    app.cleanup();
+    // A root without an asset server spawns nothing; nothing panics.
+    app.world_mut().spawn(ForgeSceneRoot::default());
+    app.update();
+    app.update();
+    assert!(
+        app.world()
+            .get_resource::<bevy_asset::Assets<Scene>>()
+            .is_none()
+    );
 }

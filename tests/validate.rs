@@ -1023,7 +1023,7 @@ fn a_malformed_forest_of_many_entities_is_validated() {
     let mut doc = SceneDoc::new("ring");
     let n = 10_000u64;
     for id in 1..=n {
-        let mut e = bevy_forge_scene::EntityNode::new(id, "same");
+        let mut e = bevy_forge_scene::format::EntityNode::new(id, "same");
         e.parent = Some(id % n + 1);
         e.children = vec![if id == 1 { n } else { id - 1 }];
         doc.entities.insert(id, e);

@@ -1,11 +1,11 @@
 //! `forge import`: a Bevy `.scn.ron` world as a `.forge.ron` scene
-//! (`bevy_forge_scene::runtime::import`, with the built-in types).
+//! (`bevy_forge_scene::import`, with the built-in types).
 
 use std::path::Path;
 
 use bevy_forge_scene::format::SceneDoc;
+use bevy_forge_scene::import::{self, ImportOptions};
 use bevy_forge_scene::project::write_file_atomic;
-use bevy_forge_scene::runtime::import::{self, ImportOptions};
 use bevy_forge_scene::validate::{Severity, report, validate_parsed, validate_references};
 
 use super::{ImportArgs, Status, fail, print};

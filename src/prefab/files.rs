@@ -110,7 +110,7 @@ pub struct PrefabFile {
 /// let expanded = expanded.unwrap();
 /// let lamp = expanded.key(&[5, 1]).unwrap();
 /// assert_eq!(expanded.doc.entity(lamp).unwrap().name, "Lamp");
-/// # Ok::<(), bevy_forge_scene::ReadError>(())
+/// # Ok::<(), bevy_forge_scene::format::ReadError>(())
 /// ```
 pub struct PrefabFiles<R> {
     read: R,

@@ -48,6 +48,9 @@ pub fn key_of(path: &[u64]) -> u64 {
     }
 }
 
+/// The id path of every entity an instance placed, by its key in the expanded document.
+pub(crate) type PlacedPaths = HashMap<u64, Box<[u64]>>;
+
 /// A scene with its prefab instances expanded: one forest, keyed by [`key_of`] id paths.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ExpandedScene {
@@ -55,8 +58,8 @@ pub struct ExpandedScene {
     /// entity followed by what its prefab placed under it, keyed by [`key_of`] their id paths.
     pub doc: Arc<SceneDoc>,
     /// The id path of every entity an instance placed, by key (the scene's own entities are not
-    /// listed: their path is their id).
-    paths: HashMap<u64, Box<[u64]>>,
+    /// listed: their path is their id). Shared with the live instances spawned from it.
+    paths: Arc<PlacedPaths>,
     /// The instance entities, by key, with the prefab each places.
     instances: HashMap<u64, EcoString>,
 }
@@ -82,6 +85,12 @@ impl ExpandedScene {
     /// The id path of `key` when an instance placed it.
     pub fn placed_path(&self, key: u64) -> Option<&[u64]> {
         self.paths.get(&key).map(|p| &p[..])
+    }
+
+    /// The id paths of the placed entities, shared (live instances keep them to name their
+    /// entities by path).
+    pub(crate) fn placed_paths(&self) -> &Arc<PlacedPaths> {
+        &self.paths
     }
 
     /// The key of the entity at `path`, when there is one.
@@ -435,7 +444,7 @@ pub fn expand<'p>(
     }
     let expanded = ExpandedScene {
         doc: Arc::new(out),
-        paths,
+        paths: Arc::new(paths),
         instances,
     };
     (Some(expanded), diagnostics)

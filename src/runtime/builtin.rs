@@ -177,7 +177,7 @@ fn shape_key(shape: &PrimitiveShape) -> ShapeKey {
 }
 
 /// The label of the `n`th distinct primitive mesh of a scene: `Mesh0`, `Mesh1`, ...
-pub fn mesh_label(n: usize) -> String {
+pub(crate) fn mesh_label(n: usize) -> String {
     format!("Mesh{n}")
 }
 

@@ -12,8 +12,8 @@
 //! - **name** from `Name`; **transform** from `Transform`, rotation as XYZ Euler degrees
 //!   ([`TransformData::rotation_degrees`]). A transform the game did not change keeps the file's
 //!   spelling.
-//! - **built-ins** from their Bevy components (the inverse of what spawning inserts; see
-//!   [`builtin`](super::builtin)). A `mesh3d`'s mesh and material come from the scene (a
+//! - **built-ins** from their Bevy components (the inverse of what spawning
+//!   inserts). A `mesh3d`'s mesh and material come from the scene (a
 //!   primitive mesh is a sub-asset of it), or, for a mesh the game added, from its asset path
 //!   with the default material. `visibility` is written when the scene wrote it or the live value
 //!   is not `Inherited`. Without the `builtins` feature the scene's built-ins are kept as written.
@@ -392,7 +392,7 @@ impl<'w> Capture<'w> {
             .and_then(|i| self.scene.prepared_index(who.0, i))
             .and_then(|i| self.scene.custom.entity(i).find(&canonical));
         let instance = self.instance;
-        let live_of = |key: u64| instance.entity(key);
+        let live_of = |key: u64| instance.by_key(key);
         let mut unchanged = vec![false; written.map_or(0, |w| w.fields.len())];
         if let (Some(w), Some(p)) = (written, prepared) {
             p.with_value(&live_of, |spawned: &dyn Reflect| {
@@ -456,13 +456,12 @@ impl<'w> Capture<'w> {
         field: &str,
     ) -> Option<String> {
         let instance = self.instance;
-        let scene = self.scene;
         let added = &self.added;
         let reference = |value: &dyn PartialReflect| {
             let entity = value.try_downcast_ref::<Entity>()?;
             let path = match added.get(entity) {
                 Some(id) => vec![*id],
-                None => instance.path_of(scene, *entity)?,
+                None => instance.path_of(*entity)?.0,
             };
             let parts: Vec<String> = path.iter().map(u64::to_string).collect();
             Some(format!("#{}", parts.join("/")))

@@ -23,7 +23,7 @@
 //! game's own types. [`builtin_types`] is what `forge import` uses without a game.
 //!
 //! ```
-//! use bevy_forge_scene::runtime::import;
+//! use bevy_forge_scene::import;
 //!
 //! let text = r#"(
 //!   resources: {},

@@ -16,30 +16,31 @@
 //!    applied document and the new one is applied to every live instance.
 
 #[cfg(feature = "builtins")]
-pub mod builtin;
+mod builtin;
 pub mod capture;
 mod components;
 mod custom;
 #[cfg(feature = "import")]
 pub mod import;
-pub mod loader;
+mod loader;
 mod plugin;
-pub mod processor;
+mod processor;
 mod refs;
-pub mod registry;
-pub mod reload;
-pub mod scene;
-pub mod spawn;
-pub mod twins;
+pub(crate) mod registry;
+mod reload;
+mod scene;
+mod spawn;
+mod twins;
 
-pub use capture::{CaptureError, CaptureOptions, Captured, capture_instance, save_instance};
 pub use components::{ForgeEntityId, ForgeEntityPath};
 pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
-pub use plugin::ForgeScenePlugin;
+pub use plugin::{ForgeScenePlugin, ForgeSceneSystems};
+pub use processor::{ForgeSceneProcess, ForgeSceneSaver};
 pub use registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
 pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
 pub use scene::ForgeScene;
 pub use spawn::{ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
+pub use twins::{ForgeTwinReader, with_cooked_twins};
 
 #[doc(hidden)]
 pub use registry::ForgeComponentRegistration;

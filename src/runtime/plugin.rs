@@ -1,58 +1,77 @@
-//! [`ForgeScenePlugin`]: registers the asset, its loader and the spawning systems.
+//! [`ForgeScenePlugin`]: registers the asset, its loader and the spawning systems, in the
+//! [`ForgeSceneSystems`] sets.
 
 use bevy_app::{App, Plugin, PreUpdate};
 use bevy_asset::{AssetApp, AssetServer, AssetTrackingSystems, Assets};
-use bevy_ecs::schedule::IntoScheduleConfigs;
+use bevy_ecs::schedule::{IntoScheduleConfigs, SystemSet};
 
 use super::components::{ForgeEntityId, ForgeEntityPath};
 use super::loader::ForgeSceneLoader;
 use super::processor::{ForgeSceneProcess, ForgeSceneSaver};
-use super::reload::{ForgeSceneReloadFailed, reload_scenes};
+use super::reload::reload_scenes;
 use super::scene::ForgeScene;
 use super::spawn::{AppliedDocs, ForgeMaterials, ForgeSceneRoot, spawn_scene_instances};
 
 /// Adds `.forge.ron` scenes to an app: the [`ForgeScene`] asset, its loader, and spawning of
-/// [`ForgeSceneRoot`] entities (in `PreUpdate`, right after assets are tracked, so `Update`
-/// systems see a scene the frame it spawns).
+/// [`ForgeSceneRoot`] entities, in the [`ForgeSceneSystems`] sets of `PreUpdate` (right after
+/// assets are tracked, so `Update` systems see a scene the frame it spawns).
 ///
-/// Add it after `AssetPlugin` (for example after `DefaultPlugins`).
-///
-/// # Panics
-/// When the app has no `AssetServer` (no `AssetPlugin` was added before this plugin).
+/// Needs Bevy's `AssetPlugin` (part of `DefaultPlugins`), added before or after this plugin.
+/// Without it, the plugin logs an error naming what to add and registers nothing.
 pub struct ForgeScenePlugin;
+
+/// The systems of [`ForgeScenePlugin`], in Bevy's `PreUpdate` schedule after
+/// `AssetTrackingSystems`, in this order. Order a game's systems against them, as against Bevy's
+/// own `SceneSpawnerSystems`:
+///
+/// ```
+/// # use bevy_app::{App, PreUpdate};
+/// # use bevy_ecs::prelude::*;
+/// # use bevy_forge_scene::ForgeSceneSystems;
+/// fn count_scene_entities(entities: Query<&bevy_forge_scene::ForgeEntityId>) {
+///     // Sees every scene spawned this frame.
+/// }
+/// # let mut app = App::new();
+/// app.add_systems(PreUpdate, count_scene_entities.after(ForgeSceneSystems::Spawn));
+/// ```
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ForgeSceneSystems {
+    /// Applies changed scene assets (a file saved, a prefab edited, an edit in memory) to
+    /// their live instances, and triggers [`ForgeSceneReloaded`](crate::ForgeSceneReloaded) or
+    /// [`ForgeSceneReloadFailed`](crate::ForgeSceneReloadFailed) on their roots.
+    Reload,
+    /// Spawns every [`ForgeSceneRoot`] whose scene has loaded, and triggers
+    /// [`ForgeSceneReady`](crate::ForgeSceneReady) on it.
+    Spawn,
+}
 
 impl Plugin for ForgeScenePlugin {
     fn build(&self, app: &mut App) {
-        let Some(server) = app.world().get_resource::<AssetServer>().cloned() else {
-            panic!(
-                "ForgeScenePlugin needs an AssetServer: add AssetPlugin (or DefaultPlugins) first"
-            );
-        };
-        let (registry, schemas) = super::registry::setup(app);
-        app.init_asset::<ForgeScene>()
-            .register_asset_loader(
-                ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
-            )
-            // Processed mode cooks scenes at build time; otherwise this does nothing.
-            .register_asset_processor::<ForgeSceneProcess>(ForgeSceneSaver.into())
-            .set_default_asset_processor::<ForgeSceneProcess>("forge.ron")
-            .register_type::<ForgeEntityId>()
+        app.register_type::<ForgeEntityId>()
             .register_type::<ForgeEntityPath>()
             .register_type::<ForgeSceneRoot>()
-            .init_resource::<ForgeMaterials>()
-            .init_resource::<AppliedDocs>()
-            .add_message::<ForgeSceneReloadFailed>()
-            .add_systems(
+            .configure_sets(
                 PreUpdate,
-                (reload_scenes, spawn_scene_instances)
+                (ForgeSceneSystems::Reload, ForgeSceneSystems::Spawn)
                     .chain()
                     .after(AssetTrackingSystems),
             );
-        #[cfg(feature = "builtins")]
-        app.add_observer(super::spawn::link_parent_visibility);
+        // `AssetPlugin` may come after this plugin: the asset side then waits for `finish`.
+        if app.world().contains_resource::<AssetServer>() {
+            add_assets(app);
+        }
     }
 
     fn finish(&self, app: &mut App) {
+        if !app.world().contains_resource::<Assets<ForgeScene>>() {
+            if !app.world().contains_resource::<AssetServer>() {
+                tracing::error!(
+                    "ForgeScenePlugin needs Bevy's AssetPlugin: add `AssetPlugin` (or `DefaultPlugins`) to the app; no scene will load or spawn without it"
+                );
+                return;
+            }
+            add_assets(app);
+        }
         // Sub-assets need their asset types even in a headless app without the render plugins.
         #[cfg(feature = "builtins")]
         {
@@ -63,7 +82,30 @@ impl Plugin for ForgeScenePlugin {
                 app.init_asset::<bevy_image::Image>();
             }
         }
-        #[cfg(not(feature = "builtins"))]
-        let _ = (app, std::marker::PhantomData::<Assets<ForgeScene>>);
     }
+}
+
+/// The asset, its loader and processor, and the systems that read them (which need the asset's
+/// messages).
+fn add_assets(app: &mut App) {
+    let (registry, schemas) = super::registry::setup(app);
+    let Some(server) = app.world().get_resource::<AssetServer>().cloned() else {
+        return;
+    };
+    app.init_asset::<ForgeScene>()
+        .register_asset_loader(
+            ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
+        )
+        // Processed mode cooks scenes at build time; otherwise this does nothing.
+        .register_asset_processor::<ForgeSceneProcess>(ForgeSceneSaver.into())
+        .set_default_asset_processor::<ForgeSceneProcess>("forge.ron")
+        .init_resource::<ForgeMaterials>()
+        .init_resource::<AppliedDocs>()
+        .add_systems(PreUpdate, reload_scenes.in_set(ForgeSceneSystems::Reload))
+        .add_systems(
+            PreUpdate,
+            spawn_scene_instances.in_set(ForgeSceneSystems::Spawn),
+        );
+    #[cfg(feature = "builtins")]
+    app.add_observer(super::spawn::link_parent_visibility);
 }

@@ -1,72 +1,7 @@
-//! Custom component types in an app: the [`ForgeComponent`] trait, the [`ForgeSchemas`]
-//! resource and [`RegisterForgeComponent`]. What a schema says is [`crate::schema`]'s; this is
-//! where a type meets the `World`: registration, and how a value of it is stored and inserted.
-//!
-//! A game type becomes usable as a `custom` component of a `.forge.ron` scene by deriving
-//! [`ForgeComponent`](macro@crate::ForgeComponent):
-//!
-//! ```
-//! use bevy_ecs::prelude::*;
-//! use bevy_reflect::prelude::*;
-//! use bevy_forge_scene::ForgeComponent;
-//!
-//! /// Moves the entity on a circle around its parent.
-//! #[derive(Component, Reflect, Default, ForgeComponent)]
-//! #[reflect(Component, Default)]
-//! #[forge(type_path = "forge_demo::Orbit")]
-//! struct Orbit {
-//!     /// Metres.
-//!     #[forge(range = 0.0..=100.0)]
-//!     radius: f32,
-//!     /// Radians per second.
-//!     #[forge(required)]
-//!     speed: f32,
-//! }
-//!
-//! let schema = <Orbit as bevy_forge_scene::ForgeComponent>::schema();
-//! assert_eq!(schema.type_path, "forge_demo::Orbit");
-//! assert!(schema.field("speed").is_some_and(|f| f.required));
-//! ```
-//!
-//! # Registration
-//!
-//! Deriving is enough on the platforms the [`inventory`] crate supports (Linux, Android, the BSDs,
-//! macOS, iOS, Windows and WebAssembly; see its documentation for the WebAssembly caveat about
-//! constructors): every non-generic derived type submits itself, and [`ForgeScenePlugin`]
-//! registers all of them, in the app's type registry (with `ReflectComponent` and
-//! `ReflectDefault`) and in [`ForgeSchemas`]. On other platforms, for generic types (one
-//! registration per instantiation), and for types whose `ForgeComponent` impl is written by
-//! hand, call [`RegisterForgeComponent::register_forge_component`] before the first scene loads.
-//!
-//! Only types registered this way can be created by a scene (an allow-list): a `type_path` naming
-//! any other reflected type, such as an engine component or a resource, fails the load.
-//!
-//! # Entity fields
-//!
-//! A field of type `Entity` (or `Option<Entity>`, `Vec<Entity>`, arrays, tuples, nested structs
-//! and enum payloads holding one) is written in a scene as a reference, `#7` (the `format`
-//! module docs, "Entity references"), and its schema kind is [`FieldKind::Entity`]. `Entity`
-//! has no `Default`, so such a type implements `Default` itself (`Entity::PLACEHOLDER` for a
-//! field the file does not set) or uses `Option<Entity>`.
-//!
-//! Bevy's own scenes rewrite entity fields through [`MapEntities`], which only visits fields
-//! marked `#[entities]` (or types with `#[component(map_entities)]`); an unmarked field keeps
-//! the id it was saved with. Here the loader builds the value itself, so every `Entity` the
-//! file writes is the live entity it names, marked or not, and the type's `map_entities` is not
-//! called (it would have nothing left to map).
-//!
-//! [`FieldKind::Entity`]: crate::FieldKind::Entity
-//! [`MapEntities`]: bevy_ecs::entity::MapEntities
-//!
-//! # Offline checks
-//!
-//! [`ForgeSchemas::export`] writes every registered schema to a `.forge-schema.ron` file (see
-//! [`schema::file`](crate::schema::file)); `forge validate --schema <file>` and
-//! [`validate_parsed_with_schemas`](crate::validate::validate_parsed_with_schemas) check scenes
-//! against it with the loader's rules and messages, without the game's code.
-//!
-//! [`ForgeScenePlugin`]: crate::ForgeScenePlugin
-
+//! Custom component types in an app: the [`ForgeComponent`] trait (its docs are the user's
+//! guide to deriving and registering), the [`ForgeSchemas`] resource and
+//! [`RegisterForgeComponent`]. What a schema says is [`crate::schema`]'s; this is where a type
+//! meets the `World`: registration, and how a value of it is stored and inserted.
 use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -84,10 +19,75 @@ use bevy_reflect::{GetTypeRegistration, Reflect, TypePath};
 use super::components::EntityBundle;
 use crate::schema::{ComponentSchema, SchemaFile, SchemaFileError};
 
-/// A game component that scenes may create as a `custom` component.
+/// A game component that scenes may create as a `custom` component. The derive writes
+/// [`schema`](Self::schema) from the type's fields and `#[forge(..)]` attributes:
+/// `#[forge(required)]`, `#[forge(range = 0.0..=100.0)]` and `#[forge(skip)]` on fields,
+/// `#[forge(type_path = "..")]` on the type; a field's doc comment becomes its schema doc.
 ///
-/// Derive it with `#[derive(ForgeComponent)]` (see [the module docs](self)); the derive writes
-/// [`schema`](Self::schema) from the type's fields and `#[forge(..)]` attributes.
+/// A game type becomes usable as a `custom` component of a `.forge.ron` scene by deriving
+/// [`ForgeComponent`](macro@crate::ForgeComponent):
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_reflect::prelude::*;
+/// use bevy_forge_scene::ForgeComponent;
+///
+/// /// Moves the entity on a circle around its parent.
+/// #[derive(Component, Reflect, Default, ForgeComponent)]
+/// #[reflect(Component, Default)]
+/// #[forge(type_path = "forge_demo::Orbit")]
+/// struct Orbit {
+///     /// Metres.
+///     #[forge(range = 0.0..=100.0)]
+///     radius: f32,
+///     /// Radians per second.
+///     #[forge(required)]
+///     speed: f32,
+/// }
+///
+/// let schema = <Orbit as bevy_forge_scene::ForgeComponent>::schema();
+/// assert_eq!(schema.type_path, "forge_demo::Orbit");
+/// assert!(schema.field("speed").is_some_and(|f| f.required));
+/// ```
+///
+/// # Registration
+///
+/// Deriving is enough on the platforms the [`inventory`] crate supports (Linux, Android, the BSDs,
+/// macOS, iOS, Windows and WebAssembly; see its documentation for the WebAssembly caveat about
+/// constructors): every non-generic derived type submits itself, and [`ForgeScenePlugin`]
+/// registers all of them, in the app's type registry (with `ReflectComponent` and
+/// `ReflectDefault`) and in [`ForgeSchemas`]. On other platforms, for generic types (one
+/// registration per instantiation), and for types whose `ForgeComponent` impl is written by
+/// hand, call [`RegisterForgeComponent::register_forge_component`] before the first scene loads.
+///
+/// Only types registered this way can be created by a scene (an allow-list): a `type_path` naming
+/// any other reflected type, such as an engine component or a resource, fails the load.
+///
+/// # Entity fields
+///
+/// A field of type `Entity` (or `Option<Entity>`, `Vec<Entity>`, arrays, tuples, nested structs
+/// and enum payloads holding one) is written in a scene as a reference, `#7` (the `format`
+/// module docs, "Entity references"), and its schema kind is [`FieldKind::Entity`]. `Entity`
+/// has no `Default`, so such a type implements `Default` itself (`Entity::PLACEHOLDER` for a
+/// field the file does not set) or uses `Option<Entity>`.
+///
+/// Bevy's own scenes rewrite entity fields through [`MapEntities`], which only visits fields
+/// marked `#[entities]` (or types with `#[component(map_entities)]`); an unmarked field keeps
+/// the id it was saved with. Here the loader builds the value itself, so every `Entity` the
+/// file writes is the live entity it names, marked or not, and the type's `map_entities` is not
+/// called (it would have nothing left to map).
+///
+/// [`FieldKind::Entity`]: crate::schema::FieldKind::Entity
+/// [`MapEntities`]: bevy_ecs::entity::MapEntities
+///
+/// # Offline checks
+///
+/// [`ForgeSchemas::export`] writes every registered schema to a `.forge-schema.ron` file (see
+/// [`schema::file`](crate::schema::file)); `forge validate --schema <file>` and
+/// [`validate_parsed_with_schemas`](crate::validate::validate_parsed_with_schemas) check scenes
+/// against it with the loader's rules and messages, without the game's code.
+///
+/// [`ForgeScenePlugin`]: crate::ForgeScenePlugin
 pub trait ForgeComponent: Component + Reflect + TypePath + GetTypeRegistration + Default {
     /// The schema scenes are checked against: type path, fields, kinds, defaults, ranges, docs.
     fn schema() -> ComponentSchema;
@@ -362,7 +362,7 @@ pub trait RegisterForgeComponent {
     /// Registers `T` in the app's type registry (with `ReflectComponent` and `ReflectDefault`
     /// type data, so the `#[reflect(..)]` attributes are optional) and its schema in
     /// [`ForgeSchemas`]. Idempotent. Needed only where automatic registration does not happen
-    /// (see [the module docs](self)).
+    /// (see [`ForgeComponent`]).
     ///
     /// A type that reflects as a resource is refused with an error log: scenes never create
     /// resources.

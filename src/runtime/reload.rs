@@ -37,20 +37,20 @@
 //! A file that no longer reads or validates fails to load; Bevy keeps the previous asset in
 //! `Assets<ForgeScene>`, the live instances are untouched, and the last applied document stays
 //! the base of the next diff, so the next good save applies everything since the last good one,
-//! once. Each failure is logged once and sent as [`ForgeSceneReloadFailed`] (a message, also
-//! triggered as an event) with every diagnostic's line and column.
+//! once. Each failure is logged once and triggered as a [`ForgeSceneReloadFailed`] on every
+//! live root of the scene, with every diagnostic's line and column.
 
 use bevy_platform::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bevy_asset::{AssetEvent, AssetId, AssetLoadError, AssetLoadFailedEvent, AssetPath, Assets};
 use bevy_ecs::hierarchy::{ChildOf, Children};
-use bevy_ecs::message::{Message, MessageReader};
+use bevy_ecs::message::MessageReader;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
-use super::components::bevy_transform_of;
+use super::components::{ForgeEntityPath, bevy_transform_of};
 use super::loader::{ForgeSceneLoadError, list};
 use super::scene::{ForgeScene, prepare_again};
 use super::spawn::{AppliedDoc, AppliedDocs, ForgeSceneInstance, insert_references, spawn_entity};
@@ -58,30 +58,68 @@ use crate::diff::{ComponentChange, SceneDiff};
 use crate::validate::{Diagnostic, Severity};
 
 /// Triggered on a [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity after a reload was applied to
-/// its instance, with the file ids that were added, removed and changed.
+/// its instance, naming the entities that were added, removed and changed by id path
+/// ([`ForgeEntityPath`]: `[7]` for the scene's own entity 7, `[5, 1]` for entity 1 of the
+/// prefab that entity 5 places).
 #[derive(EntityEvent, Clone, Debug, PartialEq, Eq)]
 pub struct ForgeSceneReloaded {
     /// The root entity of the instance.
-    #[event_target]
-    pub root: Entity,
-    /// Ids of the entities spawned.
-    pub added: Vec<u64>,
-    /// Ids of the entities despawned.
-    pub removed: Vec<u64>,
-    /// Ids of the entities patched in place.
-    pub changed: Vec<u64>,
+    pub entity: Entity,
+    /// The entities spawned.
+    pub added: Vec<ForgeEntityPath>,
+    /// The entities despawned.
+    pub removed: Vec<ForgeEntityPath>,
+    /// The entities patched in place.
+    pub changed: Vec<ForgeEntityPath>,
 }
 
-/// A reload of a scene with live instances failed; nothing in the world changed. Written as a
-/// message and triggered as an event, once per failed load.
-#[derive(Message, Event, Clone, Debug, PartialEq)]
+/// Triggered on each [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity of a scene whose reload
+/// failed (the file no longer reads or validates, or an edit in memory was refused); nothing in
+/// the world changed and the last good scene stays live. Triggered once per failed load and
+/// root; an observer without a target (`app.add_observer(|failed: On<ForgeSceneReloadFailed>|
+/// ..)`) sees every one.
+///
+/// A scene with no live instance has nothing to reload: its failed loads, first loads included,
+/// reach a game as Bevy's own `AssetLoadFailedEvent<ForgeScene>` message, whose error
+/// [`ForgeSceneLoadError::from_asset_error`](crate::ForgeSceneLoadError::from_asset_error)
+/// reads.
+#[derive(EntityEvent, Clone, Debug, PartialEq)]
 pub struct ForgeSceneReloadFailed {
+    /// The root entity of the live instance.
+    pub entity: Entity,
     /// The scene asset.
     pub scene: AssetId<ForgeScene>,
-    /// The asset path of the file.
+    /// The asset path of the file (`(in memory)` for a refused edit in memory).
     pub path: AssetPath<'static>,
     /// Every problem, with line and column where known.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The root entities of the live instances of `scene`.
+fn live_roots(world: &mut World, scene: AssetId<ForgeScene>) -> Vec<Entity> {
+    let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
+    roots
+        .iter(world)
+        .filter(|(_, i)| i.scene == scene)
+        .map(|(e, _)| e)
+        .collect()
+}
+
+/// Triggers a [`ForgeSceneReloadFailed`] on each live root of `scene`.
+fn report_failure(
+    world: &mut World,
+    scene: AssetId<ForgeScene>,
+    path: AssetPath<'static>,
+    diagnostics: Vec<Diagnostic>,
+) {
+    for entity in live_roots(world, scene) {
+        world.trigger(ForgeSceneReloadFailed {
+            entity,
+            scene,
+            path: path.clone(),
+            diagnostics: diagnostics.clone(),
+        });
+    }
 }
 
 /// The last failure reported per scene. The asset server reloads a path once per handle to it
@@ -142,13 +180,7 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
         reported.0.insert(scene, diagnostics.clone());
         let text = list(&diagnostics, &path.to_string());
         tracing::error!("reload of `{path}` failed; the last good scene stays live:\n{text}");
-        let failure = ForgeSceneReloadFailed {
-            scene,
-            path,
-            diagnostics,
-        };
-        world.write_message(failure.clone());
-        world.trigger(failure);
+        report_failure(world, scene, path, diagnostics);
     }
     if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
         for id in removed {
@@ -182,13 +214,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
             tracing::error!(
                 "in-memory edit of scene {id:?} refused; the last good scene stays live"
             );
-            let failure = ForgeSceneReloadFailed {
-                scene: id,
-                path,
-                diagnostics,
-            };
-            world.write_message(failure.clone());
-            world.trigger(failure);
+            report_failure(world, id, path, diagnostics);
             return;
         }
 
@@ -199,13 +225,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         let changes = old.changes_to(scene);
         if !changes.is_empty() {
             tracing::info!("scene {id:?} reloaded:\n{changes}");
-            let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
-            let live: Vec<Entity> = roots
-                .iter(world)
-                .filter(|(_, i)| i.scene == id)
-                .map(|(e, _)| e)
-                .collect();
-            for root in live {
+            for root in live_roots(world, id) {
                 // Taken out (not cloned) while the world is patched, then put back.
                 let Some(mut instance) = world.entity_mut(root).take::<ForgeSceneInstance>() else {
                     continue;
@@ -253,14 +273,11 @@ fn apply(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> ForgeSceneReloaded {
-    let mut event = ForgeSceneReloaded {
-        root,
-        added: Vec::new(),
-        removed: Vec::new(),
-        changed: Vec::new(),
-    };
+    // Keys of what changed; named by id path at the end (removed ones by the paths before the
+    // change, the others by the scene's).
+    let (mut added_keys, mut removed_keys, mut changed_keys) = (Vec::new(), Vec::new(), Vec::new());
     let live = |world: &World, instance: &ForgeSceneInstance, id: u64| {
-        instance.entity(id).filter(|e| alive(world, *e))
+        instance.by_key(id).filter(|e| alive(world, *e))
     };
     // 1. Spawn added entities, parents first. An instance spawned after the change was made
     // (in the frame of an in-memory edit, before hot reload ran) already has them.
@@ -281,13 +298,12 @@ fn apply(
         };
         let entity = spawn_entity(world, parent, added.id, index, scene_id, scene, visibility);
         instance.set(added.id, entity);
-        event.added.push(added.id);
+        added_keys.push(added.id);
     }
     // Their components with entity references, once all of them exist.
     if scene.custom.has_references() {
         let doc = scene.spawn_doc();
-        let added = event
-            .added
+        let added = added_keys
             .iter()
             .filter_map(|id| Some((*id, doc.entities.get_index_of(id)?)));
         insert_references(world, scene, instance.entities(), added);
@@ -327,7 +343,7 @@ fn apply(
             patch_component(&mut e, component, index, scene_id, scene, &live);
         }
         if touched {
-            event.changed.push(change.id);
+            changed_keys.push(change.id);
         }
         if !change.components.is_empty() || change.parent.is_some() {
             // A rendered component added, or a rendered entity moved under a new parent.
@@ -341,7 +357,7 @@ fn apply(
                 if let Ok(e) = world.get_entity_mut(entity) {
                     e.despawn();
                 }
-                event.removed.push(*id);
+                removed_keys.push(*id);
             }
         }
     }
@@ -355,7 +371,23 @@ fn apply(
             order_children(world, parent_entity, order, instance);
         }
     }
-    event
+    let removed = removed_keys
+        .iter()
+        .map(|k| instance.path_of_key(*k))
+        .collect();
+    instance.set_placed_paths(scene.placed_paths());
+    ForgeSceneReloaded {
+        entity: root,
+        added: added_keys
+            .iter()
+            .map(|k| instance.path_of_key(*k))
+            .collect(),
+        removed,
+        changed: changed_keys
+            .iter()
+            .map(|k| instance.path_of_key(*k))
+            .collect(),
+    }
 }
 
 /// Applies one component change to a live entity.
@@ -432,7 +464,7 @@ fn order_children(world: &mut World, parent: Entity, order: &[u64], instance: &F
     let rank: HashMap<Entity, usize> = order
         .iter()
         .enumerate()
-        .filter_map(|(i, id)| instance.entity(*id).map(|e| (e, i)))
+        .filter_map(|(i, id)| instance.by_key(*id).map(|e| (e, i)))
         .collect();
     let key = |e: &Entity| rank.get(e).copied().unwrap_or(usize::MAX);
     let Some(children) = world.get::<Children>(parent) else {

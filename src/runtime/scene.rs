@@ -114,6 +114,16 @@ impl ForgeScene {
         }
     }
 
+    /// The id paths of the entities instances placed, by key (empty without instances).
+    pub(crate) fn placed_paths(&self) -> Arc<crate::prefab::PlacedPaths> {
+        static NONE: std::sync::LazyLock<Arc<crate::prefab::PlacedPaths>> =
+            std::sync::LazyLock::new(Default::default);
+        match &self.expanded {
+            Some(expanded) => expanded.placed_paths().clone(),
+            None => NONE.clone(),
+        }
+    }
+
     /// The id path of the spawned entity with key `key`, when an instance placed it.
     pub(crate) fn placed_path(&self, key: u64) -> Option<&[u64]> {
         self.expanded.as_deref()?.placed_path(key)

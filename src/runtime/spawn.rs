@@ -15,6 +15,7 @@ use bevy_transform::components::Transform;
 use super::components::{ForgeEntityId, ForgeEntityPath, bevy_transform_of};
 use super::scene::{ForgeScene, prepare_again};
 use crate::format::SceneDoc;
+use crate::prefab::PlacedPaths;
 
 /// Spawns a scene as children of this entity once the asset has loaded.
 ///
@@ -38,31 +39,46 @@ use crate::format::SceneDoc;
 pub struct ForgeSceneRoot(pub Handle<ForgeScene>);
 
 /// A spawned instance of a scene, on its [`ForgeSceneRoot`] entity: which live [`Entity`] each
-/// file id became ([`entity`](Self::entity), [`entity_path`](Self::entity_path)), and back
-/// ([`id_of`](Self::id_of)). Hot reload keeps both directions current.
+/// entity of the scene became, by file id ([`entity`](Self::entity)) or by id path
+/// ([`entity_path`](Self::entity_path), for the entities prefab instances placed), and back
+/// ([`path_of`](Self::path_of), [`id_of`](Self::id_of)). Hot reload keeps both directions
+/// current.
 #[derive(Component, Clone, Debug)]
 pub struct ForgeSceneInstance {
     pub(crate) scene: AssetId<ForgeScene>,
-    /// Private: changed only through [`set`](Self::set) and [`forget`](Self::forget), which keep
-    /// `keys` current.
+    /// Live entities by key in the spawned document: a file id, or for a placed entity the key
+    /// of its id path (`crate::prefab::key_of`). Private: changed only through `set` and
+    /// `forget`, which keep `keys` current.
     entities: HashMap<u64, Entity>,
-    /// The key of each entity: built on the first [`id_of`](Self::id_of) (most games never ask),
+    /// The id path of each placed entity by key, shared with the scene's expansion.
+    paths: Arc<PlacedPaths>,
+    /// The key of each entity: built on the first reverse lookup (most games never ask),
     /// dropped when `entities` changes.
     keys: std::sync::OnceLock<HashMap<Entity, u64>>,
 }
 
 impl ForgeSceneInstance {
-    pub(crate) fn new(scene: AssetId<ForgeScene>, entities: HashMap<u64, Entity>) -> Self {
+    pub(crate) fn new(
+        scene: AssetId<ForgeScene>,
+        entities: HashMap<u64, Entity>,
+        paths: Arc<PlacedPaths>,
+    ) -> Self {
         Self {
             scene,
             entities,
+            paths,
             keys: std::sync::OnceLock::new(),
         }
     }
 
-    /// The id map, by key.
+    /// The live entities by key.
     pub(crate) fn entities(&self) -> &HashMap<u64, Entity> {
         &self.entities
+    }
+
+    /// The live entity of key `key`.
+    pub(crate) fn by_key(&self, key: u64) -> Option<Entity> {
+        self.entities.get(&key).copied()
     }
 
     /// Records that key `key` is now `entity`.
@@ -80,24 +96,17 @@ impl ForgeSceneInstance {
         entity
     }
 
-    /// The file id of live entity `entity`, when it is one of this instance's: the inverse of
-    /// [`entity`](Self::entity). An entity a prefab instance placed has no id of the scene's
-    /// own file: it is known by its id path ([`path_of`](Self::path_of)), and this returns the
-    /// key [`entity`](Self::entity) takes for it. The first call builds the reverse map (one
-    /// pass over the instance); later calls are lookups until a reload changes the instance.
-    pub fn id_of(&self, entity: Entity) -> Option<u64> {
-        self.key_of(entity)
+    /// Names the placed entities by the paths of the scene the instance was brought to.
+    pub(crate) fn set_placed_paths(&mut self, paths: Arc<PlacedPaths>) {
+        self.paths = paths;
     }
 
-    /// The id path of live entity `entity` in `scene` (this instance's scene): `[id]` for an
-    /// entity of the scene's own file, the instance entity's id then the ids inside its prefab
-    /// for one an instance placed (the inverse of [`entity_path`](Self::entity_path)).
-    pub fn path_of(&self, scene: &ForgeScene, entity: Entity) -> Option<Vec<u64>> {
-        let key = self.key_of(entity)?;
-        Some(match scene.placed_path(key) {
-            Some(path) => path.to_vec(),
-            None => vec![key],
-        })
+    /// The id path of the entity with key `key`.
+    pub(crate) fn path_of_key(&self, key: u64) -> ForgeEntityPath {
+        match self.paths.get(&key) {
+            Some(path) => ForgeEntityPath(path.to_vec()),
+            None => ForgeEntityPath(vec![key]),
+        }
     }
 
     fn key_of(&self, entity: Entity) -> Option<u64> {
@@ -112,33 +121,65 @@ impl ForgeSceneInstance {
         self.scene
     }
 
-    /// The live entity of file id `id`.
+    /// The live entity of the scene's own entity with file id `id` (its key in the file's
+    /// `entities`). Entities a prefab placed have no id of the scene's file: find them with
+    /// [`entity_path`](Self::entity_path).
     pub fn entity(&self, id: u64) -> Option<Entity> {
-        self.entities.get(&id).copied()
+        if self.paths.contains_key(&id) {
+            return None;
+        }
+        self.by_key(id)
     }
 
     /// The live entity at id path `path`: `[id]` for an entity of the scene's own file, the
     /// instance entity's id then the ids inside its prefab for one an instance placed (`[5, 3]`,
-    /// `[5, 7, 2]`; the `format` module docs, "Prefab instances").
+    /// `[5, 7, 2]`; see [`ForgeEntityPath`]).
     pub fn entity_path(&self, path: &[u64]) -> Option<Entity> {
-        if path.is_empty() {
-            return None;
+        match path {
+            [] => None,
+            [id] => self.entity(*id),
+            _ => {
+                let key = crate::prefab::key_of(path);
+                let same = self.paths.get(&key).is_some_and(|p| **p == *path);
+                same.then(|| self.by_key(key)).flatten()
+            }
         }
-        self.entities.get(&crate::prefab::key_of(path)).copied()
+    }
+
+    /// The id path of live entity `entity`, when it is one of this instance's: the inverse of
+    /// [`entity_path`](Self::entity_path). The first reverse lookup builds the reverse map (one
+    /// pass over the instance); later ones are lookups until a reload changes the instance.
+    pub fn path_of(&self, entity: Entity) -> Option<ForgeEntityPath> {
+        self.key_of(entity).map(|key| self.path_of_key(key))
+    }
+
+    /// The file id of live entity `entity` when it is one of the scene's own entities: the
+    /// inverse of [`entity`](Self::entity). `None` for an entity a prefab placed (it is known
+    /// by its id path: [`path_of`](Self::path_of)) and for entities not of this instance.
+    pub fn id_of(&self, entity: Entity) -> Option<u64> {
+        self.key_of(entity)
+            .filter(|key| !self.paths.contains_key(key))
     }
 
     /// The live entity of the first entity (in file order, prefab entities after the instance
-    /// that places them) named `name`.
+    /// that places them) named `name`; `scene` is this instance's scene.
     pub fn entity_named(&self, scene: &ForgeScene, name: &str) -> Option<Entity> {
         scene
             .spawn_doc()
             .find_by_name(name)
-            .find_map(|key| self.entities.get(&key).copied())
+            .find_map(|key| self.by_key(key))
     }
 
-    /// Every `(file id, entity)` pair, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, Entity)> + '_ {
-        self.entities.iter().map(|(id, e)| (*id, *e))
+    /// Every `(id path, entity)` pair, in no particular order: `[id]` for the scene's own
+    /// entities.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u64], Entity)> + '_ {
+        self.entities.iter().map(|(key, e)| {
+            let path = match self.paths.get(key) {
+                Some(path) => &path[..],
+                None => std::slice::from_ref(key),
+            };
+            (path, *e)
+        })
     }
 
     /// Number of spawned entities.
@@ -261,7 +302,7 @@ pub(crate) fn spawn_instance(
 ) -> ForgeSceneInstance {
     let doc = scene.spawn_doc();
     if world.get_entity(root).is_err() {
-        return ForgeSceneInstance::new(scene_id, HashMap::new());
+        return ForgeSceneInstance::new(scene_id, HashMap::new(), scene.placed_paths());
     }
     // Depth first from the roots, parents before children and children in order. Each stack
     // entry carries the entity that pushed it (id and live entity), which is its parent in a
@@ -315,7 +356,7 @@ pub(crate) fn spawn_instance(
         let order = doc.entities.keys().enumerate().map(|(i, id)| (*id, i));
         insert_references(world, scene, &entities, order);
     }
-    ForgeSceneInstance::new(scene_id, entities)
+    ForgeSceneInstance::new(scene_id, entities, scene.placed_paths())
 }
 
 /// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the

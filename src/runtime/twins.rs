@@ -1,35 +1,4 @@
-//! Cooked twins through the asset server: `asset_server.load("levels/one.forge.ron")` finds
-//! `levels/one.forge.bin` when only the cooked file ships.
-//!
-//! The scene loader reads both forms ([`crate::cook`]): it looks at the bytes, not the
-//! extension. What an asset source cannot do by itself is give the twin's bytes for the text's
-//! path. [`ForgeTwinReader`] wraps a source's reader: a read of `x.forge.ron` that finds no
-//! file reads `x.forge.bin` instead (one more read, only on a miss); every other path, and a
-//! text file that exists, read as before. So the text wins when both forms are present, a game
-//! keeps naming its scenes by their text paths, and prefab paths inside cooked scenes (which
-//! bundle their prefabs anyway) need no rewriting.
-//!
-//! Register it for the default source before `AssetPlugin` (Bevy keeps the first source
-//! registered under an id):
-//!
-//! ```no_run
-//! use bevy_app::App;
-//! use bevy_asset::AssetApp;
-//! use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
-//! use bevy_forge_scene::runtime::twins::with_cooked_twins;
-//!
-//! let mut app = App::new();
-//! app.register_asset_source(
-//!     AssetSourceId::Default,
-//!     with_cooked_twins(AssetSourceBuilder::platform_default("assets", None)),
-//! );
-//! // then `DefaultPlugins` (or `AssetPlugin`) and `ForgeScenePlugin`
-//! ```
-//!
-//! Hot reload follows the file that was read: a handle loaded as `x.forge.ron` whose bytes came
-//! from the twin reloads when `x.forge.ron` appears or changes, not when the twin does; load
-//! `x.forge.bin` by its own path to watch the cooked file.
-
+//! Cooked twins through the asset server: [`ForgeTwinReader`] and [`with_cooked_twins`].
 use std::path::{Path, PathBuf};
 
 use bevy_asset::io::{
@@ -38,8 +7,39 @@ use bevy_asset::io::{
 };
 use bevy_asset::{AsyncReadExt, AsyncSeekExt};
 
-/// An asset reader that reads a scene's cooked twin when its text is missing (see [the module
-/// docs](self)).
+/// An asset reader that reads a scene's cooked twin when its text is missing.
+///
+/// Cooked twins through the asset server: `asset_server.load("levels/one.forge.ron")` finds
+/// `levels/one.forge.bin` when only the cooked file ships.
+///
+/// The scene loader reads both forms ([`crate::cook`]): it looks at the bytes, not the
+/// extension. What an asset source cannot do by itself is give the twin's bytes for the text's
+/// path. [`ForgeTwinReader`] wraps a source's reader: a read of `x.forge.ron` that finds no
+/// file reads `x.forge.bin` instead (one more read, only on a miss); every other path, and a
+/// text file that exists, read as before. So the text wins when both forms are present, a game
+/// keeps naming its scenes by their text paths, and prefab paths inside cooked scenes (which
+/// bundle their prefabs anyway) need no rewriting.
+///
+/// Register it for the default source before `AssetPlugin` (Bevy keeps the first source
+/// registered under an id):
+///
+/// ```no_run
+/// use bevy_app::App;
+/// use bevy_asset::AssetApp;
+/// use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+/// use bevy_forge_scene::with_cooked_twins;
+///
+/// let mut app = App::new();
+/// app.register_asset_source(
+///     AssetSourceId::Default,
+///     with_cooked_twins(AssetSourceBuilder::platform_default("assets", None)),
+/// );
+/// // then `DefaultPlugins` (or `AssetPlugin`) and `ForgeScenePlugin`
+/// ```
+///
+/// Hot reload follows the file that was read: a handle loaded as `x.forge.ron` whose bytes came
+/// from the twin reloads when `x.forge.ron` appears or changes, not when the twin does; load
+/// `x.forge.bin` by its own path to watch the cooked file.
 pub struct ForgeTwinReader {
     inner: Box<dyn ErasedAssetReader>,
 }

@@ -7,7 +7,7 @@
 //! [schema file](mod@file) so tools check scenes without its code.
 //!
 //! This part is plain data and reflection: no `World`, no `App`. Registering types with an app,
-//! and building and inserting values, is the runtime's ([`crate::runtime::registry`]).
+//! and building and inserting values, is the runtime's ([`ForgeComponent`](crate::ForgeComponent)).
 //!
 //! - [`expr`]: field expressions, the Rust-like text of a custom field, evaluated as data
 //!   against a reflected type or a schema kind.

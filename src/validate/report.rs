@@ -3,7 +3,8 @@
 //!
 //! ```
 //! use bevy_forge_scene::validate::report::{Source, human};
-//! use bevy_forge_scene::{SceneDoc, validate_parsed};
+//! use bevy_forge_scene::format::SceneDoc;
+//! use bevy_forge_scene::validate::validate_parsed;
 //!
 //! let text = r#"(format_version: 1, name: "", entities: {}, roots: [], next_id: 1)"#;
 //! let parsed = SceneDoc::from_str(text)?;
@@ -12,7 +13,7 @@
 //! let out = human(&source, &report.diagnostics, false);
 //! assert!(out.starts_with("warning[forge::scene::empty_name]: the scene name is empty"));
 //! assert!(out.contains("--> level.forge.ron:1:"));
-//! # Ok::<(), bevy_forge_scene::ReadError>(())
+//! # Ok::<(), bevy_forge_scene::format::ReadError>(())
 //! ```
 
 use std::ops::Range;

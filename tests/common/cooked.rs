@@ -6,10 +6,10 @@ use bevy_asset::io::memory::{Dir, MemoryAssetReader};
 use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::processor::{AssetProcessor, FileTransactionLogFactory};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
+use bevy_forge_scene::ForgeTwinReader;
 use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookedScene};
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::runtime::twins::ForgeTwinReader;
 use std::path::Path;
 
 /// An app whose default source reads from `dir` through a [`ForgeTwinReader`].

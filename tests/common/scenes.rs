@@ -5,8 +5,10 @@ use bevy_app::App;
 use bevy_asset::{AssetServer, LoadState};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
+use bevy_forge_scene::ForgeSceneLoadError;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::{Diagnostic, ForgeSceneLoadError, SchemaFile, Severity};
+use bevy_forge_scene::schema::SchemaFile;
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 
 use super::harness::Harness;
 

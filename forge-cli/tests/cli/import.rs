@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use bevy_forge_scene::format::{ComponentData, SceneDoc};
-use bevy_forge_scene::runtime::import::{self, ImportOptions};
+use bevy_forge_scene::import::{self, ImportOptions};
 
 use super::{ROOT, forge};
 

@@ -1030,13 +1030,17 @@ fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
     assert_eq!(cooked.source, "scenes/gate.forge.ron");
     assert_eq!(
         cooked.doc,
-        bevy_forge_scene::SceneDoc::from_str(&gate).unwrap().doc
+        bevy_forge_scene::format::SceneDoc::from_str(&gate)
+            .unwrap()
+            .doc
     );
     assert_eq!(cooked.prefabs.len(), 1);
     assert_eq!(cooked.prefabs[0].0, "prefabs/sentry.forge.ron");
     assert_eq!(
         cooked.prefabs[0].1,
-        bevy_forge_scene::SceneDoc::from_str(&sentry).unwrap().doc
+        bevy_forge_scene::format::SceneDoc::from_str(&sentry)
+            .unwrap()
+            .doc
     );
     // Up to date, then stale after an edit, then missing.
     let check = |dir: &Path| forge(dir, &["cook", "--check", "assets/scenes"]);
