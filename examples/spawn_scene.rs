@@ -202,8 +202,9 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
         Some(Source::new(format!("{shown_root}{asset}"), &bytes))
     };
     eprint!("{}", human_with(&source, &diagnostics, colour, &other));
-    let errors = bevy_forge_scene::validate::diagnostic::count_of(diagnostics.len(), "error");
-    eprintln!("error: `{shown}` did not load: {errors}");
+    let n = diagnostics.len();
+    let errors = if n == 1 { "error" } else { "errors" };
+    eprintln!("error: `{shown}` did not load: {n} {errors}");
 }
 
 fn main() -> ExitCode {

@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_forge_scene::schema::FieldKind;
-use bevy_forge_scene::schema::file::{SCHEMA_FORMAT, SchemaFile, SchemaFileError};
+use bevy_forge_scene::schema::{SCHEMA_FORMAT, SchemaFile, SchemaFileError};
 
 #[test]
 fn export_writes_every_schema_and_reads_back_equal() {
@@ -223,7 +223,7 @@ fn recursive_and_deeply_nested_schemas_read_back_equal() {
     let depth = bracket_depth(&text);
     // The deepest the exporter writes: 5 levels for the file and 5 for each of 17 kinds.
     assert_eq!(depth, 90);
-    assert!(depth <= bevy_forge_scene::schema::file::MAX_FILE_DEPTH);
+    assert!(depth <= bevy_forge_scene::schema::MAX_FILE_DEPTH);
     let read = SchemaFile::read(&path).unwrap();
     assert_eq!(read, schemas.to_schema_file());
     let none = read.get("deep::Forest").unwrap().field("none").unwrap();

@@ -66,7 +66,7 @@ use std::process::ExitCode;
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
 use bevy_forge_scene::prefab::{ExpandedScene, PrefabFiles, has_instances};
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
-use bevy_forge_scene::schema::file::{SchemaFile, SchemaFileError};
+use bevy_forge_scene::schema::{SchemaFile, SchemaFileError};
 use bevy_forge_scene::validate::{Diagnostic, Severity, ValidationReport};
 use bevy_forge_scene::validate::{
     validate_parsed, validate_parsed_with_schemas, validate_references,

@@ -26,5 +26,13 @@ pub fn json_object(file: &str, d: &Diagnostic) -> serde_json::Value {
     })
 }
 
-/// `1 error`, `2 warnings`: the library's own counting.
-pub use bevy_forge_scene::validate::diagnostic::count_of as count;
+/// `1 error`, `2 warnings`, `3 entities`, `2 info` (uncountable): how the command line counts,
+/// as the library's messages do.
+pub fn count(n: usize, noun: &str) -> String {
+    let plural = match noun {
+        _ if n == 1 || noun == "info" => noun.to_owned(),
+        "entity" => "entities".to_owned(),
+        _ => format!("{noun}s"),
+    };
+    format!("{n} {plural}")
+}

@@ -1,7 +1,7 @@
 //! The edit layer: change a scene file one value at a time, keeping everything the author wrote.
 //!
 //! [`SceneEdit`] holds a scene's text and its [`SourceMap`]. Each operation makes the change on
-//! the document in memory (the same operation as [`format::edit`](crate::format::edit)), then
+//! the document in memory (the same operation as `SceneDoc`'s edit methods), then
 //! changes only the bytes of what changed (see below) so comments, blank lines, key order and
 //! number spelling stay; the new text is read again and must give exactly the document the
 //! operation made, or the edit is refused. Each edit returns a [`PatchGroup`] with the exact

@@ -1,7 +1,7 @@
 #![doc = include_str!("../../docs/FORMAT.md")]
 
 mod component;
-pub mod edit;
+mod edit;
 mod error;
 mod instance;
 mod integrity;
@@ -196,7 +196,7 @@ impl SceneDoc {
     }
 
     /// The entity with id `id`, mutably. Changing `id`, `parent` or `children` directly can break
-    /// the forest; prefer the operations in [`edit`].
+    /// the forest; prefer the editing methods (`reparent`, `delete_subtree`, ...).
     pub fn entity_mut(&mut self, id: u64) -> Option<&mut EntityNode> {
         self.entities.get_mut(&id)
     }

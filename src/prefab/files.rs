@@ -18,7 +18,7 @@ use crate::validate::{
 /// cannot be loaded: `forge::prefab::cycle` when it is already in the chain,
 /// `forge::prefab::too_deep` when it would be more than [`MAX_PREFAB_DEPTH`] files below the
 /// scene. The message lists the chain.
-pub fn chain_problem(chain: &[String], next: &str) -> Option<Diagnostic> {
+pub(crate) fn chain_problem(chain: &[String], next: &str) -> Option<Diagnostic> {
     let listed = || {
         chain
             .iter()

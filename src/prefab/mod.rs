@@ -26,7 +26,8 @@
 
 mod files;
 
-pub use files::{PrefabFile, PrefabFiles, chain_problem};
+pub(crate) use files::chain_problem;
+pub use files::{PrefabFile, PrefabFiles};
 
 use std::hash::BuildHasher;
 use std::sync::Arc;
@@ -456,7 +457,7 @@ pub fn has_instances(doc: &SceneDoc) -> bool {
 }
 
 /// The prefab files `doc` places directly, each once, in file order.
-pub fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
+pub(crate) fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for node in doc.entities.values() {
         if let Some(instance) = &node.instance

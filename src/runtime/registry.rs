@@ -83,7 +83,7 @@ use crate::schema::{ComponentSchema, SchemaFile, SchemaFileError};
 /// # Offline checks
 ///
 /// [`ForgeSchemas::export`] writes every registered schema to a `.forge-schema.ron` file (see
-/// [`schema::file`](crate::schema::file)); `forge validate --schema <file>` and
+/// [`SchemaFile`](crate::schema::SchemaFile)); `forge validate --schema <file>` and
 /// [`validate_parsed_with_schemas`](crate::validate::validate_parsed_with_schemas) check scenes
 /// against it with the loader's rules and messages, without the game's code.
 ///
@@ -459,8 +459,8 @@ impl ForgeSchemas {
     }
 
     /// Writes every registered schema to `path` (conventionally `<name>.forge-schema.ron`) for
-    /// offline checks: `forge validate --schema <path> scenes/`. See [the `schema::file`
-    /// module](crate::schema::file) for the file's shape. Call it once every type is registered,
+    /// offline checks: `forge validate --schema <path> scenes/`. See
+    /// [`SchemaFile`](crate::schema::SchemaFile) for the file's shape. Call it once every type is registered,
     /// for example from a `Startup` system in debug builds.
     ///
     /// # Errors

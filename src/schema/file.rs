@@ -1,63 +1,6 @@
 //! The `.forge-schema.ron` file: the schemas of a game's custom components, written by the game
 //! ([`ForgeSchemas::export`](crate::ForgeSchemas::export)) and read by tools
 //! ([`SchemaFile::read`], `forge validate --schema`) to check scenes without the game's code.
-//!
-//! # Shape
-//!
-//! A RON struct with the file format version and every [`ComponentSchema`], sorted by type path:
-//!
-//! ```
-//! use bevy_forge_scene::schema::SchemaFile;
-//!
-//! let file = SchemaFile::from_ron_str(r#"(
-//!     format: 1,
-//!     components: [
-//!         (
-//!             type_path: "forge_demo::Orbit",
-//!             type_name: "Orbit",
-//!             docs: "Moves the entity on a circle around its parent.",
-//!             fields: [
-//!                 (
-//!                     name: "radius",
-//!                     type_name: "f32",
-//!                     kind: Float(bits: 32),
-//!                     required: false,
-//!                     default: Some("0.0"),
-//!                     range: Some((min: 0.0, max: 100.0, inclusive: true)),
-//!                     docs: "Metres.",
-//!                 ),
-//!                 (name: "speed", type_name: "f32", kind: Float(bits: 32), required: true),
-//!                 (name: "axis", type_name: "Vec3", kind: Vector(len: 3)),
-//!             ],
-//!             skipped: ["phase"],
-//!         ),
-//!     ],
-//! )"#)?;
-//! assert!(file.get("forge_demo::Orbit").is_some_and(|s| s.fields.len() == 3));
-//! # Ok::<(), bevy_forge_scene::schema::SchemaFileError>(())
-//! ```
-//!
-//! - `format`: [`SCHEMA_FORMAT`] (1). A reader refuses other versions instead of guessing.
-//! - `components[]`: [`ComponentSchema`]: `type_path`, `type_name`, `docs` (optional), `fields`,
-//!   `skipped` (optional).
-//! - `fields[]`: [`FieldSchema`](crate::schema::FieldSchema): `name` (`0`, `1` for tuple
-//!   structs), `type_name` (short type path), `kind`, and the optional `required` (`false`),
-//!   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers) and `docs`.
-//! - `kind`: a [`FieldKind`]: `Bool`, `Char`, `String`,
-//!   `Integer(signed: false, bits: 32)`, `Float(bits: 32)`, `Vector(len: 3)` (glam vectors;
-//!   `Quat` is `len: 4`), `Colour`, `Option((type_name: "f32", kind: Float(bits: 32)))`,
-//!   `List((type_name: .., kind: ..))`, `Array(item: (type_name: .., kind: ..), len: 3)`,
-//!   `Tuple(fields: [(type_name: .., kind: ..)])`, `TupleStruct(fields: [..])`,
-//!   `Struct(fields: [(name: "x", type_name: "f32", kind: ..)])`, `Enum(variants: [Unit(name:
-//!   "Idle"), Tuple(name: "Chase", fields: [..]), Struct(name: "Patrol", fields: [..])])`, and
-//!   `Other` for what scenes cannot write. A `type_name` names the type in messages, as the
-//!   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
-//!
-//! Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed. Whatever
-//! [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes reads back equal; a file nested
-//! deeper than [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is
-//! parsed, so reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the
-//! file.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -93,7 +36,64 @@ fn ron_options() -> ron::Options {
     ron::Options::default().with_recursion_limit(RON_RECURSION_LIMIT)
 }
 
-/// The contents of a `.forge-schema.ron` file (see [the module docs](self) for its shape).
+/// The contents of a `.forge-schema.ron` file.
+///
+/// # Shape
+///
+/// A RON struct with the file format version and every [`ComponentSchema`], sorted by type path:
+///
+/// ```
+/// use bevy_forge_scene::schema::SchemaFile;
+///
+/// let file = SchemaFile::from_ron_str(r#"(
+///     format: 1,
+///     components: [
+///         (
+///             type_path: "forge_demo::Orbit",
+///             type_name: "Orbit",
+///             docs: "Moves the entity on a circle around its parent.",
+///             fields: [
+///                 (
+///                     name: "radius",
+///                     type_name: "f32",
+///                     kind: Float(bits: 32),
+///                     required: false,
+///                     default: Some("0.0"),
+///                     range: Some((min: 0.0, max: 100.0, inclusive: true)),
+///                     docs: "Metres.",
+///                 ),
+///                 (name: "speed", type_name: "f32", kind: Float(bits: 32), required: true),
+///                 (name: "axis", type_name: "Vec3", kind: Vector(len: 3)),
+///             ],
+///             skipped: ["phase"],
+///         ),
+///     ],
+/// )"#)?;
+/// assert!(file.get("forge_demo::Orbit").is_some_and(|s| s.fields.len() == 3));
+/// # Ok::<(), bevy_forge_scene::schema::SchemaFileError>(())
+/// ```
+///
+/// - `format`: [`SCHEMA_FORMAT`] (1). A reader refuses other versions instead of guessing.
+/// - `components[]`: [`ComponentSchema`]: `type_path`, `type_name`, `docs` (optional), `fields`,
+///   `skipped` (optional).
+/// - `fields[]`: [`FieldSchema`](crate::schema::FieldSchema): `name` (`0`, `1` for tuple
+///   structs), `type_name` (short type path), `kind`, and the optional `required` (`false`),
+///   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers) and `docs`.
+/// - `kind`: a [`FieldKind`]: `Bool`, `Char`, `String`,
+///   `Integer(signed: false, bits: 32)`, `Float(bits: 32)`, `Vector(len: 3)` (glam vectors;
+///   `Quat` is `len: 4`), `Colour`, `Option((type_name: "f32", kind: Float(bits: 32)))`,
+///   `List((type_name: .., kind: ..))`, `Array(item: (type_name: .., kind: ..), len: 3)`,
+///   `Tuple(fields: [(type_name: .., kind: ..)])`, `TupleStruct(fields: [..])`,
+///   `Struct(fields: [(name: "x", type_name: "f32", kind: ..)])`, `Enum(variants: [Unit(name:
+///   "Idle"), Tuple(name: "Chase", fields: [..]), Struct(name: "Patrol", fields: [..])])`, and
+///   `Other` for what scenes cannot write. A `type_name` names the type in messages, as the
+///   loader does ("a `Mode` variant"), so keep it when editing a file by hand.
+///
+/// Unknown fields are errors, so a typo in a hand-edited file does not go unnoticed. Whatever
+/// [`ForgeSchemas::export`](crate::ForgeSchemas::export) writes reads back equal; a file nested
+/// deeper than [`MAX_FILE_DEPTH`] brackets (more than the exporter writes) is refused before it is
+/// parsed, so reading needs a bounded stack (at most about 1 MiB in a debug build) whatever the
+/// file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SchemaFile {

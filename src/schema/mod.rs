@@ -4,20 +4,20 @@
 //! scalars), defaults, `#[forge(..)]` ranges and docs. The derive
 //! ([`ForgeComponent`](macro@crate::ForgeComponent)) writes it from the type through
 //! reflection ([`FieldSchema::of`], [`kind_of`]); a game exports the table of its schemas as a
-//! [schema file](mod@file) so tools check scenes without its code.
+//! [schema file](SchemaFile) so tools check scenes without its code.
 //!
 //! This part is plain data and reflection: no `World`, no `App`. Registering types with an app,
 //! and building and inserting values, is the runtime's ([`ForgeComponent`](crate::ForgeComponent)).
 //!
 //! - [`expr`]: field expressions, the Rust-like text of a custom field, evaluated as data
 //!   against a reflected type or a schema kind.
-//! - [`file`](mod@file): the `.forge-schema.ron` file ([`SchemaFile`]).
+//! - [`SchemaFile`]: the `.forge-schema.ron` file.
 
 pub mod expr;
-pub mod file;
+mod file;
 mod kind;
 
-pub use file::{SchemaFile, SchemaFileError};
+pub use file::{MAX_FILE_DEPTH, SCHEMA_EXTENSION, SCHEMA_FORMAT, SchemaFile, SchemaFileError};
 pub use kind::kind_of;
 
 use bevy_reflect::{PartialReflect, Typed};
@@ -48,7 +48,7 @@ pub struct ComponentSchema {
 /// `name` without the `r#` of a raw identifier (`r#type` to `type`): how a schema names a field
 /// whose Rust name is a keyword (the derive drops the `r#`), while a scene writes it as Rust
 /// does.
-pub fn unraw(name: &str) -> &str {
+pub(crate) fn unraw(name: &str) -> &str {
     name.strip_prefix("r#").unwrap_or(name)
 }
 

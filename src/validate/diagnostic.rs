@@ -1,103 +1,4 @@
 //! Diagnostics: what validation (and reading) found, where, and how bad it is.
-//!
-//! A [`Diagnostic`] carries a [`Severity`], a stable code of the form `forge::<area>::<rule>`, a
-//! lower-case message, the entity it concerns, the field path inside that entity
-//! (`components[1].data.font_size`), the 1-based source position when the document was read from
-//! text, and an optional help line. Codes never change meaning; tools and editors may match on
-//! them.
-//!
-//! # Codes
-//!
-//! Each rule of the format page's "Validation" section (and "Asset paths") has one code. Rules
-//! marked "(extra)" are checks this crate adds to the page's list, for values that code generation
-//! would reject anyway.
-//!
-//! | Code | Severity | Rule |
-//! |---|---|---|
-//! | `forge::structure::id_mismatch` | error | an entity's key differs from its `id` |
-//! | `forge::structure::missing_parent` | error | `parent` names an entity that does not exist |
-//! | `forge::structure::missing_child` | error | `children` lists an entity that does not exist |
-//! | `forge::structure::missing_root` | error | `roots` lists an entity that does not exist |
-//! | `forge::structure::not_listed_by_parent` | error | the parent does not list the entity as a child |
-//! | `forge::structure::child_disagrees` | error | a listed child names another parent |
-//! | `forge::structure::root_has_parent` | error | an entity in `roots` has a parent |
-//! | `forge::structure::duplicate_reference` | error | an entity is listed in more than one place |
-//! | `forge::structure::unplaced` | error | an entity is in neither `roots` nor any `children` |
-//! | `forge::structure::self_parent` | error | an entity is its own parent |
-//! | `forge::structure::cycle` | error | following `parent` links comes back to the start |
-//! | `forge::structure::next_id` | error | `next_id` is not greater than every id |
-//! | `forge::component::duplicate_key` | error | two components with the same `key()` on one entity |
-//! | `forge::transform::non_finite` | error | a translation, rotation or scale value is `NaN` or infinite |
-//! | `forge::light::non_finite` | error | a light colour, intensity, range or illuminance is not finite |
-//! | `forge::light::intensity` | error | point light `intensity < 0` |
-//! | `forge::light::range` | error | point light `range <= 0` |
-//! | `forge::light::illuminance` | error | directional light `illuminance < 0` |
-//! | `forge::material::non_finite` | error | a material colour, `metallic` or `perceptual_roughness` is not finite |
-//! | `forge::mesh::non_finite` | error | a primitive shape size is not finite (extra) |
-//! | `forge::sprite::custom_size` | error | sprite `custom_size` with a component that is not positive and finite |
-//! | `forge::sprite::non_finite` | error | a sprite colour channel is not finite (extra) |
-//! | `forge::text::font_size` | error | text `font_size <= 0` (or not finite) |
-//! | `forge::text::non_finite` | error | a text colour channel is not finite (extra) |
-//! | `forge::custom::type_path` | error | a custom component's type path is not a Rust path |
-//! | `forge::custom::field_name` | error | a custom field name is neither a Rust identifier nor a tuple struct index (`0`, `1`) |
-//! | `forge::custom::empty_expr` | error | a custom field expression is empty or whitespace |
-//! | `forge::custom::duplicate_field` | error | two fields of one custom component have the same name |
-//! | `forge::custom::unknown_type` | error | at load and with a schema file: no registered `ForgeComponent` has this type path (extra) |
-//! | `forge::custom::not_allowed` | error | at load: the type path names a registered type that is not a `ForgeComponent`, such as an engine component or a resource (extra) |
-//! | `forge::custom::unknown_field` | error | at load and with a schema file: the type has no such field, or it is `#[forge(skip)]` (extra) |
-//! | `forge::custom::missing_required` | error | at load and with a schema file: a `#[forge(required)]` field is not listed (extra) |
-//! | `forge::custom::range` | error | at load and with a schema file: a number outside the field's `#[forge(range)]` (extra) |
-//! | `forge::custom::expr` | error | at load and with a schema file: a field expression that cannot be evaluated as the field's type (extra) |
-//! | `forge::custom::reference` | error | at load and in `forge validate`: an entity reference (`#7`, `#7/2`) that names no entity of the scene (the `format` module docs, "Entity references") |
-//! | `forge::asset::empty` | error | an empty asset path (extra) |
-//! | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |
-//! | `forge::asset::parent_dir` | error | an asset path with a `..` component |
-//! | `forge::asset::backslash` | error | an asset path with a backslash |
-//! | `forge::asset::missing` | error | with an asset index: the referenced file does not exist |
-//! | `forge::asset::wrong_kind` | error | with an asset index: the file is not an image (sprite) or a mesh (mesh3d) |
-//! | `forge::prefab::not_a_scene` | error | an instance's `scene` does not name a `.forge.ron` file |
-//! | `forge::prefab::empty_target` | error | an override's `target` is empty |
-//! | `forge::prefab::remove_key` | error | an override removes something that is not a component key |
-//! | `forge::prefab::add_existing` | error | with the prefab: an override adds a component the target already has |
-//! | `forge::prefab::cycle` | error | with the prefabs: a chain of instances comes back to a file it passed |
-//! | `forge::prefab::too_deep` | error | with the prefabs: prefabs nest deeper than `MAX_PREFAB_DEPTH` files |
-//! | `forge::prefab::invalid` | error | with the prefabs: a prefab the scene places has errors (reported in its own file) |
-//! | `forge::prefab::unreadable` | error | with the prefabs: a prefab file cannot be read |
-//! | `forge::prefab::not_loaded` | error | an edit in memory places a prefab the scene was not loaded with |
-//! | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
-//! | `forge::prefab::unused_override` | warning | with the prefab: an override's target (or the component it sets or removes) is not in the prefab; kept, it applies again when the target returns |
-//! | `forge::name::duplicate` | warning | two or more entities share a (non-blank) name |
-//! | `forge::name::empty` | warning | an entity name that is empty or whitespace only |
-//! | `forge::scene::empty_name` | warning | the scene name is empty or whitespace only |
-//! | `forge::format::version_zero` | warning | the file says `format_version: 0` (read as 1) |
-//! | `forge::sprite::invisible` | warning | a sprite with neither image nor custom size renders nothing |
-//! | `forge::transform::zero_scale` | warning | a scale component is zero |
-//! | `forge::material::metallic` | warning | `metallic` outside `0..=1` |
-//! | `forge::material::roughness` | warning | `perceptual_roughness` outside `0..=1` |
-//! | `forge::text::empty` | warning | a `text2d` with empty text |
-//! | `forge::camera::mixed` | warning | both 2D and 3D cameras in one scene |
-//! | `forge::camera::none` | info | no camera in the scene |
-//! | `forge::camera::multiple` | info | more than one camera |
-//! | `forge::light::none` | info | meshes but no light |
-//! | `forge::entity::transform_only` | info | an entity with no components (only a transform) and no instance |
-//! | `forge::prefab::empty_override` | info | an override that changes nothing |
-//!
-//! The `forge::prefab::*` codes marked "with the prefab" need the prefab files: the scene loader
-//! and `forge validate` (which follows instances) report them, `validate_parsed` does not. The
-//! values overrides change are checked with the codes above, at the override's line.
-//!
-//! The `forge::custom::*` codes marked "at load" need the game's types: the scene loader reports
-//! them (failing the load), `validate_parsed` does not.
-//!
-//! Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
-//! [`Diagnostic::from_read_error`]); cooked files that are not usable ([`crate::cook`]), one
-//! with a `forge::cook::<kind>` code: `not_cooked`, `truncated`, `trailing`, `version`,
-//! `reserved`, `checksum`, `body`, `document`, `duplicate_id`, `duplicate_prefab`; and
-//! `forge::cook::not_text` when a `forge` command is given a cooked file
-//! ([`CookError::code`](crate::cook::CookError::code)). A cooked file that decodes is validated
-//! with the codes above, without positions.
-//!
-//! This module has no Bevy dependency.
 
 use std::fmt;
 
@@ -124,7 +25,7 @@ pub(crate) fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// `n` and `noun`, in the plural unless `n` is 1: `1 error`, `2 errors`, `3 entities`,
 /// `2 info` (uncountable). How every count in a message or summary is written.
-pub fn count_of(n: usize, noun: &str) -> String {
+pub(crate) fn count_of(n: usize, noun: &str) -> String {
     match (n, noun.strip_suffix('y')) {
         (1, _) => format!("1 {noun}"),
         _ if noun == "info" => format!("{n} info"),
@@ -166,11 +67,110 @@ impl fmt::Display for Severity {
 ///
 /// `Display` gives `severity[code]: message`, then ` (entity N, `path`, line L:C)` for the parts
 /// that are known, then `; help: ...`.
+///
+/// A [`Diagnostic`] carries a [`Severity`], a stable code of the form `forge::<area>::<rule>`, a
+/// lower-case message, the entity it concerns, the field path inside that entity
+/// (`components[1].data.font_size`), the 1-based source position when the document was read from
+/// text, and an optional help line. Codes never change meaning; tools and editors may match on
+/// them.
+///
+/// # Codes
+///
+/// Each rule of the format page's "Validation" section (and "Asset paths") has one code. Rules
+/// marked "(extra)" are checks this crate adds to the page's list, for values that code generation
+/// would reject anyway.
+///
+/// | Code | Severity | Rule |
+/// |---|---|---|
+/// | `forge::structure::id_mismatch` | error | an entity's key differs from its `id` |
+/// | `forge::structure::missing_parent` | error | `parent` names an entity that does not exist |
+/// | `forge::structure::missing_child` | error | `children` lists an entity that does not exist |
+/// | `forge::structure::missing_root` | error | `roots` lists an entity that does not exist |
+/// | `forge::structure::not_listed_by_parent` | error | the parent does not list the entity as a child |
+/// | `forge::structure::child_disagrees` | error | a listed child names another parent |
+/// | `forge::structure::root_has_parent` | error | an entity in `roots` has a parent |
+/// | `forge::structure::duplicate_reference` | error | an entity is listed in more than one place |
+/// | `forge::structure::unplaced` | error | an entity is in neither `roots` nor any `children` |
+/// | `forge::structure::self_parent` | error | an entity is its own parent |
+/// | `forge::structure::cycle` | error | following `parent` links comes back to the start |
+/// | `forge::structure::next_id` | error | `next_id` is not greater than every id |
+/// | `forge::component::duplicate_key` | error | two components with the same `key()` on one entity |
+/// | `forge::transform::non_finite` | error | a translation, rotation or scale value is `NaN` or infinite |
+/// | `forge::light::non_finite` | error | a light colour, intensity, range or illuminance is not finite |
+/// | `forge::light::intensity` | error | point light `intensity < 0` |
+/// | `forge::light::range` | error | point light `range <= 0` |
+/// | `forge::light::illuminance` | error | directional light `illuminance < 0` |
+/// | `forge::material::non_finite` | error | a material colour, `metallic` or `perceptual_roughness` is not finite |
+/// | `forge::mesh::non_finite` | error | a primitive shape size is not finite (extra) |
+/// | `forge::sprite::custom_size` | error | sprite `custom_size` with a component that is not positive and finite |
+/// | `forge::sprite::non_finite` | error | a sprite colour channel is not finite (extra) |
+/// | `forge::text::font_size` | error | text `font_size <= 0` (or not finite) |
+/// | `forge::text::non_finite` | error | a text colour channel is not finite (extra) |
+/// | `forge::custom::type_path` | error | a custom component's type path is not a Rust path |
+/// | `forge::custom::field_name` | error | a custom field name is neither a Rust identifier nor a tuple struct index (`0`, `1`) |
+/// | `forge::custom::empty_expr` | error | a custom field expression is empty or whitespace |
+/// | `forge::custom::duplicate_field` | error | two fields of one custom component have the same name |
+/// | `forge::custom::unknown_type` | error | at load and with a schema file: no registered `ForgeComponent` has this type path (extra) |
+/// | `forge::custom::not_allowed` | error | at load: the type path names a registered type that is not a `ForgeComponent`, such as an engine component or a resource (extra) |
+/// | `forge::custom::unknown_field` | error | at load and with a schema file: the type has no such field, or it is `#[forge(skip)]` (extra) |
+/// | `forge::custom::missing_required` | error | at load and with a schema file: a `#[forge(required)]` field is not listed (extra) |
+/// | `forge::custom::range` | error | at load and with a schema file: a number outside the field's `#[forge(range)]` (extra) |
+/// | `forge::custom::expr` | error | at load and with a schema file: a field expression that cannot be evaluated as the field's type (extra) |
+/// | `forge::custom::reference` | error | at load and in `forge validate`: an entity reference (`#7`, `#7/2`) that names no entity of the scene (the `format` module docs, "Entity references") |
+/// | `forge::asset::empty` | error | an empty asset path (extra) |
+/// | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |
+/// | `forge::asset::parent_dir` | error | an asset path with a `..` component |
+/// | `forge::asset::backslash` | error | an asset path with a backslash |
+/// | `forge::asset::missing` | error | with an asset index: the referenced file does not exist |
+/// | `forge::asset::wrong_kind` | error | with an asset index: the file is not an image (sprite) or a mesh (mesh3d) |
+/// | `forge::prefab::not_a_scene` | error | an instance's `scene` does not name a `.forge.ron` file |
+/// | `forge::prefab::empty_target` | error | an override's `target` is empty |
+/// | `forge::prefab::remove_key` | error | an override removes something that is not a component key |
+/// | `forge::prefab::add_existing` | error | with the prefab: an override adds a component the target already has |
+/// | `forge::prefab::cycle` | error | with the prefabs: a chain of instances comes back to a file it passed |
+/// | `forge::prefab::too_deep` | error | with the prefabs: prefabs nest deeper than `MAX_PREFAB_DEPTH` files |
+/// | `forge::prefab::invalid` | error | with the prefabs: a prefab the scene places has errors (reported in its own file) |
+/// | `forge::prefab::unreadable` | error | with the prefabs: a prefab file cannot be read |
+/// | `forge::prefab::not_loaded` | error | an edit in memory places a prefab the scene was not loaded with |
+/// | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
+/// | `forge::prefab::unused_override` | warning | with the prefab: an override's target (or the component it sets or removes) is not in the prefab; kept, it applies again when the target returns |
+/// | `forge::name::duplicate` | warning | two or more entities share a (non-blank) name |
+/// | `forge::name::empty` | warning | an entity name that is empty or whitespace only |
+/// | `forge::scene::empty_name` | warning | the scene name is empty or whitespace only |
+/// | `forge::format::version_zero` | warning | the file says `format_version: 0` (read as 1) |
+/// | `forge::sprite::invisible` | warning | a sprite with neither image nor custom size renders nothing |
+/// | `forge::transform::zero_scale` | warning | a scale component is zero |
+/// | `forge::material::metallic` | warning | `metallic` outside `0..=1` |
+/// | `forge::material::roughness` | warning | `perceptual_roughness` outside `0..=1` |
+/// | `forge::text::empty` | warning | a `text2d` with empty text |
+/// | `forge::camera::mixed` | warning | both 2D and 3D cameras in one scene |
+/// | `forge::camera::none` | info | no camera in the scene |
+/// | `forge::camera::multiple` | info | more than one camera |
+/// | `forge::light::none` | info | meshes but no light |
+/// | `forge::entity::transform_only` | info | an entity with no components (only a transform) and no instance |
+/// | `forge::prefab::empty_override` | info | an override that changes nothing |
+///
+/// The `forge::prefab::*` codes marked "with the prefab" need the prefab files: the scene loader
+/// and `forge validate` (which follows instances) report them, `validate_parsed` does not. The
+/// values overrides change are checked with the codes above, at the override's line.
+///
+/// The `forge::custom::*` codes marked "at load" need the game's types: the scene loader reports
+/// them (failing the load), `validate_parsed` does not.
+///
+/// Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
+/// [`Diagnostic::from_read_error`]); cooked files that are not usable ([`crate::cook`]), one
+/// with a `forge::cook::<kind>` code: `not_cooked`, `truncated`, `trailing`, `version`,
+/// `reserved`, `checksum`, `body`, `document`, `duplicate_id`, `duplicate_prefab`; and
+/// `forge::cook::not_text` when a `forge` command is given a cooked file
+/// ([`CookError::code`](crate::cook::CookError::code)). A cooked file that decodes is validated
+/// with the codes above, without positions.
+///
+/// This module has no Bevy dependency.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     /// How serious it is.
     pub severity: Severity,
-    /// Stable code, `forge::<area>::<rule>`; see the [module docs](self) for the table.
+    /// Stable code, `forge::<area>::<rule>`; see [`Diagnostic`] for the table.
     pub code: &'static str,
     /// What is wrong, lower-case, values in backticks.
     pub message: String,

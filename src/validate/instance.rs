@@ -86,7 +86,7 @@ pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
 }
 
 /// Whether `key` is a component key: a built-in tag, or `custom:` and a type path.
-pub fn is_component_key(key: &str) -> bool {
+pub(crate) fn is_component_key(key: &str) -> bool {
     match key.strip_prefix("custom:") {
         Some(type_path) => super::is_type_path(type_path),
         None => COMPONENT_TAGS.contains(&key) && key != "custom",

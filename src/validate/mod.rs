@@ -3,7 +3,7 @@
 //! [`validate_scene`] checks a [`SceneDoc`] against every rule of the page and gathers all
 //! problems into a [`ValidationReport`]; [`validate_parsed`] does the same for a document read from
 //! text and fills in the line and column of each problem from the [`SourceMap`]. The codes are
-//! listed in [`diagnostic`].
+//! listed on [`Diagnostic`].
 //!
 //! The rules, by where they look: `structure` (the forest, names), `entity` (transforms and
 //! each component's values and asset paths), `scene` (cameras and lights across the scene),
@@ -30,7 +30,7 @@
 //! `1`, as [`ComponentSchema`](crate::schema::ComponentSchema) names them; no leading zeros).
 
 pub(crate) mod custom;
-pub mod diagnostic;
+pub(crate) mod diagnostic;
 mod entity;
 mod instance;
 mod names;
@@ -39,8 +39,8 @@ mod scene;
 mod structure;
 
 pub use diagnostic::{Diagnostic, Related, Severity};
-pub use instance::is_component_key;
-pub use names::{is_field_name, is_rust_identifier, is_tuple_index, is_type_path};
+pub(crate) use instance::is_component_key;
+pub(crate) use names::{is_field_name, is_type_path};
 
 use entity::entity;
 use scene::{SceneFacts, scene_rules};
@@ -155,7 +155,7 @@ pub fn validate_scene(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Validation
 
 /// Validates a document read from text: the rules of [`validate_scene`], with the line and column
 /// of every problem taken from the parse's [`SourceMap`], plus a
-/// [`forge::format::version_zero`](crate::validate::diagnostic) warning when the file said
+/// [`forge::format::version_zero`](crate::validate::Diagnostic) warning when the file said
 /// `format_version: 0`.
 pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> ValidationReport {
     finish(parsed_diagnostics(parsed, assets))

@@ -82,7 +82,7 @@ pub(super) fn is_identifier_shape(s: &str) -> bool {
 
 /// Whether `s` is a Rust identifier usable as a field name: a non-keyword identifier (`radius`,
 /// `max_hp`, `_unused`, `größe`) or a raw identifier (`r#type`).
-pub fn is_rust_identifier(s: &str) -> bool {
+pub(crate) fn is_rust_identifier(s: &str) -> bool {
     match s.strip_prefix("r#") {
         Some(raw) => {
             is_identifier_shape(raw) && !matches!(raw, "crate" | "self" | "super" | "Self")
@@ -99,7 +99,7 @@ pub(super) fn raw_hint(name: &str) -> Option<String> {
 }
 
 /// Whether `s` is a decimal tuple field index: `0`, `1`, `12`, without sign or leading zeros.
-pub fn is_tuple_index(s: &str) -> bool {
+pub(crate) fn is_tuple_index(s: &str) -> bool {
     !s.is_empty()
         && s.bytes().all(|b| b.is_ascii_digit())
         && (s == "0" || !s.starts_with('0'))
@@ -108,7 +108,7 @@ pub fn is_tuple_index(s: &str) -> bool {
 
 /// Whether `s` may name a custom field: a Rust identifier (see [`is_rust_identifier`]) or a tuple
 /// struct index (see [`is_tuple_index`]).
-pub fn is_field_name(s: &str) -> bool {
+pub(crate) fn is_field_name(s: &str) -> bool {
     is_rust_identifier(s) || is_tuple_index(s)
 }
 
@@ -201,7 +201,7 @@ fn type_path_problem(path: &str) -> Result<(), TypePathProblem> {
 
 /// Whether `path` is a valid custom component type path (see the module docs): identifier
 /// segments separated by `::`, `crate` allowed first, no generic arguments.
-pub fn is_type_path(path: &str) -> bool {
+pub(crate) fn is_type_path(path: &str) -> bool {
     check_type_path(path).is_ok()
 }
 

@@ -74,7 +74,7 @@ use eval::Eval;
 use types::Plain;
 
 /// What field expressions may be, in one line (used as help text).
-pub const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts, entity references (#7, #7/2)";
+pub(crate) const SUPPORTED: &str = "literals, Some/None, tuples, arrays, vec![..], Vec2/Vec3/Vec4/Quat and Color constants and constructors, enum variants, struct literals with ..default(), String::from, f32::consts, entity references (#7, #7/2)";
 
 /// Why a field expression could not be evaluated. `at` is the byte offset inside the expression
 /// where the problem starts (see [`ExprError::at`]).
@@ -262,7 +262,7 @@ pub(crate) fn schema_registry() -> &'static TypeRegistry {
 
 /// The type path of Bevy's `Entity`, which fields hold as references (`#7`). Named, not
 /// imported: this part of the crate does not depend on Bevy's ECS.
-pub const ENTITY_TYPE_PATH: &str = "bevy_ecs::entity::Entity";
+pub(crate) const ENTITY_TYPE_PATH: &str = "bevy_ecs::entity::Entity";
 
 /// What the entity references of an expression (`#7`, `#7/2`; see [the module docs](self))
 /// evaluate to: the scene the expression is in answers.

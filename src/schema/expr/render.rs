@@ -13,7 +13,7 @@ pub fn render(value: &dyn PartialReflect) -> Option<String> {
 }
 
 /// [`render`], with `entity` writing each value of Bevy's `Entity` type
-/// ([`ENTITY_TYPE_PATH`](super::ENTITY_TYPE_PATH)) as a reference (`#7`, `#7/2`); `None` from it
+/// (`bevy_ecs::entity::Entity`) as a reference (`#7`, `#7/2`); `None` from it
 /// makes the whole value unwritable, as with [`render`], which writes no entity.
 pub fn render_with(
     value: &dyn PartialReflect,
