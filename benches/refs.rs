@@ -60,7 +60,7 @@ fn refs(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n));
         group.bench_with_input(BenchmarkId::new("dangling", n), &parsed, |b, parsed| {
             b.iter(|| {
-                let found = bevy_forge_scene::validate::validate_references(parsed, Some(&text));
+                let found = bevy_forge_scene::validate::validate_references(parsed);
                 assert_eq!(found.len() as u64, n);
                 found
             })

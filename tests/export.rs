@@ -355,7 +355,7 @@ fn prefab_entities_are_exported_expanded_with_their_id_paths() {
     let path = "scenes/castle_gate.forge.ron";
     let parsed = SceneDoc::read(Path::new(ROOT).join("assets").join(path)).unwrap();
     let mut prefabs = PrefabFiles::new(read);
-    let (expanded, problems) = prefabs.expand_scene(path, &parsed, None);
+    let (expanded, problems) = prefabs.expand_scene(path, &parsed);
     assert!(problems.is_empty(), "{problems:?}");
     let expanded = expanded.unwrap();
     let code = expanded_to_rust(&expanded, &ExportOptions::default()).unwrap();
@@ -478,7 +478,7 @@ fn errors_name_prefab_entities_by_id_path() {
             .map(|(_, t)| t.as_bytes().to_vec())
             .ok_or_else(|| "no such file".to_owned())
     });
-    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &level, None);
+    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &level);
     assert!(problems.is_empty(), "{problems:?}");
     let expanded = expanded.unwrap();
     let code = expanded_to_rust(&expanded, &ExportOptions::default()).unwrap();

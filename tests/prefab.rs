@@ -505,7 +505,7 @@ fn an_override_of_a_missing_entity_is_kept_and_applies_when_it_returns() {
     let parsed = SceneDoc::from_str(&level).unwrap();
     let mut files =
         bevy_forge_scene::prefab::PrefabFiles::new(|_: &str| Ok(lamp(false).into_bytes()));
-    let (_, found) = files.expand_scene("level.forge.ron", &parsed, None);
+    let (_, found) = files.expand_scene("level.forge.ron", &parsed);
     let unused = found
         .iter()
         .find(|d| d.code == "forge::prefab::unused_override")

@@ -265,7 +265,7 @@ fn a_changed_instance_shows_in_the_diff() {
 fn expansion_places_prefabs_by_id_path_and_applies_overrides() {
     let parsed = SceneDoc::from_str(&level()).unwrap();
     let mut prefabs = PrefabFiles::new(reader(files()));
-    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &parsed, None);
+    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &parsed);
     assert!(problems.is_empty(), "{problems:#?}");
     let e = expanded.unwrap();
     let doc = &e.doc;
@@ -320,8 +320,7 @@ fn overrides_that_do_not_apply_are_reported_at_their_lines() {
         .replace("remove: [\"sprite\"]", "remove: [\"text2d\"], add: [(type: sprite, data: (image: None, color: (r: 1, g: 1, b: 1, a: 1), custom_size: None, flip_x: false, flip_y: false))]")
         .replace(", add: [(type: visibility, data: hidden)]", "");
     let parsed = SceneDoc::from_str(&text).unwrap();
-    let (_, problems) =
-        PrefabFiles::new(reader(files())).expand_scene("level.forge.ron", &parsed, None);
+    let (_, problems) = PrefabFiles::new(reader(files())).expand_scene("level.forge.ron", &parsed);
     let codes: Vec<(&str, Option<u32>)> = problems.iter().map(|d| (d.code, d.line())).collect();
     assert!(
         codes.contains(&("forge::prefab::unused_override", Some(11))),
@@ -395,7 +394,7 @@ fn a_cycle_names_every_link_with_its_position() {
     ]);
     let parsed = SceneDoc::from_str(&a).unwrap();
     let mut prefabs = PrefabFiles::new(reader(files));
-    let (_, problems) = prefabs.expand_scene("a.forge.ron", &parsed, None);
+    let (_, problems) = prefabs.expand_scene("a.forge.ron", &parsed);
     assert!(
         problems.iter().any(|d| d.code == "forge::prefab::invalid"),
         "{problems:#?}"
@@ -477,7 +476,7 @@ proptest! {
         let scene = files["f0.forge.ron"].clone();
         let parsed = SceneDoc::from_str(&scene).unwrap();
         let mut prefabs = PrefabFiles::new(reader(files.clone()));
-        let (expanded, problems) = prefabs.expand_scene("f0.forge.ron", &parsed, None);
+        let (expanded, problems) = prefabs.expand_scene("f0.forge.ron", &parsed);
         if let Some(e) = &expanded {
             prop_assert_eq!(e.doc.check_integrity(), vec![]);
             for key in e.doc.entities.keys() {
@@ -530,7 +529,7 @@ fn a_prefab_chain_that_doubles_is_refused_before_it_explodes() {
     let parsed = SceneDoc::from_str(&files["d0.forge.ron"]).unwrap();
     let started = std::time::Instant::now();
     let mut prefabs = PrefabFiles::new(reader(files));
-    let (_, problems) = prefabs.expand_scene("d0.forge.ron", &parsed, None);
+    let (_, problems) = prefabs.expand_scene("d0.forge.ron", &parsed);
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     assert!(
         problems.iter().any(|d| d.code == "forge::prefab::invalid"),
@@ -564,7 +563,7 @@ fn overrides_find_custom_components_by_bare_name_and_point_at_the_right_item() {
         .replace("remove: [\"sprite\"]", "remove: [\"sprite\", \"sprite\"]");
     let parsed = SceneDoc::from_str(&text).unwrap();
     let (expanded, problems) =
-        PrefabFiles::new(reader(files())).expand_scene("level.forge.ron", &parsed, None);
+        PrefabFiles::new(reader(files())).expand_scene("level.forge.ron", &parsed);
     let e = expanded.unwrap();
     let ComponentData::Custom(glow) =
         &e.doc.entity(e.key(&[5, 3, 1]).unwrap()).unwrap().components[0]

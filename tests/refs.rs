@@ -593,13 +593,12 @@ fn the_schema_has_an_entity_kind_and_offline_checks_match_the_loader() {
     h.add("bad.forge.ron", &text);
     let loader = load_errors(&mut h, "bad.forge.ron");
     let parsed = SceneDoc::from_str(&text).unwrap();
-    let offline =
-        bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, &text, None, &schemas)
-            .diagnostics;
+    let offline = bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, None, &schemas)
+        .diagnostics;
     assert_eq!(lines(&loader).len(), 4, "{loader:#?}");
     assert_eq!(lines(&offline), lines(&loader));
     // Without schemas, the dangling references are found (not the mistyped one).
-    let unchecked = bevy_forge_scene::validate::validate_references(&parsed, Some(&text));
+    let unchecked = bevy_forge_scene::validate::validate_references(&parsed);
     let dangling: Vec<_> = lines(&loader)
         .into_iter()
         .filter(|l| l.2 == "forge::custom::reference")

@@ -322,7 +322,7 @@ fn dangling_reference_positions_with_escapes_and_newlines() {
         }
         // Offline check without schema, at the same place.
         let parsed = SceneDoc::from_str(&text).unwrap();
-        let offline = bevy_forge_scene::validate::validate_references(&parsed, Some(&text));
+        let offline = bevy_forge_scene::validate::validate_references(&parsed);
         let o = offline.diagnostics_positions();
         if o != vec![expected] {
             wrong.push(format!(
@@ -396,7 +396,7 @@ fn child_deep_path_validate_references() {
         let text = level(&[("target", &deep_path(n))]);
         let parsed = SceneDoc::from_str(&text).unwrap();
         let started = Instant::now();
-        let found = bevy_forge_scene::validate::validate_references(&parsed, Some(&text));
+        let found = bevy_forge_scene::validate::validate_references(&parsed);
         println!("{n:>6} ids: {:?}", started.elapsed());
         assert_eq!(found.len(), 1);
     }
@@ -695,9 +695,8 @@ fn offline_checks_match_the_loader_for_every_shape() {
     ]);
     let loader = outcome(&mut h, "bad.forge.ron", &text).expect_err("errors");
     let parsed = SceneDoc::from_str(&text).unwrap();
-    let offline =
-        bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, &text, None, &schemas)
-            .diagnostics;
+    let offline = bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, None, &schemas)
+        .diagnostics;
     println!("{:#?}", lines(&loader));
     assert_eq!(lines(&offline), lines(&loader));
     assert_eq!(lines(&loader).len(), 6);

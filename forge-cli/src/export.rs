@@ -57,7 +57,7 @@ pub fn export(args: &ExportArgs) -> Status {
     let root = prefab_root(&args.file, args.assets.as_deref());
     let mut prefabs = prefab_files(root.clone(), None);
     let asset_path = asset_path_of(&args.file, &root);
-    let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed, Some(&source.text));
+    let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
     problems.extend(validate_parsed(&parsed, None).diagnostics);
     problems.retain(|d| d.severity == Severity::Error);
     let mut failed = !problems.is_empty();

@@ -33,7 +33,7 @@ pub fn import(args: &ImportArgs) -> Status {
     let errors = match SceneDoc::from_str(&text) {
         Ok(parsed) => {
             let mut found = validate_parsed(&parsed, None).diagnostics;
-            found.extend(validate_references(&parsed, Some(&text)));
+            found.extend(validate_references(&parsed));
             found.retain(|d| d.severity == Severity::Error);
             found
         }

@@ -569,7 +569,7 @@ impl Checker {
     /// Every diagnostic of the scene `parsed` read from `path`: its rules, its asset
     /// references, custom components (with `--schema`; without, their entity references), and
     /// its prefab instances.
-    fn check(&mut self, path: &Path, source: &Source, parsed: &ParsedScene) -> Vec<Diagnostic> {
+    fn check(&mut self, path: &Path, _source: &Source, parsed: &ParsedScene) -> Vec<Diagnostic> {
         let index = if self.no_assets {
             None
         } else if self.fixed_index.is_some() {
@@ -588,20 +588,18 @@ impl Checker {
         // references into the instances resolve.
         let instances = has_instances(&parsed.doc);
         let report = match &self.schemas {
-            Some(schemas) if !instances => {
-                validate_parsed_with_schemas(parsed, &source.text, index, schemas)
-            }
+            Some(schemas) if !instances => validate_parsed_with_schemas(parsed, index, schemas),
             _ => validate_parsed(parsed, index),
         };
         let mut diagnostics = report.diagnostics;
         if self.schemas.is_none() && !instances {
-            diagnostics.extend(validate_references(parsed, Some(&source.text)));
+            diagnostics.extend(validate_references(parsed));
         }
         if instances {
             let root = prefab_root(path, self.assets.as_deref());
             let asset_path = asset_path_of(path, &root);
             let prefabs = self.prefabs(&root);
-            let (_, mut found) = prefabs.expand_scene(&asset_path, parsed, Some(&source.text));
+            let (_, mut found) = prefabs.expand_scene(&asset_path, parsed);
             localize(&mut found, &root);
             diagnostics.extend(found);
         }
@@ -755,8 +753,7 @@ fn show_tree(args: &TreeArgs) -> Status {
             let root = prefab_root(&args.file, args.assets.as_deref());
             let mut prefabs = prefab_files(root.clone(), None);
             let asset_path = asset_path_of(&args.file, &root);
-            let (expanded, mut problems) =
-                prefabs.expand_scene(&asset_path, &parsed, Some(&source.text));
+            let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
             let expanded =
                 expanded.unwrap_or_else(|| ExpandedScene::plain(parsed.doc.clone().into()));
             print(&if args.flat {

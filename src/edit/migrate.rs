@@ -44,12 +44,9 @@ pub struct Migrated {
 impl SceneEdit {
     /// The `format_version` the text writes (`None` when it writes none).
     pub fn written_version(&self) -> Option<u32> {
-        let at = self.parsed.source_map.top[0];
-        if at == crate::format::source_map::ABSENT {
-            return None;
-        }
+        let at = self.parsed.source_map.top_field_span("format_version")?;
         // As the reader reads it: `+0`, `0_0`.
-        let rest = self.text.get(at as usize..)?;
+        let rest = self.text.get(at.range()?)?;
         let rest = rest.strip_prefix('+').unwrap_or(rest);
         let len = rest
             .bytes()

@@ -766,7 +766,7 @@ impl SceneEdit {
         &mut self,
         version: u32,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
-        let at = self.parsed.source_map.top[0];
+        let at = self.parsed.source_map.top_field_span("format_version");
         let s = splice::Text::new(&self.text)
             .replace_value(at, &version.to_string(), "format_version")
             .map_err(|e| SceneEditError::InPlace(e.0))?;

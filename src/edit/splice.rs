@@ -10,7 +10,7 @@
 //! it goes on (two spaces per level below it) where the value it replaces or follows spans
 //! lines, on one line otherwise, with the line ending most of the file's lines have.
 
-use crate::format::source_map::{ABSENT, ComponentSpans, EntitySpans};
+use crate::format::source_map::{CustomPart, ENTITY_FIELDS, Span};
 use crate::format::write::fragment;
 use crate::format::{ComponentData, EntityNode, SceneDoc, SourceMap};
 
@@ -40,24 +40,24 @@ pub(crate) fn splices(
     let t = Text::new(text);
     let mut out = Vec::new();
     // The header.
-    let top = |i: usize| map.top[i];
+    let top = |field: &str| map.top_field_span(field);
     if old.name != new.name {
-        out.push(t.replace_value(top(1), &fragment::string(&new.name), "name")?);
+        out.push(t.replace_value(top("name"), &fragment::string(&new.name), "name")?);
     }
     if old.roots != new.roots {
-        out.push(t.replace_value(top(3), &fragment::ids(&new.roots), "roots")?);
+        out.push(t.replace_value(top("roots"), &fragment::ids(&new.roots), "roots")?);
     }
     if old.next_id != new.next_id {
-        out.push(t.replace_value(top(4), &new.next_id.to_string(), "next_id")?);
+        out.push(t.replace_value(top("next_id"), &new.next_id.to_string(), "next_id")?);
     }
     // Entities that went, changed, or came.
     for (id, node) in &old.entities {
-        let Some(spans) = map.entities.get(id) else {
+        let Some(entry) = map.entity_span(*id) else {
             return Err(Unlocated(format!("entity {id}")));
         };
         match new.entities.get(id) {
-            None => out.push(t.cut_item(spans.entry as usize, t.entry_end(spans)?)),
-            Some(now) if !same_entity(node, now) => entity(&t, map, spans, node, now, &mut out)?,
+            None => out.push(t.cut_item(entry)),
+            Some(now) if !same_entity(node, now) => entity(&t, map, node, now, &mut out)?,
             Some(_) => {}
         }
     }
@@ -68,18 +68,18 @@ pub(crate) fn splices(
         .collect();
     if !added.is_empty() {
         // After the last entry that stays (one the same change deletes is cut).
-        let last = map
+        let last = old
             .entities
-            .iter()
-            .filter(|(id, _)| new.entities.contains_key(*id))
-            .filter_map(|(_, s)| t.entry_end(s).ok().map(|e| (s, e)))
-            .max_by_key(|(_, e)| *e);
+            .keys()
+            .filter(|id| new.entities.contains_key(*id))
+            .filter_map(|id| map.entity_span(*id))
+            .max_by_key(|s| s.end);
         match last {
-            Some((spans, end)) => {
-                let item_lines = t.spans_lines(spans.entry as usize, end);
-                let list_end = t.value_end(top(2) as usize).unwrap_or(end);
-                let list_lines = t.spans_lines(top(2) as usize, list_end);
-                let indent = t.indent_of(spans.entry as usize).to_owned();
+            Some(entry) => {
+                let end = entry.end as usize;
+                let item_lines = t.spans_lines(entry);
+                let list_lines = top("entities").is_some_and(|list| t.spans_lines(list));
+                let indent = t.indent_of(entry.start as usize).to_owned();
                 let mut text = String::new();
                 for (key, node) in added {
                     let entry = fragment::entity(node, *key);
@@ -102,7 +102,7 @@ pub(crate) fn splices(
                 }
             }
             None if let Some(fill) = t.fill_empty(
-                top(2),
+                top("entities"),
                 &added
                     .iter()
                     .map(|(key, node)| fragment::entity(node, **key))
@@ -126,7 +126,7 @@ pub(crate) fn splices(
                     map_text.push_str(",\n");
                 }
                 map_text.push('}');
-                out.push(t.replace_value_multiline(top(2), &map_text, "entities")?);
+                out.push(t.replace_value_multiline(top("entities"), &map_text, "entities")?);
             }
         }
     }
@@ -196,7 +196,6 @@ fn same_components(a: &[ComponentData], b: &[ComponentData]) -> bool {
 fn entity(
     t: &Text,
     map: &SourceMap,
-    spans: &EntitySpans,
     old: &EntityNode,
     new: &EntityNode,
     out: &mut Vec<Splice>,
@@ -213,25 +212,25 @@ fn entity(
         old.instance != new.instance
             && fragment::entity_field(old, "instance") != fragment::entity_field(new, "instance"),
     ];
-    for (i, field) in crate::format::source_map::ENTITY_FIELDS.iter().enumerate() {
+    for (i, field) in ENTITY_FIELDS.iter().enumerate() {
         if !changed[i] {
             continue;
         }
-        let at = spans.fields[i];
-        if at == ABSENT {
+        let Some(at) = map.entity_field_span(id, field) else {
             out.push(insert_field(
                 t,
-                spans,
+                map,
+                id,
                 field,
                 &fragment::entity_field(new, field),
             )?);
             continue;
-        }
+        };
         match *field {
-            "transform" => transform(t, spans, old, new, out)?,
-            "components" => components(t, map, spans, old, new, out)?,
+            "transform" => transform(t, map, old, new, out)?,
+            "components" => components(t, map, old, new, out)?,
             _ => out.push(t.replace_value(
-                at,
+                Some(at),
                 &fragment::entity_field(new, field),
                 &format!("entity {id}: {field}"),
             )?),
@@ -241,22 +240,20 @@ fn entity(
 }
 
 /// A field the entry does not write, added after its last field.
-fn insert_field(t: &Text, spans: &EntitySpans, field: &str, value: &str) -> Out<Splice> {
-    let mut last = None;
-    for &at in &spans.fields {
-        if at != ABSENT {
-            let end = t.end_of(at as usize, &format!("entity field at byte {at}"))?;
-            last = last.max(Some(end));
-        }
-    }
-    let end = last.ok_or_else(|| Unlocated("an entity without fields".to_owned()))?;
-    let entry_end = t.entry_end(spans)?;
-    let multiline = t.spans_lines(spans.entry as usize, entry_end);
-    let id_at = spans.fields[0];
-    let indent = if id_at == ABSENT {
-        String::new()
-    } else {
-        t.indent_of(id_at as usize).to_owned()
+fn insert_field(t: &Text, map: &SourceMap, id: u64, field: &str, value: &str) -> Out<Splice> {
+    let end = ENTITY_FIELDS
+        .iter()
+        .filter_map(|f| map.entity_field_span(id, f))
+        .map(|s| s.end as usize)
+        .max()
+        .ok_or_else(|| Unlocated("an entity without fields".to_owned()))?;
+    let entry = map
+        .entity_span(id)
+        .ok_or_else(|| Unlocated(format!("entity {id}")))?;
+    let multiline = t.spans_lines(entry);
+    let indent = match map.entity_field_span(id, "id") {
+        Some(at) => t.indent_of(at.start as usize).to_owned(),
+        None => String::new(),
     };
     let line = format!("{field}: {value}");
     let text = if multiline {
@@ -274,11 +271,15 @@ fn insert_field(t: &Text, spans: &EntitySpans, field: &str, value: &str) -> Out<
 /// A transform's changed numbers, or its changed vectors when a number is not written alone.
 fn transform(
     t: &Text,
-    spans: &EntitySpans,
+    map: &SourceMap,
     old: &EntityNode,
     new: &EntityNode,
     out: &mut Vec<Splice>,
 ) -> Out<()> {
+    const PARTS: [&str; 3] = ["translation", "rotation", "scale"];
+    const AXES: [&str; 3] = ["x", "y", "z"];
+    let id = old.id;
+    let span = |part: &str| map.entity_field_span(id, &format!("transform.{part}"));
     let parts = |n: &EntityNode| {
         [
             n.transform.translation,
@@ -292,23 +293,27 @@ fn transform(
         if a.iter().zip(&b).all(|(x, y)| same_float(*x, *y)) {
             continue;
         }
-        let axes = spans.transform[p];
-        if axes[1..].iter().all(|&at| at != ABSENT) {
+        let axes = AXES.map(|axis| span(&format!("{}.{axis}", PARTS[p])));
+        if axes.iter().all(Option::is_some) {
             for k in 0..3 {
                 if !same_float(a[k], b[k]) {
                     out.push(t.replace_value(
-                        axes[k + 1],
+                        axes[k],
                         &fragment::float(b[k]),
                         "a transform number",
                     )?);
                 }
             }
-        } else if axes[0] != ABSENT {
-            out.push(t.replace_value(axes[0], &fragment::vec3(now[p]), "a transform vector")?);
+        } else if let Some(vector) = span(PARTS[p]) {
+            out.push(t.replace_value(
+                Some(vector),
+                &fragment::vec3(now[p]),
+                "a transform vector",
+            )?);
         } else {
             // A part the file leaves out: the whole transform.
             out.push(t.replace_value(
-                spans.fields[4],
+                map.entity_field_span(id, "transform"),
                 &fragment::entity_field(new, "transform"),
                 "transform",
             )?);
@@ -322,15 +327,18 @@ fn transform(
 fn components(
     t: &Text,
     map: &SourceMap,
-    spans: &EntitySpans,
     old: &EntityNode,
     new: &EntityNode,
     out: &mut Vec<Splice>,
 ) -> Out<()> {
-    let list = spans.components.of(&map.components);
+    let id = old.id;
+    let list_span = map.entity_field_span(id, "components");
+    let list: Vec<Span> = (0..map.component_count(id))
+        .filter_map(|k| map.component_span(id, k))
+        .collect();
     let whole = |out: &mut Vec<Splice>| -> Out<()> {
         out.push(t.replace_value(
-            spans.fields[5],
+            list_span,
             &fragment::entity_field(new, "components"),
             "components",
         )?);
@@ -339,7 +347,7 @@ fn components(
     if old.components.is_empty()
         && list.is_empty()
         && let Some(fill) = t.fill_empty(
-            spans.fields[5],
+            list_span,
             &new.components
                 .iter()
                 .map(fragment::component)
@@ -357,7 +365,7 @@ fn components(
     if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_key(y)) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
             if !same_component(x, y) {
-                component(t, map, &list[i], x, y, out)?;
+                component(t, map, id, i, x, y, out)?;
             }
         }
         return Ok(());
@@ -366,17 +374,15 @@ fn components(
         && let Some(k) = (0..a.len())
             .find(|&k| same_components(&a[..k], &b[..k]) && same_components(&a[k + 1..], &b[k..]))
     {
-        let end = t.end_of(list[k].entry as usize, "a component")?;
-        out.push(t.cut_item(list[k].entry as usize, end));
+        out.push(t.cut_item(list[k]));
         return Ok(());
     }
     if b.len() > a.len() && same_components(&b[..a.len()], a) {
-        let last = &list[a.len() - 1];
-        let end = t.end_of(last.entry as usize, "a component")?;
-        let list_end = t.end_of(spans.fields[5] as usize, "components")?;
-        let list_lines = t.spans_lines(spans.fields[5] as usize, list_end);
-        let item_lines = t.spans_lines(last.entry as usize, end);
-        let indent = t.indent_of(last.entry as usize).to_owned();
+        let last = list[a.len() - 1];
+        let end = last.end as usize;
+        let list_lines = list_span.is_some_and(|l| t.spans_lines(l));
+        let item_lines = t.spans_lines(last);
+        let indent = t.indent_of(last.start as usize).to_owned();
         let mut text = String::new();
         for c in &b[a.len()..] {
             text.push_str(&t.item_after(&fragment::component(c), &indent, list_lines, item_lines));
@@ -392,27 +398,39 @@ fn components(
 fn component(
     t: &Text,
     map: &SourceMap,
-    spans: &ComponentSpans,
+    id: u64,
+    index: usize,
     old: &ComponentData,
     new: &ComponentData,
     out: &mut Vec<Splice>,
 ) -> Out<()> {
+    let entry = map.component_span(id, index);
     if let (ComponentData::Custom(a), ComponentData::Custom(b)) = (old, new) {
-        let fields = spans.custom_fields.of(&map.custom_fields);
+        let field = |f: usize, part: CustomPart| map.custom_field_span(id, index, f, part);
+        let written = map.custom_field_count(id, index);
         let kept = a.fields.len();
         let same_names = a.type_path == b.type_path
             && kept > 0
             && b.fields.len() >= kept
-            && fields.len() == kept
+            && written == kept
             && a.fields
                 .iter()
                 .zip(&b.fields)
                 .all(|(x, y)| x.name == y.name);
-        if same_names && fields.iter().all(|f| f[2] != ABSENT && f[0] != ABSENT) {
-            for ((x, y), f) in a.fields.iter().zip(&b.fields).zip(fields) {
+        let located = (0..kept)
+            .all(|f| field(f, CustomPart::Entry).is_some() && field(f, CustomPart::Expr).is_some());
+        if same_names
+            && located
+            && let (Some(first), Some(last), Some(entry)) = (
+                field(0, CustomPart::Entry),
+                field(kept - 1, CustomPart::Entry),
+                entry,
+            )
+        {
+            for (f, (x, y)) in a.fields.iter().zip(&b.fields).enumerate() {
                 if x.expr != y.expr {
                     out.push(t.replace_value(
-                        f[2],
+                        field(f, CustomPart::Expr),
                         &fragment::string(&y.expr),
                         "a field expression",
                     )?);
@@ -420,12 +438,11 @@ fn component(
             }
             if b.fields.len() > kept {
                 // New fields after the last, laid out as it is.
-                let last = fields[kept - 1][0] as usize;
-                let end = t.end_of(last, "a custom field")?;
-                let list_lines = t.spans_lines(fields[0][0] as usize, last)
-                    || t.spans_lines(spans.entry as usize, fields[0][0] as usize);
-                let item_lines = t.spans_lines(last, end);
-                let indent = t.indent_of(last).to_owned();
+                let end = last.end as usize;
+                let list_lines = t.spans_lines(Span::new(first.start, last.start))
+                    || t.spans_lines(Span::new(entry.start, first.start));
+                let item_lines = t.spans_lines(last);
+                let indent = t.indent_of(last.start as usize).to_owned();
                 let mut text = String::new();
                 for f in &b.fields[kept..] {
                     let item = format!(
@@ -444,25 +461,16 @@ fn component(
     // (`illuminance`, `material.metallic`, `color`), else its `data`, else the whole entry.
     if old.tag() == new.tag() && !matches!(new, ComponentData::Custom(_)) {
         let (a, b) = (payload(old), payload(new));
-        let located = |path: &str| -> Option<u32> {
-            if path == "data" {
-                return (spans.data != ABSENT).then_some(spans.data);
-            }
-            let dotted = path.strip_prefix("data.")?;
-            spans
-                .fields
-                .of(&map.payload_fields)
-                .iter()
-                .find(|(p, _)| *p == dotted)
-                .map(|(_, at)| *at)
-                .filter(|at| *at != ABSENT)
+        let located = |path: &str| -> Option<Span> {
+            let field = path.strip_prefix("data.").unwrap_or(path);
+            map.component_field_span(id, index, field)
         };
         if let Some(found) = payload_splices(t, &a, &b, "data", &located) {
             out.extend(found);
             return Ok(());
         }
     }
-    out.push(t.replace_value(spans.entry, &fragment::component(new), "a component")?);
+    out.push(t.replace_value(entry, &fragment::component(new), "a component")?);
     Ok(())
 }
 
@@ -520,7 +528,7 @@ fn payload_splices(
     a: &[(String, String)],
     b: &[(String, String)],
     path: &str,
-    located: &dyn Fn(&str) -> Option<u32>,
+    located: &dyn Fn(&str) -> Option<Span>,
 ) -> Option<Vec<Splice>> {
     let get =
         |v: &[(String, String)], p: &str| v.iter().find(|(q, _)| q == p).map(|(_, t)| t.clone());
@@ -549,8 +557,9 @@ fn payload_splices(
             return Some(all);
         }
     }
-    let at = located(path)?;
-    t.replace_value(at, &now, path).ok().map(|s| vec![s])
+    t.replace_value(located(path), &now, path)
+        .ok()
+        .map(|s| vec![s])
 }
 
 /// Puts a multi-line canonical fragment on one line: `(\n  x: 1.0,\n)` to `(x: 1.0)`.
@@ -600,114 +609,11 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// The end of the value starting at `at`: a bracketed group, a string, or a word with an
-    /// optional bracketed argument (`Some(3)`, `sphere(radius: 1.0)`, `-0.5`, `None`).
-    pub(crate) fn value_end(&self, at: usize) -> Option<usize> {
-        let b = self.b;
-        match *b.get(at)? {
-            b'(' | b'[' | b'{' => self.group_end(at),
-            _ => crate::format::lexical::string_literal_end(b, at)
-                .unwrap_or_else(|| self.word_end(at)),
-        }
-    }
-
-    /// [`value_end`](Self::value_end), or the part `what` said unlocated.
-    fn end_of(&self, at: usize, what: &str) -> Out<usize> {
-        self.value_end(at).ok_or_else(|| Unlocated(what.to_owned()))
-    }
-
-    fn word_end(&self, at: usize) -> Option<usize> {
-        let b = self.b;
-        let mut i = at;
-        while i < b.len()
-            && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'+' | b'-'))
-        {
-            i += 1;
-        }
-        if i == at {
-            return None;
-        }
-        // `Some(3)`, `Some (3)`, `Some /* c */ (3)`: a word is followed by a value only when
-        // that value is its argument.
-        let open = self.skip_trivia(i);
-        if b.get(open) == Some(&b'(') {
-            return self.group_end(open);
-        }
-        Some(i)
-    }
-
-    /// The first byte from `i` that is not whitespace or in a comment.
-    fn skip_trivia(&self, mut i: usize) -> usize {
-        let b = self.b;
-        loop {
-            match b.get(i) {
-                Some(c) if c.is_ascii_whitespace() => i += 1,
-                Some(b'/') if b.get(i + 1) == Some(&b'/') => {
-                    i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
-                }
-                Some(b'/') if b.get(i + 1) == Some(&b'*') => {
-                    match crate::format::lexical::block_comment_end(b, i) {
-                        Some(end) => i = end,
-                        None => return b.len(),
-                    }
-                }
-                _ => return i,
-            }
-        }
-    }
-
-    /// The end (after the closer) of the bracketed group opening at `at`, over strings and
-    /// comments.
-    fn group_end(&self, at: usize) -> Option<usize> {
-        use crate::format::lexical::{block_comment_end, string_literal_end};
-        let b = self.b;
-        let mut depth = 0usize;
-        let mut i = at;
-        while i < b.len() {
-            match b[i] {
-                b'(' | b'[' | b'{' => {
-                    depth += 1;
-                    i += 1;
-                }
-                b')' | b']' | b'}' => {
-                    depth -= 1;
-                    i += 1;
-                    if depth == 0 {
-                        return Some(i);
-                    }
-                }
-                b'/' if b.get(i + 1) == Some(&b'/') => {
-                    i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
-                }
-                b'/' if b.get(i + 1) == Some(&b'*') => i = block_comment_end(b, i)?,
-                _ => match string_literal_end(b, i) {
-                    Some(end) => i = end?,
-                    None => i += 1,
-                },
-            }
-        }
-        None
-    }
-
-    /// The end of an entity entry (after the `)` of its value), from its key.
-    pub(crate) fn entry_end(&self, spans: &EntitySpans) -> Out<usize> {
-        let at = spans.entry as usize;
-        // The key, `:` and the value's `(`, with comments between them (which may hold brackets).
-        let key_end = self.word_end(at).unwrap_or(at);
-        let colon = self.skip_trivia(key_end);
-        let open = if self.b.get(colon) == Some(&b':') {
-            Some(self.skip_trivia(colon + 1))
-        } else {
-            None
-        };
-        open.filter(|&o| self.b.get(o) == Some(&b'('))
-            .and_then(|o| self.group_end(o))
-            .ok_or_else(|| Unlocated(format!("the entry at byte {at}")))
-    }
-
-    /// Whether `start..end` spans more than one line.
-    pub(crate) fn spans_lines(&self, start: usize, end: usize) -> bool {
-        self.b.get(start..end).is_some_and(|s| s.contains(&b'\n'))
+    /// Whether `span` spans more than one line.
+    pub(crate) fn spans_lines(&self, span: Span) -> bool {
+        span.range()
+            .and_then(|r| self.b.get(r))
+            .is_some_and(|s| s.contains(&b'\n'))
     }
 
     fn line_start(&self, at: usize) -> usize {
@@ -745,17 +651,20 @@ impl<'a> Text<'a> {
         out
     }
 
-    /// Replaces the value at `at` with `fragment`, laid out as the old value was.
-    pub(crate) fn replace_value(&self, at: u32, fragment: &str, what: &str) -> Out<Splice> {
-        let start = at as usize;
-        if at == ABSENT {
+    /// Replaces the value at `span` with `fragment`, laid out as the old value was.
+    pub(crate) fn replace_value(
+        &self,
+        span: Option<Span>,
+        fragment: &str,
+        what: &str,
+    ) -> Out<Splice> {
+        let Some(std::ops::Range { start, end }) = span.and_then(Span::range) else {
             return Err(Unlocated(what.to_owned()));
-        }
-        let end = self.end_of(start, what)?;
+        };
         // A value on one line stays on one line, unless it was empty (`[]`, `None`) on a line
         // of its own: then it grows as the canonical layout does.
         let empty = matches!(self.s[start..end].trim(), "[]" | "{}" | "()" | "None");
-        let multiline = self.spans_lines(start, end)
+        let multiline = self.b[start..end].contains(&b'\n')
             || (fragment.contains('\n') && empty && !self.is_compact_context(start));
         Ok(Splice {
             start,
@@ -764,13 +673,16 @@ impl<'a> Text<'a> {
         })
     }
 
-    /// Replaces the value at `at` with `fragment`, multi-line.
-    fn replace_value_multiline(&self, at: u32, fragment: &str, what: &str) -> Out<Splice> {
-        let start = at as usize;
-        let end = self
-            .value_end(start)
-            .filter(|_| at != ABSENT)
-            .ok_or_else(|| Unlocated(what.to_owned()))?;
+    /// Replaces the value at `span` with `fragment`, multi-line.
+    fn replace_value_multiline(
+        &self,
+        span: Option<Span>,
+        fragment: &str,
+        what: &str,
+    ) -> Out<Splice> {
+        let Some(std::ops::Range { start, end }) = span.and_then(Span::range) else {
+            return Err(Unlocated(what.to_owned()));
+        };
         Ok(Splice {
             start,
             end,
@@ -781,12 +693,11 @@ impl<'a> Text<'a> {
     /// The items `fragments` put into the empty list (or map) at `at` whose brackets hold
     /// comments, before its closing bracket, so the comments stay: `None` when there is nothing
     /// but whitespace between the brackets (the caller replaces the value).
-    fn fill_empty(&self, at: u32, fragments: &[String]) -> Option<Splice> {
-        let start = at as usize;
-        if at == ABSENT || fragments.is_empty() {
+    fn fill_empty(&self, span: Option<Span>, fragments: &[String]) -> Option<Splice> {
+        let std::ops::Range { start, end } = span?.range()?;
+        if fragments.is_empty() || end <= start {
             return None;
         }
-        let end = self.value_end(start)?;
         let closer = end - 1;
         if !matches!(self.b.get(start), Some(b'[' | b'{'))
             || self.s.get(start + 1..closer)?.trim().is_empty()
@@ -795,7 +706,7 @@ impl<'a> Text<'a> {
         }
         let ls = self.line_start(closer);
         let closer_alone = self.b[ls..closer].iter().all(|&c| c == b' ' || c == b'\t');
-        if self.spans_lines(start, end) && closer_alone {
+        if self.b[start..end].contains(&b'\n') && closer_alone {
             // Each item on its own line, one level in from the line of the opening bracket.
             let indent = format!("{}  ", self.indent_of(start));
             let mut text = String::new();
@@ -882,13 +793,13 @@ impl<'a> Text<'a> {
         i
     }
 
-    /// Cuts the list item `start..end` with its comma, and its lines when it stands alone on
+    /// Cuts the list item at `item` with its comma, and its lines when it stands alone on
     /// them.
-    pub(crate) fn cut_item(&self, start: usize, end: usize) -> Splice {
+    pub(crate) fn cut_item(&self, item: Span) -> Splice {
         let b = self.b;
-        let (mut s, mut e) = (start, end);
+        let (mut s, mut e) = (item.start as usize, item.end as usize);
         // Its comma, past comments between them (`item /* note */,`), which go with it.
-        let after = self.skip_trivia(e);
+        let after = crate::format::lexical::skip_trivia(b, e);
         if b.get(after) == Some(&b',') {
             e = after + 1;
         } else {

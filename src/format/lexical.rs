@@ -78,6 +78,24 @@ pub(crate) fn string_literal_end(b: &[u8], at: usize) -> Option<Option<usize>> {
     }
 }
 
+/// The first byte from `i` that is not whitespace or in a comment (a block comment that is not
+/// closed runs to the end).
+pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match b.get(i) {
+            Some(c) if c.is_ascii_whitespace() => i += 1,
+            Some(b'/') if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+            }
+            Some(b'/') if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
+                Some(end) => i = end,
+                None => return b.len(),
+            },
+            _ => return i,
+        }
+    }
+}
+
 /// The offset of the first comment (`//` or `/*`) of RON text `b` outside strings; `None` when
 /// it has none (or a string is not closed).
 pub(crate) fn first_comment(b: &[u8]) -> Option<usize> {

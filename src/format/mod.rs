@@ -28,7 +28,7 @@ pub use instance::{ComponentPatch, Instance, MAX_EXPANDED_ENTITIES, MAX_PREFAB_D
 pub use integrity::IntegrityProblem;
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};
-pub use source_map::{OverridePart, Position, SourceMap};
+pub use source_map::{CustomPart, OverridePart, Position, SourceMap, Span};
 pub use value::{ColorData, TransformData, Vec2Data, Vec3Data};
 
 /// The format version this build reads and writes.

@@ -253,16 +253,57 @@ fn for_each_newline(bytes: &[u8], mut f: impl FnMut(usize)) {
 /// Byte offset meaning "not present in the text".
 pub(crate) const ABSENT: u32 = u32::MAX;
 
+/// Where a value sits in the text: the byte range from its first byte to just past its last
+/// (`"Lamp"` with its quotes, `(x: 1, y: 2)` with its parentheses), in the text after a
+/// byte-order mark. [`Span::NONE`] for a part that was not in the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// The first byte.
+    pub start: u32,
+    /// Just past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// A part that was not in the text.
+    pub const NONE: Span = Span {
+        start: ABSENT,
+        end: ABSENT,
+    };
+
+    /// The span from `start` to `end`.
+    pub(crate) const fn new(start: u32, end: u32) -> Self {
+        Self { start, end }
+    }
+
+    /// Whether the part was in the text.
+    pub fn is_some(self) -> bool {
+        self.start != ABSENT
+    }
+
+    /// The byte range, when the part was in the text.
+    pub fn range(self) -> Option<std::ops::Range<usize>> {
+        self.is_some()
+            .then(|| self.start as usize..(self.end.max(self.start)) as usize)
+    }
+}
+
+impl Default for Span {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
 /// Where one entity entry and its parts sit in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct EntitySpans {
-    /// The map key (`3:`) of the entry.
-    pub(crate) entry: u32,
-    /// Value offsets of `id`, `name`, `parent`, `children`, `transform`, `components`, `locked`,
+    /// The entry, from its map key (`3:`) to its closing `)`.
+    pub(crate) entry: Span,
+    /// The values of `id`, `name`, `parent`, `children`, `transform`, `components`, `locked`,
     /// `instance`.
-    pub(crate) fields: [u32; 8],
-    /// Value offsets of `translation`, `rotation`, `scale`, each followed by its `x`, `y`, `z`.
-    pub(crate) transform: [[u32; 4]; 3],
+    pub(crate) fields: [Span; 8],
+    /// The values of `translation`, `rotation`, `scale`, each followed by its `x`, `y`, `z`.
+    pub(crate) transform: [[Span; 4]; 3],
     /// The entity's components in [`SourceMap::components`], in list order.
     pub(crate) components: SpanRange,
     /// A hash of the entry's text, from its key to its closing `)`: two entries with the same
@@ -276,7 +317,7 @@ pub(crate) struct EntitySpans {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InstanceSpans {
     /// The `scene` value.
-    pub(crate) scene: u32,
+    pub(crate) scene: Span,
     /// Each override, in list order.
     pub(crate) overrides: Vec<OverrideSpans>,
 }
@@ -284,19 +325,19 @@ pub(crate) struct InstanceSpans {
 /// Where one override and its parts sit in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct OverrideSpans {
-    /// The opening `(` of the entry.
-    pub(crate) entry: u32,
-    /// Value offsets of the fields in [`OVERRIDE_FIELDS`] order.
-    pub(crate) fields: [u32; 7],
-    /// Value offsets of the transform's `translation`, `rotation`, `scale`, each followed by its
+    /// The entry, from its `(` to its `)`.
+    pub(crate) entry: Span,
+    /// The values of the fields in [`OVERRIDE_FIELDS`] order.
+    pub(crate) fields: [Span; 7],
+    /// The values of the transform's `translation`, `rotation`, `scale`, each followed by its
     /// `x`, `y`, `z` (as [`EntitySpans::transform`]).
-    pub(crate) transform: [[u32; 4]; 3],
+    pub(crate) transform: [[Span; 4]; 3],
     /// `set` entries in [`SourceMap::components`], in list order.
     pub(crate) set: SpanRange,
     /// `add` entries in [`SourceMap::components`], in list order.
     pub(crate) add: SpanRange,
     /// Each `remove` key.
-    pub(crate) remove: Vec<u32>,
+    pub(crate) remove: Vec<Span>,
 }
 
 /// The fields of an override, in the order the writer puts them.
@@ -313,9 +354,9 @@ pub(crate) const OVERRIDE_FIELDS: [&str; 7] = [
 impl OverrideSpans {
     pub(crate) fn new() -> Self {
         Self {
-            entry: ABSENT,
-            fields: [ABSENT; 7],
-            transform: [[ABSENT; 4]; 3],
+            entry: Span::NONE,
+            fields: [Span::NONE; 7],
+            transform: [[Span::NONE; 4]; 3],
             set: SpanRange::default(),
             add: SpanRange::default(),
             remove: Vec::new(),
@@ -386,11 +427,11 @@ pub(crate) const ENTITY_FIELDS: [&str; 8] = [
 pub(crate) const TRANSFORM_FIELDS: [&str; 3] = ["translation", "rotation", "scale"];
 
 impl EntitySpans {
-    pub(crate) fn new(entry: u32) -> Self {
+    pub(crate) fn new(entry: Span) -> Self {
         Self {
             entry,
-            fields: [ABSENT; 8],
-            transform: [[ABSENT; 4]; 3],
+            fields: [Span::NONE; 8],
+            transform: [[Span::NONE; 4]; 3],
             components: SpanRange::default(),
             text_hash: 0,
             instance: None,
@@ -401,12 +442,12 @@ impl EntitySpans {
 /// Where one component entry and its parts sit in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ComponentSpans {
-    /// The opening `(` of the entry.
-    pub(crate) entry: u32,
+    /// The entry, from its `(` to its `)`.
+    pub(crate) entry: Span,
     /// The `type` tag value.
-    pub(crate) tag: u32,
-    /// The `data` value, or [`ABSENT`].
-    pub(crate) data: u32,
+    pub(crate) tag: Span,
+    /// The `data` value, or [`Span::NONE`].
+    pub(crate) data: Span,
     /// Payload field values by dotted path (`font_size`, `material.metallic`, `mesh.value`), in
     /// [`SourceMap::payload_fields`].
     pub(crate) fields: SpanRange,
@@ -422,15 +463,19 @@ pub(crate) struct ComponentSpans {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceMap {
     pub(crate) lines: LineIndex,
-    /// Value offsets of `format_version`, `name`, `entities`, `roots`, `next_id`.
-    pub(crate) top: [u32; 5],
+    /// The values of `format_version`, `name`, `entities`, `roots`, `next_id`.
+    pub(crate) top: [Span; 5],
     pub(crate) entities: IndexMap<u64, EntitySpans, super::IdHasher>,
     /// Every component of the file, entity by entity.
     pub(crate) components: Vec<ComponentSpans>,
     /// Every payload field of the file, component by component.
-    pub(crate) payload_fields: Vec<(&'static str, u32)>,
-    /// Every custom field of the file, component by component.
-    pub(crate) custom_fields: Vec<[u32; 3]>,
+    pub(crate) payload_fields: Vec<(&'static str, Span)>,
+    /// Every custom field of the file, component by component: its entry, `name` and `expr`.
+    pub(crate) custom_fields: Vec<[Span; 3]>,
+    /// The text of each `expr` string written with escapes (`"a\"b"`), by its start: where an
+    /// expression's characters sit in the file cannot be told from its span alone. Few files
+    /// have any.
+    pub(crate) escaped: Vec<(u32, Box<str>)>,
 }
 
 /// A map of no text: every lookup gives `None`.
@@ -438,11 +483,12 @@ impl Default for SourceMap {
     fn default() -> Self {
         Self {
             lines: LineIndex::default(),
-            top: [ABSENT; 5],
+            top: [Span::NONE; 5],
             entities: IndexMap::default(),
             components: Vec::new(),
             payload_fields: Vec::new(),
             custom_fields: Vec::new(),
+            escaped: Vec::new(),
         }
     }
 }
@@ -450,8 +496,14 @@ impl Default for SourceMap {
 pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", "roots", "next_id"];
 
 impl SourceMap {
-    fn pos(&self, offset: u32) -> Option<Position> {
-        (offset != ABSENT).then(|| self.lines.position(offset as usize))
+    fn pos(&self, span: Span) -> Option<Position> {
+        span.is_some()
+            .then(|| self.lines.position(span.start as usize))
+    }
+
+    /// `span` where it is in the text.
+    fn some(span: Span) -> Option<Span> {
+        span.is_some().then_some(span)
     }
 
     /// The spans of component `index` of entity `id`.
@@ -470,8 +522,13 @@ impl SourceMap {
 
     /// The value of a top-level field: `format_version`, `name`, `entities`, `roots`, `next_id`.
     pub fn top_field(&self, field: &str) -> Option<Position> {
+        self.pos(self.top_field_span(field)?)
+    }
+
+    /// The byte range of the value of a top-level field ([`top_field`](Self::top_field)).
+    pub fn top_field_span(&self, field: &str) -> Option<Span> {
         let i = TOP_FIELDS.iter().position(|f| *f == field)?;
-        self.pos(self.top[i])
+        Self::some(self.top[i])
     }
 
     /// A hash of each entity entry's text (from its key to its closing `)`), in `entities`
@@ -486,73 +543,172 @@ impl SourceMap {
         self.pos(self.entities.get(&id)?.entry)
     }
 
+    /// The byte range of entity `id`'s entry, from its key to its closing `)`.
+    pub fn entity_span(&self, id: u64) -> Option<Span> {
+        Self::some(self.entities.get(&id)?.entry)
+    }
+
     /// The value of a field of entity `id`.
     ///
     /// `field` is an entity field (`id`, `name`, `parent`, `children`, `transform`, `components`,
     /// `locked`, `instance`), a transform part (`transform.translation`, `transform.rotation`,
     /// `transform.scale`) or one axis of it (`transform.rotation.y`).
     pub fn entity_field(&self, id: u64, field: &str) -> Option<Position> {
+        self.pos(self.entity_field_span(id, field)?)
+    }
+
+    /// The byte range of a field's value of entity `id` (the fields of
+    /// [`entity_field`](Self::entity_field)).
+    pub fn entity_field_span(&self, id: u64, field: &str) -> Option<Span> {
         let spans = self.entities.get(&id)?;
         if let Some(rest) = field.strip_prefix("transform.") {
-            let (part, axis) = match rest.split_once('.') {
-                Some((part, axis)) => (part, Some(axis)),
-                None => (rest, None),
-            };
-            let p = TRANSFORM_FIELDS.iter().position(|f| *f == part)?;
-            let a = match axis {
-                None => 0,
-                Some("x") => 1,
-                Some("y") => 2,
-                Some("z") => 3,
-                Some(_) => return None,
-            };
-            return self.pos(spans.transform[p][a]);
+            return Self::some(transform_span(&spans.transform, rest)?);
         }
         let i = ENTITY_FIELDS.iter().position(|f| *f == field)?;
-        self.pos(spans.fields[i])
+        Self::some(spans.fields[i])
     }
 
     /// The entry (opening `(`) of component `index` of entity `id`.
     pub fn component(&self, id: u64, index: usize) -> Option<Position> {
-        self.pos(self.component_spans(id, index)?.entry)
+        self.pos(self.component_span(id, index)?)
+    }
+
+    /// The byte range of component `index` of entity `id`, from its `(` to its `)`.
+    pub fn component_span(&self, id: u64, index: usize) -> Option<Span> {
+        Self::some(self.component_spans(id, index)?.entry)
+    }
+
+    /// The number of components entity `id` was written with.
+    pub fn component_count(&self, id: u64) -> usize {
+        self.entities
+            .get(&id)
+            .map_or(0, |e| e.components.len as usize)
+    }
+
+    /// The number of custom fields component `index` of entity `id` was written with.
+    pub fn custom_field_count(&self, id: u64, index: usize) -> usize {
+        self.component_spans(id, index)
+            .map_or(0, |c| c.custom_fields.len as usize)
     }
 
     /// The `type` tag of component `index` of entity `id`.
     pub fn component_tag(&self, id: u64, index: usize) -> Option<Position> {
-        self.pos(self.component_spans(id, index)?.tag)
+        self.pos(self.component_tag_span(id, index)?)
+    }
+
+    /// The byte range of the `type` tag of component `index` of entity `id`.
+    pub fn component_tag_span(&self, id: u64, index: usize) -> Option<Span> {
+        Self::some(self.component_spans(id, index)?.tag)
     }
 
     /// A payload field of component `index` of entity `id`: `font_size`, `custom_size`,
     /// `intensity`, `material.metallic`, `mesh.value`, ... `data` itself gives the payload.
     pub fn component_field(&self, id: u64, index: usize, field: &str) -> Option<Position> {
+        self.pos(self.component_field_span(id, index, field)?)
+    }
+
+    /// The byte range of a payload field's value ([`component_field`](Self::component_field)).
+    pub fn component_field_span(&self, id: u64, index: usize, field: &str) -> Option<Span> {
         let c = self.component_spans(id, index)?;
         if field == "data" {
-            return self.pos(c.data);
+            return Self::some(c.data);
         }
         let fields = c.fields.of(&self.payload_fields);
-        let (_, off) = fields.iter().find(|(name, _)| *name == field)?;
-        self.pos(*off)
+        let (_, span) = fields.iter().find(|(name, _)| *name == field)?;
+        Self::some(*span)
+    }
+
+    /// The payload fields written in component `index` of entity `id`, by dotted path, with
+    /// their values' byte ranges, in the order they were read.
+    pub fn component_fields(
+        &self,
+        id: u64,
+        index: usize,
+    ) -> impl Iterator<Item = (&'static str, Span)> + '_ {
+        self.component_spans(id, index)
+            .map_or(&[][..], |c| c.fields.of(&self.payload_fields))
+            .iter()
+            .copied()
     }
 
     /// Custom field `field_index` of custom component `index` of entity `id`: its entry.
     pub fn custom_field(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
-        self.custom_field_part(id, index, field_index, 0)
+        self.pos(self.custom_field_span(id, index, field_index, CustomPart::Entry)?)
     }
 
     /// The `name` value of a custom field.
     pub fn custom_field_name(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
-        self.custom_field_part(id, index, field_index, 1)
+        self.pos(self.custom_field_span(id, index, field_index, CustomPart::Name)?)
     }
 
     /// The `expr` value of a custom field.
     pub fn custom_field_expr(&self, id: u64, index: usize, field_index: usize) -> Option<Position> {
-        self.custom_field_part(id, index, field_index, 2)
+        self.pos(self.custom_field_span(id, index, field_index, CustomPart::Expr)?)
+    }
+
+    /// The byte range of a part of custom field `field_index` of custom component `index` of
+    /// entity `id`: its entry (`(name: .., expr: ..)`), or its `name` or `expr` string.
+    pub fn custom_field_span(
+        &self,
+        id: u64,
+        index: usize,
+        field_index: usize,
+        part: CustomPart,
+    ) -> Option<Span> {
+        let c = self.component_spans(id, index)?;
+        Self::some(c.custom_fields.of(&self.custom_fields).get(field_index)?[part as usize])
+    }
+
+    /// The text of the string at `start` when it was written with escapes (the `expr` strings
+    /// of custom fields keep it; see [`expr_offset`](Self::expr_offset)).
+    pub(crate) fn escaped(&self, start: u32) -> Option<&str> {
+        let i = self
+            .escaped
+            .binary_search_by_key(&start, |(s, _)| *s)
+            .ok()?;
+        Some(&self.escaped[i].1)
+    }
+
+    /// The byte offset in the file of byte `at` of `expr`, the string read at `span` (an `expr`
+    /// of a custom field): exact, escapes (`\"`, `\n`, `\u{e9}`) counted as written; the start
+    /// of the string when the file does not hold `expr` there (a document edited in memory).
+    pub(crate) fn expr_offset(&self, span: Span, expr: &str, at: usize) -> usize {
+        let start = span.start as usize;
+        let Some(before) = expr.get(..at.min(expr.len())) else {
+            return start;
+        };
+        let written = (span.end - span.start) as usize;
+        if let Some(token) = self.escaped(span.start) {
+            // A quoted string with escapes: its text is kept.
+            return match token.get(1..).and_then(|body| written_len(body, before)) {
+                Some(len) => start + 1 + len,
+                None => start,
+            };
+        }
+        // Without escapes the string is `"expr"` or `r#"expr"#` (any number of `#`).
+        let quote = match written.checked_sub(expr.len()) {
+            Some(2) => 1,
+            Some(extra) if extra >= 3 && (extra - 3) % 2 == 0 => 2 + (extra - 3) / 2,
+            _ => return start,
+        };
+        start + quote + before.len()
     }
 
     /// A part of override `index` of the instance on entity `id` (see [`OverridePart`]); the
     /// `instance` value itself with `index` past the overrides is not a part: use
     /// [`entity_field`](Self::entity_field) with `instance`.
     pub fn override_part(&self, id: u64, index: usize, part: OverridePart<'_>) -> Option<Position> {
+        self.pos(self.override_part_span(id, index, part)?)
+    }
+
+    /// The byte range of a part of an override ([`override_part`](Self::override_part)); for
+    /// [`OverridePart::Entry`] the whole override, from its `(` to its `)`.
+    pub fn override_part_span(
+        &self,
+        id: u64,
+        index: usize,
+        part: OverridePart<'_>,
+    ) -> Option<Span> {
         let spans = self
             .entities
             .get(&id)?
@@ -561,26 +717,12 @@ impl SourceMap {
             .overrides
             .get(index)?;
         let component = |range: SpanRange, i: usize| range.of(&self.components).get(i);
-        let offset = match part {
+        let span = match part {
             OverridePart::Entry => spans.entry,
             OverridePart::Field(field) => {
                 spans.fields[OVERRIDE_FIELDS.iter().position(|f| *f == field)?]
             }
-            OverridePart::Transform(part) => {
-                let (part, axis) = match part.split_once('.') {
-                    Some((part, axis)) => (part, Some(axis)),
-                    None => (part, None),
-                };
-                let p = TRANSFORM_FIELDS.iter().position(|f| *f == part)?;
-                let a = match axis {
-                    None => 0,
-                    Some("x") => 1,
-                    Some("y") => 2,
-                    Some("z") => 3,
-                    Some(_) => return None,
-                };
-                spans.transform[p][a]
-            }
+            OverridePart::Transform(part) => transform_span(&spans.transform, part)?,
             OverridePart::Set(i) => component(spans.set, i)?.entry,
             OverridePart::SetField(i, "data") => component(spans.set, i)?.data,
             OverridePart::SetField(i, field) => {
@@ -591,31 +733,106 @@ impl SourceMap {
             OverridePart::SetCustomName(i, field) => component(spans.set, i)?
                 .custom_fields
                 .of(&self.custom_fields)
-                .get(field)?[1],
+                .get(field)?[CustomPart::Name as usize],
             OverridePart::SetCustomExpr(i, field) => component(spans.set, i)?
                 .custom_fields
                 .of(&self.custom_fields)
-                .get(field)?[2],
+                .get(field)?[CustomPart::Expr as usize],
             OverridePart::Add(i) => component(spans.add, i)?.entry,
             OverridePart::Remove(i) => *spans.remove.get(i)?,
         };
-        self.pos(offset)
+        Self::some(span)
     }
 
     /// The `scene` value of the instance on entity `id`.
     pub fn instance_scene(&self, id: u64) -> Option<Position> {
-        self.pos(self.entities.get(&id)?.instance.as_deref()?.scene)
+        self.pos(self.instance_scene_span(id)?)
     }
 
-    fn custom_field_part(
-        &self,
-        id: u64,
-        index: usize,
-        field: usize,
-        part: usize,
-    ) -> Option<Position> {
-        let c = self.component_spans(id, index)?;
-        self.pos(c.custom_fields.of(&self.custom_fields).get(field)?[part])
+    /// The byte range of the `scene` value of the instance on entity `id`.
+    pub fn instance_scene_span(&self, id: u64) -> Option<Span> {
+        Self::some(self.entities.get(&id)?.instance.as_deref()?.scene)
+    }
+
+    /// The number of overrides the instance on entity `id` was written with.
+    pub fn override_count(&self, id: u64) -> usize {
+        self.entities
+            .get(&id)
+            .and_then(|e| e.instance.as_deref())
+            .map_or(0, |i| i.overrides.len())
+    }
+}
+
+/// A part of a custom field: [`SourceMap::custom_field_span`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CustomPart {
+    /// The field's entry, `(name: .., expr: ..)`.
+    Entry = 0,
+    /// Its `name` string.
+    Name = 1,
+    /// Its `expr` string.
+    Expr = 2,
+}
+
+/// The span of transform part `part` (`translation`, `rotation.y`) in `spans`.
+fn transform_span(spans: &[[Span; 4]; 3], part: &str) -> Option<Span> {
+    let (part, axis) = match part.split_once('.') {
+        Some((part, axis)) => (part, Some(axis)),
+        None => (part, None),
+    };
+    let p = TRANSFORM_FIELDS.iter().position(|f| *f == part)?;
+    let a = match axis {
+        None => 0,
+        Some("x") => 1,
+        Some("y") => 2,
+        Some("z") => 3,
+        Some(_) => return None,
+    };
+    Some(spans[p][a])
+}
+
+/// How many bytes of `body`, the inside of a quoted RON string (after its opening quote), hold
+/// `decoded` once its escapes are read; `None` when they do not.
+pub(crate) fn written_len(body: &str, decoded: &str) -> Option<usize> {
+    let mut chars = body.char_indices();
+    let mut expected = decoded.chars();
+    loop {
+        let Some(want) = expected.next() else {
+            return Some(chars.next().map_or(body.len(), |(i, _)| i));
+        };
+        let (_, c) = chars.next()?;
+        let got = if c == '\\' {
+            match chars.next()?.1 {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                '0' => '\0',
+                'x' => {
+                    let hex: String = [chars.next()?.1, chars.next()?.1].iter().collect();
+                    char::from(u8::from_str_radix(&hex, 16).ok()?)
+                }
+                'u' => {
+                    if chars.next()?.1 != '{' {
+                        return None;
+                    }
+                    let mut hex = String::new();
+                    loop {
+                        match chars.next()?.1 {
+                            '}' => break,
+                            h if hex.len() < 6 => hex.push(h),
+                            _ => return None,
+                        }
+                    }
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                }
+                other => other,
+            }
+        } else {
+            c
+        };
+        if got != want {
+            return None;
+        }
     }
 }
 
@@ -623,6 +840,23 @@ impl SourceMap {
 mod tests {
     use super::*;
     use proptest::strategy::Strategy as _;
+
+    #[test]
+    fn escapes_are_counted_as_written() {
+        assert_eq!(written_len("abc #9\"", "abc "), Some(4));
+        assert_eq!(
+            written_len(r#"(\"a\\\"b\", #9)"#, "(\"a\\\"b\", "),
+            Some(13)
+        );
+        assert_eq!(
+            written_len(r"vec![\n  #4,\n  #9", "vec![\n  #4,\n  "),
+            Some(16)
+        );
+        assert_eq!(written_len(r"\u{e9}\x41 #9", "éA "), Some(11));
+        assert_eq!(written_len("é ü #9", "é ü "), Some(6));
+        assert_eq!(written_len("abc", "abd"), None);
+        assert_eq!(written_len("ab", "abc"), None);
+    }
 
     #[test]
     fn an_empty_map_has_no_positions() {

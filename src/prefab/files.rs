@@ -105,7 +105,7 @@ pub struct PrefabFile {
 /// let mut prefabs = PrefabFiles::new(|path: &str| {
 ///     files.get(path).map(|t| t.as_bytes().to_vec()).ok_or_else(|| "no such file".to_owned())
 /// });
-/// let (expanded, problems) = prefabs.expand_scene("levels/one.forge.ron", &level, None);
+/// let (expanded, problems) = prefabs.expand_scene("levels/one.forge.ron", &level);
 /// assert!(problems.is_empty());
 /// let expanded = expanded.unwrap();
 /// let lamp = expanded.key(&[5, 1]).unwrap();
@@ -156,13 +156,12 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
     /// concerns the scene itself: chains that come back to a file or go too deep, prefabs that
     /// cannot be read or have errors, and its overrides; with schemas
     /// ([`with_schemas`](Self::with_schemas)), its custom components checked in the expansion
-    /// ([`ExpandedScene::check_customs`]; `text`, the scene's text, lets errors point inside
-    /// expressions). Each prefab's own problems are in [`files`](Self::files).
+    /// ([`ExpandedScene::check_customs`]). Each prefab's own problems are in
+    /// [`files`](Self::files).
     pub fn expand_scene(
         &mut self,
         path: &str,
         parsed: &ParsedScene,
-        text: Option<&str>,
     ) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
         let mut chain = vec![Link {
             file: path.to_owned(),
@@ -176,8 +175,8 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         if let Some(expanded) = &expanded {
             diagnostics.extend(expanded.check_overridden(parsed));
             match &self.schemas {
-                Some(schemas) => diagnostics.extend(expanded.check_customs(parsed, text, schemas)),
-                None => diagnostics.extend(expanded.check_references(parsed, text)),
+                Some(schemas) => diagnostics.extend(expanded.check_customs(parsed, schemas)),
+                None => diagnostics.extend(expanded.check_references(parsed)),
             }
         }
         (expanded, diagnostics)
@@ -342,12 +341,12 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         let instances = super::has_instances(&parsed.doc);
         let mut diagnostics = match &self.schemas {
             Some(schemas) if !instances => {
-                validate_parsed_with_schemas(&parsed, &text, None, schemas).diagnostics
+                validate_parsed_with_schemas(&parsed, None, schemas).diagnostics
             }
             _ => validate_parsed(&parsed, None).diagnostics,
         };
         if self.schemas.is_none() && !instances {
-            diagnostics.extend(validate_references(&parsed, Some(&text)));
+            diagnostics.extend(validate_references(&parsed));
         }
         diagnostics.extend(self.load_instances(&parsed, chain));
         let (expanded, mut found) = expand(&parsed, &|p| {
@@ -357,9 +356,9 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
         if let Some(expanded) = &expanded {
             diagnostics.extend(expanded.check_overridden(&parsed));
             if let Some(schemas) = &self.schemas {
-                diagnostics.extend(expanded.check_customs(&parsed, Some(&text), schemas));
+                diagnostics.extend(expanded.check_customs(&parsed, schemas));
             } else {
-                diagnostics.extend(expanded.check_references(&parsed, Some(&text)));
+                diagnostics.extend(expanded.check_references(&parsed));
             }
         }
         // A file whose expansion was refused as too large places nothing where it is placed:

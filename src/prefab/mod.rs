@@ -148,18 +148,15 @@ impl ExpandedScene {
     /// `schemas` as `forge validate --schema` checks a scene without instances, references
     /// (`#7/2`) resolved in the expansion. The scene's own entities are reported where they are
     /// written; those its instances placed at the overrides that set the values (a prefab's own
-    /// values are its file's to report). `text` is the scene's text, to point inside
-    /// expressions.
+    /// values are its file's to report).
     pub fn check_customs(
         &self,
         parsed: &ParsedScene,
-        text: Option<&str>,
         schemas: &crate::schema::SchemaFile,
     ) -> Vec<Diagnostic> {
         crate::validate::custom::check_offline(
             &self.doc,
             &parsed.source_map,
-            text,
             schemas,
             &self.referable(),
         )
@@ -172,17 +169,12 @@ impl ExpandedScene {
     /// `parsed`, checked without schemas as
     /// [`validate_references`](crate::validate::validate_references) checks a scene without
     /// instances, resolved in the expansion; reported as [`check_customs`](Self::check_customs)
-    /// reports. `text` is the scene's text, to point inside expressions.
-    pub fn check_references(&self, parsed: &ParsedScene, text: Option<&str>) -> Vec<Diagnostic> {
-        crate::validate::custom::check_references(
-            &self.doc,
-            &parsed.source_map,
-            text,
-            &self.referable(),
-        )
-        .into_iter()
-        .filter_map(|d| self.locate(parsed, d))
-        .collect()
+    /// reports.
+    pub fn check_references(&self, parsed: &ParsedScene) -> Vec<Diagnostic> {
+        crate::validate::custom::check_references(&self.doc, &parsed.source_map, &self.referable())
+            .into_iter()
+            .filter_map(|d| self.locate(parsed, d))
+            .collect()
     }
 
     /// [`locate`](Self::locate), and a diagnostic it leaves to the prefab's own file (a problem

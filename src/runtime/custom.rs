@@ -29,7 +29,6 @@ use crate::schema::expr::{self, Target};
 use crate::validate::Diagnostic;
 use crate::validate::custom::{
     Referable, Site, check_fields, custom_sites_where, resolve, spelled_twice, unknown_type,
-    without_bom,
 };
 
 /// What the loader needs to build custom components: the app's type registry and schemas.
@@ -282,13 +281,11 @@ fn resolve_type(
     })
 }
 
-/// Builds the custom components of every entity (in `doc.entities` order). `text` is the
-/// source, used to point inside expressions; `referable` the entities references may name.
-/// Errors are returned, not logged.
+/// Builds the custom components of every entity (in `doc.entities` order); `referable` the
+/// entities references may name. Errors are returned, not logged.
 pub(crate) fn prepare(
     doc: &SceneDoc,
     map: &SourceMap,
-    text: Option<&str>,
     cx: &CustomContext,
     referable: &Referable<'_>,
 ) -> (PreparedCustoms, Vec<Diagnostic>) {
@@ -296,7 +293,6 @@ pub(crate) fn prepare(
         doc,
         0..doc.entities.len(),
         map,
-        text,
         cx,
         referable,
     )])
@@ -312,11 +308,9 @@ pub(crate) fn prepare_part(
     doc: &SceneDoc,
     range: std::ops::Range<usize>,
     map: &SourceMap,
-    text: Option<&str>,
     cx: &CustomContext,
     referable: &Referable<'_>,
 ) -> (PreparedPart, PartErrors) {
-    let text = text.map(without_bom);
     let placeholders = Placeholders::new(referable);
     let registry = cx.registry.read();
     let mut errors = Vec::new();
@@ -338,7 +332,7 @@ pub(crate) fn prepare_part(
                 .entry(p)
                 .or_insert_with(|| crate::validate::is_type_path(p))
         };
-        for (custom, site) in custom_sites_where(map, text, false, *id, node, valid) {
+        for (custom, site) in custom_sites_where(map, false, *id, node, valid) {
             let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
                 resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
             });
@@ -644,7 +638,7 @@ pub(crate) fn prepare_in_world(
             .cloned()
             .unwrap_or_default(),
     };
-    prepare(doc, &SourceMap::default(), None, &cx, referable)
+    prepare(doc, &SourceMap::default(), &cx, referable)
 }
 
 /// The document whose custom components are built (the expansion, when `parsed` places

@@ -243,7 +243,9 @@ impl AssetLoader for ForgeSceneLoader {
         };
         let (expanded, expand_diagnostics) =
             crate::prefab::expand(&parsed, &|scene| prefabs.scenes.get(scene).map(|e| &**e));
-        let text = bytes.as_deref().and_then(|b| std::str::from_utf8(b).ok());
+        // The text is not needed past this point (the source map locates expressions); a large
+        // scene's text is as large as its document, so it goes before anything else is built.
+        drop(bytes);
         let Checked {
             report,
             custom: (custom, mut custom_errors),
@@ -251,21 +253,9 @@ impl AssetLoader for ForgeSceneLoader {
         } = validate_and_prepare(
             &parsed,
             expanded.as_ref(),
-            text,
             &self.custom,
             settings.check_assets,
         );
-        if !custom_errors.is_empty() && bytes.is_none() {
-            // Errors point inside custom expressions with the text: read it again.
-            let bytes = read_whole(reader).await.map_err(io)?;
-            let text = std::str::from_utf8(&bytes).ok();
-            let (doc, referable) = referable(&parsed, expanded.as_ref());
-            custom_errors =
-                super::custom::prepare(doc, &parsed.source_map, text, &self.custom, &referable).1;
-        }
-        // The text is not needed past this point; a large scene's text is as large as its
-        // document, so it goes before anything else is built.
-        drop(bytes);
         let mut diagnostics = report.diagnostics;
         diagnostics.extend(expand_diagnostics);
         if let Some(expanded) = &expanded {
@@ -387,7 +377,7 @@ impl ForgeSceneLoader {
                 .into_iter()
                 .map(|(path, doc)| (EcoString::from(path), std::sync::Arc::new(doc)))
                 .collect();
-            let (expanded, found) = files.expand_scene(&path, &parsed, None);
+            let (expanded, found) = files.expand_scene(&path, &parsed);
             diagnostics.extend(found);
             for (file, prefab) in files.files() {
                 errors.extend(
@@ -418,7 +408,6 @@ impl ForgeSceneLoader {
         } = validate_and_prepare(
             &parsed,
             expanded.as_ref(),
-            None,
             &self.custom,
             settings.check_assets,
         );
@@ -849,7 +838,6 @@ struct Checked {
 fn validate_and_prepare(
     parsed: &ParsedScene,
     expanded: Option<&ExpandedScene>,
-    text: Option<&str>,
     cx: &CustomContext,
     assets: bool,
 ) -> Checked {
@@ -868,7 +856,7 @@ fn validate_and_prepare(
     };
     if threads < 2 {
         let (_, referable) = referable(parsed, expanded);
-        let custom = super::custom::prepare(doc, &parsed.source_map, text, cx, &referable);
+        let custom = super::custom::prepare(doc, &parsed.source_map, cx, &referable);
         let (report, assets) = validate();
         return Checked {
             report,
@@ -881,7 +869,7 @@ fn validate_and_prepare(
     // Builds run `part` (entities `part * PART_LEN..`).
     let run = |part: usize, referable: &_| {
         let range = part * PART_LEN..((part + 1) * PART_LEN).min(len);
-        super::custom::prepare_part(doc, range, &parsed.source_map, text, cx, referable)
+        super::custom::prepare_part(doc, range, &parsed.source_map, cx, referable)
     };
     let next = AtomicUsize::new(0);
     // Takes runs until none is left: (run number, its part).

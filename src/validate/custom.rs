@@ -27,19 +27,17 @@ use crate::schema::{ComponentSchema, SchemaFile};
 pub(crate) fn check_offline(
     doc: &SceneDoc,
     map: &SourceMap,
-    text: Option<&str>,
     schemas: &SchemaFile,
     referable: &Referable<'_>,
 ) -> Vec<Diagnostic> {
     let refs = Checked(referable);
-    let text = text.map(without_bom);
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
     // The types of the entity's custom components so far: (type path, as written).
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for (id, node) in &doc.entities {
         seen.clear();
-        for (custom, site) in custom_sites(map, text, true, *id, node) {
+        for (custom, site) in custom_sites(map, true, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
                 errors.push(unknown_type(
@@ -88,13 +86,11 @@ pub(crate) fn check_offline(
 pub(crate) fn check_references(
     doc: &SceneDoc,
     map: &SourceMap,
-    text: Option<&str>,
     referable: &Referable<'_>,
 ) -> Vec<Diagnostic> {
-    let text = text.map(without_bom);
     let mut errors = Vec::new();
     for (id, node) in &doc.entities {
-        for (custom, site) in custom_sites(map, text, true, *id, node) {
+        for (custom, site) in custom_sites(map, true, *id, node) {
             for (j, field) in custom.fields.iter().enumerate() {
                 let Some(rewritten) = expr::references(&field.expr) else {
                     continue;
@@ -177,19 +173,17 @@ const STALE_HINT: &str = "this schema file does not have it: if the game does, t
 /// (`forge::custom::type_path`), and no type could have that path.
 pub(crate) fn custom_sites<'a>(
     map: &'a SourceMap,
-    text: Option<&'a str>,
     offline: bool,
     id: u64,
     node: &'a EntityNode,
 ) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
-    custom_sites_where(map, text, offline, id, node, super::is_type_path)
+    custom_sites_where(map, offline, id, node, super::is_type_path)
 }
 
 /// [`custom_sites`] with the type path check given: `is_type_path`, or a cached answer of it
 /// (a large scene names few types many times).
 pub(crate) fn custom_sites_where<'a>(
     map: &'a SourceMap,
-    text: Option<&'a str>,
     offline: bool,
     id: u64,
     node: &'a EntityNode,
@@ -203,7 +197,6 @@ pub(crate) fn custom_sites_where<'a>(
                 custom,
                 Site {
                     map,
-                    text,
                     entity: id,
                     entity_name: &node.name,
                     component: index,
@@ -214,15 +207,9 @@ pub(crate) fn custom_sites_where<'a>(
         })
 }
 
-/// Source positions count from after a byte-order mark.
-pub(crate) fn without_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
 /// Where a custom component sits in the file.
 pub(crate) struct Site<'a> {
     map: &'a SourceMap,
-    text: Option<&'a str>,
     entity: u64,
     entity_name: &'a str,
     component: usize,
@@ -252,81 +239,18 @@ impl Site<'_> {
     }
 
     /// The file position of byte `at` of field `field`'s expression: exact, escapes of a quoted
-    /// string (`\"`, `\n`, `\u{e9}`) counted as written; the start of its string when the
-    /// file does not hold the expression there (a document edited in memory).
+    /// string (`\"`, `\n`, `\u{e9}`) counted as written ([`SourceMap::expr_offset`]).
     fn expr_position(&self, field: usize, expr: &str, at: usize) -> Option<Position> {
-        let start = self
-            .map
-            .custom_field_expr(self.entity, self.component, field)?;
-        let Some(text) = self.text else {
-            return Some(start);
-        };
-        let rest = text.get(start.offset..)?;
-        let hashes = rest
-            .strip_prefix('r')
-            .map(|r| r.len() - r.trim_start_matches('#').len());
-        let quote = match hashes {
-            Some(h) => 1 + h + 1,
-            None => 1,
-        };
-        let Some(before) = expr.get(..at.min(expr.len())) else {
-            return Some(start);
-        };
-        let body = rest.get(quote..)?;
-        let written = match hashes {
-            // A raw string holds the expression as it is.
-            Some(_) => body.starts_with(before).then_some(before.len()),
-            None => written_len(body, before),
-        };
-        match written {
-            Some(len) => Some(self.map.position_of_offset(start.offset + quote + len)),
-            None => Some(start),
-        }
-    }
-}
-
-/// How many bytes of `body`, the inside of a quoted RON string, hold `decoded` once its escapes
-/// are read; `None` when they do not.
-fn written_len(body: &str, decoded: &str) -> Option<usize> {
-    let mut chars = body.char_indices();
-    let mut expected = decoded.chars();
-    loop {
-        let Some(want) = expected.next() else {
-            return Some(chars.next().map_or(body.len(), |(i, _)| i));
-        };
-        let (_, c) = chars.next()?;
-        let got = if c == '\\' {
-            match chars.next()?.1 {
-                'n' => '\n',
-                't' => '\t',
-                'r' => '\r',
-                '0' => '\0',
-                'x' => {
-                    let hex: String = [chars.next()?.1, chars.next()?.1].iter().collect();
-                    char::from(u8::from_str_radix(&hex, 16).ok()?)
-                }
-                'u' => {
-                    if chars.next()?.1 != '{' {
-                        return None;
-                    }
-                    let mut hex = String::new();
-                    loop {
-                        match chars.next()?.1 {
-                            '}' => break,
-                            h if hex.len() < 6 => hex.push(h),
-                            _ => return None,
-                        }
-                    }
-                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
-                }
-                other => other,
-            }
-        } else {
-            c
-        };
-        if got != want {
-            return None;
-        }
+        let span = self.map.custom_field_span(
+            self.entity,
+            self.component,
+            field,
+            crate::format::CustomPart::Expr,
+        )?;
+        Some(
+            self.map
+                .position_of_offset(self.map.expr_offset(span, expr, at)),
+        )
     }
 }
 
@@ -837,7 +761,7 @@ impl EntityRefs for Checked<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{typos, written_len};
+    use super::typos;
 
     #[test]
     fn typos_are_one_keystroke_away() {
@@ -845,22 +769,5 @@ mod tests {
         assert!(t.contains(&1) && t.contains(&111) && t.contains(&12) && t.contains(&21));
         assert!(!t.contains(&11) && !t.contains(&130));
         assert!(typos(7).any(|t| t == 0));
-    }
-
-    #[test]
-    fn escapes_are_counted_as_written() {
-        assert_eq!(written_len("abc #9\"", "abc "), Some(4));
-        assert_eq!(
-            written_len(r#"(\"a\\\"b\", #9)"#, "(\"a\\\"b\", "),
-            Some(13)
-        );
-        assert_eq!(
-            written_len(r"vec![\n  #4,\n  #9", "vec![\n  #4,\n  "),
-            Some(16)
-        );
-        assert_eq!(written_len(r"\u{e9}\x41 #9", "éA "), Some(11));
-        assert_eq!(written_len("é ü #9", "é ü "), Some(6));
-        assert_eq!(written_len("abc", "abd"), None);
-        assert_eq!(written_len("ab", "abc"), None);
     }
 }

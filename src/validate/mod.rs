@@ -172,12 +172,8 @@ pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Val
 /// path naming an engine type or resource is reported as `unknown_type`) and whether nested
 /// game types have a reflected `Default` for `..default()` (see
 /// [`evaluate_schema`](crate::schema::expr::evaluate_schema)).
-///
-/// `text` is the text `parsed` was read from (with or without a byte-order mark); it lets
-/// expression errors point inside the expression.
 pub fn validate_parsed_with_schemas(
     parsed: &ParsedScene,
-    text: &str,
     assets: Option<&AssetIndex>,
     schemas: &SchemaFile,
 ) -> ValidationReport {
@@ -185,7 +181,6 @@ pub fn validate_parsed_with_schemas(
     diagnostics.extend(custom::check_offline(
         &parsed.doc,
         &parsed.source_map,
-        Some(text),
         schemas,
         &custom::Referable::own(&parsed.doc),
     ));
@@ -199,12 +194,11 @@ pub fn validate_parsed_with_schemas(
 /// loader check the same, with whether the field holds an `Entity`. A reference into a prefab
 /// instance (`#7/2`) needs the instance expanded:
 /// [`ExpandedScene::check_references`](crate::prefab::ExpandedScene::check_references) checks
-/// those. `text` is the text `parsed` was read from, to point inside expressions.
-pub fn validate_references(parsed: &ParsedScene, text: Option<&str>) -> Vec<Diagnostic> {
+/// those.
+pub fn validate_references(parsed: &ParsedScene) -> Vec<Diagnostic> {
     let found = custom::check_references(
         &parsed.doc,
         &parsed.source_map,
-        text,
         &custom::Referable::own(&parsed.doc),
     );
     finish(found).diagnostics

@@ -13,8 +13,8 @@ use crate::format::component::{
 use crate::format::error::{ReadErrorKind, closest};
 use crate::format::instance::{ComponentPatch, Instance, Override};
 use crate::format::source_map::{
-    ABSENT, ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LineIndex, OVERRIDE_FIELDS,
-    OverrideSpans, SourceMap, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
+    ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LineIndex, OVERRIDE_FIELDS,
+    OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
 };
 use crate::format::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use crate::format::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -222,14 +222,14 @@ impl<'a> Parser<'a> {
         &mut self,
         context: &'static str,
         names: &'static [&'static str; N],
-        mut offsets: Option<&mut [u32]>,
+        mut offsets: Option<&mut [Span]>,
     ) -> PResult<[f32; N]> {
         let mut v = [0.0f32; N];
         let (start, seen) = self.structure(context, names, |p, i, at| {
-            if let Some(o) = offsets.as_deref_mut() {
-                o[i] = p.abs(at);
-            }
             v[i] = p.f32()?;
+            if let Some(o) = offsets.as_deref_mut() {
+                o[i] = p.span(at);
+            }
             Ok(())
         })?;
         self.require(start, context, names, seen, all(N))?;
@@ -241,7 +241,7 @@ impl<'a> Parser<'a> {
         Ok(Vec2Data { x, y })
     }
 
-    pub(super) fn vec3(&mut self, offsets: Option<&mut [u32]>) -> PResult<Vec3Data> {
+    pub(super) fn vec3(&mut self, offsets: Option<&mut [Span]>) -> PResult<Vec3Data> {
         let [x, y, z] = self.floats("vector", &XYZ, offsets)?;
         Ok(Vec3Data { x, y, z })
     }
@@ -267,8 +267,8 @@ impl<'a> Parser<'a> {
         let mut top = Top::default();
         let (start, seen) = self.structure("the scene", &TOP_FIELDS, |p, i, at| {
             if i == 2 {
-                top.offsets[i] = p.abs(at);
                 top.entities = Some(p.entities(&mut map.entities)?);
+                top.offsets[i] = p.span(at);
                 Ok(())
             } else {
                 p.top_field(&mut top, i, at)
@@ -296,7 +296,6 @@ impl<'a> Parser<'a> {
 
     /// The value of top-level field `i` (any but `entities`), at `at`.
     pub(super) fn top_field(&mut self, top: &mut Top, i: usize, at: usize) -> PResult<()> {
-        top.offsets[i] = self.abs(at);
         match i {
             0 => {
                 let v = self.u64("a format version (an unsigned integer)", "u32", u64::MAX)?;
@@ -315,6 +314,7 @@ impl<'a> Parser<'a> {
             3 => top.roots = Some(self.id_list()?),
             _ => top.next_id = Some(self.id()?),
         }
+        top.offsets[i] = self.span(at);
         Ok(())
     }
 
@@ -352,7 +352,7 @@ impl<'a> Parser<'a> {
         if let Some(first) = spans.get(&key) {
             // An error: a line index of the whole text is worth building now.
             let first_line = LineIndex::new(self.text)
-                .position(first.entry as usize)
+                .position(first.entry.start as usize)
                 .line;
             return self.fail(
                 key_at,
@@ -363,11 +363,12 @@ impl<'a> Parser<'a> {
             );
         }
         self.expect(b':', "`:` after the entity key")?;
-        let mut entity_spans = EntitySpans::new(self.abs(key_at));
+        let mut entity_spans = EntitySpans::new(Span::NONE);
         let node = self.entity(&mut entity_spans).map_err(|mut e| {
             e.entity.get_or_insert(key);
             e
         })?;
+        entity_spans.entry = self.span(key_at);
         entity_spans.text_hash = text_hash(&self.b[key_at..self.pos]);
         self.skip_ws()?;
         match self.peek() {
@@ -391,7 +392,6 @@ impl<'a> Parser<'a> {
         let mut locked = false;
         let mut instance = None;
         let (start, seen) = self.structure("entity", &ENTITY_FIELDS, |p, i, at| {
-            spans.fields[i] = p.abs(at);
             match i {
                 0 => id = p.id()?,
                 1 => name = p.small_string()?,
@@ -410,6 +410,7 @@ impl<'a> Parser<'a> {
                     spans.instance = instance_spans;
                 }
             }
+            spans.fields[i] = p.span(at);
             Ok(())
         })?;
         // `locked` may be missing in older files (false).
@@ -431,13 +432,13 @@ impl<'a> Parser<'a> {
         let mut scene = EcoString::default();
         let mut overrides = Vec::new();
         let mut spans = InstanceSpans {
-            scene: ABSENT,
+            scene: Span::NONE,
             overrides: Vec::new(),
         };
         let (start, seen) = self.structure("instance", &INSTANCE_FIELDS, |p, i, at| {
             if i == 0 {
-                spans.scene = p.abs(at);
                 scene = p.small_string()?;
+                spans.scene = p.span(at);
             } else {
                 p.sequence(|p, _| {
                     let (o, s) = p.override_entry()?;
@@ -457,9 +458,8 @@ impl<'a> Parser<'a> {
     pub(super) fn override_entry(&mut self) -> PResult<(Override, OverrideSpans)> {
         let mut o = Override::default();
         let mut spans = OverrideSpans::new();
-        let mut transform_spans = [[ABSENT; 4]; 3];
+        let mut transform_spans = [[Span::NONE; 4]; 3];
         let (start, seen) = self.structure("override", &OVERRIDE_FIELDS, |p, i, at| {
-            spans.fields[i] = p.abs(at);
             match i {
                 0 => o.target = p.id_list()?,
                 1 => o.name = p.option(Self::small_string)?,
@@ -469,17 +469,19 @@ impl<'a> Parser<'a> {
                 5 => {
                     let mut keys = Vec::new();
                     p.sequence(|p, _| {
-                        spans.remove.push(p.abs(p.pos));
+                        let at = p.pos;
                         keys.push(p.small_string()?);
+                        spans.remove.push(p.span(at));
                         Ok(())
                     })?;
                     o.remove = keys;
                 }
                 _ => o.children = p.id_list()?,
             }
+            spans.fields[i] = p.span(at);
             Ok(())
         })?;
-        spans.entry = self.abs(start);
+        spans.entry = self.span(start);
         spans.transform = transform_spans;
         self.require(start, "override", &OVERRIDE_FIELDS, seen, 1)?;
         Ok((o, spans))
@@ -499,7 +501,7 @@ impl<'a> Parser<'a> {
             if matches!(component, ComponentData::Camera2d | ComponentData::Camera3d) {
                 let tag = component.tag();
                 return p.fail(
-                    (spans.tag as usize).saturating_sub(p.base),
+                    (spans.tag.start as usize).saturating_sub(p.base),
                     ReadErrorKind::NothingToSet { tag },
                 );
             }
@@ -519,11 +521,11 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
-    pub(super) fn transform(&mut self, spans: &mut [[u32; 4]; 3]) -> PResult<TransformData> {
+    pub(super) fn transform(&mut self, spans: &mut [[Span; 4]; 3]) -> PResult<TransformData> {
         let mut parts = [Vec3Data::ZERO; 3];
         let (start, seen) = self.structure("transform", &TRANSFORM_FIELDS, |p, i, at| {
-            spans[i][0] = p.abs(at);
             parts[i] = p.vec3(Some(&mut spans[i][1..]))?;
+            spans[i][0] = p.span(at);
             Ok(())
         })?;
         self.require(start, "transform", &TRANSFORM_FIELDS, seen, all(3))?;
@@ -555,9 +557,9 @@ impl<'a> Parser<'a> {
     /// One component of a list, its spans pushed to the source map's tables.
     pub(super) fn component_entry(&mut self) -> PResult<ComponentData> {
         let mut cs = std::mem::take(&mut self.tables.scratch);
-        cs.entry = ABSENT;
-        cs.tag = ABSENT;
-        cs.data = ABSENT;
+        cs.entry = Span::NONE;
+        cs.tag = Span::NONE;
+        cs.data = Span::NONE;
         cs.fields.clear();
         cs.custom_fields.clear();
         let read = self.component(&mut cs);
@@ -584,10 +586,9 @@ impl<'a> Parser<'a> {
         let mut deferred = None;
         let (start, seen) = self.structure("component", &COMPONENT_FIELDS, |p, i, at| {
             if i == 0 {
-                cs.tag = p.abs(at);
                 tag = Some(p.tag("type", "component type", COMPONENT_TAGS)?);
+                cs.tag = p.span(at);
             } else {
-                cs.data = p.abs(at);
                 match tag {
                     Some(t) => data = Some(p.payload(t, cs)?),
                     None => {
@@ -595,10 +596,11 @@ impl<'a> Parser<'a> {
                         p.skip_value()?;
                     }
                 }
+                cs.data = p.span(at);
             }
             Ok(())
         })?;
-        cs.entry = self.abs(start);
+        cs.entry = self.span(start);
         self.require(start, "component", &COMPONENT_FIELDS, seen, 1)?;
         let Some(tag) = tag else {
             return self.fail(
@@ -636,7 +638,8 @@ impl<'a> Parser<'a> {
             "sprite" => {
                 let mut d = SpriteData::default();
                 self.structure("sprite data", &SPRITE_FIELDS, |p, i, at| {
-                    fields.push((SPRITE_FIELDS[i], p.abs(at)));
+                    let field = fields.len();
+                    fields.push((SPRITE_FIELDS[i], p.open(at)));
                     match i {
                         0 => d.image = p.option(Self::string)?,
                         1 => d.color = p.color()?,
@@ -644,6 +647,7 @@ impl<'a> Parser<'a> {
                         3 => d.flip_x = p.bool()?,
                         _ => d.flip_y = p.bool()?,
                     }
+                    fields[field].1.end = p.abs(p.pos);
                     Ok(())
                 })?;
                 ComponentData::Sprite(Box::new(d))
@@ -651,12 +655,14 @@ impl<'a> Parser<'a> {
             "text2d" => {
                 let (mut text, mut font_size, mut color) = (String::new(), 0.0, ColorData::WHITE);
                 let (start, seen) = self.structure("text2d data", &TEXT_FIELDS, |p, i, at| {
-                    fields.push((TEXT_FIELDS[i], p.abs(at)));
+                    let field = fields.len();
+                    fields.push((TEXT_FIELDS[i], p.open(at)));
                     match i {
                         0 => text = p.string()?,
                         1 => font_size = p.f32()?,
                         _ => color = p.color()?,
                     }
+                    fields[field].1.end = p.abs(p.pos);
                     Ok(())
                 })?;
                 self.require_unless_patching(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
@@ -675,13 +681,15 @@ impl<'a> Parser<'a> {
                 };
                 let (start, seen) =
                     self.structure("point_light data", &POINT_FIELDS, |p, i, at| {
-                        fields.push((POINT_FIELDS[i], p.abs(at)));
+                        let field = fields.len();
+                        fields.push((POINT_FIELDS[i], p.open(at)));
                         match i {
                             0 => d.color = p.color()?,
                             1 => d.intensity = p.f32()?,
                             2 => d.range = p.f32()?,
                             _ => d.shadows = p.bool()?,
                         }
+                        fields[field].1.end = p.abs(p.pos);
                         Ok(())
                     })?;
                 self.require_unless_patching(
@@ -701,12 +709,14 @@ impl<'a> Parser<'a> {
                 };
                 let (start, seen) =
                     self.structure("directional_light data", &DIRECTIONAL_FIELDS, |p, i, at| {
-                        fields.push((DIRECTIONAL_FIELDS[i], p.abs(at)));
+                        let field = fields.len();
+                        fields.push((DIRECTIONAL_FIELDS[i], p.open(at)));
                         match i {
                             0 => d.color = p.color()?,
                             1 => d.illuminance = p.f32()?,
                             _ => d.shadows = p.bool()?,
                         }
+                        fields[field].1.end = p.abs(p.pos);
                         Ok(())
                     })?;
                 self.require_unless_patching(
@@ -722,12 +732,14 @@ impl<'a> Parser<'a> {
                 let mut mesh = None;
                 let mut material = MaterialData::default();
                 let (start, seen) = self.structure("mesh3d data", &MESH3D_FIELDS, |p, i, at| {
-                    fields.push((MESH3D_FIELDS[i], p.abs(at)));
+                    let field = fields.len();
+                    fields.push((MESH3D_FIELDS[i], p.open(at)));
                     if i == 0 {
                         mesh = Some(p.mesh_source(fields)?);
                     } else {
                         material = p.material(fields)?;
                     }
+                    fields[field].1.end = p.abs(p.pos);
                     Ok(())
                 })?;
                 self.require_unless_patching(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
@@ -782,13 +794,14 @@ impl<'a> Parser<'a> {
 
     pub(super) fn mesh_source(
         &mut self,
-        fields: &mut Vec<(&'static str, u32)>,
+        fields: &mut Vec<(&'static str, Span)>,
     ) -> PResult<MeshSource> {
         let mut source = None;
         let mut value = None;
         let mut deferred = None;
         let (start, seen) = self.structure("mesh source", &MESH_SOURCE_FIELDS, |p, i, at| {
-            fields.push((MESH_SOURCE_PATHS[i], p.abs(at)));
+            let field = fields.len();
+            fields.push((MESH_SOURCE_PATHS[i], p.open(at)));
             if i == 0 {
                 source = Some(p.tag("source", "mesh source", MESH_SOURCES)?);
             } else {
@@ -800,6 +813,7 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
+            fields[field].1.end = p.abs(p.pos);
             Ok(())
         })?;
         self.require(start, "mesh source", &MESH_SOURCE_FIELDS, seen, all(2))?;
@@ -872,17 +886,19 @@ impl<'a> Parser<'a> {
 
     pub(super) fn material(
         &mut self,
-        fields: &mut Vec<(&'static str, u32)>,
+        fields: &mut Vec<(&'static str, Span)>,
     ) -> PResult<MaterialData> {
         let mut m = MaterialData::default();
         let (start, seen) = self.structure("material", &MATERIAL_FIELDS, |p, i, at| {
-            fields.push((MATERIAL_PATHS[i], p.abs(at)));
+            let field = fields.len();
+            fields.push((MATERIAL_PATHS[i], p.open(at)));
             match i {
                 0 => m.base_color = p.color()?,
                 1 => m.metallic = p.f32()?,
                 2 => m.perceptual_roughness = p.f32()?,
                 _ => m.unlit = p.bool()?,
             }
+            fields[field].1.end = p.abs(p.pos);
             Ok(())
         })?;
         self.require_unless_patching(start, "material", &MATERIAL_FIELDS, seen, all(4))?;
@@ -894,31 +910,34 @@ impl<'a> Parser<'a> {
         let mut fields = std::mem::take(&mut self.tables.field_scratch);
         fields.clear();
         let (start, seen) = self.structure("custom data", &CUSTOM_FIELDS, |p, i, at| {
-            cs.fields.push((CUSTOM_FIELDS[i], p.abs(at)));
+            let field = cs.fields.len();
+            cs.fields.push((CUSTOM_FIELDS[i], p.open(at)));
             if i == 0 {
                 custom.type_path = p.small_string()?;
             } else {
                 p.sequence(|p, _| {
                     let mut name = EcoString::default();
                     let mut expr = EcoString::default();
-                    let mut offsets = [ABSENT; 3];
+                    let mut spans = [Span::NONE; 3];
                     let (entry, seen) =
                         p.structure("custom field", &CUSTOM_FIELD_FIELDS, |p, i, at| {
-                            offsets[i + 1] = p.abs(at);
                             if i == 0 {
                                 name = p.small_string()?;
                             } else {
                                 expr = p.small_string()?;
+                                p.keep_escaped(at);
                             }
+                            spans[i + 1] = p.span(at);
                             Ok(())
                         })?;
                     p.require(entry, "custom field", &CUSTOM_FIELD_FIELDS, seen, all(2))?;
-                    offsets[0] = p.abs(entry);
-                    cs.custom_fields.push(offsets);
+                    spans[0] = p.span(entry);
+                    cs.custom_fields.push(spans);
                     fields.push(CustomField { name, expr });
                     Ok(())
                 })?;
             }
+            fields_span_end(cs, field, p.abs(p.pos));
             Ok(())
         })?;
         custom.fields = Vec::with_capacity(fields.len());
@@ -951,6 +970,13 @@ const COMPONENT_FIELDS: [&str; 2] = ["type", "data"];
 const XY: [&str; 2] = ["x", "y"];
 const XYZ: [&str; 3] = ["x", "y", "z"];
 const RGBA: [&str; 4] = ["r", "g", "b", "a"];
+
+/// Closes the span of payload field `field` of `cs` at `end`.
+fn fields_span_end(cs: &mut Scratch, field: usize, end: u32) {
+    if let Some((_, span)) = cs.fields.get_mut(field) {
+        span.end = end;
+    }
+}
 
 pub(super) fn all(n: usize) -> u32 {
     (1u32 << n) - 1

@@ -21,7 +21,7 @@ use lex::is_ident_start;
 use super::component::{ComponentData, CustomField, EcoString};
 use super::error::{ReadError, ReadErrorKind};
 use super::source_map::{
-    ABSENT, ComponentSpans, LineIndex, LineStarts, Position, SourceMap, WideChars,
+    ABSENT, ComponentSpans, LineIndex, LineStarts, Position, SourceMap, Span, WideChars,
 };
 use super::{EntityMap, SceneDoc};
 
@@ -201,8 +201,10 @@ struct Tables {
     field_scratch: Vec<CustomField>,
     /// The flat span tables of the [`SourceMap`], filled as components are read.
     components: Vec<ComponentSpans>,
-    payload_fields: Vec<(&'static str, u32)>,
-    custom_fields: Vec<[u32; 3]>,
+    payload_fields: Vec<(&'static str, Span)>,
+    custom_fields: Vec<[Span; 3]>,
+    /// The `expr` strings written with escapes, by start ([`SourceMap::escaped`]).
+    escaped: Vec<(u32, Box<str>)>,
     /// Strings too long to be inline, read lately, shared by the document (see
     /// [`Parser::small_string`]).
     long_strings: Vec<EcoString>,
@@ -222,27 +224,30 @@ impl Tables {
             components: Vec::new(),
             payload_fields: Vec::new(),
             custom_fields: Vec::new(),
+            escaped: Vec::new(),
             long_strings: Vec::new(),
         }
     }
 
     /// The lengths of the growing tables, to undo a partly read entry.
-    fn mark(&self) -> [usize; 5] {
+    fn mark(&self) -> [usize; 6] {
         [
             self.line_starts.len(),
             self.warnings.len(),
             self.components.len(),
             self.payload_fields.len(),
             self.custom_fields.len(),
+            self.escaped.len(),
         ]
     }
 
-    fn undo(&mut self, mark: [usize; 5]) {
+    fn undo(&mut self, mark: [usize; 6]) {
         self.line_starts.truncate(mark[0]);
         self.warnings.truncate(mark[1]);
         self.components.truncate(mark[2]);
         self.payload_fields.truncate(mark[3]);
         self.custom_fields.truncate(mark[4]);
+        self.escaped.truncate(mark[5]);
     }
 
     /// The read result of `doc`, whose spans are in `source_map` and these tables.
@@ -278,6 +283,9 @@ impl Tables {
         source_map.components = self.components;
         source_map.payload_fields = self.payload_fields;
         source_map.custom_fields = self.custom_fields;
+        // In file order already (an entry read twice is undone first), so sorted by start.
+        self.escaped.shrink_to_fit();
+        source_map.escaped = self.escaped;
         ParsedScene {
             doc,
             source_map,
@@ -293,8 +301,8 @@ struct Top {
     entities: Option<EntityMap>,
     roots: Option<Vec<u64>>,
     next_id: Option<u64>,
-    /// Value offsets, as [`SourceMap::top`] keeps them.
-    offsets: [u32; 5],
+    /// Value spans, as [`SourceMap::top`] keeps them.
+    offsets: [Span; 5],
 }
 
 impl Default for Top {
@@ -305,7 +313,7 @@ impl Default for Top {
             entities: None,
             roots: None,
             next_id: None,
-            offsets: [ABSENT; 5],
+            offsets: [Span::NONE; 5],
         }
     }
 }
@@ -326,11 +334,11 @@ impl Top {
 /// Where the parts of the component being read sit; copied into the flat tables when done.
 #[derive(Default)]
 struct Scratch {
-    entry: u32,
-    tag: u32,
-    data: u32,
-    fields: Vec<(&'static str, u32)>,
-    custom_fields: Vec<[u32; 3]>,
+    entry: Span,
+    tag: Span,
+    data: Span,
+    fields: Vec<(&'static str, Span)>,
+    custom_fields: Vec<[Span; 3]>,
 }
 
 impl<'a> Parser<'a> {
@@ -350,6 +358,28 @@ impl<'a> Parser<'a> {
     #[inline]
     fn abs(&self, at: usize) -> u32 {
         (self.base + at) as u32
+    }
+
+    /// The span of the value read from `at` to here, in the whole document.
+    #[inline]
+    fn span(&self, at: usize) -> Span {
+        Span::new(self.abs(at), self.abs(self.pos))
+    }
+
+    /// A span from `at` whose end is set once the value is read.
+    #[inline]
+    fn open(&self, at: usize) -> Span {
+        Span::new(self.abs(at), self.abs(at))
+    }
+
+    /// Keeps the text of the string just read from `at` when it has escapes: where its
+    /// characters sit cannot be told from its span alone ([`SourceMap::escaped`]).
+    fn keep_escaped(&mut self, at: usize) {
+        let token = &self.text[at..self.pos];
+        if token.starts_with('"') && token.contains('\\') {
+            let start = self.abs(at);
+            self.tables.escaped.push((start, token.into()));
+        }
     }
 
     /// Records the newline at `at`. Every scanner that can cross a newline (whitespace, comments,

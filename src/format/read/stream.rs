@@ -206,6 +206,8 @@ impl StreamRead {
             }
             Phase::Entities => {
                 if !p.entity_entry(&mut self.entities, &mut self.map.entities)? {
+                    // The map's closing `}` was just read.
+                    self.top.offsets[2].end = p.abs(p.pos);
                     p.skip_ws()?;
                     match p.peek() {
                         Some(b',') => p.pos += 1,
@@ -237,7 +239,7 @@ impl StreamRead {
                 p.skip_ws()?;
                 let at = p.pos;
                 if i == 2 {
-                    self.top.offsets[i] = p.abs(at);
+                    self.top.offsets[i] = p.open(at);
                     p.expect(b'{', "`{` starting the entity map")?;
                     if self.entities.capacity() == 0 {
                         self.entities = p.entity_map(&mut self.map.entities);
