@@ -512,7 +512,7 @@ fn loader_lines(message: &str) -> Vec<String> {
 /// The errors of `validate_parsed_with_schemas`, written as the loader lists them, sorted.
 fn offline_lines(text: &str, schemas: &bevy_forge_scene::schema::SchemaFile) -> Vec<String> {
     let parsed = bevy_forge_scene::format::SceneDoc::from_str(text).unwrap();
-    let report = bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, None, &schemas);
+    let report = bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, None, schemas);
     let mut lines: Vec<String> = report
         .into_iter()
         .filter(|d| d.severity == bevy_forge_scene::validate::Severity::Error)
