@@ -12,6 +12,7 @@ pub mod diff;
 pub mod edit;
 pub mod export;
 pub mod format;
+pub mod pipeline;
 pub mod prefab;
 pub mod project;
 mod runtime;

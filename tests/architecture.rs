@@ -23,25 +23,20 @@ const PARTS: &[(&str, &[&str])] = &[
         "cook",
         &["format", "project", "schema", "validate", "prefab"],
     ),
+    // The one line from bytes to a checked scene, which the loader, the command line and the
+    // language server walk.
+    (
+        "pipeline",
+        &["format", "project", "schema", "validate", "prefab", "cook"],
+    ),
     (
         "runtime",
         &[
             "format", "project", "schema", "validate", "diff", "prefab", "export", "cook", "edit",
-        ],
-    ),
-    // The `forge` command line works offline: no Bevy runtime, only the reading of Bevy's
-    // `.scn.ron` worlds (`BIN_USES_FROM_RUNTIME`).
-    (
-        "bin",
-        &[
-            "format", "project", "schema", "validate", "diff", "prefab", "export", "cook", "edit",
+            "pipeline",
         ],
     ),
 ];
-
-/// The files of `runtime/` the command line may use: pure functions over reflected data, no
-/// `App` or `World` (`forge import`).
-const BIN_USES_FROM_RUNTIME: &[&str] = &["import"];
 
 /// Crates that bring a `World`, an `App`, assets or rendering: only the runtime uses them.
 const RUNTIME_CRATES: &[&str] = &[
@@ -283,28 +278,11 @@ fn parts_import_only_parts_below_them() {
             continue; // reported by `every_part_has_a_floor`
         };
         let paths = modules_named(&code, &module);
-        // `runtime::import::..` names `[runtime, import]` and, for its first segment,
-        // `[runtime]`: the bare part is fine when every file named under it is allowed.
-        let runtime_files: Vec<&String> = paths
-            .iter()
-            .filter(|p| p.len() == 2 && p[0] == "runtime")
-            .map(|p| &p[1])
-            .collect();
-        let bin_may_read = |f: &String| BIN_USES_FROM_RUNTIME.contains(&f.as_str());
         for path in &paths {
             let Some(named) = path.first() else { continue };
             // `__private`, `prelude` and the root's re-exports are the crate's face, not parts.
             let is_part = PARTS.iter().any(|(p, _)| p == named);
-            let bin_reads_runtime = part == "bin"
-                && named == "runtime"
-                && match path.get(1) {
-                    Some(file) => bin_may_read(file),
-                    None => {
-                        !runtime_files.is_empty() && runtime_files.iter().all(|f| bin_may_read(f))
-                    }
-                };
-            if is_part && *named != part && !allowed.contains(&named.as_str()) && !bin_reads_runtime
-            {
+            if is_part && *named != part && !allowed.contains(&named.as_str()) {
                 wrong.push(format!("{}: `{part}` imports `{named}`", file.display()));
             }
         }
@@ -400,6 +378,153 @@ fn pure_parts_never_touch_the_world() {
         "Bevy runtime crates outside `runtime`:\n{}",
         wrong.join("\n")
     );
+}
+
+/// Every module path (from the crate root, at any depth) a file's code names, and the children
+/// it names by their bare names (`use compound::f;` in the file that declares `mod compound;`).
+fn deep_paths(code: &str, module: &[String], children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    let segments = |rest: &str| -> Vec<Vec<String>> {
+        // `a::b::{c, d::e}` gives `[a, b, c]` and `[a, b, d, e]`, one level of group deep.
+        let ident = |s: &str| -> String {
+            s.chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let mut base = Vec::new();
+        let mut at = 0;
+        loop {
+            let name = ident(&rest[at..]);
+            if name.is_empty() {
+                break;
+            }
+            at += name.len();
+            base.push(name);
+            if !rest[at..].starts_with("::") {
+                return vec![base];
+            }
+            at += 2;
+            if rest[at..].starts_with('{') {
+                return heads(rest, at)
+                    .into_iter()
+                    .map(|head| {
+                        let mut path = base.clone();
+                        path.push(head);
+                        path
+                    })
+                    .collect();
+            }
+        }
+        vec![base]
+    };
+    let mut out = Vec::new();
+    for prefix in ["crate::", "bevy_forge_scene::"] {
+        for (at, _) in code.match_indices(prefix) {
+            if at_boundary(code, at) {
+                out.extend(segments(&code[at + prefix.len()..]));
+            }
+        }
+    }
+    for (at, _) in code.match_indices("super::") {
+        if !at_boundary(code, at) {
+            continue;
+        }
+        let mut end = at;
+        let mut ups = 0;
+        while code[end..].starts_with("super::") {
+            end += "super::".len();
+            ups += 1;
+        }
+        if ups <= module.len() {
+            for rest in segments(&code[end..]) {
+                let mut path = module[..module.len() - ups].to_vec();
+                path.extend(rest);
+                out.push(path);
+            }
+        }
+    }
+    for child in children {
+        let pattern = format!("{child}::");
+        for (at, _) in code.match_indices(&pattern) {
+            if at_boundary(code, at) {
+                for rest in segments(&code[at..]) {
+                    let mut path = module.to_vec();
+                    path.extend(rest);
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No files import each other in a circle: the import graph between the files of `src/` has no
+/// cycle. A module using its own children (`mod wire;` then `wire::decode(..)`) is how it is
+/// built, not an import back: those edges are left out; children using their parent, siblings
+/// using each other, and everything across parts count.
+#[test]
+fn no_files_import_each_other_in_a_circle() {
+    let files = files();
+    let modules: Vec<Vec<String>> = files.iter().map(|(_, _, m, _)| m.clone()).collect();
+    // Each file's edges: the files of the deepest module each of its paths names.
+    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
+    for (i, (_, _, module, code)) in files.iter().enumerate() {
+        let children: BTreeSet<String> = modules
+            .iter()
+            .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
+            .filter_map(|m| m.last().cloned())
+            .collect();
+        for path in deep_paths(code, module, &children) {
+            let target = (1..=path.len())
+                .rev()
+                .find_map(|n| modules.iter().position(|m| m[..] == path[..n]));
+            if let Some(j) = target
+                && j != i
+                && !modules[j].is_empty()
+                && !modules[j].starts_with(module)
+            {
+                edges[i].insert(j);
+            }
+        }
+    }
+    // A depth-first search that meets a file still on its stack has found a circle.
+    fn visit(
+        i: usize,
+        edges: &[BTreeSet<usize>],
+        state: &mut [u8],
+        stack: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
+        state[i] = 1;
+        stack.push(i);
+        for &j in &edges[i] {
+            if state[j] == 1 {
+                let from = stack.iter().position(|&k| k == j).unwrap_or(0);
+                return Some(stack[from..].to_vec());
+            }
+            if state[j] == 0
+                && let Some(circle) = visit(j, edges, state, stack)
+            {
+                return Some(circle);
+            }
+        }
+        stack.pop();
+        state[i] = 2;
+        None
+    }
+    let mut state = vec![0u8; files.len()];
+    for i in 0..files.len() {
+        if state[i] == 0 {
+            let circle = visit(i, &edges, &mut state, &mut Vec::new());
+            assert!(
+                circle.is_none(),
+                "files that import each other in a circle: {:?}",
+                circle
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|&k| files[k].0.display().to_string())
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
 }
 
 /// The scanner itself: what counts as an import and what does not.

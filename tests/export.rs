@@ -11,7 +11,7 @@ use bevy_forge_scene::export::{
     to_rust,
 };
 use bevy_forge_scene::format::SceneDoc;
-use bevy_forge_scene::prefab::PrefabFiles;
+use bevy_forge_scene::pipeline::PrefabFiles;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

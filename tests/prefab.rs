@@ -311,13 +311,18 @@ fn errors_point_at_the_file_and_line_they_are_in() {
     let range = find("forge::light::range");
     assert_eq!(range.file.as_deref(), Some("prefabs/bad.forge.ron"));
     assert_eq!(range.line(), Some(2), "the prefab's line");
-    let placed = find("forge::prefab::invalid");
-    assert_eq!((placed.entity, placed.line()), (Some(5), Some(2)));
+    // One problem, one diagnostic: where the prefab is placed is a related place of it, not
+    // a second error.
+    assert_eq!(range.related.len(), 1, "{range:?}");
+    let placed = &range.related[0];
+    assert_eq!(placed.file.as_deref(), Some("level.forge.ron"));
+    assert_eq!(placed.position.map(|p| p.line), Some(2));
+    assert_eq!(placed.message, "places `prefabs/bad.forge.ron`");
     assert!(
-        placed.message.contains("prefabs/bad.forge.ron"),
-        "{}",
-        placed.message
+        errors.iter().all(|d| d.code != "forge::prefab::invalid"),
+        "{errors:#?}"
     );
+    assert_eq!(errors.len(), 2, "{errors:#?}");
     let intensity = find("forge::light::intensity");
     assert_eq!(intensity.file, None, "the level's own problem");
     assert_eq!(intensity.entity, Some(6));
@@ -392,11 +397,20 @@ fn a_cycle_of_prefabs_is_refused_with_the_chain() {
         "prefab cycle: `a.forge.ron` -> `b.forge.ron` -> `a.forge.ron`"
     );
     assert_eq!(cycle.file.as_deref(), Some("b.forge.ron"), "found in b");
-    assert!(
-        errors
-            .iter()
-            .any(|d| d.code == "forge::prefab::invalid" && d.file.is_none())
+    // The chain is the cycle's related places; `a` is not reported again for it.
+    let chain: Vec<_> = cycle
+        .related
+        .iter()
+        .map(|r| (r.file.as_deref(), r.message.as_str()))
+        .collect();
+    assert_eq!(
+        chain,
+        [
+            (Some("a.forge.ron"), "places `b.forge.ron`"),
+            (Some("b.forge.ron"), "places `a.forge.ron`")
+        ]
     );
+    assert_eq!(errors.len(), 1, "{errors:#?}");
 }
 
 #[test]
@@ -504,7 +518,7 @@ fn an_override_of_a_missing_entity_is_kept_and_applies_when_it_returns() {
     // The warning, at its line (checked offline the same way).
     let parsed = SceneDoc::from_str(&level).unwrap();
     let mut files =
-        bevy_forge_scene::prefab::PrefabFiles::new(|_: &str| Ok(lamp(false).into_bytes()));
+        bevy_forge_scene::pipeline::PrefabFiles::new(|_: &str| Ok(lamp(false).into_bytes()));
     let (_, found) = files.expand_scene("level.forge.ron", &parsed);
     let unused = found
         .iter()

@@ -7,7 +7,8 @@ mod common;
 use std::collections::HashMap;
 
 use bevy_forge_scene::format::*;
-use bevy_forge_scene::prefab::{PrefabFiles, expand, key_of};
+use bevy_forge_scene::pipeline::PrefabFiles;
+use bevy_forge_scene::prefab::{expand, key_of};
 use bevy_forge_scene::validate::validate_parsed;
 use proptest::prelude::*;
 
@@ -395,8 +396,9 @@ fn a_cycle_names_every_link_with_its_position() {
     let parsed = SceneDoc::from_str(&a).unwrap();
     let mut prefabs = PrefabFiles::new(reader(files));
     let (_, problems) = prefabs.expand_scene("a.forge.ron", &parsed);
+    // The problem is the prefab file's own, reported there once, not again where it is placed.
     assert!(
-        problems.iter().any(|d| d.code == "forge::prefab::invalid"),
+        problems.iter().all(|d| d.code != "forge::prefab::invalid"),
         "{problems:#?}"
     );
     let c_file = prefabs.file("c.forge.ron").unwrap();
@@ -531,8 +533,9 @@ fn a_prefab_chain_that_doubles_is_refused_before_it_explodes() {
     let mut prefabs = PrefabFiles::new(reader(files));
     let (_, problems) = prefabs.expand_scene("d0.forge.ron", &parsed);
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    // The problem is the prefab file's own, reported there once, not again where it is placed.
     assert!(
-        problems.iter().any(|d| d.code == "forge::prefab::invalid"),
+        problems.iter().all(|d| d.code != "forge::prefab::invalid"),
         "{problems:#?}"
     );
     let refused = prefabs

@@ -19,7 +19,14 @@ pub fn cook(args: &CookArgs) -> Status {
             Err(e) => return fail(&e),
         }
     }
-    let mut checker = match Checker::new(None, args.assets.clone(), args.no_assets) {
+    let schemas = match &args.schema {
+        Some(path) => match bevy_forge_scene::schema::SchemaFile::read(path) {
+            Ok(file) => Some(file),
+            Err(e) => return fail(&format!("cannot use the schema file: {e}")),
+        },
+        None => None,
+    };
+    let mut checker = match Checker::new(schemas, args.assets.clone(), args.no_assets) {
         Ok(checker) => checker,
         Err(status) => return status,
     };
@@ -48,33 +55,43 @@ pub fn cook(args: &CookArgs) -> Status {
             }
             Ok(Loaded::Parsed(source, parsed)) => (source, parsed),
         };
-        let diagnostics = checker.check(path, &source, &parsed);
-        let errors: Vec<_> = diagnostics
-            .into_iter()
+        // What the loader will check of the twin: the scene and every prefab it bundles.
+        let checked = checker.check(path, *parsed);
+        let root = prefab_root(path, args.assets.as_deref());
+        let errors = checked
+            .diagnostics
+            .iter()
             .filter(|d| d.severity == Severity::Error)
-            .collect();
-        if !errors.is_empty() {
-            print(&report::human(&source, &errors, colour));
+            .count();
+        if errors > 0 {
+            let own: Vec<_> = checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error && d.file.is_none())
+                .cloned()
+                .collect();
+            print(&report::human(&source, &own, colour));
+            checker.print_prefab_errors(&checked, &root, colour);
             print(&format!(
                 "{}: `{}` has {}\n",
                 not_cooked,
                 source.name,
-                super::render::count(errors.len(), "error")
+                super::render::count(errors, "error")
             ));
             refused += 1;
             status = status.max(Status::Failed);
             continue;
         }
-        let root = prefab_root(path, args.assets.as_deref());
+        let doc = checked.source.parsed.doc;
         let prefabs = checker
-            .prefabs(&root)
-            .placed_by(&parsed.doc)
+            .prefabs(path, &root)
+            .placed_by(&doc)
             .into_iter()
             .map(|(p, doc)| (p.to_owned(), doc.clone()))
             .collect();
         let scene = CookedScene {
             source: asset_path_of(path, &root),
-            doc: parsed.doc,
+            doc,
             prefabs,
         };
         let target = twin_of(path, given, args.out.as_deref());

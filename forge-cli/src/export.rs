@@ -4,10 +4,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use bevy_forge_scene::export::{self, ExportOptions};
+use bevy_forge_scene::pipeline;
 use bevy_forge_scene::prefab::ExpandedScene;
 use bevy_forge_scene::project::write_file_atomic;
 use bevy_forge_scene::validate::report;
-use bevy_forge_scene::validate::{Diagnostic, Severity, validate_parsed};
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 use clap::{Args, ValueEnum};
 
 use crate::{
@@ -55,11 +56,16 @@ pub fn export(args: &ExportArgs) -> Status {
         Ok(Loaded::Parsed(source, parsed)) => (source, parsed),
     };
     let root = prefab_root(&args.file, args.assets.as_deref());
-    let mut prefabs = prefab_files(root.clone(), None);
+    let mut prefabs = prefab_files(root.clone(), None, None);
     let asset_path = asset_path_of(&args.file, &root);
-    let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
-    problems.extend(validate_parsed(&parsed, None).diagnostics);
-    problems.retain(|d| d.severity == Severity::Error);
+    let scene = pipeline::Source::from_parsed(asset_path.clone(), *parsed);
+    let checked = pipeline::check(scene, &mut prefabs);
+    let mut problems: Vec<_> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error && d.file.is_none())
+        .cloned()
+        .collect();
     let mut failed = !problems.is_empty();
     if failed {
         localize(&mut problems, &root);
@@ -70,7 +76,9 @@ pub fn export(args: &ExportArgs) -> Status {
         eprintln!("error: `{}` has errors; not exported", args.file.display());
         return Status::Failed;
     }
-    let expanded = expanded.unwrap_or_else(|| ExpandedScene::plain(parsed.doc.clone().into()));
+    let expanded = checked
+        .expanded
+        .unwrap_or_else(|| ExpandedScene::plain(checked.source.parsed.doc.clone().into()));
     let options = ExportOptions {
         source: Some(asset_path),
         function: args.function.clone(),

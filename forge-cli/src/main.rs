@@ -64,13 +64,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
-use bevy_forge_scene::prefab::{ExpandedScene, PrefabFiles, has_instances};
+use bevy_forge_scene::pipeline::{self, PrefabFiles};
+use bevy_forge_scene::prefab::ExpandedScene;
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::{SchemaFile, SchemaFileError};
-use bevy_forge_scene::validate::{Diagnostic, Severity, ValidationReport};
-use bevy_forge_scene::validate::{
-    validate_parsed, validate_parsed_with_schemas, validate_references,
-};
+use bevy_forge_scene::validate::{Diagnostic, Severity, validate_parsed};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use bevy_forge_scene::validate::report::{self, Source};
@@ -146,6 +144,11 @@ struct CookArgs {
     /// Skip the checks that need the asset files (existence and kind).
     #[arg(long)]
     no_assets: bool,
+    /// Check custom components against the schemas in this `.forge-schema.ron` file (written by
+    /// the game with `ForgeSchemas::export`) before cooking, as the scene loader will check the
+    /// twin: a scene the loader would refuse is not cooked.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -332,16 +335,23 @@ type ReadPrefab = Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>;
 /// Prefab files under one root, read once each.
 type Prefabs = PrefabFiles<ReadPrefab>;
 
-fn prefab_files(root: PathBuf, schemas: Option<&SchemaFile>) -> Prefabs {
+fn prefab_files(
+    root: PathBuf,
+    schemas: Option<&SchemaFile>,
+    assets: Option<AssetIndex>,
+) -> Prefabs {
     let read: ReadPrefab = Box::new(move |asset: &str| {
         let file = root.join(asset);
         std::fs::read(&file).map_err(|e| format!("`{}`: {e}", file.display()))
     });
-    let files = PrefabFiles::new(read);
-    match schemas {
-        Some(schemas) => files.with_schemas(schemas.clone()),
-        None => files,
+    let mut files = PrefabFiles::new(read);
+    if let Some(schemas) = schemas {
+        files = files.with_schemas(schemas.clone());
     }
+    if let Some(assets) = assets {
+        files = files.with_assets(assets);
+    }
+    files
 }
 
 /// Prints the errors of every prefab file `prefabs` read on stderr, each file under its own
@@ -447,7 +457,9 @@ fn validate(args: &ValidateArgs) -> Status {
             }
             Ok(Loaded::ReadError(source, d)) => (source, vec![d]),
             Ok(Loaded::Parsed(source, parsed)) => {
-                let diagnostics = checker.check(path, &source, &parsed);
+                // The prefab files' own problems are listed under their names, below.
+                let mut diagnostics = checker.check(path, *parsed).diagnostics;
+                diagnostics.retain(|d| d.file.is_none());
                 (source, diagnostics)
             }
         };
@@ -566,56 +578,69 @@ impl Checker {
         })
     }
 
-    /// Every diagnostic of the scene `parsed` read from `path`: its rules, its asset
-    /// references, custom components (with `--schema`; without, their entity references), and
-    /// its prefab instances.
-    fn check(&mut self, path: &Path, _source: &Source, parsed: &ParsedScene) -> Vec<Diagnostic> {
-        let index = if self.no_assets {
-            None
-        } else if self.fixed_index.is_some() {
-            self.fixed_index.as_ref()
-        } else {
-            match files::project_of(path) {
-                None => None,
-                Some(project) => self
-                    .project_indexes
-                    .entry(project.root().to_owned())
-                    .or_insert_with(|| AssetIndex::scan(project.assets_dir()).ok())
-                    .as_ref(),
-            }
-        };
-        // A scene with instances has its custom components checked in its expansion, where
-        // references into the instances resolve.
-        let instances = has_instances(&parsed.doc);
-        let report = match &self.schemas {
-            Some(schemas) if !instances => validate_parsed_with_schemas(parsed, index, schemas),
-            _ => validate_parsed(parsed, index),
-        };
-        let mut diagnostics = report.diagnostics;
-        if self.schemas.is_none() && !instances {
-            diagnostics.extend(validate_references(parsed));
-        }
-        if instances {
-            let root = prefab_root(path, self.assets.as_deref());
-            let asset_path = asset_path_of(path, &root);
-            let prefabs = self.prefabs(&root);
-            let (_, mut found) = prefabs.expand_scene(&asset_path, parsed);
-            localize(&mut found, &root);
-            diagnostics.extend(found);
-        }
-        // One order for all of them, the report's (by severity, then entity).
-        diagnostics
-            .into_iter()
-            .collect::<ValidationReport>()
-            .diagnostics
+    /// Every diagnostic of the scene `parsed` read from `path` and of the prefab files it
+    /// places (theirs naming their file): the pipeline the scene loader walks
+    /// ([`bevy_forge_scene::pipeline::check`]), custom components against `--schema` (without
+    /// it, their shape and references), asset references against the project's assets.
+    fn check(&mut self, path: &Path, parsed: ParsedScene) -> pipeline::Checked {
+        let root = prefab_root(path, self.assets.as_deref());
+        let asset_path = asset_path_of(path, &root);
+        let source = pipeline::Source::from_parsed(asset_path, parsed);
+        let mut checked = pipeline::check(source, self.prefabs(path, &root));
+        localize(&mut checked.diagnostics, &root);
+        checked
     }
 
-    /// The prefab files under `root`, read once.
-    fn prefabs(&mut self, root: &Path) -> &mut Prefabs {
+    /// Prints the errors `checked` found in the prefab files it places (from root `root`), each
+    /// file under its own name, on stdout.
+    fn print_prefab_errors(&self, checked: &pipeline::Checked, root: &Path, colour: bool) {
+        let mut by_file: std::collections::BTreeMap<&str, Vec<Diagnostic>> = Default::default();
+        for d in &checked.diagnostics {
+            if let Some(file) = &d.file
+                && d.severity == Severity::Error
+            {
+                let mut d = d.clone();
+                d.file = None;
+                by_file.entry(file.as_str()).or_default().push(d);
+            }
+        }
+        let files = self.prefab_roots.get(root);
+        for (file, errors) in by_file {
+            let text = files
+                .and_then(|f| f.file(file))
+                .map_or(&[][..], |f| f.text.as_bytes());
+            let source = Source::new(shown(&root.join(file)), text);
+            print(&report::human(&source, &errors, colour));
+        }
+    }
+
+    /// The asset index of the scene at `path`'s assets: `--assets`, or its project's (none with
+    /// `--no-assets`, or outside a project).
+    fn index(&mut self, path: &Path) -> Option<AssetIndex> {
+        if self.no_assets {
+            return None;
+        }
+        if let Some(index) = &self.fixed_index {
+            return Some(index.clone());
+        }
+        let project = files::project_of(path)?;
+        self.project_indexes
+            .entry(project.root().to_owned())
+            .or_insert_with(|| AssetIndex::scan(project.assets_dir()).ok())
+            .clone()
+    }
+
+    /// The prefab files under `root` (where the scene at `path` reads its prefabs from), read
+    /// once.
+    fn prefabs(&mut self, path: &Path, root: &Path) -> &mut Prefabs {
+        let index = match self.prefab_roots.contains_key(root) {
+            true => None,
+            false => self.index(path),
+        };
         let schemas = self.schemas.as_ref();
         self.prefab_roots
             .entry(root.to_owned())
-            .or_insert_with(|| prefab_files(root.to_owned(), schemas))
+            .or_insert_with(|| prefab_files(root.to_owned(), schemas, index))
     }
 }
 
@@ -751,7 +776,7 @@ fn show_tree(args: &TreeArgs) -> Status {
         }
         Ok(Loaded::Parsed(source, parsed)) => {
             let root = prefab_root(&args.file, args.assets.as_deref());
-            let mut prefabs = prefab_files(root.clone(), None);
+            let mut prefabs = prefab_files(root.clone(), None, None);
             let asset_path = asset_path_of(&args.file, &root);
             let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
             let expanded =

@@ -120,6 +120,16 @@ pub enum CookError {
     /// The bytes do not start with [`COOKED_MAGIC`].
     #[error("not a cooked scene: the file does not start with the cooked magic bytes")]
     NotCooked,
+    /// The first byte is not the magic's, but the next seven are: a cooked scene whose first
+    /// byte was damaged (no text starts with them).
+    #[error(
+        "the first byte is {found:#04x} where a cooked scene has {:#04x}, but the next bytes are the cooked magic's: this looks like a damaged cooked scene",
+        COOKED_MAGIC[0]
+    )]
+    DamagedMagic {
+        /// The first byte.
+        found: u8,
+    },
     /// The file ends inside the header.
     #[error(
         "the file is {len} bytes long, shorter than the {COOKED_HEADER_LEN}-byte header: it is truncated"
@@ -216,12 +226,13 @@ impl CookError {
         }
     }
 
-    /// Its diagnostic code: `forge::cook::<kind>` (`not_cooked`, `truncated`, `version`,
+    /// Its diagnostic code: `forge::cook::<kind>` (`not_cooked`, `magic`, `truncated`, `version`,
     /// `reserved`, `trailing`, `checksum`, `body`, `document`, `duplicate_id`,
     /// `duplicate_prefab`).
     pub fn code(&self) -> &'static str {
         match self {
             CookError::NotCooked => "forge::cook::not_cooked",
+            CookError::DamagedMagic { .. } => "forge::cook::magic",
             CookError::TruncatedHeader { .. } | CookError::Truncated { .. } => {
                 "forge::cook::truncated"
             }
@@ -241,6 +252,12 @@ impl CookError {
 /// UTF-8 text starts with. Decoding checks the rest.
 pub fn is_cooked(bytes: &[u8]) -> bool {
     bytes.first() == Some(&COOKED_MAGIC[0])
+}
+
+/// Whether `bytes` look like a cooked file whose first byte was damaged: not cooked
+/// ([`is_cooked`]), but the rest of the magic follows.
+pub fn looks_damaged(bytes: &[u8]) -> bool {
+    !is_cooked(bytes) && bytes.len() >= COOKED_MAGIC.len() && bytes[1..8] == COOKED_MAGIC[1..]
 }
 
 /// The cooked twin's path of a text scene path: `levels/one.forge.ron` to

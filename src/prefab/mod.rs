@@ -3,7 +3,7 @@
 //! `format` module docs, "Prefab instances").
 //!
 //! Expansion is pure: the caller reads the prefab files (the scene loader through Bevy's
-//! `LoadContext`, `forge validate` from disk with [`PrefabFiles`]) and hands [`expand`] each one
+//! `LoadContext`, `forge validate` from disk with [`PrefabFiles`](crate::pipeline::PrefabFiles)) and hands [`expand`] each one
 //! already expanded, so nesting is one level at a time and every file is read and checked once
 //! however many instances place it.
 //!
@@ -23,11 +23,6 @@
 //! applies again when the target returns. Adding a component the target already has is an
 //! error (`forge::prefab::add_existing`): use `set`. Values that overrides change are checked
 //! with the scene's rules and reported at the override's line ([`ExpandedScene::locate`]).
-
-mod files;
-
-pub(crate) use files::chain_problem;
-pub use files::{PrefabFile, PrefabFiles};
 
 use std::hash::BuildHasher;
 use std::sync::Arc;
@@ -142,68 +137,6 @@ impl ExpandedScene {
     /// What entity references (`#7/2`) of this scene may name.
     pub(crate) fn referable(&self) -> crate::validate::custom::Referable<'_> {
         crate::validate::custom::Referable::new(&self.doc, Some(self))
-    }
-
-    /// The custom components of every entity of the expansion of `parsed` checked against
-    /// `schemas` as `forge validate --schema` checks a scene without instances, references
-    /// (`#7/2`) resolved in the expansion. The scene's own entities are reported where they are
-    /// written; those its instances placed at the overrides that set the values (a prefab's own
-    /// values are its file's to report).
-    pub fn check_customs(
-        &self,
-        parsed: &ParsedScene,
-        schemas: &crate::schema::SchemaFile,
-    ) -> Vec<Diagnostic> {
-        crate::validate::custom::check_offline(
-            &self.doc,
-            &parsed.source_map,
-            schemas,
-            &self.referable(),
-        )
-        .into_iter()
-        .filter_map(|d| self.locate(parsed, d))
-        .collect()
-    }
-
-    /// The entity references (`#7`, `#7/2`) of the custom components of the expansion of
-    /// `parsed`, checked without schemas as
-    /// [`validate_references`](crate::validate::validate_references) checks a scene without
-    /// instances, resolved in the expansion; reported as [`check_customs`](Self::check_customs)
-    /// reports.
-    pub fn check_references(&self, parsed: &ParsedScene) -> Vec<Diagnostic> {
-        crate::validate::custom::check_references(&self.doc, &parsed.source_map, &self.referable())
-            .into_iter()
-            .filter_map(|d| self.locate(parsed, d))
-            .collect()
-    }
-
-    /// [`locate`](Self::locate), and a diagnostic it leaves to the prefab's own file (a problem
-    /// of the prefab's content, no override of this scene made it) told about that file: its
-    /// `file` the prefab, its entity the id there, its message naming the entity by its path
-    /// here. For loads that read no prefab file, such as a cooked scene with its prefabs
-    /// bundled: nothing is left unreported.
-    pub fn locate_or_in_prefab(&self, parsed: &ParsedScene, d: Diagnostic) -> Diagnostic {
-        let Some(key) = d.entity else {
-            return d;
-        };
-        let Some(path) = self.paths.get(&key).cloned() else {
-            return d;
-        };
-        if let Some(located) = self.locate(parsed, d.clone()) {
-            return located;
-        }
-        let (owner, own_id) = path.split_at(path.len().saturating_sub(1));
-        let file = self.instances.get(&key_of(owner)).map(|f| f.to_string());
-        let mut d = d;
-        d.message = d
-            .message
-            .replace(&format!("entity {key} "), &format!("entity {path:?} "));
-        d.entity = own_id.first().copied();
-        d.position = None;
-        if file.is_some() {
-            d.file = file;
-        }
-        d
     }
 
     /// A diagnostic that scene rules gave about the expanded document, pointed at the scene file:

@@ -298,6 +298,28 @@ pub(crate) fn prepare(
     )])
 }
 
+/// The loader's rules for custom components: each is checked by building it through the game's
+/// reflected types (the checks and messages of `forge validate --schema`, plus what needs the
+/// game), and kept.
+impl crate::pipeline::rules::CustomRules for CustomContext {
+    type Part = PreparedPart;
+    type Built = PreparedCustoms;
+
+    fn check_part(
+        &self,
+        doc: &SceneDoc,
+        range: std::ops::Range<usize>,
+        map: &SourceMap,
+        referable: &Referable<'_>,
+    ) -> (PreparedPart, Vec<Diagnostic>) {
+        prepare_part(doc, range, map, self, referable)
+    }
+
+    fn join(&self, parts: Vec<PreparedPart>) -> PreparedCustoms {
+        join(parts.into_iter().map(|p| (p, Vec::new())).collect()).0
+    }
+}
+
 /// The errors of building one [`PreparedPart`], in file order.
 pub(crate) type PartErrors = Vec<Diagnostic>;
 

@@ -7,34 +7,41 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use super::custom::{CustomContext, PreparedCustoms, referable};
+use super::custom::CustomContext;
 use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
-use crate::cook::{CookError, CookedScene};
+use crate::cook::CookError;
 use crate::format::{
-    ComponentData, EcoString, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
+    ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
 };
-use crate::prefab::ExpandedScene;
+use crate::pipeline::{PrefabFiles, Source, SourceError};
 use crate::validate::diagnostic::count_of;
-use crate::validate::{Diagnostic, Severity, ValidationReport, validate_parsed};
+use crate::validate::{Diagnostic, Severity, ValidationReport};
 
-/// Settings of [`ForgeSceneLoader`] (set per load with `AssetServer::load_builder`).
+/// Settings of [`ForgeSceneLoader`], set per load with `AssetServer::load_builder` (or a
+/// `.meta` file): plain data with [`Default`].
+///
+/// ```
+/// # use bevy_forge_scene::ForgeSceneLoaderSettings;
+/// let settings = ForgeSceneLoaderSettings {
+///     check_assets: false,
+///     ..Default::default()
+/// };
+/// assert!(!settings.keep_source_map);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ForgeSceneLoaderSettings {
-    /// Check that every sprite image and asset mesh the scene references exists in the asset
-    /// source (default `true`). A missing file fails the load with its line and column.
+    /// Check that every sprite image and asset mesh the scene (and each prefab it places)
+    /// references exists in the asset source (default `true`). A missing file fails the load
+    /// with its line and column.
     pub check_assets: bool,
-    /// Keep the [`SourceMap`](crate::format::SourceMap) in the loaded [`ForgeScene`] (default `false`), for tools that
-    /// point from a loaded entity back to its line ([`ForgeScene::source_map`]). The map takes
-    /// about as much memory as the document (roughly 400 bytes per entity in canonical files),
-    /// so a game that only spawns scenes goes without it; load errors have their positions
-    /// either way.
+    /// Keep the [`SourceMap`](crate::format::SourceMap) in the loaded [`ForgeScene`] (default
+    /// `false`), for tools that point from a loaded entity back to its line
+    /// ([`ForgeScene::source_map`]). The map takes about as much memory as the document
+    /// (roughly 400 bytes per entity in canonical files), so a game that only spawns scenes goes
+    /// without it; load errors have their positions either way.
     pub keep_source_map: bool,
-    /// The files of the chain of prefab instances above this load, the scene first (set for
-    /// the loads of prefab files, to refuse cycles and too deep nesting).
-    #[serde(skip)]
-    prefab_chain: Vec<String>,
 }
 
 impl Default for ForgeSceneLoaderSettings {
@@ -42,7 +49,6 @@ impl Default for ForgeSceneLoaderSettings {
         Self {
             check_assets: true,
             keep_source_map: false,
-            prefab_chain: Vec::new(),
         }
     }
 }
@@ -117,6 +123,17 @@ pub enum ForgeSceneLoadError {
 }
 
 impl ForgeSceneLoadError {
+    /// The load error of bytes that are not a scene.
+    fn from_source(e: SourceError) -> Self {
+        match e {
+            SourceError::Read(read) => ForgeSceneLoadError::Read(read),
+            SourceError::Cooked { path, error } => ForgeSceneLoadError::Cooked {
+                path,
+                source: error,
+            },
+        }
+    }
+
     /// The scene error inside a failed load of the asset server (`LoadState::Failed`,
     /// `AssetLoadFailedEvent::error`); `None` when the failure is not a `.forge.ron` load's own
     /// (the file is missing, another loader failed).
@@ -200,8 +217,13 @@ impl AssetLoader for ForgeSceneLoader {
             path: path.clone(),
             source,
         };
-        let streamed = match read_streamed(reader).await {
-            Ok(streamed) => streamed,
+        // 1. The bytes read: a large text in pieces, anything else whole (text or cooked).
+        let source = match read_streamed(reader).await {
+            Ok(Some(parsed)) => Source::from_parsed(path.clone(), parsed),
+            Ok(None) => {
+                let bytes = read_whole(reader).await.map_err(io)?;
+                Source::read(path.clone(), &bytes).map_err(ForgeSceneLoadError::from_source)?
+            }
             Err(StreamError::Io(e)) => return Err(io(e)),
             Err(StreamError::TooLarge(size)) => {
                 let start = crate::format::Position {
@@ -215,74 +237,72 @@ impl AssetLoader for ForgeSceneLoader {
                 return Err(ForgeSceneLoadError::Read(error));
             }
         };
-        // The text is kept (small files) to point inside custom expressions; a streamed file's
-        // text is read again only when a custom component has an error.
-        let (parsed, bytes) = match streamed {
-            Some(parsed) => (parsed, None),
-            None => {
-                let bytes = read_whole(reader).await.map_err(io)?;
-                // The bytes say which form the file is in, whatever its extension.
-                if crate::cook::is_cooked(&bytes) {
-                    return self.load_cooked(bytes, path, settings, load_context).await;
-                }
-                let parsed = match std::str::from_utf8(&bytes) {
-                    Ok(text) => SceneDoc::from_str(text),
-                    // The reader reports where the bytes stop being UTF-8.
-                    Err(_) => SceneDoc::from_slice(&bytes),
-                }
-                .map_err(|e| ForgeSceneLoadError::Read(e.with_path(&path)))?;
-                (parsed, Some(bytes))
-            }
-        };
-        let mut errors = Vec::new();
-        let prefabs = if crate::prefab::has_instances(&parsed.doc) {
-            self.load_prefabs(&parsed, settings, load_context, &mut errors)
-                .await
-        } else {
-            Prefabs::default()
-        };
-        let (expanded, expand_diagnostics) =
-            crate::prefab::expand(&parsed, &|scene| prefabs.scenes.get(scene).map(|e| &**e));
-        // The text is not needed past this point (the source map locates expressions); a large
-        // scene's text is as large as its document, so it goes before anything else is built.
-        drop(bytes);
-        let Checked {
-            report,
-            custom: (custom, mut custom_errors),
-            assets,
-        } = validate_and_prepare(
-            &parsed,
-            expanded.as_ref(),
-            &self.custom,
-            settings.check_assets,
-        );
-        let mut diagnostics = report.diagnostics;
-        diagnostics.extend(expand_diagnostics);
-        if let Some(expanded) = &expanded {
-            diagnostics.extend(expanded.check_overridden(&parsed));
-            custom_errors = custom_errors
-                .into_iter()
-                .filter_map(|d| expanded.locate(&parsed, d))
-                .collect();
+        let named = source.shown_name();
+        // 2. The prefab files it places, each a dependency of this load (an edit of any
+        // reloads the scene), fetched before the check, which reads them from memory.
+        let mut files = PrefabFiles::new(|p: &str| Err(format!("`{p}` could not be fetched")));
+        if let Some(cooked) = &source.cooked {
+            files = files.with_documents(cooked.prefabs.iter().cloned());
         }
-        sort_out(diagnostics, &mut errors, &path);
-        let scene = Built {
-            parsed,
+        loop {
+            let missing = files.missing(&source.parsed.doc);
+            if missing.is_empty() {
+                break;
+            }
+            for file in missing {
+                let read = if source.cooked.is_some() {
+                    Err("it is not bundled in the cooked file".to_owned())
+                } else {
+                    load_context
+                        .read_asset_bytes(file.clone())
+                        .await
+                        .map_err(|e| read_reason(&e))
+                };
+                files.provide(file, read);
+            }
+        }
+        // 3. Every rule, prefabs checked in their own files, custom components built.
+        let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
+        let checked = crate::pipeline::check_with(source, &mut files, &self.custom, pool);
+        // 4. The asset files its built-ins name.
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        for d in checked.diagnostics.iter() {
+            match d.severity {
+                Severity::Error => errors.push(d.clone()),
+                _ => warnings.push(d.clone()),
+            }
+        }
+        if settings.check_assets {
+            let refs = asset_refs_of(&checked, &files);
+            errors.extend(self.missing_assets(refs, load_context).await);
+        }
+        sort_out(warnings, &mut errors, &named);
+        if !errors.is_empty() {
+            let errors = errors.into_iter().collect::<ValidationReport>().diagnostics;
+            return Err(ForgeSceneLoadError::Invalid {
+                path: named,
+                diagnostics: errors,
+            });
+        }
+        // 5. What spawning needs.
+        let prefabs = Prefabs::of(&checked.source.parsed.doc, &files);
+        let crate::pipeline::Checked {
+            source,
+            expanded,
+            built,
+            ..
+        } = checked;
+        let asset_path = load_context.path().to_string();
+        Ok(build(
+            source.parsed,
             expanded,
             prefabs,
-            custom,
-            assets,
-        };
-        self.finish(
-            scene,
-            errors,
-            custom_errors,
-            settings,
+            built,
             load_context,
-            path,
-            false,
-        )
-        .await
+            &asset_path,
+            settings.keep_source_map,
+        ))
     }
 
     fn extensions(&self) -> &[&str] {
@@ -290,48 +310,7 @@ impl AssetLoader for ForgeSceneLoader {
     }
 }
 
-/// A scene read, expanded and prepared, waiting for its asset check ([`ForgeSceneLoader::finish`]).
-struct Built {
-    parsed: ParsedScene,
-    expanded: Option<ExpandedScene>,
-    prefabs: Prefabs,
-    custom: PreparedCustoms,
-    /// The asset paths its built-in components name, when the loader settings check them.
-    assets: Option<Vec<AssetRef>>,
-}
-
-/// `diagnostics` without repeats: a prefab placed twice has the problems of its own content
-/// found once per copy; they differ only in the id path their messages name.
-fn dedup(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    // The message without its `entity [5, 1] ` part.
-    fn unplaced(message: &str) -> std::borrow::Cow<'_, str> {
-        match message.split_once("entity [") {
-            Some((before, rest)) => match rest.split_once("] ") {
-                Some((_, after)) => format!("{before}entity {after}").into(),
-                None => message.into(),
-            },
-            None => message.into(),
-        }
-    }
-    // Each kept problem of a prefab file, by what tells it apart: one lookup per diagnostic, where
-    // comparing with every kept one took time growing with the square of their number.
-    let mut kept = bevy_platform::collections::HashSet::new();
-    diagnostics
-        .into_iter()
-        .filter(|d| {
-            d.file.is_none()
-                || kept.insert((
-                    d.file.clone(),
-                    d.entity,
-                    d.code,
-                    d.path.clone(),
-                    unplaced(&d.message).into_owned(),
-                ))
-        })
-        .collect()
-}
-
-/// Errors into `errors`; warnings and notes logged, naming `path`.
+/// Warnings and notes logged, naming `path`; errors into `errors`.
 fn sort_out(diagnostics: Vec<Diagnostic>, errors: &mut Vec<Diagnostic>, path: &str) {
     for d in diagnostics {
         match d.severity {
@@ -347,279 +326,11 @@ fn sort_out(diagnostics: Vec<Diagnostic>, errors: &mut Vec<Diagnostic>, path: &s
 }
 
 impl ForgeSceneLoader {
-    /// Loads a cooked file ([`crate::cook`]): decoded, its bundled prefabs expanded, then
-    /// validated and prepared as text is. Diagnostics have no positions (a cooked file has no
-    /// source map); they name the cooked file and the text it was cooked from.
-    async fn load_cooked(
-        &self,
-        bytes: Vec<u8>,
-        path: String,
-        settings: &ForgeSceneLoaderSettings,
-        load_context: &mut LoadContext<'_>,
-    ) -> Result<ForgeScene, ForgeSceneLoadError> {
-        let cooked = CookedScene::decode(&bytes).map_err(|source| ForgeSceneLoadError::Cooked {
-            path: path.clone(),
-            source,
-        })?;
-        drop(bytes);
-        // The source name comes from the file: control characters are shown escaped.
-        let named = format!("{path} (cooked from {})", cooked.source.escape_debug());
-        let (parsed, bundled) = cooked.into_parts();
-        let mut errors = Vec::new();
-        let mut prefabs = Prefabs::default();
-        let mut diagnostics = Vec::new();
-        let expanded = if crate::prefab::has_instances(&parsed.doc) {
-            let mut files = crate::prefab::PrefabFiles::new(|p: &str| {
-                Err(format!("`{p}` is not bundled in the cooked file"))
-            })
-            .with_documents(bundled.iter().cloned());
-            prefabs.docs = bundled
-                .into_iter()
-                .map(|(path, doc)| (EcoString::from(path), std::sync::Arc::new(doc)))
-                .collect();
-            let (expanded, found) = files.expand_scene(&path, &parsed);
-            diagnostics.extend(found);
-            for (file, prefab) in files.files() {
-                errors.extend(
-                    prefab
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.severity == Severity::Error)
-                        .map(|d| {
-                            let mut d = d.clone();
-                            d.file.get_or_insert_with(|| file.to_owned());
-                            d
-                        }),
-                );
-            }
-            for scene in crate::prefab::instance_scenes(&parsed.doc) {
-                if let Some(e) = files.file(scene).and_then(|f| f.expanded.clone()) {
-                    prefabs.scenes.insert(scene.into(), e);
-                }
-            }
-            expanded
-        } else {
-            None
-        };
-        let Checked {
-            report,
-            custom: (custom, custom_errors),
-            assets,
-        } = validate_and_prepare(
-            &parsed,
-            expanded.as_ref(),
-            &self.custom,
-            settings.check_assets,
-        );
-        diagnostics.extend(report.diagnostics);
-        sort_out(diagnostics, &mut errors, &named);
-        // No prefab file is loaded: problems in a bundled prefab's content are reported here,
-        // naming the prefab (a text load reports them through the prefab's own load).
-        let custom_errors = match &expanded {
-            Some(e) => dedup(
-                custom_errors
-                    .into_iter()
-                    .map(|d| e.locate_or_in_prefab(&parsed, d))
-                    .collect(),
-            ),
-            None => custom_errors,
-        };
-        let scene = Built {
-            parsed,
-            expanded,
-            prefabs,
-            custom,
-            assets,
-        };
-        self.finish(
-            scene,
-            errors,
-            custom_errors,
-            settings,
-            load_context,
-            named,
-            true,
-        )
-        .await
-    }
-
-    /// The end of a load, from text or cooked bytes: asset references checked, then every
-    /// error together (`path` naming the file in the message), or the scene built. With
-    /// `bundled` (a cooked scene), a missing asset of a prefab's own content is reported here.
-    #[allow(clippy::too_many_arguments)]
-    async fn finish(
-        &self,
-        scene: Built,
-        mut errors: Vec<Diagnostic>,
-        custom_errors: Vec<Diagnostic>,
-        settings: &ForgeSceneLoaderSettings,
-        load_context: &mut LoadContext<'_>,
-        path: String,
-        bundled: bool,
-    ) -> Result<ForgeScene, ForgeSceneLoadError> {
-        let Built {
-            parsed,
-            expanded,
-            prefabs,
-            custom,
-            assets,
-        } = scene;
-        if settings.check_assets {
-            let assets = assets
-                .unwrap_or_else(|| asset_refs(expanded.as_ref().map_or(&parsed.doc, |e| &e.doc)));
-            let missing = self
-                .missing_assets(assets, &parsed.source_map, load_context)
-                .await;
-            errors.extend(match &expanded {
-                Some(e) if bundled => dedup(
-                    missing
-                        .into_iter()
-                        .map(|d| e.locate_or_in_prefab(&parsed, d))
-                        .collect(),
-                ),
-                Some(e) => missing
-                    .into_iter()
-                    .filter_map(|d| e.locate(&parsed, d))
-                    .collect(),
-                None => missing,
-            });
-        }
-        errors.extend(custom_errors);
-        if !errors.is_empty() {
-            return Err(ForgeSceneLoadError::Invalid {
-                path,
-                diagnostics: errors,
-            });
-        }
-        let asset_path = load_context.path().to_string();
-        Ok(build(
-            parsed,
-            expanded,
-            prefabs,
-            custom,
-            load_context,
-            &asset_path,
-            settings.keep_source_map,
-        ))
-    }
-
-    /// Loads, as dependencies of this load, each prefab file `parsed` places (once per file,
-    /// shared by its instances), already expanded. Problems go to `errors` at the instance's
-    /// `scene`: a chain of instances that comes back to a file or is too deep, and a prefab that
-    /// does not load (with its own diagnostics, each naming the prefab file).
-    async fn load_prefabs(
-        &self,
-        parsed: &ParsedScene,
-        settings: &ForgeSceneLoaderSettings,
-        ctx: &mut LoadContext<'_>,
-        errors: &mut Vec<Diagnostic>,
-    ) -> Prefabs {
-        let own = ctx.path().path().to_string_lossy().replace('\\', "/");
-        let mut chain = settings.prefab_chain.clone();
-        chain.push(own);
-        let mut prefabs = Prefabs::default();
-        for scene in crate::prefab::instance_scenes(&parsed.doc) {
-            // The first instance entity that places it, to point at.
-            let placed_by = parsed
-                .doc
-                .entities
-                .values()
-                .find(|n| n.instance.as_ref().is_some_and(|i| i.scene == scene))
-                .map_or(0, |n| n.id);
-            let at = |d: Diagnostic| {
-                let mut d = d.with_entity(placed_by).with_path("instance.scene");
-                d.position = parsed.source_map.instance_scene(placed_by);
-                d
-            };
-            if let Some(problem) = crate::prefab::chain_problem(&chain, scene) {
-                errors.push(at(problem));
-                continue;
-            }
-            if crate::project::check_asset_path(scene).is_err() || !scene.ends_with(".forge.ron") {
-                continue; // reported by validation
-            }
-            let nested = chain.clone();
-            let loaded = ctx
-                .load_builder()
-                .with_settings(move |s: &mut ForgeSceneLoaderSettings| {
-                    s.prefab_chain.clone_from(&nested);
-                })
-                .load_value::<ForgeScene>(scene.to_owned())
-                .await;
-            match loaded {
-                Ok(asset) => {
-                    let prefab = asset.get();
-                    for file in std::iter::once(scene)
-                        .chain(prefab.prefabs.files.iter().map(|f| f.as_str()))
-                    {
-                        if !prefabs.files.iter().any(|f| f == file) {
-                            prefabs.files.push(file.into());
-                        }
-                    }
-                    prefabs.scenes.insert(scene.into(), prefab.expansion());
-                    // The file this scene places itself wins over a copy a prefab bundled (a
-                    // cooked prefab carries the prefabs it was cooked with).
-                    prefabs.docs.retain(|(f, _)| f != scene);
-                    prefabs.docs.push((scene.into(), prefab.doc.clone()));
-                    for (file, doc) in &prefab.prefabs.docs {
-                        let direct =
-                            crate::prefab::instance_scenes(&parsed.doc).contains(&file.as_str());
-                        if !direct && !prefabs.docs.iter().any(|(f, _)| f == file) {
-                            prefabs.docs.push((file.clone(), doc.clone()));
-                        }
-                    }
-                }
-                Err(e) => {
-                    let inner = match &e {
-                        bevy_asset::LoadDirectError::LoadError { error, .. } => {
-                            ForgeSceneLoadError::from_asset_error(error)
-                        }
-                        _ => None,
-                    };
-                    let nested = inner.map(|i| i.diagnostics()).unwrap_or_default();
-                    errors.push(at(match nested.len() {
-                        // Not a scene's own failure: the file is missing or unreadable.
-                        0 => Diagnostic::new(
-                            Severity::Error,
-                            "forge::prefab::unreadable",
-                            format!("prefab `{scene}` cannot be read: {}", reason(&e)),
-                        )
-                        .with_help(
-                            "prefab paths are relative to the assets directory, like `prefabs/goblin.forge.ron`",
-                        ),
-                        n => Diagnostic::new(
-                            Severity::Error,
-                            "forge::prefab::invalid",
-                            format!(
-                                "prefab `{scene}` did not load: {} in it",
-                                count_of(n, "error")
-                            ),
-                        ),
-                    }));
-                    errors.extend(nested.into_iter().map(|mut d| {
-                        d.file.get_or_insert_with(|| scene.to_owned());
-                        d
-                    }));
-                }
-            }
-        }
-        // Prefabs inside prefabs: reading them makes them this load's dependencies too, so an
-        // edit of any file of the chain reloads this scene.
-        let direct: Vec<&str> = crate::prefab::instance_scenes(&parsed.doc);
-        for file in &prefabs.files {
-            if !direct.contains(&file.as_str()) {
-                let _ = ctx.read_asset_bytes(file.to_string()).await;
-            }
-        }
-        prefabs
-    }
-
-    /// The files `assets` name that do not exist in the scene's asset source, each reported at
-    /// the field that names it (each file is looked up once).
+    /// The problems of `assets` whose files do not exist in the scene's asset source (each
+    /// file is looked up once).
     async fn missing_assets(
         &self,
-        assets: Vec<AssetRef>,
-        map: &crate::format::SourceMap,
+        assets: Vec<(String, Diagnostic)>,
         ctx: &LoadContext<'_>,
     ) -> Vec<Diagnostic> {
         let mut problems = Vec::new();
@@ -627,35 +338,16 @@ impl ForgeSceneLoader {
             return problems;
         };
         let mut checked = std::collections::HashMap::<String, bool>::new();
-        for AssetRef {
-            entity,
-            component,
-            field,
-            path,
-        } in assets
-        {
-            let file = path
-                .split_once('#')
-                .map_or(path.as_str(), |(f, _)| f)
-                .to_owned();
+        for (file, d) in assets {
             let exists = match checked.get(&file) {
                 Some(e) => *e,
                 None => {
                     let e = source.reader().read(Path::new(&file)).await.is_ok();
-                    checked.insert(file.clone(), e);
+                    checked.insert(file, e);
                     e
                 }
             };
             if !exists {
-                let mut d = Diagnostic::new(
-                    Severity::Error,
-                    "forge::asset::missing",
-                    format!("asset `{file}` does not exist in the asset source"),
-                );
-                d.entity = Some(entity);
-                d.path = Some(format!("components[{component}].data.{field}"));
-                d.position = map.component_field(entity, component, field);
-                d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
                 problems.push(d);
             }
         }
@@ -663,20 +355,53 @@ impl ForgeSceneLoader {
     }
 }
 
-/// An asset path a built-in component of a scene names, to check that the file exists.
-struct AssetRef {
-    /// The entity's key.
-    entity: u64,
-    /// The component's index in the entity's list.
-    component: usize,
-    /// The field that names the asset, below the component's `data`.
-    field: &'static str,
-    /// The path as written (a `#label` included), valid (others are validation's to report).
-    path: String,
+/// Why a prefab file could not be read through the asset server.
+fn read_reason(e: &bevy_asset::ReadAssetBytesError) -> String {
+    match e {
+        bevy_asset::ReadAssetBytesError::AssetReaderError(
+            bevy_asset::io::AssetReaderError::NotFound(path),
+        ) => format!("`{}` does not exist", path.display()),
+        other => other.to_string(),
+    }
 }
 
-/// The asset paths the built-in components of `doc` name, entity by entity, in file order.
-fn asset_refs(doc: &SceneDoc) -> Vec<AssetRef> {
+/// The asset files the built-ins of a checked scene name, each with the problem reported when
+/// the file is missing: the scene's own (and what its overrides set) at their fields in the
+/// scene, each prefab file's own in that file; each place once.
+fn asset_refs_of<B>(
+    checked: &crate::pipeline::Checked<B>,
+    files: &PrefabFiles<impl FnMut(&str) -> Result<Vec<u8>, String>>,
+) -> Vec<(String, Diagnostic)> {
+    let parsed = &checked.source.parsed;
+    let mut out = Vec::new();
+    match &checked.expanded {
+        None => out.extend(asset_refs(&parsed.doc, &parsed.source_map)),
+        // What the scene wrote or its overrides set; a prefab's own values are its file's.
+        Some(e) => out.extend(
+            asset_refs(&e.doc, &parsed.source_map)
+                .into_iter()
+                .filter_map(|(file, d)| Some((file, e.locate(parsed, d)?))),
+        ),
+    }
+    for (path, file) in files.placed_files(&parsed.doc) {
+        if let Some(prefab) = &file.parsed {
+            out.extend(asset_refs(&prefab.doc, &prefab.source_map).into_iter().map(
+                |(asset, mut d)| {
+                    d.file = Some(path.to_owned());
+                    (asset, d)
+                },
+            ));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|(_, d)| seen.insert((d.file.clone(), d.entity, d.path.clone())));
+    out
+}
+
+/// The asset files the built-in components of `doc` name, entity by entity in file order, each
+/// with the problem reported when it is missing (positions from `map`, when `doc` was read with
+/// it).
+fn asset_refs(doc: &SceneDoc, map: &crate::format::SourceMap) -> Vec<(String, Diagnostic)> {
     let mut refs = Vec::new();
     for (id, node) in &doc.entities {
         for (index, component) in node.components.iter().enumerate() {
@@ -694,12 +419,17 @@ fn asset_refs(doc: &SceneDoc) -> Vec<AssetRef> {
             if crate::project::check_asset_path(asset).is_err() {
                 continue; // reported by validation
             }
-            refs.push(AssetRef {
-                entity: *id,
-                component: index,
-                field,
-                path: asset.clone(),
-            });
+            let file = asset.split_once('#').map_or(asset.as_str(), |(f, _)| f);
+            let mut d = Diagnostic::new(
+                Severity::Error,
+                "forge::asset::missing",
+                format!("asset `{file}` does not exist in the asset source"),
+            );
+            d.entity = Some(*id);
+            d.path = Some(format!("components[{index}].data.{field}"));
+            d.position = map.component_field(*id, index, field);
+            d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
+            refs.push((file.to_owned(), d));
         }
     }
     refs
@@ -764,19 +494,6 @@ async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, S
     }
 }
 
-/// Why a nested load failed, without the asset server's wrapping.
-fn reason(e: &bevy_asset::LoadDirectError) -> String {
-    match e {
-        bevy_asset::LoadDirectError::LoadError { error, .. } => match &**error {
-            AssetLoadError::AssetReaderError(bevy_asset::io::AssetReaderError::NotFound(path)) => {
-                format!("`{}` does not exist", path.display())
-            }
-            other => other.to_string(),
-        },
-        other => other.to_string(),
-    }
-}
-
 /// Why a file could not be read in pieces.
 enum StreamError {
     /// The reader failed.
@@ -804,123 +521,4 @@ async fn read_whole(reader: &mut dyn Reader) -> std::io::Result<Vec<u8>> {
     }
     reader.read_to_end(&mut bytes).await?;
     Ok(bytes)
-}
-
-/// Scenes from this many entities validate and build their custom components on several threads,
-/// one per core up to [`MOST_THREADS`] (below it, starting threads costs more than it saves).
-const PARALLEL_FROM: usize = 5_000;
-
-/// The entities whose custom components one thread builds at a time, in a large scene: small
-/// enough that the threads finish close together, large enough that the parts are few.
-const PART_LEN: usize = 4_096;
-
-/// The most threads that validate and build (this one included), so that one large load does
-/// not take every core of a large machine from the game.
-const MOST_THREADS: usize = 8;
-
-/// What [`validate_and_prepare`] gives.
-struct Checked {
-    report: ValidationReport,
-    /// The custom components and the problems building them.
-    custom: (PreparedCustoms, Vec<Diagnostic>),
-    /// The asset paths to check, when asked for.
-    assets: Option<Vec<AssetRef>>,
-}
-
-/// Validates `parsed`, builds its custom components and, when `assets` asks, lists the asset
-/// paths its built-ins name ([`asset_refs`]), all of its expansion when it places prefabs (but
-/// validation, of the file's own document). All three only read the documents. For a large
-/// scene, where the platform has threads and more than one core, they run on several: one
-/// thread validates and lists the assets, then joins the others building the custom
-/// components of runs of [`PART_LEN`] entities, each thread taking the next run nobody has
-/// taken; the parts are kept in order, side by side (nothing is copied to join them). The
-/// results are the same on one thread or several.
-fn validate_and_prepare(
-    parsed: &ParsedScene,
-    expanded: Option<&ExpandedScene>,
-    cx: &CustomContext,
-    assets: bool,
-) -> Checked {
-    // The document whose values are built and whose assets are listed.
-    let doc = expanded.map_or(&parsed.doc, |e| &e.doc);
-    let validate = || {
-        let report = validate_parsed(parsed, None);
-        let assets = assets.then(|| asset_refs(doc));
-        (report, assets)
-    };
-    let len = doc.entities.len();
-    let threads = if cfg!(target_arch = "wasm32") || len < PARALLEL_FROM {
-        1
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(MOST_THREADS))
-    };
-    if threads < 2 {
-        let (_, referable) = referable(parsed, expanded);
-        let custom = super::custom::prepare(doc, &parsed.source_map, cx, &referable);
-        let (report, assets) = validate();
-        return Checked {
-            report,
-            custom,
-            assets,
-        };
-    }
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let parts = len.div_ceil(PART_LEN);
-    // Builds run `part` (entities `part * PART_LEN..`).
-    let run = |part: usize, referable: &_| {
-        let range = part * PART_LEN..((part + 1) * PART_LEN).min(len);
-        super::custom::prepare_part(doc, range, &parsed.source_map, cx, referable)
-    };
-    let next = AtomicUsize::new(0);
-    // Takes runs until none is left: (run number, its part).
-    let build = || {
-        let (_, referable) = referable(parsed, expanded);
-        let mut built = Vec::new();
-        loop {
-            let part = next.fetch_add(1, Ordering::Relaxed);
-            if part >= parts {
-                return built;
-            }
-            built.push((part, run(part, &referable)));
-        }
-    };
-    let (checked, mut built) = std::thread::scope(|s| {
-        let thread = |name: &str| std::thread::Builder::new().name(name.into());
-        let validator = thread("forge scene validation")
-            .spawn_scoped(s, || (Some(validate()), build()))
-            .ok();
-        let helpers: Vec<_> = (2..threads)
-            .filter_map(|_| {
-                thread("forge scene preparation")
-                    .spawn_scoped(s, || (None, build()))
-                    .ok()
-            })
-            .collect();
-        let mut built = build();
-        let mut checked = None;
-        // A thread that could not start or that failed leaves its work to this one (below).
-        for handle in validator.into_iter().chain(helpers) {
-            if let Ok((c, mut theirs)) = handle.join() {
-                checked = checked.or(c);
-                built.append(&mut theirs);
-            }
-        }
-        (checked, built)
-    });
-    let (report, assets) = checked.unwrap_or_else(validate);
-    built.sort_unstable_by_key(|(part, _)| *part);
-    // Runs a failed thread took and did not give back are built here.
-    let (_, referable) = referable(parsed, expanded);
-    let mut built = built.into_iter().peekable();
-    let joined = (0..parts)
-        .map(|part| match built.next_if(|(p, _)| *p == part) {
-            Some((_, p)) => p,
-            None => run(part, &referable),
-        })
-        .collect();
-    Checked {
-        report,
-        custom: super::custom::join(joined),
-        assets,
-    }
 }

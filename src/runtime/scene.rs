@@ -65,6 +65,30 @@ pub(crate) struct Prefabs {
     pub(crate) docs: Vec<(EcoString, Arc<SceneDoc>)>,
 }
 
+impl Prefabs {
+    /// The prefabs `doc` places, as `files` checked them.
+    pub(crate) fn of<R>(doc: &SceneDoc, files: &crate::pipeline::PrefabFiles<R>) -> Self
+    where
+        R: FnMut(&str) -> Result<Vec<u8>, String>,
+    {
+        let mut prefabs = Prefabs::default();
+        for (path, file) in files.placed_files(doc) {
+            prefabs.files.push(path.into());
+            if let Some(parsed) = &file.parsed {
+                prefabs
+                    .docs
+                    .push((path.into(), Arc::new(parsed.doc.clone())));
+            }
+        }
+        for scene in crate::prefab::instance_scenes(doc) {
+            if let Some(expanded) = files.file(scene).and_then(|f| f.expanded.clone()) {
+                prefabs.scenes.insert(scene.into(), expanded);
+            }
+        }
+        prefabs
+    }
+}
+
 impl ForgeScene {
     /// The cooked form of this scene ([`crate::cook`]): its document as read (with the edits
     /// made through [`doc_mut`](Self::doc_mut)) and every prefab it places, `source` naming
@@ -103,14 +127,6 @@ impl ForgeScene {
         match &self.expanded {
             Some(expanded) => &expanded.doc,
             None => &self.doc,
-        }
-    }
-
-    /// This scene as a prefab for another: its expansion, shared.
-    pub(crate) fn expansion(&self) -> Arc<ExpandedScene> {
-        match &self.expanded {
-            Some(expanded) => expanded.clone(),
-            None => Arc::new(ExpandedScene::plain(self.doc.clone())),
         }
     }
 

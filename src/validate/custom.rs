@@ -26,6 +26,7 @@ use crate::schema::{ComponentSchema, SchemaFile};
 /// source, used to point inside expressions.
 pub(crate) fn check_offline(
     doc: &SceneDoc,
+    range: std::ops::Range<usize>,
     map: &SourceMap,
     schemas: &SchemaFile,
     referable: &Referable<'_>,
@@ -35,7 +36,7 @@ pub(crate) fn check_offline(
     let mut errors = Vec::new();
     // The types of the entity's custom components so far: (type path, as written).
     let mut seen: Vec<(&str, &str)> = Vec::new();
-    for (id, node) in &doc.entities {
+    for (id, node) in doc.entities.get_range(range).into_iter().flatten() {
         seen.clear();
         for (custom, site) in custom_sites(map, true, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
@@ -85,11 +86,12 @@ pub(crate) fn check_offline(
 /// field holds an `Entity` needs the schema ([`check_offline`], the loader).
 pub(crate) fn check_references(
     doc: &SceneDoc,
+    range: std::ops::Range<usize>,
     map: &SourceMap,
     referable: &Referable<'_>,
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
-    for (id, node) in &doc.entities {
+    for (id, node) in doc.entities.get_range(range).into_iter().flatten() {
         for (custom, site) in custom_sites(map, true, *id, node) {
             for (j, field) in custom.fields.iter().enumerate() {
                 let Some(rewritten) = expr::references(&field.expr) else {

@@ -180,6 +180,7 @@ pub fn validate_parsed_with_schemas(
     let mut diagnostics = parsed_diagnostics(parsed, assets);
     diagnostics.extend(custom::check_offline(
         &parsed.doc,
+        0..parsed.doc.entities.len(),
         &parsed.source_map,
         schemas,
         &custom::Referable::own(&parsed.doc),
@@ -193,11 +194,11 @@ pub fn validate_parsed_with_schemas(
 /// column, with the entities beside the id it names. [`validate_parsed_with_schemas`] and the
 /// loader check the same, with whether the field holds an `Entity`. A reference into a prefab
 /// instance (`#7/2`) needs the instance expanded:
-/// [`ExpandedScene::check_references`](crate::prefab::ExpandedScene::check_references) checks
-/// those.
+/// [`pipeline::check`](crate::pipeline::check) checks those.
 pub fn validate_references(parsed: &ParsedScene) -> Vec<Diagnostic> {
     let found = custom::check_references(
         &parsed.doc,
+        0..parsed.doc.entities.len(),
         &parsed.source_map,
         &custom::Referable::own(&parsed.doc),
     );

@@ -104,7 +104,7 @@ impl Harness {
             .id()
     }
 
-    /// Updates until `done` holds: at least 500 frames, and for at least 10 seconds (loads run
+    /// Updates until `done` holds: at least 500 frames, and for at least 30 seconds (loads run
     /// on other threads, which a busy machine may not schedule within 500 quick frames).
     pub fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
         let started = std::time::Instant::now();
@@ -113,7 +113,7 @@ impl Harness {
             if done(self.app.world_mut()) {
                 return;
             }
-            if frame >= 500 && started.elapsed().as_secs() >= 10 {
+            if frame >= 500 && started.elapsed().as_secs() >= 30 {
                 break;
             }
             if frame < 500 {

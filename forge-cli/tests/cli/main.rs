@@ -781,8 +781,8 @@ fn validate_follows_instances_into_prefab_files() {
         "the scene and both prefabs: {}",
         stdout(&ok)
     );
-    // A bad value in the hat: reported in the hat's file, at its line; the level says the prefab
-    // it places has errors, at its `scene` value.
+    // A bad value in the hat: reported in the hat's file, at its line, with where the level and
+    // the goblin place it.
     let hat = dir.path().join("assets/prefabs/hat.forge.ron");
     let text = std::fs::read_to_string(&hat).unwrap();
     std::fs::write(
@@ -804,12 +804,17 @@ fn validate_follows_instances_into_prefab_files() {
             )),
         "{out}"
     );
+    // One problem, one diagnostic: the chain that placed the hat is its related places, not
+    // an error of each file on the way.
     assert!(
-        out.contains(
-            "error[forge::prefab::invalid]: prefab `prefabs/goblin.forge.ron` has 1 error"
-        ),
+        out.contains("note: assets/scenes/camp.forge.ron:")
+            && out.contains(": places `prefabs/goblin.forge.ron`")
+            && out.contains("note: assets/prefabs/goblin.forge.ron:")
+            && out.contains(": places `prefabs/hat.forge.ron`"),
         "{out}"
     );
+    assert!(!out.contains("forge::prefab::invalid"), "{out}");
+    assert!(out.contains("checked 3 files: 1 error,"), "{out}");
     assert_eq!(
         out.matches("error[forge::sprite::custom_size]").count(),
         1,

@@ -10,10 +10,8 @@ use bevy_reflect::array::DynamicArray;
 use bevy_reflect::list::DynamicList;
 use bevy_reflect::tuple::DynamicTuple;
 use bevy_reflect::tuple_struct::DynamicTupleStruct;
-use bevy_reflect::{PartialReflect, TypeInfo, TypeRegistry};
+use bevy_reflect::{TypeInfo, TypeRegistry};
 use syn::spanned::Spanned;
-
-use compound::{call_name, ends, f32_target};
 
 use super::refs::Ref;
 use super::target::{Shape, Target};
@@ -46,7 +44,7 @@ impl Drop for Level<'_> {
 }
 
 /// A value being built: concrete, or dynamic for composite types.
-pub(super) type Value = Box<dyn PartialReflect>;
+pub(super) use super::types::Value;
 
 /// The last `n` segment names of a path.
 fn tail(path: &syn::Path) -> Vec<String> {
@@ -888,6 +886,27 @@ fn f32_literal(e: &syn::Expr) -> Option<f32> {
         }) if matches!(i.suffix(), "" | "f32") => i.base10_parse::<f32>().ok(),
         _ => None,
     }
+}
+
+/// Whether the path segments `segs` end with `pattern`.
+pub(super) fn ends(segs: &[String], pattern: &[&str]) -> bool {
+    segs.len() >= pattern.len()
+        && segs[segs.len() - pattern.len()..]
+            .iter()
+            .zip(pattern)
+            .all(|(a, b)| a == b)
+}
+
+pub(super) fn call_name(c: &syn::ExprCall) -> Option<Vec<String>> {
+    match &*c.func {
+        syn::Expr::Path(p) => Some(tail(&p.path)),
+        _ => None,
+    }
+}
+
+/// `f32`, the type of glam and colour constructor arguments.
+pub(super) fn f32_target() -> Target<'static> {
+    Target::Info(<f32 as bevy_reflect::Typed>::type_info())
 }
 
 #[cfg(test)]

@@ -7,8 +7,10 @@ use bevy_color::{Color, LinearRgba, Srgba};
 use bevy_reflect::{PartialReflect, TypeInfo};
 use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 
-use super::eval::Value;
 use crate::schema::FieldKind;
+
+/// A value being built: a reflected value of the type an expression evaluates to.
+pub(crate) type Value = Box<dyn PartialReflect>;
 
 /// An integer type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

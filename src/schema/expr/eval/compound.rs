@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use super::super::target::{self, Target, VariantFields, Variants};
 use super::super::types::{IntTy, Special, special_const};
 use super::super::{ExprError, NAME_CHARS, assign, clip};
-use super::{Eval, Value, expected, tail};
+use super::{Eval, Value, call_name, expected, f32_target, tail};
 
 impl Eval<'_> {
     pub(super) fn option(
@@ -410,27 +410,6 @@ impl Eval<'_> {
             _ => return Err(unknown()),
         })
     }
-}
-
-/// Whether the path segments `segs` end with `pattern`.
-pub(super) fn ends(segs: &[String], pattern: &[&str]) -> bool {
-    segs.len() >= pattern.len()
-        && segs[segs.len() - pattern.len()..]
-            .iter()
-            .zip(pattern)
-            .all(|(a, b)| a == b)
-}
-
-pub(super) fn call_name(c: &syn::ExprCall) -> Option<Vec<String>> {
-    match &*c.func {
-        syn::Expr::Path(p) => Some(tail(&p.path)),
-        _ => None,
-    }
-}
-
-/// `f32`, the type of glam and colour constructor arguments.
-pub(super) fn f32_target() -> Target<'static> {
-    Target::Info(f32::type_info())
 }
 
 pub(super) fn euler(e: &syn::Expr) -> Option<EulerRot> {

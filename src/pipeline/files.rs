@@ -1,0 +1,656 @@
+//! Prefab files, each read, checked and expanded once however many instances place it, and the
+//! check of one file: its rules, the prefabs its instances place (chains checked for cycles and
+//! depth), its expansion and its custom components. The scene itself is checked as a file too.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::rules::{CustomRules, Offline, check_all};
+use crate::cook::CookedScene;
+use crate::format::MAX_PREFAB_DEPTH;
+use crate::format::{ParsedScene, SceneDoc};
+use crate::prefab::{ExpandedScene, expand};
+use crate::project::AssetIndex;
+use crate::schema::SchemaFile;
+use crate::validate::{Diagnostic, Related, Severity, validate_parsed};
+
+/// Why `next`, placed by the last file of `chain` (the files from the scene down, asset paths),
+/// cannot be loaded: `forge::prefab::cycle` when it is already in the chain,
+/// `forge::prefab::too_deep` when it would be more than [`MAX_PREFAB_DEPTH`] files below the
+/// scene. The message lists the chain.
+pub(crate) fn chain_problem(chain: &[String], next: &str) -> Option<Diagnostic> {
+    let listed = || {
+        chain
+            .iter()
+            .map(String::as_str)
+            .chain([next])
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(" -> ")
+    };
+    if let Some(first) = chain.iter().position(|f| f == next) {
+        let cycle: Vec<String> = chain[first..]
+            .iter()
+            .map(String::as_str)
+            .chain([next])
+            .map(|f| format!("`{f}`"))
+            .collect();
+        return Some(
+            Diagnostic::new(
+                Severity::Error,
+                "forge::prefab::cycle",
+                format!("prefab cycle: {}", cycle.join(" -> ")),
+            )
+            .with_help(format!(
+                "a prefab may not place itself, directly or through others; the chain is {}",
+                listed()
+            )),
+        );
+    }
+    if chain.len() > MAX_PREFAB_DEPTH {
+        return Some(
+            Diagnostic::new(
+                Severity::Error,
+                "forge::prefab::too_deep",
+                format!(
+                    "prefabs nest deeper than {MAX_PREFAB_DEPTH} files: {}",
+                    listed()
+                ),
+            )
+            .with_help("flatten the chain: place the inner prefabs from a file higher up"),
+        );
+    }
+    None
+}
+
+/// One prefab file as [`PrefabFiles`] found it.
+#[derive(Debug)]
+pub struct PrefabFile {
+    /// What was read, when the file read.
+    pub parsed: Option<ParsedScene>,
+    /// Its text (without a byte-order mark), for showing diagnostics.
+    pub text: String,
+    /// Its own problems: reading, validation, its instances and their overrides.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Its expansion, when it read.
+    pub expanded: Option<Arc<ExpandedScene>>,
+    /// Why it could not be read at all (then it has no text), when it could not.
+    pub unreadable: Option<String>,
+}
+
+/// The prefab files a scene places, read through `read` (an asset path to the file's bytes, or
+/// why it cannot be read), each once however many instances place it.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use bevy_forge_scene::format::SceneDoc;
+/// use bevy_forge_scene::pipeline::PrefabFiles;
+///
+/// let files: HashMap<&str, &str> = HashMap::from([(
+///     "prefabs/lamp.forge.ron",
+///     r#"(format_version: 1, name: "Lamp", entities: {
+///         1: (id: 1, name: "Lamp", parent: None, children: [],
+///             transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
+///             components: [(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800.0, range: 20.0, shadows: false))]),
+///     }, roots: [1], next_id: 2)"#,
+/// )]);
+/// let level = SceneDoc::from_str(r#"(format_version: 1, name: "Level", entities: {
+///     5: (id: 5, name: "Lamp 1", parent: None, children: [],
+///         transform: (translation: (x: 4, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
+///         components: [],
+///         instance: Some((scene: "prefabs/lamp.forge.ron", overrides: [
+///             (target: [1], set: [(type: point_light, data: (intensity: 1200.0))]),
+///         ]))),
+/// }, roots: [5], next_id: 6)"#)?;
+/// let mut prefabs = PrefabFiles::new(|path: &str| {
+///     files.get(path).map(|t| t.as_bytes().to_vec()).ok_or_else(|| "no such file".to_owned())
+/// });
+/// let (expanded, problems) = prefabs.expand_scene("levels/one.forge.ron", &level);
+/// assert!(problems.is_empty());
+/// let expanded = expanded.unwrap();
+/// let lamp = expanded.key(&[5, 1]).unwrap();
+/// assert_eq!(expanded.doc.entity(lamp).unwrap().name, "Lamp");
+/// # Ok::<(), bevy_forge_scene::format::ReadError>(())
+/// ```
+pub struct PrefabFiles<R> {
+    read: R,
+    /// Files given already read or fetched, by asset path: used before `read`.
+    given: BTreeMap<String, Given>,
+    files: BTreeMap<String, PrefabFile>,
+    /// Custom components are checked against these schemas, when given.
+    schemas: Option<SchemaFile>,
+    /// Asset references are checked against this index, when given.
+    assets: Option<AssetIndex>,
+}
+
+/// A file given to [`PrefabFiles`] instead of read through it.
+enum Given {
+    /// A document without text (a cooked scene's bundled prefab).
+    Document(SceneDoc),
+    /// What reading the file gave: its bytes, or why it cannot be read.
+    Read(Result<Vec<u8>, String>),
+}
+
+impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
+    /// Prefab files read through `read`.
+    pub fn new(read: R) -> Self {
+        Self {
+            read,
+            given: BTreeMap::new(),
+            files: BTreeMap::new(),
+            schemas: None,
+            assets: None,
+        }
+    }
+
+    /// Uses `documents` (asset path and document, as a cooked scene bundles them) for those
+    /// paths instead of reading them: they are checked and expanded as read files are, without
+    /// positions.
+    pub fn with_documents(
+        mut self,
+        documents: impl IntoIterator<Item = (String, SceneDoc)>,
+    ) -> Self {
+        self.given.extend(
+            documents
+                .into_iter()
+                .map(|(path, doc)| (path, Given::Document(doc))),
+        );
+        self
+    }
+
+    /// Checks custom components (the prefabs' own, and the scenes' overrides of them) against
+    /// `schemas` too, as `forge validate --schema` does.
+    pub fn with_schemas(mut self, schemas: SchemaFile) -> Self {
+        self.schemas = Some(schemas);
+        self
+    }
+
+    /// Checks the asset paths of the prefabs' built-ins against `assets` too (existence and
+    /// kind), as [`validate_parsed`] does with an index.
+    pub fn with_assets(mut self, assets: AssetIndex) -> Self {
+        self.assets = Some(assets);
+        self
+    }
+
+    /// Gives the bytes of the file at `path` (or why it cannot be read) instead of reading it
+    /// through `read`: what an asynchronous caller fetched itself (see
+    /// [`missing`](Self::missing)).
+    pub fn provide(&mut self, path: impl Into<String>, read: Result<Vec<u8>, String>) {
+        let path = path.into();
+        match read {
+            // A prefab shipped as its cooked twin: its document, and the prefabs it was cooked
+            // with for those no other file gives.
+            Ok(bytes) if crate::cook::is_cooked(&bytes) => match CookedScene::decode(&bytes) {
+                Ok(cooked) => {
+                    self.given.insert(path, Given::Document(cooked.doc));
+                    for (nested, doc) in cooked.prefabs {
+                        if !self.files.contains_key(&nested) {
+                            self.given.entry(nested).or_insert(Given::Document(doc));
+                        }
+                    }
+                }
+                Err(e) => {
+                    let why = format!("its cooked bytes are not a usable cooked scene: {e}");
+                    self.given.insert(path, Given::Read(Err(why)));
+                }
+            },
+            read => {
+                self.given.insert(path, Given::Read(read));
+            }
+        }
+    }
+
+    /// The prefab files `doc` places, directly or through the prefabs given so far
+    /// ([`provide`](Self::provide)), that are neither given nor checked yet: what a caller that
+    /// reads files asynchronously fetches before it checks (again until none is missing).
+    pub fn missing(&self, doc: &SceneDoc) -> Vec<String> {
+        let mut missing = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut pending: Vec<String> = crate::prefab::instance_scenes(doc)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        while let Some(path) = pending.pop() {
+            if !seen.insert(path.clone()) || !placeable(&path) {
+                continue;
+            }
+            let nested = match (self.files.get(&path), self.given.get(&path)) {
+                (Some(file), _) => file.parsed.as_ref().map(|p| &p.doc).cloned(),
+                (None, Some(Given::Document(doc))) => Some(doc.clone()),
+                (None, Some(Given::Read(Ok(bytes)))) => {
+                    SceneDoc::from_slice(bytes).ok().map(|p| p.doc)
+                }
+                (None, Some(Given::Read(Err(_)))) => None,
+                (None, None) => {
+                    missing.push(path);
+                    continue;
+                }
+            };
+            if let Some(doc) = nested {
+                pending.extend(
+                    crate::prefab::instance_scenes(&doc)
+                        .into_iter()
+                        .map(str::to_owned),
+                );
+            }
+        }
+        missing
+    }
+
+    /// Expands `parsed`, the scene at asset path `path`: reads every prefab its instances place
+    /// (and theirs), each once. Returns the expansion (`None` without instances) and what
+    /// concerns the scene itself: chains that come back to a file or go too deep, prefabs that
+    /// cannot be read, and its overrides; with schemas ([`with_schemas`](Self::with_schemas)),
+    /// its custom components checked in the expansion. Each
+    /// prefab's own problems are in [`files`](Self::files).
+    pub fn expand_scene(
+        &mut self,
+        path: &str,
+        parsed: &ParsedScene,
+    ) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
+        let schemas = self.schemas.take();
+        let rules = Offline(schemas.as_ref());
+        let mut chain = vec![Link {
+            file: path.to_owned(),
+            at: None,
+        }];
+        let mut diagnostics = load_instances(self, parsed, &mut chain, &rules);
+        let (expanded, mut found) = expand(parsed, &|p| {
+            self.files.get(p).and_then(|f| f.expanded.as_deref())
+        });
+        diagnostics.append(&mut found);
+        if let Some(expanded) = &expanded {
+            diagnostics.extend(expanded.check_overridden(parsed));
+            let (_, found, _) = check_all(
+                &rules,
+                &expanded.doc,
+                Some(expanded),
+                &parsed.source_map,
+                None,
+                || (),
+            );
+            diagnostics.extend(found.into_iter().filter_map(|d| expanded.locate(parsed, d)));
+        }
+        self.schemas = schemas;
+        (expanded, diagnostics)
+    }
+
+    /// Every prefab file read, by asset path, in path order.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &PrefabFile)> {
+        self.files.iter().map(|(p, f)| (p.as_str(), f))
+    }
+
+    /// Every prefab file `doc` places, directly or through other prefabs, each once, sorted
+    /// by asset path: what a cooked scene bundles ([`crate::cook`]). Only files read (after
+    /// [`expand_scene`](Self::expand_scene)) are listed.
+    pub fn placed_by(&self, doc: &SceneDoc) -> Vec<(&str, &SceneDoc)> {
+        let mut found: BTreeMap<&str, &SceneDoc> = BTreeMap::new();
+        let mut pending: Vec<&str> = crate::prefab::instance_scenes(doc);
+        while let Some(path) = pending.pop() {
+            let Some((key, file)) = self.files.get_key_value(path) else {
+                continue;
+            };
+            let Some(parsed) = &file.parsed else {
+                continue;
+            };
+            if found.insert(key.as_str(), &parsed.doc).is_none() {
+                pending.extend(crate::prefab::instance_scenes(&parsed.doc));
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    /// The prefab file at asset path `path`, when it was read.
+    pub fn file(&self, path: &str) -> Option<&PrefabFile> {
+        self.files.get(path)
+    }
+
+    /// Every prefab file `doc` places, directly or through other prefabs, each once, in path
+    /// order: read, unreadable or broken.
+    pub(crate) fn placed_files(&self, doc: &SceneDoc) -> Vec<(&str, &PrefabFile)> {
+        let mut found: BTreeMap<&str, &PrefabFile> = BTreeMap::new();
+        let mut pending: Vec<&str> = crate::prefab::instance_scenes(doc);
+        while let Some(path) = pending.pop() {
+            let Some((key, file)) = self.files.get_key_value(path) else {
+                continue;
+            };
+            if found.insert(key.as_str(), file).is_none()
+                && let Some(parsed) = &file.parsed
+            {
+                pending.extend(crate::prefab::instance_scenes(&parsed.doc));
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    /// Gives `documents` (a cooked scene's bundle) for the paths not checked yet.
+    pub(crate) fn give_documents(
+        &mut self,
+        documents: impl IntoIterator<Item = (String, SceneDoc)>,
+    ) {
+        for (path, doc) in documents {
+            if !self.files.contains_key(&path) {
+                self.given.insert(path, Given::Document(doc));
+            }
+        }
+    }
+
+    /// The schemas custom components are checked against, when given.
+    pub(crate) fn schemas(&self) -> Option<&SchemaFile> {
+        self.schemas.as_ref()
+    }
+}
+
+/// Whether `scene`, an instance's `scene`, can name a prefab file at all (validation reports
+/// the others).
+fn placeable(scene: &str) -> bool {
+    crate::project::check_asset_path(scene).is_ok() && scene.ends_with(".forge.ron")
+}
+
+/// What checking one file gives ([`check_file`]).
+pub(crate) struct FileChecked<B> {
+    /// Its expansion, when it places prefabs.
+    pub(crate) expanded: Option<ExpandedScene>,
+    /// Its own problems, in its frame: its rules, its instances (chains, unreadable prefabs),
+    /// its overrides, its custom components.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// What the rules built of its custom components (of its expansion, when it has one).
+    pub(crate) built: B,
+}
+
+/// Checks one file, `parsed` (the last file of `chain`), with `rules`: its rules (with `files`'s
+/// asset index), the prefab files its instances place (each read and checked once, in `files`),
+/// its expansion and overrides, and its custom components (in its expansion, where references
+/// into the instances resolve). Large files are checked on `pool`'s threads.
+///
+/// With `whole` the rules go over every entity of the expansion (the scene: the loader keeps what
+/// they build, to spawn); without, a prefab file's, only over its own entities and those its
+/// overrides change (the rest is the nested prefab files' to report, and nothing is kept).
+pub(crate) fn check_file<R, C>(
+    files: &mut PrefabFiles<R>,
+    parsed: &ParsedScene,
+    chain: &mut Vec<Link>,
+    rules: &C,
+    pool: Option<&bevy_tasks::TaskPool>,
+    whole: bool,
+) -> FileChecked<C::Built>
+where
+    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    C: CustomRules,
+    C::Part: 'static,
+{
+    let mut diagnostics = Vec::new();
+    let instances = crate::prefab::has_instances(&parsed.doc);
+    let expanded = if instances {
+        diagnostics.extend(load_instances(files, parsed, chain, rules));
+        let (expanded, found) = expand(parsed, &|p| {
+            files.files.get(p).and_then(|f| f.expanded.as_deref())
+        });
+        diagnostics.extend(found);
+        expanded
+    } else {
+        None
+    };
+    let assets = files.assets.as_ref();
+    let own_part = match &expanded {
+        Some(e) if !whole => Some(own_part(e, parsed)),
+        _ => None,
+    };
+    let doc = match (&own_part, &expanded) {
+        (Some(part), _) => part,
+        (None, Some(e)) => &*e.doc,
+        (None, None) => &parsed.doc,
+    };
+    let map = &parsed.source_map;
+    let (built, custom, own) = check_all(rules, doc, expanded.as_ref(), map, pool, || {
+        let mut own = validate_parsed(parsed, assets).diagnostics;
+        if let Some(expanded) = &expanded {
+            own.extend(expanded.check_overridden(parsed));
+        }
+        own
+    });
+    diagnostics.extend(own);
+    match &expanded {
+        // A prefab's own values are its file's to report: only what an override set is here.
+        Some(e) => diagnostics.extend(custom.into_iter().filter_map(|d| e.locate(parsed, d))),
+        None => diagnostics.extend(custom),
+    }
+    FileChecked {
+        expanded,
+        diagnostics,
+        built,
+    }
+}
+
+/// The entities of `expanded`, the expansion of `parsed`, whose values are `parsed`'s file's to
+/// report: its own, and those its overrides change.
+fn own_part(expanded: &ExpandedScene, parsed: &ParsedScene) -> SceneDoc {
+    let mut overridden = std::collections::HashSet::new();
+    for (id, node) in &parsed.doc.entities {
+        for o in node.instance.iter().flat_map(|i| &i.overrides) {
+            let mut path = vec![*id];
+            path.extend(&o.target);
+            overridden.insert(crate::prefab::key_of(&path));
+        }
+    }
+    let mut part = SceneDoc::new(parsed.doc.name.clone());
+    part.entities.extend(
+        expanded
+            .doc
+            .entities
+            .iter()
+            .filter(|(key, _)| expanded.placed_path(**key).is_none() || overridden.contains(*key))
+            .map(|(key, node)| (*key, node.clone())),
+    );
+    part
+}
+
+/// Reads the prefabs `parsed` (the last file of `chain`) places; the problems of its
+/// instances: a chain that comes back to a file or goes too deep, a prefab that cannot be read.
+/// A prefab's own problems are its file's ([`PrefabFile::diagnostics`]), told the chain that
+/// placed it the first time.
+fn load_instances<R, C>(
+    files: &mut PrefabFiles<R>,
+    parsed: &ParsedScene,
+    chain: &mut Vec<Link>,
+    rules: &C,
+) -> Vec<Diagnostic>
+where
+    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    C: CustomRules,
+    C::Part: 'static,
+{
+    let mut diagnostics = Vec::new();
+    for node in parsed.doc.entities.values() {
+        let Some(instance) = &node.instance else {
+            continue;
+        };
+        let scene = instance.scene.as_str();
+        let here = parsed.source_map.instance_scene(node.id);
+        let at = |d: Diagnostic| {
+            let mut d = d.with_entity(node.id).with_path("instance.scene");
+            d.position = here;
+            d
+        };
+        let names: Vec<String> = chain.iter().map(|l| l.file.clone()).collect();
+        if let Some(problem) = chain_problem(&names, scene) {
+            let mut d = at(problem);
+            d.related = chain
+                .iter()
+                .skip(1)
+                .map(Link::related)
+                .chain(std::iter::once(Related {
+                    file: chain.last().map(|l| l.file.clone()),
+                    position: here,
+                    message: format!("places `{scene}`"),
+                }))
+                .collect();
+            diagnostics.push(d);
+            continue;
+        }
+        if !placeable(scene) {
+            continue; // reported by validation
+        }
+        let previous = chain.last().map(|l| l.file.clone());
+        chain.push(Link {
+            file: scene.to_owned(),
+            at: Some((previous.unwrap_or_default(), here)),
+        });
+        let unreadable = load(files, chain, rules);
+        chain.pop();
+        if let Some(why) = unreadable {
+            diagnostics.push(at(Diagnostic::new(
+                Severity::Error,
+                "forge::prefab::unreadable",
+                format!("prefab `{scene}` cannot be read: {why}"),
+            )
+            .with_help(
+                "prefab paths are relative to the assets directory, like `prefabs/goblin.forge.ron`",
+            )));
+        }
+    }
+    // One diagnostic per instance scene value is enough when many instances place the same
+    // missing file.
+    diagnostics.dedup_by(|a, b| a.code == b.code && a.message == b.message);
+    diagnostics
+}
+
+/// Reads, checks and expands the file at the end of `chain`, once; why it cannot be read, when
+/// it cannot.
+fn load<R, C>(files: &mut PrefabFiles<R>, chain: &mut Vec<Link>, rules: &C) -> Option<String>
+where
+    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    C: CustomRules,
+    C::Part: 'static,
+{
+    let path = chain.last()?.file.clone();
+    if let Some(file) = files.files.get(&path) {
+        return file.unreadable.clone();
+    }
+    let read = match files.given.remove(&path) {
+        Some(Given::Document(doc)) => {
+            let parsed = ParsedScene {
+                doc,
+                source_map: crate::format::SourceMap::default(),
+                warnings: Vec::new(),
+            };
+            check_prefab(files, path, parsed, String::new(), chain, rules);
+            return None;
+        }
+        Some(Given::Read(read)) => read,
+        None => (files.read)(&path),
+    };
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            let file = PrefabFile {
+                parsed: None,
+                text: String::new(),
+                diagnostics: Vec::new(),
+                expanded: None,
+                unreadable: Some(why.clone()),
+            };
+            files.files.insert(path, file);
+            return Some(why);
+        }
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
+    match SceneDoc::from_slice(&bytes) {
+        Ok(parsed) => check_prefab(files, path, parsed, text, chain, rules),
+        Err(e) => {
+            let mut d = Diagnostic::from_read_error(&e);
+            d.related = placed_by(chain);
+            let file = PrefabFile {
+                parsed: None,
+                text,
+                diagnostics: vec![d],
+                expanded: None,
+                unreadable: None,
+            };
+            files.files.insert(path, file);
+        }
+    }
+    None
+}
+
+/// Checks and expands `parsed`, the prefab file at `path` (the end of `chain`) with `text`, and
+/// keeps it in `files`.
+fn check_prefab<R, C>(
+    files: &mut PrefabFiles<R>,
+    path: String,
+    parsed: ParsedScene,
+    text: String,
+    chain: &mut Vec<Link>,
+    rules: &C,
+) where
+    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    C: CustomRules,
+    C::Part: 'static,
+{
+    let FileChecked {
+        expanded,
+        mut diagnostics,
+        ..
+    } = check_file(files, &parsed, chain, rules, None, false);
+    // A file whose expansion was refused as too large places nothing where it is placed:
+    // keeping a partial copy would only multiply further up.
+    let too_large = diagnostics
+        .iter()
+        .any(|d| d.code == "forge::prefab::too_large");
+    let expanded = (!too_large).then(|| {
+        Arc::new(expanded.unwrap_or_else(|| ExpandedScene::plain(Arc::new(parsed.doc.clone()))))
+    });
+    // A prefab is placed in other scenes: it needs no camera of its own.
+    diagnostics.retain(|d| d.code != "forge::camera::none");
+    // Its problems are its file's, told where it was placed (the first time it was).
+    let placed = placed_by(chain);
+    for d in &mut diagnostics {
+        if d.related.is_empty() {
+            d.related.clone_from(&placed);
+        }
+    }
+    let file = PrefabFile {
+        parsed: Some(parsed),
+        text,
+        diagnostics,
+        expanded,
+        unreadable: None,
+    };
+    files.files.insert(path, file);
+}
+
+/// Where the last file of `chain` was placed from: each file's instance of the next, the scene
+/// first.
+fn placed_by(chain: &[Link]) -> Vec<Related> {
+    chain.iter().skip(1).map(Link::related).collect()
+}
+
+/// One file of a chain of instances, and where the file before it places it.
+pub(crate) struct Link {
+    pub(crate) file: String,
+    /// The placing file and the position of its `scene` value.
+    pub(crate) at: Option<(String, Option<crate::format::Position>)>,
+}
+
+impl Link {
+    /// The first link of a chain: the scene at `file`.
+    pub(crate) fn scene(file: impl Into<String>) -> Self {
+        Self {
+            file: file.into(),
+            at: None,
+        }
+    }
+
+    fn related(&self) -> Related {
+        let (file, position) = match &self.at {
+            Some((file, position)) => (Some(file.clone()), *position),
+            None => (None, None),
+        };
+        Related {
+            file,
+            position,
+            message: format!("places `{}`", self.file),
+        }
+    }
+}

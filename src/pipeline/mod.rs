@@ -1,0 +1,122 @@
+//! The one way a scene goes from bytes to a checked document, which every consumer walks: the
+//! scene loader (text and cooked), the asset processor, `forge validate`, `tree`, `cook` and
+//! `export`, and the language server.
+//!
+//! ```text
+//!  bytes ─▶ Source ──────────▶ check ─────────────────────────────▶ Checked ─▶ (runtime) prepare
+//!           text or cooked     prefabs placed (each file read and            the document, its
+//!           + where each       checked once, chains refused), every rule,     expansion, every
+//!           value was written  references, custom components (schemas         diagnostic once, in
+//!                              offline, the game's types in the loader)       the frame of its file
+//! ```
+//!
+//! - [`Source`]: the bytes read ([`Source::read`] tells a cooked scene from text by its first
+//!   byte; a damaged cooked file is said to be one).
+//! - [`PrefabFiles`]: the prefab files a scene places, read through a function (from disk for
+//!   tools; fetched by the loader through the asset server, [`PrefabFiles::missing`] and
+//!   [`PrefabFiles::provide`]), or given as documents (a cooked scene's bundle). Each file is
+//!   checked once, as a scene is, and its problems stay in its own frame, told the chain of
+//!   instances that placed it.
+//! - [`check`]: a scene checked with its prefabs: a [`Checked`], whose diagnostics are every
+//!   problem of the scene and of each prefab it places, each once, sorted as a
+//!   [`ValidationReport`](crate::validate::ValidationReport) sorts them. A problem a prefab
+//!   placed twice has is reported once, in the prefab's file; a value an override changed is
+//!   checked where the override is.
+//!
+//! The loader checks custom components by building them through the game's reflected types
+//! (the same codes, messages and positions as `forge validate --schema`), on the app's task
+//! pool for a large scene; then it prepares what spawning needs ([`ForgeScene`]).
+//!
+//! [`ForgeScene`]: crate::ForgeScene
+
+mod files;
+pub(crate) mod rules;
+mod source;
+
+pub(crate) use files::{Link, check_file};
+pub use files::{PrefabFile, PrefabFiles};
+pub use source::{Cooked, Source, SourceError};
+
+use crate::prefab::ExpandedScene;
+use crate::validate::{Diagnostic, ValidationReport};
+use rules::{CustomRules, Offline};
+
+/// A scene checked with the prefabs it places ([`check`]).
+#[derive(Debug)]
+pub struct Checked<B = ()> {
+    /// The scene as read.
+    pub source: Source,
+    /// The scene with its prefab instances expanded, when it places any.
+    pub expanded: Option<ExpandedScene>,
+    /// Every problem of the scene and of each prefab file it places (directly or through
+    /// others), each once: the scene's without a [`file`](Diagnostic::file), a prefab's naming
+    /// its asset path; sorted by severity, then entity.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the loader's rules built (the custom component values).
+    pub(crate) built: B,
+}
+
+impl<B> Checked<B> {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == crate::validate::Severity::Error)
+    }
+
+    /// What spawns: the expansion, or the document itself without instances.
+    pub fn spawned(&self) -> &crate::format::SceneDoc {
+        self.expanded
+            .as_ref()
+            .map_or(&self.source.parsed.doc, |e| &e.doc)
+    }
+}
+
+/// Checks `source` with the prefab files it places, read through `files` (custom components
+/// against `files`'s schema file when it has one, else their shape and references): what
+/// `forge validate` reports. The scene is named by [`Source::name`], which prefab chains
+/// start from (an asset path, for chains to name their files alike).
+pub fn check<R>(source: Source, files: &mut PrefabFiles<R>) -> Checked
+where
+    R: FnMut(&str) -> Result<Vec<u8>, String>,
+{
+    let schemas = files.schemas().cloned();
+    check_with(source, files, &Offline(schemas.as_ref()), None)
+}
+
+/// [`check`] with `rules` for custom components, large scenes checked on `pool`'s threads.
+pub(crate) fn check_with<R, C>(
+    source: Source,
+    files: &mut PrefabFiles<R>,
+    rules: &C,
+    pool: Option<&bevy_tasks::TaskPool>,
+) -> Checked<C::Built>
+where
+    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    C: CustomRules,
+    C::Part: 'static,
+{
+    if let Some(cooked) = &source.cooked {
+        files.give_documents(cooked.prefabs.iter().cloned());
+    }
+    let mut chain = vec![Link::scene(source.name.clone())];
+    let checked = check_file(files, &source.parsed, &mut chain, rules, pool, true);
+    let mut diagnostics = checked.diagnostics;
+    for (path, file) in files.placed_files(&source.parsed.doc) {
+        diagnostics.extend(file.diagnostics.iter().map(|d| {
+            let mut d = d.clone();
+            d.file.get_or_insert_with(|| path.to_owned());
+            d
+        }));
+    }
+    let diagnostics = diagnostics
+        .into_iter()
+        .collect::<ValidationReport>()
+        .diagnostics;
+    Checked {
+        source,
+        expanded: checked.expanded,
+        diagnostics,
+        built: checked.built,
+    }
+}
