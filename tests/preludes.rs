@@ -79,7 +79,11 @@ fn every_name_of_ours(
     fn _register(app: &mut App) -> &mut App {
         RegisterForgeComponent::register_forge_component::<Drift>(app)
     }
-    let _ = (ForgeScenePlugin, ForgeSceneSystems::Reload, ForgeSceneSystems::Spawn);
+    let _ = (
+        ForgeScenePlugin,
+        ForgeSceneSystems::Reload,
+        ForgeSceneSystems::Spawn,
+    );
 }
 
 #[test]
