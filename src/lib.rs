@@ -20,8 +20,8 @@
 //! # Ok::<(), bevy_forge_scene::format::ReadError>(())
 //! ```
 //!
-//! The modules: [`format`] (the document model, reader and writer, and the format's reference
-//! page), [`validate`], [`schema`] (custom component schemas and field expressions),
+//! The modules: [`format`](mod@format) (the document model, reader and writer, and the format's
+//! reference page), [`validate`], [`schema`] (custom component schemas and field expressions),
 //! [`edit`] (changes that keep a file's text), [`diff`], [`prefab`], [`cook`] (the binary
 //! twin), [`export`] (Rust and BSN), [`project`], [`capture`] (saving a live scene) and, with
 //! the `import` feature, `import` (Bevy `.scn.ron` worlds).

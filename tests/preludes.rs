@@ -7,6 +7,7 @@
 //! list complete) and the Bevy names a game uses most.
 
 #![deny(warnings)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bevy::prelude::*;
 use bevy_forge_scene::prelude::*;

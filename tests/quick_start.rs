@@ -5,6 +5,7 @@
 //! copy part ways.
 
 #![deny(warnings)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 
