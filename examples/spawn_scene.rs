@@ -1,5 +1,5 @@
-//! The README's main job: load a scene through Bevy's real `AssetServer`, spawn it headless (no
-//! window, no GPU), and print the live hierarchy.
+//! Loading a scene: read it through Bevy's real `AssetServer`, spawn it headless (no window, no
+//! GPU), and print the live hierarchy. CI runs it as the README's "Development" section shows.
 //!
 //! ```sh
 //! cargo run --example spawn_scene                       # assets/scenes/garden.forge.ron

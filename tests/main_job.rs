@@ -1,4 +1,4 @@
-//! The README's main job (`cargo run --example spawn_scene`) as a user runs it.
+//! The example CI runs from the README (`cargo run --example spawn_scene`), as a user runs it.
 
 use std::path::{Path, PathBuf};
 

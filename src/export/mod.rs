@@ -482,7 +482,7 @@ pub(crate) fn vec3(v: crate::format::Vec3Data) -> String {
     format!("Vec3::new({}, {}, {})", float(v.x), float(v.y), float(v.z))
 }
 
-/// The rotation as the loader converts it (`format::Transform::rotation_quat`):
+/// The rotation as the loader converts it (`format::TransformData::rotation_quat`):
 /// `Quat::from_euler(EulerRot::XYZ, f32::to_radians(x), ..)`, a zero angle written as `0.0`
 /// (or `-0.0`: `to_radians` keeps it as it is, sign included). The arguments go on lines of
 /// their own at `indent` when it is given and an angle is not zero.

@@ -163,7 +163,7 @@ pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Val
 
 /// Validates a document read from `text` like [`validate_parsed`], and checks its custom
 /// components against `schemas` (a game's exported [`SchemaFile`], see
-/// [`ForgeSchemas::export`](crate::runtime::ForgeSchemas::export)) as the scene loader checks
+/// [`ForgeSchemas::export`](crate::ForgeSchemas::export)) as the scene loader checks
 /// them against the game's types: the same `forge::custom::*` codes (`unknown_type` with "did
 /// you mean", `unknown_field` with the field list, `missing_required`, `expr`, `range`),
 /// messages, lines and columns. This is `forge validate --schema`.
