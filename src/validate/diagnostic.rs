@@ -129,7 +129,6 @@ impl fmt::Display for Severity {
 /// | `forge::prefab::add_existing` | error | with the prefab: an override adds a component the target already has |
 /// | `forge::prefab::cycle` | error | with the prefabs: a chain of instances comes back to a file it passed |
 /// | `forge::prefab::too_deep` | error | with the prefabs: prefabs nest deeper than `MAX_PREFAB_DEPTH` files |
-/// | `forge::prefab::invalid` | error | with the prefabs: a prefab the scene places has errors (reported in its own file) |
 /// | `forge::prefab::unreadable` | error | with the prefabs: a prefab file cannot be read |
 /// | `forge::prefab::not_loaded` | error | an edit in memory places a prefab the scene was not loaded with |
 /// | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
