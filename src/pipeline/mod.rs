@@ -19,7 +19,7 @@
 //!   instances that placed it.
 //! - [`check`]: a scene checked with its prefabs: a [`Checked`], whose diagnostics are every
 //!   problem of the scene and of each prefab it places, each once, sorted as a
-//!   [`ValidationReport`](crate::validate::ValidationReport) sorts them. A problem a prefab
+//!   [`ValidationReport`] sorts them. A problem a prefab
 //!   placed twice has is reported once, in the prefab's file; a value an override changed is
 //!   checked where the override is.
 //!
