@@ -374,6 +374,30 @@ fn a_custom_field_override_with_a_bad_expression_points_inside_the_level() {
         expr.path.as_deref(),
         Some("instance.overrides[0].set[0].data.fields[0].expr")
     );
+    // Inside the expression (`true`), as for the scene's own fields, not at its quote.
+    let line = level.lines().nth(1).unwrap();
+    let column = line[..line.find("true").unwrap()].chars().count() as u32 + 1;
+    assert_eq!(expr.column(), Some(column), "{expr:?}");
+    // `forge validate --schema` says the same place.
+    let schemas = h
+        .app
+        .world()
+        .resource::<bevy_forge_scene::ForgeSchemas>()
+        .to_schema_file();
+    let mut prefabs =
+        bevy_forge_scene::pipeline::PrefabFiles::new(|p: &str| Err(format!("no `{p}` here")))
+            .with_schemas(schemas);
+    let goblin = goblin(400.0, 10);
+    prefabs.provide("prefabs/goblin.forge.ron", Ok(goblin.into_bytes()));
+    let source =
+        bevy_forge_scene::pipeline::Source::read("level.forge.ron", level.as_bytes()).unwrap();
+    let offline = bevy_forge_scene::pipeline::check(source, &mut prefabs);
+    let same = offline
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "forge::custom::expr")
+        .unwrap_or_else(|| panic!("{:#?}", offline.diagnostics));
+    assert_eq!((same.line(), same.column()), (expr.line(), expr.column()));
 }
 
 #[test]

@@ -164,12 +164,19 @@ impl ExpandedScene {
             .find_map(|(i, o)| {
                 override_part(o, node, &field).map(|(part, part_path)| (i, part, part_path))
             })?;
-        // Messages name the entity by its key: name it by its path.
-        d.message = d
-            .message
-            .replace(&format!("entity {key} "), &format!("entity {path:?} "));
         d.entity = Some(instance_id);
         d.position = parsed.source_map.override_part(instance_id, i, part);
+        // Inside the override's expression, as everywhere else, not at its opening quote.
+        if let (OverridePart::SetCustomExpr(j, f), Some(at)) = (part, d.expr_at) {
+            let map = &parsed.source_map;
+            let expr = match &instance.overrides[i].set[j].component {
+                ComponentData::Custom(c) => c.fields.get(f).map(|f| f.expr.as_str()),
+                _ => None,
+            };
+            if let (Some(span), Some(expr)) = (map.override_part_span(instance_id, i, part), expr) {
+                d.position = Some(map.position_of_offset(map.expr_offset(span, expr, at)));
+            }
+        }
         d.path = Some(format!("instance.overrides[{i}].{part_path}"));
         let about = format!(
             "in prefab entity {target:?} (`{}`) of `{}`, placed by entity {instance_id}",

@@ -354,7 +354,7 @@ pub(crate) fn prepare_part(
                 .entry(p)
                 .or_insert_with(|| crate::validate::is_type_path(p))
         };
-        for (custom, site) in custom_sites_where(map, false, *id, node, valid) {
+        for (custom, site) in custom_sites_where(map, referable, false, *id, node, valid) {
             let resolved = types.entry(custom.type_path.as_str()).or_insert_with(|| {
                 resolve_type(&custom.type_path, &registry, &cx.schemas, &mut out)
             });

@@ -38,7 +38,7 @@ pub(crate) fn check_offline(
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for (id, node) in doc.entities.get_range(range).into_iter().flatten() {
         seen.clear();
-        for (custom, site) in custom_sites(map, true, *id, node) {
+        for (custom, site) in custom_sites(map, referable, true, *id, node) {
             let paths = || schemas.type_paths().map(str::to_owned).collect();
             let Some(schema) = resolve(&custom.type_path, |p| schemas.get(p), paths) else {
                 errors.push(unknown_type(
@@ -92,7 +92,7 @@ pub(crate) fn check_references(
 ) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for (id, node) in doc.entities.get_range(range).into_iter().flatten() {
-        for (custom, site) in custom_sites(map, true, *id, node) {
+        for (custom, site) in custom_sites(map, referable, true, *id, node) {
             for (j, field) in custom.fields.iter().enumerate() {
                 let Some(rewritten) = expr::references(&field.expr) else {
                     continue;
@@ -100,8 +100,10 @@ pub(crate) fn check_references(
                 let type_name = custom.type_path.rsplit("::").next().unwrap_or_default();
                 let described = || {
                     format!(
-                        "entity {id} (`{}`), `{type_name}` field `{}`",
-                        node.name, field.name
+                        "entity {} (`{}`), `{type_name}` field `{}`",
+                        site.label(),
+                        node.name,
+                        field.name
                     )
                 };
                 let mut report = |e: ExprError| {
@@ -175,22 +177,26 @@ const STALE_HINT: &str = "this schema file does not have it: if the game does, t
 /// (`forge::custom::type_path`), and no type could have that path.
 pub(crate) fn custom_sites<'a>(
     map: &'a SourceMap,
+    referable: &Referable<'_>,
     offline: bool,
     id: u64,
     node: &'a EntityNode,
 ) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
-    custom_sites_where(map, offline, id, node, super::is_type_path)
+    custom_sites_where(map, referable, offline, id, node, super::is_type_path)
 }
 
 /// [`custom_sites`] with the type path check given: `is_type_path`, or a cached answer of it
 /// (a large scene names few types many times).
 pub(crate) fn custom_sites_where<'a>(
     map: &'a SourceMap,
+    referable: &Referable<'_>,
     offline: bool,
     id: u64,
     node: &'a EntityNode,
     mut is_type_path: impl FnMut(&'a str) -> bool,
 ) -> impl Iterator<Item = (&'a CustomComponent, Site<'a>)> {
+    // Only entities an instance placed are named by their path (rare outside prefab scenes).
+    let placed: Option<Box<[u64]>> = referable.placed_path(id).map(Box::from);
     node.components
         .iter()
         .enumerate()
@@ -199,6 +205,7 @@ pub(crate) fn custom_sites_where<'a>(
                 custom,
                 Site {
                     map,
+                    placed: placed.clone(),
                     entity: id,
                     entity_name: &node.name,
                     component: index,
@@ -212,6 +219,8 @@ pub(crate) fn custom_sites_where<'a>(
 /// Where a custom component sits in the file.
 pub(crate) struct Site<'a> {
     map: &'a SourceMap,
+    /// The id path of the entity, when an instance placed it.
+    placed: Option<Box<[u64]>>,
     entity: u64,
     entity_name: &'a str,
     component: usize,
@@ -220,6 +229,15 @@ pub(crate) struct Site<'a> {
 }
 
 impl Site<'_> {
+    /// The entity as messages name it: its id, or the id path of one an instance placed
+    /// (`[5, 1]`).
+    pub(crate) fn label(&self) -> String {
+        match &self.placed {
+            Some(path) => format!("{path:?}"),
+            None => self.entity.to_string(),
+        }
+    }
+
     pub(crate) fn error(
         &self,
         code: &'static str,
@@ -319,7 +337,10 @@ pub(crate) fn check_fields<'k>(
         let described = || {
             format!(
                 "entity {} (`{}`), `{}` field `{}`",
-                site.entity, site.entity_name, schema.type_name, field.name
+                site.label(),
+                site.entity_name,
+                schema.type_name,
+                field.name
             )
         };
         let stored = expr::evaluate_with(&field.expr, field_target, registry, refs, |v| {
@@ -360,7 +381,10 @@ pub(crate) fn check_fields<'k>(
                     "forge::custom::missing_required",
                     format!(
                         "entity {} (`{}`): `{}` needs field `{}` (marked `required`)",
-                        site.entity, site.entity_name, schema.type_name, required.name
+                        site.label(),
+                        site.entity_name,
+                        schema.type_name,
+                        required.name
                     ),
                     ".fields".into(),
                     site.map
@@ -508,6 +532,7 @@ pub(crate) fn expr_error(
         site.expr_position(field, text, e.at()),
     );
     d.help = help;
+    d.expr_at = Some(e.at());
     d
 }
 
@@ -580,7 +605,7 @@ impl<'a> Referable<'a> {
         Self::new(doc, None)
     }
 
-    fn placed_path(&self, key: u64) -> Option<&'a [u64]> {
+    pub(crate) fn placed_path(&self, key: u64) -> Option<&'a [u64]> {
         self.placed?.placed_path(key)
     }
 

@@ -188,6 +188,10 @@ pub struct Diagnostic {
     pub file: Option<String>,
     /// Other places that explain the problem (each link of a prefab cycle), in order.
     pub related: Vec<Related>,
+    /// Where inside a custom field's expression the problem is (a byte offset of the
+    /// expression): when a prefab's value is reported at the override that set it, the
+    /// position is moved inside the override's expression by this much.
+    pub(crate) expr_at: Option<usize>,
 }
 
 /// Another place a [`Diagnostic`] points at.
@@ -214,6 +218,7 @@ impl Diagnostic {
             help: None,
             file: None,
             related: Vec::new(),
+            expr_at: None,
         }
     }
 
@@ -295,6 +300,7 @@ impl Diagnostic {
             help: None,
             file: None,
             related: Vec::new(),
+            expr_at: None,
         }
     }
 }
