@@ -5,6 +5,7 @@
 
 mod common;
 
+use bevy_asset::AssetServer;
 use bevy_ecs::change_detection::ComponentTicks;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
@@ -630,6 +631,55 @@ fn a_prefab_edit_reaches_every_instance_and_keeps_overrides_and_runtime_state() 
     let mut changed = last.changed.clone();
     changed.sort_unstable();
     assert_eq!(changed.len(), 2, "only the two torches: {last:?}");
+}
+
+/// `AssetServer::reload` of a prefab's own path, without a file watcher telling anyone the file
+/// changed, reaches the scenes that place it, through a prefab between them too.
+#[test]
+fn reloading_a_prefab_by_its_path_patches_the_scenes_that_place_it() {
+    let mut h = harness();
+    h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+    h.add(
+        "prefabs/pair.forge.ron",
+        &scene(
+            "Pair",
+            &[placing(1, "Left", "prefabs/goblin.forge.ron", "")],
+            &[1],
+            2,
+        ),
+    );
+    let level = scene(
+        "Level",
+        &[
+            placing(5, "A", "prefabs/goblin.forge.ron", ""),
+            placing(6, "Pair", "prefabs/pair.forge.ron", ""),
+        ],
+        &[5, 6],
+        7,
+    );
+    h.add("level.forge.ron", &level);
+    let (root, instance) = h.spawn_scene("level.forge.ron");
+    let torch_a = instance.entity_path(&[5, 2]).unwrap();
+    let torch_nested = instance.entity_path(&[6, 1, 2]).unwrap();
+    // The file changes where no watcher sees it; the game reloads the prefab by its path.
+    h.add("prefabs/goblin.forge.ron", &goblin(650.0, 10));
+    h.app
+        .world()
+        .resource::<AssetServer>()
+        .reload("prefabs/goblin.forge.ron");
+    h.run_until(|w| !w.resource::<Log>().reloaded.is_empty());
+    let world = h.world();
+    assert_eq!(world.get::<PointLight>(torch_a).unwrap().intensity, 650.0);
+    assert_eq!(
+        world.get::<PointLight>(torch_nested).unwrap().intensity,
+        650.0
+    );
+    let after = instance_of(&h, root);
+    assert_eq!(
+        after.entity_path(&[5, 2]),
+        Some(torch_a),
+        "patched, not respawned"
+    );
 }
 
 #[test]

@@ -286,7 +286,19 @@ impl AssetLoader for ForgeSceneLoader {
             });
         }
         // 5. What spawning needs.
-        let prefabs = Prefabs::of(&checked.source.parsed.doc, &files);
+        let mut prefabs = Prefabs::of(&checked.source.parsed.doc, &files);
+        if checked.source.cooked.is_none() {
+            let source = load_context.path().source().clone_owned();
+            prefabs.handles = prefabs
+                .files
+                .iter()
+                .map(|file| {
+                    let path =
+                        bevy_asset::AssetPath::from(file.to_string()).with_source(source.clone());
+                    self.server.load::<ForgeScene>(path)
+                })
+                .collect();
+        }
         let crate::pipeline::Checked {
             source,
             expanded,

@@ -43,7 +43,9 @@
 use bevy_platform::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use bevy_asset::{AssetEvent, AssetId, AssetLoadError, AssetLoadFailedEvent, AssetPath, Assets};
+use bevy_asset::{
+    AssetEvent, AssetId, AssetLoadError, AssetLoadFailedEvent, AssetPath, AssetServer, Assets,
+};
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::message::MessageReader;
 use bevy_ecs::name::Name;
@@ -192,6 +194,48 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
             reported.0.remove(&id);
         }
         reload_scene(world, id);
+        reload_placing(world, id);
+    }
+}
+
+/// When scene `id` is a prefab other live scenes place (directly or through other prefabs),
+/// reloads those scenes: a prefab reloaded by its own path (`AssetServer::reload`, or its file
+/// watched) reaches every scene that places it, which hot reload then patches. A scene already
+/// read with the prefab's new document is not read again.
+fn reload_placing(world: &mut World, id: AssetId<ForgeScene>) {
+    let Some(server) = world.get_resource::<AssetServer>().cloned() else {
+        return;
+    };
+    let Some(path) = server.get_path(id) else {
+        return;
+    };
+    let file = path.path().to_string_lossy().replace('\\', "/");
+    let (Some(scenes), Some(applied)) = (
+        world.get_resource::<Assets<ForgeScene>>(),
+        world.get_resource::<AppliedDocs>(),
+    ) else {
+        return;
+    };
+    let new = scenes.get(id).map(|s| s.doc.clone());
+    let placing: Vec<AssetPath<'static>> = applied
+        .0
+        .keys()
+        .filter_map(|scene| {
+            let placing = scenes.get(*scene)?;
+            let has = placing.prefabs.files.iter().any(|f| *f == file);
+            let current = placing
+                .prefabs
+                .docs
+                .iter()
+                .find(|(f, _)| *f == file)
+                .is_some_and(|(_, doc)| new.as_ref().is_some_and(|new| **doc == **new));
+            (has && !current).then(|| server.get_path(*scene)).flatten()
+        })
+        .map(|p| p.into_owned())
+        .collect();
+    for scene in placing {
+        tracing::debug!("prefab `{path}` changed: reloading `{scene}`");
+        server.reload(scene);
     }
 }
 

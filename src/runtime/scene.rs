@@ -63,6 +63,10 @@ pub(crate) struct Prefabs {
     /// The document of each of those files, as written, by asset path: what a cooked twin
     /// bundles ([`ForgeScene::to_cooked`]).
     pub(crate) docs: Vec<(EcoString, Arc<SceneDoc>)>,
+    /// A handle to each of those files as a scene of its own (text scenes only): a reload of
+    /// the prefab's path (`AssetServer::reload`) then finds an asset to reload, and hot reload
+    /// brings it to every scene that places it.
+    pub(crate) handles: Vec<bevy_asset::Handle<ForgeScene>>,
 }
 
 impl Prefabs {

@@ -235,3 +235,40 @@ fn cli_odd_targets_and_inputs() {
         "{unclear:?} given a .forge.bin say only that it is not valid UTF-8"
     );
 }
+
+/// `forge cook --schema` checks what the loader will check of the twin: a scene whose prefab
+/// breaks a custom component's range is not cooked with the game's schemas (without them only
+/// the shape of custom components is known, and it is).
+#[test]
+fn cook_with_the_schema_refuses_a_prefab_the_loader_would_refuse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::create_dir_all(d.join("assets")).unwrap();
+    let brain = "(type: custom, data: (type_path: \"forge_demo::Brain\", fields: [(name: \"hp\", expr: \"250\")]))";
+    write(
+        d,
+        "assets/scenes/l.forge.ron",
+        &doc_text("L", "(type: camera3d)", &["prefabs/p.forge.ron"]),
+    );
+    write(d, "assets/prefabs/p.forge.ron", &doc_text("P", brain, &[]));
+    let schema = d.join("game.forge-schema.ron");
+    super::common::game::schemas().export(&schema).unwrap();
+    let refused = forge(
+        d,
+        &[
+            "cook",
+            "assets/scenes",
+            "--schema",
+            schema.to_str().unwrap(),
+        ],
+    );
+    let s = out(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{s}");
+    assert!(s.contains("error[forge::custom::range]"), "{s}");
+    assert!(s.contains("prefabs/p.forge.ron"), "{s}");
+    assert!(s.contains("not cooked: `"), "{s}");
+    assert!(!d.join("assets/scenes/l.forge.bin").exists());
+    let cooked = forge(d, &["cook", "assets/scenes"]);
+    assert!(cooked.status.success(), "{}", out(&cooked));
+    assert!(d.join("assets/scenes/l.forge.bin").is_file());
+}
