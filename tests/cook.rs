@@ -315,6 +315,7 @@ fn reseal(bytes: &mut [u8]) {
 
 #[test]
 fn a_large_scene_decodes_on_two_threads_to_the_same_document() {
+    common::task_pools();
     for n in [8_191, 8_192, 20_000] {
         let scene = CookedScene {
             source: "large.forge.ron".into(),
@@ -330,6 +331,7 @@ fn a_large_scene_decodes_on_two_threads_to_the_same_document() {
 
 #[test]
 fn damage_in_a_large_scene_is_reported_at_the_first_damaged_entity_every_time() {
+    common::task_pools();
     let doc = large_scene(20_000);
     let key = |name: &str| {
         doc.entities

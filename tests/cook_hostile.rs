@@ -708,6 +708,7 @@ fn duplicate_ids_and_prefabs_are_named() {
     }))
     .unwrap_err();
     assert_eq!(e.code(), "forge::cook::duplicate_id", "{e}");
+    common::task_pools();
     // In a scene large enough to decode on two threads: keys given twice in chunks far apart,
     // the first repeat in file order named, every time; in a bundled prefab, the prefab named.
     let mut w = wire::doc(&scene_doc(&[]));
@@ -1448,6 +1449,7 @@ fn a_key_given_twice_comes_before_a_later_broken_entity() {
         &[],
     ));
     assert_eq!(e.code(), "forge::cook::body", "{e}");
+    common::task_pools();
     // On two threads: key 5 repeated in chunk 0, a broken entity in chunk 8.
     let mut chunks: Vec<Vec<Vec<u8>>> = Vec::new();
     let mut k = 1u64;

@@ -621,8 +621,8 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
                 twice.get_or_insert(key);
             }
         };
-        if parallel(total, slices.len()) {
-            read_shared(&slices, pool, &mut put)
+        if let Some(tasks) = parallel(total, slices.len()) {
+            read_shared(&slices, pool, tasks, &mut put)
         } else {
             read_chunks(&slices, pool, &mut put)
         }
@@ -642,33 +642,29 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
     })
 }
 
-/// Whether to decode `chunks` chunks of `total` entities on two threads: from
-/// [`PARALLEL_FROM`] entities, with more than one core, where the platform has threads.
-fn parallel(total: usize, chunks: usize) -> bool {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        total >= PARALLEL_FROM
-            && chunks > 1
-            && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+/// The task pool to decode `chunks` chunks of `total` entities on: from [`PARALLEL_FROM`]
+/// entities, when the app has Bevy's async compute pool with threads (the command line and
+/// tests without pools, and wasm, decode on the calling thread).
+fn parallel(total: usize, chunks: usize) -> Option<&'static bevy_tasks::TaskPool> {
+    let threads = cfg!(feature = "multi_threaded") && !cfg!(target_arch = "wasm32");
+    if !threads || total < PARALLEL_FROM || chunks < 2 {
+        return None;
     }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = (total, chunks);
-        false
-    }
+    bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p)
 }
 
 /// A chunk's entities, in order, up to its first problem, and that problem.
 type Decoded = (Vec<(u64, EntityNode)>, Result<(), Failure>);
 
-/// Decodes `chunks` on this thread and a helper, giving every entity to `put` in chunk order up
-/// to the first problem, and that problem: each thread takes the next chunk nobody has taken;
-/// this one also hands over finished chunks as soon as every chunk before them is in, and
-/// decodes a chunk straight into `put` when it is the next one due. The result is what one
+/// Decodes `chunks` on this thread and a task of `tasks`, giving every entity to `put` in chunk
+/// order up to the first problem, and that problem: each takes the next chunk nobody has
+/// taken; this thread also hands over finished chunks as soon as every chunk before them is in,
+/// and decodes a chunk straight into `put` when it is the next one due. The result is what one
 /// thread would give.
 fn read_shared(
     chunks: &[(usize, usize, &[u8])],
     pool: &[EcoString],
+    tasks: &bevy_tasks::TaskPool,
     put: &mut dyn FnMut(u64, EntityNode),
 ) -> Result<(), Failure> {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -682,24 +678,22 @@ fn read_shared(
         let outcome = read_chunks(chunk, pool, &mut |k, n| out.push((k, n)));
         (out, outcome)
     };
-    std::thread::scope(|s| {
-        let (send, receive) = std::sync::mpsc::channel::<(usize, Decoded)>();
-        let helper = std::thread::Builder::new()
-            .name("forge cooked decode".into())
-            .spawn_scoped(s, || {
-                let send = send;
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= chunks.len() || send.send((i, decode(i, &own))).is_err() {
-                        return;
-                    }
+    let (send, receive) = std::sync::mpsc::channel::<(usize, Decoded)>();
+    let mut outcome = Ok(());
+    tasks.scope(|s| {
+        let (next, own, decode) = (&next, &own, &decode);
+        s.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= chunks.len() || send.send((i, decode(i, own))).is_err() {
+                    return;
                 }
-            });
-        // Without a helper (no thread), this thread takes every chunk.
+            }
+        });
         let mut pending: Vec<Option<Decoded>> = Vec::new();
         pending.resize_with(chunks.len(), || None);
         let mut due = 0;
-        let outcome = loop {
+        outcome = loop {
             while let Ok((i, decoded)) = receive.try_recv() {
                 pending[i] = Some(decoded);
             }
@@ -733,11 +727,11 @@ fn read_shared(
                 // Every chunk is taken: wait for the helper's.
                 match receive.recv() {
                     Ok((i, decoded)) => pending[i] = Some(decoded),
-                    // The helper ended without sending what it took: it panicked.
+                    // The helper ended without sending what it took: it failed.
                     Err(_) => {
                         break Err(Failure::Layout(BodyError::new(
                             chunks[due].1,
-                            "the decoding thread failed",
+                            "the decoding task failed",
                         )));
                     }
                 }
@@ -745,13 +739,8 @@ fn read_shared(
         };
         // Stop the helper after its current chunk.
         next.store(chunks.len(), Ordering::Relaxed);
-        drop(receive);
-        // Joined here, so a helper that panicked is an error above, not a panic of the scope.
-        if let Ok(helper) = helper {
-            let _ = helper.join();
-        }
-        outcome
-    })
+    });
+    outcome
 }
 
 /// Decodes `chunks` in order, giving each entity to `put`, up to the first problem.

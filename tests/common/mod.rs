@@ -41,6 +41,12 @@ pub fn repo() -> &'static std::path::Path {
         .unwrap_or(manifest)
 }
 
+/// Starts Bevy's async compute task pool, as an app's `TaskPoolPlugin` does, so large scenes
+/// decode and check on its threads in tests without an app.
+pub fn task_pools() {
+    bevy_tasks::AsyncComputeTaskPool::get_or_init(bevy_tasks::TaskPool::new);
+}
+
 /// The fixture directory inside the repository.
 pub fn fixture(rel: &str) -> std::path::PathBuf {
     repo().join("tests/fixtures").join(rel)
