@@ -18,7 +18,7 @@ use bevy_sprite::Sprite;
 use bevy_transform::components::Transform;
 use common::game::Brain;
 use common::harness::Harness;
-use common::scenes::{Log, edit, instance_of, load_errors, log_reloads};
+use common::scenes::{Log, edit, edit_in_memory, instance_of, load_errors, log_reloads};
 
 fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], rest: &str) -> String {
     let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
@@ -828,41 +828,41 @@ fn an_in_memory_edit_of_a_scene_with_instances_is_applied_and_checked() {
         o
     };
     let before = h.world().resource::<Log>().reloaded.len();
-    {
-        let mut scenes = h
-            .app
-            .world_mut()
-            .resource_mut::<bevy_asset::Assets<bevy_forge_scene::ForgeScene>>();
-        let mut scene = scenes.get_mut(&handle).unwrap();
-        let doc = scene.doc_mut();
+    edit_in_memory(&mut h, &handle, |doc| {
         let instance = doc.entity_mut(5).unwrap().instance.as_deref_mut().unwrap();
         instance.overrides.push(set(999.0));
-    }
+    })
+    .unwrap();
     h.run_until(|w| w.resource::<Log>().reloaded.len() > before);
     let light = h.world().get::<PointLight>(torch).unwrap();
     assert_eq!((light.intensity, light.range), (999.0, 20.0));
-    // A bad value is refused and changes nothing.
-    let failed = h.world().resource::<Log>().failed.len();
-    {
-        let mut scenes = h
-            .app
-            .world_mut()
-            .resource_mut::<bevy_asset::Assets<bevy_forge_scene::ForgeScene>>();
-        let mut scene = scenes.get_mut(&handle).unwrap();
-        let doc = scene.doc_mut();
+    // A bad value is refused with its diagnostics and changes nothing: the asset stays whole.
+    let refused = edit_in_memory(&mut h, &handle, |doc| {
         let instance = doc.entity_mut(5).unwrap().instance.as_deref_mut().unwrap();
         instance.overrides.push(set(-1.0));
-    }
-    h.run_until(|w| w.resource::<Log>().failed.len() > failed);
-    let refused = h.world().resource::<Log>().failed.last().unwrap().clone();
+    })
+    .unwrap_err();
     assert!(
-        refused
-            .diagnostics
-            .iter()
-            .any(|d| d.code == "forge::light::intensity"),
+        refused.iter().any(|d| d.code == "forge::light::intensity"),
         "{refused:?}"
     );
+    for _ in 0..5 {
+        h.app.update();
+    }
     assert_eq!(h.world().get::<PointLight>(torch).unwrap().intensity, 999.0);
+    let scenes = h.world().resource::<bevy_asset::Assets<ForgeScene>>();
+    let overrides = &scenes
+        .get(&handle)
+        .unwrap()
+        .doc()
+        .entity(5)
+        .unwrap()
+        .instance;
+    assert_eq!(
+        overrides.as_ref().unwrap().overrides.len(),
+        1,
+        "the refused edit is not kept"
+    );
 }
 
 #[test]

@@ -629,11 +629,11 @@ fn references_in_strings_and_comments_are_text() {
     );
 }
 
-/// An entity added to a loaded scene in memory and spawned before the edit is prepared (here
-/// with `spawn_into`) spawns without custom components; the others keep theirs, references
-/// included. In a small scene (its values in one run) and a large one (in several).
+/// An entity added to a loaded scene in memory (the scene prepared again by `edited`) spawns
+/// with the others, which keep their custom components, references included. In a small scene
+/// (its values in one run) and a large one (in several).
 #[test]
-fn an_entity_added_in_memory_spawns_without_custom_components_until_prepared() {
+fn an_entity_added_in_memory_spawns_with_the_others_keeping_their_values() {
     for n in [3u64, 9_000] {
         let entities: Vec<String> = (1..=n)
             .map(|id| {
@@ -653,11 +653,11 @@ fn an_entity_added_in_memory_spawns_without_custom_components_until_prepared() {
         let handle = h.load("added.forge.ron");
         let id = handle.id();
         h.run_until(|w| w.resource::<Assets<ForgeScene>>().contains(id));
-        let added = {
-            let mut scenes = h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-            let mut scene = scenes.get_mut(id).unwrap();
-            scene.doc_mut().add_entity("New".to_owned(), None).unwrap()
-        };
+        let mut added = 0;
+        common::scenes::edit_in_memory(&mut h, id, |doc| {
+            added = doc.add_entity("New".to_owned(), None).unwrap();
+        })
+        .unwrap();
         let mut world = World::new();
         let root = world.spawn_empty().id();
         let scenes = h.world().resource::<Assets<ForgeScene>>();

@@ -8,7 +8,6 @@ mod common;
 
 use std::time::Instant;
 
-use bevy_asset::Assets;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::format::{ComponentData, SceneDoc};
 use bevy_forge_scene::prelude::*;
@@ -730,10 +729,7 @@ fn an_edit_in_memory_re_resolves_references() {
     h.add("level.forge.ron", &level(&[("target", "#2")]));
     let (root, _) = h.spawn_scene("level.forge.ron");
     let handle = h.load("level.forge.ron");
-    {
-        let mut scenes = h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-        let mut scene = scenes.get_mut(&handle).unwrap();
-        let doc = scene.doc_mut();
+    common::scenes::edit_in_memory(&mut h, &handle, |doc| {
         let mut bell = doc.entities[&4].clone();
         bell.id = 9;
         bell.name = "Bell".into();
@@ -741,7 +737,8 @@ fn an_edit_in_memory_re_resolves_references() {
         doc.roots.push(9);
         doc.next_id = doc.next_id.max(10);
         set_target(doc, "#9");
-    }
+    })
+    .unwrap();
     let second = h.spawn_root(&handle);
     h.run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
     for _ in 0..20 {

@@ -14,6 +14,7 @@ use bevy_forge_scene::format::{CustomComponent, CustomField};
 use bevy_forge_scene::prelude::*;
 use bevy_transform::components::Transform;
 use common::harness::Harness;
+use common::scenes::edit_in_memory;
 
 fn entity(
     id: u64,
@@ -379,14 +380,12 @@ fn saving_the_same_text_twice_applies_nothing_the_second_time() {
 fn in_memory_edits_go_through_the_same_path() {
     let mut live = Live::start(&base());
     let id = live.instance.scene();
-    {
-        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-        let mut scene = scenes.get_mut(id).unwrap();
-        let doc = scene.doc_mut();
+    edit_in_memory(&mut live.h, id, |doc| {
         doc.rename(4, "Dee").unwrap();
         let new = doc.add_entity("Added", Some(4)).unwrap();
         doc.add_component(new, ComponentData::Camera3d).unwrap();
-    }
+    })
+    .unwrap();
     live.h
         .run_until(|w| !w.resource::<Log>().reloaded.is_empty());
     live.instance = live
@@ -628,10 +627,7 @@ fn a_new_instance_after_a_refused_edit_gets_each_entity_its_own_values() {
     );
     let mut live = Live::start(&text);
     let id = live.instance.scene();
-    {
-        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-        let mut scene = scenes.get_mut(id).unwrap();
-        let doc = scene.doc_mut();
+    let refused = edit_in_memory(&mut live.h, id, |doc| {
         doc.delete_subtree(1).unwrap();
         // An invalid custom component: the edit is refused.
         doc.add_component(
@@ -645,8 +641,15 @@ fn a_new_instance_after_a_refused_edit_gets_each_entity_its_own_values() {
             }),
         )
         .unwrap();
+    })
+    .unwrap_err();
+    assert!(
+        refused.iter().any(|d| d.code == "forge::custom::expr"),
+        "{refused:?}"
+    );
+    for _ in 0..5 {
+        live.h.app.update();
     }
-    live.h.run_until(|w| !w.resource::<Log>().failed.is_empty());
     // The old instance is untouched (last good scene).
     assert_eq!(live.radius(2), Some(2.0));
     // A second instance of the same scene.
@@ -681,11 +684,10 @@ fn a_new_instance_in_the_frame_of_an_edit_gets_each_entity_its_own_values() {
     let mut live = Live::start(&text);
     let id = live.instance.scene();
     let handle = live.h.load("level.forge.ron");
-    {
-        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-        let mut scene = scenes.get_mut(id).unwrap();
-        scene.doc_mut().delete_subtree(1).unwrap();
-    }
+    edit_in_memory(&mut live.h, id, |doc| {
+        doc.delete_subtree(1).unwrap();
+    })
+    .unwrap();
     let second = live.h.spawn_root(&handle);
     live.h
         .run_until(|w| w.get::<ForgeSceneInstance>(second).is_some());
@@ -757,11 +759,7 @@ fn in_memory_custom_edits_apply_and_a_later_save_diffs_against_them() {
     let id = live.instance.scene();
     let edit = |live: &mut Live, f: &dyn Fn(&mut SceneDoc)| {
         let before = live.log().reloaded.len();
-        {
-            let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-            let mut scene = scenes.get_mut(id).unwrap();
-            f(scene.doc_mut());
-        }
+        edit_in_memory(&mut live.h, id, |doc| f(doc)).unwrap();
         live.h
             .run_until(|w| w.resource::<Log>().reloaded.len() > before);
     };
@@ -807,8 +805,8 @@ fn in_memory_custom_edits_apply_and_a_later_save_diffs_against_them() {
     assert_eq!(live.radius(3), Some(3.0));
 }
 
-/// A scene loaded but not spawned yet, edited in memory, then spawned: the edit is never
-/// prepared (no live instance, so `reload_scene` returns before `prepare_again`).
+/// A scene loaded but not spawned yet, edited in memory, then spawned: it spawns as edited (an
+/// edit in memory gives a scene prepared whole, whether or not an instance is live).
 #[test]
 fn an_edit_before_the_first_spawn_is_prepared_before_spawning() {
     let mut h = Harness::new();
@@ -823,11 +821,10 @@ fn an_edit_before_the_first_spawn_is_prepared_before_spawning() {
     let handle = h.load("level.forge.ron");
     let id = handle.id();
     h.run_until(|w| w.resource::<Assets<ForgeScene>>().contains(id));
-    {
-        let mut scenes = h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-        let mut scene = scenes.get_mut(id).unwrap();
-        scene.doc_mut().delete_subtree(1).unwrap();
-    }
+    edit_in_memory(&mut h, id, |doc| {
+        doc.delete_subtree(1).unwrap();
+    })
+    .unwrap();
     for _ in 0..5 {
         h.app.update();
     }
@@ -851,11 +848,11 @@ fn an_entity_added_in_the_frame_of_a_new_instance_is_spawned_once() {
     let mut live = Live::start(&text);
     let id = live.instance.scene();
     let handle = live.h.load("level.forge.ron");
-    let added = {
-        let mut scenes = live.h.app.world_mut().resource_mut::<Assets<ForgeScene>>();
-        let mut scene = scenes.get_mut(id).unwrap();
-        scene.doc_mut().add_entity("Added", None).unwrap()
-    };
+    let mut added = 0;
+    edit_in_memory(&mut live.h, id, |doc| {
+        added = doc.add_entity("Added", None).unwrap();
+    })
+    .unwrap();
     let second = live.h.spawn_root(&handle);
     live.h
         .run_until(|w| !w.resource::<Log>().reloaded.is_empty());

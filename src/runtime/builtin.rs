@@ -82,6 +82,18 @@ impl Sink for RuntimeSink<'_> {
     }
 }
 
+/// Where built-ins go in a world without an asset server: nowhere (default handles).
+pub(crate) struct NoAssets;
+
+impl Sink for NoAssets {
+    fn load_path<A: bevy_asset::Asset>(&mut self, _path: String) -> Handle<A> {
+        Handle::default()
+    }
+    fn add_mesh(&mut self, _label: String, _mesh: Mesh) -> Handle<Mesh> {
+        Handle::default()
+    }
+}
+
 impl PreparedComponent {
     /// The file tag (= component key) this component was prepared from.
     pub(crate) fn tag(&self) -> &'static str {

@@ -388,9 +388,7 @@ impl<'w> Capture<'w> {
             fields: Vec::new(),
         };
         // The value the scene spawned, references resolved to this instance's entities.
-        let prepared = index
-            .and_then(|i| self.scene.prepared_index(who.0, i))
-            .and_then(|i| self.scene.custom.entity(i).find(&canonical));
+        let prepared = index.and_then(|i| self.scene.custom.entity(i).find(&canonical));
         let instance = self.instance;
         let live_of = |key: u64| instance.by_key(key);
         let mut unchanged = vec![false; written.map_or(0, |w| w.fields.len())];

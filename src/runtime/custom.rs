@@ -281,21 +281,20 @@ fn resolve_type(
     })
 }
 
-/// Builds the custom components of every entity (in `doc.entities` order); `referable` the
-/// entities references may name. Errors are returned, not logged.
-pub(crate) fn prepare(
-    doc: &SceneDoc,
-    map: &SourceMap,
-    cx: &CustomContext,
-    referable: &Referable<'_>,
-) -> (PreparedCustoms, Vec<Diagnostic>) {
-    join(vec![prepare_part(
-        doc,
-        0..doc.entities.len(),
-        map,
-        cx,
-        referable,
-    )])
+impl CustomContext {
+    /// The type registry and schemas of `world` (empty when it has none).
+    pub(crate) fn of(world: &World) -> Self {
+        CustomContext {
+            registry: world
+                .get_resource::<AppTypeRegistry>()
+                .cloned()
+                .unwrap_or_default(),
+            schemas: world
+                .get_resource::<ForgeSchemas>()
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// The loader's rules for custom components: each is checked by building it through the game's
@@ -640,38 +639,6 @@ pub(crate) fn remove(entity: &mut EntityWorldMut, type_path: &str) {
     let registry = registry.read();
     if let Some(component) = registry.get_type_data::<ReflectComponent>(entry.type_id) {
         component.remove(entity);
-    }
-}
-
-/// Builds the custom components of a document edited in memory, with the app's registry and
-/// schemas. Errors are the same diagnostics a load reports.
-pub(crate) fn prepare_in_world(
-    world: &World,
-    doc: &SceneDoc,
-    referable: &Referable<'_>,
-) -> (PreparedCustoms, Vec<Diagnostic>) {
-    let cx = CustomContext {
-        registry: world
-            .get_resource::<AppTypeRegistry>()
-            .cloned()
-            .unwrap_or_default(),
-        schemas: world
-            .get_resource::<ForgeSchemas>()
-            .cloned()
-            .unwrap_or_default(),
-    };
-    prepare(doc, &SourceMap::default(), &cx, referable)
-}
-
-/// The document whose custom components are built (the expansion, when `parsed` places
-/// prefabs) and the entities their references may name.
-pub(crate) fn referable<'a>(
-    parsed: &'a crate::format::ParsedScene,
-    expanded: Option<&'a crate::prefab::ExpandedScene>,
-) -> (&'a SceneDoc, Referable<'a>) {
-    match expanded {
-        Some(e) => (&e.doc, e.referable()),
-        None => (&parsed.doc, Referable::own(&parsed.doc)),
     }
 }
 

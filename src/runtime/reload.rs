@@ -54,7 +54,7 @@ use bevy_ecs::system::SystemState;
 
 use super::components::{ForgeEntityPath, bevy_transform_of};
 use super::loader::{ForgeSceneLoadError, list};
-use super::scene::{ForgeScene, prepare_again};
+use super::scene::ForgeScene;
 use super::spawn::{AppliedDoc, AppliedDocs, ForgeSceneInstance, insert_references, spawn_entity};
 use crate::diff::{ComponentChange, SceneDiff};
 use crate::validate::{Diagnostic, Severity};
@@ -76,8 +76,9 @@ pub struct ForgeSceneReloaded {
 }
 
 /// Triggered on each [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity of a scene whose reload
-/// failed (the file no longer reads or validates, or an edit in memory was refused); nothing in
-/// the world changed and the last good scene stays live. Triggered once per failed load and
+/// failed (the file, or a prefab it places, no longer reads or validates); nothing in the world
+/// changed and the last good scene stays live. (An edit in memory that does not check is
+/// refused by [`ForgeScene::edited`] itself, with its diagnostics.) Triggered once per failed load and
 /// root; an observer without a target (`app.add_observer(|failed: On<ForgeSceneReloadFailed>|
 /// ..)`) sees every one.
 ///
@@ -91,7 +92,7 @@ pub struct ForgeSceneReloadFailed {
     pub entity: Entity,
     /// The scene asset.
     pub scene: AssetId<ForgeScene>,
-    /// The asset path of the file (`(in memory)` for a refused edit in memory).
+    /// The asset path of the file.
     pub path: AssetPath<'static>,
     /// Every problem, with line and column where known.
     pub diagnostics: Vec<Diagnostic>,
@@ -247,22 +248,10 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
     else {
         return; // no live instance yet
     };
-    world.resource_scope(|world, mut scenes: Mut<Assets<ForgeScene>>| {
-        let Some(scene) = scenes.get_mut_untracked(id) else {
+    world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
+        let Some(scene) = scenes.get(id) else {
             return;
         };
-        if scene.stale
-            && let Err(diagnostics) = prepare_again(world, scene)
-        {
-            let path = AssetPath::from("(in memory)").into_owned();
-            tracing::error!(
-                "in-memory edit of scene {id:?} refused; the last good scene stays live"
-            );
-            report_failure(world, id, path, diagnostics);
-            return;
-        }
-
-        let scene: &ForgeScene = scene;
         if Arc::ptr_eq(&old.doc, scene.spawn_doc()) {
             return;
         }

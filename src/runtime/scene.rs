@@ -31,7 +31,8 @@ pub struct ForgeScene {
     /// The scene with its prefab instances expanded, when it places any: what spawns, what hot
     /// reload diffs, and what `prepared` and `custom` are in the order of.
     pub(crate) expanded: Option<Arc<ExpandedScene>>,
-    /// The prefabs the scene places, kept to expand the document again after an edit in memory.
+    /// The prefabs the scene places, kept to expand the document again after an edit in memory
+    /// ([`edited`](Self::edited)).
     pub(crate) prefabs: Prefabs,
     /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`](super::ForgeSceneLoaderSettings::keep_source_map)).
     pub(crate) source_map: Option<SourceMap>,
@@ -41,15 +42,9 @@ pub struct ForgeScene {
     pub(crate) custom: PreparedCustoms,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
     pub(crate) materials: Vec<MaterialData>,
-    /// Set by [`ForgeScene::doc_mut`]: `prepared` no longer matches `doc`.
-    pub(crate) stale: bool,
-    /// While `stale`: the index in `prepared` and `custom` of each entity id of the document they
-    /// were prepared from (the document before the first edit), so an instance spawned before
-    /// the edit is prepared gets each entity's own values, never its neighbour's.
-    pub(crate) prepared_index: Option<bevy_platform::collections::HashMap<u64, usize>>,
-    /// The text hash of each entity entry, in `doc.entities` order, while `doc` is exactly what
-    /// was read (`None` after [`ForgeScene::doc_mut`]). Hot reload skips entities whose entry
-    /// text did not change.
+    /// The text hash of each entity entry, in `doc.entities` order, when `doc` is exactly what
+    /// was read (`None` for a scene [`edited`](Self::edited) in memory). Hot reload skips
+    /// entities whose entry text did not change.
     pub(crate) text_hashes: Option<Arc<[u64]>>,
 }
 
@@ -95,7 +90,7 @@ impl Prefabs {
 
 impl ForgeScene {
     /// The cooked form of this scene ([`crate::cook`]): its document as read (with the edits
-    /// made through [`doc_mut`](Self::doc_mut)) and every prefab it places, `source` naming
+    /// of [`edited`](Self::edited)) and every prefab it places, `source` naming
     /// the text it comes from. The asset processor's [`ForgeSceneSaver`] writes this.
     ///
     /// [`ForgeSceneSaver`]: super::processor::ForgeSceneSaver
@@ -149,35 +144,103 @@ impl ForgeScene {
         self.expanded.as_deref()?.placed_path(key)
     }
 
-    /// The document, for editing in memory (as an editor does). Editing goes through the same
-    /// path as a file change: the `AssetEvent::Modified` this causes makes the plugin diff the
-    /// last applied document against this one and patch every live instance. Positions in
-    /// [`source_map`](Self::source_map) keep describing the file as it was read.
-    pub fn doc_mut(&mut self) -> &mut SceneDoc {
-        // A scene with instances keeps spawning its last expansion until the edit is prepared.
-        if !self.stale && self.expanded.is_none() {
-            self.prepared_index = Some(
-                self.doc
-                    .entities
-                    .keys()
-                    .enumerate()
-                    .map(|(index, id)| (*id, index))
-                    .collect(),
-            );
+    /// This scene with its document changed by `edit`, prepared as a load prepares a file
+    /// (every rule, the prefabs it placed when it loaded, custom components built with `world`'s
+    /// types, built-ins with its asset server): what an editor does in memory. Replace the asset
+    /// with it (`Assets::insert(id, scene)`) and hot reload patches every live instance with the
+    /// changes, as for a saved file. This scene is not changed: an asset is always whole.
+    ///
+    /// ```
+    /// # use bevy_ecs::prelude::*;
+    /// # use bevy_asset::{AssetId, Assets};
+    /// # use bevy_forge_scene::ForgeScene;
+    /// /// Renames entity 4 of the scene `id`, or says why not.
+    /// fn rename(world: &mut World, id: AssetId<ForgeScene>) {
+    ///     world.resource_scope(|world, mut scenes: Mut<Assets<ForgeScene>>| {
+    ///         let Some(scene) = scenes.get(id) else { return };
+    ///         match scene.edited(world, |doc| {
+    ///             let _ = doc.rename(4, "Dee");
+    ///         }) {
+    ///             Ok(edited) => {
+    ///                 let _ = scenes.insert(id, edited);
+    ///             }
+    ///             Err(diagnostics) => eprintln!("{} problems", diagnostics.len()),
+    ///         }
+    ///     });
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// Every error diagnostic of the edited document (validation, custom components, entity
+    /// references, `forge::prefab::not_loaded` for a prefab the scene was not loaded with), as
+    /// a load reports them but without positions (they would describe the file, not the edit).
+    pub fn edited(
+        &self,
+        world: &mut World,
+        edit: impl FnOnce(&mut SceneDoc),
+    ) -> Result<ForgeScene, Vec<Diagnostic>> {
+        let mut doc = SceneDoc::clone(&self.doc);
+        edit(&mut doc);
+        let mut errors = Vec::new();
+        for scene_path in crate::prefab::instance_scenes(&doc) {
+            if !self.prefabs.docs.iter().any(|(p, _)| p == scene_path) {
+                errors.push(Diagnostic::new(
+                    Severity::Error,
+                    "forge::prefab::not_loaded",
+                    format!(
+                        "prefab `{scene_path}` was not loaded with the scene: an edit in memory can place only the prefabs the file placed; save the file to load it"
+                    ),
+                ));
+            }
         }
-        self.stale = true;
-        self.text_hashes = None;
-        Arc::make_mut(&mut self.doc)
-    }
-
-    /// Where the prepared values of entity `id` (at `index` of the document) are: `index`, or
-    /// while the document has edits not prepared yet, the entity's index when it was prepared
-    /// (`None` for an entity added since).
-    pub(crate) fn prepared_index(&self, id: u64, index: usize) -> Option<usize> {
-        match (&self.prepared_index, self.stale) {
-            (Some(map), true) => map.get(&id).copied(),
-            _ => Some(index),
+        if !errors.is_empty() {
+            return Err(errors);
         }
+        let parsed = ParsedScene {
+            doc,
+            source_map: SourceMap::default(),
+            warnings: Vec::new(),
+        };
+        let source = crate::pipeline::Source::from_parsed("(in memory)", parsed);
+        let mut files = crate::pipeline::PrefabFiles::new(|p: &str| {
+            Err(format!("`{p}` was not loaded with the scene"))
+        })
+        .with_documents(
+            self.prefabs
+                .docs
+                .iter()
+                .map(|(p, d)| (p.to_string(), SceneDoc::clone(d))),
+        );
+        let rules = super::custom::CustomContext::of(world);
+        let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
+        let checked = crate::pipeline::check_with(source, &mut files, &rules, pool);
+        let errors: Vec<Diagnostic> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect();
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let crate::pipeline::Checked {
+            source,
+            expanded,
+            built,
+            ..
+        } = checked;
+        let spawned = expanded.as_ref().map_or(&source.parsed.doc, |e| &e.doc);
+        let (prepared, materials) = prepare_in_world(world, spawned);
+        Ok(ForgeScene {
+            doc: Arc::new(source.parsed.doc),
+            expanded: expanded.map(Arc::new),
+            prefabs: self.prefabs.clone(),
+            source_map: None,
+            prepared,
+            custom: built,
+            materials,
+            text_hashes: None,
+        })
     }
 
     /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
@@ -256,8 +319,6 @@ pub(crate) fn build(
         prepared,
         custom,
         materials,
-        stale: false,
-        prepared_index: None,
     }
 }
 
@@ -339,75 +400,20 @@ pub(crate) fn prepare_entities(
     (prepared, materials)
 }
 
-/// Prepares a scene edited in memory again (its prepared values describe the old document).
-/// Fails, changing nothing, when the edited document has validation or custom-component errors.
-pub(crate) fn prepare_again(
-    world: &mut World,
-    scene: &mut ForgeScene,
-) -> Result<(), Vec<Diagnostic>> {
-    // The edited document is checked in place: taken out of its `Arc` (not copied: after
-    // `doc_mut` the scene owns it alone) and put back below. Positions are dropped (they would
-    // describe the file, not the edit), so no source map is needed.
-    let empty = SceneDoc {
-        format_version: 0,
-        name: String::new(),
-        entities: Default::default(),
-        roots: Vec::new(),
-        next_id: 0,
-    };
-    let parsed = ParsedScene {
-        doc: std::mem::replace(Arc::make_mut(&mut scene.doc), empty),
-        source_map: SourceMap::default(),
-        warnings: Vec::new(),
-    };
-    let mut errors: Vec<Diagnostic> = crate::validate::validate_parsed(&parsed, None).diagnostics;
-    // Instances expand with the prefabs the scene loaded with.
-    for scene_path in crate::prefab::instance_scenes(&parsed.doc) {
-        if !scene.prefabs.scenes.contains_key(scene_path) {
-            errors.push(Diagnostic::new(
-                Severity::Error,
-                "forge::prefab::not_loaded",
-                format!(
-                    "prefab `{scene_path}` was not loaded with the scene: an edit in memory can place only the prefabs the file placed; save the file to load it"
-                ),
-            ));
-        }
-    }
-    let (expanded, expand_diagnostics) =
-        crate::prefab::expand(&parsed, &|p| scene.prefabs.scenes.get(p).map(|e| &**e));
-    errors.extend(expand_diagnostics);
-    if let Some(expanded) = &expanded {
-        errors.extend(expanded.check_overridden(&parsed));
-    }
-    let (custom, custom_errors) = {
-        let (spawned, referable) = super::custom::referable(&parsed, expanded.as_ref());
-        super::custom::prepare_in_world(world, spawned, &referable)
-    };
-    let custom_errors: Vec<Diagnostic> = match &expanded {
-        Some(e) => custom_errors
-            .into_iter()
-            .filter_map(|d| e.locate(&parsed, d))
-            .collect(),
-        None => custom_errors,
-    };
-    *Arc::make_mut(&mut scene.doc) = parsed.doc;
-    errors.extend(custom_errors);
-    let errors: Vec<Diagnostic> = errors
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| Diagnostic {
-            position: None,
-            ..d
-        })
-        .collect();
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    scene.expanded = expanded.map(Arc::new);
+/// The built-ins of `doc` prepared with `world`'s asset server (meshes added to its
+/// `Assets<Mesh>`): a scene edited in memory.
+fn prepare_in_world(world: &mut World, doc: &SceneDoc) -> (PreparedBuiltins, Vec<MaterialData>) {
     #[cfg(feature = "builtins")]
     {
-        let Some(server) = world.get_resource::<bevy_asset::AssetServer>().cloned() else {
-            return Ok(());
+        let server = world.get_resource::<bevy_asset::AssetServer>().cloned();
+        let meshes = world.contains_resource::<bevy_asset::Assets<bevy_mesh::Mesh>>();
+        let (Some(server), true) = (server, meshes) else {
+            return prepare_entities(
+                doc,
+                &SourceMap::default(),
+                &mut super::builtin::NoAssets,
+                "(in memory)",
+            );
         };
         world.resource_scope(
             |_, mut meshes: bevy_ecs::world::Mut<bevy_asset::Assets<bevy_mesh::Mesh>>| {
@@ -415,30 +421,13 @@ pub(crate) fn prepare_again(
                     server,
                     meshes: &mut meshes,
                 };
-                let (prepared, materials) = prepare_entities(
-                    scene.spawn_doc(),
-                    &SourceMap::default(),
-                    &mut sink,
-                    "(in memory)",
-                );
-                scene.prepared = prepared;
-                scene.materials = materials;
+                prepare_entities(doc, &SourceMap::default(), &mut sink, "(in memory)")
             },
-        );
+        )
     }
     #[cfg(not(feature = "builtins"))]
     {
-        let (prepared, materials) = prepare_entities(
-            scene.spawn_doc(),
-            &SourceMap::default(),
-            &mut (),
-            "(in memory)",
-        );
-        scene.prepared = prepared;
-        scene.materials = materials;
+        let _ = world;
+        prepare_entities(doc, &SourceMap::default(), &mut (), "(in memory)")
     }
-    scene.custom = custom;
-    scene.stale = false;
-    scene.prepared_index = None;
-    Ok(())
 }

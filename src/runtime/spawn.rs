@@ -13,7 +13,7 @@ use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
 use super::components::{ForgeEntityId, ForgeEntityPath, bevy_transform_of};
-use super::scene::{ForgeScene, prepare_again};
+use super::scene::ForgeScene;
 use crate::format::SceneDoc;
 use crate::prefab::PlacedPaths;
 
@@ -249,16 +249,8 @@ pub(crate) fn spawn_scene_instances(
     if pending.is_empty() {
         return;
     }
-    world.resource_scope(|world, mut scenes: Mut<Assets<ForgeScene>>| {
+    world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         for (root, id) in pending {
-            // A document edited in memory is prepared before it spawns (hot reload prepares it
-            // only for live instances). A refused edit spawns each entity with its last good
-            // values; hot reload reports the refusal.
-            if let Some(scene) = scenes.get_mut_untracked(id)
-                && scene.stale
-            {
-                let _ = prepare_again(world, scene);
-            }
             let Some(scene) = scenes.get(id) else {
                 continue;
             };
@@ -383,10 +375,8 @@ pub(crate) fn spawn_entity(
     // An entity an instance placed: its own id, and its id path as a sibling component.
     let placed = scene.placed_path(id);
     let own_id = placed.and_then(|p| p.last().copied()).unwrap_or(id);
-    // The entity's own prepared values, also while the document has edits not prepared yet.
-    let prepared = scene.prepared_index(id, index);
     #[cfg(feature = "builtins")]
-    let builtins = prepared.map_or(&[][..], |i| scene.prepared.entity(i));
+    let builtins = scene.prepared.entity(index);
     let name = bevy_ecs::name::Name::new(String::from(node.name.as_str()));
     let transform = bevy_transform_of(&node.transform);
     // One bundle for what every entity has: one archetype move instead of several.
@@ -395,7 +385,7 @@ pub(crate) fn spawn_entity(
     let has_builtins = !builtins.is_empty();
     #[cfg(not(feature = "builtins"))]
     let has_builtins = false;
-    let custom = prepared.map_or_else(super::custom::Customs::empty, |i| scene.custom.entity(i));
+    let custom = scene.custom.entity(index);
     let (entity, custom) = if has_builtins {
         (world.spawn(bundle).id(), custom)
     } else {
@@ -453,10 +443,7 @@ pub(crate) fn insert_references(
 ) {
     let live = |key: u64| entities.get(&key).copied();
     for (id, index) in which {
-        let Some(prepared) = scene.prepared_index(id, index) else {
-            continue;
-        };
-        let customs = scene.custom.entity(prepared);
+        let customs = scene.custom.entity(index);
         if !customs.iter().any(|c| c.refers()) {
             continue;
         }

@@ -111,6 +111,26 @@ pub fn outcome(
     Ok((root, instance))
 }
 
+/// Edits the loaded scene `id` in memory as an editor does: `ForgeScene::edited`, then the
+/// asset replaced (hot reload patches the live instances). The diagnostics when refused.
+pub fn edit_in_memory(
+    h: &mut Harness,
+    id: impl Into<bevy_asset::AssetId<ForgeScene>>,
+    edit: impl FnOnce(&mut bevy_forge_scene::format::SceneDoc),
+) -> Result<(), Vec<Diagnostic>> {
+    let id = id.into();
+    h.app
+        .world_mut()
+        .resource_scope(|world, mut scenes: Mut<bevy_asset::Assets<ForgeScene>>| {
+            let edited = scenes
+                .get(id)
+                .expect("the scene is loaded")
+                .edited(world, edit)?;
+            scenes.insert(id, edited).expect("a scene id");
+            Ok(())
+        })
+}
+
 /// The diagnostics of the failed load of `path` (already in the asset source).
 pub fn load_errors(h: &mut Harness, path: &str) -> Vec<Diagnostic> {
     let handle = h.load(path);
