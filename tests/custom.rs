@@ -34,6 +34,7 @@ impl ForgeComponent for Manual {
                 "level", &0, false, None, "",
             )],
             skipped: vec![],
+            renamed_from: vec![],
         }
     }
 }
@@ -485,6 +486,7 @@ fn resources_are_refused_by_register_forge_component() {
                 docs: String::new(),
                 fields: vec![],
                 skipped: vec![],
+                renamed_from: vec![],
             }
         }
     }

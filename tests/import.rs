@@ -45,12 +45,13 @@ struct Orbit {
     axis: Vec3,
 }
 
-/// The goblin prefab's health.
+/// The goblin prefab's health, and the era samples' (`tests/fixtures/bevy_eras`).
 #[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
 #[reflect(Component, Default)]
-#[forge(type_path = "forge_demo::Health")]
+#[type_path = "forge_demo"]
 struct Health {
     hp: u32,
+    max: u32,
 }
 
 /// Registers the Bevy types a scene spawns, as a game's plugins would.
@@ -94,6 +95,7 @@ fn schemas(world: &World) -> ImportOptions {
     ImportOptions {
         name: "Imported".to_owned(),
         schemas: Some(world.resource::<ForgeSchemas>().clone()),
+        ..ImportOptions::default()
     }
 }
 
@@ -1128,4 +1130,399 @@ fn children_come_in_children_order_and_ids_do_not_depend_on_the_file_order() {
     let backward = import::from_world(&reversed, &registry).unwrap();
     assert_eq!(forward.doc, backward.doc);
     assert_eq!(forward.doc, imported.doc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every era of Bevy's `.scn.ron` (`tests/fixtures/bevy_eras`, `expected.ron` says what each
+// holds): imported with the game's registry and with its schema file alone, loaded through the
+// plugin, and compared with the file.
+
+/// `forge_demo::Follow` of the era samples: a reference to another entity.
+#[derive(Component, Reflect, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[type_path = "forge_demo"]
+struct Follow {
+    target: Entity,
+    distance: f32,
+}
+
+impl Default for Follow {
+    fn default() -> Self {
+        Self {
+            target: Entity::PLACEHOLDER,
+            distance: 0.0,
+        }
+    }
+}
+
+/// A handle without a path in every era.
+#[derive(Component, Reflect, Default, Debug, ForgeComponent)]
+#[reflect(Component, Default)]
+#[type_path = "forge_demo"]
+struct Glow {
+    texture: bevy_asset::Handle<bevy_image::Image>,
+}
+
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[type_path = "forge_demo"]
+struct Loot {
+    items: Vec<String>,
+}
+
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[type_path = "forge_demo"]
+struct Interactable;
+
+/// A handle loaded from `textures/chest.png` (its path written from Bevy 0.19 on).
+#[derive(Component, Reflect, Default, Debug, ForgeComponent)]
+#[reflect(Component, Default)]
+#[type_path = "forge_demo"]
+struct Icon {
+    image: bevy_asset::Handle<bevy_image::Image>,
+}
+
+/// The samples' `forge_demo::Score` resource.
+#[derive(Resource, Reflect, Default, Debug)]
+#[reflect(Resource, Default)]
+#[type_path = "forge_demo"]
+#[type_name = "Score"]
+struct Points {
+    value: u32,
+}
+
+const ERAS: &str = "tests/fixtures/bevy_eras";
+
+/// `expected.ron`: what every era sample holds.
+#[derive(serde::Deserialize)]
+struct Expected {
+    world: ExpectedWorld,
+    eras: std::collections::BTreeMap<String, ExpectedEra>,
+}
+
+#[derive(serde::Deserialize)]
+struct ExpectedWorld {
+    entities: Vec<ExpectedEntity>,
+    #[allow(dead_code)]
+    resources: Vec<ExpectedGame>,
+}
+
+#[derive(serde::Deserialize)]
+struct ExpectedEntity {
+    name: String,
+    parent: Option<String>,
+    children: Vec<String>,
+    translation: (f32, f32, f32),
+    rotation: (f32, f32, f32, f32),
+    scale: (f32, f32, f32),
+    game: Vec<ExpectedGame>,
+}
+
+#[derive(serde::Deserialize)]
+struct ExpectedGame {
+    type_path: String,
+    fields: Vec<(String, ExpectedValue)>,
+}
+
+#[derive(serde::Deserialize, Debug)]
+enum ExpectedValue {
+    U32(u32),
+    F32(f32),
+    Strings(Vec<String>),
+    Entity(String),
+    Handle(ExpectedHandle),
+}
+
+#[derive(serde::Deserialize, Debug)]
+enum ExpectedHandle {
+    ToPath(String),
+    NoPath,
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct ExpectedEra {
+    refuse: bool,
+    has_resources: bool,
+    file_order: Vec<String>,
+    icon: Option<ron::Value>,
+}
+
+fn expected() -> Expected {
+    let text = std::fs::read_to_string(Path::new(ROOT).join(ERAS).join("expected.ron")).unwrap();
+    ron::from_str(&text).unwrap()
+}
+
+fn era_sample(era: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(ERAS).join(format!("bevy-{era}.scn.ron")))
+        .unwrap()
+}
+
+/// The game of the era samples: its types registered, its schemas exported.
+fn era_app() -> App {
+    let mut app = App::new();
+    register_builtins(&mut app);
+    app.register_type::<Points>();
+    for schemas in [ForgeSchemas::default()] {
+        schemas.insert::<Health>();
+        schemas.insert::<Follow>();
+        schemas.insert::<Glow>();
+        schemas.insert::<Loot>();
+        schemas.insert::<Interactable>();
+        schemas.insert::<Icon>();
+        app.insert_resource(schemas);
+    }
+    app.register_type::<Health>()
+        .register_type::<Follow>()
+        .register_type::<Glow>()
+        .register_type::<Loot>()
+        .register_type::<Interactable>()
+        .register_type::<Icon>();
+    app
+}
+
+/// The minor version an era name stands for (`main` is 0.20's).
+fn minor(era: &str) -> u32 {
+    match era {
+        "main" => 20,
+        e => e.trim_start_matches("0.").parse().unwrap(),
+    }
+}
+
+/// Imports the sample of `era` with the game's registry and with its schema file alone
+/// (the command line's way): both give the same scene and notes; loaded through the plugin,
+/// it spawns the names, hierarchy (in `Children` order), transforms and game components the
+/// file holds.
+fn era_round_trip(era: &str) {
+    let expected = expected();
+    let facts = &expected.eras[era];
+    assert!(!facts.refuse);
+    let text = era_sample(era);
+    let app = era_app();
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let schemas = app.world().resource::<ForgeSchemas>().clone();
+    let by_registry = import::from_scn_ron_with(
+        &text,
+        &registry,
+        &ImportOptions {
+            schemas: Some(schemas.clone()),
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{era}: {e}"));
+    let by_schema_file = import::from_scn_ron_with(
+        &text,
+        &import::builtin_types(),
+        &ImportOptions {
+            schema_file: Some(schemas.to_schema_file()),
+            ..ImportOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{era}: {e}"));
+    drop(registry);
+    assert_eq!(by_registry.doc, by_schema_file.doc, "{era}: the same scene");
+    assert_eq!(
+        by_registry.report, by_schema_file.report,
+        "{era}: the same notes"
+    );
+    let v = minor(era);
+    let read_as = by_registry.era.unwrap();
+    assert!(
+        read_as.oldest <= v && read_as.newest.is_none_or(|n| v <= n),
+        "{era}: read as {read_as}"
+    );
+    let doc = &by_registry.doc;
+    let name_of = |id: &u64| doc.entities[id].name.to_string();
+
+    // The notes: the resource (0.11 on), and the two handles a custom field cannot hold.
+    let mut notes: Vec<String> = by_registry
+        .report
+        .notes
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    notes.sort();
+    let mut want = Vec::new();
+    if facts.has_resources {
+        want.push("resource `forge_demo::Score` not imported (scenes hold entities only)".to_owned());
+    }
+    let id = |name: &str| doc.find_by_name(name).next().unwrap();
+    if facts.icon.is_some() {
+        let path = if v >= 19 {
+            " (to `textures/chest.png`), which a custom field cannot hold".to_owned()
+        } else {
+            ", which a custom field cannot hold (and the file does not say its asset path)"
+                .to_owned()
+        };
+        want.push(format!(
+            "entity {} (`Chest`): `forge_demo::Icon` left out: its field `image` is an asset handle{path}",
+            id("Chest")
+        ));
+    }
+    want.push(format!(
+        "entity {} (`Lamp`): `forge_demo::Glow` left out: its field `texture` is an asset handle, which a custom field cannot hold (and the file does not say its asset path)",
+        id("Lamp")
+    ));
+    want.sort();
+    assert_eq!(notes, want, "{era}");
+
+    // The document: roots and children in the world's order, whatever the file's order.
+    let roots: Vec<String> = doc.roots.iter().map(name_of).collect();
+    let want_roots: Vec<&str> = expected
+        .world
+        .entities
+        .iter()
+        .filter(|e| e.parent.is_none())
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(roots, want_roots, "{era}: roots");
+    assert_ne!(
+        facts.file_order,
+        expected
+            .world
+            .entities
+            .iter()
+            .map(|e| e.name.clone())
+            .collect::<Vec<_>>(),
+        "{era}: the file lists the entities in another order"
+    );
+
+    // Loaded through the plugin.
+    let scene = doc.to_canonical_string();
+    let mut h = Harness::with_setup(register_builtins);
+    h.add("imported.forge.ron", &scene);
+    let (_, instance) = h.spawn_scene("imported.forge.ron");
+    let world = h.world();
+    let spawned = |name: &str| {
+        instance
+            .iter()
+            .map(|(_, e)| e)
+            .find(|e| world.get::<Name>(*e).is_some_and(|n| n.as_str() == name))
+            .unwrap_or_else(|| panic!("{era}: `{name}` spawned"))
+    };
+    for e in &expected.world.entities {
+        let what = format!("{era}: `{}`", e.name);
+        let entity = spawned(&e.name);
+        assert_eq!(
+            world.get::<ChildOf>(entity).map(|c| c.parent()),
+            e.parent.as_deref().map(spawned),
+            "{what}: parent"
+        );
+        let children: Vec<Entity> = world
+            .get::<Children>(entity)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default();
+        let want: Vec<Entity> = e.children.iter().map(|c| spawned(c)).collect();
+        assert_eq!(children, want, "{what}: children in order");
+        let t = world.get::<Transform>(entity).unwrap();
+        assert_eq!(t.translation, Vec3::from(e.translation), "{what}");
+        assert_eq!(t.scale, Vec3::from(e.scale), "{what}");
+        let (x, y, z, w) = e.rotation;
+        let angle = angle_of(t.rotation.as_dquat(), Quat::from_xyzw(x, y, z, w).as_dquat());
+        assert!(angle < 1e-4, "{what}: rotation off by {angle} degrees");
+        for game in &e.game {
+            let field = |name: &str| {
+                game.fields
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v)
+                    .unwrap()
+            };
+            match game.type_path.as_str() {
+                "forge_demo::Health" => {
+                    let (ExpectedValue::U32(hp), ExpectedValue::U32(max)) =
+                        (field("hp"), field("max"))
+                    else {
+                        panic!("{what}: {:?}", game.fields)
+                    };
+                    assert_eq!(
+                        world.get::<Health>(entity),
+                        Some(&Health { hp: *hp, max: *max }),
+                        "{what}"
+                    );
+                }
+                "forge_demo::Follow" => {
+                    let (ExpectedValue::Entity(target), ExpectedValue::F32(distance)) =
+                        (field("target"), field("distance"))
+                    else {
+                        panic!("{what}: {:?}", game.fields)
+                    };
+                    assert_eq!(
+                        world.get::<Follow>(entity),
+                        Some(&Follow {
+                            target: spawned(target),
+                            distance: *distance
+                        }),
+                        "{what}"
+                    );
+                }
+                "forge_demo::Loot" => {
+                    let ExpectedValue::Strings(items) = field("items") else {
+                        panic!("{what}: {:?}", game.fields)
+                    };
+                    assert_eq!(
+                        world.get::<Loot>(entity),
+                        Some(&Loot {
+                            items: items.clone()
+                        }),
+                        "{what}"
+                    );
+                }
+                "forge_demo::Interactable" => {
+                    assert!(world.get::<Interactable>(entity).is_some(), "{what}");
+                }
+                "forge_demo::Glow" | "forge_demo::Icon" => {
+                    // Listed above: a handle is not a field expression.
+                    assert!(matches!(
+                        game.fields[0].1,
+                        ExpectedValue::Handle(ExpectedHandle::NoPath | ExpectedHandle::ToPath(_))
+                    ));
+                    assert!(world.get::<Glow>(entity).is_none());
+                    assert!(world.get::<Icon>(entity).is_none());
+                }
+                other => panic!("{what}: unexpected `{other}`"),
+            }
+        }
+    }
+}
+
+macro_rules! era_tests {
+    ($($name:ident: $era:literal,)*) => {$(
+        #[test]
+        fn $name() {
+            era_round_trip($era);
+        }
+    )*};
+}
+
+era_tests! {
+    bevy_0_9_sample_imports_and_loads_as_the_world_it_holds: "0.9",
+    bevy_0_10_sample_imports_and_loads_as_the_world_it_holds: "0.10",
+    bevy_0_11_sample_imports_and_loads_as_the_world_it_holds: "0.11",
+    bevy_0_12_sample_imports_and_loads_as_the_world_it_holds: "0.12",
+    bevy_0_13_sample_imports_and_loads_as_the_world_it_holds: "0.13",
+    bevy_0_14_sample_imports_and_loads_as_the_world_it_holds: "0.14",
+    bevy_0_15_sample_imports_and_loads_as_the_world_it_holds: "0.15",
+    bevy_0_16_sample_imports_and_loads_as_the_world_it_holds: "0.16",
+    bevy_0_17_sample_imports_and_loads_as_the_world_it_holds: "0.17",
+    bevy_0_18_sample_imports_and_loads_as_the_world_it_holds: "0.18",
+    bevy_0_19_sample_imports_and_loads_as_the_world_it_holds: "0.19",
+    bevy_0_20_sample_imports_and_loads_as_the_world_it_holds: "0.20",
+    bevy_main_sample_imports_and_loads_as_the_world_it_holds: "main",
+}
+
+#[test]
+fn bevy_0_8_list_form_is_refused_naming_its_era() {
+    assert!(expected().eras["0.8"].refuse);
+    let e = import::from_scn_ron(&era_sample("0.8"), &import::builtin_types()).unwrap_err();
+    let ImportError::Era { era, line, column, .. } = &e else {
+        panic!("{e}");
+    };
+    assert_eq!((*line, *column), (1, 1));
+    assert_eq!(era.newest, Some(8));
+    assert!(e.to_string().contains("Bevy 0.8"), "{e}");
+    // A list that is not a scene is not called one.
+    let e = import::from_scn_ron("[1, 2, 3]", &import::builtin_types()).unwrap_err();
+    assert!(matches!(e, ImportError::Ron { .. }), "{e}");
 }

@@ -1,21 +1,33 @@
-//! `forge import`: a Bevy `.scn.ron` world as a `.forge.ron` scene
-//! (`bevy_forge_scene::import`, with the built-in types).
+//! `forge import`: a Bevy `.scn.ron` world of any era from Bevy 0.9 as a `.forge.ron` scene
+//! (`bevy_forge_scene::import`, with the built-in types and, with `--schema`, the game's
+//! components typed by its exported schemas).
 
 use std::path::Path;
 
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::import::{self, ImportOptions};
 use bevy_forge_scene::project::write_file_atomic;
-use bevy_forge_scene::validate::{Severity, report, validate_parsed, validate_references};
+use bevy_forge_scene::schema::SchemaFile;
+use bevy_forge_scene::validate::{
+    Severity, report, validate_parsed, validate_parsed_with_schemas, validate_references,
+};
 
 use super::{ImportArgs, Status, fail, print};
 
 /// Imports `args.file`: the scene on stdout, or written atomically to `--out`; what could not
 /// be mapped as warnings on stderr. A result that does not validate is not written.
 pub fn import(args: &ImportArgs) -> Status {
+    let schema_file = match &args.schema {
+        Some(path) => match SchemaFile::read(path) {
+            Ok(file) => Some(file),
+            Err(e) => return fail(&format!("cannot use the schema file: {e}")),
+        },
+        None => None,
+    };
     let options = ImportOptions {
         name: scene_name(&args.file),
-        schemas: None,
+        schema_file: schema_file.clone(),
+        ..ImportOptions::default()
     };
     let imported = match import::from_scn_ron_file(&args.file, &import::builtin_types(), &options) {
         Ok(imported) => imported,
@@ -25,15 +37,25 @@ pub fn import(args: &ImportArgs) -> Status {
             return Status::Failed;
         }
     };
+    if let Some(era) = imported.era {
+        eprintln!("note: read as written by {era}");
+    }
     for note in &imported.report.notes {
         eprintln!("warning: {note}");
     }
     let text = imported.doc.to_canonical_string();
-    // The validator's verdict on the text as written: what `forge validate` would say.
+    // The validator's verdict on the text as written: what `forge validate` (with the schema
+    // file, what the scene loader) would say.
     let errors = match SceneDoc::from_str(&text) {
         Ok(parsed) => {
-            let mut found = validate_parsed(&parsed, None).diagnostics;
-            found.extend(validate_references(&parsed));
+            let mut found = match &schema_file {
+                Some(schemas) => validate_parsed_with_schemas(&parsed, None, schemas).diagnostics,
+                None => {
+                    let mut found = validate_parsed(&parsed, None).diagnostics;
+                    found.extend(validate_references(&parsed));
+                    found
+                }
+            };
             found.retain(|d| d.severity == Severity::Error);
             found
         }

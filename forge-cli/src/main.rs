@@ -8,18 +8,28 @@
 //! forge tree <FILE> [--flat]
 //! forge cook <FILE|DIR>... [--out DIR] [--check] [--assets DIR | --no-assets]
 //! forge export <FILE> --to bsn|rust [--out FILE] [--function NAME] [--assets DIR]
-//! forge import <FILE.scn.ron> [--out FILE [--force]]
-//! forge migrate <FILE|DIR>... [--dry-run]
+//! forge import <FILE.scn.ron> [--out FILE [--force]] [--schema FILE]
+//! forge migrate <FILE|DIR>... [--dry-run] [--schema FILE]
+//! forge schema diff <OLD> <NEW> [SCENE|DIR]... [--assets DIR]
 //! ```
 //!
-//! `import` reads a Bevy `.scn.ron` world (`bevy_world_serialization`) with the built-in types
-//! (`Name`, `Transform`, the hierarchy, and the Bevy types of the built-in components) and
-//! prints it as a scene, or writes it atomically to `--out`. What cannot be mapped (resources,
+//! `import` reads a Bevy `.scn.ron` world written by any Bevy from 0.9 to 0.20
+//! (`bevy_world_serialization` and the `bevy_scene` before it; Bevy 0.8's list form is refused
+//! naming it) with the built-in types (`Name`, `Transform`, the hierarchy, and the Bevy types of
+//! the built-in components) and prints it as a scene, or writes it atomically to `--out`; the
+//! era it read is a `note` on stderr. With `--schema`, the game's components are typed by its
+//! exported schemas and written as `custom` components. What cannot be mapped (resources,
 //! types it does not know, values it cannot write) is listed as warnings on stderr; a result
-//! that does not validate is not written.
+//! that does not validate (against `--schema`, when given) is not written.
 //!
 //! `migrate` brings scenes written at an older `format_version` to the current one through the
-//! edit layer (`bevy_forge_scene::edit`), keeping comments; `--dry-run` prints the changes.
+//! edit layer (`bevy_forge_scene::edit`), keeping comments; with `--schema`, it also rewrites the
+//! custom types and fields the game renamed (`renamed_from`) with their new names, changing only
+//! those strings. `--dry-run` prints the changes.
+//!
+//! `schema diff` lists what changed between two schema exports (types and fields added,
+//! removed, renamed, retyped) and checks the given scenes against both: each scene that has
+//! errors with the new schemas it did not have with the old is listed with them (exit 1).
 //! `fmt` leaves files with comments as they are, with a warning.
 //!
 //! `export` writes the scene as a Rust file for Bevy 0.20.1 (standard output, or `--out`
@@ -56,6 +66,7 @@ mod files;
 mod import;
 mod migrate;
 mod render;
+mod schema;
 mod tree;
 
 use std::collections::HashMap;
@@ -97,8 +108,11 @@ enum Command {
     Export(export::ExportArgs),
     /// Bring scenes written in an older format version to the current one, keeping comments.
     Migrate(MigrateArgs),
-    /// Read a Bevy `.scn.ron` world as a scene.
+    /// Read a Bevy `.scn.ron` world (Bevy 0.9 to 0.20) as a scene.
     Import(ImportArgs),
+    /// Work with the game's exported schema files (`.forge-schema.ron`).
+    #[command(subcommand)]
+    Schema(schema::SchemaCommand),
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +123,10 @@ struct MigrateArgs {
     /// Write nothing; print the changes each file would get.
     #[arg(long)]
     dry_run: bool,
+    /// Also rewrite the custom component types and fields this schema file says were renamed
+    /// (`#[forge(renamed_from = "..")]`) with their new names, changing only those strings.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -123,6 +141,11 @@ struct ImportArgs {
     /// Replace the `--out` file if it exists.
     #[arg(long, requires = "out")]
     force: bool,
+    /// Type the game's components with the schemas in this `.forge-schema.ron` file (written
+    /// by the game with `ForgeSchemas::export`): they become `custom` components, checked as
+    /// the scene loader checks them. Without it, only what the text alone says is kept.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -232,7 +255,8 @@ fn main() -> ExitCode {
         Command::New(args) => new(&args),
         Command::Tree(args) => show_tree(&args),
         Command::Cook(args) => cook::cook(&args),
-        Command::Migrate(args) => migrate::migrate(&args.paths, args.dry_run),
+        Command::Migrate(args) => migrate::migrate(&args.paths, args.dry_run, args.schema.as_deref()),
+        Command::Schema(command) => schema::run(&command),
         Command::Import(args) => import::import(&args),
         Command::Export(args) => export::export(&args),
     };

@@ -1,23 +1,43 @@
-//! `forge migrate`: older format versions to the current one, through the edit layer.
+//! `forge migrate`: older format versions to the current one, and with `--schema` the custom
+//! types and fields the game renamed to their new names, through the edit layer (comments and
+//! every other byte kept).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use bevy_forge_scene::edit::{SceneEdit, SceneEditError, migrate as migrate_edit};
+use bevy_forge_scene::edit::{
+    PatchGroup, SceneEdit, SceneEditError, migrate as migrate_edit, migrate_names,
+};
 use bevy_forge_scene::format::FORMAT_VERSION;
+use bevy_forge_scene::schema::SchemaFile;
 
 use crate::{Status, fail, files, print};
 
-/// Migrates every scene under `paths`; with `dry_run`, prints what would change instead.
-pub(crate) fn migrate(paths: &[PathBuf], dry_run: bool) -> Status {
+/// Prints the patches of `group`, one line each.
+fn print_patches(group: &PatchGroup) {
+    for p in &group.patches {
+        print(&format!(
+            "  at byte {}: {:?} -> {:?}\n",
+            p.offset, p.before, p.after
+        ));
+    }
+}
+
+/// Migrates every scene under `paths` (and renames with `schema`); with `dry_run`, prints what
+/// would change instead.
+pub(crate) fn migrate(paths: &[PathBuf], dry_run: bool, schema: Option<&Path>) -> Status {
     let paths = match files::collect(paths) {
         Ok(paths) => paths,
         Err(e) => return fail(&e),
+    };
+    let schemas = match schema.map(SchemaFile::read).transpose() {
+        Ok(schemas) => schemas,
+        Err(e) => return fail(&format!("cannot use the schema file: {e}")),
     };
     let mut status = Status::Ok;
     let mut changed = 0;
     for path in &paths {
         let name = path.display();
-        let mut edit = match SceneEdit::open(path) {
+        let opened = match SceneEdit::open(path) {
             Ok(edit) => edit,
             // A read error names the file, line and column itself.
             Err(SceneEditError::Read(e)) => {
@@ -31,41 +51,74 @@ pub(crate) fn migrate(paths: &[PathBuf], dry_run: bool) -> Status {
                 continue;
             }
         };
-        let from = edit.written_version();
-        if from.is_none_or(|v| v >= FORMAT_VERSION) {
-            continue;
-        }
-        let result = if dry_run {
-            edit.dry_run("migrate", |copy| migrate_edit(copy).map(drop))
-                .map(|group| group.map(|g| (from.unwrap_or(0), g)))
-        } else {
-            migrate_edit(&mut edit).map(|m| m.map(|m| (m.from, m.group)))
-        };
-        match result {
-            Ok(Some((from, group))) => {
-                changed += 1;
-                let verb = if dry_run { "would migrate" } else { "migrated" };
-                print(&format!(
-                    "{verb} {name}: format {from} -> {FORMAT_VERSION}\n"
-                ));
-                if dry_run {
-                    for p in &group.patches {
-                        print(&format!(
-                            "  at byte {}: {:?} -> {:?}\n",
-                            p.offset, p.before, p.after
-                        ));
-                    }
+        // A dry run edits a copy in memory, which writes nothing: the second step's patches
+        // start from the first's text, as they would be made.
+        let mut edit = if dry_run {
+            match SceneEdit::from_text(&opened.text()) {
+                Ok(copy) => copy,
+                Err(e) => {
+                    eprintln!("error: {name}: {e}");
+                    status = status.max(Status::Failed);
+                    continue;
                 }
             }
-            Ok(None) => {}
-            Err(e) => {
-                eprintln!("error: {name}: not migrated: {e}");
-                status = status.max(Status::Failed);
+        } else {
+            opened
+        };
+        let verb = |done: &str, would: &str| if dry_run { would } else { done }.to_owned();
+        let mut touched = false;
+        if let Some(from) = edit.written_version().filter(|v| *v < FORMAT_VERSION) {
+            match migrate_edit(&mut edit) {
+                Ok(Some(m)) => {
+                    touched = true;
+                    print(&format!(
+                        "{} {name}: format {from} -> {FORMAT_VERSION}\n",
+                        verb("migrated", "would migrate")
+                    ));
+                    if dry_run {
+                        print_patches(&m.group);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("error: {name}: not migrated: {e}");
+                    status = status.max(Status::Failed);
+                    continue;
+                }
             }
+        }
+        if let Some(schemas) = &schemas {
+            match migrate_names(&mut edit, schemas) {
+                Ok(Some(group)) => {
+                    touched = true;
+                    let count = group.patches.len();
+                    let names = if count == 1 { "name" } else { "names" };
+                    print(&format!(
+                        "{} {name}: {count} old {names} of renamed types and fields -> the new {names}\n",
+                        verb("migrated", "would migrate"),
+                    ));
+                    if dry_run {
+                        print_patches(&group);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("error: {name}: names not migrated: {e}");
+                    status = status.max(Status::Failed);
+                }
+            }
+        }
+        if touched {
+            changed += 1;
         }
     }
     if changed == 0 && status == Status::Ok {
-        print(&format!("every scene is at format {FORMAT_VERSION}\n"));
+        match schemas {
+            Some(_) => print(&format!(
+                "every scene is at format {FORMAT_VERSION} and writes the current names\n"
+            )),
+            None => print(&format!("every scene is at format {FORMAT_VERSION}\n")),
+        }
     }
     status
 }

@@ -16,16 +16,11 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
         )),
     };
     let docs = &input.docs;
+    let old_paths = &input.renamed_from;
     let mut fields = Vec::new();
     let mut skipped = Vec::new();
     for field in &input.fields {
-        let name = match &field.member {
-            syn::Member::Named(i) => {
-                let s = i.to_string();
-                s.strip_prefix("r#").unwrap_or(&s).to_owned()
-            }
-            syn::Member::Unnamed(i) => i.index.to_string(),
-        };
+        let name = crate::check::member_name(&field.member);
         if field.skip.is_some() {
             skipped.push(name);
             continue;
@@ -43,10 +38,15 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
             None => quote!(::core::option::Option::None),
         };
         let field_docs = &field.docs;
+        let old_names = &field.renamed_from;
         fields.push(quote! {
-            ::bevy_forge_scene::__private::FieldSchema::of::<#ty>(
-                #name, &__default.#member, #required, #range, #field_docs,
-            )
+            {
+                let mut __field = ::bevy_forge_scene::__private::FieldSchema::of::<#ty>(
+                    #name, &__default.#member, #required, #range, #field_docs,
+                );
+                __field.renamed_from = ::std::vec![#(::std::string::String::from(#old_names)),*];
+                __field
+            }
         });
     }
     // Generic types cannot submit themselves: each instantiation registers by hand.
@@ -74,6 +74,7 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
                         docs: ::std::string::String::from(#docs),
                         fields: ::std::vec![#(#fields),*],
                         skipped: ::std::vec![#(::std::string::String::from(#skipped)),*],
+                        renamed_from: ::std::vec![#(::std::string::String::from(#old_paths)),*],
                     }
                 }
 

@@ -15,9 +15,11 @@ use proc_macro::TokenStream;
 
 /// Makes a component type usable as a `custom` component of `.forge.ron` scenes.
 ///
-/// Struct attribute: `#[forge(type_path = "my_game::Orbit")]` (optional; defaults to the type's
-/// `TypePath`). Field attributes: `#[forge(required)]`, `#[forge(range = 0.0..=100.0)]` (or
-/// `a..b`; numeric fields only), `#[forge(skip)]`. Doc comments become schema docs.
+/// Struct attributes: `#[forge(type_path = "my_game::Orbit")]` (optional; defaults to the type's
+/// `TypePath`), `#[forge(renamed_from = "my_game::Circle")]` (a type path scenes wrote before;
+/// repeatable). Field attributes: `#[forge(required)]`, `#[forge(range = 0.0..=100.0)]` (or
+/// `a..b`; numeric fields only), `#[forge(skip)]`, `#[forge(renamed_from = "old_name")]` (a
+/// name scenes wrote before; repeatable). Doc comments become schema docs.
 ///
 /// The type must also derive `Component`, `Reflect` and `Default`.
 #[proc_macro_derive(ForgeComponent, attributes(forge))]

@@ -11,6 +11,8 @@ pub(crate) struct Input<'a> {
     pub(crate) generics: &'a syn::Generics,
     pub(crate) docs: String,
     pub(crate) type_path: Option<syn::LitStr>,
+    /// `renamed_from = "old::Path"`, each time it is given.
+    pub(crate) renamed_from: Vec<syn::LitStr>,
     pub(crate) fields: Vec<Field<'a>>,
 }
 
@@ -23,6 +25,8 @@ pub(crate) struct Field<'a> {
     pub(crate) required: Option<Span>,
     pub(crate) skip: Option<Span>,
     pub(crate) range: Option<Range>,
+    /// `renamed_from = "old_name"`, each time it is given.
+    pub(crate) renamed_from: Vec<syn::LitStr>,
 }
 
 /// `range = a..=b` or `range = a..b`.
@@ -37,6 +41,7 @@ impl<'a> Input<'a> {
     /// Reads the input; `None` when it is not a struct (already reported).
     pub(crate) fn from_ast(input: &'a syn::DeriveInput, cx: &mut Ctxt) -> Option<Self> {
         let mut type_path = None;
+        let mut renamed_from = Vec::new();
         for attr in forge_attrs(&input.attrs) {
             let result = attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("type_path") {
@@ -45,6 +50,9 @@ impl<'a> Input<'a> {
                         cx.error(lit.span(), "duplicate `type_path`");
                     }
                     type_path = Some(lit);
+                    Ok(())
+                } else if meta.path.is_ident("renamed_from") {
+                    renamed_from.push(meta.value()?.parse()?);
                     Ok(())
                 } else if is_field_attr(&meta.path) {
                     skip_value(&meta)?;
@@ -61,7 +69,7 @@ impl<'a> Input<'a> {
                     cx.error(
                         meta.path.span(),
                         format!(
-                            "unknown forge attribute `{}`; on a struct the only one is `type_path = \"..\"`",
+                            "unknown forge attribute `{}`; on a struct they are `type_path = \"..\"` and `renamed_from = \"..\"`",
                             path_name(&meta.path)
                         ),
                     );
@@ -100,6 +108,7 @@ impl<'a> Input<'a> {
             generics: &input.generics,
             docs: docs(&input.attrs),
             type_path,
+            renamed_from,
             fields,
         })
     }
@@ -121,6 +130,7 @@ impl<'a> Field<'a> {
             required: None,
             skip: None,
             range: None,
+            renamed_from: Vec::new(),
         };
         for attr in forge_attrs(&field.attrs) {
             let result = attr.parse_nested_meta(|meta| {
@@ -140,6 +150,9 @@ impl<'a> Field<'a> {
                         out.range = Some(range);
                     }
                     Ok(())
+                } else if meta.path.is_ident("renamed_from") {
+                    out.renamed_from.push(meta.value()?.parse()?);
+                    Ok(())
                 } else if meta.path.is_ident("type_path") {
                     skip_value(&meta)?;
                     cx.error(
@@ -152,7 +165,7 @@ impl<'a> Field<'a> {
                     cx.error(
                         span,
                         format!(
-                            "unknown forge field attribute `{}`; expected `required`, `range = a..=b` or `skip`",
+                            "unknown forge field attribute `{}`; expected `required`, `range = a..=b`, `skip` or `renamed_from = \"..\"`",
                             path_name(&meta.path)
                         ),
                     );

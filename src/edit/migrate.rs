@@ -104,3 +104,109 @@ pub fn migrate(edit: &mut SceneEdit) -> Result<Option<Migrated>, SceneEditError>
         group,
     }))
 }
+
+/// Rewrites the custom component types and fields `schemas` says were renamed
+/// (`#[forge(renamed_from = "..")]`) with their current names, keeping every other byte: the
+/// `type_path` strings and field `name` strings that change are replaced, and nothing else
+/// (a component added by a prefab override that is renamed is written again whole, its own
+/// comments gone). The names the loader accepts with a warning (`forge::custom::renamed`,
+/// `forge::custom::renamed_field`). `Ok(None)` when the scene writes no old name.
+///
+/// # Errors
+/// [`SceneEditError::InPlace`] when a renamed name is not where the file's source map says,
+/// [`SceneEditError::Invalid`] when the result would have a validation error the scene does not
+/// have (a renamed field next to one already set under the new name stays, so this does not
+/// happen through renames alone); file errors as for any edit.
+pub fn migrate_names(
+    edit: &mut SceneEdit,
+    schemas: &crate::schema::SchemaFile,
+) -> Result<Option<PatchGroup>, SceneEditError> {
+    use crate::format::write::fragment;
+    use crate::format::{ComponentData, CustomPart, OverridePart};
+    use crate::schema::renames::{Place, RenamedPart, Renames};
+
+    let renames = Renames::new(&schemas.components);
+    let mut doc = edit.doc().clone();
+    let found = renames.apply(&mut doc);
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let map = edit.source_map().clone();
+    let text = super::splice::Text::new(&edit.text);
+    let unlocated = |what: &str| SceneEditError::InPlace(format!("cannot locate {what}"));
+    let mut splices: Vec<super::splice::Splice> = Vec::new();
+    let mut whole: Vec<(u64, usize, usize)> = Vec::new();
+    for r in &found {
+        let entity = r.place.entity();
+        let replace = |span: Option<crate::format::Span>, value: String, what: &str| {
+            let span = span.ok_or_else(|| unlocated(what))?;
+            Ok::<_, SceneEditError>(super::splice::Splice {
+                start: span.start as usize,
+                end: span.end as usize,
+                text: value,
+            })
+        };
+        match (&r.what, r.place) {
+            (RenamedPart::Type { to, .. }, Place::Component { index, .. }) => splices.push(replace(
+                map.component_field_span(entity, index, "type_path"),
+                fragment::string(to),
+                "a component's type path",
+            )?),
+            (RenamedPart::Field { field, to, .. }, Place::Component { index, .. }) => splices
+                .push(replace(
+                    map.custom_field_span(entity, index, *field, CustomPart::Name),
+                    fragment::string(to),
+                    "a custom field name",
+                )?),
+            (RenamedPart::Type { to, .. }, Place::OverrideSet { at, index, .. }) => {
+                splices.push(replace(
+                    map.override_part_span(entity, at, OverridePart::SetField(index, "type_path")),
+                    fragment::string(to),
+                    "an override's type path",
+                )?)
+            }
+            (RenamedPart::Field { field, to, .. }, Place::OverrideSet { at, index, .. }) => {
+                splices.push(replace(
+                    map.override_part_span(entity, at, OverridePart::SetCustomName(index, *field)),
+                    fragment::string(to),
+                    "an override's field name",
+                )?)
+            }
+            (RenamedPart::Type { to, .. }, Place::OverrideRemove { at, index, .. }) => {
+                splices.push(replace(
+                    map.override_part_span(entity, at, OverridePart::Remove(index)),
+                    fragment::string(&format!("custom:{to}")),
+                    "an override's removed key",
+                )?)
+            }
+            (_, Place::OverrideAdd { at, index, .. }) => {
+                if !whole.contains(&(entity, at, index)) {
+                    whole.push((entity, at, index));
+                }
+            }
+            (RenamedPart::Field { .. }, Place::OverrideRemove { .. }) => {}
+        }
+    }
+    for (entity, at, index) in whole {
+        let component = doc
+            .entities
+            .get(&entity)
+            .and_then(|n| n.instance.as_ref())
+            .and_then(|i| i.overrides.get(at))
+            .and_then(|o| o.add.get(index))
+            .map(|c: &ComponentData| fragment::component(c))
+            .ok_or_else(|| unlocated("an override's added component"))?;
+        let span = map.override_part_span(entity, at, OverridePart::Add(index));
+        splices.push(
+            text.replace_value(span, &component, "an override's added component")
+                .map_err(|e| SceneEditError::InPlace(e.0))?,
+        );
+    }
+    splices.sort_by_key(|s| (s.start, s.end));
+    if splices.windows(2).any(|w| w[0].end > w[1].start) {
+        return Err(SceneEditError::InPlace("overlapping renames".to_owned()));
+    }
+    super::refuse_new_errors(edit.doc(), &doc)?;
+    let label = format!("rename {} old names", found.len());
+    edit.splice_in(label, &splices, Some(&doc))
+}

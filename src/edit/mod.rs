@@ -39,7 +39,7 @@ use crate::format::{
     SourceMap, TransformData,
 };
 
-pub use migrate::{MIGRATIONS, Migrated, Migration, migrate};
+pub use migrate::{MIGRATIONS, Migrated, Migration, migrate, migrate_names};
 
 /// One file's change: its exact text `before` and `after` the edit.
 #[derive(Debug, Clone, PartialEq, Eq)]

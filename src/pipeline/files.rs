@@ -12,6 +12,7 @@ use crate::format::{ParsedScene, SceneDoc};
 use crate::prefab::{ExpandedScene, expand};
 use crate::project::AssetIndex;
 use crate::schema::SchemaFile;
+use crate::schema::renames::Renames;
 use crate::validate::{Diagnostic, Related, Severity, validate_parsed};
 
 /// Why `next`, placed by the last file of `chain` (the files from the scene down, asset paths),
@@ -121,6 +122,9 @@ pub struct PrefabFiles<R> {
     schemas: Option<SchemaFile>,
     /// Asset references are checked against this index, when given.
     assets: Option<AssetIndex>,
+    /// The old names of custom types and fields, written as the current ones in every file
+    /// before it is checked (set by the check that reads the files).
+    pub(crate) renames: Renames,
 }
 
 /// A file given to [`PrefabFiles`] instead of read through it.
@@ -140,6 +144,7 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
             files: BTreeMap::new(),
             schemas: None,
             assets: None,
+            renames: Renames::default(),
         }
     }
 
@@ -250,11 +255,22 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
     ) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
         let schemas = self.schemas.take();
         let rules = Offline(schemas.as_ref());
+        self.renames = rules.renames();
+        let renamed_copy;
+        let mut diagnostics = Vec::new();
+        let parsed = if self.renames.is_empty() {
+            parsed
+        } else {
+            let mut copy = parsed.clone();
+            diagnostics = crate::validate::renamed::apply(&self.renames, &mut copy);
+            renamed_copy = copy;
+            &renamed_copy
+        };
         let mut chain = vec![Link {
             file: path.to_owned(),
             at: None,
         }];
-        let mut diagnostics = load_instances(self, parsed, &mut chain, &rules);
+        diagnostics.extend(load_instances(self, parsed, &mut chain, &rules));
         let (expanded, mut found) = expand(parsed, &|p| {
             self.files.get(p).and_then(|f| f.expanded.as_deref())
         });
@@ -579,7 +595,7 @@ where
 fn check_prefab<R, C>(
     files: &mut PrefabFiles<R>,
     path: String,
-    parsed: ParsedScene,
+    mut parsed: ParsedScene,
     text: String,
     chain: &mut Vec<Link>,
     rules: &C,
@@ -588,11 +604,13 @@ fn check_prefab<R, C>(
     C: CustomRules,
     C::Part: 'static,
 {
+    let mut diagnostics = crate::validate::renamed::apply(&files.renames, &mut parsed);
     let FileChecked {
         expanded,
-        mut diagnostics,
+        diagnostics: found,
         ..
     } = check_file(files, &parsed, chain, rules, None, false);
+    diagnostics.extend(found);
     // A file whose expansion was refused as too large places nothing where it is placed:
     // keeping a partial copy would only multiply further up.
     let too_large = diagnostics

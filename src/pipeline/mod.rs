@@ -99,9 +99,14 @@ where
     if let Some(cooked) = &source.cooked {
         files.give_documents(cooked.prefabs.iter().cloned());
     }
+    let mut source = source;
+    let renames = rules.renames();
+    files.renames = renames.clone();
+    let renamed = crate::validate::renamed::apply(&renames, &mut source.parsed);
     let mut chain = vec![Link::scene(source.name.clone())];
     let checked = check_file(files, &source.parsed, &mut chain, rules, pool, true);
-    let mut diagnostics = checked.diagnostics;
+    let mut diagnostics = renamed;
+    diagnostics.extend(checked.diagnostics);
     for (path, file) in files.placed_files(&source.parsed.doc) {
         diagnostics.extend(file.diagnostics.iter().map(|d| {
             let mut d = d.clone();

@@ -11,6 +11,7 @@ use std::ops::Range;
 use crate::format::{SceneDoc, SourceMap};
 use crate::prefab::ExpandedScene;
 use crate::schema::SchemaFile;
+use crate::schema::renames::Renames;
 use crate::validate::Diagnostic;
 use crate::validate::custom::Referable;
 
@@ -34,6 +35,11 @@ pub(crate) trait CustomRules: Sync {
 
     /// The parts of consecutive runs, in order.
     fn join(&self, parts: Vec<Self::Part>) -> Self::Built;
+
+    /// The old names of the custom component types and fields the rules know
+    /// (`#[forge(renamed_from = "..")]`): what documents are rewritten with before they are
+    /// checked.
+    fn renames(&self) -> Renames;
 }
 
 /// The rules of tools: with a game's schema file, the loader's checks without the game
@@ -63,6 +69,12 @@ impl CustomRules for Offline<'_> {
     }
 
     fn join(&self, _: Vec<()>) {}
+
+    fn renames(&self) -> Renames {
+        self.0
+            .map(|file| Renames::new(&file.components))
+            .unwrap_or_default()
+    }
 }
 
 /// Scenes from this many entities are checked on several threads, when the caller has a task

@@ -317,6 +317,10 @@ impl crate::pipeline::rules::CustomRules for CustomContext {
     fn join(&self, parts: Vec<PreparedPart>) -> PreparedCustoms {
         join(parts.into_iter().map(|p| (p, Vec::new())).collect()).0
     }
+
+    fn renames(&self) -> crate::schema::renames::Renames {
+        self.schemas.renames()
+    }
 }
 
 /// The errors of building one [`PreparedPart`], in file order.

@@ -54,20 +54,22 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use bevy_asset::uuid::Uuid;
-use bevy_asset::{AssetPath, HandleDeserializeProcessor, LoadFromPath, UntypedHandle};
+use bevy_asset::{AssetPath, LoadFromPath, UntypedHandle};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
-use bevy_reflect::serde::TypedReflectDeserializer;
 use bevy_reflect::std_traits::ReflectDefault;
-use bevy_reflect::{FromReflect, PartialReflect, ReflectFromReflect, ReflectRef, TypeRegistry};
+use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypeRegistry};
 use bevy_world_serialization::{DynamicEntity, DynamicWorld};
-use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
+pub use super::import_eras::BevyEra;
+use super::import_read::Unknown;
+use super::import_schema::Extras;
 use super::registry::ForgeSchemas;
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData, Vec3Data,
 };
+use crate::schema::SchemaFile;
 use crate::schema::expr::render_with;
 use crate::validate::is_type_path;
 
@@ -78,6 +80,9 @@ pub struct Imported {
     pub doc: SceneDoc,
     /// What could not be mapped, sorted by entity id.
     pub report: ImportReport,
+    /// The Bevy versions the text was written by, as far as it tells (`None` for a world
+    /// imported from memory).
+    pub era: Option<BevyEra>,
 }
 
 /// What an import left out or kept only in part, one [`ImportNote`] each.
@@ -157,6 +162,40 @@ pub enum NoteKind {
     /// given ([`ImportOptions::schemas`]): the scene loader refuses it
     /// (`forge::custom::not_allowed`) until the type derives `ForgeComponent`.
     NotForgeComponent,
+    /// A field is an asset handle, which a custom field expression cannot hold: the component
+    /// was left out. `path` is the asset path the handle names, when the file says it (Bevy
+    /// 0.19 on); older eras wrote handles without their path.
+    Handle {
+        /// The field.
+        field: String,
+        /// The asset path, when the file has it.
+        path: Option<String>,
+    },
+    /// The file writes the type under an old path (the schema's `renamed_from`): written as
+    /// the current one, `to`.
+    Renamed {
+        /// The current type path.
+        to: String,
+    },
+    /// The file writes a field under an old name (the field's `renamed_from`): written as the
+    /// current one.
+    RenamedField {
+        /// The name the file writes.
+        from: String,
+        /// The current name.
+        to: String,
+    },
+    /// Read without its type (no registry or schema has it), and `field` (or the value as a
+    /// whole, `None`) cannot be written faithfully from the text alone: a list, a nested value,
+    /// an enum, or a number that equals an entity key (it may be a reference). Left out;
+    /// import with the game's schema file to keep it.
+    NeedsType {
+        /// The field, `None` when the value as a whole is the problem.
+        field: Option<String>,
+    },
+    /// A schema file was given ([`ImportOptions::schema_file`]) and has no component of this
+    /// type path (or an old path of one): not a `ForgeComponent` of the game, so left out.
+    NotInSchema,
 }
 
 impl fmt::Display for ImportNote {
@@ -216,6 +255,37 @@ impl fmt::Display for ImportNote {
                 f,
                 "`{path}` kept as a custom component, but it does not derive `ForgeComponent` (or no schemas were given): the scene loader refuses it until it does"
             ),
+            NoteKind::Handle {
+                field,
+                path: Some(asset),
+            } => write!(
+                f,
+                "`{path}` left out: its field `{field}` is an asset handle (to `{}`), which a custom field cannot hold",
+                asset.escape_debug()
+            ),
+            NoteKind::Handle { field, path: None } => write!(
+                f,
+                "`{path}` left out: its field `{field}` is an asset handle, which a custom field cannot hold (and the file does not say its asset path)"
+            ),
+            NoteKind::Renamed { to } => {
+                write!(f, "`{path}` was renamed to `{to}`: written as `{to}`")
+            }
+            NoteKind::RenamedField { from, to } => write!(
+                f,
+                "`{path}`: field `{from}` was renamed to `{to}`: written as `{to}`"
+            ),
+            NoteKind::NeedsType { field: Some(field) } => write!(
+                f,
+                "`{path}` left out: without its type, its field `{field}` cannot be written faithfully (a list, a nested value, an enum, or a number that may be an entity); import with the game's schema file (`--schema`) to keep it"
+            ),
+            NoteKind::NeedsType { field: None } => write!(
+                f,
+                "`{path}` left out: without its type, its value cannot be written faithfully; import with the game's schema file (`--schema`) to keep it"
+            ),
+            NoteKind::NotInSchema => write!(
+                f,
+                "`{path}` is not in the schema file (not a `ForgeComponent` of the game); left out"
+            ),
         }
     }
 }
@@ -235,6 +305,21 @@ pub enum ImportError {
         /// 1-based column.
         column: usize,
         /// What ron or the reflection deserializer said.
+        message: String,
+    },
+    /// The text is a Bevy scene of an era this importer does not read (Bevy 0.8's list form):
+    /// `era` says which; `line` and `column` are where its shape shows.
+    #[error("{}{line}:{column}: {message}", file_prefix(file.as_deref()))]
+    Era {
+        /// The file, when read from one.
+        file: Option<PathBuf>,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The Bevy versions that wrote this shape.
+        era: BevyEra,
+        /// What it is and what to do.
         message: String,
     },
     /// The file could not be read.
@@ -262,13 +347,15 @@ impl ImportError {
     /// The 1-based line and column, for errors that have one.
     pub fn position(&self) -> Option<(usize, usize)> {
         match self {
-            ImportError::Ron { line, column, .. } => Some((*line, *column)),
+            ImportError::Ron { line, column, .. } | ImportError::Era { line, column, .. } => {
+                Some((*line, *column))
+            }
             _ => None,
         }
     }
 
     fn with_file(mut self, path: &Path) -> Self {
-        if let ImportError::Ron { file, .. } = &mut self {
+        if let ImportError::Ron { file, .. } | ImportError::Era { file, .. } = &mut self {
             *file = Some(path.to_owned());
         }
         self
@@ -281,8 +368,16 @@ pub struct ImportOptions {
     /// The scene's display name (`SceneDoc::name`).
     pub name: String,
     /// The game's [`ForgeSchemas`]: a component whose type is registered there is written with
-    /// its scene type path (`forge_demo::Orbit`) and only the fields its schema has.
+    /// its scene type path (`forge_demo::Orbit`) and only the fields its schema has; one the
+    /// file writes under an old path or with old field names (`renamed_from`) is read by its
+    /// schema and written with the current names.
     pub schemas: Option<ForgeSchemas>,
+    /// A schema file (`ForgeSchemas::export`, `forge import --schema`): components the type
+    /// registry does not know are read by their schema there (by type path, an old path of one,
+    /// or a type name only one schema has) and written as `custom` components with the schema's
+    /// type path; the game's components it does not have are listed
+    /// ([`NoteKind::NotInSchema`]).
+    pub schema_file: Option<SchemaFile>,
 }
 
 impl Default for ImportOptions {
@@ -290,6 +385,7 @@ impl Default for ImportOptions {
         Self {
             name: "Imported".to_owned(),
             schemas: None,
+            schema_file: None,
         }
     }
 }
@@ -360,21 +456,17 @@ pub fn from_scn_ron_with(
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let mut paths = HandlePaths::default();
-    let mut unknown = Vec::new();
-    let seed = WorldSeed {
+    let read = super::import_read::read(text, registry, options, &mut paths, derived)?;
+    let mut imported = convert(
+        &read.world,
         registry,
-        load: &mut paths,
-        unknown: &mut unknown,
-    };
-    let world = ron::Options::default()
-        .from_str_seed(text, seed)
-        .map_err(|e| ImportError::Ron {
-            file: None,
-            line: e.span.start.line,
-            column: e.span.start.col,
-            message: e.code.to_string(),
-        })?;
-    convert(&world, registry, options, &paths, &unknown)
+        options,
+        &paths,
+        &read.unknown,
+        &read.extras,
+    )?;
+    imported.era = Some(read.era);
+    Ok(imported)
 }
 
 /// [`from_scn_ron_with`] on the file at `path`; errors name the file.
@@ -414,7 +506,14 @@ pub fn from_world_with(
     registry: &TypeRegistry,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    convert(world, registry, options, &HandlePaths::default(), &[])
+    convert(
+        world,
+        registry,
+        options,
+        &HandlePaths::default(),
+        &[],
+        &Extras::default(),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,7 +539,6 @@ impl LoadFromPath for HandlePaths {
     }
 }
 
-#[cfg(feature = "builtins")]
 impl HandlePaths {
     /// The path of a reflected `Handle<A>`: its own for a strong handle, the one it was read
     /// with for a UUID handle made while reading.
@@ -449,220 +547,6 @@ impl HandlePaths {
             UntypedHandle::Strong(_) => handle.path().map(ToString::to_string),
             UntypedHandle::Uuid { uuid, .. } => self.paths.get(uuid).map(ToString::to_string),
         }
-    }
-}
-
-/// An unknown type met while reading: the entity it was on (`None` for a resource) and its
-/// type path.
-type Unknown = (Option<Entity>, String);
-
-struct WorldSeed<'a> {
-    registry: &'a TypeRegistry,
-    load: &'a mut dyn LoadFromPath,
-    unknown: &'a mut Vec<Unknown>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(field_identifier, rename_all = "lowercase")]
-enum WorldField {
-    Resources,
-    Entities,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(field_identifier, rename_all = "lowercase")]
-enum EntityField {
-    Components,
-}
-
-impl<'de> DeserializeSeed<'de> for WorldSeed<'_> {
-    type Value = DynamicWorld;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<DynamicWorld, D::Error> {
-        d.deserialize_struct(
-            bevy_world_serialization::serde::WORLD_STRUCT,
-            &["resources", "entities"],
-            self,
-        )
-    }
-}
-
-impl<'de> Visitor<'de> for WorldSeed<'_> {
-    type Value = DynamicWorld;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Bevy world: `(resources: {..}, entities: {..})`")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DynamicWorld, A::Error> {
-        let mut resources = None;
-        let mut entities = None;
-        while let Some(key) = map.next_key()? {
-            match key {
-                WorldField::Resources => {
-                    if resources.is_some() {
-                        return Err(A::Error::duplicate_field("resources"));
-                    }
-                    resources = Some(map.next_value_seed(ValuesSeed {
-                        entity: None,
-                        registry: self.registry,
-                        load: &mut *self.load,
-                        unknown: &mut *self.unknown,
-                    })?);
-                }
-                WorldField::Entities => {
-                    if entities.is_some() {
-                        return Err(A::Error::duplicate_field("entities"));
-                    }
-                    entities = Some(map.next_value_seed(EntitiesSeed {
-                        registry: self.registry,
-                        load: &mut *self.load,
-                        unknown: &mut *self.unknown,
-                    })?);
-                }
-            }
-        }
-        Ok(DynamicWorld {
-            resources: resources.unwrap_or_default(),
-            entities: entities.ok_or_else(|| A::Error::missing_field("entities"))?,
-        })
-    }
-}
-
-struct EntitiesSeed<'a> {
-    registry: &'a TypeRegistry,
-    load: &'a mut dyn LoadFromPath,
-    unknown: &'a mut Vec<Unknown>,
-}
-
-impl<'de> DeserializeSeed<'de> for EntitiesSeed<'_> {
-    type Value = Vec<DynamicEntity>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EntitiesSeed<'_> {
-    type Value = Vec<DynamicEntity>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map of entities: `{4294967295: (components: {..}), ..}`")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entities = Vec::new();
-        while let Some(entity) = map.next_key::<Entity>()? {
-            let components = map.next_value_seed(EntitySeed {
-                entity,
-                registry: self.registry,
-                load: &mut *self.load,
-                unknown: &mut *self.unknown,
-            })?;
-            entities.push(DynamicEntity { entity, components });
-        }
-        Ok(entities)
-    }
-}
-
-struct EntitySeed<'a> {
-    entity: Entity,
-    registry: &'a TypeRegistry,
-    load: &'a mut dyn LoadFromPath,
-    unknown: &'a mut Vec<Unknown>,
-}
-
-impl<'de> DeserializeSeed<'de> for EntitySeed<'_> {
-    type Value = Vec<Box<dyn PartialReflect>>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_struct(
-            bevy_world_serialization::serde::ENTITY_STRUCT,
-            &["components"],
-            self,
-        )
-    }
-}
-
-impl<'de> Visitor<'de> for EntitySeed<'_> {
-    type Value = Vec<Box<dyn PartialReflect>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an entity: `(components: {..})`")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut components = None;
-        while let Some(EntityField::Components) = map.next_key()? {
-            if components.is_some() {
-                return Err(A::Error::duplicate_field("components"));
-            }
-            components = Some(map.next_value_seed(ValuesSeed {
-                entity: Some(self.entity),
-                registry: self.registry,
-                load: &mut *self.load,
-                unknown: &mut *self.unknown,
-            })?);
-        }
-        components.ok_or_else(|| A::Error::missing_field("components"))
-    }
-}
-
-/// A map of type path to value: an entity's components or the world's resources.
-struct ValuesSeed<'a> {
-    entity: Option<Entity>,
-    registry: &'a TypeRegistry,
-    load: &'a mut dyn LoadFromPath,
-    unknown: &'a mut Vec<Unknown>,
-}
-
-impl<'de> DeserializeSeed<'de> for ValuesSeed<'_> {
-    type Value = Vec<Box<dyn PartialReflect>>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ValuesSeed<'_> {
-    type Value = Vec<Box<dyn PartialReflect>>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a map of type paths to values")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut seen = Vec::new();
-        let mut values = Vec::new();
-        while let Some(type_path) = map.next_key::<String>()? {
-            if seen.contains(&type_path) {
-                return Err(A::Error::custom(format_args!(
-                    "duplicate reflect type: `{type_path}`"
-                )));
-            }
-            let Some(registration) = self.registry.get_with_type_path(&type_path) else {
-                map.next_value::<IgnoredAny>()?;
-                self.unknown.push((self.entity, type_path.clone()));
-                seen.push(type_path);
-                continue;
-            };
-            let value = map.next_value_seed(TypedReflectDeserializer::with_processor(
-                registration,
-                self.registry,
-                &mut HandleDeserializeProcessor {
-                    load_from_path: &mut *self.load,
-                },
-            ))?;
-            // The concrete type where it has `FromReflect`, as Bevy's deserializer does.
-            let value = registration
-                .data::<ReflectFromReflect>()
-                .and_then(|fr| fr.from_reflect(value.as_partial_reflect()))
-                .map(PartialReflect::into_partial_reflect)
-                .unwrap_or(value);
-            values.push(value);
-            seen.push(type_path);
-        }
-        Ok(values)
     }
 }
 
@@ -703,6 +587,11 @@ fn is_bevy(type_path: &str) -> bool {
     type_path.starts_with("bevy_")
 }
 
+/// Whether Bevy computes values of `type_path` from others (see [`COMPUTED`]): read past.
+fn derived(type_path: &str) -> bool {
+    is_bevy(type_path) && COMPUTED.contains(&ident(type_path))
+}
+
 /// One component of an entity being mapped.
 struct Part<'a> {
     value: &'a dyn PartialReflect,
@@ -723,6 +612,7 @@ fn convert(
     options: &ImportOptions,
     paths: &HandlePaths,
     unknown: &[Unknown],
+    extras: &Extras,
 ) -> Result<Imported, ImportError> {
     let n = world.entities.len();
     let mut index: HashMap<Entity, usize> = HashMap::with_capacity(n);
@@ -898,9 +788,14 @@ fn convert(
                     }
                     node.components.push(ComponentData::Custom(c));
                 }
-                Err(kind) => entity_notes.push((part.type_path.to_owned(), kind)),
+                Err(kind) => {
+                    let kind = handle_note(part.value, kind, paths, registry);
+                    entity_notes.push((part.type_path.to_owned(), kind));
+                }
             }
         }
+        // What was read by schema or without a type.
+        extras.map_entity(e.entity, &mut node, &mut entity_notes, &ids_by_entity);
         for type_path in unknown_of.get(&e.entity).into_iter().flatten() {
             if !(is_bevy(type_path) && COMPUTED.contains(&ident(type_path))) {
                 entity_notes.push(((*type_path).to_owned(), NoteKind::Unregistered));
@@ -925,6 +820,7 @@ fn convert(
     Ok(Imported {
         doc,
         report: ImportReport { notes },
+        era: None,
     })
 }
 
@@ -1003,6 +899,38 @@ fn forge_type_paths(schemas: Option<&ForgeSchemas>) -> HashMap<TypeId, String> {
         .into_iter()
         .filter_map(|p| schemas.entry(&p).map(|e| (e.type_id, p)))
         .collect()
+}
+
+/// [`NoteKind::Handle`] for a field that did not render because it is an asset handle (with
+/// its path, when the text or the handle gives one), else `kind`.
+fn handle_note(
+    value: &dyn PartialReflect,
+    kind: NoteKind,
+    paths: &HandlePaths,
+    registry: &TypeRegistry,
+) -> NoteKind {
+    let NoteKind::Unwritable { field: Some(field) } = &kind else {
+        return kind;
+    };
+    let field_value = match value.reflect_ref() {
+        ReflectRef::Struct(s) => s.field(field),
+        ReflectRef::TupleStruct(s) => field.parse().ok().and_then(|i| s.field(i)),
+        _ => None,
+    };
+    let Some(handle) = field_value.and_then(PartialReflect::try_as_reflect) else {
+        return kind;
+    };
+    let Some(reflect) =
+        registry.get_type_data::<bevy_asset::ReflectHandle>(handle.reflect_type_info().type_id())
+    else {
+        return kind;
+    };
+    NoteKind::Handle {
+        field: field.clone(),
+        path: reflect
+            .downcast_handle_untyped(handle.as_any())
+            .and_then(|h| paths.path_of(&h)),
+    }
 }
 
 /// A component as a `custom` component: its fields rendered, those equal to the type's default

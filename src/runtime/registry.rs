@@ -343,6 +343,12 @@ impl ForgeSchemas {
             .collect()
     }
 
+    /// The old names of the registered types and their fields.
+    pub(crate) fn renames(&self) -> crate::schema::renames::Renames {
+        let table = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        crate::schema::renames::Renames::new(table.values().map(|e| &*e.schema))
+    }
+
     /// Number of registered types.
     pub fn len(&self) -> usize {
         self.inner

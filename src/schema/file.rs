@@ -75,10 +75,13 @@ fn ron_options() -> ron::Options {
 ///
 /// - `format`: [`SCHEMA_FORMAT`] (1). A reader refuses other versions instead of guessing.
 /// - `components[]`: [`ComponentSchema`]: `type_path`, `type_name`, `docs` (optional), `fields`,
-///   `skipped` (optional).
+///   `skipped` (optional), `renamed_from` (optional: the type paths scenes wrote before,
+///   `#[forge(renamed_from = "..")]`; written only when not empty, so files without it read as
+///   before).
 /// - `fields[]`: [`FieldSchema`](crate::schema::FieldSchema): `name` (`0`, `1` for tuple
 ///   structs), `type_name` (short type path), `kind`, and the optional `required` (`false`),
-///   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers) and `docs`.
+///   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers), `docs` and
+///   `renamed_from` (the field's names before).
 /// - `kind`: a [`FieldKind`]: `Bool`, `Char`, `String`,
 ///   `Integer(signed: false, bits: 32)`, `Float(bits: 32)`, `Vector(len: 3)` (glam vectors;
 ///   `Quat` is `len: 4`), `Colour`, `Option((type_name: "f32", kind: Float(bits: 32)))`,
@@ -138,7 +141,9 @@ pub enum SchemaFileError {
         found: u32,
     },
     /// The file reads but does not make sense: a type path described twice or not a Rust type
-    /// path, a field listed twice, with an empty name or both in `fields` and `skipped`, a
+    /// path, a `renamed_from` entry that is not a type path (field name), names a current type
+    /// (field) or is listed twice, a field listed twice, with an empty name or both in `fields`
+    /// and `skipped`, a
     /// `range` with `min > max`, a NaN bound or on a field that is not a number, or a `kind`
     /// that cannot be (`Vector(len: 5)`, `Integer(bits: 7)`, `Float(bits: 16)`,
     /// `Enum(variants: [])`).
@@ -334,6 +339,8 @@ impl SchemaFile {
     /// Checks what RON cannot: see [`SchemaFileError::Invalid`].
     fn check(&self, file: Option<&Path>) -> Result<(), SchemaFileError> {
         let mut type_paths = HashSet::new();
+        let current: HashSet<&str> = self.type_paths().collect();
+        let mut old_paths: std::collections::HashMap<&str, &str> = Default::default();
         for component in &self.components {
             let invalid = |message: String| SchemaFileError::Invalid {
                 file: file.map(Path::to_owned),
@@ -348,7 +355,48 @@ impl SchemaFile {
                     "the type path is not a Rust type path like `my_game::Orbit`".into(),
                 ));
             }
+            for old in &component.renamed_from {
+                if !is_type_path_shape(old) {
+                    return Err(invalid(format!(
+                        "`renamed_from` entry `{old}` is not a Rust type path like `my_game::Orbit`"
+                    )));
+                }
+                if current.contains(old.as_str()) {
+                    return Err(invalid(format!(
+                        "`renamed_from` entry `{old}` is the type path of a current component"
+                    )));
+                }
+                if let Some(other) = old_paths.insert(old, &component.type_path) {
+                    return Err(invalid(format!(
+                        "`renamed_from` entry `{old}` is listed twice (also by `{other}`)"
+                    )));
+                }
+            }
             let mut names = HashSet::new();
+            let mut old_names = HashSet::new();
+            for field in &component.fields {
+                for old in &field.renamed_from {
+                    let settable = component.fields.iter().any(|f| &f.name == old)
+                        || component.skipped.contains(old);
+                    if !is_field_name_shape(old) {
+                        return Err(invalid(format!(
+                            "field `{}`: `renamed_from` entry `{old}` is not a field name",
+                            field.name
+                        )));
+                    }
+                    if settable {
+                        return Err(invalid(format!(
+                            "field `{}`: `renamed_from` entry `{old}` is a current field",
+                            field.name
+                        )));
+                    }
+                    if !old_names.insert(old.as_str()) {
+                        return Err(invalid(format!(
+                            "`renamed_from` entry `{old}` is listed twice"
+                        )));
+                    }
+                }
+            }
             for field in &component.fields {
                 let name = &field.name;
                 if name.is_empty() {
@@ -433,6 +481,19 @@ fn is_type_path_shape(path: &str) -> bool {
             && chars.all(unicode_ident::is_xid_continue)
     };
     base.split("::").all(identifier) && generics.is_none_or(|g| g.ends_with('>'))
+}
+
+/// Whether `name` is shaped like a field name: an identifier (a raw one too) or a tuple index.
+fn is_field_name_shape(name: &str) -> bool {
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || unicode_ident::is_xid_start(c))
+        && chars.all(unicode_ident::is_xid_continue)
 }
 
 /// Checks a kind and its parts (see [`SchemaFileError::Invalid`]); the message names the problem.

@@ -11,12 +11,16 @@
 //!
 //! - [`expr`]: field expressions, the Rust-like text of a custom field, evaluated as data
 //!   against a reflected type or a schema kind.
-//! - [`SchemaFile`]: the `.forge-schema.ron` file.
+//! - [`SchemaFile`]: the `.forge-schema.ron` file; [`SchemaFile::diff`] compares two exports
+//!   ([`SchemaChange`]).
 
+mod diff;
 pub mod expr;
 mod file;
 mod kind;
+pub(crate) mod renames;
 
+pub use diff::SchemaChange;
 pub use file::{MAX_FILE_DEPTH, SCHEMA_EXTENSION, SCHEMA_FORMAT, SchemaFile, SchemaFileError};
 pub use kind::kind_of;
 
@@ -43,6 +47,12 @@ pub struct ComponentSchema {
     /// Fields marked `#[forge(skip)]`: they exist but a scene may not set them.
     #[serde(default)]
     pub skipped: Vec<String>,
+    /// The type paths the type had before (`#[forge(renamed_from = "old::Path")]`), oldest
+    /// first: a scene that writes one of them still loads, with a warning naming this
+    /// [`type_path`](Self::type_path) (`forge::custom::renamed`), and `forge migrate --schema`
+    /// rewrites it. Left out of a schema file when empty (files without it read as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
 }
 
 /// `name` without the `r#` of a raw identifier (`r#type` to `type`): how a schema names a field
@@ -92,6 +102,12 @@ pub struct FieldSchema {
     /// The field's doc comment, lines joined with `\n` (empty when undocumented).
     #[serde(default)]
     pub docs: String,
+    /// The names the field had before (`#[forge(renamed_from = "old_name")]`), oldest first: a
+    /// scene that sets one of them still loads, with a warning naming this
+    /// [`name`](Self::name) (`forge::custom::renamed_field`). Left out of a schema file when
+    /// empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_from: Vec<String>,
 }
 
 /// The kind of value a field holds, as far as scenes are concerned.
@@ -275,6 +291,7 @@ impl FieldSchema {
             default: expr::render(default),
             range,
             docs: docs.to_owned(),
+            renamed_from: Vec::new(),
         }
     }
 }

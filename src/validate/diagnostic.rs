@@ -116,6 +116,8 @@ impl fmt::Display for Severity {
 /// | `forge::custom::missing_required` | error | at load and with a schema file: a `#[forge(required)]` field is not listed (extra) |
 /// | `forge::custom::range` | error | at load and with a schema file: a number outside the field's `#[forge(range)]` (extra) |
 /// | `forge::custom::expr` | error | at load and with a schema file: a field expression that cannot be evaluated as the field's type (extra) |
+/// | `forge::custom::renamed` | warning | at load and with a schema file: the type path is an old one of a type (`#[forge(renamed_from = "..")]`); read as the new one, which the message names; `forge migrate --schema` rewrites it (extra) |
+/// | `forge::custom::renamed_field` | warning | at load and with a schema file: the field name is an old one (`#[forge(renamed_from = "..")]` on the field); read as the new one (extra) |
 /// | `forge::custom::reference` | error | at load and in `forge validate`: an entity reference (`#7`, `#7/2`) that names no entity of the scene (the `format` module docs, "Entity references") |
 /// | `forge::asset::empty` | error | an empty asset path (extra) |
 /// | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |

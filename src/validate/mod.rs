@@ -34,6 +34,7 @@ pub(crate) mod diagnostic;
 mod entity;
 mod instance;
 mod names;
+pub(crate) mod renamed;
 pub mod report;
 mod scene;
 mod structure;
@@ -166,7 +167,10 @@ pub fn validate_parsed(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Val
 /// [`ForgeSchemas::export`](crate::ForgeSchemas::export)) as the scene loader checks
 /// them against the game's types: the same `forge::custom::*` codes (`unknown_type` with "did
 /// you mean", `unknown_field` with the field list, `missing_required`, `expr`, `range`),
-/// messages, lines and columns. This is `forge validate --schema`.
+/// messages, lines and columns. This is `forge validate --schema`. A type or field the
+/// schemas say was renamed (`renamed_from`) is checked under its new name, with one warning
+/// where the old name is written (`forge::custom::renamed`, `forge::custom::renamed_field`), as
+/// the loader does.
 ///
 /// Without the game's type registry two loader checks cannot be made: `not_allowed` (a type
 /// path naming an engine type or resource is reported as `unknown_type`) and whether nested
@@ -177,7 +181,18 @@ pub fn validate_parsed_with_schemas(
     assets: Option<&AssetIndex>,
     schemas: &SchemaFile,
 ) -> ValidationReport {
-    let mut diagnostics = parsed_diagnostics(parsed, assets);
+    // Old names the schemas list (`renamed_from`) are read as the new ones, with a warning.
+    let renames = crate::schema::renames::Renames::new(&schemas.components);
+    let copy;
+    let (parsed, mut diagnostics) = if renames.is_empty() {
+        (parsed, Vec::new())
+    } else {
+        let mut renamed = parsed.clone();
+        let warnings = renamed::apply(&renames, &mut renamed);
+        copy = renamed;
+        (&copy, warnings)
+    };
+    diagnostics.extend(parsed_diagnostics(parsed, assets));
     diagnostics.extend(custom::check_offline(
         &parsed.doc,
         0..parsed.doc.entities.len(),

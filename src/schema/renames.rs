@@ -1,0 +1,349 @@
+//! Renamed custom component types and fields (`#[forge(renamed_from = "..")]`): which old
+//! names a scene may still write, and the document with them written as the new ones.
+//!
+//! The table is built from the schemas (the game's [`ForgeSchemas`](crate::ForgeSchemas) in the
+//! loader, a [`SchemaFile`](super::SchemaFile) in tools). The pipeline applies it to every
+//! document before the custom components are checked, so everything after it (building,
+//! spawning, hot reload, cooking) sees the new names, and each old name becomes one warning
+//! (`forge::custom::renamed`, `forge::custom::renamed_field`) where it is written;
+//! `forge migrate --schema` rewrites the old names in the file itself.
+
+use std::collections::HashMap;
+
+use super::ComponentSchema;
+use crate::format::{ComponentData, CustomComponent, SceneDoc};
+
+/// The old names of the types and fields of a set of schemas.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Renames {
+    /// Old type path to the current one.
+    types: HashMap<String, String>,
+    /// Current type path to its fields' `(old, current)` names.
+    fields: HashMap<String, Vec<(String, String)>>,
+    /// Every current type path: a bare name that ends one of them is not an old name.
+    current: Vec<String>,
+}
+
+/// Where a renamed name is written in a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Component `index` of entity `entity`.
+    Component {
+        /// The entity's id.
+        entity: u64,
+        /// The component's index in `components`.
+        index: usize,
+    },
+    /// Component `index` of the `set` list of override `at` of the instance on `entity`.
+    OverrideSet {
+        /// The instance entity's id.
+        entity: u64,
+        /// The override's index.
+        at: usize,
+        /// The patch's index in `set`.
+        index: usize,
+    },
+    /// Component `index` of the `add` list of override `at` of the instance on `entity`.
+    OverrideAdd {
+        /// The instance entity's id.
+        entity: u64,
+        /// The override's index.
+        at: usize,
+        /// The component's index in `add`.
+        index: usize,
+    },
+    /// Key `index` of the `remove` list of override `at` of the instance on `entity`.
+    OverrideRemove {
+        /// The instance entity's id.
+        entity: u64,
+        /// The override's index.
+        at: usize,
+        /// The key's index in `remove`.
+        index: usize,
+    },
+}
+
+impl Place {
+    /// The entity the name is on.
+    pub(crate) fn entity(&self) -> u64 {
+        match *self {
+            Place::Component { entity, .. }
+            | Place::OverrideSet { entity, .. }
+            | Place::OverrideAdd { entity, .. }
+            | Place::OverrideRemove { entity, .. } => entity,
+        }
+    }
+}
+
+/// One old name found (and replaced) in a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Renamed {
+    /// Where the component is.
+    pub(crate) place: Place,
+    /// What was renamed.
+    pub(crate) what: RenamedPart,
+}
+
+/// A renamed type path or field name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RenamedPart {
+    /// The component's type path, as written (`from`) and now (`to`).
+    Type {
+        /// As the file writes it.
+        from: String,
+        /// The current type path.
+        to: String,
+    },
+    /// Field `field` (its index in the component's fields) of the type `type_path`.
+    Field {
+        /// The current type path of the component.
+        type_path: String,
+        /// The field's index among the component's fields.
+        field: usize,
+        /// As the file writes it.
+        from: String,
+        /// The current name.
+        to: String,
+    },
+}
+
+/// The last segment of a type path.
+fn ident(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path)
+}
+
+impl Renames {
+    /// The old names `schemas` list.
+    pub(crate) fn new<'a>(schemas: impl IntoIterator<Item = &'a ComponentSchema>) -> Self {
+        let mut out = Renames::default();
+        for schema in schemas {
+            out.current.push(schema.type_path.clone());
+            for old in &schema.renamed_from {
+                out.types
+                    .entry(old.clone())
+                    .or_insert_with(|| schema.type_path.clone());
+            }
+            let fields: Vec<(String, String)> = schema
+                .fields
+                .iter()
+                .flat_map(|f| f.renamed_from.iter().map(|o| (o.clone(), f.name.clone())))
+                .collect();
+            if !fields.is_empty() {
+                out.fields.insert(schema.type_path.clone(), fields);
+            }
+        }
+        out
+    }
+
+    /// Whether no type or field was renamed (then documents need no walk).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.types.is_empty() && self.fields.is_empty()
+    }
+
+    /// The current type path that `written` (a scene's `type_path`: full, or a bare type name)
+    /// names, when it is an old name: exactly, or as the bare name of one old path only, and of
+    /// no current one.
+    pub(crate) fn renamed_type(&self, written: &str) -> Option<&str> {
+        if let Some(to) = self.types.get(written) {
+            return Some(to);
+        }
+        if written.contains("::") || self.current_path(written).is_some() {
+            return None;
+        }
+        let mut found = self
+            .types
+            .iter()
+            .filter(|(old, _)| ident(old) == written)
+            .map(|(_, to)| to.as_str());
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The current type path `written` names: exactly, or as a unique bare name.
+    fn current_path(&self, written: &str) -> Option<&str> {
+        if let Some(p) = self.current.iter().find(|p| *p == written) {
+            return Some(p);
+        }
+        if written.contains("::") {
+            return None;
+        }
+        let mut found = self.current.iter().filter(|p| ident(p) == written);
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
+    /// The current name of field `written` of the type whose current path is `type_path`,
+    /// when `written` is an old name of one of its fields.
+    pub(crate) fn renamed_field(&self, type_path: &str, written: &str) -> Option<&str> {
+        let written = written.strip_prefix("r#").unwrap_or(written);
+        self.fields
+            .get(type_path)?
+            .iter()
+            .find(|(old, _)| old == written)
+            .map(|(_, now)| now.as_str())
+    }
+
+    /// Writes the old names of `custom` as the current ones; what it renamed, with `place`.
+    fn rename_custom(
+        &self,
+        custom: &mut CustomComponent,
+        place: Place,
+        out: &mut Vec<Renamed>,
+    ) {
+        let current = match self.renamed_type(&custom.type_path) {
+            Some(to) => {
+                let to = to.to_owned();
+                out.push(Renamed {
+                    place,
+                    what: RenamedPart::Type {
+                        from: custom.type_path.to_string(),
+                        to: to.clone(),
+                    },
+                });
+                custom.type_path = to.as_str().into();
+                to
+            }
+            None => match self.current_path(&custom.type_path) {
+                Some(p) => p.to_owned(),
+                None => return,
+            },
+        };
+        if !self.fields.contains_key(&current) {
+            return;
+        }
+        for i in 0..custom.fields.len() {
+            let Some(to) = self.renamed_field(&current, &custom.fields[i].name) else {
+                continue;
+            };
+            // A component that also sets the new name keeps the old one, which is then
+            // reported as an unknown field: the two cannot both be meant.
+            if custom
+                .fields
+                .iter()
+                .any(|f| f.name.strip_prefix("r#").unwrap_or(&f.name) == to)
+            {
+                continue;
+            }
+            out.push(Renamed {
+                place,
+                what: RenamedPart::Field {
+                    type_path: current.clone(),
+                    field: i,
+                    from: custom.fields[i].name.to_string(),
+                    to: to.to_owned(),
+                },
+            });
+            custom.fields[i].name = to.into();
+        }
+    }
+
+    /// Writes every old name in `doc` (entities' custom components and the custom components
+    /// of instance overrides) as the current one; what it renamed, in document order.
+    pub(crate) fn apply(&self, doc: &mut SceneDoc) -> Vec<Renamed> {
+        let mut out = Vec::new();
+        if self.is_empty() {
+            return out;
+        }
+        for (id, node) in doc.entities.iter_mut() {
+            let entity = *id;
+            for (index, component) in node.components.iter_mut().enumerate() {
+                if let ComponentData::Custom(custom) = component {
+                    self.rename_custom(custom, Place::Component { entity, index }, &mut out);
+                }
+            }
+            let Some(instance) = &mut node.instance else {
+                continue;
+            };
+            for (at, o) in instance.overrides.iter_mut().enumerate() {
+                for (index, patch) in o.set.iter_mut().enumerate() {
+                    if let ComponentData::Custom(custom) = &mut patch.component {
+                        let place = Place::OverrideSet { entity, at, index };
+                        self.rename_custom(custom, place, &mut out);
+                    }
+                }
+                for (index, component) in o.add.iter_mut().enumerate() {
+                    if let ComponentData::Custom(custom) = component {
+                        let place = Place::OverrideAdd { entity, at, index };
+                        self.rename_custom(custom, place, &mut out);
+                    }
+                }
+                for (index, key) in o.remove.iter_mut().enumerate() {
+                    let Some(to) = key
+                        .strip_prefix("custom:")
+                        .and_then(|path| self.renamed_type(path))
+                    else {
+                        continue;
+                    };
+                    let from = key["custom:".len()..].to_owned();
+                    out.push(Renamed {
+                        place: Place::OverrideRemove { entity, at, index },
+                        what: RenamedPart::Type {
+                            from,
+                            to: to.to_owned(),
+                        },
+                    });
+                    *key = format!("custom:{to}").into();
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{FieldKind, FieldSchema};
+
+    fn schema(path: &str, old: &[&str], fields: &[(&str, &[&str])]) -> ComponentSchema {
+        ComponentSchema {
+            type_path: path.into(),
+            type_name: ident(path).into(),
+            docs: String::new(),
+            fields: fields
+                .iter()
+                .map(|(name, olds)| FieldSchema {
+                    name: (*name).into(),
+                    type_name: "u32".into(),
+                    kind: FieldKind::Integer {
+                        signed: false,
+                        bits: 32,
+                    },
+                    required: false,
+                    default: None,
+                    range: None,
+                    docs: String::new(),
+                    renamed_from: olds.iter().map(|o| (*o).to_owned()).collect(),
+                })
+                .collect(),
+            skipped: Vec::new(),
+            renamed_from: old.iter().map(|o| (*o).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn old_type_paths_and_bare_names_resolve_to_the_current_path() {
+        let schemas = [
+            schema("game::Health", &["game::Hp"], &[("hp", &["points"])]),
+            schema("game::Hp2", &[], &[]),
+            schema("other::Orbit", &["game::Circle", "old::Hp"], &[]),
+        ];
+        let renames = Renames::new(&schemas);
+        assert_eq!(renames.renamed_type("game::Hp"), Some("game::Health"));
+        assert_eq!(renames.renamed_type("Circle"), Some("other::Orbit"));
+        // `Hp` ends two old paths: not resolved.
+        assert_eq!(renames.renamed_type("Hp"), None);
+        // A current name is never an old one.
+        assert_eq!(renames.renamed_type("Hp2"), None);
+        assert_eq!(renames.renamed_type("game::Health"), None);
+        assert_eq!(
+            renames.renamed_field("game::Health", "points"),
+            Some("hp")
+        );
+        assert_eq!(renames.renamed_field("game::Health", "hp"), None);
+    }
+}
