@@ -671,23 +671,55 @@ fn what_cannot_be_mapped_is_listed_and_left_out() {
         "{first}"
     );
 
-    // Without the game's registry its types are read past and listed.
+    // Without the game's registry or schemas, a game type is kept where the text alone says
+    // what it holds and listed otherwise, never dropped in silence.
     let builtin = import::from_scn_ron(&text, &import::builtin_types()).unwrap();
-    let unregistered: Vec<&str> = builtin
-        .report
-        .notes
-        .iter()
-        .filter(|n| n.kind == NoteKind::Unregistered)
-        .map(|n| n.type_path.as_str())
-        .collect();
-    for t in [
-        "import::Creature",
-        "import::Secret",
-        "import::Plain",
-        "import::Inventory",
-    ] {
-        assert!(unregistered.contains(&t), "{t} in {unregistered:?}");
-    }
+    let kinds = |t: &str| -> Vec<(Option<u64>, NoteKind)> {
+        builtin
+            .report
+            .notes
+            .iter()
+            .filter(|n| n.type_path == t)
+            .map(|n| (n.entity, n.kind.clone()))
+            .collect()
+    };
+    let needs = |field: Option<&str>| NoteKind::NeedsType {
+        field: field.map(str::to_owned),
+    };
+    assert_eq!(
+        kinds("import::Plain"),
+        [(Some(1), NoteKind::NotForgeComponent)]
+    );
+    assert_eq!(
+        kinds("import::Secret"),
+        [(Some(odd), NoteKind::NotForgeComponent)]
+    );
+    assert_eq!(
+        kinds("import::Inventory"),
+        [(Some(odd), needs(Some("items")))]
+    );
+    assert_eq!(kinds("import::Stance"), [(Some(odd), needs(None))]);
+    assert_eq!(
+        kinds("import::Tagged<f32>"),
+        [(Some(odd), NoteKind::TypePath)]
+    );
+    let creature = builtin.doc.find_by_name("Creature").next().unwrap();
+    assert_eq!(
+        kinds("import::Creature"),
+        [
+            (Some(creature), needs(Some("mood"))),
+            (Some(odd), needs(Some("mood")))
+        ]
+    );
+    let plain = custom_of(&builtin.doc, 1, "import::Plain").unwrap();
+    assert_eq!(
+        fields(plain),
+        [
+            ("x".to_owned(), "3".to_owned()),
+            ("y".to_owned(), "0".to_owned())
+        ]
+    );
+    assert!(custom_of(&builtin.doc, odd, "import::Inventory").is_none());
     assert_eq!(builtin.doc.entities.len(), doc.entities.len());
     assert_eq!(builtin.doc.roots, doc.roots);
 }
@@ -869,7 +901,21 @@ fn an_entity_written_twice_is_refused() {
         "(resources: {{}}, entities: {{4294967295: (components: {{\"{NAME}\": \"A\"}}), 4294967295: (components: {{}})}})"
     );
     let e = import::from_scn_ron(&text, &import::builtin_types()).unwrap_err();
-    assert_eq!(e, ImportError::DuplicateEntity { bits: 4294967295 });
+    let ImportError::Ron {
+        line,
+        column,
+        message,
+        ..
+    } = &e
+    else {
+        panic!("{e}");
+    };
+    // At the second key, naming the entity as Bevy does (index v generation).
+    assert_eq!((*line, *column), (1, text.rfind("4294967295").unwrap() + 1));
+    assert!(
+        message.contains("`0v0`") && message.contains("twice"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -1255,8 +1301,12 @@ fn expected() -> Expected {
 }
 
 fn era_sample(era: &str) -> String {
-    std::fs::read_to_string(Path::new(ROOT).join(ERAS).join(format!("bevy-{era}.scn.ron")))
-        .unwrap()
+    std::fs::read_to_string(
+        Path::new(ROOT)
+            .join(ERAS)
+            .join(format!("bevy-{era}.scn.ron")),
+    )
+    .unwrap()
 }
 
 /// The game of the era samples: its types registered, its schemas exported.
@@ -1345,12 +1395,26 @@ fn era_round_trip(era: &str) {
     notes.sort();
     let mut want = Vec::new();
     if facts.has_resources {
-        want.push("resource `forge_demo::Score` not imported (scenes hold entities only)".to_owned());
+        want.push(
+            "resource `forge_demo::Score` not imported (scenes hold entities only)".to_owned(),
+        );
     }
     let id = |name: &str| doc.find_by_name(name).next().unwrap();
     if facts.icon.is_some() {
+        // The path the icon was loaded from, written from Bevy 0.19 on.
+        let icon_path = expected
+            .world
+            .entities
+            .iter()
+            .flat_map(|e| &e.game)
+            .filter(|g| g.type_path == "forge_demo::Icon")
+            .find_map(|g| match &g.fields[0].1 {
+                ExpectedValue::Handle(ExpectedHandle::ToPath(p)) => Some(p.clone()),
+                _ => None,
+            })
+            .unwrap();
         let path = if v >= 19 {
-            " (to `textures/chest.png`), which a custom field cannot hold".to_owned()
+            format!(" (to `{icon_path}`), which a custom field cannot hold")
         } else {
             ", which a custom field cannot hold (and the file does not say its asset path)"
                 .to_owned()
@@ -1392,7 +1456,7 @@ fn era_round_trip(era: &str) {
     let scene = doc.to_canonical_string();
     let mut h = Harness::with_setup(register_builtins);
     h.add("imported.forge.ron", &scene);
-    let (_, instance) = h.spawn_scene("imported.forge.ron");
+    let (root, instance) = h.spawn_scene("imported.forge.ron");
     let world = h.world();
     let spawned = |name: &str| {
         instance
@@ -1406,8 +1470,8 @@ fn era_round_trip(era: &str) {
         let entity = spawned(&e.name);
         assert_eq!(
             world.get::<ChildOf>(entity).map(|c| c.parent()),
-            e.parent.as_deref().map(spawned),
-            "{what}: parent"
+            Some(e.parent.as_deref().map_or(root, spawned)),
+            "{what}: parent (the scene's roots are children of the entity it was spawned on)"
         );
         let children: Vec<Entity> = world
             .get::<Children>(entity)
@@ -1419,7 +1483,10 @@ fn era_round_trip(era: &str) {
         assert_eq!(t.translation, Vec3::from(e.translation), "{what}");
         assert_eq!(t.scale, Vec3::from(e.scale), "{what}");
         let (x, y, z, w) = e.rotation;
-        let angle = angle_of(t.rotation.as_dquat(), Quat::from_xyzw(x, y, z, w).as_dquat());
+        let angle = angle_of(
+            t.rotation.as_dquat(),
+            Quat::from_xyzw(x, y, z, w).as_dquat(),
+        );
         assert!(angle < 1e-4, "{what}: rotation off by {angle} degrees");
         for game in &e.game {
             let field = |name: &str| {
@@ -1516,7 +1583,10 @@ era_tests! {
 fn bevy_0_8_list_form_is_refused_naming_its_era() {
     assert!(expected().eras["0.8"].refuse);
     let e = import::from_scn_ron(&era_sample("0.8"), &import::builtin_types()).unwrap_err();
-    let ImportError::Era { era, line, column, .. } = &e else {
+    let ImportError::Era {
+        era, line, column, ..
+    } = &e
+    else {
         panic!("{e}");
     };
     assert_eq!((*line, *column), (1, 1));

@@ -255,7 +255,9 @@ fn main() -> ExitCode {
         Command::New(args) => new(&args),
         Command::Tree(args) => show_tree(&args),
         Command::Cook(args) => cook::cook(&args),
-        Command::Migrate(args) => migrate::migrate(&args.paths, args.dry_run, args.schema.as_deref()),
+        Command::Migrate(args) => {
+            migrate::migrate(&args.paths, args.dry_run, args.schema.as_deref())
+        }
         Command::Schema(command) => schema::run(&command),
         Command::Import(args) => import::import(&args),
         Command::Export(args) => export::export(&args),

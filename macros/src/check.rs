@@ -42,7 +42,11 @@ pub(crate) fn check(input: &Input, cx: &mut Ctxt) {
         }
         old_paths.push(value);
     }
-    let names: Vec<String> = input.fields.iter().map(|f| member_name(&f.member)).collect();
+    let names: Vec<String> = input
+        .fields
+        .iter()
+        .map(|f| member_name(&f.member))
+        .collect();
     let mut old_names: Vec<String> = Vec::new();
     for field in &input.fields {
         for old in &field.renamed_from {
@@ -55,7 +59,9 @@ pub(crate) fn check(input: &Input, cx: &mut Ctxt) {
             } else if names.contains(&value) {
                 cx.error(
                     old.span(),
-                    format!("`{value}` is a field of this struct: a scene setting it would be ambiguous"),
+                    format!(
+                        "`{value}` is a field of this struct: a scene setting it would be ambiguous"
+                    ),
                 );
             } else if old_names.contains(&value) {
                 cx.error(old.span(), format!("`{value}` is listed twice"));
@@ -116,7 +122,9 @@ fn is_field_name(value: &str) -> bool {
     let mut chars = value.chars();
     match chars.next() {
         Some(c) if c.is_ascii_digit() => value.chars().all(|c| c.is_ascii_digit()),
-        Some(c) => (c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric()),
+        Some(c) => {
+            (c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
+        }
         None => false,
     }
 }

@@ -147,17 +147,20 @@ pub fn migrate_names(
             })
         };
         match (&r.what, r.place) {
-            (RenamedPart::Type { to, .. }, Place::Component { index, .. }) => splices.push(replace(
-                map.component_field_span(entity, index, "type_path"),
-                fragment::string(to),
-                "a component's type path",
-            )?),
-            (RenamedPart::Field { field, to, .. }, Place::Component { index, .. }) => splices
-                .push(replace(
+            (RenamedPart::Type { to, .. }, Place::Component { index, .. }) => {
+                splices.push(replace(
+                    map.component_field_span(entity, index, "type_path"),
+                    fragment::string(to),
+                    "a component's type path",
+                )?)
+            }
+            (RenamedPart::Field { field, to, .. }, Place::Component { index, .. }) => {
+                splices.push(replace(
                     map.custom_field_span(entity, index, *field, CustomPart::Name),
                     fragment::string(to),
                     "a custom field name",
-                )?),
+                )?)
+            }
             (RenamedPart::Type { to, .. }, Place::OverrideSet { at, index, .. }) => {
                 splices.push(replace(
                     map.override_part_span(entity, at, OverridePart::SetField(index, "type_path")),
@@ -165,20 +168,18 @@ pub fn migrate_names(
                     "an override's type path",
                 )?)
             }
-            (RenamedPart::Field { field, to, .. }, Place::OverrideSet { at, index, .. }) => {
-                splices.push(replace(
+            (RenamedPart::Field { field, to, .. }, Place::OverrideSet { at, index, .. }) => splices
+                .push(replace(
                     map.override_part_span(entity, at, OverridePart::SetCustomName(index, *field)),
                     fragment::string(to),
                     "an override's field name",
-                )?)
-            }
-            (RenamedPart::Type { to, .. }, Place::OverrideRemove { at, index, .. }) => {
-                splices.push(replace(
+                )?),
+            (RenamedPart::Type { to, .. }, Place::OverrideRemove { at, index, .. }) => splices
+                .push(replace(
                     map.override_part_span(entity, at, OverridePart::Remove(index)),
                     fragment::string(&format!("custom:{to}")),
                     "an override's removed key",
-                )?)
-            }
+                )?),
             (_, Place::OverrideAdd { at, index, .. }) => {
                 if !whole.contains(&(entity, at, index)) {
                     whole.push((entity, at, index));

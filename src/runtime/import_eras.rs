@@ -28,20 +28,18 @@ use std::fmt;
 
 use bevy_asset::uuid::Uuid;
 use bevy_asset::{
-    AssetId, AssetPath, HandleDeserializeProcessor, LoadFromPath, ReflectHandle, UntypedHandle,
+    AssetPath, HandleDeserializeProcessor, LoadFromPath, ReflectHandle, UntypedHandle,
 };
 use bevy_ecs::entity::{Entity, EntityGeneration, EntityIndex};
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
-use bevy_reflect::serde::ReflectDeserializerProcessor;
 use bevy_reflect::list::DynamicList;
+use bevy_reflect::serde::ReflectDeserializerProcessor;
 use bevy_reflect::tuple_struct::DynamicTupleStruct;
 use bevy_reflect::{PartialReflect, TypeRegistration, TypeRegistry};
 use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 use serde::Deserializer;
-use serde::de::{
-    DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
-};
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// The Bevy versions that may have written a `.scn.ron` file, as far as its text tells
 /// (`0.13`–`0.14` write the same text, for instance). Minor versions of Bevy `0.x`.
@@ -161,7 +159,8 @@ fn struct_valued(text: &str, field: &str) -> bool {
         }
         i += 1;
         skip(&mut i);
-        b.get(i..).is_some_and(|r| r.starts_with(b"x:") || r.starts_with(b"x :"))
+        b.get(i..)
+            .is_some_and(|r| r.starts_with(b"x:") || r.starts_with(b"x :"))
     })
 }
 
@@ -384,7 +383,8 @@ pub(crate) fn probe(text: &str) -> Result<Probe, ProbeError> {
             ProbeError {
                 line,
                 column,
-                message: "expected a Bevy world `(resources: {..}, entities: {..})`, found a list".to_owned(),
+                message: "expected a Bevy world `(resources: {..}, entities: {..})`, found a list"
+                    .to_owned(),
                 era: None,
             }
         });
@@ -460,7 +460,10 @@ fn era_of(text: &str, skeleton: &Skeleton) -> Probe {
     }
     if has_path(text, "bevy_ecs::hierarchy::")
         || has_path(text, "bevy_ecs::name::Name\"")
-        || has_path(text, "bevy_transform::components::transform::TransformTreeChanged\"")
+        || has_path(
+            text,
+            "bevy_transform::components::transform::TransformTreeChanged\"",
+        )
     {
         ranges.push((16, NEWEST));
     }
@@ -532,7 +535,9 @@ fn decode(keys: Keys, v: u64) -> Result<Entity, String> {
         }
         Keys::IndexLow => index_low(v),
         Keys::Bits | Keys::Display => Entity::try_from_bits(v).ok_or_else(|| {
-            format!("`{v}` is not an entity: its low 32 bits are 0, which no Bevy 0.17+ entity writes")
+            format!(
+                "`{v}` is not an entity: its low 32 bits are 0, which no Bevy 0.17+ entity writes"
+            )
         }),
     }
 }
@@ -565,9 +570,7 @@ impl<'de> Visitor<'de> for EntitySeed {
     type Value = Entity;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(
-            "an entity: a number, `(generation: g, index: i)` or a string like \"4v0\"",
-        )
+        f.write_str("an entity: a number, `(generation: g, index: i)` or a string like \"4v0\"")
     }
 
     fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Entity, E> {
@@ -723,7 +726,10 @@ impl<'de> Visitor<'de> for FloatsSeed {
                 _ => usize::MAX,
             };
             if i >= self.0 {
-                return Err(A::Error::unknown_field(&key, &["x", "y", "z", "w"][..self.0]));
+                return Err(A::Error::unknown_field(
+                    &key,
+                    &["x", "y", "z", "w"][..self.0],
+                ));
             }
             out[i] = map.next_value::<f32>()?;
             set[i] = true;
@@ -760,9 +766,7 @@ impl<'de> Visitor<'de> for HandleSeed {
     type Value = HandleRef;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(
-            "an asset handle: `Path(\"..\")`, `Uuid(\"..\")`, `Weak(..)` or `(id: ..)`",
-        )
+        f.write_str("an asset handle: `Path(\"..\")`, `Uuid(\"..\")`, `Weak(..)` or `(id: ..)`")
     }
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HandleRef, E> {
@@ -804,8 +808,13 @@ impl<'de> Visitor<'de> for HandleSeed {
     }
 }
 
+/// The UUID of a handle read from a file that names no asset (a runtime index, a hash of a
+/// path): not Bevy's default handle, so that such a handle is never taken for a field left at
+/// its default (and silently dropped), but listed.
+pub(crate) const PATHLESS: Uuid = Uuid::from_u128(0x6b1f_04d2_6c0e_4f59_9a57_4e61_7468_6c65);
+
 /// The handle a [`HandleRef`] read from a file makes: a path is given to `load` (which keeps
-/// it, loading nothing), a UUID kept, a spelling without a path made Bevy's default handle.
+/// it, loading nothing), a UUID kept, a spelling without a path made a handle of [`PATHLESS`].
 pub(crate) fn untyped_handle(
     handle: &HandleRef,
     type_id: TypeId,
@@ -823,7 +832,7 @@ pub(crate) fn untyped_handle(
         },
         HandleRef::NoPath(_) => UntypedHandle::Uuid {
             type_id,
-            uuid: AssetId::<()>::DEFAULT_UUID,
+            uuid: PATHLESS,
         },
     })
 }
@@ -908,7 +917,8 @@ mod tests {
 
     #[test]
     fn keys_of_each_era_decode_to_their_index_and_generation() {
-        let e = |keys, v| decode(keys, v).map(|e: Entity| (e.index_u32(), e.generation().to_bits()));
+        let e =
+            |keys, v| decode(keys, v).map(|e: Entity| (e.index_u32(), e.generation().to_bits()));
         assert_eq!(e(Keys::Index, 3), Ok((3, 0)));
         assert!(e(Keys::Index, 1 << 32).is_err());
         assert_eq!(e(Keys::IndexLow, 4294967297), Ok((1, 1)));

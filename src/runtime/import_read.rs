@@ -156,9 +156,7 @@ impl<'de> Visitor<'de> for WorldSeed<'_, '_> {
                     if entities.is_some() {
                         return Err(A::Error::duplicate_field("entities"));
                     }
-                    entities = Some(map.next_value_seed(EntitiesSeed {
-                        cx: &mut *self.cx,
-                    })?);
+                    entities = Some(map.next_value_seed(EntitiesSeed { cx: &mut *self.cx })?);
                 }
             }
         }
@@ -286,22 +284,19 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
             }
             let registration = cx.registry.get_with_type_path(path);
             let schema = match self.entity {
-                Some(_) => cx
-                    .schemas
-                    .resolve(path, registration.map(|r| r.type_id())),
+                Some(_) => cx.schemas.resolve(path, registration.map(|r| r.type_id())),
                 None => None,
             };
             match (registration, schema, self.entity) {
                 (Some(registration), schema, _) if schema.is_none_or(|s| !s.by_schema) => {
-                    let value =
-                        map.next_value_seed(TypedReflectDeserializer::with_processor(
-                            registration,
-                            cx.registry,
-                            &mut EraProcessor {
-                                keys: cx.keys,
-                                load: &mut *cx.load,
-                            },
-                        ))?;
+                    let value = map.next_value_seed(TypedReflectDeserializer::with_processor(
+                        registration,
+                        cx.registry,
+                        &mut EraProcessor {
+                            keys: cx.keys,
+                            load: &mut *cx.load,
+                        },
+                    ))?;
                     // The concrete type where it has `FromReflect`, as Bevy's deserializer does.
                     let value = registration
                         .data::<ReflectFromReflect>()
@@ -329,15 +324,19 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
                 (_, _, Some(entity)) if !path.starts_with("bevy_") => {
                     if cx.schemas.has_file {
                         map.next_value::<IgnoredAny>()?;
-                        cx.extras
-                            .parts
-                            .push((entity, written.clone(), Extra::Listed(NoteKind::NotInSchema)));
+                        cx.extras.parts.push((
+                            entity,
+                            written.clone(),
+                            Extra::Listed(NoteKind::NotInSchema),
+                        ));
                     } else {
                         let value = map.next_value_seed(LooseSeed)?;
                         let plain = super::import_schema::written_plain(cx.text, &written);
-                        cx.extras
-                            .parts
-                            .push((entity, written.clone(), Extra::Loose { value, plain }));
+                        cx.extras.parts.push((
+                            entity,
+                            written.clone(),
+                            Extra::Loose { value, plain },
+                        ));
                     }
                 }
                 _ => {

@@ -27,7 +27,9 @@ use std::fmt;
 
 use bevy_ecs::entity::Entity;
 use serde::Deserializer;
-use serde::de::{DeserializeSeed, EnumAccess, IgnoredAny, MapAccess, SeqAccess, VariantAccess, Visitor};
+use serde::de::{
+    DeserializeSeed, EnumAccess, IgnoredAny, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
 
 use super::import::{ImportOptions, NoteKind};
 use super::import_eras::{EntitySeed, HandleRef, HandleSeed, Keys};
@@ -95,7 +97,11 @@ impl SchemaIndex {
         if let Some(schemas) = &options.schemas {
             for path in schemas.type_paths() {
                 if let Some(entry) = schemas.entry(&path) {
-                    add(&mut out, ComponentSchema::clone(&entry.schema), Some(entry.type_id));
+                    add(
+                        &mut out,
+                        ComponentSchema::clone(&entry.schema),
+                        Some(entry.type_id),
+                    );
                 }
             }
         }
@@ -258,6 +264,11 @@ impl Val {
     }
 }
 
+/// Whether a schema's type name is an asset handle (`Handle<Image>`).
+fn is_handle(type_name: &str) -> bool {
+    type_name.starts_with("Handle<")
+}
+
 /// Reads one value of `kind` (named `type_name`) with every era's spellings.
 #[derive(Clone, Copy)]
 struct KindSeed<'a> {
@@ -272,6 +283,15 @@ impl<'de> DeserializeSeed<'de> for KindSeed<'_> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Val, D::Error> {
         use serde::Deserialize;
         let text = |t: String| Ok(Val::Text(t));
+        // A handle's schema is that of Bevy's `Handle` enum (`Strong` / `Uuid`), which no era
+        // writes: read every era's spelling instead.
+        if is_handle(self.type_name) {
+            let handle = HandleSeed.deserialize(d)?;
+            return Ok(Val::Unwritable(Unwritable::Handle(match handle {
+                HandleRef::Path(p) => Some(p),
+                _ => None,
+            })));
+        }
         match self.kind {
             FieldKind::Bool => text(bool::deserialize(d)?.to_string()),
             FieldKind::Integer { signed: true, bits } if *bits <= 64 => {
@@ -359,16 +379,11 @@ impl<'de> DeserializeSeed<'de> for KindSeed<'_> {
                     keys: self.keys,
                 },
             ),
-            FieldKind::Other if self.type_name.starts_with("Handle<") => {
-                let handle = HandleSeed.deserialize(d)?;
-                Ok(Val::Unwritable(Unwritable::Handle(match handle {
-                    HandleRef::Path(p) => Some(p),
-                    _ => None,
-                })))
-            }
             _ => {
                 d.deserialize_ignored_any(IgnoredAny)?;
-                Ok(Val::Unwritable(Unwritable::Other(self.type_name.to_owned())))
+                Ok(Val::Unwritable(Unwritable::Other(
+                    self.type_name.to_owned(),
+                )))
             }
         }
     }
@@ -793,10 +808,7 @@ impl<'de> Visitor<'de> for ComponentSeed<'_> {
         Ok(out)
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(
-        self,
-        d: D,
-    ) -> Result<TypedComponent, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<TypedComponent, D::Error> {
         let mut out = TypedComponent {
             fields: Vec::new(),
             renamed_fields: Vec::new(),
@@ -1069,18 +1081,19 @@ impl Extras {
                         })),
                     }
                 }
-                Extra::Loose { value, plain } => {
-                    match self.loose_component(value, *plain, ids) {
-                        Ok(fields) => {
-                            node.components.push(ComponentData::Custom(CustomComponent {
-                                type_path: written.as_str().into(),
-                                fields,
-                            }));
-                            notes.push((written.clone(), NoteKind::NotForgeComponent));
-                        }
-                        Err(field) => notes.push((written.clone(), NoteKind::NeedsType { field })),
-                    }
+                Extra::Loose { .. } if !crate::validate::is_type_path(written) => {
+                    notes.push((written.clone(), NoteKind::TypePath));
                 }
+                Extra::Loose { value, plain } => match self.loose_component(value, *plain, ids) {
+                    Ok(fields) => {
+                        node.components.push(ComponentData::Custom(CustomComponent {
+                            type_path: written.as_str().into(),
+                            fields,
+                        }));
+                        notes.push((written.clone(), NoteKind::NotForgeComponent));
+                    }
+                    Err(field) => notes.push((written.clone(), NoteKind::NeedsType { field })),
+                },
             }
         }
     }
@@ -1131,7 +1144,10 @@ fn index_reference(fields: &[(String, Loose)], ids: &HashMap<Entity, u64>) -> Op
     let [(a, _), (b, _)] = fields else {
         return None;
     };
-    if !matches!((a.as_str(), b.as_str()), ("generation", "index") | ("index", "generation")) {
+    if !matches!(
+        (a.as_str(), b.as_str()),
+        ("generation", "index") | ("index", "generation")
+    ) {
         return None;
     }
     let index = fields.iter().find_map(|(k, v)| match (k.as_str(), v) {

@@ -100,7 +100,9 @@ impl SchemaChange {
                 (_, None) => false,
                 (None, Some(_)) => true,
                 (Some(a), Some(b)) => {
-                    b.min > a.min || b.max < a.max || (b.max == a.max && a.inclusive && !b.inclusive)
+                    b.min > a.min
+                        || b.max < a.max
+                        || (b.max == a.max && a.inclusive && !b.inclusive)
                 }
             },
             _ => false,

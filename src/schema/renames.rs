@@ -188,12 +188,7 @@ impl Renames {
     }
 
     /// Writes the old names of `custom` as the current ones; what it renamed, with `place`.
-    fn rename_custom(
-        &self,
-        custom: &mut CustomComponent,
-        place: Place,
-        out: &mut Vec<Renamed>,
-    ) {
+    fn rename_custom(&self, custom: &mut CustomComponent, place: Place, out: &mut Vec<Renamed>) {
         let current = match self.renamed_type(&custom.type_path) {
             Some(to) => {
                 let to = to.to_owned();
@@ -340,10 +335,7 @@ mod tests {
         // A current name is never an old one.
         assert_eq!(renames.renamed_type("Hp2"), None);
         assert_eq!(renames.renamed_type("game::Health"), None);
-        assert_eq!(
-            renames.renamed_field("game::Health", "points"),
-            Some("hp")
-        );
+        assert_eq!(renames.renamed_field("game::Health", "points"), Some("hp"));
         assert_eq!(renames.renamed_field("game::Health", "hp"), None);
     }
 }
