@@ -1596,3 +1596,20 @@ fn bevy_0_8_list_form_is_refused_naming_its_era() {
     let e = import::from_scn_ron("[1, 2, 3]", &import::builtin_types()).unwrap_err();
     assert!(matches!(e, ImportError::Ron { .. }), "{e}");
 }
+
+/// `forge_demo.forge-schema.ron` beside the era samples is what the samples' game exports
+/// (`ForgeSchemas::export`): the command line's tests import the samples with it.
+/// `UPDATE_SNAPSHOTS=1` writes it again.
+#[test]
+fn the_era_samples_schema_file_is_the_games_export() {
+    let app = era_app();
+    let schemas = app.world().resource::<ForgeSchemas>();
+    let path = Path::new(ROOT)
+        .join(ERAS)
+        .join("forge_demo.forge-schema.ron");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        schemas.export(&path).unwrap();
+    }
+    let file = bevy_forge_scene::schema::SchemaFile::read(&path).unwrap();
+    assert_eq!(file, schemas.to_schema_file());
+}

@@ -36,14 +36,20 @@ fn forge_import_prints_the_scene_and_warns_about_what_it_left_out() {
         stderr.contains("warning: resource `import::Score` not imported"),
         "{stderr}"
     );
+    // Without the game's types or schemas, a component whose text does not say what it holds
+    // is listed, with the way to keep it.
     assert!(
-        stderr.contains("`import::Creature` is not in the type registry"),
+        stderr.contains("`import::Creature` left out: without its type, its field `mood`"),
         "{stderr}"
     );
-    assert!(
-        stderr.lines().all(|l| l.starts_with("warning: ")),
-        "{stderr}"
+    assert!(stderr.contains("(`--schema`)"), "{stderr}");
+    // The era first, then one warning per thing left out.
+    let mut lines = stderr.lines();
+    assert_eq!(
+        lines.next(),
+        Some("note: read as written by Bevy 0.17-0.20")
     );
+    assert!(lines.all(|l| l.starts_with("warning: ")), "{stderr}");
 }
 
 #[test]
@@ -68,7 +74,7 @@ fn forge_import_out_writes_a_scene_that_validates() {
     );
     // The built-in types only: the game's `Orbit` is listed, the rest is the same world.
     assert!(
-        stderr.contains("`import::Orbit` is not in the type registry"),
+        stderr.contains("`import::Orbit` left out: without its type, its field `axis`"),
         "{stderr}"
     );
     let written = std::fs::read_to_string(dir.path().join("platformer.forge.ron")).unwrap();
@@ -99,7 +105,7 @@ fn forge_import_out_writes_a_scene_that_validates() {
     // world Bevy wrote): the command adds and drops nothing. The seed's names, without `Orbit`.
     let options = ImportOptions {
         name: "platformer".into(),
-        schemas: None,
+        ..ImportOptions::default()
     };
     let library = import::from_scn_ron_file(
         dir.path().join("platformer.scn.ron"),
@@ -161,4 +167,113 @@ fn forge_import_refuses_a_result_that_does_not_validate_and_malformed_files() {
     let o = forge(dir.path(), &["import", "missing.scn.ron"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text_of(&o.stderr).contains("cannot read `missing.scn.ron`"));
+}
+
+/// `tests/fixtures/bevy_eras/<name>` copied into `dir`.
+fn era_file_into(dir: &Path, name: &str) {
+    let from = Path::new(ROOT).join("tests/fixtures/bevy_eras").join(name);
+    std::fs::copy(from, dir.join(name)).unwrap();
+}
+
+#[test]
+fn forge_import_with_the_games_schema_file_keeps_its_components_as_custom() {
+    let dir = tempfile::tempdir().unwrap();
+    era_file_into(dir.path(), "bevy-0.14.scn.ron");
+    era_file_into(dir.path(), "forge_demo.forge-schema.ron");
+    // Without the schema file, the game's components that need their types are listed.
+    let o = forge(dir.path(), &["import", "bevy-0.14.scn.ron"]);
+    let stderr = text_of(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("note: read as written by Bevy 0.13-0.14"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`forge_demo::Follow` left out: without its type, its field `target`"),
+        "{stderr}"
+    );
+
+    let o = forge(
+        dir.path(),
+        &[
+            "import",
+            "bevy-0.14.scn.ron",
+            "--schema",
+            "forge_demo.forge-schema.ron",
+            "--out",
+            "level.forge.ron",
+        ],
+    );
+    let stderr = text_of(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let doc = SceneDoc::read(dir.path().join("level.forge.ron"))
+        .unwrap()
+        .doc;
+    let id = |name: &str| doc.find_by_name(name).next().unwrap();
+    let custom = |name: &str, type_path: &str| -> Vec<(String, String)> {
+        doc.entities[&id(name)]
+            .components
+            .iter()
+            .find_map(|c| match c {
+                ComponentData::Custom(c) if c.type_path == type_path => Some(
+                    c.fields
+                        .iter()
+                        .map(|f| (f.name.to_string(), f.expr.to_string()))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("`{name}` has `{type_path}`"))
+    };
+    let field = |n: &str, e: String| (n.to_owned(), e);
+    assert_eq!(
+        custom("Player", "forge_demo::Health"),
+        [field("hp", "75".into()), field("max", "100".into())]
+    );
+    // The reference, a struct `(generation, index)` key in 0.14's `u64` form, is `#id`.
+    assert_eq!(
+        custom("Lamp", "forge_demo::Follow"),
+        [
+            field("target", format!("#{}", id("Player"))),
+            field("distance", "2.5".into())
+        ]
+    );
+    assert_eq!(
+        custom("Chest", "forge_demo::Loot"),
+        [field("items", r#"vec!["gold", "key"]"#.into())]
+    );
+    assert!(custom("Chest", "forge_demo::Interactable").is_empty());
+    // Handles without a path are listed, with their entity and field.
+    assert!(
+        stderr.contains(
+            "entity 3 (`Lamp`): `forge_demo::Glow` left out: its field `texture` is an asset handle"
+        ),
+        "{stderr}"
+    );
+    // What it wrote loads with the game's schemas: `forge validate --schema` passes.
+    let v = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--no-assets",
+            "--schema",
+            "forge_demo.forge-schema.ron",
+            "level.forge.ron",
+        ],
+    );
+    assert_eq!(v.status.code(), Some(0), "{}", text_of(&v.stdout));
+}
+
+#[test]
+fn forge_import_refuses_bevy_0_8_naming_its_era() {
+    let dir = tempfile::tempdir().unwrap();
+    era_file_into(dir.path(), "bevy-0.8.scn.ron");
+    let o = forge(dir.path(), &["import", "bevy-0.8.scn.ron"]);
+    let stderr = text_of(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: bevy-0.8.scn.ron:1:1: this is the scene format of Bevy 0.8"),
+        "{stderr}"
+    );
+    assert!(o.stdout.is_empty());
 }
