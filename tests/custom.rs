@@ -1021,3 +1021,122 @@ fn a_clone_type_is_copied_by_clone_and_others_through_reflection() {
         assert_eq!(world.get::<Unclonable>(e), Some(&Unclonable { hits: 8 }));
     }
 }
+
+// ---- renamed types and fields (`#[forge(renamed_from = "..")]`) ----
+
+/// Was `game::Stamina { amount, max }`: the game renamed the type and its field `amount`.
+#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "game::Vitality", renamed_from = "game::Stamina")]
+struct Vitality {
+    #[forge(renamed_from = "amount")]
+    points: u32,
+    max: u32,
+}
+
+/// What the loader logs (its warnings), from every thread, kept for the tests to read.
+fn logged() -> &'static std::sync::Mutex<Vec<u8>> {
+    static LOG: std::sync::OnceLock<std::sync::Mutex<Vec<u8>>> = std::sync::OnceLock::new();
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        struct Sink;
+        impl std::io::Write for Sink {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                logged().lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::WARN)
+            .with_writer(|| Sink)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+    });
+    LOG.get_or_init(Default::default)
+}
+
+#[test]
+fn a_renamed_type_and_field_load_with_a_warning_naming_the_new_names() {
+    logged();
+    let text = scene(&custom("game::Stamina", &[("amount", "7"), ("max", "9")]));
+    let mut h = Harness::new();
+    let (_, instance) = h.spawn("renamed.forge.ron", &text);
+    let thing = instance.entity(1).unwrap();
+    assert_eq!(
+        h.world().get::<Vitality>(thing),
+        Some(&Vitality { points: 7, max: 9 })
+    );
+    // One warning per old name, where the file writes it, naming the new name.
+    let log = String::from_utf8(logged().lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("renamed.forge.ron"))
+        .collect();
+    let type_at = text.find("\"game::Stamina\"").unwrap();
+    let field_at = text.find("\"amount\"").unwrap();
+    let line = |at: usize| text[..at].matches('\n').count() + 1;
+    let column = |at: usize| at - text[..at].rfind('\n').unwrap();
+    assert_eq!(lines.len(), 2, "{log}");
+    assert!(
+        lines[0].contains(&format!(
+            "renamed.forge.ron:{}:{}: ",
+            line(type_at),
+            column(type_at)
+        )) && lines[0]
+            .contains("custom component type `game::Stamina` was renamed to `game::Vitality`"),
+        "{log}"
+    );
+    assert!(
+        lines[1].contains(&format!(
+            "renamed.forge.ron:{}:{}: ",
+            line(field_at),
+            column(field_at)
+        )) && lines[1].contains("field `amount` of `Vitality` was renamed to `points`"),
+        "{log}"
+    );
+    assert!(log.contains("forge migrate --schema"), "{log}");
+    // Offline (`forge validate --schema`), the exported schemas give the same warnings.
+    let schemas = exported(&h);
+    let vitality = schemas.get("game::Vitality").unwrap();
+    assert_eq!(vitality.renamed_from, ["game::Stamina"]);
+    assert_eq!(vitality.field("points").unwrap().renamed_from, ["amount"]);
+    let parsed = bevy_forge_scene::format::SceneDoc::from_str(&text).unwrap();
+    let report = bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, None, &schemas);
+    let offline: Vec<(&str, usize, usize)> = report
+        .iter()
+        .filter(|d| d.code.starts_with("forge::custom::"))
+        .map(|d| {
+            let p = d.position.unwrap();
+            (d.code, p.line as usize, p.column as usize)
+        })
+        .collect();
+    assert_eq!(
+        offline,
+        [
+            ("forge::custom::renamed", line(type_at), column(type_at)),
+            (
+                "forge::custom::renamed_field",
+                line(field_at),
+                column(field_at)
+            )
+        ]
+    );
+    assert!(!report.has_errors());
+}
+
+#[test]
+fn a_current_name_beside_its_old_name_is_one_duplicate() {
+    let text = scene(&format!(
+        "{}\n{}",
+        custom("game::Stamina", &[("amount", "7")]),
+        custom("game::Vitality", &[("points", "8")])
+    ));
+    let message = Harness::new().fail(&text);
+    let errors = loader_lines(&message);
+    assert_eq!(errors.len(), 1, "{message}");
+    assert!(errors[0].contains("game::Vitality"), "{message}");
+}
