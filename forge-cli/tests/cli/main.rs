@@ -1291,3 +1291,170 @@ fn validate_lists_a_scene_with_instances_in_one_order() {
         "{items:#?}"
     );
 }
+
+// ---- renamed types and fields: migrate --schema, schema diff ----
+
+/// The test game's schemas as exported (`old.forge-schema.ron`), and as exported after the game
+/// renamed `forge_demo::Brain` to `forge_demo::Mind` and its field `hp` to `health` with
+/// `renamed_from`, and removed `forge_demo::Route` (`new.forge-schema.ron`).
+fn renamed_game_dir(scenes: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = game_dir(scenes);
+    let old = common::game::schemas().to_schema_file();
+    old.write(dir.path().join("old.forge-schema.ron")).unwrap();
+    let mut components = old.components.clone();
+    for c in &mut components {
+        if c.type_path == "forge_demo::Brain" {
+            c.type_path = "forge_demo::Mind".into();
+            c.type_name = "Mind".into();
+            c.renamed_from = vec!["forge_demo::Brain".into()];
+            for f in &mut c.fields {
+                if f.name == "hp" {
+                    f.name = "health".into();
+                    f.renamed_from = vec!["hp".into()];
+                }
+            }
+        }
+    }
+    components.retain(|c| c.type_path != "forge_demo::Route");
+    bevy_forge_scene::schema::SchemaFile::new(components)
+        .write(dir.path().join("new.forge-schema.ron"))
+        .unwrap();
+    dir
+}
+
+/// A scene with comments whose `Brain` is written with its old names.
+const BRAIN_SCENE: &str = "// the guard's scene\n(\n  format_version: 1,\n  name: \"Patrol\",\n  entities: {\n    1: (\n      id: 1,\n      name: \"Guard\", // the one at the gate\n      parent: None,\n      children: [],\n      transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),\n      components: [\n        // its mind\n        (type: custom, data: (type_path: \"forge_demo::Brain\", fields: [\n          (name: \"hp\", expr: \"40\"), // hurt\n          (name: \"label\", expr: \"\\\"gate\\\"\"),\n        ])),\n      ],\n    ),\n  },\n  roots: [1],\n  next_id: 2,\n)\n";
+
+#[test]
+fn migrate_with_a_schema_rewrites_renamed_names_only() {
+    let dir = renamed_game_dir(&[("guard.forge.ron", BRAIN_SCENE)]);
+    let file = dir.path().join("guard.forge.ron");
+    let args = ["--schema", "new.forge-schema.ron", "guard.forge.ron"];
+    // Before: it loads with the old names, one warning each.
+    let v = forge(
+        dir.path(),
+        &[&["validate", "--no-assets"][..], &args].concat(),
+    );
+    assert_eq!(status(&v), 0, "{}", stdout(&v));
+    let report = stdout(&v);
+    assert!(
+        report.contains(
+            "custom component type `forge_demo::Brain` was renamed to `forge_demo::Mind`"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("field `hp` of `Mind` was renamed to `health`"),
+        "{report}"
+    );
+
+    let dry = forge(dir.path(), &[&["migrate", "--dry-run"][..], &args].concat());
+    assert_eq!(status(&dry), 0, "{}", stderr(&dry));
+    let out = stdout(&dry);
+    assert!(
+        out.starts_with(
+            "would migrate guard.forge.ron: 2 old names of renamed types and fields -> the new names\n"
+        ),
+        "{out}"
+    );
+    let type_at = BRAIN_SCENE.find("\"forge_demo::Brain\"").unwrap();
+    // Each patch: the byte it starts at in the text the patches before it made (`Mind` is a
+    // byte shorter than `Brain`), the old and the new text.
+    let hp_at = BRAIN_SCENE.find("\"hp\"").unwrap() - 1;
+    assert!(
+        out.contains(&format!(
+            "  at byte {type_at}: {:?} -> {:?}\n  at byte {hp_at}: {:?} -> {:?}\n",
+            "\"forge_demo::Brain\"", "\"forge_demo::Mind\"", "\"hp\"", "\"health\""
+        )),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), BRAIN_SCENE);
+
+    let o = forge(dir.path(), &[&["migrate"][..], &args].concat());
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    // Only those bytes: comments, layout and every other byte as they were.
+    let migrated = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        migrated,
+        BRAIN_SCENE
+            .replace("\"forge_demo::Brain\"", "\"forge_demo::Mind\"")
+            .replace("(name: \"hp\"", "(name: \"health\"")
+    );
+    // After: no warnings, and nothing left to migrate.
+    let v = forge(
+        dir.path(),
+        &[&["validate", "--no-assets"][..], &args].concat(),
+    );
+    assert_eq!(status(&v), 0, "{}", stdout(&v));
+    assert!(!stdout(&v).contains("renamed"), "{}", stdout(&v));
+    let again = forge(dir.path(), &[&["migrate"][..], &args].concat());
+    assert_eq!(
+        (status(&again), stdout(&again)),
+        (
+            0,
+            "every scene is at format 1 and writes the current names\n".to_owned()
+        )
+    );
+}
+
+#[test]
+fn schema_diff_lists_the_changes_and_the_scenes_they_break() {
+    let route = "        (type: custom, data: (type_path: \"forge_demo::Route\", fields: [(name: \"name\", expr: \"\\\"north\\\"\")])),";
+    let dir = renamed_game_dir(&[
+        ("guard.forge.ron", BRAIN_SCENE),
+        ("route.forge.ron", &guard_scene(&[route])),
+    ]);
+    let o = forge(
+        dir.path(),
+        &[
+            "schema",
+            "diff",
+            "old.forge-schema.ron",
+            "new.forge-schema.ron",
+            "guard.forge.ron",
+            "route.forge.ron",
+        ],
+    );
+    let out = stdout(&o);
+    assert_eq!(status(&o), 1, "{out}{}", stderr(&o));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "old.forge-schema.ron -> new.forge-schema.ron:");
+    assert!(
+        out.contains("  ~ `forge_demo::Mind`: renamed from `forge_demo::Brain`\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  ~ `forge_demo::Mind`: field `health` renamed from `hp`\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  - `forge_demo::Route`: removed  (may break scenes)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("guard.forge.ron loads with 2 renamed names (`forge migrate --schema new.forge-schema.ron` rewrites them)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("breaks route.forge.ron: 1 error with the new schemas"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("checked 2 scenes: 1 broken, 1 with old names\n"),
+        "{out}"
+    );
+    // Two identical exports: nothing changed, nothing breaks.
+    let same = forge(
+        dir.path(),
+        &[
+            "schema",
+            "diff",
+            "old.forge-schema.ron",
+            "old.forge-schema.ron",
+        ],
+    );
+    assert_eq!(
+        (status(&same), stdout(&same)),
+        (0, "no changes to the custom component types\n".to_owned())
+    );
+}
