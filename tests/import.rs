@@ -1613,3 +1613,140 @@ fn the_era_samples_schema_file_is_the_games_export() {
     let file = bevy_forge_scene::schema::SchemaFile::read(&path).unwrap();
     assert_eq!(file, schemas.to_schema_file());
 }
+
+/// Every `.scn.ron` beside the era samples (the refused 0.8 one and the extra shapes too).
+fn every_era_file() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(Path::new(ROOT).join(ERAS))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".scn.ron"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Imports damaged `text` with the game's registry and with its schema file alone: a scene or
+/// an error whose line and column are inside the text, never a panic.
+fn import_damaged(text: &str, registry: &bevy_reflect::TypeRegistry, schemas: &ImportOptions) {
+    let lines = text.lines().count() + 1;
+    for result in [
+        import::from_scn_ron_with(text, registry, &ImportOptions::default()),
+        import::from_scn_ron_with(text, &import::builtin_types(), schemas),
+    ] {
+        if let Err(e) = result
+            && let Some((line, column)) = e.position()
+        {
+            assert!(line >= 1 && line <= lines && column >= 1, "{e}");
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any era's sample, cut anywhere and with bytes replaced by ones that matter to RON (or
+    /// any byte), imports or fails with a position: never a panic or a hang.
+    #[test]
+    fn damaged_era_samples_never_panic(
+        file in 0usize..64,
+        cut in 0.0f64..=1.0,
+        flips in proptest::collection::vec(
+            (0.0f64..1.0, proptest::prelude::prop_oneof![
+                proptest::sample::select(b"(){}[],:\"#0123456789.-eEvx \n/*".to_vec()),
+                proptest::prelude::any::<u8>(),
+            ]),
+            0..4,
+        ),
+    ) {
+        let files = every_era_file();
+        let (_, text) = &files[file % files.len()];
+        let mut bytes = text.as_bytes().to_vec();
+        for (at, byte) in flips {
+            let i = ((bytes.len() as f64) * at) as usize;
+            if i < bytes.len() {
+                bytes[i] = byte;
+            }
+        }
+        bytes.truncate(((bytes.len() as f64) * cut) as usize);
+        let damaged = String::from_utf8_lossy(&bytes);
+        let app = era_app();
+        let registry = app.world().resource::<AppTypeRegistry>().read();
+        let schemas = ImportOptions {
+            schema_file: Some(app.world().resource::<ForgeSchemas>().to_schema_file()),
+            ..ImportOptions::default()
+        };
+        import_damaged(&damaged, &registry, &schemas);
+    }
+}
+
+/// Every era's sample cut at every line end imports or fails at a position inside it.
+#[test]
+fn every_era_sample_cut_at_every_line_fails_cleanly() {
+    let app = era_app();
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let schemas = ImportOptions {
+        schema_file: Some(app.world().resource::<ForgeSchemas>().to_schema_file()),
+        ..ImportOptions::default()
+    };
+    for (name, text) in every_era_file() {
+        let mut cuts = 0;
+        for (at, _) in text.match_indices('\n') {
+            let cut = &text[..at];
+            import_damaged(cut, &registry, &schemas);
+            // Cut before its end, a world is not whole: refused, never read as a smaller one.
+            if at + 1 < text.trim_end().len() {
+                assert!(
+                    import::from_scn_ron_with(cut, &registry, &ImportOptions::default()).is_err(),
+                    "{name} cut at byte {at}"
+                );
+                cuts += 1;
+            }
+        }
+        assert!(cuts > 10, "{name}");
+    }
+}
+
+/// Entity keys and references as `Entity`'s `Display` strings (`"4v0"`, proposed for after
+/// Bevy 0.20, bevy#25893) read as the same world as 0.20's numbers.
+#[test]
+fn string_entity_keys_read_as_the_numbers_they_stand_for() {
+    let numbers = era_sample("0.20");
+    let mut keys: Vec<u64> = numbers
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| w.len() >= 10)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 4, "the four entities' keys");
+    let mut strings = numbers.clone();
+    for k in &keys {
+        let entity = Entity::try_from_bits(*k).unwrap();
+        strings = strings.replace(&k.to_string(), &format!("\"{entity}\""));
+    }
+    assert!(strings.contains("\"2v0\": ("), "{strings}");
+    let app = era_app();
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let options = ImportOptions {
+        schemas: Some(app.world().resource::<ForgeSchemas>().clone()),
+        ..ImportOptions::default()
+    };
+    let from_numbers = import::from_scn_ron_with(&numbers, &registry, &options).unwrap();
+    let from_strings = import::from_scn_ron_with(&strings, &registry, &options).unwrap();
+    assert_eq!(from_strings.doc, from_numbers.doc);
+    assert_eq!(from_strings.report, from_numbers.report);
+    let era = from_strings.era.unwrap();
+    assert_eq!((era.oldest, era.newest), (21, None));
+    assert_eq!(era.to_string(), "after Bevy 0.20 (string entity keys)");
+    // A string that is not an entity is an error at its place.
+    let bad = strings.replacen("\"2v0\"", "\"2w0\"", 1);
+    let e = import::from_scn_ron_with(&bad, &registry, &options).unwrap_err();
+    let at = bad.find("\"2w0\"").unwrap();
+    let line = bad[..at].matches('\n').count() + 1;
+    assert_eq!(e.position().map(|p| p.0), Some(line), "{e}");
+    assert!(e.to_string().contains("`2w0` is not an entity"), "{e}");
+}
