@@ -158,6 +158,11 @@ pub enum NoteKind {
     MeshWithoutPath,
     /// The entity's parent chain loops; it became a root.
     ParentLoop,
+    /// The entity's parent is not in the file (a part of a world was saved): it became a root.
+    ParentOutside {
+        /// The parent as Bevy names an entity (`40v3`: index v generation).
+        parent: String,
+    },
     /// Kept as a `custom` component, but its type is not a `ForgeComponent` of the schemas
     /// given ([`ImportOptions::schemas`]): the scene loader refuses it
     /// (`forge::custom::not_allowed`) until the type derives `ForgeComponent`.
@@ -251,6 +256,10 @@ impl fmt::Display for ImportNote {
             NoteKind::ParentLoop => {
                 write!(f, "`{path}` loops back to the entity; it became a root")
             }
+            NoteKind::ParentOutside { parent } => write!(
+                f,
+                "`{path}` names entity `{parent}`, which the file does not hold; it became a root"
+            ),
             NoteKind::NotForgeComponent => write!(
                 f,
                 "`{path}` kept as a custom component, but it does not derive `ForgeComponent` (or no schemas were given): the scene loader refuses it until it does"
@@ -626,6 +635,8 @@ fn convert(
     // Parents: `ChildOf` inside the world, else the first entity whose `Children` lists it.
     let mut listed: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut parent: Vec<Option<usize>> = vec![None; n];
+    // A parent the file names but does not hold (a part of a running app's world saved).
+    let mut outside: Vec<Option<Entity>> = vec![None; n];
     for (i, e) in world.entities.iter().enumerate() {
         if let Some(children) = find(e, TypeId::of::<Children>()) {
             listed[i] = entities_in(children)
@@ -633,9 +644,11 @@ fn convert(
                 .filter_map(|c| index.get(c).copied())
                 .collect();
         }
-        parent[i] = find(e, TypeId::of::<ChildOf>())
-            .and_then(|c| entities_in(c).first().copied())
-            .and_then(|p| index.get(&p).copied());
+        let named = find(e, TypeId::of::<ChildOf>()).and_then(|c| entities_in(c).first().copied());
+        parent[i] = named.and_then(|p| index.get(&p).copied());
+        if parent[i].is_none() {
+            outside[i] = named;
+        }
     }
     for (p, kids) in listed.iter().enumerate() {
         for &k in kids {
@@ -805,6 +818,14 @@ fn convert(
             entity_notes.push((
                 "bevy_ecs::hierarchy::ChildOf".to_owned(),
                 NoteKind::ParentLoop,
+            ));
+        }
+        if let Some(p) = outside[i].filter(|_| parent[i].is_none()) {
+            entity_notes.push((
+                "bevy_ecs::hierarchy::ChildOf".to_owned(),
+                NoteKind::ParentOutside {
+                    parent: p.to_string(),
+                },
             ));
         }
         entity_notes.sort_by(|a, b| a.0.cmp(&b.0));

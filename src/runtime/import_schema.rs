@@ -647,6 +647,25 @@ impl<'de> Visitor<'de> for StructSeed<'_> {
     }
 }
 
+/// A variant's name: read as an identifier (RON writes `PingPong(2)`, not `"PingPong"`).
+struct Ident(String);
+
+impl<'de> serde::Deserialize<'de> for Ident {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Ident;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a variant name")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Ident, E> {
+                Ok(Ident(v.to_owned()))
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
 struct EnumSeed<'a> {
     type_name: &'a str,
     variants: &'a [VariantSchema],
@@ -662,7 +681,7 @@ impl<'de> Visitor<'de> for EnumSeed<'_> {
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Val, A::Error> {
         use serde::de::Error;
-        let (name, variant) = data.variant::<String>()?;
+        let (Ident(name), variant) = data.variant::<Ident>()?;
         let Some(schema) = self.variants.iter().find(|v| v.name() == name) else {
             let names: Vec<&str> = self.variants.iter().map(VariantSchema::name).collect();
             return Err(A::Error::custom(format_args!(

@@ -132,6 +132,10 @@ impl Renames {
                 out.fields.insert(schema.type_path.clone(), fields);
             }
         }
+        // A path that is some type's current path names that type, even when another type was
+        // once called so.
+        let current = &out.current;
+        out.types.retain(|old, _| !current.contains(old));
         out
     }
 
@@ -337,5 +341,16 @@ mod tests {
         assert_eq!(renames.renamed_type("game::Health"), None);
         assert_eq!(renames.renamed_field("game::Health", "points"), Some("hp"));
         assert_eq!(renames.renamed_field("game::Health", "hp"), None);
+    }
+
+    #[test]
+    fn an_old_path_that_another_type_has_now_names_that_type() {
+        let schemas = [
+            schema("watch::Patrol", &["game::Patrol", "game::Route"], &[]),
+            schema("game::Patrol", &[], &[]),
+        ];
+        let renames = Renames::new(&schemas);
+        assert_eq!(renames.renamed_type("game::Patrol"), None);
+        assert_eq!(renames.renamed_type("game::Route"), Some("watch::Patrol"));
     }
 }
