@@ -34,6 +34,7 @@
 //! [hot reload](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/hot-reload.md),
 //! [cooking and shipping](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/cooking.md),
 //! [editing and saving](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/editing.md),
+//! [import and migrate](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/import-migrate.md),
 //! [import and export](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/import-export.md),
 //! [the command line](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/cli.md),
 //! [performance](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/performance.md).
@@ -121,6 +122,9 @@ struct GuideEditing;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/import-export.md")]
 struct GuideImportExport;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/import-migrate.md")]
+struct GuideImportMigrate;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/cli.md")]
 struct GuideCli;

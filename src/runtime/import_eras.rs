@@ -1,7 +1,7 @@
 //! Every era of Bevy's `.scn.ron`, read into the shape Bevy 0.20 reads (feature `import`).
 //!
 //! Bevy wrote its scenes differently from 0.9 to 0.20 (the table is in
-//! `docs/guide/import-export.md`, with the sources in `tests/fixtures/bevy_eras/README.md`):
+//! `docs/guide/import-migrate.md`, with the sources in `tests/fixtures/bevy_eras/README.md`):
 //! entity keys as indices, as `generation << 32 | index`, as `generation << 32 | !index`;
 //! references inside components as `(generation: g, index: i)` structs or as those keys;
 //! `Vec3` and `Quat` as structs or tuples; `Name` as `(hash, name)` or a string;
