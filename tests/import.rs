@@ -1324,15 +1324,14 @@ fn era_app() -> App {
     let mut app = App::new();
     register_builtins(&mut app);
     app.register_type::<Points>();
-    for schemas in [ForgeSchemas::default()] {
-        schemas.insert::<Health>();
-        schemas.insert::<Follow>();
-        schemas.insert::<Glow>();
-        schemas.insert::<Loot>();
-        schemas.insert::<Interactable>();
-        schemas.insert::<Icon>();
-        app.insert_resource(schemas);
-    }
+    let schemas = ForgeSchemas::default();
+    schemas.insert::<Health>();
+    schemas.insert::<Follow>();
+    schemas.insert::<Glow>();
+    schemas.insert::<Loot>();
+    schemas.insert::<Interactable>();
+    schemas.insert::<Icon>();
+    app.insert_resource(schemas);
     app.register_type::<Health>()
         .register_type::<Follow>()
         .register_type::<Glow>()

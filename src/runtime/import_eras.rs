@@ -416,9 +416,8 @@ fn era_of(text: &str, skeleton: &Skeleton) -> Probe {
         Keys::Display
     } else if !skeleton.resources && numbers.iter().all(|k| *k <= u64::from(u32::MAX)) {
         Keys::Index
-    } else if !numbers.is_empty() && numbers.iter().all(|k| low(k) >= 1 << 31) {
-        Keys::Bits
-    } else if numbers.is_empty() {
+    } else if numbers.iter().all(|k| low(k) >= 1 << 31) {
+        // No keys at all (an empty world) read as the newest numbers.
         Keys::Bits
     } else {
         Keys::IndexLow
