@@ -22,12 +22,6 @@ mod components;
 mod custom;
 #[cfg(feature = "import")]
 pub mod import;
-#[cfg(feature = "import")]
-mod import_eras;
-#[cfg(feature = "import")]
-mod import_read;
-#[cfg(feature = "import")]
-mod import_schema;
 mod loader;
 mod plugin;
 mod processor;

@@ -1,6 +1,6 @@
 //! Reading a `.scn.ron` text into a [`DynamicWorld`] (feature `import`): Bevy's world layout
-//! read with the era's entity keys ([`super::import_eras`]), each component by reflection when
-//! the registry has its type, by its schema when one has it ([`super::import_schema`]), and
+//! read with the era's entity keys ([`super::eras`]), each component by reflection when
+//! the registry has its type, by its schema when one has it ([`super::schema`]), and
 //! without its type otherwise; types nobody knows are read past and listed.
 
 use std::collections::HashSet;
@@ -13,9 +13,9 @@ use bevy_reflect::{PartialReflect, ReflectFromReflect, TypeRegistry};
 use bevy_world_serialization::{DynamicEntity, DynamicWorld};
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
-use super::import::{ImportError, ImportOptions, NoteKind};
-use super::import_eras::{self, BevyEra, EntitySeed, EraProcessor, Keys};
-use super::import_schema::{ComponentSeed, Extra, Extras, LooseSeed, SchemaIndex};
+use super::eras::{self, BevyEra, EntitySeed, EraProcessor, Keys};
+use super::schema::{ComponentSeed, Extra, Extras, LooseSeed, SchemaIndex};
+use super::{ImportError, ImportOptions, NoteKind};
 
 /// A type the reading met but could not read: the entity it was on (`None` for a resource)
 /// and its type path.
@@ -44,7 +44,7 @@ pub(super) fn read(
     derived: fn(&str) -> bool,
 ) -> Result<Read, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let probe = import_eras::probe(text).map_err(|e| match e.era {
+    let probe = eras::probe(text).map_err(|e| match e.era {
         Some(era) => ImportError::Era {
             file: None,
             line: e.line,
@@ -277,8 +277,8 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
             }
             seen.push(written.clone());
             // Bevy's own types under the paths Bevy 0.20 gives them.
-            let path = import_eras::alias(&written).unwrap_or(&written);
-            if (cx.derived)(path) || import_eras::derived_in_older_eras(path) {
+            let path = eras::alias(&written).unwrap_or(&written);
+            if (cx.derived)(path) || eras::derived_in_older_eras(path) {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
@@ -316,7 +316,7 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
                         Extra::Typed {
                             schema_path: resolved.schema.type_path.clone(),
                             component,
-                            default: super::import_schema::defaults(resolved.schema),
+                            default: super::schema::defaults(resolved.schema),
                             renamed: resolved.renamed,
                         },
                     ));
@@ -331,7 +331,7 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
                         ));
                     } else {
                         let value = map.next_value_seed(LooseSeed)?;
-                        let plain = super::import_schema::written_plain(cx.text, &written);
+                        let plain = super::schema::written_plain(cx.text, &written);
                         cx.extras.parts.push((
                             entity,
                             written.clone(),

@@ -62,9 +62,10 @@ use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypeRegistry};
 use bevy_world_serialization::{DynamicEntity, DynamicWorld};
 
-pub use super::import_eras::BevyEra;
-use super::import_read::Unknown;
-use super::import_schema::Extras;
+mod eras;
+mod read;
+mod schema;
+
 use super::registry::ForgeSchemas;
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData, Vec3Data,
@@ -72,6 +73,9 @@ use crate::format::{
 use crate::schema::SchemaFile;
 use crate::schema::expr::render_with;
 use crate::validate::is_type_path;
+pub use eras::BevyEra;
+use read::Unknown;
+use schema::Extras;
 
 /// A world read into a scene document, with what was left out.
 #[derive(Debug, Clone, PartialEq)]
@@ -465,7 +469,7 @@ pub fn from_scn_ron_with(
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
     let mut paths = HandlePaths::default();
-    let read = super::import_read::read(text, registry, options, &mut paths, derived)?;
+    let read = read::read(text, registry, options, &mut paths, derived)?;
     let mut imported = convert(
         &read.world,
         registry,

@@ -18,8 +18,8 @@
 //! an entity reference, and lists, nested values and enums cannot be told apart without the
 //! type: such a component is listed ([`NoteKind::NeedsType`]), never guessed.
 //!
-//! [`ImportOptions::schema_file`]: super::import::ImportOptions::schema_file
-//! [`NoteKind::NeedsType`]: super::import::NoteKind::NeedsType
+//! [`ImportOptions::schema_file`]: super::ImportOptions::schema_file
+//! [`NoteKind::NeedsType`]: super::NoteKind::NeedsType
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -31,8 +31,8 @@ use serde::de::{
     DeserializeSeed, EnumAccess, IgnoredAny, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 
-use super::import::{ImportOptions, NoteKind};
-use super::import_eras::{EntitySeed, HandleRef, HandleSeed, Keys};
+use super::eras::{EntitySeed, HandleRef, HandleSeed, Keys};
+use super::{ImportOptions, NoteKind};
 use crate::format::{ComponentData, CustomComponent, CustomField, EntityNode};
 use crate::schema::{
     ComponentSchema, FieldKind, FieldSchema, MemberSchema, TypeSchema, VariantSchema,
@@ -310,7 +310,7 @@ impl<'de> DeserializeSeed<'de> for KindSeed<'_> {
             FieldKind::String => text(format!("{:?}", String::deserialize(d)?)),
             FieldKind::Vector { len } => {
                 let n = usize::from(*len).clamp(2, 4);
-                let floats = d.deserialize_any(super::import_eras::FloatsSeed(n))?;
+                let floats = d.deserialize_any(super::eras::FloatsSeed(n))?;
                 text(vector_text(self.type_name, &floats[..n]))
             }
             FieldKind::Colour => colour(self.type_name, d),
