@@ -114,8 +114,15 @@ fn ident(path: &str) -> &str {
 
 impl Renames {
     /// The old names `schemas` list.
-    pub(crate) fn new<'a>(schemas: impl IntoIterator<Item = &'a ComponentSchema>) -> Self {
+    pub(crate) fn new<'a>(schemas: impl IntoIterator<Item = &'a ComponentSchema> + Clone) -> Self {
         let mut out = Renames::default();
+        // Most games rename nothing: then every load skips the table (and the walk) at once.
+        let renamed = |s: &ComponentSchema| {
+            !s.renamed_from.is_empty() || s.fields.iter().any(|f| !f.renamed_from.is_empty())
+        };
+        if !schemas.clone().into_iter().any(renamed) {
+            return out;
+        }
         for schema in schemas {
             out.current.push(schema.type_path.clone());
             for old in &schema.renamed_from {
