@@ -64,10 +64,11 @@ pub use runtime::capture;
 #[cfg(feature = "import")]
 pub use runtime::import;
 pub use runtime::{
-    ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
-    ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings, ForgeScenePlugin,
-    ForgeSceneProcess, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
-    ForgeSceneSaver, ForgeSceneSystems, ForgeSchemas, ForgeTwinReader, RegisterForgeComponent,
+    ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
+    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoadError, ForgeSceneLoader,
+    ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneProcess, ForgeSceneReady,
+    ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSceneSaver, ForgeSceneSystems,
+    ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress, ForgeTwinReader, RegisterForgeComponent,
     apply_diff, with_cooked_twins,
 };
 
@@ -75,9 +76,10 @@ pub use runtime::{
 /// `use bevy::prelude::*;` (no name is shared with Bevy's prelude).
 pub mod prelude {
     pub use crate::runtime::{
-        ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
-        ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed,
-        ForgeSceneReloaded, ForgeSceneRoot, ForgeSceneSystems, ForgeSchemas,
+        ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
+        ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoaderSettings, ForgeScenePlugin,
+        ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
+        ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress,
         RegisterForgeComponent,
     };
     pub use bevy_forge_scene_macros::ForgeComponent;
