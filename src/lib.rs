@@ -129,3 +129,6 @@ struct GuideCli;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/performance.md")]
 struct GuidePerformance;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/big-worlds.md")]
+struct GuideBigWorlds;

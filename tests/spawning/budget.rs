@@ -346,7 +346,11 @@ fn started(h: &mut Harness, spawned: usize) -> Entity {
 fn an_edit_mid_spawn_ends_in_exactly_the_world_of_the_edited_scene() {
     let (before, after) = (level(12, 0), level(11, 3));
     let expected = one_frame_world(&after);
-    assert_ne!(one_frame_world(&before), expected, "the comparison sees the edit");
+    assert_ne!(
+        one_frame_world(&before),
+        expected,
+        "the comparison sees the edit"
+    );
     let mut h = harness(&before, ForgeSpawnBudget::UNLIMITED.with_entities(5));
     let root = started(&mut h, 20);
     // The scene as an editor changes it in memory: the asset replaced mid-spawn.
