@@ -408,7 +408,7 @@ impl Limit {
         if self.entities.is_some_and(|n| self.used >= n) {
             self.out = true;
         } else if let Some(deadline) = self.deadline
-            && self.used % 16 == 0
+            && self.used.is_multiple_of(16)
             && Instant::now() >= deadline
         {
             self.out = true;
@@ -623,13 +623,16 @@ impl SpawnTask {
     }
 }
 
+/// A root, whether it has [`ForgeSceneInactive`], and whether its instance is held.
+type Gate = (Entity, Has<ForgeSceneInactive>, Has<Held>);
+
 /// Spawns every [`ForgeSceneRoot`] whose scene has loaded and that has no instance yet, within
 /// the frame's [`ForgeSpawnBudget`], and opens or closes the activation gate of roots whose
 /// [`ForgeSceneInactive`] came or went.
 pub(crate) fn spawn_scene_instances(
     world: &mut World,
     roots: &mut QueryState<(Entity, &ForgeSceneRoot), Without<ForgeSceneInstance>>,
-    gates: &mut QueryState<(Entity, Has<ForgeSceneInactive>, Has<Held>), With<ForgeSceneRoot>>,
+    gates: &mut QueryState<Gate, With<ForgeSceneRoot>>,
 ) {
     let gated: Vec<(Entity, bool)> = gates
         .iter(world)
