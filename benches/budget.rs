@@ -155,17 +155,19 @@ fn main() {
         v[v.len() / 2]
     };
     let total = |run: &Vec<(Duration, Duration)>| run.iter().map(|(wall, _)| *wall).sum();
+    let total_cpu = |run: &Vec<(Duration, Duration)>| run.iter().map(|(_, cpu)| *cpu).sum();
     let one_frame_total = median(results[0].iter().map(total).collect());
+    let one_frame_cpu = median(results[0].iter().map(total_cpu).collect());
     println!(
         "budget: {n} entities, {runs} runs per configuration; frames and totals are medians, worst and p99 over every frame of every run"
     );
     println!(
-        "{:<10} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}",
-        "budget", "frames", "worst", "p99", "worst", "p99", "total", "total"
+        "{:<10} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8}",
+        "budget", "frames", "worst", "p99", "worst", "p99", "total", "total", "total", "total"
     );
     println!(
-        "{:<10} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}",
-        "", "", "wall ms", "wall ms", "CPU ms", "CPU ms", "wall ms", "x 1 fr."
+        "{:<10} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>8}",
+        "", "", "wall ms", "wall ms", "CPU ms", "CPU ms", "wall ms", "x 1 fr.", "CPU ms", "x 1 fr."
     );
     for (i, (label, budget)) in configs.iter().enumerate() {
         let frames = median(
@@ -185,6 +187,8 @@ fn main() {
         let (worst_cpu, p99_cpu) = worst_p99(|t| t.1);
         let total = median(results[i].iter().map(total).collect());
         let ratio = total.as_secs_f64() / one_frame_total.as_secs_f64();
+        let cpu = median(results[i].iter().map(total_cpu).collect());
+        let cpu_ratio = cpu.as_secs_f64() / one_frame_cpu.as_secs_f64();
         let against = budget
             .time
             .map(|t| {
@@ -195,12 +199,13 @@ fn main() {
             })
             .unwrap_or_default();
         println!(
-            "{label:<10} {frames:>6} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {ratio:>8.2}{against}",
+            "{label:<10} {frames:>6} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {ratio:>8.2} {:>9.2} {cpu_ratio:>8.2}{against}",
             ms(worst_wall),
             ms(p99_wall),
             ms(worst_cpu),
             ms(p99_cpu),
             ms(total),
+            ms(cpu),
         );
     }
 }
