@@ -373,7 +373,9 @@ fn an_edit_mid_spawn_ends_in_exactly_the_world_of_the_edited_scene() {
 fn a_hot_reload_of_the_file_mid_spawn_ends_in_exactly_the_world_of_the_new_file() {
     let (before, after) = (level(60, 0), level(58, 2));
     let expected = one_frame_world(&after);
-    // One entity a frame: the reload lands long before the spawn could end.
+    // One entity a frame, and until the reload lands a millisecond between frames (the load
+    // runs on another thread, which a busy machine may not schedule at once): the reload lands
+    // long before the spawn could end (about 480 frames).
     let mut h = harness(&before, ForgeSpawnBudget::UNLIMITED.with_entities(1));
     let root = started(&mut h, 3);
     h.modify("level.forge.ron", &after);
@@ -382,6 +384,9 @@ fn a_hot_reload_of_the_file_mid_spawn_ends_in_exactly_the_world_of_the_new_file(
     spawn_frames(&mut h, root, |_, p| {
         restarted |= p.spawned < last;
         last = p.spawned;
+        if !restarted {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     });
     assert!(restarted, "the reload arrived mid-spawn");
     assert_eq!(describe(h.app.world_mut(), root), expected);
