@@ -29,6 +29,9 @@ use crate::prefab::PlacedPaths;
 /// The scene's roots become children of this entity in `roots` order. Several roots with the same
 /// handle give independent instances; despawning this entity despawns its instance. Once spawned,
 /// the entity gets a [`ForgeSceneInstance`] and a [`ForgeSceneReady`] event is triggered on it.
+/// The spawn takes one frame unless a [`ForgeSpawnBudget`] (on this entity, or the app's
+/// [`ForgeDefaultSpawnBudget`]) spreads it over several; [`ForgeSpawnProgress`] on this entity
+/// says how far it got, and [`ForgeSceneInactive`] holds the instance hidden and inactive.
 #[derive(Component, Clone, Debug, Default, Reflect)]
 // Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
 // and reflected scenes name it.

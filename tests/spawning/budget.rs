@@ -567,3 +567,34 @@ fn instance_entity(h: &Harness, root: Entity, id: u64) -> Entity {
         .and_then(|i| i.entity(id))
         .unwrap()
 }
+
+#[test]
+fn an_entity_the_game_despawns_mid_spawn_stays_gone_with_what_was_to_spawn_under_it() {
+    let text = level(12, 0);
+    let mut h = harness(&text, ForgeSpawnBudget::UNLIMITED.with_entities(5));
+    // Group 0 (entity 10) spawns first, its subtree after it: despawn it before its flag.
+    let root = started(&mut h, 2);
+    let group = {
+        let world = h.app.world_mut();
+        let mut ids = world.query::<(Entity, &ForgeEntityId)>();
+        ids.iter(world)
+            .find(|(_, id)| id.0 == 10)
+            .map(|(e, _)| e)
+            .unwrap()
+    };
+    h.app.world_mut().entity_mut(group).despawn();
+    spawn_frames(&mut h, root, |_, _| {});
+    let world = h.app.world_mut();
+    let mut ids = world.query::<(&ForgeEntityId, Option<&ChildOf>)>();
+    let live: Vec<(u64, bool)> = ids
+        .iter(world)
+        .map(|(id, parent)| (id.0, parent.is_some()))
+        .collect();
+    assert!(live.iter().all(|(_, parented)| *parented), "no orphan");
+    for id in [10, 11, 12, 13, 14, 15] {
+        assert!(!live.iter().any(|(i, _)| *i == id), "{id} stays gone");
+    }
+    // Everything else spawned: 80 entities less group 0's six.
+    assert_eq!(live.len(), 80 - 6);
+    assert!(parents_spawned_first(world, root));
+}
