@@ -20,7 +20,8 @@
 //!
 //! `migrate` brings scenes written at an older `format_version` to the current one through the
 //! edit layer (`bevy_forge_scene::edit`), keeping comments; `--dry-run` prints the changes.
-//! `fmt` leaves files with comments as they are, with a warning.
+//! `fmt` writes the canonical layout and keeps comments, each carried to the entry or field it
+//! belongs to (`bevy_forge_scene::edit::format_text`, which the language server formats with).
 //!
 //! `export` writes the scene as a Rust file for Bevy 0.20.1 (standard output, or `--out`
 //! atomically): `--to rust` a function that spawns it with `World` calls, `--to bsn` a
@@ -85,7 +86,7 @@ struct Cli {
 enum Command {
     /// Validate scenes and print their diagnostics.
     Validate(ValidateArgs),
-    /// Rewrite scenes in canonical form (files with comments are left alone, with a warning).
+    /// Rewrite scenes in canonical form, keeping their comments.
     Fmt(FmtArgs),
     /// Create an empty scene in a project's `scenes/` directory.
     New(NewArgs),
@@ -697,20 +698,20 @@ fn fmt(args: &FmtArgs) -> Status {
             }
             Ok(Loaded::Parsed(source, parsed)) => (source, parsed),
         };
-        let canonical = parsed.doc.to_canonical_string();
         let on_disk = std::fs::read(path).unwrap_or_default();
-        if on_disk == canonical.as_bytes() {
-            continue;
-        }
-        // The canonical writer has no place for comments: such files are left as they are.
-        if let Some(at) = std::str::from_utf8(&on_disk)
-            .ok()
-            .and_then(bevy_forge_scene::edit::first_comment)
-        {
-            eprintln!(
-                "warning: {}:{at}: not formatted: rewriting it canonically would drop its comments (edit it with `bevy_forge_scene::edit::SceneEdit`, which keeps them)",
-                source.name
-            );
+        // The canonical layout with the file's comments carried to their entries (the
+        // language server formats alike).
+        let text = String::from_utf8_lossy(&on_disk);
+        let formatted = match bevy_forge_scene::edit::format_text(&text) {
+            Ok(formatted) => formatted,
+            Err(e) => {
+                eprintln!("error: {}: not formatted: {e}", source.name);
+                status = status.max(Status::Failed);
+                continue;
+            }
+        };
+        drop(parsed);
+        if on_disk == formatted.as_bytes() {
             continue;
         }
         if args.check {
@@ -718,7 +719,7 @@ fn fmt(args: &FmtArgs) -> Status {
             status = status.max(Status::Failed);
             continue;
         }
-        match write_canonical(path, &parsed.doc) {
+        match write_text(path, &formatted) {
             Ok(()) => print(&format!("formatted {}\n", source.name)),
             Err(e) => status = status.max(fail(&format!("cannot write `{}`: {e}", source.name))),
         }
@@ -726,18 +727,9 @@ fn fmt(args: &FmtArgs) -> Status {
     status
 }
 
-/// Writes `doc` canonically over `path`, atomically (through the file's directory as a project).
-fn write_canonical(path: &Path, doc: &SceneDoc) -> Result<(), String> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().ok_or("not a file")?;
-    let project = Project::open(dir).map_err(|e| e.to_string())?;
-    project
-        .save_scene(name, doc)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+/// Writes `text` over `path`, atomically.
+fn write_text(path: &Path, text: &str) -> Result<(), String> {
+    bevy_forge_scene::project::write_file_atomic(path, text.as_bytes()).map_err(|e| e.to_string())
 }
 
 fn new(args: &NewArgs) -> Status {

@@ -759,9 +759,11 @@ impl SourceMap {
     }
 
     /// The byte offset in the file of byte `at` of `expr`, the string read at `span` (an `expr`
-    /// of a custom field): exact, escapes (`\"`, `\n`, `\u{e9}`) counted as written; the start
-    /// of the string when the file does not hold `expr` there (a document edited in memory).
-    pub(crate) fn expr_offset(&self, span: Span, expr: &str, at: usize) -> usize {
+    /// of a custom field, [`custom_field_span`](Self::custom_field_span) with
+    /// [`CustomPart::Expr`]): exact, escapes (`\"`, `\n`, `\u{e9}`) counted as written; the
+    /// start of the string when the file does not hold `expr` there (a document edited in
+    /// memory).
+    pub fn expr_offset(&self, span: Span, expr: &str, at: usize) -> usize {
         let start = span.start as usize;
         let Some(before) = expr.get(..at.min(expr.len())) else {
             return start;
