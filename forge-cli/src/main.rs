@@ -10,7 +10,11 @@
 //! forge export <FILE> --to bsn|rust [--out FILE] [--function NAME] [--assets DIR]
 //! forge import <FILE.scn.ron> [--out FILE [--force]]
 //! forge migrate <FILE|DIR>... [--dry-run]
+//! forge lsp
 //! ```
+//!
+//! `lsp` is the language server for editors, over standard input and output
+//! (`bevy_forge_scene_cli::lsp`; the guide's "Editor setup" page).
 //!
 //! `import` reads a Bevy `.scn.ron` world (`bevy_world_serialization`) with the built-in types
 //! (`Name`, `Transform`, the hierarchy, and the Bevy types of the built-in components) and
@@ -53,7 +57,6 @@
 
 mod cook;
 mod export;
-mod files;
 mod import;
 mod migrate;
 mod render;
@@ -70,6 +73,7 @@ use bevy_forge_scene::prefab::ExpandedScene;
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::{SchemaFile, SchemaFileError};
 use bevy_forge_scene::validate::{Diagnostic, Severity, validate_parsed};
+use bevy_forge_scene_cli::files::{self, asset_path_of, prefab_root};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use bevy_forge_scene::validate::report::{self, Source};
@@ -100,6 +104,18 @@ enum Command {
     Migrate(MigrateArgs),
     /// Read a Bevy `.scn.ron` world as a scene.
     Import(ImportArgs),
+    /// Run the language server over standard input and output (for editors: diagnostics,
+    /// hover, completion, go to definition, references, symbols, inlay hints, quick fixes,
+    /// formatting).
+    Lsp(LspArgs),
+}
+
+#[derive(Debug, Args)]
+struct LspArgs {
+    /// Accepted for clients that pass it; the server always speaks over standard input and
+    /// output.
+    #[arg(long)]
+    stdio: bool,
 }
 
 #[derive(Debug, Args)]
@@ -228,6 +244,7 @@ enum Status {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match cli.command {
+        Command::Lsp(_) => return bevy_forge_scene_cli::lsp::stdio(),
         Command::Validate(args) => validate(&args),
         Command::Fmt(args) => fmt(&args),
         Command::New(args) => new(&args),
@@ -314,22 +331,6 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
     }
 }
 
-/// Where the prefab files a scene places are read from: `--assets` when given, else the assets
-/// directory of the scene's project, else the scene's own folder.
-fn prefab_root(path: &Path, assets: Option<&Path>) -> PathBuf {
-    if let Some(dir) = assets {
-        return dir.to_owned();
-    }
-    match files::project_of(path) {
-        Some(project) => project.assets_dir(),
-        None => path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_owned(),
-    }
-}
-
 /// Reads a prefab file by asset path.
 type ReadPrefab = Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>;
 
@@ -411,18 +412,6 @@ fn shown(path: &Path) -> String {
         .unwrap_or_else(|| path.to_owned())
         .display()
         .to_string()
-}
-
-/// The asset path of the scene at `path` under `root` (its chain's first file), or its path as
-/// given when it is elsewhere.
-fn asset_path_of(path: &Path, root: &Path) -> String {
-    let (Ok(file), Ok(root)) = (path.canonicalize(), root.canonicalize()) else {
-        return path.display().to_string();
-    };
-    match file.strip_prefix(&root) {
-        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-        Err(_) => path.display().to_string(),
-    }
 }
 
 fn print(text: &str) {

@@ -9,6 +9,7 @@ mod common;
 mod cook;
 mod export;
 mod import;
+mod lsp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
