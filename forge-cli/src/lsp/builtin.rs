@@ -169,6 +169,7 @@ impl Builtin {
         self.fields.iter().filter(|f| !f.name.contains('.'))
     }
 
+    #[cfg(test)]
     /// A new entry of this component: `(type: tag, data: (..))` with every top field.
     pub fn entry(&self) -> String {
         if !self.values.is_empty() {

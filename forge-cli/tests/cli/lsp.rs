@@ -114,14 +114,14 @@ impl Client {
 
     /// A request at a position of a document.
     pub fn at(&mut self, method: &str, uri: &str, line: u32, character: u32) -> Value {
-        self.request(
-            method,
-            json!({
-                "textDocument": { "uri": uri },
-                "position": { "line": line, "character": character },
-                "context": { "includeDeclaration": true },
-            }),
-        )
+        let mut params = json!({
+            "textDocument": { "uri": uri },
+            "position": { "line": line, "character": character },
+        });
+        if method == "textDocument/references" {
+            params["context"] = json!({ "includeDeclaration": true });
+        }
+        self.request(method, params)
     }
 
     /// `shutdown` and `exit`; the server's thread ends with `Ok`.
@@ -319,7 +319,208 @@ fn requests_that_cannot_be_answered_are_errors_and_the_server_stays_up() {
     c.stop();
 }
 
-#[allow(dead_code)]
 fn repo() -> PathBuf {
     PathBuf::from(super::ROOT)
+}
+
+/// The (line, UTF-16 column) of byte `delta` after the `nth` (0-based) `needle` of `text`.
+pub fn pos(text: &str, needle: &str, nth: usize, delta: usize) -> (u32, u32) {
+    let at = text.match_indices(needle).nth(nth).unwrap().0 + delta;
+    let line = text[..at].matches('\n').count() as u32;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    (line, text[start..at].encode_utf16().count() as u32)
+}
+
+const SCHEMA: &str = r#"(
+    format: 1,
+    components: [
+        (
+            type_path: "forge_demo::Follow",
+            type_name: "Follow",
+            docs: "Moves towards another entity.",
+            fields: [
+                (name: "target", type_name: "Entity", kind: Entity, required: true, docs: "Whom to follow."),
+                (name: "speed", type_name: "f32", kind: Float(bits: 32), default: Some("1.0"),
+                 range: Some((min: 0.0, max: 10.0, inclusive: true)), docs: "Metres per second."),
+            ],
+        ),
+        (
+            type_path: "forge_demo::Health",
+            type_name: "Health",
+            fields: [(name: "hp", type_name: "i32", kind: Integer(signed: true, bits: 32), required: true, docs: "Hit points.")],
+        ),
+    ],
+)"#;
+
+/// The repository's goblin camp with its prefabs, its camera following `#3/2` (the torch of
+/// the second goblin), and a schema file, in a project of its own.
+fn camp() -> (tempfile::TempDir, String) {
+    let root = repo().join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let scene = read("scenes/goblin_camp.forge.ron").replace(
+        "components: [(type: camera2d)],",
+        "components: [(type: camera2d), (type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"target\", expr: \"#3/2\")]))],",
+    );
+    let dir = project(&[
+        ("assets/scenes/camp.forge.ron", &scene),
+        ("assets/prefabs/goblin.forge.ron", &read("prefabs/goblin.forge.ron")),
+        ("assets/prefabs/hat.forge.ron", &read("prefabs/hat.forge.ron")),
+        ("assets/game.forge-schema.ron", SCHEMA),
+        ("assets/textures/leaf.png", ""),
+    ]);
+    (dir, scene)
+}
+
+fn open_camp() -> (tempfile::TempDir, String, Client, String) {
+    let (dir, text) = camp();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/scenes/camp.forge.ron"));
+    c.open(&u, &text);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    (dir, text, c, u)
+}
+
+fn hover_text(c: &mut Client, u: &str, (line, col): (u32, u32)) -> String {
+    let h = c.at("textDocument/hover", u, line, col);
+    h["contents"]["value"].as_str().unwrap_or_else(|| panic!("{h}")).to_owned()
+}
+
+#[test]
+fn hover_tells_fields_entities_references_targets_and_prefabs() {
+    let (_dir, text, mut c, u) = open_camp();
+    // A built-in field: its type, unit, range and default.
+    let h = hover_text(&mut c, &u, pos(&text, "custom_size", 0, 2));
+    assert!(h.starts_with("`sprite.custom_size`: "), "{h}");
+    assert!(h.contains("unit: world units") && h.contains("default: `None`"), "{h}");
+    // A reference into an instance: the placed entity, its path and components.
+    let h = hover_text(&mut c, &u, pos(&text, "#3/2", 0, 3));
+    assert!(h.starts_with("**Torch** `#3/2`"), "{h}");
+    assert!(h.contains("Goblin B / Goblin Boss / Torch"), "{h}");
+    assert!(h.contains("`point_light`"), "{h}");
+    // A custom field: its schema kind and doc comment.
+    let h = hover_text(&mut c, &u, pos(&text, "\"target\"", 0, 2));
+    assert!(h.starts_with("`Follow::target`: `Entity`"), "{h}");
+    assert!(h.contains("Whom to follow."), "{h}");
+    // An override target: the prefab entity it reaches, through the nested instance.
+    let h = hover_text(&mut c, &u, pos(&text, "target: [3, 1]", 0, 12));
+    assert!(h.contains("`#3/3/1`"), "{h}");
+    // An instance's scene: the prefab's name and roots.
+    let h = hover_text(&mut c, &u, pos(&text, "\"prefabs/goblin", 0, 3));
+    assert!(h.starts_with("prefab **Goblin** (`prefabs/goblin.forge.ron`)"), "{h}");
+    assert!(h.contains("roots: `#1` Goblin"), "{h}");
+    // An id in `parent`: the entity.
+    let h = hover_text(&mut c, &u, pos(&text, "parent: Some(3)", 0, 13));
+    assert!(h.starts_with("**Goblin B** `#3`"), "{h}");
+    // Nothing under the cursor: no hover.
+    assert_eq!(c.at("textDocument/hover", &u, 0, 0), Value::Null);
+    c.stop();
+}
+
+#[test]
+fn definition_follows_ids_references_and_targets_into_prefab_files() {
+    let (dir, text, mut c, u) = open_camp();
+    let goblin = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
+    let hat = uri(&dir.path().join("assets/prefabs/hat.forge.ron"));
+    let goblin_text = std::fs::read_to_string(dir.path().join("assets/prefabs/goblin.forge.ron")).unwrap();
+    let hat_text = std::fs::read_to_string(dir.path().join("assets/prefabs/hat.forge.ron")).unwrap();
+    let (l, ch) = pos(&text, "parent: Some(3)", 0, 13);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch),
+        json!({ "uri": u, "range": key_range(&text, 3) })
+    );
+    let (l, ch) = pos(&text, "#3/2", 0, 2);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch),
+        json!({ "uri": goblin, "range": key_range(&goblin_text, 2) })
+    );
+    let (l, ch) = pos(&text, "target: [3, 1]", 0, 12);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch),
+        json!({ "uri": hat, "range": key_range(&hat_text, 1) })
+    );
+    let (l, ch) = pos(&text, "\"prefabs/hat", 0, 2);
+    assert_eq!(c.at("textDocument/definition", &u, l, ch)["uri"], hat.as_str());
+    c.stop();
+}
+
+/// The range of entity `id`'s key in a file written as the repository's (`    3: (`).
+fn key_range(text: &str, id: u64) -> Value {
+    let (line, _) = pos(text, &format!("\n    {id}: ("), 0, 1);
+    let len = id.to_string().len() as u32;
+    range_json([line, 4, line, 4 + len])
+}
+
+#[test]
+fn references_symbols_and_inlay_hints_name_the_entities() {
+    let (_dir, text, mut c, u) = open_camp();
+    // Entity 3: its key, its id, `roots`, the crown's parent.
+    let (l, ch) = pos(&text, "\n    3: (", 0, 5);
+    let refs = c.at("textDocument/references", &u, l, ch);
+    let lines: Vec<u64> = refs.as_array().unwrap().iter().map(|r| r["range"]["start"]["line"].as_u64().unwrap()).collect();
+    let expected: Vec<u64> = [
+        pos(&text, "\n    3: (", 0, 1).0,
+        pos(&text, "id: 3,", 0, 0).0,
+        pos(&text, "parent: Some(3)", 0, 0).0,
+        pos(&text, "roots: [1, 2, 3, 4]", 0, 0).0,
+    ]
+    .into_iter()
+    .map(u64::from)
+    .collect();
+    let mut sorted = lines.clone();
+    sorted.sort();
+    let mut want = expected.clone();
+    want.sort();
+    assert_eq!(sorted, want, "{refs}");
+    // The tree: roots, and the crown under the second goblin.
+    let symbols = c.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": u } }));
+    let names: Vec<&str> = symbols.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Camera", "Goblin A", "Goblin B", "Spare Hat"]);
+    assert_eq!(symbols[2]["children"][0]["name"], "Crown");
+    assert_eq!(symbols[2]["detail"], "#3 places prefabs/goblin.forge.ron");
+    // Names after ids and references.
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 500, 0]) }),
+    );
+    let labels: Vec<(u64, String)> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["position"]["line"].as_u64().unwrap(), h["label"].as_str().unwrap().to_owned()))
+        .collect();
+    assert!(labels.contains(&(u64::from(pos(&text, "#3/2", 0, 0).0), "\"Torch\"".to_owned())), "{labels:?}");
+    assert!(labels.contains(&(u64::from(pos(&text, "parent: Some(3)", 0, 0).0), "\"Goblin B\"".to_owned())), "{labels:?}");
+    assert!(labels.contains(&(u64::from(pos(&text, "target: [3, 1]", 0, 0).0), "\"Hat\"".to_owned())) || labels.iter().any(|(l, _)| *l == u64::from(pos(&text, "target: [3, 1]", 0, 0).0)), "{labels:?}");
+    c.stop();
+}
+
+fn labels(items: &Value) -> Vec<String> {
+    items.as_array().unwrap_or_else(|| panic!("{items}")).iter().map(|i| i["label"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn completion_offers_what_may_be_written_there() {
+    let (_dir, text, mut c, u) = open_camp();
+    // `type: ` of the crown's sprite: every tag.
+    let (l, ch) = pos(&text, "(type: sprite, data: (\n", 0, 7);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    let got = labels(&items);
+    assert!(got.contains(&"point_light".to_owned()) && got.contains(&"custom".to_owned()), "{got:?}");
+    // `#` in an expression: the scene's ids and the placed entities' paths, with names.
+    let (l, ch) = pos(&text, "#3/2", 0, 1);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    let torch = items.as_array().unwrap().iter().find(|i| i["label"] == "#3/2").unwrap_or_else(|| panic!("{items}"));
+    assert_eq!(torch["detail"], "Torch");
+    // An instance's scene: the prefab files.
+    let (l, ch) = pos(&text, "\"prefabs/hat", 0, 1);
+    assert!(labels(&c.at("textDocument/completion", &u, l, ch)).contains(&"prefabs/goblin.forge.ron".to_owned()));
+    // Custom fields not yet set: `speed`, not `target`.
+    let (l, ch) = pos(&text, "expr: \"#3/2\")", 0, 13);
+    let got = labels(&c.at("textDocument/completion", &u, l, ch));
+    assert_eq!(got, ["speed"]);
+    // A new entity between entries: the next free id.
+    let (l, ch) = pos(&text, "\n    2: (", 0, 1);
+    let got = labels(&c.at("textDocument/completion", &u, l, ch));
+    assert_eq!(got, ["6: new entity"]);
+    c.stop();
 }
