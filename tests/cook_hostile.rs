@@ -79,16 +79,15 @@ fn virtual_rise<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
 
 mod wire {
     use bevy_forge_scene::format::*;
-    use serde::Serialize;
 
-    #[derive(Serialize, Clone)]
+    #[derive(Clone)]
     pub struct Body {
         pub source: String,
         pub doc: Doc,
         pub prefabs: Vec<(String, Doc)>,
     }
 
-    #[derive(Serialize, Clone)]
+    #[derive(Clone)]
     pub struct Doc {
         pub format_version: u32,
         pub name: String,
@@ -97,75 +96,19 @@ mod wire {
         pub next_id: u64,
     }
 
-    #[derive(Serialize, Clone)]
+    #[derive(Clone)]
     pub struct Entity {
         pub id: u64,
         pub name: String,
         pub parent: Option<u64>,
         pub children: Vec<u64>,
         pub transform: TransformData,
-        pub components: Vec<Component>,
+        pub components: Vec<ComponentData>,
         pub locked: bool,
-        pub instance: Option<Placed>,
+        pub instance: Option<Instance>,
     }
 
-    #[derive(Serialize, Clone)]
-    pub enum Component {
-        Sprite(SpriteData),
-        Text2d(Text2dData),
-        Camera2d,
-        Camera3d,
-        PointLight(PointLightData),
-        DirectionalLight(DirectionalLightData),
-        Mesh3d((Mesh, MaterialData)),
-        Visibility(VisibilityMode),
-        Custom(CustomComponent),
-    }
-
-    #[derive(Serialize, Clone)]
-    pub enum Mesh {
-        Primitive(PrimitiveShape),
-        Asset(String),
-    }
-
-    #[derive(Serialize, Clone)]
-    pub struct Placed {
-        pub scene: String,
-        pub overrides: Vec<Change>,
-    }
-
-    #[derive(Serialize, Clone)]
-    pub struct Change {
-        pub target: Vec<u64>,
-        pub name: Option<String>,
-        pub transform: Option<TransformData>,
-        pub set: Vec<(Component, Vec<String>)>,
-        pub add: Vec<Component>,
-        pub remove: Vec<String>,
-        pub children: Vec<u64>,
-    }
-
-    pub fn component(c: &ComponentData) -> Component {
-        match c {
-            ComponentData::Sprite(s) => Component::Sprite((**s).clone()),
-            ComponentData::Text2d(t) => Component::Text2d((**t).clone()),
-            ComponentData::Camera2d => Component::Camera2d,
-            ComponentData::Camera3d => Component::Camera3d,
-            ComponentData::PointLight(p) => Component::PointLight(p.clone()),
-            ComponentData::DirectionalLight(d) => Component::DirectionalLight(d.clone()),
-            ComponentData::Mesh3d(m) => Component::Mesh3d((
-                match &m.mesh {
-                    MeshSource::Primitive(p) => Mesh::Primitive(p.clone()),
-                    MeshSource::Asset(a) => Mesh::Asset(a.clone()),
-                },
-                m.material.clone(),
-            )),
-            ComponentData::Visibility(v) => Component::Visibility(*v),
-            ComponentData::Custom(c) => Component::Custom(c.clone()),
-        }
-    }
-
-    /// The body as the module docs of `bevy_forge_scene::cook` lay it out (layout version 2),
+    /// The body as the module docs of `bevy_forge_scene::cook` lay it out (layout version 3),
     /// written independently of the crate's writer.
     impl Body {
         pub fn encode(&self) -> Vec<u8> {
@@ -197,6 +140,29 @@ mod wire {
         out.extend_from_slice(s.as_bytes());
     }
 
+    fn floats(out: &mut Vec<u8>, values: &[f32]) {
+        for v in values {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    fn color(out: &mut Vec<u8>, c: ColorData) {
+        floats(out, &[c.r, c.g, c.b, c.a]);
+    }
+
+    fn ids(out: &mut Vec<u8>, ids: &[u64]) {
+        super::varint(ids.len() as u64, out);
+        for id in ids {
+            super::varint(*id, out);
+        }
+    }
+
+    fn transform(out: &mut Vec<u8>, t: &TransformData) {
+        for v in [t.translation, t.rotation, t.scale] {
+            floats(out, &[v.x, v.y, v.z]);
+        }
+    }
+
     fn pooled(pool: &mut Vec<String>, s: &str) -> u64 {
         match pool.iter().position(|p| p == s) {
             Some(i) => i as u64,
@@ -204,6 +170,155 @@ mod wire {
                 pool.push(s.to_owned());
                 pool.len() as u64 - 1
             }
+        }
+    }
+
+    /// A component: tag `0` and a pooled custom component, or tag `1`, the built-in's kind (its
+    /// place in the format page's table) and its fields in order, by kind.
+    fn component(c: &ComponentData, pool: &mut Vec<String>, out: &mut Vec<u8>) {
+        let v = super::varint;
+        if let ComponentData::Custom(custom) = c {
+            out.push(0);
+            v(pooled(pool, &custom.type_path), out);
+            v(custom.fields.len() as u64, out);
+            for f in &custom.fields {
+                v(pooled(pool, &f.name), out);
+                string(out, &f.expr);
+            }
+            return;
+        }
+        out.push(1);
+        let kinds = [
+            "sprite",
+            "text2d",
+            "camera2d",
+            "camera3d",
+            "point_light",
+            "directional_light",
+            "mesh3d",
+            "visibility",
+            "spot_light",
+        ];
+        v(
+            kinds.iter().position(|k| *k == c.tag()).unwrap() as u64,
+            out,
+        );
+        match c {
+            ComponentData::Sprite(s) => {
+                match &s.image {
+                    None => out.push(0),
+                    Some(image) => {
+                        out.push(1);
+                        string(out, image);
+                    }
+                }
+                color(out, s.color);
+                match s.custom_size {
+                    None => out.push(0),
+                    Some(size) => {
+                        out.push(1);
+                        floats(out, &[size.x, size.y]);
+                    }
+                }
+                out.extend([u8::from(s.flip_x), u8::from(s.flip_y)]);
+            }
+            ComponentData::Text2d(t) => {
+                string(out, &t.text);
+                floats(out, &[t.font_size]);
+                color(out, t.color);
+            }
+            ComponentData::PointLight(l) => {
+                color(out, l.color);
+                floats(out, &[l.intensity, l.range]);
+                out.push(u8::from(l.shadows));
+            }
+            ComponentData::DirectionalLight(l) => {
+                color(out, l.color);
+                floats(out, &[l.illuminance]);
+                out.push(u8::from(l.shadows));
+            }
+            ComponentData::SpotLight(l) => {
+                color(out, l.color);
+                floats(
+                    out,
+                    &[l.intensity, l.range, l.radius, l.inner_angle, l.outer_angle],
+                );
+                out.push(u8::from(l.shadows));
+            }
+            ComponentData::Mesh3d(m) => {
+                match &m.mesh {
+                    MeshSource::Asset(path) => {
+                        out.push(1);
+                        string(out, path);
+                    }
+                    MeshSource::Primitive(shape) => {
+                        out.push(0);
+                        let (kind, sizes): (u8, Vec<f32>) = match *shape {
+                            PrimitiveShape::Cuboid { size } => (0, vec![size.x, size.y, size.z]),
+                            PrimitiveShape::Sphere { radius } => (1, vec![radius]),
+                            PrimitiveShape::Plane { size } => (2, vec![size.x, size.y]),
+                            PrimitiveShape::Cylinder { radius, height } => {
+                                (3, vec![radius, height])
+                            }
+                            PrimitiveShape::Capsule { radius, length } => (4, vec![radius, length]),
+                        };
+                        out.push(kind);
+                        floats(out, &sizes);
+                    }
+                }
+                let mat = &m.material;
+                color(out, mat.base_color);
+                floats(out, &[mat.metallic, mat.perceptual_roughness]);
+                out.push(u8::from(mat.unlit));
+            }
+            ComponentData::Visibility(mode) => out.push(match mode {
+                VisibilityMode::Inherited => 0,
+                VisibilityMode::Visible => 1,
+                _ => 2,
+            }),
+            _ => {}
+        }
+    }
+
+    /// An instance: its scene, then its overrides field by field.
+    fn instance(i: &Instance, pool: &mut Vec<String>, out: &mut Vec<u8>) {
+        let v = super::varint;
+        string(out, &i.scene);
+        v(i.overrides.len() as u64, out);
+        for o in &i.overrides {
+            ids(out, &o.target);
+            match &o.name {
+                None => out.push(0),
+                Some(name) => {
+                    out.push(1);
+                    string(out, name);
+                }
+            }
+            match &o.transform {
+                None => out.push(0),
+                Some(t) => {
+                    out.push(1);
+                    transform(out, t);
+                }
+            }
+            v(o.set.len() as u64, out);
+            for patch in &o.set {
+                component(&patch.component, pool, out);
+                let settable = ComponentPatch::fields_of(patch.component.tag());
+                v(patch.fields.len() as u64, out);
+                for f in &patch.fields {
+                    v(settable.iter().position(|s| s == f).unwrap() as u64, out);
+                }
+            }
+            v(o.add.len() as u64, out);
+            for c in &o.add {
+                component(c, pool, out);
+            }
+            v(o.remove.len() as u64, out);
+            for key in &o.remove {
+                string(out, key);
+            }
+            ids(out, &o.children);
         }
     }
 
@@ -261,47 +376,17 @@ mod wire {
             }
             string(out, &self.name);
             if !self.children.is_empty() {
-                v(self.children.len() as u64, out);
-                for c in &self.children {
-                    v(*c, out);
-                }
+                ids(out, &self.children);
             }
-            let t = &self.transform;
-            for f in [
-                t.translation.x,
-                t.translation.y,
-                t.translation.z,
-                t.rotation.x,
-                t.rotation.y,
-                t.rotation.z,
-                t.scale.x,
-                t.scale.y,
-                t.scale.z,
-            ] {
-                out.extend_from_slice(&f.to_le_bytes());
-            }
+            transform(out, &self.transform);
             if !self.components.is_empty() {
                 v(self.components.len() as u64, out);
                 for c in &self.components {
-                    match c {
-                        Component::Custom(custom) => {
-                            out.push(0);
-                            v(pooled(pool, &custom.type_path), out);
-                            v(custom.fields.len() as u64, out);
-                            for f in &custom.fields {
-                                v(pooled(pool, &f.name), out);
-                                string(out, &f.expr);
-                            }
-                        }
-                        other => {
-                            out.push(1);
-                            out.extend(postcard::to_allocvec(other).unwrap());
-                        }
-                    }
+                    component(c, pool, out);
                 }
             }
             if let Some(i) = &self.instance {
-                out.extend(postcard::to_allocvec(i).unwrap());
+                instance(i, pool, out);
             }
         }
     }
@@ -309,7 +394,7 @@ mod wire {
     pub fn doc(d: &SceneDoc) -> Doc {
         Doc {
             format_version: d.format_version,
-            name: d.name.clone(),
+            name: d.name.to_string(),
             entities: d
                 .entities
                 .iter()
@@ -322,36 +407,9 @@ mod wire {
                             parent: n.parent,
                             children: n.children.clone(),
                             transform: n.transform,
-                            components: n.components.iter().map(component).collect(),
+                            components: n.components.clone(),
                             locked: n.locked,
-                            instance: n.instance.as_ref().map(|i| Placed {
-                                scene: i.scene.to_string(),
-                                overrides: i
-                                    .overrides
-                                    .iter()
-                                    .map(|o| Change {
-                                        target: o.target.clone(),
-                                        name: o.name.as_ref().map(|n| n.to_string()),
-                                        transform: o.transform,
-                                        set: o
-                                            .set
-                                            .iter()
-                                            .map(|p| {
-                                                (
-                                                    component(&p.component),
-                                                    p.fields
-                                                        .iter()
-                                                        .map(|f| f.to_string())
-                                                        .collect(),
-                                                )
-                                            })
-                                            .collect(),
-                                        add: o.add.iter().map(component).collect(),
-                                        remove: o.remove.iter().map(|r| r.to_string()).collect(),
-                                        children: o.children.clone(),
-                                    })
-                                    .collect(),
-                            }),
+                            instance: n.instance.as_deref().cloned(),
                         },
                     )
                 })
@@ -568,11 +626,11 @@ fn malformed_values_are_body_errors() {
 #[test]
 fn invalid_tags_variants_and_flags_are_body_errors() {
     let mut w = wire::doc(&scene_doc(&[]));
-    w.entities[0].1.components = vec![wire::Component::Camera3d];
+    w.entities[0].1.components = vec![ComponentData::Camera3d];
     let good = w_body(w);
     assert!(CookedScene::decode(&wrap(&good)).is_ok());
     // The one component is the entity's last bytes, then the roots and prefab counts are
-    // elsewhere: ... count 1, tag 1 (postcard), variant 3 (camera3d), prefabs 0.
+    // elsewhere: ... count 1, tag 1 (built-in), kind 3 (camera3d), prefabs 0.
     let pos = good.windows(4).rposition(|w| w == [1, 1, 3, 0]).unwrap() + 1;
     for (at, values) in [(0, [2u8, 9, 0x7F]), (1, [9, 10, 0x7F])] {
         for v in values {

@@ -54,18 +54,27 @@
 //! instance follows; other bits are refused); the id if flagged; the parent id if flagged; the
 //! name (string); the children (list of ids) if flagged; the transform as nine little-endian
 //! `f32` (translation, rotation in degrees, scale; x, y, z each); the components (list) if
-//! flagged; the instance if flagged, as [`postcard`](https://docs.rs/postcard) encodes its
-//! scene path and overrides.
+//! flagged; the instance if flagged.
 //!
 //! A *component*: a tag byte, then for tag `0` a custom component (type path as a pool index,
 //! then a list of fields, each a pool index for its name and a string for its expression), for
-//! tag `1` any component as `postcard` encodes it (the cook writes built-ins this way). Other
-//! tags are refused.
+//! tag `1` a built-in: its kind (its index in [`BUILTINS`](crate::format::builtin::BUILTINS))
+//! and its payload, each field in the order of its tag's description by its kind (an `f32` as
+//! four little-endian bytes, a bool as `0` or `1`, a string, a colour as four `f32`, an option
+//! as `0`, or `1` and the value, a mesh as `0`, a shape index and its sizes, or `1` and a path,
+//! a mode as its index). Other tags are refused.
+//!
+//! An *instance*: the scene path (string), then a list of overrides, each its target (list of
+//! ids), its name (option of a string), its transform (option of nine `f32`), its `set` list
+//! (each a component, then a list of the indices of the fields it sets), its `add` list of
+//! components, its `remove` list of keys (strings) and its children (list of ids).
 //!
 //! Entities and custom components, what large scenes are made of, have this purpose-built
 //! encoding because measurements asked for it: with the whole body in `postcard` (layout
-//! version 1), the 100,000-entity benchmark scene took 12.6 MB and 47 ms to decode; here it takes
-//! 8.5 MB and 21-25 ms on two threads (`BENCHMARKS.md`).
+//! version 1), the 100,000-entity benchmark scene took 12.6 MB and 47 ms to decode; with its
+//! own encoding (layout version 2) 8.5 MB and 21-25 ms on two threads (`BENCHMARKS.md`). Since
+//! layout version 3 built-ins and instances are written by the same reader and writer, walking
+//! each tag's description, instead of mirror types in `postcard`.
 //!
 //! The checksum detects accidental damage (a truncated download, a flipped bit); it does not
 //! authenticate: anyone can write a file with a valid checksum. Everything decoded is validated
@@ -78,7 +87,8 @@
 //! the start of the file (as a hex editor shows it; the body starts at byte 24), the entity and
 //! document, and what was wrong in words; in a built-in component, its kind, at the last byte
 //! read before decoding stopped. For example: "at byte 146 of the file, in entity 1 of prefab
-//! `crate.forge.ron`: a `sprite` component does not decode: an option tag is neither 0 nor 1".
+//! `crate.forge.ron`: the `image` of a `sprite` component does not decode: an option tag is
+//! neither 0 nor 1".
 //! The body is checked as it is read, so the error is the first problem in file order, the
 //! same on one thread or two.
 
@@ -91,7 +101,7 @@ pub const COOKED_MAGIC: [u8; 8] = [0x8F, b'F', b'O', b'R', b'G', b'E', b'\r', b'
 
 /// The version of the cooked layout this build writes and reads. A cooked file of another
 /// version is refused ([`CookError::Version`]): cook it again.
-pub const COOKED_VERSION: u16 = 2;
+pub const COOKED_VERSION: u16 = 3;
 
 /// The header's length in bytes: magic, version, reserved, body length, checksum.
 pub const COOKED_HEADER_LEN: usize = 24;
@@ -373,10 +383,11 @@ fn check_instance(id: u64, instance: &crate::format::Instance) -> Result<(), Str
         for (j, patch) in o.set.iter().enumerate() {
             let tag = patch.component.tag();
             let at = || format!("entity {id}, instance.overrides[{i}].set[{j}]");
-            if matches!(
-                patch.component,
-                crate::format::ComponentData::Camera2d | crate::format::ComponentData::Camera3d
-            ) {
+            if patch
+                .component
+                .builtin()
+                .is_some_and(|b| b.payload == crate::format::builtin::Payload::Unit)
+            {
                 return Err(format!("{}: a `{tag}` has nothing to set", at()));
             }
             let settable = crate::format::ComponentPatch::fields_of(tag);

@@ -1,18 +1,20 @@
-//! The body of a cooked file (layout version 2): a reader and writer of our own for what every
-//! entity has, and [`postcard`] for the rest (built-in components, prefab instances).
+//! The body of a cooked file (layout version 3): a reader and writer of our own. Built-in
+//! components are written field by field as their tag's
+//! [`BuiltinTag`](crate::format::builtin::BuiltinTag) lists them, so a new tag needs nothing
+//! here.
 //!
 //! The module docs of [`super`] give the layout byte by byte. Everything here reads untrusted
 //! bytes: every length is checked against the bytes left before anything is reserved, and a
 //! problem is an error with its byte offset, never a panic. Changing anything here changes the
 //! encoding: bump [`super::COOKED_VERSION`].
 
-use serde::{Deserialize, Serialize};
-
+#[cfg(test)]
+use crate::format::COMPONENT_TAGS;
+use crate::format::builtin::{BUILTINS, BuiltinTag, FieldKind, Payload, Value, ValueRef};
 use crate::format::{
-    COMPONENT_TAGS, ComponentData, ComponentPatch, CustomComponent, CustomField,
-    DirectionalLightData, EcoString, EntityMap, EntityNode, Instance, MaterialData, Mesh3dData,
-    MeshSource, Override, PointLightData, PrimitiveShape, SceneDoc, SpriteData, Text2dData,
-    TransformData, Vec3Data, VisibilityMode,
+    ColorData, ComponentData, ComponentPatch, CustomComponent, CustomField, EcoString, EntityMap,
+    EntityNode, Instance, MeshSource, Override, PRIMITIVE_SHAPES, PrimitiveShape, SceneDoc,
+    TransformData, Vec2Data, Vec3Data,
 };
 use crate::validate::diagnostic::count_of;
 
@@ -44,8 +46,8 @@ const ALL_FLAGS: u8 =
 
 /// Component tag: a custom component in our encoding.
 const TAG_CUSTOM: u8 = 0;
-/// Component tag: any component as `postcard` encodes [`Component`].
-const TAG_POSTCARD: u8 = 1;
+/// Component tag: a built-in, its kind (its index in [`BUILTINS`]) and its fields.
+const TAG_BUILTIN: u8 = 1;
 
 /// Why a body does not decode: what was wrong, and where (bytes from the start of the body).
 #[derive(Debug)]
@@ -199,14 +201,6 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-fn put_postcard<T: Serialize>(out: &mut Vec<u8>, value: &T) {
-    // Writing into a `Vec` only fails when a value cannot be encoded, which none here can.
-    match postcard::to_extend(value, std::mem::take(out)) {
-        Ok(written) => *out = written,
-        Err(e) => unreachable!("a cooked component always encodes: {e}"),
-    }
-}
-
 fn write_doc(doc: &SceneDoc, pool: &mut Pool) -> Vec<u8> {
     let mut out = Vec::new();
     put_varint(&mut out, u64::from(doc.format_version));
@@ -268,40 +262,152 @@ fn write_entity(out: &mut Vec<u8>, key: u64, node: &EntityNode, pool: &mut Pool)
             put_varint(out, *c);
         }
     }
-    let t = &node.transform;
+    put_transform(out, &node.transform);
+    if !node.components.is_empty() {
+        put_varint(out, node.components.len() as u64);
+        for c in &node.components {
+            put_component(out, c, pool);
+        }
+    }
+    if let Some(instance) = &node.instance {
+        put_instance(out, instance, pool);
+    }
+}
+
+fn put_transform(out: &mut Vec<u8>, t: &TransformData) {
     for v in [t.translation, t.rotation, t.scale] {
         for f in [v.x, v.y, v.z] {
             out.extend_from_slice(&f.to_le_bytes());
         }
     }
-    if !node.components.is_empty() {
-        put_varint(out, node.components.len() as u64);
-        for c in &node.components {
-            match c {
-                ComponentData::Custom(custom) => {
-                    out.push(TAG_CUSTOM);
-                    put_varint(out, pool.index_of(&custom.type_path));
-                    put_varint(out, custom.fields.len() as u64);
-                    for f in &custom.fields {
-                        put_varint(out, pool.index_of(&f.name));
-                        put_str(out, &f.expr);
-                    }
-                }
-                other => {
-                    out.push(TAG_POSTCARD);
-                    put_postcard(out, &Component::of(other));
+}
+
+/// A component: a custom one in our pooled form, a built-in as its tag's fields lay it out.
+fn put_component(out: &mut Vec<u8>, c: &ComponentData, pool: &mut Pool) {
+    let Some(b) = c.builtin() else {
+        if let ComponentData::Custom(custom) = c {
+            out.push(TAG_CUSTOM);
+            put_varint(out, pool.index_of(&custom.type_path));
+            put_varint(out, custom.fields.len() as u64);
+            for f in &custom.fields {
+                put_varint(out, pool.index_of(&f.name));
+                put_str(out, &f.expr);
+            }
+        }
+        return;
+    };
+    out.push(TAG_BUILTIN);
+    put_varint(out, builtin_index(b) as u64);
+    match b.payload {
+        Payload::Unit => {}
+        Payload::Mode(_) => {
+            if let Some(ValueRef::Mode(i)) = (b.get)(c, 0) {
+                out.push(i as u8);
+            }
+        }
+        Payload::Fields(fields) => {
+            for i in 0..fields.len() {
+                if let Some(v) = (b.get)(c, i) {
+                    put_value(out, v);
                 }
             }
         }
     }
-    if let Some(instance) = &node.instance {
-        put_postcard(
-            out,
-            &Placed {
-                scene: instance.scene.clone(),
-                overrides: instance.overrides.iter().map(Change::of).collect(),
-            },
-        );
+}
+
+/// The index of `b` in [`BUILTINS`], the number the cooked form names it by.
+fn builtin_index(b: &BuiltinTag) -> usize {
+    BUILTINS
+        .iter()
+        .position(|x| std::ptr::eq(*x, b))
+        .unwrap_or_default()
+}
+
+fn put_f32s(out: &mut Vec<u8>, values: &[f32]) {
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// A built-in's field value, by its kind.
+fn put_value(out: &mut Vec<u8>, v: ValueRef<'_>) {
+    match v {
+        ValueRef::Float(v) => put_f32s(out, &[v]),
+        ValueRef::Bool(v) => out.push(u8::from(v)),
+        ValueRef::Text(v) => put_str(out, v),
+        ValueRef::Color(c) => put_f32s(out, &[c.r, c.g, c.b, c.a]),
+        ValueRef::Image(None) | ValueRef::Size(None) => out.push(0),
+        ValueRef::Image(Some(path)) => {
+            out.push(1);
+            put_str(out, path);
+        }
+        ValueRef::Size(Some(v)) => {
+            out.push(1);
+            put_f32s(out, &[v.x, v.y]);
+        }
+        ValueRef::Mesh(MeshSource::Primitive(shape)) => {
+            out.push(0);
+            let kind = PRIMITIVE_SHAPES
+                .iter()
+                .position(|s| *s == shape.name())
+                .unwrap_or_default();
+            out.push(kind as u8);
+            put_f32s(out, &shape.sizes());
+        }
+        ValueRef::Mesh(MeshSource::Asset(path)) => {
+            out.push(1);
+            put_str(out, path);
+        }
+        ValueRef::Mode(i) => out.push(i as u8),
+    }
+}
+
+/// A prefab instance: its scene, then its overrides.
+fn put_instance(out: &mut Vec<u8>, instance: &Instance, pool: &mut Pool) {
+    put_str(out, &instance.scene);
+    put_varint(out, instance.overrides.len() as u64);
+    for o in &instance.overrides {
+        put_ids(out, &o.target);
+        match &o.name {
+            None => out.push(0),
+            Some(name) => {
+                out.push(1);
+                put_str(out, name);
+            }
+        }
+        match &o.transform {
+            None => out.push(0),
+            Some(t) => {
+                out.push(1);
+                put_transform(out, t);
+            }
+        }
+        put_varint(out, o.set.len() as u64);
+        for patch in &o.set {
+            put_component(out, &patch.component, pool);
+            let b = patch.component.builtin();
+            put_varint(out, patch.fields.len() as u64);
+            for f in &patch.fields {
+                let i = b.and_then(|b| b.index_of(f)).unwrap_or(usize::MAX);
+                put_varint(out, i as u64);
+            }
+        }
+        put_varint(out, o.add.len() as u64);
+        for c in &o.add {
+            put_component(out, c, pool);
+        }
+        put_varint(out, o.remove.len() as u64);
+        for key in &o.remove {
+            put_str(out, key);
+        }
+        put_ids(out, &o.children);
+    }
+}
+
+fn put_ids(out: &mut Vec<u8>, ids: &[u64]) {
+    put_varint(out, ids.len() as u64);
+    for id in ids {
+        put_varint(out, *id);
     }
 }
 
@@ -446,45 +552,69 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// A value `postcard` encodes, `what` in messages. An error points at the last byte read,
-    /// where decoding stopped (the end of the bytes when they ran out), and says in words what
-    /// was wrong there.
-    fn postcard<T: for<'de> Deserialize<'de>>(&mut self, what: &str) -> Result<T, BodyError> {
-        let input = &self.bytes[self.at..];
-        let mut de = postcard::Deserializer::from_bytes(input);
-        let outcome = T::deserialize(&mut de);
-        // The slice flavour's remainder is what was not read, after a success or a failure.
-        let read = de.finalize().map_or(0, |rest| input.len() - rest.len());
-        match outcome {
-            Ok(value) => {
-                self.at += read;
-                Ok(value)
-            }
-            // The bytes ran out with more left than any number takes (16 bytes): what asked
-            // for them is a length, the last thing read.
-            Err(postcard::Error::DeserializeUnexpectedEnd) if input.len() - read > 16 => {
-                let left = input.len() - read;
-                self.at += read.saturating_sub(1);
-                Err(self.error(format!(
+    /// Little-endian `f32`s of `what`.
+    #[inline]
+    fn f32s<const N: usize>(&mut self, what: &str) -> Result<[f32; N], BodyError> {
+        if self.left() < 4 * N {
+            self.at = self.bytes.len();
+            return Err(self.error(format!("{what} does not decode: the bytes end inside it")));
+        }
+        let (words, _) = self.bytes[self.at..self.at + 4 * N].as_chunks::<4>();
+        let mut out = [0.0f32; N];
+        for (o, w) in out.iter_mut().zip(words) {
+            *o = f32::from_le_bytes(*w);
+        }
+        self.at += 4 * N;
+        Ok(out)
+    }
+
+    /// A string inside `what`: a length past the bytes left is named at its first byte, bytes
+    /// that are not UTF-8 where they stop being so.
+    fn string_in(&mut self, what: &str) -> Result<&'a str, BodyError> {
+        let start = self.at;
+        let len = self.varint(what)?;
+        let left = self.left();
+        let len = match usize::try_from(len) {
+            Ok(len) if len <= left => len,
+            _ => {
+                self.at = start;
+                return Err(self.error(format!(
                     "{what} does not decode: a length asks for more than the {left} bytes left"
-                )))
+                )));
             }
-            Err(e) => {
-                self.at += match e {
-                    postcard::Error::DeserializeUnexpectedEnd => read,
-                    _ => read.saturating_sub(1),
-                };
-                Err(self.error(format!("{what} does not decode: {}", postcard_words(&e))))
+        };
+        let bytes = &self.bytes[self.at..self.at + len];
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                self.at += len;
+                Ok(s)
             }
+            Err(e) => Err(BodyError::new(
+                self.base + self.at + e.valid_up_to(),
+                format!("{what} does not decode: a string is not UTF-8"),
+            )),
         }
     }
 
-    /// The format's tag (`sprite`, `point_light`, ...) of the built-in component that starts
-    /// here, from the variant index `postcard` writes first; `None` when it names none.
-    fn component_tag(&self) -> Option<&'static str> {
-        let mut peek = Reader::new(&self.bytes[self.at..], 0);
-        let index = peek.varint("a component kind").ok()?;
-        COMPONENT_TAGS.get(usize::try_from(index).ok()?).copied()
+    /// A byte that must be below `n`: a bool (`n` 2), an option tag, a variant; at the byte when
+    /// it is not.
+    fn below(&mut self, n: u8, what: &str, words: &str) -> Result<u8, BodyError> {
+        let b = self.byte(what)?;
+        if b >= n {
+            self.at -= 1;
+            return Err(self.error(format!("{what} does not decode: {words}")));
+        }
+        Ok(b)
+    }
+
+    /// A list of ids.
+    fn ids(&mut self, what: &str) -> Result<Vec<u64>, BodyError> {
+        let n = self.count(1, what)?;
+        let mut ids = Vec::with_capacity(n.min(RESERVE_AT_MOST));
+        for _ in 0..n {
+            ids.push(self.varint(what)?);
+        }
+        Ok(ids)
     }
 }
 
@@ -823,8 +953,7 @@ fn read_entity_after_key(
         Vec::new()
     };
     let instance = if flags & HAS_INSTANCE != 0 {
-        let placed: Placed = r.postcard("a prefab instance")?;
-        let instance = placed.into_instance();
+        let instance = read_instance(r, pool)?;
         super::check_instance(key, &instance).map_err(Failure::Rule)?;
         Some(Box::new(instance))
     } else {
@@ -859,12 +988,14 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
             }
             Ok(ComponentData::Custom(CustomComponent { type_path, fields }))
         }
-        TAG_POSTCARD => {
-            let Some(tag) = r.component_tag() else {
+        TAG_BUILTIN => {
+            let start = r.at;
+            let index = r.varint("a built-in component's kind")?;
+            let Some(b) = usize::try_from(index).ok().and_then(|i| BUILTINS.get(i)) else {
+                r.at = start;
                 return Err(r.error("a built-in component's kind names none of the format's"));
             };
-            Ok(r.postcard::<Component>(&format!("a `{tag}` component"))?
-                .into_data())
+            read_builtin(r, b)
         }
         other => {
             r.at -= 1;
@@ -888,165 +1019,166 @@ fn pooled(r: &mut Reader<'_>, pool: &[EcoString], what: &str) -> Result<EcoStrin
     }
 }
 
-/// What a `postcard` error means for bytes that should hold a value of the format, in words.
-fn postcard_words(e: &postcard::Error) -> &'static str {
-    use postcard::Error as E;
-    match e {
-        E::DeserializeUnexpectedEnd => "the bytes end inside it",
-        E::DeserializeBadVarint => "a number is not a valid varint",
-        E::DeserializeBadBool => "a bool is neither 0 nor 1",
-        E::DeserializeBadChar => "a character is not a Unicode scalar value",
-        E::DeserializeBadUtf8 => "a string is not UTF-8",
-        E::DeserializeBadOption => "an option tag is neither 0 nor 1",
-        E::DeserializeBadEnum => "an enum tag names no variant",
-        // Serde's own errors reach postcard without their message: in these types, a variant
-        // index past the last variant, or a value the type refuses.
-        E::SerdeDeCustom => "a kind or variant number names none of the format's",
-        _ => "the bytes do not hold one",
-    }
-}
-
-// ---- the parts `postcard` encodes ----
-// Every field is always written, in declaration order, and enums by variant index.
-
-#[derive(Serialize, Deserialize)]
-enum Component {
-    Sprite(Box<SpriteData>),
-    Text2d(Box<Text2dData>),
-    Camera2d,
-    Camera3d,
-    PointLight(PointLightData),
-    DirectionalLight(DirectionalLightData),
-    Mesh3d(Box<(Mesh, MaterialData)>),
-    Visibility(VisibilityMode),
-    Custom(CustomComponent),
-}
-
-#[derive(Serialize, Deserialize)]
-enum Mesh {
-    Primitive(PrimitiveShape),
-    Asset(String),
-}
-
-#[derive(Serialize, Deserialize)]
-struct Placed {
-    scene: EcoString,
-    overrides: Vec<Change>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Change {
-    target: Vec<u64>,
-    name: Option<EcoString>,
-    transform: Option<TransformData>,
-    set: Vec<(Component, Vec<EcoString>)>,
-    add: Vec<Component>,
-    remove: Vec<EcoString>,
-    children: Vec<u64>,
-}
-
-impl Placed {
-    fn into_instance(self) -> Instance {
-        Instance {
-            scene: self.scene,
-            overrides: self
-                .overrides
-                .into_iter()
-                .map(Change::into_override)
-                .collect(),
+/// The fields of built-in `b`, as [`put_component`] writes them. A problem is told as the
+/// component's (`a \`sprite\` component does not decode: a bool is neither 0 nor 1`), at the
+/// byte where it is.
+fn read_builtin(r: &mut Reader<'_>, b: &'static BuiltinTag) -> Result<ComponentData, BodyError> {
+    let mut c = (b.default)();
+    let what = format!("a `{}` component", b.tag);
+    let what = what.as_str();
+    match b.payload {
+        Payload::Unit => {}
+        Payload::Mode(modes) => {
+            let i = r.below(
+                modes.len() as u8,
+                what,
+                "its value names none of the format's",
+            )?;
+            (b.set)(&mut c, 0, Value::Mode(usize::from(i)));
         }
-    }
-}
-
-impl Component {
-    fn of(data: &ComponentData) -> Self {
-        match data {
-            ComponentData::Sprite(s) => Component::Sprite(s.clone()),
-            ComponentData::Text2d(t) => Component::Text2d(t.clone()),
-            ComponentData::Camera2d => Component::Camera2d,
-            ComponentData::Camera3d => Component::Camera3d,
-            ComponentData::PointLight(p) => Component::PointLight(p.clone()),
-            ComponentData::DirectionalLight(d) => Component::DirectionalLight(d.clone()),
-            ComponentData::Mesh3d(m) => {
-                let mesh = match &m.mesh {
-                    MeshSource::Primitive(shape) => Mesh::Primitive(shape.clone()),
-                    MeshSource::Asset(path) => Mesh::Asset(path.clone()),
+        Payload::Fields(fields) => {
+            for (i, f) in fields.iter().enumerate() {
+                let value = match f.kind {
+                    FieldKind::Float => Value::Float(r.f32s::<1>(what)?[0]),
+                    FieldKind::Bool => Value::Bool(r.below(2, what, BOOL)? == 1),
+                    FieldKind::Text => Value::Text(r.string_in(what)?.to_owned()),
+                    FieldKind::Color => {
+                        let [red, green, blue, alpha] = r.f32s::<4>(what)?;
+                        Value::Color(ColorData::rgba(red, green, blue, alpha))
+                    }
+                    FieldKind::Image => Value::Image(match r.below(2, what, OPTION)? {
+                        0 => None,
+                        _ => Some(r.string_in(what)?.to_owned()),
+                    }),
+                    FieldKind::Size => Value::Size(match r.below(2, what, OPTION)? {
+                        0 => None,
+                        _ => {
+                            let [x, y] = r.f32s::<2>(what)?;
+                            Some(Vec2Data { x, y })
+                        }
+                    }),
+                    FieldKind::Mesh => Value::Mesh(read_mesh(r, what)?),
                 };
-                Component::Mesh3d(Box::new((mesh, m.material.clone())))
+                (b.set)(&mut c, i, value);
             }
-            ComponentData::Visibility(v) => Component::Visibility(*v),
-            ComponentData::Custom(c) => Component::Custom(c.clone()),
         }
     }
-
-    fn into_data(self) -> ComponentData {
-        match self {
-            Component::Sprite(s) => ComponentData::Sprite(s),
-            Component::Text2d(t) => ComponentData::Text2d(t),
-            Component::Camera2d => ComponentData::Camera2d,
-            Component::Camera3d => ComponentData::Camera3d,
-            Component::PointLight(p) => ComponentData::PointLight(p),
-            Component::DirectionalLight(d) => ComponentData::DirectionalLight(d),
-            Component::Mesh3d(m) => {
-                let (mesh, material) = *m;
-                let mesh = match mesh {
-                    Mesh::Primitive(shape) => MeshSource::Primitive(shape),
-                    Mesh::Asset(path) => MeshSource::Asset(path),
-                };
-                ComponentData::Mesh3d(Box::new(Mesh3dData { mesh, material }))
-            }
-            Component::Visibility(v) => ComponentData::Visibility(v),
-            Component::Custom(c) => ComponentData::Custom(c),
-        }
-    }
+    Ok(c)
 }
 
-impl Change {
-    fn of(o: &Override) -> Self {
-        Change {
-            target: o.target.clone(),
-            name: o.name.clone(),
-            transform: o.transform,
-            set: o
-                .set
-                .iter()
-                .map(|p| (Component::of(&p.component), p.fields.clone()))
-                .collect(),
-            add: o.add.iter().map(Component::of).collect(),
-            remove: o.remove.clone(),
-            children: o.children.clone(),
-        }
-    }
+const BOOL: &str = "a bool is neither 0 nor 1";
+const OPTION: &str = "an option tag is neither 0 nor 1";
 
-    fn into_override(self) -> Override {
-        Override {
-            target: self.target,
-            name: self.name,
-            transform: self.transform,
-            set: self
-                .set
-                .into_iter()
-                .map(|(component, fields)| ComponentPatch {
-                    component: component.into_data(),
-                    fields,
-                })
-                .collect(),
-            add: self.add.into_iter().map(Component::into_data).collect(),
-            remove: self.remove,
-            children: self.children,
-        }
+fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, BodyError> {
+    if r.below(2, what, "its mesh source names none of the format's")? == 1 {
+        return Ok(MeshSource::Asset(r.string_in(what)?.to_owned()));
     }
+    let shape = r.below(
+        PRIMITIVE_SHAPES.len() as u8,
+        what,
+        "its shape names none of the format's",
+    )?;
+    Ok(MeshSource::Primitive(
+        match PRIMITIVE_SHAPES[usize::from(shape)] {
+            "cuboid" => {
+                let [x, y, z] = r.f32s::<3>(what)?;
+                PrimitiveShape::Cuboid {
+                    size: Vec3Data { x, y, z },
+                }
+            }
+            "sphere" => PrimitiveShape::Sphere {
+                radius: r.f32s::<1>(what)?[0],
+            },
+            "plane" => {
+                let [x, y] = r.f32s::<2>(what)?;
+                PrimitiveShape::Plane {
+                    size: Vec2Data { x, y },
+                }
+            }
+            "cylinder" => {
+                let [radius, height] = r.f32s::<2>(what)?;
+                PrimitiveShape::Cylinder { radius, height }
+            }
+            _ => {
+                let [radius, length] = r.f32s::<2>(what)?;
+                PrimitiveShape::Capsule { radius, length }
+            }
+        },
+    ))
+}
+
+/// A prefab instance, as [`put_instance`] writes it.
+fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, BodyError> {
+    let scene = EcoString::from(r.str("a prefab instance's scene")?);
+    let n = r.count(7, "the number of overrides")?;
+    let mut overrides = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
+    for _ in 0..n {
+        let target = r.ids("an override's target")?;
+        let name = match r.below(2, "an override's name", OPTION)? {
+            0 => None,
+            _ => Some(EcoString::from(r.str("an override's name")?)),
+        };
+        let transform = match r.below(2, "an override's transform", OPTION)? {
+            0 => None,
+            _ => Some(r.transform()?),
+        };
+        let n = r.count(3, "the number of an override's `set` patches")?;
+        let mut set = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
+        for _ in 0..n {
+            let component = read_component(r, pool)?;
+            let settable = component.builtin().map(|b| b.fields()).unwrap_or_default();
+            let k = r.count(1, "the number of a patch's fields")?;
+            let mut fields = Vec::with_capacity(k.min(RESERVE_PER_ENTITY_AT_MOST));
+            for _ in 0..k {
+                let start = r.at;
+                let i = r.varint("a patch's field")?;
+                match usize::try_from(i).ok().and_then(|i| settable.get(i)) {
+                    Some(f) => fields.push(EcoString::from(f.path)),
+                    None => {
+                        r.at = start;
+                        return Err(r.error(format!(
+                            "a patch's field {i} is none of the {} fields of `{}`",
+                            settable.len(),
+                            component.tag()
+                        )));
+                    }
+                }
+            }
+            set.push(ComponentPatch { component, fields });
+        }
+        let n = r.count(2, "the number of an override's added components")?;
+        let mut add = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
+        for _ in 0..n {
+            add.push(read_component(r, pool)?);
+        }
+        let n = r.count(1, "the number of an override's removed components")?;
+        let mut remove = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
+        for _ in 0..n {
+            remove.push(EcoString::from(r.str("a removed component's key")?));
+        }
+        let children = r.ids("an override's children")?;
+        overrides.push(Override {
+            target,
+            name,
+            transform,
+            set,
+            add,
+            remove,
+            children,
+        });
+    }
+    Ok(Instance { scene, overrides })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The kind number `postcard` writes first for each built-in is its index in the format's
-    /// list of tags, which messages use to name a broken component.
+    /// Every built-in, each field away from its default, writes and reads back the same, with
+    /// its index in [`BUILTINS`] as its kind.
     #[test]
     #[allow(clippy::unwrap_used)]
-    fn kind_numbers_follow_the_format_tags() {
+    fn every_builtin_round_trips() {
         let mut components = Vec::new();
         for text in [
             include_str!("../../tests/fixtures/valid/garden.forge.ron"),
@@ -1055,17 +1187,21 @@ mod tests {
             let doc = SceneDoc::from_str(text).unwrap().doc;
             components.extend(doc.entities.values().flat_map(|e| e.components.clone()));
         }
-        components.push(ComponentData::Camera3d);
-        components.push(ComponentData::PointLight(PointLightData {
-            color: crate::format::ColorData::WHITE,
-            intensity: 800.0,
-            range: 20.0,
-            shadows: false,
-        }));
+        for b in BUILTINS {
+            components.push((b.default)());
+        }
         let mut seen: Vec<&str> = Vec::new();
         for c in &components {
-            let bytes = postcard::to_allocvec(&Component::of(c)).unwrap();
-            assert_eq!(COMPONENT_TAGS[usize::from(bytes[0])], c.tag());
+            let mut pool = Pool::default();
+            let mut bytes = Vec::new();
+            put_component(&mut bytes, c, &mut pool);
+            if let Some(b) = c.builtin() {
+                assert_eq!(bytes[0], TAG_BUILTIN);
+                assert!(std::ptr::eq(BUILTINS[usize::from(bytes[1])], b));
+            }
+            let mut r = Reader::new(&bytes, 0);
+            assert_eq!(&read_component(&mut r, &pool.strings).unwrap(), c);
+            assert_eq!(r.left(), 0);
             seen.push(c.tag());
         }
         for tag in COMPONENT_TAGS {

@@ -10,6 +10,7 @@
 //! it goes on (two spaces per level below it) where the value it replaces or follows spans
 //! lines, on one line otherwise, with the line ending most of the file's lines have.
 
+use crate::format::builtin::{BuiltinTag, Payload, ValueRef};
 use crate::format::source_map::{CustomPart, ENTITY_FIELDS, Span};
 use crate::format::write::fragment;
 use crate::format::{ComponentData, EntityNode, SceneDoc, SourceMap};
@@ -457,109 +458,71 @@ fn component(
             return Ok(());
         }
     }
-    // A built-in: only its payload values that changed, as deep as the file's map locates them
-    // (`illuminance`, `material.metallic`, `color`), else its `data`, else the whole entry.
-    if old.tag() == new.tag() && !matches!(new, ComponentData::Custom(_)) {
-        let (a, b) = (payload(old), payload(new));
-        let located = |path: &str| -> Option<Span> {
-            let field = path.strip_prefix("data.").unwrap_or(path);
-            map.component_field_span(id, index, field)
-        };
-        if let Some(found) = payload_splices(t, &a, &b, "data", &located) {
-            out.extend(found);
-            return Ok(());
+    // A built-in: only its payload values that changed, where the file's map locates them
+    // (`illuminance`, `material.metallic`, the `value` of a mesh), else its `data`, else the
+    // whole entry.
+    if old.tag() == new.tag()
+        && let Some(b) = new.builtin()
+    {
+        let located = |field: &str| map.component_field_span(id, index, field);
+        match builtin_splices(t, b, old, new, &located) {
+            Some(found) => {
+                out.extend(found);
+                return Ok(());
+            }
+            None => {
+                if let Ok(data) = t.replace_value(located("data"), &fragment::data(new), "data") {
+                    out.push(data);
+                    return Ok(());
+                }
+            }
         }
     }
     out.push(t.replace_value(entry, &fragment::component(new), "a component")?);
     Ok(())
 }
 
-/// The values of a built-in's canonical fragment by dotted path (`data`, `data.color`,
-/// `data.material.metallic`), each as a fragment at depth 0, in order.
-fn payload(c: &ComponentData) -> Vec<(String, String)> {
-    let frag = fragment::component(c);
-    let lines: Vec<&str> = frag.split('\n').collect();
-    let mut out = Vec::new();
-    // (name, first line, indentation) of each open group.
-    let mut open: Vec<(String, usize, usize)> = Vec::new();
-    let path = |open: &[(String, usize, usize)], name: &str| {
-        let mut p: Vec<&str> = open
-            .iter()
-            .map(|(n, _, _)| n.as_str())
-            .filter(|n| !n.is_empty())
-            .collect();
-        p.push(name);
-        p.join(".")
-    };
-    for (i, line) in lines.iter().enumerate() {
-        let body = line.trim_start();
-        let indent = line.len() - body.len();
-        if body.starts_with([')', ']', '}']) {
-            let Some((name, first, at)) = open.pop() else {
-                continue;
-            };
-            if name.is_empty() {
-                continue;
-            }
-            let head = lines[first].trim_start();
-            let head = head.split_once(": ").map_or(head, |(_, v)| v);
-            let mut text = String::from(head);
-            for l in &lines[first + 1..=i] {
-                text.push('\n');
-                text.push_str(l.get(at..).unwrap_or(l.trim_start()));
-            }
-            let text = text.strip_suffix(',').unwrap_or(&text).to_owned();
-            out.push((path(&open, &name), text));
-        } else if body.ends_with(['(', '[', '{']) {
-            let name = body.split_once(": ").map_or("", |(n, _)| n).to_owned();
-            open.push((name, i, indent));
-        } else if let Some((name, value)) = body.split_once(": ") {
-            let value = value.strip_suffix(',').unwrap_or(value);
-            out.push((path(&open, name), value.to_owned()));
-        }
-    }
-    out
-}
-
-/// The splices that change payload value `path` from `a`'s to `b`'s: its changed parts when
-/// each is located, else the value itself when it is; `None` when neither.
-fn payload_splices(
+/// The splices that change a built-in's payload from `old`'s values to `new`'s, walking its
+/// tag's fields; `None` when a changed value is not located (not written, or a mode).
+fn builtin_splices(
     t: &Text,
-    a: &[(String, String)],
-    b: &[(String, String)],
-    path: &str,
+    b: &BuiltinTag,
+    old: &ComponentData,
+    new: &ComponentData,
     located: &dyn Fn(&str) -> Option<Span>,
 ) -> Option<Vec<Splice>> {
-    let get =
-        |v: &[(String, String)], p: &str| v.iter().find(|(q, _)| q == p).map(|(_, t)| t.clone());
-    let (was, now) = (get(a, path)?, get(b, path)?);
-    if was == now {
-        return Some(Vec::new());
+    if let Payload::Mode(_) = b.payload {
+        return match ((b.get)(old, 0), (b.get)(new, 0)) {
+            (Some(x), Some(y)) if x.same(&y) => Some(Vec::new()),
+            _ => None,
+        };
     }
-    let prefix = format!("{path}.");
-    let children = |v: &[(String, String)]| -> Vec<String> {
-        v.iter()
-            .filter(|(q, _)| {
-                q.strip_prefix(&prefix)
-                    .is_some_and(|rest| !rest.contains('.'))
-            })
-            .map(|(q, _)| q.clone())
-            .collect()
-    };
-    let kids = children(b);
-    if !kids.is_empty() && kids == children(a) {
-        let mut all = Vec::new();
-        let parts: Option<()> = kids.iter().try_for_each(|k| {
-            all.extend(payload_splices(t, a, b, k, located)?);
-            Some(())
-        });
-        if parts.is_some() {
-            return Some(all);
+    let mut out = Vec::new();
+    for (i, f) in b.fields().iter().enumerate() {
+        let (Some(was), Some(now)) = ((b.get)(old, i), (b.get)(new, i)) else {
+            return None;
+        };
+        if was.same(&now) {
+            continue;
         }
+        // A mesh whose source stays: only its `value`.
+        if let (ValueRef::Mesh(x), ValueRef::Mesh(y)) = (was, now)
+            && std::mem::discriminant(x) == std::mem::discriminant(y)
+            && let Ok(value) = t.replace_value(
+                located("mesh.value"),
+                &fragment::mesh_value(y),
+                "mesh.value",
+            )
+        {
+            out.push(value);
+            continue;
+        }
+        out.push(
+            t.replace_value(located(f.path), &fragment::builtin_value(now), f.path)
+                .ok()?,
+        );
     }
-    t.replace_value(located(path), &now, path)
-        .ok()
-        .map(|s| vec![s])
+    Some(out)
 }
 
 /// Puts a multi-line canonical fragment on one line: `(\n  x: 1.0,\n)` to `(x: 1.0)`.

@@ -8,10 +8,11 @@
 use std::fmt::Write as _;
 
 use super::{
-    ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, material,
-    primitive, rotation, snake_case, string, vec3,
+    ExportError, ExportOptions, Plan, exprs, float, function_name, header, material, primitive,
+    rotation, snake_case, string, vec3,
 };
-use crate::format::{ComponentData, CustomComponent, MeshSource, TransformData};
+use crate::format::builtin::BevyText;
+use crate::format::{ComponentData, CustomComponent, Mesh3dData, MeshSource, TransformData};
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
     let function = function_name(options, format!("{}_scene", snake_case(&plan.doc.name)))?;
@@ -120,70 +121,48 @@ fn patch(path: &str, fields: &[String]) -> String {
     }
 }
 
-/// The entries of a built-in, with the values `runtime::builtin::prepare` gives it.
+/// The entries of a built-in, with the values `runtime::builtin` gives it: its tag's own
+/// export, spelled as `bsn!`.
 fn builtin(plan: &Plan, component: &ComponentData) -> Vec<String> {
-    match component {
-        ComponentData::Sprite(s) => {
-            let mut fields = Vec::new();
-            if let Some(image) = &s.image {
-                fields.push(format!("image: {}", string(image)));
+    component
+        .builtin()
+        .map(|b| (b.export)(component, &BsnText { plan }))
+        .unwrap_or_default()
+}
+
+/// Bevy values spelled as `bsn!`: patches of the fields written, assets by path, meshes and
+/// materials from the scene's shared templates.
+struct BsnText<'a, 'p> {
+    plan: &'p Plan<'a>,
+}
+
+impl BevyText for BsnText<'_, '_> {
+    fn bsn(&self) -> bool {
+        true
+    }
+    fn number(&self, v: f32) -> String {
+        number(v)
+    }
+    fn value(&self, path: &str, fields: &[String]) -> String {
+        patch(path, fields)
+    }
+    fn asset(&self, path: &str) -> String {
+        string(path)
+    }
+    fn mesh3d(&self, m: &Mesh3dData) -> Vec<String> {
+        let mesh = match &m.mesh {
+            MeshSource::Primitive(shape) => {
+                format!("{{mesh{}.clone_template()}}", self.plan.mesh_index(shape))
             }
-            fields.push(format!("color: {}", color(s.color)));
-            if let Some(v) = s.custom_size {
-                fields.push(format!(
-                    "custom_size: {{Some(Vec2::new({}, {}))}}",
-                    float(v.x),
-                    float(v.y)
-                ));
-            }
-            fields.push(format!("flip_x: {}", s.flip_x));
-            fields.push(format!("flip_y: {}", s.flip_y));
-            vec![patch("Sprite", &fields)]
-        }
-        ComponentData::Text2d(t) => vec![
-            format!("Text2d({})", string(&t.text)),
+            MeshSource::Asset(path) => string(path),
+        };
+        vec![
+            format!("Mesh3d({mesh})"),
             format!(
-                "TextFont {{ font_size: FontSize::Px({}) }}",
-                number(t.font_size)
+                "MeshMaterial3d::<StandardMaterial>({{material{}.clone_template()}})",
+                self.plan.material_index(&m.material)
             ),
-            format!("TextColor({})", color(t.color)),
-        ],
-        ComponentData::Camera2d => vec!["Camera2d".to_owned()],
-        ComponentData::Camera3d => vec!["Camera3d".to_owned()],
-        ComponentData::PointLight(l) => vec![patch(
-            "PointLight",
-            &[
-                format!("color: {}", color(l.color)),
-                format!("intensity: {}", number(l.intensity)),
-                format!("range: {}", number(l.range)),
-                format!("shadow_maps_enabled: {}", l.shadows),
-            ],
-        )],
-        ComponentData::DirectionalLight(l) => vec![patch(
-            "DirectionalLight",
-            &[
-                format!("color: {}", color(l.color)),
-                format!("illuminance: {}", number(l.illuminance)),
-                format!("shadow_maps_enabled: {}", l.shadows),
-            ],
-        )],
-        ComponentData::Mesh3d(m) => {
-            let mesh = match &m.mesh {
-                MeshSource::Primitive(shape) => {
-                    format!("{{mesh{}.clone_template()}}", plan.mesh_index(shape))
-                }
-                MeshSource::Asset(path) => string(path),
-            };
-            vec![
-                format!("Mesh3d({mesh})"),
-                format!(
-                    "MeshMaterial3d::<StandardMaterial>({{material{}.clone_template()}})",
-                    plan.material_index(&m.material)
-                ),
-            ]
-        }
-        ComponentData::Visibility(v) => vec![super::rust::visibility(*v).to_owned()],
-        ComponentData::Custom(_) => vec![],
+        ]
     }
 }
 

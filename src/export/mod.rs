@@ -329,7 +329,7 @@ impl<'a> Plan<'a> {
                 }
                 if let ComponentData::Mesh3d(m) = component
                     && let MeshSource::Primitive(shape) = &m.mesh
-                    && sizes(shape).iter().any(|s| *s < 0.0)
+                    && shape.sizes().iter().any(|s| *s < 0.0)
                 {
                     return Err(ExportError::NegativeSize {
                         entity: self.label(key),
@@ -414,21 +414,11 @@ fn brings_visibility(component: &ComponentData) -> bool {
     !matches!(component, ComponentData::Custom(_))
 }
 
-fn sizes(shape: &PrimitiveShape) -> Vec<f32> {
-    match *shape {
-        PrimitiveShape::Cuboid { size } => vec![size.x, size.y, size.z],
-        PrimitiveShape::Sphere { radius } => vec![radius],
-        PrimitiveShape::Plane { size } => vec![size.x, size.y],
-        PrimitiveShape::Cylinder { radius, height } => vec![radius, height],
-        PrimitiveShape::Capsule { radius, length } => vec![radius, length],
-    }
-}
-
 fn same_shape(a: &PrimitiveShape, b: &PrimitiveShape) -> bool {
     a.name() == b.name()
-        && sizes(a)
+        && a.sizes()
             .iter()
-            .zip(sizes(b))
+            .zip(b.sizes())
             .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
@@ -437,27 +427,12 @@ fn same_material(a: &crate::format::MaterialData, b: &crate::format::MaterialDat
 }
 
 fn finite(component: &ComponentData) -> bool {
-    match component {
-        ComponentData::Sprite(s) => {
-            s.color.is_finite() && s.custom_size.is_none_or(|v| v.is_finite())
-        }
-        ComponentData::Text2d(t) => t.font_size.is_finite() && t.color.is_finite(),
-        ComponentData::PointLight(l) => {
-            l.color.is_finite() && l.intensity.is_finite() && l.range.is_finite()
-        }
-        ComponentData::DirectionalLight(l) => l.color.is_finite() && l.illuminance.is_finite(),
-        ComponentData::Mesh3d(m) => {
-            let shape = match &m.mesh {
-                MeshSource::Primitive(shape) => sizes(shape).iter().all(|s| s.is_finite()),
-                MeshSource::Asset(_) => true,
-            };
-            shape
-                && m.material.base_color.is_finite()
-                && m.material.metallic.is_finite()
-                && m.material.perceptual_roughness.is_finite()
-        }
-        _ => true,
-    }
+    let Some(b) = component.builtin() else {
+        return true;
+    };
+    (0..b.fields().len())
+        .filter_map(|i| (b.get)(component, i))
+        .all(|v| v.numbers().iter().all(|(_, n)| n.is_finite()))
 }
 
 /// A finite `f32` as a Rust literal that reads back to the same bits (`1.0`, `-0.5`, `1e-7`).

@@ -5,10 +5,11 @@ use std::fmt::Write as _;
 use bevy_platform::collections::HashSet;
 
 use super::{
-    ExportError, ExportOptions, Plan, color, exprs, float, function_name, header, line_safe,
-    material, primitive, rotation, snake_case, string,
+    ExportError, ExportOptions, Plan, exprs, float, function_name, header, line_safe, material,
+    primitive, rotation, snake_case, string,
 };
-use crate::format::{ComponentData, CustomComponent, MeshSource, TransformData, VisibilityMode};
+use crate::format::builtin::BevyText;
+use crate::format::{ComponentData, CustomComponent, Mesh3dData, MeshSource, TransformData};
 
 /// Tuples of at most this many values: Bevy's bundles are tuples of up to 15.
 const BUNDLE_MAX: usize = 12;
@@ -179,80 +180,49 @@ pub(crate) fn transform(t: &TransformData, indent: &str) -> String {
     )
 }
 
-/// The Bevy values of a built-in, as `runtime::builtin::prepare` builds them.
+/// The Bevy values of a built-in, as `runtime::builtin` builds them: its tag's own export,
+/// spelled as Rust.
 fn builtin(plan: &Plan, component: &ComponentData) -> Vec<String> {
-    const I: &str = "            ";
-    match component {
-        ComponentData::Sprite(s) => {
-            let mut fields = Vec::new();
-            if let Some(image) = &s.image {
-                fields.push(format!("image: asset_server.load({})", string(image)));
-            }
-            fields.push(format!("color: {}", color(s.color)));
-            let size = match s.custom_size {
-                Some(v) => format!("Some(Vec2::new({}, {}))", float(v.x), float(v.y)),
-                None => "None".to_owned(),
-            };
-            fields.push(format!("custom_size: {size}"));
-            fields.push(format!("flip_x: {}", s.flip_x));
-            fields.push(format!("flip_y: {}", s.flip_y));
-            fields.push("..Default::default()".to_owned());
-            vec![struct_value("Sprite", &fields, I)]
-        }
-        ComponentData::Text2d(t) => vec![
-            format!("Text2d::new({})", string(&t.text)),
-            format!(
-                "TextFont::from_font_size(FontSize::Px({}))",
-                float(t.font_size)
-            ),
-            format!("TextColor({})", color(t.color)),
-        ],
-        ComponentData::Camera2d => vec!["Camera2d".to_owned()],
-        ComponentData::Camera3d => vec!["Camera3d::default()".to_owned()],
-        ComponentData::PointLight(l) => vec![struct_value(
-            "PointLight",
-            &[
-                format!("color: {}", color(l.color)),
-                format!("intensity: {}", float(l.intensity)),
-                format!("range: {}", float(l.range)),
-                format!("shadow_maps_enabled: {}", l.shadows),
-                "..Default::default()".to_owned(),
-            ],
-            I,
-        )],
-        ComponentData::DirectionalLight(l) => vec![struct_value(
-            "DirectionalLight",
-            &[
-                format!("color: {}", color(l.color)),
-                format!("illuminance: {}", float(l.illuminance)),
-                format!("shadow_maps_enabled: {}", l.shadows),
-                "..Default::default()".to_owned(),
-            ],
-            I,
-        )],
-        ComponentData::Mesh3d(m) => {
-            let mesh = match &m.mesh {
-                MeshSource::Primitive(shape) => format!("mesh{}.clone()", plan.mesh_index(shape)),
-                MeshSource::Asset(path) => format!("asset_server.load({})", string(path)),
-            };
-            vec![
-                format!("Mesh3d({mesh})"),
-                format!(
-                    "MeshMaterial3d(material{}.clone())",
-                    plan.material_index(&m.material)
-                ),
-            ]
-        }
-        ComponentData::Visibility(v) => vec![visibility(*v).to_owned()],
-        ComponentData::Custom(_) => vec![],
-    }
+    component
+        .builtin()
+        .map(|b| (b.export)(component, &RustText { plan }))
+        .unwrap_or_default()
 }
 
-pub(crate) fn visibility(v: VisibilityMode) -> &'static str {
-    match v {
-        VisibilityMode::Inherited => "Visibility::Inherited",
-        VisibilityMode::Visible => "Visibility::Visible",
-        VisibilityMode::Hidden => "Visibility::Hidden",
+/// Bevy values spelled as Rust: struct literals with `..Default::default()`, assets loaded
+/// through the `AssetServer`, meshes and materials from the function's shared handles.
+struct RustText<'a, 'p> {
+    plan: &'p Plan<'a>,
+}
+
+impl BevyText for RustText<'_, '_> {
+    fn bsn(&self) -> bool {
+        false
+    }
+    fn number(&self, v: f32) -> String {
+        float(v)
+    }
+    fn value(&self, path: &str, fields: &[String]) -> String {
+        const I: &str = "            ";
+        let mut fields = fields.to_vec();
+        fields.push("..Default::default()".to_owned());
+        struct_value(path, &fields, I)
+    }
+    fn asset(&self, path: &str) -> String {
+        format!("asset_server.load({})", string(path))
+    }
+    fn mesh3d(&self, m: &Mesh3dData) -> Vec<String> {
+        let mesh = match &m.mesh {
+            MeshSource::Primitive(shape) => format!("mesh{}.clone()", self.plan.mesh_index(shape)),
+            MeshSource::Asset(path) => self.asset(path),
+        };
+        vec![
+            format!("Mesh3d({mesh})"),
+            format!(
+                "MeshMaterial3d(material{}.clone())",
+                self.plan.material_index(&m.material)
+            ),
+        ]
     }
 }
 

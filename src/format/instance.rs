@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::component::{ComponentData, EcoString, MaterialData};
+use super::builtin::ComponentData;
+use super::component::EcoString;
 use super::value::TransformData;
 
 /// Deepest nesting of prefab instances: a scene may instance a prefab that instances another, up
@@ -91,41 +92,20 @@ pub struct ComponentPatch {
     /// The component with the new values.
     pub component: ComponentData,
     /// The payload fields set, by path (`intensity`, `custom_size`, `material.base_color`,
-    /// `mesh`), in the order of [`ComponentPatch::FIELDS`] for the component.
+    /// `mesh`), in the order of [`ComponentPatch::fields_of`] the component's tag.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<EcoString>,
 }
 
 impl ComponentPatch {
-    /// The fields a patch may set, by component tag. `camera2d` and `camera3d` have none (add or
-    /// remove them instead); `visibility` and `custom` are set as a whole value and field by
-    /// field.
-    pub const FIELDS: &[(&str, &[&str])] = &[
-        (
-            "sprite",
-            &["image", "color", "custom_size", "flip_x", "flip_y"],
-        ),
-        ("text2d", &["text", "font_size", "color"]),
-        ("point_light", &["color", "intensity", "range", "shadows"]),
-        ("directional_light", &["color", "illuminance", "shadows"]),
-        (
-            "mesh3d",
-            &[
-                "mesh",
-                "material.base_color",
-                "material.metallic",
-                "material.perceptual_roughness",
-                "material.unlit",
-            ],
-        ),
-    ];
-
-    /// The settable fields of the component with tag `tag` (empty for the others).
-    pub fn fields_of(tag: &str) -> &'static [&'static str] {
-        Self::FIELDS
-            .iter()
-            .find(|(t, _)| *t == tag)
-            .map_or(&[], |(_, f)| f)
+    /// The fields a patch may set of the component with tag `tag`, in order: the fields of its
+    /// [`BuiltinTag`](super::builtin::BuiltinTag) (`intensity`, `material.metallic`, `mesh`).
+    /// Empty for `camera2d` and `camera3d` (add or remove them instead) and for `visibility` and
+    /// `custom`, which are set as a whole value and field by field.
+    pub fn fields_of(tag: &str) -> Vec<&'static str> {
+        super::builtin::builtin_tag(tag)
+            .map(|b| b.fields().iter().map(|f| f.path).collect())
+            .unwrap_or_default()
     }
 
     /// A patch that sets `fields` of `component` (built-ins), or the listed fields of a custom
@@ -154,66 +134,6 @@ impl ComponentPatch {
             return false;
         }
         match (&self.component, target) {
-            (ComponentData::Sprite(p), ComponentData::Sprite(t)) => {
-                for f in &self.fields {
-                    match f.as_str() {
-                        "image" => t.image = p.image.clone(),
-                        "color" => t.color = p.color,
-                        "custom_size" => t.custom_size = p.custom_size,
-                        "flip_x" => t.flip_x = p.flip_x,
-                        "flip_y" => t.flip_y = p.flip_y,
-                        _ => {}
-                    }
-                }
-            }
-            (ComponentData::Text2d(p), ComponentData::Text2d(t)) => {
-                for f in &self.fields {
-                    match f.as_str() {
-                        "text" => t.text = p.text.clone(),
-                        "font_size" => t.font_size = p.font_size,
-                        "color" => t.color = p.color,
-                        _ => {}
-                    }
-                }
-            }
-            (ComponentData::PointLight(p), ComponentData::PointLight(t)) => {
-                for f in &self.fields {
-                    match f.as_str() {
-                        "color" => t.color = p.color,
-                        "intensity" => t.intensity = p.intensity,
-                        "range" => t.range = p.range,
-                        "shadows" => t.shadows = p.shadows,
-                        _ => {}
-                    }
-                }
-            }
-            (ComponentData::DirectionalLight(p), ComponentData::DirectionalLight(t)) => {
-                for f in &self.fields {
-                    match f.as_str() {
-                        "color" => t.color = p.color,
-                        "illuminance" => t.illuminance = p.illuminance,
-                        "shadows" => t.shadows = p.shadows,
-                        _ => {}
-                    }
-                }
-            }
-            (ComponentData::Mesh3d(p), ComponentData::Mesh3d(t)) => {
-                for f in &self.fields {
-                    let (m, pm): (&mut MaterialData, &MaterialData) =
-                        (&mut t.material, &p.material);
-                    match f.as_str() {
-                        "mesh" => t.mesh = p.mesh.clone(),
-                        "material.base_color" => m.base_color = pm.base_color,
-                        "material.metallic" => m.metallic = pm.metallic,
-                        "material.perceptual_roughness" => {
-                            m.perceptual_roughness = pm.perceptual_roughness;
-                        }
-                        "material.unlit" => m.unlit = pm.unlit,
-                        _ => {}
-                    }
-                }
-            }
-            (ComponentData::Visibility(p), ComponentData::Visibility(t)) => *t = *p,
             (ComponentData::Custom(p), ComponentData::Custom(t)) => {
                 for field in &p.fields {
                     match t.fields.iter_mut().find(|f| f.name == field.name) {
@@ -222,7 +142,21 @@ impl ComponentPatch {
                     }
                 }
             }
-            _ => {}
+            (patch, target) => {
+                let Some(b) = patch.builtin() else {
+                    return true;
+                };
+                if let super::builtin::Payload::Mode(_) = b.payload {
+                    *target = patch.clone();
+                }
+                for f in &self.fields {
+                    if let Some(i) = b.index_of(f)
+                        && let Some(v) = (b.get)(patch, i)
+                    {
+                        (b.set)(target, i, v.to_value());
+                    }
+                }
+            }
         }
         true
     }

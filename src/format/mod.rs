@@ -1,5 +1,6 @@
 #![doc = include_str!("../../docs/FORMAT.md")]
 
+pub(crate) mod builtin;
 mod component;
 mod edit;
 mod error;
@@ -16,11 +17,13 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-pub use component::{
-    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData, EcoString,
-    MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
-    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+pub use builtin::{
+    BUILTINS, BuiltinField, BuiltinTag, COMPONENT_TAGS, ComponentData, DirectionalLightData,
+    FieldKind, FieldRange, MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES,
+    Payload, PointLightData, PrimitiveShape, SpotLightData, SpriteData, Text2dData,
+    VISIBILITY_MODES, VisibilityMode, builtin_tag,
 };
+pub use component::{CustomComponent, CustomField, EcoString};
 pub use edit::EditError;
 pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};

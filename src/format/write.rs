@@ -5,7 +5,9 @@
 //! text that reads back to the same bits (`1.0`, `0.1`, `1e-7`, `NaN`, `inf`). Reading canonical
 //! text and writing it again gives the same bytes.
 
-use super::component::{ComponentData, EcoString, MeshSource, PrimitiveShape};
+use super::builtin::ComponentData;
+use super::builtin::{BuiltinTag, MeshSource, Payload, PrimitiveShape, ValueRef};
+use super::component::EcoString;
 use super::instance::{Instance, Override};
 use super::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use super::{EntityNode, FORMAT_VERSION, SceneDoc};
@@ -229,148 +231,12 @@ impl Writer {
         let want = |field: &str| only.is_none_or(|f| f.iter().any(|x| x == field));
         self.open_item();
         self.raw("type", c.tag());
-        match c {
-            ComponentData::Camera2d | ComponentData::Camera3d => {}
-            ComponentData::Visibility(mode) => self.raw("data", mode.name()),
-            ComponentData::Sprite(s) => {
-                self.open("data", '(');
-                if want("image") {
-                    match &s.image {
-                        None => self.raw("image", "None"),
-                        Some(image) => {
-                            self.indent();
-                            self.out.push_str("image: Some(");
-                            push_string(&mut self.out, image);
-                            self.out.push_str("),\n");
-                        }
-                    }
+        match c.builtin() {
+            Some(b) => self.payload(b, c, &want),
+            None => {
+                if let ComponentData::Custom(c) = c {
+                    self.custom(c);
                 }
-                if want("color") {
-                    self.color("color", s.color);
-                }
-                if want("custom_size") {
-                    match s.custom_size {
-                        None => self.raw("custom_size", "None"),
-                        Some(size) => {
-                            self.indent();
-                            self.out.push_str("custom_size: Some((\n");
-                            self.depth += 1;
-                            self.vec2_body(size);
-                            self.close("))");
-                        }
-                    }
-                }
-                if want("flip_x") {
-                    self.bool("flip_x", s.flip_x);
-                }
-                if want("flip_y") {
-                    self.bool("flip_y", s.flip_y);
-                }
-                self.close(")");
-            }
-            ComponentData::Text2d(t) => {
-                self.open("data", '(');
-                if want("text") {
-                    self.string("text", &t.text);
-                }
-                if want("font_size") {
-                    self.float("font_size", t.font_size);
-                }
-                if want("color") {
-                    self.color("color", t.color);
-                }
-                self.close(")");
-            }
-            ComponentData::PointLight(l) => {
-                self.open("data", '(');
-                if want("color") {
-                    self.color("color", l.color);
-                }
-                if want("intensity") {
-                    self.float("intensity", l.intensity);
-                }
-                if want("range") {
-                    self.float("range", l.range);
-                }
-                if want("shadows") {
-                    self.bool("shadows", l.shadows);
-                }
-                self.close(")");
-            }
-            ComponentData::DirectionalLight(l) => {
-                self.open("data", '(');
-                if want("color") {
-                    self.color("color", l.color);
-                }
-                if want("illuminance") {
-                    self.float("illuminance", l.illuminance);
-                }
-                if want("shadows") {
-                    self.bool("shadows", l.shadows);
-                }
-                self.close(")");
-            }
-            ComponentData::Mesh3d(m) if !want("mesh") => {
-                // A patch of the material only.
-                self.open("data", '(');
-                self.material(&m.material, &want);
-                self.close(")");
-            }
-            ComponentData::Mesh3d(m) => {
-                self.open("data", '(');
-                self.open("mesh", '(');
-                match &m.mesh {
-                    MeshSource::Asset(path) => {
-                        self.raw("source", "asset");
-                        self.string("value", path);
-                    }
-                    MeshSource::Primitive(shape) => {
-                        self.raw("source", "primitive");
-                        self.indent();
-                        self.out.push_str("value: ");
-                        self.out.push_str(shape.name());
-                        self.out.push_str("(\n");
-                        self.depth += 1;
-                        match *shape {
-                            PrimitiveShape::Cuboid { size } => self.vec3("size", size),
-                            PrimitiveShape::Sphere { radius } => self.float("radius", radius),
-                            PrimitiveShape::Plane { size } => {
-                                self.open("size", '(');
-                                self.vec2_body(size);
-                                self.close(")");
-                            }
-                            PrimitiveShape::Cylinder { radius, height } => {
-                                self.float("radius", radius);
-                                self.float("height", height);
-                            }
-                            PrimitiveShape::Capsule { radius, length } => {
-                                self.float("radius", radius);
-                                self.float("length", length);
-                            }
-                        }
-                        self.close(")");
-                    }
-                }
-                self.close(")");
-                self.material(&m.material, &want);
-                self.close(")");
-            }
-            ComponentData::Custom(c) => {
-                self.open("data", '(');
-                self.string("type_path", &c.type_path);
-                if c.fields.is_empty() {
-                    self.raw("fields", "[]");
-                } else {
-                    self.open("fields", '[');
-                    for f in &c.fields {
-                        self.open_item();
-                        self.string("name", &f.name);
-                        self.string("expr", &f.expr);
-                        self.close(")");
-                    }
-                    self.close("]");
-                }
-                self.close(")");
             }
         }
         self.close(")");
@@ -378,29 +244,131 @@ impl Writer {
 }
 
 impl Writer {
-    /// `material: (..)` with the fields `want` keeps (none written: no `material` at all).
-    fn material(&mut self, m: &super::component::MaterialData, want: &dyn Fn(&str) -> bool) {
-        let parts = [
-            "material.base_color",
-            "material.metallic",
-            "material.perceptual_roughness",
-            "material.unlit",
-        ];
-        if !parts.iter().any(|p| want(p)) {
-            return;
+    /// A custom component's `data`.
+    fn custom(&mut self, c: &super::component::CustomComponent) {
+        self.open("data", '(');
+        self.string("type_path", &c.type_path);
+        if c.fields.is_empty() {
+            self.raw("fields", "[]");
+        } else {
+            self.open("fields", '[');
+            for f in &c.fields {
+                self.open_item();
+                self.string("name", &f.name);
+                self.string("expr", &f.expr);
+                self.close(")");
+            }
+            self.close("]");
         }
-        self.open("material", '(');
-        if want(parts[0]) {
-            self.color("base_color", m.base_color);
+        self.close(")");
+    }
+
+    /// A built-in's `data`, as its [`BuiltinTag`] lays it out: the fields `want` keeps, a
+    /// nested group (`material`) only when one of its fields is kept.
+    fn payload(&mut self, b: &BuiltinTag, c: &ComponentData, want: &dyn Fn(&str) -> bool) {
+        match b.payload {
+            Payload::Unit => {}
+            Payload::Mode(modes) => {
+                if let Some(ValueRef::Mode(i)) = (b.get)(c, 0) {
+                    self.raw("data", modes.get(i).copied().unwrap_or_default());
+                }
+            }
+            Payload::Fields(fields) => {
+                self.open("data", '(');
+                let mut group = None;
+                for (i, f) in fields.iter().enumerate() {
+                    if !want(f.path) {
+                        continue;
+                    }
+                    let (g, name) = f.split();
+                    if g != group {
+                        if group.is_some() {
+                            self.close(")");
+                        }
+                        if let Some(g) = g {
+                            self.open(g, '(');
+                        }
+                        group = g;
+                    }
+                    if let Some(v) = (b.get)(c, i) {
+                        self.value(name, v);
+                    }
+                }
+                if group.is_some() {
+                    self.close(")");
+                }
+                self.close(")");
+            }
         }
-        if want(parts[1]) {
-            self.float("metallic", m.metallic);
+    }
+
+    /// `name: <value>,` for a built-in field's value.
+    fn value(&mut self, name: &str, v: ValueRef<'_>) {
+        match v {
+            ValueRef::Float(v) => self.float(name, v),
+            ValueRef::Bool(v) => self.bool(name, v),
+            ValueRef::Text(v) => self.string(name, v),
+            ValueRef::Color(v) => self.color(name, v),
+            ValueRef::Mode(_) => {}
+            ValueRef::Image(None) | ValueRef::Size(None) => self.raw(name, "None"),
+            ValueRef::Image(Some(path)) => {
+                self.indent();
+                self.out.push_str(name);
+                self.out.push_str(": Some(");
+                push_string(&mut self.out, path);
+                self.out.push_str("),\n");
+            }
+            ValueRef::Size(Some(size)) => {
+                self.indent();
+                self.out.push_str(name);
+                self.out.push_str(": Some((\n");
+                self.depth += 1;
+                self.vec2_body(size);
+                self.close("))");
+            }
+            ValueRef::Mesh(mesh) => self.mesh(name, mesh),
         }
-        if want(parts[2]) {
-            self.float("perceptual_roughness", m.perceptual_roughness);
-        }
-        if want(parts[3]) {
-            self.bool("unlit", m.unlit);
+    }
+
+    /// `mesh: (source: .., value: ..),`.
+    fn mesh(&mut self, name: &str, mesh: &MeshSource) {
+        self.open(name, '(');
+        let source = match mesh {
+            MeshSource::Asset(_) => "asset",
+            MeshSource::Primitive(_) => "primitive",
+        };
+        self.raw("source", source);
+        self.mesh_value(mesh);
+        self.close(")");
+    }
+
+    /// `value: "path",` or `value: sphere(radius: ..),` of a mesh source.
+    fn mesh_value(&mut self, mesh: &MeshSource) {
+        let shape = match mesh {
+            MeshSource::Asset(path) => return self.string("value", path),
+            MeshSource::Primitive(shape) => shape,
+        };
+        self.indent();
+        self.out.push_str("value: ");
+        self.out.push_str(shape.name());
+        self.out.push_str("(\n");
+        self.depth += 1;
+        match *shape {
+            PrimitiveShape::Cuboid { size } => self.vec3("size", size),
+            PrimitiveShape::Sphere { radius } => self.float("radius", radius),
+            PrimitiveShape::Plane { size } => {
+                self.open("size", '(');
+                self.vec2_body(size);
+                self.close(")");
+            }
+            PrimitiveShape::Cylinder { radius, height } => {
+                self.float("radius", radius);
+                self.float("height", height);
+            }
+            PrimitiveShape::Capsule { radius, length } => {
+                self.float("radius", radius);
+                self.float("length", length);
+            }
         }
         self.close(")");
     }
@@ -489,6 +457,28 @@ pub(crate) mod fragment {
     /// An entity entry: `key: (\n  id: ..,\n  ..\n)`.
     pub(crate) fn entity(node: &EntityNode, key: u64) -> String {
         written(|w| w.entity(node, key))
+    }
+
+    /// A component's `data` value, at depth 0 (nothing for a camera).
+    pub(crate) fn data(c: &ComponentData) -> String {
+        match c.builtin() {
+            Some(b) => value("data", |w| w.payload(b, c, &|_| true)),
+            None => value("data", |w| {
+                if let ComponentData::Custom(c) = c {
+                    w.custom(c);
+                }
+            }),
+        }
+    }
+
+    /// The `value` of a mesh source: `"models/robot.glb"` or `sphere(\n  radius: 0.5,\n)`.
+    pub(crate) fn mesh_value(m: &MeshSource) -> String {
+        value("value", |w| w.mesh_value(m))
+    }
+
+    /// The value of a built-in's field, at depth 0 (`800.0`, `(\n  r: 1.0,\n  ..\n)`).
+    pub(crate) fn builtin_value(v: ValueRef<'_>) -> String {
+        value("v", |w| w.value("v", v))
     }
 
     /// A component entry: `(\n  type: ..,\n  ..\n)`.

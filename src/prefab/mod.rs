@@ -244,8 +244,8 @@ fn override_part(
     }
     // About a field: this override's only when it set that field.
     let field = crate::format::ComponentPatch::fields_of(component.tag())
-        .iter()
-        .find(|f| payload == **f || payload.starts_with(&format!("{f}.")))
+        .into_iter()
+        .find(|f| payload == *f || payload.starts_with(&format!("{f}.")))
         .filter(|f| patch.sets(f))?;
     Some((
         OverridePart::SetField(j, field),

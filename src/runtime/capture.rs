@@ -333,8 +333,9 @@ impl<'w> Capture<'w> {
 
     /// Built-ins and `ForgeComponent`s on `live` that `node` does not have yet.
     fn new_components(&mut self, live: EntityRef, node: &mut EntityNode) {
-        for tag in crate::format::COMPONENT_TAGS {
-            if *tag == "custom" || node.components.iter().any(|c| c.tag() == *tag) {
+        for b in crate::format::builtin::BUILTINS {
+            let tag = &b.tag;
+            if node.components.iter().any(|c| c.tag() == *tag) {
                 continue;
             }
             if let Some(c) = read_builtin(live, tag, None) {
@@ -523,7 +524,33 @@ fn transform_of(t: &Transform, base: Option<&TransformData>) -> TransformData {
 /// feature.
 #[cfg(feature = "builtins")]
 fn read_builtin(live: EntityRef, tag: &str, base: Option<&ComponentData>) -> Option<ComponentData> {
-    super::builtin::read(live, tag, base)
+    super::builtin::read(&mut Live(live), tag, base)
+}
+
+/// A live entity's components, read as they are (nothing is left out of a save).
+#[cfg(feature = "builtins")]
+struct Live<'w>(EntityRef<'w>);
+
+#[cfg(feature = "builtins")]
+impl super::builtin::Parts for Live<'_> {
+    fn take<
+        T: bevy_ecs::component::Component + bevy_reflect::FromReflect + bevy_reflect::TypePath + Clone,
+    >(
+        &mut self,
+    ) -> Option<T> {
+        self.0.get::<T>().cloned()
+    }
+    fn path_of(&self, handle: &bevy_asset::UntypedHandle) -> Option<String> {
+        handle.path().map(ToString::to_string)
+    }
+    fn partial<T: bevy_reflect::PartialReflect + bevy_reflect::TypePath>(
+        &mut self,
+        _: &'static str,
+        _: &T,
+        _: &T,
+    ) {
+    }
+    fn without_path<T: bevy_reflect::TypePath>(&mut self) {}
 }
 
 #[cfg(not(feature = "builtins"))]

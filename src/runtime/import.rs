@@ -1068,77 +1068,58 @@ fn custom(
     Ok(out)
 }
 
-/// The built-in components (feature `builtins`): the inverse of `builtin::prepare`.
+/// The built-in components (feature `builtins`), read by each tag's own `read` in
+/// `runtime::builtin`, the same mapping saving a live instance uses.
 #[cfg(feature = "builtins")]
 mod builtins {
     use std::any::TypeId;
 
-    use bevy_camera::visibility::Visibility;
     use bevy_reflect::std_traits::ReflectDefault;
-    use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypeRegistry};
+    use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypePath, TypeRegistry};
 
+    use super::super::builtin::{self, CAMERA_IMPLIED, Parts};
     use super::{HandlePaths, NoteKind, Part, ident, is_bevy};
-    use crate::format::{
-        ColorData, ComponentData, DirectionalLightData, EntityNode, MaterialData, Mesh3dData,
-        MeshSource, PointLightData, SpriteData, Text2dData, VisibilityMode,
-    };
+    use crate::format::EntityNode;
 
-    /// Components a built-in brings with it (its required components): dropped, with a note only
-    /// when they differ from their defaults.
-    const IMPLIED: &[(&str, &[&str])] = &[
-        ("sprite", &["Anchor"]),
-        (
-            "text2d",
-            &[
-                "TextLayout",
-                "LineHeight",
-                "LetterSpacing",
-                "TextBounds",
-                "Anchor",
-                "FontHinting",
-            ],
-        ),
-        ("camera2d", &["Projection"]),
-        (
-            "camera3d",
-            &[
-                "Projection",
-                "Camera3dDepthLoadOp",
-                "Tonemapping",
-                "DebandDither",
-                "ColorGrading",
-                "Exposure",
-            ],
-        ),
-        ("directional_light", &["CascadeShadowConfig"]),
-    ];
+    /// An entity's parts as [`builtin::read`] sees them: taken parts are marked used, what the
+    /// file form leaves out becomes a note.
+    struct Reading<'p, 'a> {
+        parts: &'p mut [Part<'a>],
+        paths: &'p HandlePaths,
+        notes: &'p mut Vec<(String, NoteKind)>,
+    }
 
-    /// Companions of every camera, whatever its kind.
-    const CAMERA_IMPLIED: &[&str] = &[
-        "Camera",
-        "CameraMainTextureUsages",
-        "RenderTarget",
-        "Msaa",
-        "CameraRenderGraph",
-    ];
-
-    /// A colour as sRGB channels. One stored in another space is converted, and channels a few
-    /// `f32` steps from a round value (`LinearRgba` white is `0.99999994` in sRGB) snap to it.
-    fn color(c: bevy_color::Color) -> ColorData {
-        if let bevy_color::Color::Srgba(s) = c {
-            return ColorData::rgba(s.red, s.green, s.blue, s.alpha);
+    impl Parts for Reading<'_, '_> {
+        fn take<T: bevy_ecs::component::Component + FromReflect + TypePath + Clone>(
+            &mut self,
+        ) -> Option<T> {
+            let part = self
+                .parts
+                .iter_mut()
+                .find(|p| !p.used && p.type_id == Some(TypeId::of::<T>()))?;
+            let value = T::from_reflect(part.value)?;
+            part.used = true;
+            Some(value)
         }
-        let snap = |v: f32| {
-            let round = (f64::from(v) * 1e6).round() / 1e6;
-            let round = round as f32;
-            if (round - v).abs() <= 4.0 * f32::EPSILON * v.abs().max(1.0) {
-                round
-            } else {
-                v
+        fn path_of(&self, handle: &bevy_asset::UntypedHandle) -> Option<String> {
+            self.paths.path_of(handle)
+        }
+        fn partial<T: PartialReflect + TypePath>(
+            &mut self,
+            tag: &'static str,
+            original: &T,
+            kept: &T,
+        ) {
+            let fields = differing(original, kept);
+            if !fields.is_empty() {
+                self.notes
+                    .push((T::type_path().to_owned(), NoteKind::Partial { tag, fields }));
             }
-        };
-        let s = c.to_srgba();
-        ColorData::rgba(snap(s.red), snap(s.green), snap(s.blue), snap(s.alpha))
+        }
+        fn without_path<T: TypePath>(&mut self) {
+            self.notes
+                .push((T::type_path().to_owned(), NoteKind::MeshWithoutPath));
+        }
     }
 
     /// The fields of two values of one struct type that differ.
@@ -1163,30 +1144,6 @@ mod builtins {
             .collect()
     }
 
-    fn take<T: FromReflect + bevy_reflect::TypePath>(parts: &mut [Part]) -> Option<T> {
-        let part = parts
-            .iter_mut()
-            .find(|p| !p.used && p.type_id == Some(TypeId::of::<T>()))?;
-        let value = T::from_reflect(part.value)?;
-        part.used = true;
-        Some(value)
-    }
-
-    fn partial(
-        notes: &mut Vec<(String, NoteKind)>,
-        type_path: &str,
-        tag: &'static str,
-        fields: Vec<String>,
-    ) {
-        if !fields.is_empty() {
-            notes.push((type_path.to_owned(), NoteKind::Partial { tag, fields }));
-        }
-    }
-
-    fn path<T: bevy_reflect::TypePath>() -> &'static str {
-        T::type_path()
-    }
-
     /// Maps the built-ins among `parts` into `node`, marking what it used.
     pub(super) fn map(
         parts: &mut [Part],
@@ -1196,156 +1153,15 @@ mod builtins {
         notes: &mut Vec<(String, NoteKind)>,
     ) {
         let mut tags: Vec<&'static str> = Vec::new();
-        if let Some(s) = take::<bevy_sprite::Sprite>(parts) {
-            let image = paths.path_of(&s.image.clone().untyped());
-            let data = SpriteData {
-                image: image.clone(),
-                color: color(s.color),
-                custom_size: s.custom_size.map(Into::into),
-                flip_x: s.flip_x,
-                flip_y: s.flip_y,
-            };
-            let kept = bevy_sprite::Sprite {
-                image: if image.is_some()
-                    || s.image == bevy_asset::Handle::<bevy_image::Image>::default()
-                {
-                    s.image.clone()
-                } else {
-                    Default::default()
-                },
-                color: s.color,
-                custom_size: s.custom_size,
-                flip_x: s.flip_x,
-                flip_y: s.flip_y,
-                ..Default::default()
-            };
-            partial(
-                notes,
-                path::<bevy_sprite::Sprite>(),
-                "sprite",
-                differing(&s, &kept),
-            );
-            node.components.push(ComponentData::Sprite(Box::new(data)));
-            tags.push("sprite");
-        }
-        if let Some(text) = take::<bevy_sprite::Text2d>(parts) {
-            let font = take::<bevy_text::TextFont>(parts).unwrap_or_default();
-            let text_color = take::<bevy_text::TextColor>(parts).unwrap_or_default();
-            let size = match font.font_size {
-                bevy_text::FontSize::Px(px) => Some(px),
-                _ => None,
-            };
-            let default_size = match bevy_text::TextFont::default().font_size {
-                bevy_text::FontSize::Px(px) => px,
-                _ => 20.0,
-            };
-            let kept = bevy_text::TextFont::from_font_size(bevy_text::FontSize::Px(
-                size.unwrap_or(default_size),
-            ));
-            partial(
-                notes,
-                path::<bevy_text::TextFont>(),
-                "text2d",
-                differing(&font, &kept),
-            );
-            node.components
-                .push(ComponentData::Text2d(Box::new(Text2dData {
-                    text: text.0,
-                    font_size: size.unwrap_or(default_size),
-                    color: color(text_color.0),
-                })));
-            tags.push("text2d");
-        }
-        if take::<bevy_camera::Camera2d>(parts).is_some() {
-            node.components.push(ComponentData::Camera2d);
-            tags.push("camera2d");
-        }
-        if let Some(c) = take::<bevy_camera::Camera3d>(parts) {
-            partial(
-                notes,
-                path::<bevy_camera::Camera3d>(),
-                "camera3d",
-                differing(&c, &bevy_camera::Camera3d::default()),
-            );
-            node.components.push(ComponentData::Camera3d);
-            tags.push("camera3d");
-        }
-        if let Some(l) = take::<bevy_light::PointLight>(parts) {
-            let kept = bevy_light::PointLight {
-                color: l.color,
-                intensity: l.intensity,
-                range: l.range,
-                shadow_maps_enabled: l.shadow_maps_enabled,
-                ..Default::default()
-            };
-            partial(
-                notes,
-                path::<bevy_light::PointLight>(),
-                "point_light",
-                differing(&l, &kept),
-            );
-            node.components
-                .push(ComponentData::PointLight(PointLightData {
-                    color: color(l.color),
-                    intensity: l.intensity,
-                    range: l.range,
-                    shadows: l.shadow_maps_enabled,
-                }));
-            tags.push("point_light");
-        }
-        if let Some(l) = take::<bevy_light::DirectionalLight>(parts) {
-            let kept = bevy_light::DirectionalLight {
-                color: l.color,
-                illuminance: l.illuminance,
-                shadow_maps_enabled: l.shadow_maps_enabled,
-                ..Default::default()
-            };
-            partial(
-                notes,
-                path::<bevy_light::DirectionalLight>(),
-                "directional_light",
-                differing(&l, &kept),
-            );
-            node.components
-                .push(ComponentData::DirectionalLight(DirectionalLightData {
-                    color: color(l.color),
-                    illuminance: l.illuminance,
-                    shadows: l.shadow_maps_enabled,
-                }));
-            tags.push("directional_light");
-        }
-        if let Some(part) = parts
-            .iter_mut()
-            .find(|p| !p.used && p.type_id == Some(TypeId::of::<bevy_mesh::Mesh3d>()))
-        {
-            part.used = true;
-            let file = bevy_mesh::Mesh3d::from_reflect(part.value)
-                .and_then(|m| paths.path_of(&m.0.untyped()))
-                .filter(|p| {
-                    !p.split('#')
-                        .next()
-                        .is_some_and(|f| f.ends_with(".forge.ron"))
-                });
-            match file {
-                Some(file) => {
-                    node.components
-                        .push(ComponentData::Mesh3d(Box::new(Mesh3dData {
-                            mesh: MeshSource::Asset(file),
-                            material: MaterialData::default(),
-                        })));
-                    tags.push("mesh3d");
-                }
-                None => notes.push((part.type_path.to_owned(), NoteKind::MeshWithoutPath)),
-            }
-        }
-        if let Some(v) = take::<Visibility>(parts) {
-            let mode = match v {
-                Visibility::Inherited => None,
-                Visibility::Visible => Some(VisibilityMode::Visible),
-                Visibility::Hidden => Some(VisibilityMode::Hidden),
-            };
-            if let Some(mode) = mode {
-                node.components.push(ComponentData::Visibility(mode));
+        let mut reading = Reading {
+            parts: &mut *parts,
+            paths,
+            notes: &mut *notes,
+        };
+        for tag in builtin::TAGS {
+            if let Some(c) = builtin::read(&mut reading, tag, None) {
+                node.components.push(c);
+                tags.push(tag);
             }
         }
         // What the built-ins bring along: dropped, with a note when changed.
@@ -1354,11 +1170,7 @@ mod builtins {
             let name = ident(part.type_path);
             let by = tags
                 .iter()
-                .find(|t| {
-                    IMPLIED
-                        .iter()
-                        .any(|(tag, implied)| tag == *t && implied.contains(&name))
-                })
+                .find(|t| builtin::implied(t).contains(&name))
                 .copied()
                 .or_else(|| {
                     (camera && CAMERA_IMPLIED.contains(&name))

@@ -11,9 +11,7 @@ use super::custom::CustomContext;
 use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::cook::CookError;
-use crate::format::{
-    ComponentData, MeshSource, ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep,
-};
+use crate::format::{ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep};
 use crate::pipeline::{PrefabFiles, Source, SourceError};
 use crate::validate::diagnostic::count_of;
 use crate::validate::{Diagnostic, Severity, ValidationReport};
@@ -417,31 +415,22 @@ fn asset_refs(doc: &SceneDoc, map: &crate::format::SourceMap) -> Vec<(String, Di
     let mut refs = Vec::new();
     for (id, node) in &doc.entities {
         for (index, component) in node.components.iter().enumerate() {
-            let (field, asset) = match component {
-                ComponentData::Sprite(s) => match &s.image {
-                    Some(image) => ("image", image),
-                    None => continue,
-                },
-                ComponentData::Mesh3d(m) => match &m.mesh {
-                    MeshSource::Asset(path) => ("mesh.value", path),
-                    MeshSource::Primitive(_) => continue,
-                },
-                _ => continue,
-            };
-            if crate::project::check_asset_path(asset).is_err() {
-                continue; // reported by validation
+            for (field, asset) in crate::format::builtin::assets(component) {
+                if crate::project::check_asset_path(asset).is_err() {
+                    continue; // reported by validation
+                }
+                let file = asset.split_once('#').map_or(asset, |(f, _)| f);
+                let mut d = Diagnostic::new(
+                    Severity::Error,
+                    "forge::asset::missing",
+                    format!("asset `{file}` does not exist in the asset source"),
+                );
+                d.entity = Some(*id);
+                d.path = Some(format!("components[{index}].data.{field}"));
+                d.position = map.component_field(*id, index, field);
+                d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
+                refs.push((file.to_owned(), d));
             }
-            let file = asset.split_once('#').map_or(asset.as_str(), |(f, _)| f);
-            let mut d = Diagnostic::new(
-                Severity::Error,
-                "forge::asset::missing",
-                format!("asset `{file}` does not exist in the asset source"),
-            );
-            d.entity = Some(*id);
-            d.path = Some(format!("components[{index}].data.{field}"));
-            d.position = map.component_field(*id, index, field);
-            d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
-            refs.push((file.to_owned(), d));
         }
     }
     refs

@@ -37,10 +37,12 @@ pub struct ForgeScene {
     /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`](super::ForgeSceneLoaderSettings::keep_source_map)).
     pub(crate) source_map: Option<SourceMap>,
     /// One entry per entity, in the order of the [`spawn_doc`](Self::spawn_doc).
+    #[cfg_attr(not(feature = "builtins"), allow(dead_code))]
     pub(crate) prepared: PreparedBuiltins,
     /// The custom components of every entity, built at load time.
     pub(crate) custom: PreparedCustoms,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
+    #[cfg_attr(not(feature = "builtins"), allow(dead_code))]
     pub(crate) materials: Vec<MaterialData>,
     /// The text hash of each entity entry, in `doc.entities` order, when `doc` is exactly what
     /// was read (`None` for a scene [`edited`](Self::edited) in memory). Hot reload skips

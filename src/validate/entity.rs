@@ -6,9 +6,8 @@ use super::names::{check_type_path, is_field_name, raw_hint};
 use super::scene::{SceneFacts, ValidNames};
 use super::structure::blank;
 use super::{Collector, Diagnostic, Loc, Severity};
-use crate::format::{
-    ColorData, ComponentData, CustomComponent, EntityNode, MeshSource, PrimitiveShape, Vec3Data,
-};
+use crate::format::builtin::{BuiltinField, BuiltinTag, FieldRange, Role, ValueRef};
+use crate::format::{ComponentData, CustomComponent, EntityNode, MeshSource};
 use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
 
 pub(super) const TRANSFORM_PATHS: [(&str, [&str; 3]); 3] = [
@@ -171,181 +170,30 @@ pub(super) fn components(
             );
         }
         let mut at = At { c, id, index: i };
-        match component {
-            ComponentData::Sprite(s) => {
-                at.color(&s.color, "color", "sprite", "forge::sprite::non_finite");
-                if let Some(image) = &s.image {
-                    at.asset(image, "image", "sprite image", AssetKind::Image, assets);
-                }
-                if let Some(size) = s.custom_size {
-                    for (axis, v) in [("x", size.x), ("y", size.y)] {
-                        if !(v.is_finite() && v > 0.0) {
-                            at.error(
-                                "forge::sprite::custom_size",
-                                "custom_size",
-                                &format!("custom_size.{axis}"),
-                                format!("sprite custom_size.{axis} must be positive, found {v}"),
-                                Some("use `custom_size: None` for the image's own size"),
-                            );
-                        }
+        match component.builtin() {
+            Some(b) => {
+                match b.role {
+                    Role::Camera2d => {
+                        scene.cameras += 1;
+                        scene.first_2d.get_or_insert(id);
+                        scene.camera_entities.push(id);
                     }
-                }
-                if s.image.is_none() && s.custom_size.is_none() {
-                    at.c.push(
-                        Diagnostic::new(
-                            Severity::Warning,
-                            "forge::sprite::invisible",
-                            "sprite has neither an image nor a custom size, so it renders nothing",
-                        )
-                        .with_entity(id)
-                        .with_path(format!("components[{i}]"))
-                        .with_help("set `image` or `custom_size`"),
-                        Loc::Component(i),
-                    );
-                }
-            }
-            ComponentData::Text2d(t) => {
-                if !(t.font_size.is_finite() && t.font_size > 0.0) {
-                    at.error(
-                        "forge::text::font_size",
-                        "font_size",
-                        "font_size",
-                        format!("text font_size must be positive, found {}", t.font_size),
-                        Some("font_size is in pixels, for example `24.0`"),
-                    );
-                }
-                at.color(&t.color, "color", "text", "forge::text::non_finite");
-                if t.text.is_empty() {
-                    at.c.push(
-                        Diagnostic::new(
-                            Severity::Warning,
-                            "forge::text::empty",
-                            "text2d text is empty, so it renders nothing",
-                        )
-                        .with_entity(id)
-                        .with_path(format!("components[{i}].data.text")),
-                        Loc::ComponentField(i, "text"),
-                    );
-                }
-            }
-            ComponentData::Camera2d => {
-                scene.cameras += 1;
-                scene.first_2d.get_or_insert(id);
-                scene.camera_entities.push(id);
-            }
-            ComponentData::Camera3d => {
-                scene.cameras += 1;
-                scene.first_3d.get_or_insert(id);
-                scene.camera_entities.push(id);
-            }
-            ComponentData::PointLight(l) => {
-                scene.lights += 1;
-                at.color(&l.color, "color", "point light", "forge::light::non_finite");
-                if !l.intensity.is_finite() {
-                    at.non_finite(
-                        "forge::light::non_finite",
-                        "intensity",
-                        "point light",
-                        l.intensity,
-                    );
-                } else if l.intensity < 0.0 {
-                    at.error(
-                        "forge::light::intensity",
-                        "intensity",
-                        "intensity",
-                        format!(
-                            "point light intensity must be non-negative, found {}",
-                            l.intensity
-                        ),
-                        Some("intensity is luminous power in lumens; `0.0` turns the light off"),
-                    );
-                }
-                if !l.range.is_finite() {
-                    at.non_finite("forge::light::non_finite", "range", "point light", l.range);
-                } else if l.range <= 0.0 {
-                    at.error(
-                        "forge::light::range",
-                        "range",
-                        "range",
-                        format!("point light range must be positive, found {}", l.range),
-                        Some("range is the cut-off distance in world units, for example `20.0`"),
-                    );
-                }
-            }
-            ComponentData::DirectionalLight(l) => {
-                scene.lights += 1;
-                at.color(
-                    &l.color,
-                    "color",
-                    "directional light",
-                    "forge::light::non_finite",
-                );
-                if !l.illuminance.is_finite() {
-                    at.non_finite(
-                        "forge::light::non_finite",
-                        "illuminance",
-                        "directional light",
-                        l.illuminance,
-                    );
-                } else if l.illuminance < 0.0 {
-                    at.error(
-                        "forge::light::illuminance",
-                        "illuminance",
-                        "illuminance",
-                        format!(
-                            "directional light illuminance must be non-negative, found {}",
-                            l.illuminance
-                        ),
-                        Some("illuminance is in lux; `0.0` turns the light off"),
-                    );
-                }
-            }
-            ComponentData::Mesh3d(m) => {
-                scene.meshes += 1;
-                match &m.mesh {
-                    MeshSource::Primitive(shape) => at.shape(shape),
-                    MeshSource::Asset(path) => {
-                        at.asset(path, "mesh.value", "mesh", AssetKind::Mesh, assets);
+                    Role::Camera3d => {
+                        scene.cameras += 1;
+                        scene.first_3d.get_or_insert(id);
+                        scene.camera_entities.push(id);
                     }
+                    Role::Light => scene.lights += 1,
+                    Role::Mesh => scene.meshes += 1,
+                    Role::Plain => {}
                 }
-                let mat = &m.material;
-                at.color(
-                    &mat.base_color,
-                    "material.base_color",
-                    "material",
-                    "forge::material::non_finite",
-                );
-                for (field, code, value) in [
-                    (
-                        "material.metallic",
-                        "forge::material::metallic",
-                        mat.metallic,
-                    ),
-                    (
-                        "material.perceptual_roughness",
-                        "forge::material::roughness",
-                        mat.perceptual_roughness,
-                    ),
-                ] {
-                    if !value.is_finite() {
-                        at.non_finite("forge::material::non_finite", field, "material", value);
-                    } else if !(0.0..=1.0).contains(&value) {
-                        at.c.push(
-                            Diagnostic::new(
-                                Severity::Warning,
-                                code,
-                                format!("{field} should be within 0..=1, found {value}"),
-                            )
-                            .with_entity(id)
-                            .with_path(format!("components[{i}].data.{field}"))
-                            .with_help("0 and 1 are the physical extremes; values outside are clamped by the renderer"),
-                            Loc::ComponentField(i, field),
-                        );
-                    }
+                at.builtin(b, component, assets);
+            }
+            None => {
+                if let ComponentData::Custom(custom) = component {
+                    at.custom(custom, &mut scene.valid_names);
                 }
             }
-            ComponentData::Visibility(_) => {}
-            ComponentData::Custom(custom) => at.custom(custom, &mut scene.valid_names),
         }
     }
 }
@@ -375,61 +223,142 @@ impl At<'_> {
         self.c.push(d, Loc::ComponentField(self.index, field));
     }
 
-    fn non_finite(&mut self, code: &'static str, field: &'static str, what: &str, value: f32) {
-        self.error(
-            code,
-            field,
-            field,
-            format!("{what} {field} must be finite, found {value}"),
-            None,
-        );
-    }
-
-    fn color(&mut self, color: &ColorData, field: &'static str, what: &str, code: &'static str) {
-        for (channel, v) in [
-            ("r", color.r),
-            ("g", color.g),
-            ("b", color.b),
-            ("a", color.a),
-        ] {
-            if !v.is_finite() {
-                self.error(
-                    code,
-                    field,
-                    &format!("{field}.{channel}"),
-                    format!("{what} {field}.{channel} must be finite, found {v}"),
-                    Some("colour channels are sRGB values in 0.0..=1.0"),
-                );
+    /// The rules of a built-in's fields, as its [`BuiltinTag`] states them (the format page,
+    /// "Components"), then its rule over several fields.
+    fn builtin(&mut self, b: &BuiltinTag, component: &ComponentData, assets: Option<&AssetIndex>) {
+        for (k, f) in b.fields().iter().enumerate() {
+            let Some(value) = (b.get)(component, k) else {
+                continue;
+            };
+            match value {
+                ValueRef::Image(Some(path)) => {
+                    self.asset(path, f.path, f.noun, AssetKind::Image, assets);
+                }
+                ValueRef::Mesh(MeshSource::Asset(path)) => {
+                    self.asset(path, "mesh.value", f.noun, AssetKind::Mesh, assets);
+                }
+                ValueRef::Mesh(MeshSource::Primitive(shape)) => {
+                    for (name, v) in shape.named_sizes() {
+                        if !v.is_finite() {
+                            self.error(
+                                f.finite.unwrap_or_default(),
+                                "mesh.value",
+                                &format!("mesh.value.{name}"),
+                                format!("{} {name} must be finite, found {v}", shape.name()),
+                                None,
+                            );
+                        }
+                    }
+                }
+                ValueRef::Color(_) => {
+                    for (channel, v) in value.numbers() {
+                        if !v.is_finite() {
+                            self.error(
+                                f.finite.unwrap_or_default(),
+                                f.path,
+                                &format!("{}.{channel}", f.path),
+                                format!(
+                                    "{} {}.{channel} must be finite, found {v}",
+                                    f.noun, f.path
+                                ),
+                                Some("colour channels are sRGB values in 0.0..=1.0"),
+                            );
+                        }
+                    }
+                }
+                ValueRef::Size(Some(_)) => {
+                    for (axis, v) in value.numbers() {
+                        self.range(f, &format!("{}.{axis}", f.path), v);
+                    }
+                }
+                ValueRef::Float(v) => self.range(f, f.path, v),
+                ValueRef::Text(text) if f.range == FieldRange::NotEmpty && text.is_empty() => {
+                    self.c.push(
+                        Diagnostic::new(
+                            Severity::Warning,
+                            f.code,
+                            format!("{} {} is empty, so it renders nothing", f.noun, f.path),
+                        )
+                        .with_entity(self.id)
+                        .with_path(format!("components[{}].data.{}", self.index, f.path)),
+                        Loc::ComponentField(self.index, f.path),
+                    );
+                }
+                _ => {}
             }
+        }
+        if let Some(problem) = b.cross.and_then(|rule| rule(component)) {
+            let severity = if problem.error {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            let (path, loc) = match problem.field {
+                Some(field) => (
+                    format!("components[{}].data.{field}", self.index),
+                    Loc::ComponentField(self.index, field),
+                ),
+                None => (
+                    format!("components[{}]", self.index),
+                    Loc::Component(self.index),
+                ),
+            };
+            let mut d = Diagnostic::new(severity, problem.code, problem.message)
+                .with_entity(self.id)
+                .with_path(path);
+            d.help = problem.help.map(str::to_owned);
+            self.c.push(d, loc);
         }
     }
 
-    fn shape(&mut self, shape: &PrimitiveShape) {
-        let mut values: Vec<(&str, f32)> = Vec::new();
-        let v3 = |v: Vec3Data| [("size.x", v.x), ("size.y", v.y), ("size.z", v.z)];
-        match shape {
-            PrimitiveShape::Cuboid { size } => values.extend(v3(*size)),
-            PrimitiveShape::Sphere { radius } => values.push(("radius", *radius)),
-            PrimitiveShape::Plane { size } => {
-                values.extend([("size.x", size.x), ("size.y", size.y)]);
-            }
-            PrimitiveShape::Cylinder { radius, height } => {
-                values.extend([("radius", *radius), ("height", *height)]);
-            }
-            PrimitiveShape::Capsule { radius, length } => {
-                values.extend([("radius", *radius), ("length", *length)]);
-            }
+    /// Number `v` of field `f` (at `sub` below `data`: `range`, `custom_size.x`) against the
+    /// field's range. A number that is not finite is said to be so where the field has a code
+    /// for it, else the range's message covers it.
+    fn range(&mut self, f: &BuiltinField, sub: &str, v: f32) {
+        if !v.is_finite()
+            && let Some(code) = f.finite
+        {
+            self.error(
+                code,
+                f.path,
+                sub,
+                format!("{} {sub} must be finite, found {v}", f.noun),
+                None,
+            );
+            return;
         }
-        for (name, v) in values {
-            if !v.is_finite() {
-                self.error(
-                    "forge::mesh::non_finite",
-                    "mesh.value",
-                    &format!("mesh.value.{name}"),
-                    format!("{} {name} must be finite, found {v}", shape.name()),
-                    None,
-                );
+        let (ok, wanted) = match f.range {
+            FieldRange::NonNegative => (v >= 0.0, "be non-negative".to_owned()),
+            FieldRange::Positive => (v > 0.0, "be positive".to_owned()),
+            FieldRange::Within(min, max) => {
+                ((min..=max).contains(&v), format!("be within {min}..={max}"))
             }
+            FieldRange::Advised(min, max) => {
+                if !(min..=max).contains(&v) {
+                    self.c.push(
+                        Diagnostic::new(
+                            Severity::Warning,
+                            f.code,
+                            format!("{sub} should be within {min}..={max}, found {v}"),
+                        )
+                        .with_entity(self.id)
+                        .with_path(format!("components[{}].data.{sub}", self.index))
+                        .with_help(f.help.unwrap_or_default()),
+                        Loc::ComponentField(self.index, f.path),
+                    );
+                }
+                return;
+            }
+            _ => (true, String::new()),
+        };
+        if !ok {
+            self.error(
+                f.code,
+                f.path,
+                sub,
+                format!("{} {sub} must {wanted}, found {v}", f.noun),
+                f.help,
+            );
         }
     }
 

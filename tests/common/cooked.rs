@@ -146,8 +146,8 @@ pub fn cooked(doc: SceneDoc, prefabs: Vec<(&str, SceneDoc)>) -> CookedScene {
 pub const SPRITE: &str = "(type: sprite, data: (image: Some(\"IMG\"), color: (r: 1, g: 1, b: 1, a: 1), custom_size: None, flip_x: false, flip_y: false))";
 
 /// The body of a scene whose entity 1 has a sprite with image `IMG`, in the scene itself or in
-/// the one prefab bundled with it, and the offset in the body of the sprite's kind (the
-/// variant index `postcard` writes after the component tag).
+/// the one prefab bundled with it, and the offset in the body of the sprite's kind (its index
+/// among the built-ins, after the component tag).
 pub fn sprite_body(in_prefab: bool) -> (Vec<u8>, usize) {
     let sprite = SceneDoc::from_str(&doc_text("S", SPRITE, &[])).unwrap().doc;
     let scene = if in_prefab {
@@ -156,7 +156,7 @@ pub fn sprite_body(in_prefab: bool) -> (Vec<u8>, usize) {
         cooked(sprite, vec![])
     };
     let body = scene.encode()[COOKED_HEADER_LEN..].to_vec();
-    // Tag 1 (postcard), kind 0 (sprite), option tag 1 (Some), string of 3 bytes.
+    // Tag 1 (built-in), kind 0 (sprite), option tag 1 (Some), string of 3 bytes.
     let at = body
         .windows(7)
         .position(|w| w == b"\x01\x00\x01\x03IMG")

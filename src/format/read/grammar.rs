@@ -5,11 +5,11 @@ use indexmap::IndexMap;
 
 use super::lex::is_ident_start;
 use super::{PResult, Parser, ReadWarningKind, Scratch, Top, Trail};
-use crate::format::component::{
-    COMPONENT_TAGS, ComponentData, CustomComponent, CustomField, DirectionalLightData, EcoString,
-    MESH_SOURCES, MaterialData, Mesh3dData, MeshSource, PRIMITIVE_SHAPES, PointLightData,
-    PrimitiveShape, SpriteData, Text2dData, VISIBILITY_MODES, VisibilityMode,
+use crate::format::builtin::{
+    BuiltinTag, COMPONENT_TAGS, ComponentData, FieldKind, MESH_SOURCES, MeshSource,
+    PRIMITIVE_SHAPES, Payload, PrimitiveShape, Value, builtin_tag,
 };
+use crate::format::component::{CustomComponent, CustomField, EcoString};
 use crate::format::error::{ReadErrorKind, closest};
 use crate::format::instance::{ComponentPatch, Instance, Override};
 use crate::format::source_map::{
@@ -498,19 +498,24 @@ impl<'a> Parser<'a> {
             let Some(spans) = p.tables.components.last() else {
                 return Ok(());
             };
-            if matches!(component, ComponentData::Camera2d | ComponentData::Camera3d) {
+            if component
+                .builtin()
+                .is_some_and(|b| b.payload == Payload::Unit)
+            {
                 let tag = component.tag();
                 return p.fail(
                     (spans.tag.start as usize).saturating_sub(p.base),
                     ReadErrorKind::NothingToSet { tag },
                 );
             }
-            let settable = ComponentPatch::fields_of(component.tag());
             let written = spans.fields.of(&p.tables.payload_fields);
-            let fields = settable
+            let fields = component
+                .builtin()
+                .map(|b| b.fields())
+                .unwrap_or_default()
                 .iter()
-                .filter(|f| written.iter().any(|(name, _)| name == *f))
-                .map(|f| EcoString::from(*f))
+                .filter(|f| written.iter().any(|(name, _)| *name == f.path))
+                .map(|f| EcoString::from(f.path))
                 .collect();
             out.push(ComponentPatch { component, fields });
             Ok(())
@@ -617,10 +622,9 @@ impl<'a> Parser<'a> {
             data = Some(self.payload(tag, cs).field("data")?);
             self.pos = resume;
         }
-        match (data, COMPONENT_TAGS[tag]) {
+        match (data, builtin_tag(COMPONENT_TAGS[tag])) {
             (Some(d), _) => Ok(d),
-            (None, "camera2d") => Ok(ComponentData::Camera2d),
-            (None, "camera3d") => Ok(ComponentData::Camera3d),
+            (None, Some(b)) if b.payload == Payload::Unit => Ok((b.default)()),
             (None, _) => self.fail(
                 start,
                 ReadErrorKind::MissingField {
@@ -631,165 +635,94 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reads the `data` payload of the component with tag index `tag`.
+    /// Reads the `data` payload of the component with tag index `tag`, as its
+    /// [`BuiltinTag`](crate::format::builtin::BuiltinTag) lays it out.
     pub(super) fn payload(&mut self, tag: usize, cs: &mut Scratch) -> PResult<ComponentData> {
-        let fields = &mut cs.fields;
-        Ok(match COMPONENT_TAGS[tag] {
-            "sprite" => {
-                let mut d = SpriteData::default();
-                self.structure("sprite data", &SPRITE_FIELDS, |p, i, at| {
-                    let field = fields.len();
-                    fields.push((SPRITE_FIELDS[i], p.open(at)));
-                    match i {
-                        0 => d.image = p.option(Self::string)?,
-                        1 => d.color = p.color()?,
-                        2 => d.custom_size = p.option(Self::vec2)?,
-                        3 => d.flip_x = p.bool()?,
-                        _ => d.flip_y = p.bool()?,
-                    }
-                    fields[field].1.end = p.abs(p.pos);
-                    Ok(())
-                })?;
-                ComponentData::Sprite(Box::new(d))
-            }
-            "text2d" => {
-                let (mut text, mut font_size, mut color) = (String::new(), 0.0, ColorData::WHITE);
-                let (start, seen) = self.structure("text2d data", &TEXT_FIELDS, |p, i, at| {
-                    let field = fields.len();
-                    fields.push((TEXT_FIELDS[i], p.open(at)));
-                    match i {
-                        0 => text = p.string()?,
-                        1 => font_size = p.f32()?,
-                        _ => color = p.color()?,
-                    }
-                    fields[field].1.end = p.abs(p.pos);
-                    Ok(())
-                })?;
-                self.require_unless_patching(start, "text2d data", &TEXT_FIELDS, seen, all(3))?;
-                ComponentData::Text2d(Box::new(Text2dData {
-                    text,
-                    font_size,
-                    color,
-                }))
-            }
-            "point_light" => {
-                let mut d = PointLightData {
-                    color: ColorData::WHITE,
-                    intensity: 0.0,
-                    range: 0.0,
-                    shadows: false,
-                };
-                let (start, seen) =
-                    self.structure("point_light data", &POINT_FIELDS, |p, i, at| {
-                        let field = fields.len();
-                        fields.push((POINT_FIELDS[i], p.open(at)));
-                        match i {
-                            0 => d.color = p.color()?,
-                            1 => d.intensity = p.f32()?,
-                            2 => d.range = p.f32()?,
-                            _ => d.shadows = p.bool()?,
-                        }
-                        fields[field].1.end = p.abs(p.pos);
-                        Ok(())
-                    })?;
-                self.require_unless_patching(
-                    start,
-                    "point_light data",
-                    &POINT_FIELDS,
-                    seen,
-                    all(4),
-                )?;
-                ComponentData::PointLight(d)
-            }
-            "directional_light" => {
-                let mut d = DirectionalLightData {
-                    color: ColorData::WHITE,
-                    illuminance: 0.0,
-                    shadows: false,
-                };
-                let (start, seen) =
-                    self.structure("directional_light data", &DIRECTIONAL_FIELDS, |p, i, at| {
-                        let field = fields.len();
-                        fields.push((DIRECTIONAL_FIELDS[i], p.open(at)));
-                        match i {
-                            0 => d.color = p.color()?,
-                            1 => d.illuminance = p.f32()?,
-                            _ => d.shadows = p.bool()?,
-                        }
-                        fields[field].1.end = p.abs(p.pos);
-                        Ok(())
-                    })?;
-                self.require_unless_patching(
-                    start,
-                    "directional_light data",
-                    &DIRECTIONAL_FIELDS,
-                    seen,
-                    all(3),
-                )?;
-                ComponentData::DirectionalLight(d)
-            }
-            "mesh3d" => {
-                let mut mesh = None;
-                let mut material = MaterialData::default();
-                let (start, seen) = self.structure("mesh3d data", &MESH3D_FIELDS, |p, i, at| {
-                    let field = fields.len();
-                    fields.push((MESH3D_FIELDS[i], p.open(at)));
-                    if i == 0 {
-                        mesh = Some(p.mesh_source(fields)?);
-                    } else {
-                        material = p.material(fields)?;
-                    }
-                    fields[field].1.end = p.abs(p.pos);
-                    Ok(())
-                })?;
-                self.require_unless_patching(start, "mesh3d data", &MESH3D_FIELDS, seen, all(2))?;
-                match mesh {
-                    Some(mesh) => ComponentData::Mesh3d(Box::new(Mesh3dData { mesh, material })),
-                    // A patch that leaves the mesh as it is.
-                    None if self.patching => ComponentData::Mesh3d(Box::new(Mesh3dData {
-                        mesh: MeshSource::Asset(String::new()),
-                        material,
-                    })),
-                    None => {
-                        return self.fail(
-                            start,
-                            ReadErrorKind::MissingField {
-                                field: "mesh",
-                                context: "mesh3d data",
-                            },
-                        );
-                    }
-                }
-            }
-            "visibility" => {
-                let i = self.tag("data", "visibility mode", VISIBILITY_MODES)?;
-                ComponentData::Visibility(
-                    [
-                        VisibilityMode::Inherited,
-                        VisibilityMode::Visible,
-                        VisibilityMode::Hidden,
-                    ][i],
-                )
-            }
-            "custom" => self.custom(cs)?,
-            unit => {
-                // camera2d / camera3d: only `data: ()` is allowed.
+        let Some(b) = builtin_tag(COMPONENT_TAGS[tag]) else {
+            return self.custom(cs);
+        };
+        let mut component = (b.default)();
+        match b.payload {
+            Payload::Unit => {
+                // Only `data: ()` is allowed.
                 let at = self.pos;
-                let unit_tag = if unit == "camera2d" {
-                    "camera2d"
-                } else {
-                    "camera3d"
-                };
                 if self.expect(b'(', "`(`").is_err() || self.expect(b')', "`)`").is_err() {
-                    return self.fail(at, ReadErrorKind::UnexpectedData { tag: unit_tag });
-                }
-                if unit == "camera2d" {
-                    ComponentData::Camera2d
-                } else {
-                    ComponentData::Camera3d
+                    return self.fail(at, ReadErrorKind::UnexpectedData { tag: b.tag });
                 }
             }
-        })
+            Payload::Mode(modes) => {
+                let i = self.tag("data", "visibility mode", modes)?;
+                (b.set)(&mut component, 0, Value::Mode(i));
+            }
+            Payload::Fields(_) => {
+                self.level(b, None, b.names, b.context, &mut component, &mut cs.fields)?;
+            }
+        }
+        Ok(component)
+    }
+
+    /// One level of a built-in's payload: its top (`group` `None`) or a nested group
+    /// (`material`), its fields set on `component` and their spans pushed to `fields`.
+    fn level(
+        &mut self,
+        b: &'static BuiltinTag,
+        group: Option<&'static str>,
+        names: &'static [&'static str],
+        context: &'static str,
+        component: &mut ComponentData,
+        fields: &mut Vec<(&'static str, Span)>,
+    ) -> PResult<()> {
+        let all = b.fields();
+        let (start, seen) = self.structure(context, names, |p, i, at| {
+            let name = names[i];
+            let entry = fields.len();
+            // Without groups the names are the fields, in order.
+            let found = match all.get(i) {
+                Some(f) if group.is_none() && f.path == name => Some(i),
+                _ => all.iter().position(|f| f.split() == (group, name)),
+            };
+            match found {
+                Some(index) => {
+                    let field = &all[index];
+                    fields.push((field.path, p.open(at)));
+                    let value = match field.kind {
+                        FieldKind::Float => Value::Float(p.f32()?),
+                        FieldKind::Bool => Value::Bool(p.bool()?),
+                        FieldKind::Text => Value::Text(p.string()?),
+                        FieldKind::Color => Value::Color(p.color()?),
+                        FieldKind::Image => Value::Image(p.option(Self::string)?),
+                        FieldKind::Size => Value::Size(p.option(Self::vec2)?),
+                        FieldKind::Mesh => Value::Mesh(p.mesh_source(fields)?),
+                    };
+                    (b.set)(component, index, value);
+                }
+                None => {
+                    fields.push((name, p.open(at)));
+                    let inner = b.group(name).unwrap_or_default();
+                    p.level(b, Some(name), inner, name, component, fields)?;
+                }
+            }
+            fields[entry].1.end = p.abs(p.pos);
+            Ok(())
+        })?;
+        // A field without a default is required; so is a group holding one.
+        let mut required = 0u32;
+        for (i, name) in names.iter().enumerate() {
+            let needed = all.iter().any(|f| {
+                f.default.is_none()
+                    && match f.split() {
+                        (None, own) => group.is_none() && own == *name,
+                        (Some(g), own) => match group {
+                            None => g == *name,
+                            Some(at) => at == g && own == *name,
+                        },
+                    }
+            });
+            if needed {
+                required |= 1 << i;
+            }
+        }
+        self.require_unless_patching(start, context, names, seen, required)
     }
 
     pub(super) fn mesh_source(
@@ -884,27 +817,6 @@ impl<'a> Parser<'a> {
         Ok(MeshSource::Primitive(shape))
     }
 
-    pub(super) fn material(
-        &mut self,
-        fields: &mut Vec<(&'static str, Span)>,
-    ) -> PResult<MaterialData> {
-        let mut m = MaterialData::default();
-        let (start, seen) = self.structure("material", &MATERIAL_FIELDS, |p, i, at| {
-            let field = fields.len();
-            fields.push((MATERIAL_PATHS[i], p.open(at)));
-            match i {
-                0 => m.base_color = p.color()?,
-                1 => m.metallic = p.f32()?,
-                2 => m.perceptual_roughness = p.f32()?,
-                _ => m.unlit = p.bool()?,
-            }
-            fields[field].1.end = p.abs(p.pos);
-            Ok(())
-        })?;
-        self.require_unless_patching(start, "material", &MATERIAL_FIELDS, seen, all(4))?;
-        Ok(m)
-    }
-
     pub(super) fn custom(&mut self, cs: &mut Scratch) -> PResult<ComponentData> {
         let mut custom = CustomComponent::default();
         let mut fields = std::mem::take(&mut self.tables.field_scratch);
@@ -948,20 +860,8 @@ impl<'a> Parser<'a> {
     }
 }
 
-const SPRITE_FIELDS: [&str; 5] = ["image", "color", "custom_size", "flip_x", "flip_y"];
-const TEXT_FIELDS: [&str; 3] = ["text", "font_size", "color"];
-const POINT_FIELDS: [&str; 4] = ["color", "intensity", "range", "shadows"];
-const DIRECTIONAL_FIELDS: [&str; 3] = ["color", "illuminance", "shadows"];
-const MESH3D_FIELDS: [&str; 2] = ["mesh", "material"];
 const MESH_SOURCE_FIELDS: [&str; 2] = ["source", "value"];
 const MESH_SOURCE_PATHS: [&str; 2] = ["mesh.source", "mesh.value"];
-const MATERIAL_FIELDS: [&str; 4] = ["base_color", "metallic", "perceptual_roughness", "unlit"];
-const MATERIAL_PATHS: [&str; 4] = [
-    "material.base_color",
-    "material.metallic",
-    "material.perceptual_roughness",
-    "material.unlit",
-];
 const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
 const INSTANCE_FIELDS: [&str; 2] = ["scene", "overrides"];
 /// The longest string an [`EcoString`] holds without allocating.

@@ -18,7 +18,8 @@ pub(crate) use stream::{Step, StreamRead};
 
 use lex::is_ident_start;
 
-use super::component::{ComponentData, CustomField, EcoString};
+use super::builtin::ComponentData;
+use super::component::{CustomField, EcoString};
 use super::error::{ReadError, ReadErrorKind};
 use super::source_map::{
     ABSENT, ComponentSpans, EntryTables, LineIndex, LineStarts, Position, SourceMap, Span,

@@ -1,0 +1,99 @@
+//! `directional_light`: sunlight, parallel rays along the entity's forward (Bevy's
+//! `DirectionalLight`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
+    ValueRef,
+};
+use crate::format::value::ColorData;
+
+/// Payload of a `directional_light` component. Its direction is the entity's rotation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DirectionalLightData {
+    /// Light colour, sRGB.
+    pub color: ColorData,
+    /// Illuminance in lux; must be non-negative.
+    pub illuminance: f32,
+    /// Whether the light casts shadows.
+    pub shadows: bool,
+}
+
+const NOUN: &str = "directional light";
+const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
+
+pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
+    tag: "directional_light",
+    doc: "A directional light: parallel rays along the entity's forward (-Z), like the sun.",
+    bevy: "DirectionalLight",
+    payload: Payload::Fields(&[
+        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
+        BuiltinField::new("illuminance", FieldKind::Float, "Illuminance.")
+            .unit("lux")
+            .noun(NOUN, NON_FINITE)
+            .range(
+                FieldRange::NonNegative,
+                "forge::light::illuminance",
+                Some("illuminance is in lux; `0.0` turns the light off"),
+            ),
+        BuiltinField::new(
+            "shadows",
+            FieldKind::Bool,
+            "Whether the light casts shadows.",
+        ),
+    ]),
+    context: "directional_light data",
+    names: &["color", "illuminance", "shadows"],
+    groups: &[],
+    default: || {
+        ComponentData::DirectionalLight(DirectionalLightData {
+            color: ColorData::WHITE,
+            illuminance: 0.0,
+            shadows: false,
+        })
+    },
+    get,
+    set,
+    role: Role::Light,
+    cross: None,
+    export,
+};
+
+fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
+    let ComponentData::DirectionalLight(l) = c else {
+        return None;
+    };
+    Some(match i {
+        0 => ValueRef::Color(l.color),
+        1 => ValueRef::Float(l.illuminance),
+        2 => ValueRef::Bool(l.shadows),
+        _ => return None,
+    })
+}
+
+fn set(c: &mut ComponentData, i: usize, v: Value) {
+    let ComponentData::DirectionalLight(l) = c else {
+        return;
+    };
+    match (i, v) {
+        (0, Value::Color(v)) => l.color = v,
+        (1, Value::Float(v)) => l.illuminance = v,
+        (2, Value::Bool(v)) => l.shadows = v,
+        _ => {}
+    }
+}
+
+fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
+    let ComponentData::DirectionalLight(l) = c else {
+        return Vec::new();
+    };
+    vec![w.value(
+        "DirectionalLight",
+        &[
+            format!("color: {}", w.color(l.color)),
+            format!("illuminance: {}", w.number(l.illuminance)),
+            format!("shadow_maps_enabled: {}", l.shadows),
+        ],
+    )]
+}

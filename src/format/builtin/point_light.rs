@@ -1,0 +1,112 @@
+//! `point_light`: a light shining in every direction from the entity (Bevy's `PointLight`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
+    ValueRef,
+};
+use crate::format::value::ColorData;
+
+/// Payload of a `point_light` component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointLightData {
+    /// Light colour, sRGB.
+    pub color: ColorData,
+    /// Luminous power in lumens; must be non-negative.
+    pub intensity: f32,
+    /// Cut-off distance in world units; must be positive.
+    pub range: f32,
+    /// Whether the light casts shadows.
+    pub shadows: bool,
+}
+
+const NOUN: &str = "point light";
+const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
+
+pub(crate) static POINT_LIGHT: BuiltinTag = BuiltinTag {
+    tag: "point_light",
+    doc: "A point light: shines in every direction from the entity's position.",
+    bevy: "PointLight",
+    payload: Payload::Fields(&[
+        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
+        BuiltinField::new("intensity", FieldKind::Float, "Luminous power.")
+            .unit("lumens")
+            .noun(NOUN, NON_FINITE)
+            .range(
+                FieldRange::NonNegative,
+                "forge::light::intensity",
+                Some("intensity is luminous power in lumens; `0.0` turns the light off"),
+            ),
+        BuiltinField::new("range", FieldKind::Float, "Cut-off distance.")
+            .unit("world units")
+            .noun(NOUN, NON_FINITE)
+            .range(
+                FieldRange::Positive,
+                "forge::light::range",
+                Some("range is the cut-off distance in world units, for example `20.0`"),
+            ),
+        BuiltinField::new(
+            "shadows",
+            FieldKind::Bool,
+            "Whether the light casts shadows.",
+        ),
+    ]),
+    context: "point_light data",
+    names: &["color", "intensity", "range", "shadows"],
+    groups: &[],
+    default: || {
+        ComponentData::PointLight(PointLightData {
+            color: ColorData::WHITE,
+            intensity: 0.0,
+            range: 0.0,
+            shadows: false,
+        })
+    },
+    get,
+    set,
+    role: Role::Light,
+    cross: None,
+    export,
+};
+
+fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
+    let ComponentData::PointLight(l) = c else {
+        return None;
+    };
+    Some(match i {
+        0 => ValueRef::Color(l.color),
+        1 => ValueRef::Float(l.intensity),
+        2 => ValueRef::Float(l.range),
+        3 => ValueRef::Bool(l.shadows),
+        _ => return None,
+    })
+}
+
+fn set(c: &mut ComponentData, i: usize, v: Value) {
+    let ComponentData::PointLight(l) = c else {
+        return;
+    };
+    match (i, v) {
+        (0, Value::Color(v)) => l.color = v,
+        (1, Value::Float(v)) => l.intensity = v,
+        (2, Value::Float(v)) => l.range = v,
+        (3, Value::Bool(v)) => l.shadows = v,
+        _ => {}
+    }
+}
+
+fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
+    let ComponentData::PointLight(l) = c else {
+        return Vec::new();
+    };
+    vec![w.value(
+        "PointLight",
+        &[
+            format!("color: {}", w.color(l.color)),
+            format!("intensity: {}", w.number(l.intensity)),
+            format!("range: {}", w.number(l.range)),
+            format!("shadow_maps_enabled: {}", l.shadows),
+        ],
+    )]
+}

@@ -1,0 +1,207 @@
+//! `spot_light`: a cone of light along the entity's forward (Bevy's `SpotLight`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
+    Role, Value, ValueRef,
+};
+use crate::format::value::ColorData;
+
+/// Payload of a `spot_light` component: a cone along the entity's forward (-Z). `radius`,
+/// `inner_angle` and `outer_angle` may be omitted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpotLightData {
+    /// Light colour, sRGB.
+    pub color: ColorData,
+    /// Luminous power in lumens; must be non-negative.
+    pub intensity: f32,
+    /// Cut-off distance in world units; must be positive.
+    pub range: f32,
+    /// Radius of the light's source in world units (soft highlights); non-negative, default 0.
+    #[serde(default)]
+    pub radius: f32,
+    /// Angle from the axis in degrees where the light starts to fade; `0..=outer_angle`,
+    /// default 0.
+    #[serde(default)]
+    pub inner_angle: f32,
+    /// Angle from the axis in degrees where the light ends; `0..=90`, default 45.
+    #[serde(default = "default_outer_angle")]
+    pub outer_angle: f32,
+    /// Whether the light casts shadows.
+    pub shadows: bool,
+}
+
+fn default_outer_angle() -> f32 {
+    45.0
+}
+
+const NOUN: &str = "spot light";
+const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
+const ANGLE_HELP: Option<&str> =
+    Some("angles are in degrees from the light's axis, from 0 (a line) to 90 (a half-space)");
+
+pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
+    tag: "spot_light",
+    doc: "A spot light: a cone of light along the entity's forward (-Z).",
+    bevy: "SpotLight",
+    payload: Payload::Fields(&[
+        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
+        BuiltinField::new("intensity", FieldKind::Float, "Luminous power.")
+            .unit("lumens")
+            .noun(NOUN, NON_FINITE)
+            .range(
+                FieldRange::NonNegative,
+                "forge::light::intensity",
+                Some("intensity is luminous power in lumens; `0.0` turns the light off"),
+            ),
+        BuiltinField::new("range", FieldKind::Float, "Cut-off distance.")
+            .unit("world units")
+            .noun(NOUN, NON_FINITE)
+            .range(
+                FieldRange::Positive,
+                "forge::light::range",
+                Some("range is the cut-off distance in world units, for example `20.0`"),
+            ),
+        BuiltinField::new(
+            "radius",
+            FieldKind::Float,
+            "Radius of the light's source (soft highlights).",
+        )
+        .unit("world units")
+        .default("0.0")
+        .noun(NOUN, NON_FINITE)
+        .range(
+            FieldRange::NonNegative,
+            "forge::light::radius",
+            Some("radius is the size of the light's source in world units; `0.0` is a point"),
+        ),
+        BuiltinField::new(
+            "inner_angle",
+            FieldKind::Float,
+            "Angle from the axis where the light starts to fade.",
+        )
+        .unit("degrees")
+        .default("0.0")
+        .noun(NOUN, NON_FINITE)
+        .range(
+            FieldRange::Within(0.0, 90.0),
+            "forge::light::angle",
+            ANGLE_HELP,
+        ),
+        BuiltinField::new(
+            "outer_angle",
+            FieldKind::Float,
+            "Angle from the axis where the light ends.",
+        )
+        .unit("degrees")
+        .default("45.0")
+        .noun(NOUN, NON_FINITE)
+        .range(
+            FieldRange::Within(0.0, 90.0),
+            "forge::light::angle",
+            ANGLE_HELP,
+        ),
+        BuiltinField::new(
+            "shadows",
+            FieldKind::Bool,
+            "Whether the light casts shadows.",
+        ),
+    ]),
+    context: "spot_light data",
+    names: &[
+        "color",
+        "intensity",
+        "range",
+        "radius",
+        "inner_angle",
+        "outer_angle",
+        "shadows",
+    ],
+    groups: &[],
+    default: || {
+        ComponentData::SpotLight(SpotLightData {
+            color: ColorData::WHITE,
+            intensity: 0.0,
+            range: 0.0,
+            radius: 0.0,
+            inner_angle: 0.0,
+            outer_angle: default_outer_angle(),
+            shadows: false,
+        })
+    },
+    get,
+    set,
+    role: Role::Light,
+    cross: Some(cone),
+    export,
+};
+
+fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
+    let ComponentData::SpotLight(l) = c else {
+        return None;
+    };
+    Some(match i {
+        0 => ValueRef::Color(l.color),
+        1 => ValueRef::Float(l.intensity),
+        2 => ValueRef::Float(l.range),
+        3 => ValueRef::Float(l.radius),
+        4 => ValueRef::Float(l.inner_angle),
+        5 => ValueRef::Float(l.outer_angle),
+        6 => ValueRef::Bool(l.shadows),
+        _ => return None,
+    })
+}
+
+fn set(c: &mut ComponentData, i: usize, v: Value) {
+    let ComponentData::SpotLight(l) = c else {
+        return;
+    };
+    match (i, v) {
+        (0, Value::Color(v)) => l.color = v,
+        (1, Value::Float(v)) => l.intensity = v,
+        (2, Value::Float(v)) => l.range = v,
+        (3, Value::Float(v)) => l.radius = v,
+        (4, Value::Float(v)) => l.inner_angle = v,
+        (5, Value::Float(v)) => l.outer_angle = v,
+        (6, Value::Bool(v)) => l.shadows = v,
+        _ => {}
+    }
+}
+
+/// The light fades from the inner angle to the outer one: the inner one cannot be wider.
+fn cone(c: &ComponentData) -> Option<Problem> {
+    let ComponentData::SpotLight(l) = c else {
+        return None;
+    };
+    (l.inner_angle > l.outer_angle).then(|| Problem {
+        error: true,
+        code: "forge::light::angle",
+        message: format!(
+            "spot light inner_angle must not exceed outer_angle, found {} > {}",
+            l.inner_angle, l.outer_angle
+        ),
+        help: Some("the light fades from inner_angle to outer_angle; make inner_angle the smaller"),
+        field: Some("inner_angle"),
+    })
+}
+
+fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
+    let ComponentData::SpotLight(l) = c else {
+        return Vec::new();
+    };
+    // Bevy keeps the angles in radians.
+    let radians = |degrees: f32| degrees.to_radians();
+    vec![w.value(
+        "SpotLight",
+        &[
+            format!("color: {}", w.color(l.color)),
+            format!("intensity: {}", w.number(l.intensity)),
+            format!("range: {}", w.number(l.range)),
+            format!("radius: {}", w.number(l.radius)),
+            format!("inner_angle: {}", w.number(radians(l.inner_angle))),
+            format!("outer_angle: {}", w.number(radians(l.outer_angle))),
+            format!("shadow_maps_enabled: {}", l.shadows),
+        ],
+    )]
+}

@@ -1,0 +1,103 @@
+//! `text2d`: world-space 2D text (Bevy's `Text2d`, `TextFont` and `TextColor`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
+    ValueRef,
+};
+use crate::format::value::ColorData;
+
+/// Payload of a `text2d` component.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Text2dData {
+    /// The text; may contain newlines. Empty text is legal but warns.
+    pub text: String,
+    /// Font size in pixels; must be greater than zero.
+    pub font_size: f32,
+    /// Text colour, sRGB.
+    pub color: ColorData,
+}
+
+pub(crate) static TEXT2D: BuiltinTag = BuiltinTag {
+    tag: "text2d",
+    doc: "World-space 2D text.",
+    bevy: "Text2d + TextFont + TextColor",
+    payload: Payload::Fields(&[
+        BuiltinField::new("text", FieldKind::Text, "The text; may contain newlines.")
+            .noun("text2d", None)
+            .range(FieldRange::NotEmpty, "forge::text::empty", None),
+        BuiltinField::new("font_size", FieldKind::Float, "Font size.")
+            .unit("pixels")
+            .noun("text", None)
+            .range(
+                FieldRange::Positive,
+                "forge::text::font_size",
+                Some("font_size is in pixels, for example `24.0`"),
+            ),
+        BuiltinField::new("color", FieldKind::Color, "Text colour.")
+            .noun("text", Some("forge::text::non_finite")),
+    ]),
+    context: "text2d data",
+    names: &["text", "font_size", "color"],
+    groups: &[],
+    default: || {
+        ComponentData::Text2d(Box::new(Text2dData {
+            text: String::new(),
+            font_size: 0.0,
+            color: ColorData::WHITE,
+        }))
+    },
+    get,
+    set,
+    role: Role::Plain,
+    cross: None,
+    export,
+};
+
+fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
+    let ComponentData::Text2d(t) = c else {
+        return None;
+    };
+    Some(match i {
+        0 => ValueRef::Text(&t.text),
+        1 => ValueRef::Float(t.font_size),
+        2 => ValueRef::Color(t.color),
+        _ => return None,
+    })
+}
+
+fn set(c: &mut ComponentData, i: usize, v: Value) {
+    let ComponentData::Text2d(t) = c else { return };
+    match (i, v) {
+        (0, Value::Text(v)) => t.text = v,
+        (1, Value::Float(v)) => t.font_size = v,
+        (2, Value::Color(v)) => t.color = v,
+        _ => {}
+    }
+}
+
+fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
+    let ComponentData::Text2d(t) = c else {
+        return Vec::new();
+    };
+    if w.bsn() {
+        vec![
+            format!("Text2d({})", w.string(&t.text)),
+            format!(
+                "TextFont {{ font_size: FontSize::Px({}) }}",
+                w.number(t.font_size)
+            ),
+            format!("TextColor({})", w.color(t.color)),
+        ]
+    } else {
+        vec![
+            format!("Text2d::new({})", w.string(&t.text)),
+            format!(
+                "TextFont::from_font_size(FontSize::Px({}))",
+                w.float(t.font_size)
+            ),
+            format!("TextColor({})", w.color(t.color)),
+        ]
+    }
+}
