@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use bevy_forge_scene::format::SceneDoc;
+use bevy_forge_scene::format::{BuiltinTag, SceneDoc};
 use bevy_forge_scene::project::{AssetIndex, AssetKind};
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionParams, CompletionResponse, CompletionTextEdit,
@@ -287,14 +287,14 @@ pub fn completion(
             let has_data = rest_of_line.contains("data");
             for b in BUILTINS {
                 let insert = if has_data { b.tag.to_owned() } else { tag_snippet(b) };
-                add(b.tag.to_owned(), CompletionItemKind::STRUCT, Some(b.bevy_type.to_owned()), insert, !has_data, Some(builtin_markdown(b)));
+                add(b.tag.to_owned(), CompletionItemKind::STRUCT, Some(b.bevy.to_owned()), insert, !has_data, Some(builtin_markdown(b)));
             }
             let custom = if has_data { "custom".to_owned() } else { "custom, data: (type_path: \"$1\", fields: [$0])".to_owned() };
             add("custom".to_owned(), CompletionItemKind::STRUCT, Some("a component of the game's own type".to_owned()), custom, !has_data, None);
         }
         (Some("data"), _) if top.value("type") == Some("visibility") => {
             if let Some(b) = builtin::builtin("visibility") {
-                for v in b.values {
+                for v in builtin::modes(b) {
                     add((*v).to_owned(), CompletionItemKind::ENUM_MEMBER, None, (*v).to_owned(), false, None);
                 }
             }
@@ -333,7 +333,7 @@ pub fn completion(
         (None, Some("fields")) => custom_fields(&cx, schema.as_ref(), true, &mut add),
         (None, Some("components")) => {
             for b in BUILTINS {
-                add(b.tag.to_owned(), CompletionItemKind::STRUCT, Some(b.bevy_type.to_owned()), format!("({})", tag_snippet_full(b)), true, Some(builtin_markdown(b)));
+                add(b.tag.to_owned(), CompletionItemKind::STRUCT, Some(b.bevy.to_owned()), format!("({})", tag_snippet_full(b)), true, Some(builtin_markdown(b)));
             }
         }
         (None, Some("entities")) => {
@@ -399,19 +399,35 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
         return;
     };
     let written: HashSet<&str> = top.keys.iter().map(String::as_str).collect();
-    for f in b.fields {
-        let name = match group {
-            None if !f.name.contains('.') => f.name,
-            Some(g) => match f.name.strip_prefix(g).and_then(|r| r.strip_prefix('.')) {
-                Some(rest) => rest,
-                None => continue,
-            },
-            None => continue,
-        };
-        if written.contains(name) {
-            continue;
+    match group {
+        None => {
+            for (name, fields) in builtin::top_names(b) {
+                if written.contains(name) {
+                    continue;
+                }
+                let value = builtin::top_example(name, &fields);
+                let docs = match fields.as_slice() {
+                    [f] if f.path == name => field_markdown(b, f),
+                    _ => fields.iter().map(|f| field_markdown(b, f)).collect::<Vec<_>>().join("\n\n---\n\n"),
+                };
+                let detail = match fields.as_slice() {
+                    [f] if f.path == name => f.kind.describe().to_owned(),
+                    _ => "group".to_owned(),
+                };
+                add(name.to_owned(), CompletionItemKind::FIELD, Some(detail), format!("{name}: ${{1:{}}}", snippet_escape(&value)), true, Some(docs));
+            }
         }
-        add(name.to_owned(), CompletionItemKind::FIELD, Some(f.kind.to_owned()), format!("{name}: ${{1:{}}}", snippet_escape(f.example)), true, Some(field_markdown(b, f)));
+        Some(g) => {
+            for f in b.fields() {
+                let Some(name) = f.path.strip_prefix(g).and_then(|r| r.strip_prefix('.')) else {
+                    continue;
+                };
+                if written.contains(name) {
+                    continue;
+                }
+                add(name.to_owned(), CompletionItemKind::FIELD, Some(f.kind.describe().to_owned()), format!("{name}: ${{1:{}}}", snippet_escape(builtin::example(f))), true, Some(field_markdown(b, f)));
+            }
+        }
     }
 }
 
@@ -446,20 +462,22 @@ fn custom_fields(cx: &Context, schema: Option<&bevy_forge_scene::schema::SchemaF
 }
 
 /// `tag, data: (field: value, ..)` for a `type:` being written.
-fn tag_snippet(b: &builtin::Builtin) -> String {
+fn tag_snippet(b: &BuiltinTag) -> String {
     let full = tag_snippet_full(b);
     full.strip_prefix("type: ").unwrap_or(&full).to_owned()
 }
 
 /// `type: tag, data: (..)` with a tab stop on each value.
-fn tag_snippet_full(b: &builtin::Builtin) -> String {
-    if let Some(first) = b.values.first() {
+fn tag_snippet_full(b: &BuiltinTag) -> String {
+    if let Some(first) = builtin::modes(b).first() {
         return format!("type: {}, data: ${{1:{first}}}", b.tag);
     }
-    let fields: Vec<String> = b
-        .top_fields()
+    let fields: Vec<String> = builtin::top_names(b)
+        .iter()
         .enumerate()
-        .map(|(i, f)| format!("{}: ${{{}:{}}}", f.name, i + 1, snippet_escape(f.example)))
+        .map(|(i, (name, fields))| {
+            format!("{name}: ${{{}:{}}}", i + 1, snippet_escape(&builtin::top_example(name, fields)))
+        })
         .collect();
     if fields.is_empty() {
         return format!("type: {}", b.tag);

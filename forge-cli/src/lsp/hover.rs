@@ -3,7 +3,7 @@
 //! comment), the entity an id, reference or override target names (name, path, components),
 //! and the prefab an instance places (name, roots).
 
-use bevy_forge_scene::format::{ComponentData, SceneDoc};
+use bevy_forge_scene::format::{BuiltinField, BuiltinTag, ComponentData, FieldRange, SceneDoc};
 use bevy_forge_scene::schema::{ComponentSchema, FieldSchema, SchemaFile};
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
@@ -59,7 +59,7 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
         } => {
             let c = parsed.doc.entities.get(entity).and_then(|e| e.components.get(*index));
             c.and_then(|c| builtin::builtin(c.tag()))
-                .and_then(|b| Some((b, b.field(path)?)))
+                .and_then(|b| Some((b, b.field(path)?.1)))
                 .map(|(b, f)| field_markdown(b, f))
         }
         Item::Custom {
@@ -166,25 +166,29 @@ fn escape(s: &str) -> String {
     out
 }
 
-pub fn builtin_markdown(b: &builtin::Builtin) -> String {
-    let mut out = format!("`{}` → `{}`\n\n{}", b.tag, b.bevy_type, b.doc);
-    if !b.values.is_empty() {
-        let values: Vec<String> = b.values.iter().map(|v| format!("`{v}`")).collect();
+pub fn builtin_markdown(b: &BuiltinTag) -> String {
+    let mut out = format!("`{}` → `{}`\n\n{}", b.tag, b.bevy, b.doc);
+    let modes = builtin::modes(b);
+    if !modes.is_empty() {
+        let values: Vec<String> = modes.iter().map(|v| format!("`{v}`")).collect();
         out.push_str(&format!("\n\n`data`: {}", values.join(", ")));
     }
-    for f in b.top_fields() {
-        out.push_str(&format!("\n- `{}`: {}", f.name, f.kind));
+    for f in b.fields() {
+        out.push_str(&format!("\n- `{}`: {}", f.path, f.kind.describe()));
+        if let Some(unit) = f.unit {
+            out.push_str(&format!(" ({unit})"));
+        }
     }
     out
 }
 
-pub fn field_markdown(b: &builtin::Builtin, f: &builtin::Field) -> String {
-    let mut out = format!("`{}.{}`: {}", b.tag, f.name, f.kind);
+pub fn field_markdown(b: &BuiltinTag, f: &BuiltinField) -> String {
+    let mut out = format!("`{}.{}`: {}", b.tag, f.path, f.kind.describe());
     if let Some(unit) = f.unit {
         out.push_str(&format!("\n\nunit: {unit}"));
     }
-    if let Some(range) = f.range {
-        out.push_str(&format!("\n\nrange: {range}"));
+    if f.range != FieldRange::Any {
+        out.push_str(&format!("\n\nrange: {}", f.range));
     }
     match f.default {
         Some(d) => out.push_str(&format!("\n\ndefault: `{d}`")),

@@ -391,7 +391,7 @@ fn hover_tells_fields_entities_references_targets_and_prefabs() {
     // A built-in field: its type, unit, range and default.
     let h = hover_text(&mut c, &u, pos(&text, "custom_size", 0, 2));
     assert!(h.starts_with("`sprite.custom_size`: "), "{h}");
-    assert!(h.contains("unit: world units") && h.contains("default: `None`"), "{h}");
+    assert!(h.contains("unit: pixels") && h.contains("range: > 0") && h.contains("default: `None`"), "{h}");
     // A reference into an instance: the placed entity, its path and components.
     let h = hover_text(&mut c, &u, pos(&text, "#3/2", 0, 3));
     assert!(h.starts_with("**Torch** `#3/2`"), "{h}");
