@@ -524,3 +524,158 @@ fn completion_offers_what_may_be_written_there() {
     assert_eq!(got, ["6: new entity"]);
     c.stop();
 }
+
+/// `text` with LSP `edits` (UTF-16 positions) made, last first.
+pub fn apply_edits(text: &str, edits: &[Value]) -> String {
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let ch = p["character"].as_u64().unwrap() as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        for (i, c) in text[start..].char_indices() {
+            if units >= ch || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        text.len()
+    };
+    let mut edits: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap()))
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_owned();
+    for (s, e, t) in edits {
+        out.replace_range(s..e, t);
+    }
+    out
+}
+
+#[test]
+fn formatting_is_the_canonical_layout_with_the_comments() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/a.forge.ron");
+    let text = scene(&[(1, "Zoë 🌲", None, &[], "(type: camera2d)")], &[1], 2)
+        .replace("  name: \"Test\",", "  name: \"Test\", // the title\n  // before the entities");
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    c.diagnostics(&u);
+    let edits = c.request("textDocument/formatting", json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+    let formatted = apply_edits(&text, edits.as_array().unwrap());
+    assert_eq!(formatted, bevy_forge_scene::edit::format_text(&text).unwrap());
+    assert!(formatted.contains("// the title") && formatted.contains("// before the entities"));
+    assert_ne!(formatted, text);
+    // Formatted text needs nothing more.
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "text": formatted }] }));
+    let again = c.request("textDocument/formatting", json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+    assert_eq!(again, json!([]));
+    c.stop();
+}
+
+/// The quick fixes offered over the whole of `text` (opened as `name` in `dir`), by title,
+/// with the text each gives.
+fn fixes(dir: &Path, name: &str, text: &str) -> Vec<(String, String)> {
+    let mut c = Client::start(dir, &[], Value::Null);
+    let u = uri(&dir.join(name));
+    c.open(&u, text);
+    let d = c.diagnostics(&u);
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 10_000, 0]), "context": { "diagnostics": d } }),
+    );
+    let out = actions
+        .as_array()
+        .unwrap_or_else(|| panic!("{actions}"))
+        .iter()
+        .map(|a| {
+            let edits = a["edit"]["changes"][&u].as_array().unwrap().clone();
+            (a["title"].as_str().unwrap().to_owned(), apply_edits(text, &edits))
+        })
+        .collect();
+    c.stop();
+    out
+}
+
+#[test]
+fn quick_fixes_repair_what_the_diagnostics_name() {
+    let dir = project(&[("assets/game.forge-schema.ron", SCHEMA)]);
+    // next_id too low.
+    let text = scene(&[(1, "A", None, &[], "(type: camera2d)"), (2, "B", None, &[], "(type: camera2d)")], &[1, 2], 1);
+    let got = fixes(dir.path(), "assets/a.forge.ron", &text);
+    assert_eq!(got, [("Set `next_id` to the next free id".to_owned(), text.replace("next_id: 1,", "next_id: 3,"))]);
+    // A misspelt field: did you mean.
+    let typo = text.replace("next_id: 1", "next_id: 3").replacen("children: []", "childen: []", 1);
+    let got = fixes(dir.path(), "assets/a.forge.ron", &typo);
+    assert_eq!(got[0], ("Replace with `children`".to_owned(), text.replace("next_id: 1", "next_id: 3")), "{got:?}");
+    // A parent that does not list its child.
+    let orphan = scene(&[(1, "A", None, &[], "(type: camera2d)"), (2, "B", Some(1), &[], "(type: camera2d)")], &[1], 3);
+    let got = fixes(dir.path(), "assets/a.forge.ron", &orphan);
+    let fixed = got.iter().find(|(t, _)| t == "Add the entity to its parent's `children`").unwrap_or_else(|| panic!("{got:?}"));
+    assert!(fixed.1.contains("children: [2]"), "{}", fixed.1);
+    // A required custom field left out: added with a value of its kind.
+    let follow = scene(&[(1, "A", None, &[], "(type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"speed\", expr: \"2.0\")]))")], &[1], 2);
+    let got = fixes(dir.path(), "assets/a.forge.ron", &follow);
+    let fixed = got.iter().find(|(t, _)| t == "Add the required field").unwrap_or_else(|| panic!("{got:?}"));
+    assert!(fixed.1.contains("(name: \"target\", expr: \"#1\")"), "{}", fixed.1);
+    // An old format version: migrated.
+    let old = text.replace("format_version: 1", "format_version: 0").replace("next_id: 1", "next_id: 3");
+    let got = fixes(dir.path(), "assets/a.forge.ron", &old);
+    let fixed = got.iter().find(|(t, _)| t.starts_with("Migrate")).unwrap_or_else(|| panic!("{got:?}"));
+    assert_eq!(fixed.1, text.replace("next_id: 1", "next_id: 3"));
+}
+
+/// A small generator of positions and edits, the same on every run.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// Mutated scenes (the reader's mutations: bytes deleted, brackets, quotes, `#`, digits and
+/// wide characters inserted), each sent as an edit, then every request at places of it: each
+/// is answered (a result or an error), and the server keeps serving.
+#[test]
+fn mutated_scenes_never_take_the_server_down() {
+    let (_dir, base, mut c, u) = open_camp();
+    let mut rng = Lcg(7);
+    let inserts = ["(", ")", "[", "]", "{", "}", "\"", "#", "#9/9/9", "\\", ":", ",", "é", "🌲", "\u{feff}", "99999999999999999999", "//", "/*", "\n", "r#\""];
+    let methods = ["textDocument/hover", "textDocument/definition", "textDocument/completion", "textDocument/references"];
+    let mut text = base.clone();
+    for round in 0..150 {
+        if round % 25 == 0 {
+            text = base.clone();
+            c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": round }, "contentChanges": [{ "text": text }] }));
+        }
+        let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+        let line = rng.next(lines.len());
+        let len = lines[line].encode_utf16().count();
+        let ch = rng.next(len + 3) as u32; // sometimes past the end of the line
+        let del = if rng.next(3) == 0 { rng.next(4) as u32 } else { 0 };
+        let ins = inserts[rng.next(inserts.len())];
+        let range = [line as u32, ch, line as u32, ch + del];
+        c.change(&u, round + 1, range, ins);
+        text = apply_edits(&text, &[json!({ "range": range_json(range), "newText": ins })]);
+        for m in methods {
+            let l = rng.next(lines.len()) as u32;
+            let answer = c.at(m, &u, l, rng.next(80) as u32);
+            assert!(answer.get("error").is_none_or(|e| e["code"] != -32603), "{m}: {answer}");
+        }
+        for m in ["textDocument/documentSymbol", "textDocument/formatting"] {
+            let answer = c.request(m, json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+            assert!(answer.get("error").is_none(), "{m}: {answer}");
+        }
+        let answer = c.request("textDocument/codeAction", json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]), "context": { "diagnostics": [] } }));
+        assert!(answer.get("error").is_none(), "{answer}");
+        let answer = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]) }));
+        assert!(answer.get("error").is_none(), "{answer}");
+    }
+    // The server's text is the client's: the last diagnostics are those of the text as edited.
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": 999 }, "contentChanges": [{ "text": base }] }));
+    let symbols = c.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": u } }));
+    assert_eq!(symbols.as_array().map(Vec::len), Some(4));
+    c.stop();
+}
