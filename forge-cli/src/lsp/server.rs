@@ -196,6 +196,9 @@ impl Server<'_> {
                     && doc.read_error.is_none()
                 {
                     let (parsed, error) = split(super::state::read(&doc.text));
+                    if parsed.is_some() {
+                        doc.last_good = None;
+                    }
                     doc.parsed = parsed;
                     doc.read_error = error;
                 }
@@ -377,7 +380,11 @@ fn apply(doc: &mut Document, change: lsp_types::TextDocumentContentChangeEvent, 
         _ => false,
     };
     if !reread {
-        doc.parsed = None;
+        // Read whole at the next check; until then (and while it does not read) the last
+        // document that read serves completion.
+        if let Some(parsed) = doc.parsed.take() {
+            doc.last_good = Some(parsed.doc);
+        }
         doc.read_error = None;
     }
 }

@@ -26,7 +26,7 @@ pub struct Document {
     pub parsed: Option<ParsedScene>,
     /// Why the text does not read, when it does not.
     pub read_error: Option<ReadError>,
-    /// The last document that read, for completion while the text does not.
+    /// The last document that read, while the text does not (for completion).
     pub last_good: Option<SceneDoc>,
     /// The latest check of `parsed` (prefabs expanded, every diagnostic).
     pub checked: Option<Checked>,
@@ -51,14 +51,13 @@ impl Document {
     pub fn new(path: Option<PathBuf>, version: i32, text: String) -> Self {
         let text = Text::new(text);
         let (parsed, read_error) = split(read(&text));
-        let last_good = parsed.as_ref().map(|p| p.doc.clone());
         Self {
             path,
             version,
             text,
             parsed,
             read_error,
-            last_good,
+            last_good: None,
             checked: None,
             dirty: true,
         }
@@ -218,11 +217,18 @@ impl State {
             .as_deref()
             .and_then(project_of)
             .and_then(|project| self.index(&project.assets_dir()));
+        // The other open documents below the root, as the editor has them (the scene itself is
+        // not its own prefab).
+        let canonical_root = root.canonicalize().ok();
         let overlay: Vec<(PathBuf, Vec<u8>)> = self
             .documents
-            .values()
-            .filter_map(|d| Some((d.path.clone()?, d.text.as_str().as_bytes().to_vec())))
-            .filter(|(p, _)| p.starts_with(&root) || root.canonicalize().is_ok_and(|r| p.starts_with(r)))
+            .iter()
+            .filter(|(k, _)| k.as_str() != key)
+            .filter_map(|(_, d)| Some((d.path.clone()?, d)))
+            .filter(|(p, _)| {
+                p.starts_with(&root) || canonical_root.as_ref().is_some_and(|r| p.starts_with(r))
+            })
+            .map(|(p, d)| (p, d.text.as_str().as_bytes().to_vec()))
             .collect();
         let read_root = root.clone();
         let read = move |asset: &str| -> Result<Vec<u8>, String> {
@@ -263,7 +269,6 @@ impl State {
         };
         let checked = pipeline::check(pipeline::Source::from_parsed(name, parsed), &mut files);
         let prefabs = files.files().map(|(p, _)| p.to_owned()).collect();
-        doc.last_good = Some(checked.source.parsed.doc.clone());
         doc.parsed = Some(checked.source.parsed);
         doc.checked = Some(Checked {
             expanded: checked.expanded,
