@@ -31,7 +31,11 @@ pub fn format(
     let Ok(formatted) = format_text(doc.body()) else {
         return Ok(None);
     };
-    Ok(Some(minimal_edit(doc, &formatted, state.encoding).into_iter().collect()))
+    Ok(Some(
+        minimal_edit(doc, &formatted, state.encoding)
+            .into_iter()
+            .collect(),
+    ))
 }
 
 /// The one edit that turns `doc`'s text into `new`: the part between their common start and
@@ -111,16 +115,27 @@ pub fn code_actions(
             } else {
                 s.to_owned()
             };
-            fix(format!("Replace with `{s}`"), Some(TextEdit::new(lsp.range, new)), i == 0);
+            fix(
+                format!("Replace with `{s}`"),
+                Some(TextEdit::new(lsp.range, new)),
+                i == 0,
+            );
         }
         let structural = match d.code {
-            "forge::structure::next_id" => Some(("Set `next_id` to the next free id", next_id(doc, encoding))),
+            "forge::structure::next_id" => {
+                Some(("Set `next_id` to the next free id", next_id(doc, encoding)))
+            }
             "forge::structure::not_listed_by_parent" => d.entity.map(|id| {
                 (
                     "Add the entity to its parent's `children`",
                     edited(doc, encoding, |doc| {
-                        let parent = doc.entity(id).and_then(|e| e.parent).ok_or(EditError::NoSuchEntity(id))?;
-                        let p = doc.entity_mut(parent).ok_or(EditError::NoSuchEntity(parent))?;
+                        let parent = doc
+                            .entity(id)
+                            .and_then(|e| e.parent)
+                            .ok_or(EditError::NoSuchEntity(id))?;
+                        let p = doc
+                            .entity_mut(parent)
+                            .ok_or(EditError::NoSuchEntity(parent))?;
                         p.children.push(id);
                         Ok(())
                     }),
@@ -131,14 +146,20 @@ pub fn code_actions(
                 Some((
                     "Set the child's `parent` to this entity",
                     edited(doc, encoding, move |doc| {
-                        let c = doc.entity_mut(child).ok_or(EditError::NoSuchEntity(child))?;
+                        let c = doc
+                            .entity_mut(child)
+                            .ok_or(EditError::NoSuchEntity(child))?;
                         c.parent = Some(id);
                         Ok(())
                     }),
                 ))
             }),
-            "forge::format::version_zero" => Some(("Migrate to the current format version (`forge migrate`)", migrated(doc, encoding))),
-            "forge::custom::missing_required" => missing_field(doc, d, schema.as_ref(), encoding).map(|e| ("Add the required field", Some(e))),
+            "forge::format::version_zero" => Some((
+                "Migrate to the current format version (`forge migrate`)",
+                migrated(doc, encoding),
+            )),
+            "forge::custom::missing_required" => missing_field(doc, d, schema.as_ref(), encoding)
+                .map(|e| ("Add the required field", Some(e))),
             _ => None,
         };
         if let Some((title, edit)) = structural {
@@ -207,7 +228,13 @@ fn missing_field(
     let ComponentData::Custom(custom) = parsed.doc.entity(id)?.components.get(index)? else {
         return None;
     };
-    let name = d.message.split("needs field `").nth(1)?.split('`').next()?.to_owned();
+    let name = d
+        .message
+        .split("needs field `")
+        .nth(1)?
+        .split('`')
+        .next()?
+        .to_owned();
     let field = schema?.get(&custom.type_path)?.field(&name)?;
     let expr = field.default.clone().unwrap_or_else(|| {
         match &field.kind {

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use bevy_forge_scene::format::{BuiltinTag, SceneDoc};
-use bevy_forge_scene::project::{AssetIndex, AssetKind};
+use bevy_forge_scene::project::AssetKind;
 use lsp_types::{
     CompletionItem, CompletionItemKind, CompletionParams, CompletionResponse, CompletionTextEdit,
     Documentation, InsertTextFormat, MarkupContent, MarkupKind, TextEdit,
@@ -110,7 +110,9 @@ fn scan(text: &str, start: usize, end: usize, stack: Vec<Frame>) -> Context {
                 let word = last_word.map(|(s, e)| &text[s..e]);
                 let top = stack.last();
                 let key = match word {
-                    Some("Some") => top.and_then(|f| f.current.clone()).or_else(|| top.and_then(|f| f.key.clone())),
+                    Some("Some") => top
+                        .and_then(|f| f.current.clone())
+                        .or_else(|| top.and_then(|f| f.key.clone())),
                     _ => top.and_then(|f| f.current.clone()),
                 };
                 stack.push(Frame {
@@ -148,7 +150,10 @@ fn scan(text: &str, start: usize, end: usize, stack: Vec<Frame>) -> Context {
             }
             b if b.is_ascii_alphanumeric() || b == b'_' || b == b'#' => {
                 let s = i;
-                while i < end && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'.' | b'#' | b'/' | b'-')) {
+                while i < end
+                    && (bytes[i].is_ascii_alphanumeric()
+                        || matches!(bytes[i], b'_' | b'.' | b'#' | b'/' | b'-'))
+                {
                     i += 1;
                 }
                 last_word = Some((s, i));
@@ -192,10 +197,11 @@ pub fn completion(
     let (schema, index) = {
         let doc = document(state, &p.text_document.uri)?;
         let path = doc.path.clone();
-        let index = path
+        let assets = path
             .as_deref()
             .and_then(crate::files::project_of)
-            .and_then(|project| AssetIndex::scan(project.assets_dir()).ok());
+            .map(|project| project.assets_dir());
+        let index = assets.and_then(|dir| state.index(&dir));
         (state.schema_for(path.as_deref()), index)
     };
     let doc = document(state, &p.text_document.uri)?;
@@ -206,7 +212,12 @@ pub fn completion(
     let replace = doc.range(cx.word..offset, encoding);
     let scene = doc.doc();
     let mut items: Vec<CompletionItem> = Vec::new();
-    let mut add = |label: String, kind: CompletionItemKind, detail: Option<String>, insert: String, snippet: bool, docs: Option<String>| {
+    let mut add = |label: String,
+                   kind: CompletionItemKind,
+                   detail: Option<String>,
+                   insert: String,
+                   snippet: bool,
+                   docs: Option<String>| {
         items.push(CompletionItem {
             label,
             kind: Some(kind),
@@ -242,7 +253,9 @@ pub fn completion(
         let content = &body[start..offset];
         // `#` and ids in an expression.
         if let Some(hash) = content.rfind('#')
-            && content[hash + 1..].chars().all(|c| c.is_ascii_digit() || c == '/')
+            && content[hash + 1..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '/')
         {
             let typed_ref = &content[hash..];
             let at = doc.range(start + hash..offset, encoding);
@@ -258,7 +271,14 @@ pub fn completion(
         let kinds: &[AssetKind] = match (key.or(frame_key), frame_key) {
             (Some("type_path"), _) => {
                 for s in schema.iter().flat_map(|s| &s.components) {
-                    add(s.type_path.clone(), CompletionItemKind::CLASS, Some(s.type_name.clone()), s.type_path.clone(), false, (!s.docs.is_empty()).then(|| s.docs.clone()));
+                    add(
+                        s.type_path.clone(),
+                        CompletionItemKind::CLASS,
+                        Some(s.type_name.clone()),
+                        s.type_path.clone(),
+                        false,
+                        (!s.docs.is_empty()).then(|| s.docs.clone()),
+                    );
                 }
                 return Ok(Some(CompletionResponse::Array(items)));
             }
@@ -270,11 +290,24 @@ pub fn completion(
             (Some("image"), _) => &[AssetKind::Image],
             (Some("value"), _) | (Some("mesh"), _) => &[AssetKind::Mesh],
             (Some("remove"), _) | (_, Some("remove")) => &[],
-            _ => &[AssetKind::Image, AssetKind::Mesh, AssetKind::Scene, AssetKind::Font, AssetKind::Audio],
+            _ => &[
+                AssetKind::Image,
+                AssetKind::Mesh,
+                AssetKind::Scene,
+                AssetKind::Font,
+                AssetKind::Audio,
+            ],
         };
         for (path, kind) in index.iter().flat_map(|i| i.iter()) {
             if kinds.contains(&kind) && path.starts_with(content) {
-                add(path.to_owned(), CompletionItemKind::FILE, Some(kind.name().to_owned()), path.to_owned(), false, None);
+                add(
+                    path.to_owned(),
+                    CompletionItemKind::FILE,
+                    Some(kind.name().to_owned()),
+                    path.to_owned(),
+                    false,
+                    None,
+                );
             }
         }
         // The editor replaces from the string's start.
@@ -286,44 +319,113 @@ pub fn completion(
             let rest_of_line = body[offset..].lines().next().unwrap_or_default();
             let has_data = rest_of_line.contains("data");
             for b in BUILTINS {
-                let insert = if has_data { b.tag.to_owned() } else { tag_snippet(b) };
-                add(b.tag.to_owned(), CompletionItemKind::STRUCT, Some(b.bevy.to_owned()), insert, !has_data, Some(builtin_markdown(b)));
+                let insert = if has_data {
+                    b.tag.to_owned()
+                } else {
+                    tag_snippet(b)
+                };
+                add(
+                    b.tag.to_owned(),
+                    CompletionItemKind::STRUCT,
+                    Some(b.bevy.to_owned()),
+                    insert,
+                    !has_data,
+                    Some(builtin_markdown(b)),
+                );
             }
-            let custom = if has_data { "custom".to_owned() } else { "custom, data: (type_path: \"$1\", fields: [$0])".to_owned() };
-            add("custom".to_owned(), CompletionItemKind::STRUCT, Some("a component of the game's own type".to_owned()), custom, !has_data, None);
+            let custom = if has_data {
+                "custom".to_owned()
+            } else {
+                "custom, data: (type_path: \"$1\", fields: [$0])".to_owned()
+            };
+            add(
+                "custom".to_owned(),
+                CompletionItemKind::STRUCT,
+                Some("a component of the game's own type".to_owned()),
+                custom,
+                !has_data,
+                None,
+            );
         }
         (Some("data"), _) if top.value("type") == Some("visibility") => {
             if let Some(b) = builtin::builtin("visibility") {
                 for v in builtin::modes(b) {
-                    add((*v).to_owned(), CompletionItemKind::ENUM_MEMBER, None, (*v).to_owned(), false, None);
+                    add(
+                        (*v).to_owned(),
+                        CompletionItemKind::ENUM_MEMBER,
+                        None,
+                        (*v).to_owned(),
+                        false,
+                        None,
+                    );
                 }
             }
         }
         (Some("source"), Some("mesh")) => {
             for v in ["primitive", "asset"] {
-                add(v.to_owned(), CompletionItemKind::ENUM_MEMBER, None, v.to_owned(), false, None);
+                add(
+                    v.to_owned(),
+                    CompletionItemKind::ENUM_MEMBER,
+                    None,
+                    v.to_owned(),
+                    false,
+                    None,
+                );
             }
         }
         (Some("value"), Some("mesh")) => {
             for (name, example) in SHAPES {
-                add((*name).to_owned(), CompletionItemKind::ENUM_MEMBER, None, snippet_of(example), true, None);
+                add(
+                    (*name).to_owned(),
+                    CompletionItemKind::ENUM_MEMBER,
+                    None,
+                    snippet_of(example),
+                    true,
+                    None,
+                );
             }
         }
-        (Some("parent"), _) | (_, Some("parent")) | (None, Some("children" | "roots")) | (Some(_), Some("children" | "roots")) => {
-            for (id, name) in scene.iter().flat_map(|s| s.entities.values().map(|e| (e.id, e.name.to_string()))) {
-                add(id.to_string(), CompletionItemKind::REFERENCE, Some(name), id.to_string(), false, None);
+        (Some("parent"), _)
+        | (_, Some("parent"))
+        | (None, Some("children" | "roots"))
+        | (Some(_), Some("children" | "roots")) => {
+            for (id, name) in scene
+                .iter()
+                .flat_map(|s| s.entities.values().map(|e| (e.id, e.name.to_string())))
+            {
+                add(
+                    id.to_string(),
+                    CompletionItemKind::REFERENCE,
+                    Some(name),
+                    id.to_string(),
+                    false,
+                    None,
+                );
             }
         }
         (_, Some("target")) => {
             // The prefab's entities: the instance's `scene`, read from the frame holding it.
-            let prefab = cx.stack.iter().rev().find_map(|f| f.value("scene").map(str::to_owned));
+            let prefab = cx
+                .stack
+                .iter()
+                .rev()
+                .find_map(|f| f.value("scene").map(str::to_owned));
             let root = doc.checked.as_ref().map(|c| c.root.clone());
             if let (Some(prefab), Some(root)) = (prefab, root)
                 && let Ok(bytes) = state.file_text(&root.join(&prefab))
-                && let Ok(parsed) = SceneDoc::from_str(String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}'))
+                && let Ok(parsed) = SceneDoc::from_str(
+                    String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}'),
+                )
             {
                 for e in parsed.doc.entities.values() {
-                    add(e.id.to_string(), CompletionItemKind::REFERENCE, Some(e.name.to_string()), e.id.to_string(), false, None);
+                    add(
+                        e.id.to_string(),
+                        CompletionItemKind::REFERENCE,
+                        Some(e.name.to_string()),
+                        e.id.to_string(),
+                        false,
+                        None,
+                    );
                 }
             }
         }
@@ -333,7 +435,14 @@ pub fn completion(
         (None, Some("fields")) => custom_fields(&cx, schema.as_ref(), true, &mut add),
         (None, Some("components")) => {
             for b in BUILTINS {
-                add(b.tag.to_owned(), CompletionItemKind::STRUCT, Some(b.bevy.to_owned()), format!("({})", tag_snippet_full(b)), true, Some(builtin_markdown(b)));
+                add(
+                    b.tag.to_owned(),
+                    CompletionItemKind::STRUCT,
+                    Some(b.bevy.to_owned()),
+                    format!("({})", tag_snippet_full(b)),
+                    true,
+                    Some(builtin_markdown(b)),
+                );
             }
         }
         (None, Some("entities")) => {
@@ -343,14 +452,28 @@ pub fn completion(
             let entry = format!(
                 "{next}: (\n  id: {next},\n  name: \"${{1:Entity}}\",\n  parent: None,\n  children: [],\n  transform: (\n    translation: (x: 0.0, y: 0.0, z: 0.0),\n    rotation: (x: 0.0, y: 0.0, z: 0.0),\n    scale: (x: 1.0, y: 1.0, z: 1.0),\n  ),\n  components: [$0],\n),"
             );
-            add(format!("{next}: new entity"), CompletionItemKind::SNIPPET, Some(format!("entity {next}, the next free id (remember `roots` or a parent's `children`, and `next_id`)")), entry, true, None);
+            add(
+                format!("{next}: new entity"),
+                CompletionItemKind::SNIPPET,
+                Some(format!(
+                    "entity {next}, the next free id (remember `roots` or a parent's `children`, and `next_id`)"
+                )),
+                entry,
+                true,
+                None,
+            );
         }
         _ => {}
     }
     Ok(Some(CompletionResponse::Array(items)))
 }
 
-fn items_push_ref(items: &mut Vec<CompletionItem>, label: String, name: String, at: lsp_types::Range) {
+fn items_push_ref(
+    items: &mut Vec<CompletionItem>,
+    label: String,
+    name: String,
+    at: lsp_types::Range,
+) {
     items.push(CompletionItem {
         label: label.clone(),
         kind: Some(CompletionItemKind::REFERENCE),
@@ -380,7 +503,8 @@ fn entity_paths(doc: &super::state::Document, scene: Option<&SceneDoc>) -> Vec<(
     out
 }
 
-type Add<'a> = dyn FnMut(String, CompletionItemKind, Option<String>, String, bool, Option<String>) + 'a;
+type Add<'a> =
+    dyn FnMut(String, CompletionItemKind, Option<String>, String, bool, Option<String>) + 'a;
 
 /// The payload fields of the built-in whose `data` (or a group of it) the cursor is in, those
 /// not yet written first.
@@ -389,7 +513,10 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
     // a group.
     let (group, entry) = match top.key.as_deref() {
         Some("data") => (None, Some(parent)),
-        Some(g) => (Some(g), cx.stack.len().checked_sub(3).and_then(|i| cx.stack.get(i))),
+        Some(g) => (
+            Some(g),
+            cx.stack.len().checked_sub(3).and_then(|i| cx.stack.get(i)),
+        ),
         None => (None, None),
     };
     let Some(tag) = entry.and_then(|e| e.value("type")) else {
@@ -408,13 +535,24 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
                 let value = builtin::top_example(name, &fields);
                 let docs = match fields.as_slice() {
                     [f] if f.path == name => field_markdown(b, f),
-                    _ => fields.iter().map(|f| field_markdown(b, f)).collect::<Vec<_>>().join("\n\n---\n\n"),
+                    _ => fields
+                        .iter()
+                        .map(|f| field_markdown(b, f))
+                        .collect::<Vec<_>>()
+                        .join("\n\n---\n\n"),
                 };
                 let detail = match fields.as_slice() {
                     [f] if f.path == name => f.kind.describe().to_owned(),
                     _ => "group".to_owned(),
                 };
-                add(name.to_owned(), CompletionItemKind::FIELD, Some(detail), format!("{name}: ${{1:{}}}", snippet_escape(&value)), true, Some(docs));
+                add(
+                    name.to_owned(),
+                    CompletionItemKind::FIELD,
+                    Some(detail),
+                    format!("{name}: ${{1:{}}}", snippet_escape(&value)),
+                    true,
+                    Some(docs),
+                );
             }
         }
         Some(g) => {
@@ -425,7 +563,14 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
                 if written.contains(name) {
                     continue;
                 }
-                add(name.to_owned(), CompletionItemKind::FIELD, Some(f.kind.describe().to_owned()), format!("{name}: ${{1:{}}}", snippet_escape(builtin::example(f))), true, Some(field_markdown(b, f)));
+                add(
+                    name.to_owned(),
+                    CompletionItemKind::FIELD,
+                    Some(f.kind.describe().to_owned()),
+                    format!("{name}: ${{1:{}}}", snippet_escape(builtin::example(f))),
+                    true,
+                    Some(field_markdown(b, f)),
+                );
             }
         }
     }
@@ -433,15 +578,27 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
 
 /// The custom fields of the component whose `fields` the cursor is in, not yet set: whole
 /// entries (`(name: "hp", expr: "10")`) or names.
-fn custom_fields(cx: &Context, schema: Option<&bevy_forge_scene::schema::SchemaFile>, entries: bool, add: &mut Add<'_>) {
+fn custom_fields(
+    cx: &Context,
+    schema: Option<&bevy_forge_scene::schema::SchemaFile>,
+    entries: bool,
+    add: &mut Add<'_>,
+) {
     let Some(schema) = schema else {
         return;
     };
-    let Some(i) = cx.stack.iter().rposition(|f| f.key.as_deref() == Some("fields")) else {
+    let Some(i) = cx
+        .stack
+        .iter()
+        .rposition(|f| f.key.as_deref() == Some("fields"))
+    else {
         return;
     };
     let fields = &cx.stack[i];
-    let Some(type_path) = i.checked_sub(1).and_then(|j| cx.stack[j].value("type_path")) else {
+    let Some(type_path) = i
+        .checked_sub(1)
+        .and_then(|j| cx.stack[j].value("type_path"))
+    else {
         return;
     };
     let Some(s) = schema.get(type_path) else {
@@ -453,11 +610,22 @@ fn custom_fields(cx: &Context, schema: Option<&bevy_forge_scene::schema::SchemaF
         }
         let value = f.default.clone().unwrap_or_default();
         let insert = if entries {
-            format!("(name: \"{}\", expr: \"${{1:{}}}\")", f.name, snippet_escape(&value.replace('"', "\\\"")))
+            format!(
+                "(name: \"{}\", expr: \"${{1:{}}}\")",
+                f.name,
+                snippet_escape(&value.replace('"', "\\\""))
+            )
         } else {
             f.name.clone()
         };
-        add(f.name.clone(), CompletionItemKind::FIELD, Some(f.type_name.clone()), insert, entries, Some(custom_field_markdown(s, f)));
+        add(
+            f.name.clone(),
+            CompletionItemKind::FIELD,
+            Some(f.type_name.clone()),
+            insert,
+            entries,
+            Some(custom_field_markdown(s, f)),
+        );
     }
 }
 
@@ -476,7 +644,11 @@ fn tag_snippet_full(b: &BuiltinTag) -> String {
         .iter()
         .enumerate()
         .map(|(i, (name, fields))| {
-            format!("{name}: ${{{}:{}}}", i + 1, snippet_escape(&builtin::top_example(name, fields)))
+            format!(
+                "{name}: ${{{}:{}}}",
+                i + 1,
+                snippet_escape(&builtin::top_example(name, fields))
+            )
         })
         .collect();
     if fields.is_empty() {
@@ -510,7 +682,17 @@ mod tests {
         let text = r#"( entities: { 1: (components: [(type: point_light, data: (intensity: 1.0, "#;
         let cx = scan(text, 0, text.len(), Vec::new());
         let keys: Vec<Option<&str>> = cx.stack.iter().map(|f| f.key.as_deref()).collect();
-        assert_eq!(keys, [None, Some("entities"), Some("1"), Some("components"), None, Some("data")]);
+        assert_eq!(
+            keys,
+            [
+                None,
+                Some("entities"),
+                Some("1"),
+                Some("components"),
+                None,
+                Some("data")
+            ]
+        );
         assert_eq!(cx.stack[4].value("type"), Some("point_light"));
         assert_eq!(cx.stack[5].keys, ["intensity"]);
         assert_eq!(cx.stack[5].current, None);

@@ -32,7 +32,10 @@ impl Others<'_> {
         match text {
             Some(text) => token_range(text, position.offset + text.bom(), state.encoding),
             None => {
-                let p = Position::new(position.line.saturating_sub(1), position.column.saturating_sub(1));
+                let p = Position::new(
+                    position.line.saturating_sub(1),
+                    position.column.saturating_sub(1),
+                );
                 Range::new(p, p)
             }
         }
@@ -169,7 +172,12 @@ fn entity_note(d: &Diagnostic) -> String {
 /// names, else the `scene` of the first instance placing the file, else of the first instance.
 fn placing_range(doc: &Document, file: &str, d: &Diagnostic, encoding: Encoding) -> Range {
     let bom = doc.text.bom();
-    if let Some(p) = d.related.iter().find(|r| r.file.is_none()).and_then(|r| r.position) {
+    if let Some(p) = d
+        .related
+        .iter()
+        .find(|r| r.file.is_none())
+        .and_then(|r| r.position)
+    {
         return token_range(&doc.text, p.offset + bom, encoding);
     }
     let Some(parsed) = &doc.parsed else {

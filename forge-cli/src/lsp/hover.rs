@@ -29,7 +29,9 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
     };
     let text = match &item {
         Item::Entity { id, .. } | Item::Id { id, .. } => entity_markdown(doc, &[*id]),
-        Item::Reference { path: Some(path), .. } => entity_markdown(doc, path),
+        Item::Reference {
+            path: Some(path), ..
+        } => entity_markdown(doc, path),
         Item::Reference { path: None, .. } => None,
         Item::Target { entity, path, .. } => {
             let mut full = vec![*entity];
@@ -37,7 +39,11 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
             entity_markdown(doc, &full)
         }
         Item::Tag { entity, index, .. } => {
-            let c = parsed.doc.entities.get(entity).and_then(|e| e.components.get(*index));
+            let c = parsed
+                .doc
+                .entities
+                .get(entity)
+                .and_then(|e| e.components.get(*index));
             match c {
                 Some(ComponentData::Custom(custom)) => schema
                     .as_ref()
@@ -51,30 +57,28 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
                 None => None,
             }
         }
-        Item::Field {
-            entity,
-            index,
-            path,
-            ..
-        } => {
-            let c = parsed.doc.entities.get(entity).and_then(|e| e.components.get(*index));
-            c.and_then(|c| builtin::builtin(c.tag()))
-                .and_then(|b| Some((b, b.field(path)?.1)))
-                .map(|(b, f)| field_markdown(b, f))
-        }
+        Item::Field { tag, path, .. } => builtin::builtin(tag)
+            .and_then(|b| Some((b, b.field(path)?.1)))
+            .map(|(b, f)| field_markdown(b, f)),
         Item::Custom {
             entity,
             index,
             field,
             ..
         } => {
-            let c = parsed.doc.entities.get(entity).and_then(|e| e.components.get(*index));
+            let c = parsed
+                .doc
+                .entities
+                .get(entity)
+                .and_then(|e| e.components.get(*index));
             let Some(ComponentData::Custom(custom)) = c else {
                 return Ok(None);
             };
-            custom_markdown(schema.as_ref(), &custom.type_path, field.map(|fi| {
-                custom.fields.get(fi).map_or("", |f| f.name.as_str())
-            }))
+            custom_markdown(
+                schema.as_ref(),
+                &custom.type_path,
+                field.map(|fi| custom.fields.get(fi).map_or("", |f| f.name.as_str())),
+            )
         }
         Item::Scene { entity, .. } => {
             let scene = parsed
@@ -125,7 +129,11 @@ pub fn entity_markdown(doc: &Document, path: &[u64]) -> Option<String> {
         out.push_str(&format!("\n\nplaces `{scene}`"));
     }
     if !entity.components.is_empty() {
-        let keys: Vec<String> = entity.components.iter().map(|c| format!("`{}`", c.key())).collect();
+        let keys: Vec<String> = entity
+            .components
+            .iter()
+            .map(|c| format!("`{}`", c.key()))
+            .collect();
         out.push_str(&format!("\n\ncomponents: {}", keys.join(", ")));
     }
     Some(out)
@@ -147,14 +155,20 @@ pub fn resolve<'d>(doc: &'d Document, path: &[u64]) -> Option<(&'d SceneDoc, u64
 }
 
 fn join(path: &[u64]) -> String {
-    path.iter().map(u64::to_string).collect::<Vec<_>>().join("/")
+    path.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Text from a file shown in markdown: its markup characters escaped.
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if matches!(c, '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|') {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|'
+        ) {
             out.push('\\');
         }
         if c.is_control() {
@@ -215,7 +229,10 @@ fn component_markdown(s: &ComponentSchema) -> String {
 }
 
 pub fn custom_field_markdown(s: &ComponentSchema, f: &FieldSchema) -> String {
-    let mut out = format!("`{}::{}`: `{}` ({:?})", s.type_name, f.name, f.type_name, f.kind);
+    let mut out = format!(
+        "`{}::{}`: `{}` ({:?})",
+        s.type_name, f.name, f.type_name, f.kind
+    );
     if f.required {
         out.push_str("\n\nrequired");
     }
@@ -236,7 +253,11 @@ pub fn custom_field_markdown(s: &ComponentSchema, f: &FieldSchema) -> String {
     out
 }
 
-fn custom_markdown(schema: Option<&SchemaFile>, type_path: &str, field: Option<&str>) -> Option<String> {
+fn custom_markdown(
+    schema: Option<&SchemaFile>,
+    type_path: &str,
+    field: Option<&str>,
+) -> Option<String> {
     let Some(schema) = schema else {
         return Some(format!(
             "`{type_path}`: no schema file, so its fields are not known (the module docs of \
@@ -257,7 +278,9 @@ fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String>
     let path = root.join(scene);
     let bytes = state.file_text(&path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    let prefab = SceneDoc::from_str(text.trim_start_matches('\u{feff}')).ok()?.doc;
+    let prefab = SceneDoc::from_str(text.trim_start_matches('\u{feff}'))
+        .ok()?
+        .doc;
     let roots: Vec<String> = prefab
         .roots
         .iter()

@@ -30,10 +30,10 @@ pub enum Item {
         index: usize,
         range: Range<usize>,
     },
-    /// A payload field of a built-in component (its name or value).
+    /// A payload field of a built-in component (its name or value), in an entity's components
+    /// or an override's `set`.
     Field {
-        entity: u64,
-        index: usize,
+        tag: &'static str,
         path: &'static str,
         range: Range<usize>,
     },
@@ -156,7 +156,10 @@ pub fn item_at(parsed: &ParsedScene, text: &str, offset: usize) -> Option<Item> 
         if let Some(r) = span(map.instance_scene_span(id))
             && contains(&r, offset)
         {
-            return Some(Item::Scene { entity: id, range: r });
+            return Some(Item::Scene {
+                entity: id,
+                range: r,
+            });
         }
         for (index, o) in instance.overrides.iter().enumerate() {
             if let Some(r) = span(map.override_part_span(id, index, OverridePart::Field("target")))
@@ -184,6 +187,23 @@ pub fn item_at(parsed: &ParsedScene, text: &str, offset: usize) -> Option<Item> 
                     });
             }
             for (i, set) in o.set.iter().enumerate() {
+                // A built-in's fields the override sets: the innermost holding the offset.
+                let tag = set.component.tag();
+                let field = set
+                    .component
+                    .builtin()
+                    .into_iter()
+                    .flat_map(|b| b.fields())
+                    .filter_map(|f| {
+                        let part = OverridePart::SetField(i, f.path);
+                        let value = span(map.override_part_span(id, index, part))?;
+                        let start = name_before(text, value.start).unwrap_or(value.start);
+                        contains(&(start..value.end), offset).then_some((f.path, start..value.end))
+                    })
+                    .min_by_key(|(_, r)| r.end - r.start);
+                if let Some((path, range)) = field {
+                    return Some(Item::Field { tag, path, range });
+                }
                 if let bevy_forge_scene::format::ComponentData::Custom(custom) = &set.component {
                     for fi in 0..custom.fields.len() {
                         let part = OverridePart::SetCustomExpr(i, fi);
@@ -261,20 +281,14 @@ fn component_item(
         })
         .min_by_key(|(_, r)| r.end - r.start)
         .map(|(path, range)| Item::Field {
-            entity: id,
-            index,
+            tag: component.tag(),
             path,
             range,
         })
 }
 
 /// The reference at `offset` in the expression `expr` read at `at`.
-fn reference_in(
-    parsed: &ParsedScene,
-    at: Option<Span>,
-    expr: &str,
-    offset: usize,
-) -> Option<Item> {
+fn reference_in(parsed: &ParsedScene, at: Option<Span>, expr: &str, offset: usize) -> Option<Item> {
     let at = at?;
     let r = at.range()?;
     if !contains(&r, offset) {
@@ -485,7 +499,10 @@ fn word_len(rest: &str) -> usize {
             }
             break;
         }
-        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'+' | b'#' | b'/') || b >= 0x80 {
+        if b.is_ascii_alphanumeric()
+            || matches!(b, b'_' | b'.' | b'-' | b'+' | b'#' | b'/')
+            || b >= 0x80
+        {
             i += 1;
             continue;
         }

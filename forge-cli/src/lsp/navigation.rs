@@ -104,7 +104,14 @@ fn path_location(state: &State, doc: &Document, uri: &Uri, path: &[u64]) -> Opti
         ));
     }
     let root = doc.checked.as_ref()?.root.clone();
-    let mut scene = parsed.doc.entities.get(first)?.instance.as_ref()?.scene.to_string();
+    let mut scene = parsed
+        .doc
+        .entities
+        .get(first)?
+        .instance
+        .as_ref()?
+        .scene
+        .to_string();
     let mut rest = rest;
     let mut guard = 0;
     loop {
@@ -116,7 +123,14 @@ fn path_location(state: &State, doc: &Document, uri: &Uri, path: &[u64]) -> Opti
             let range = key_range(&text, &parsed, *id, state.encoding)?;
             return Some(Location::new(path_uri(&file)?, range));
         }
-        scene = parsed.doc.entities.get(id)?.instance.as_ref()?.scene.to_string();
+        scene = parsed
+            .doc
+            .entities
+            .get(id)?
+            .instance
+            .as_ref()?
+            .scene
+            .to_string();
         rest = more;
         guard += 1;
         if guard > 64 {
@@ -136,7 +150,10 @@ pub fn references(
         return Ok(None);
     };
     let offset = doc.offset(p.position, state.encoding);
-    let Some(path) = item_at(parsed, doc.body(), offset).as_ref().and_then(named_path) else {
+    let Some(path) = item_at(parsed, doc.body(), offset)
+        .as_ref()
+        .and_then(named_path)
+    else {
         return Ok(None);
     };
     let declaration = params.context.include_declaration;
@@ -291,9 +308,7 @@ pub fn inlay_hints(
     let end = doc.offset(params.range.end, state.encoding);
     let hints = names(parsed, doc.body())
         .into_iter()
-        .filter(|(r, _, kind)| {
-            !matches!(*kind, "key" | "id") && r.end >= start && r.start <= end
-        })
+        .filter(|(r, _, kind)| !matches!(*kind, "key" | "id") && r.end >= start && r.start <= end)
         .filter_map(|(r, path, _)| {
             let (scene, key) = resolve(doc, &path)?;
             let name = &scene.entities.get(&key)?.name;

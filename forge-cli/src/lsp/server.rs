@@ -21,10 +21,12 @@ use super::{actions, completion, diagnostics, hover, navigation};
 /// An error that ends the server: the connection failed.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
-/// Serves `connection` until the client sends `exit` or goes away.
+/// Serves `connection` until the client sends `exit` or goes away: `Ok` after `shutdown` and
+/// `exit`, as the protocol ends a session.
 ///
 /// # Errors
-/// When the handshake fails or the connection breaks.
+/// When the handshake fails, the connection breaks, the client goes away without `shutdown`,
+/// or sends `exit` before it (the protocol's exit status 1).
 pub fn serve(connection: Connection) -> Result<(), Error> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params)?;
@@ -134,7 +136,7 @@ impl Server<'_> {
     fn run(&mut self) -> Result<(), Error> {
         loop {
             let Ok(message) = self.connection.receiver.recv() else {
-                return Ok(());
+                return Err("the client went away without `shutdown`".into());
             };
             match message {
                 Message::Request(request) => {
@@ -148,7 +150,7 @@ impl Server<'_> {
                 }
                 Message::Notification(n) => {
                     if n.method == note::Exit::METHOD {
-                        return Ok(());
+                        return Err("`exit` before `shutdown`".into());
                     }
                     let method = n.method.clone();
                     if catch_unwind(AssertUnwindSafe(|| self.notification(n))).is_err() {
@@ -225,10 +227,8 @@ impl Server<'_> {
         let Ok(uri) = key.parse::<Uri>() else {
             return Ok(());
         };
-        let diagnostics = catch_unwind(AssertUnwindSafe(|| {
-            diagnostics::to_lsp(&self.state, doc)
-        }))
-        .unwrap_or_default();
+        let diagnostics = catch_unwind(AssertUnwindSafe(|| diagnostics::to_lsp(&self.state, doc)))
+            .unwrap_or_default();
         self.send_diagnostics(uri, diagnostics, Some(doc.version))
     }
 
@@ -255,7 +255,9 @@ impl Server<'_> {
     fn notification(&mut self, n: Notification) {
         match n.method.as_str() {
             note::DidOpenTextDocument::METHOD => {
-                let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(note::DidOpenTextDocument::METHOD) else {
+                let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(
+                    note::DidOpenTextDocument::METHOD,
+                ) else {
                     return;
                 };
                 let doc = Document::new(
@@ -268,7 +270,9 @@ impl Server<'_> {
                 self.dependents_changed(&key);
             }
             note::DidChangeTextDocument::METHOD => {
-                let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(note::DidChangeTextDocument::METHOD) else {
+                let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(
+                    note::DidChangeTextDocument::METHOD,
+                ) else {
                     return;
                 };
                 let key = p.text_document.uri.as_str().to_owned();
@@ -284,7 +288,9 @@ impl Server<'_> {
                 self.dependents_changed(&key);
             }
             note::DidSaveTextDocument::METHOD => {
-                let Ok(p) = n.extract::<lsp_types::DidSaveTextDocumentParams>(note::DidSaveTextDocument::METHOD) else {
+                let Ok(p) = n.extract::<lsp_types::DidSaveTextDocumentParams>(
+                    note::DidSaveTextDocument::METHOD,
+                ) else {
                     return;
                 };
                 let key = p.text_document.uri.as_str().to_owned();
@@ -296,7 +302,9 @@ impl Server<'_> {
                 self.dependents_changed(&key);
             }
             note::DidCloseTextDocument::METHOD => {
-                let Ok(p) = n.extract::<lsp_types::DidCloseTextDocumentParams>(note::DidCloseTextDocument::METHOD) else {
+                let Ok(p) = n.extract::<lsp_types::DidCloseTextDocumentParams>(
+                    note::DidCloseTextDocument::METHOD,
+                ) else {
                     return;
                 };
                 let key = p.text_document.uri.as_str().to_owned();
@@ -323,10 +331,7 @@ impl Server<'_> {
         };
         for doc in self.state.documents.values_mut() {
             if let Some(checked) = &doc.checked
-                && checked
-                    .prefabs
-                    .iter()
-                    .any(|p| checked.root.join(p) == path)
+                && checked.prefabs.iter().any(|p| checked.root.join(p) == path)
             {
                 doc.dirty = true;
             }
@@ -368,7 +373,11 @@ impl Server<'_> {
 
 /// Applies one change to `doc`'s text, and to its read: the edited entity entry read again
 /// alone when the edit is inside one, else the read dropped to be done whole at the next check.
-fn apply(doc: &mut Document, change: lsp_types::TextDocumentContentChangeEvent, encoding: Encoding) {
+fn apply(
+    doc: &mut Document,
+    change: lsp_types::TextDocumentContentChangeEvent,
+    encoding: Encoding,
+) {
     let bom_before = doc.text.bom();
     let edit = doc.text.apply(change, encoding);
     let bom = doc.text.bom();
@@ -428,7 +437,10 @@ where
 mod tests {
     use super::*;
 
-    fn panics(_: &mut State, _: lsp_types::HoverParams) -> Result<Option<lsp_types::Hover>, Failure> {
+    fn panics(
+        _: &mut State,
+        _: lsp_types::HoverParams,
+    ) -> Result<Option<lsp_types::Hover>, Failure> {
         panic!("boom")
     }
 
@@ -440,7 +452,11 @@ mod tests {
             "textDocument": { "uri": "file:///x.forge.ron" },
             "position": { "line": 0, "character": 0 },
         });
-        let request = Request::new(RequestId::from(1), req::HoverRequest::METHOD.to_owned(), params);
+        let request = Request::new(
+            RequestId::from(1),
+            req::HoverRequest::METHOD.to_owned(),
+            params,
+        );
         let response = handle::<req::HoverRequest>(&mut state, request, panics);
         let error = response.response_result.err().map(|e| (e.code, e.message));
         assert_eq!(

@@ -162,7 +162,11 @@ impl State {
             Err(e) => {
                 self.messages.push((
                     lsp_types::MessageType::WARNING,
-                    format!("forge lsp: schema file `{}`: {}", found.display(), e.message()),
+                    format!(
+                        "forge lsp: schema file `{}`: {}",
+                        found.display(),
+                        e.message()
+                    ),
                 ));
                 None
             }
@@ -173,7 +177,7 @@ impl State {
 
     /// The asset index of the assets directory `dir` (scanned once; again by
     /// [`forget_assets`](Self::forget_assets)).
-    fn index(&mut self, dir: &Path) -> Option<AssetIndex> {
+    pub fn index(&mut self, dir: &Path) -> Option<AssetIndex> {
         if let Some(index) = self.assets.get(dir) {
             return Some(index.clone());
         }
@@ -410,6 +414,7 @@ impl Document {
     /// The protocol range of bytes `range` of the text after the byte-order mark.
     pub fn range(&self, range: std::ops::Range<usize>, encoding: Encoding) -> lsp_types::Range {
         let bom = self.text.bom();
-        self.text.range(range.start + bom..range.end + bom, encoding)
+        self.text
+            .range(range.start + bom..range.end + bom, encoding)
     }
 }

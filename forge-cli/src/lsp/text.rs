@@ -57,7 +57,10 @@ impl Text {
 
     /// The bytes of line `line` without its line end.
     fn line_range(&self, line: usize) -> std::ops::Range<usize> {
-        let start = self.lines.get(line).map_or(self.text.len(), |&s| s as usize);
+        let start = self
+            .lines
+            .get(line)
+            .map_or(self.text.len(), |&s| s as usize);
         let mut end = self
             .lines
             .get(line + 1)
@@ -129,7 +132,8 @@ impl Text {
         let first = self.lines.partition_point(|&s| s as usize <= old.start);
         let last = self.lines.partition_point(|&s| s as usize <= old.end);
         let delta = new_len as i64 - (old.end - old.start) as i64;
-        let added: Vec<u32> = newlines(&self.text[old.start..old.start + new_len], old.start).collect();
+        let added: Vec<u32> =
+            newlines(&self.text[old.start..old.start + new_len], old.start).collect();
         let after = first + added.len();
         self.lines.splice(first..last, added);
         for s in &mut self.lines[after..] {
@@ -169,7 +173,10 @@ mod tests {
         assert_eq!(text.offset(Position::new(1, 10), Encoding::Utf8), x);
         // Past the end of a line: its end, before the CRLF.
         assert_eq!(text.offset(Position::new(0, 40), Encoding::Utf16), 2);
-        assert_eq!(text.offset(Position::new(9, 0), Encoding::Utf16), text.as_str().len());
+        assert_eq!(
+            text.offset(Position::new(9, 0), Encoding::Utf16),
+            text.as_str().len()
+        );
     }
 
     #[test]
@@ -177,7 +184,13 @@ mod tests {
         let mut text = Text::new("one\ntwo\nthree\n".to_owned());
         let edit = text.apply(change("X\nY", 1, 1, 2, 2), Encoding::Utf16);
         assert_eq!(text.as_str(), "one\ntX\nYree\n");
-        assert_eq!(edit, Edit { old: 5..10, new_len: 3 });
+        assert_eq!(
+            edit,
+            Edit {
+                old: 5..10,
+                new_len: 3
+            }
+        );
         assert_eq!(text.lines, Text::new(text.as_str().to_owned()).lines);
         text.apply(change("", 0, 0, 3, 0), Encoding::Utf16);
         assert_eq!(text.as_str(), "");

@@ -48,7 +48,10 @@ impl Client {
     pub fn notify(&self, method: &str, params: Value) {
         self.conn
             .sender
-            .send(Message::Notification(Notification::new(method.to_owned(), params)))
+            .send(Message::Notification(Notification::new(
+                method.to_owned(),
+                params,
+            )))
             .unwrap();
     }
 
@@ -58,10 +61,19 @@ impl Client {
         let id = RequestId::from(self.next);
         self.conn
             .sender
-            .send(Message::Request(Request::new(id.clone(), method.to_owned(), params)))
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_owned(),
+                params,
+            )))
             .unwrap();
         loop {
-            match self.conn.receiver.recv_timeout(Duration::from_secs(60)).unwrap() {
+            match self
+                .conn
+                .receiver
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap()
+            {
                 Message::Response(r) if r.id == id => {
                     return match r.response_result {
                         Err(e) => json!({ "error": { "code": e.code, "message": e.message } }),
@@ -81,12 +93,23 @@ impl Client {
         };
         if let Some(i) = self.notes.iter().position(matches) {
             let n = self.notes.remove(i);
-            return n.params["diagnostics"].as_array().cloned().unwrap_or_default();
+            return n.params["diagnostics"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
         }
         loop {
-            match self.conn.receiver.recv_timeout(Duration::from_secs(60)).unwrap() {
+            match self
+                .conn
+                .receiver
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap()
+            {
                 Message::Notification(n) if matches(&n) => {
-                    return n.params["diagnostics"].as_array().cloned().unwrap_or_default();
+                    return n.params["diagnostics"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
                 }
                 Message::Notification(n) => self.notes.push(n),
                 other => panic!("unexpected {other:?}"),
@@ -167,7 +190,11 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 const T: &str = "transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))";
 
 /// A scene of entities written one per line: `(id, name, parent, children, components)`.
-pub fn scene(entities: &[(u64, &str, Option<u64>, &[u64], &str)], roots: &[u64], next_id: u64) -> String {
+pub fn scene(
+    entities: &[(u64, &str, Option<u64>, &[u64], &str)],
+    roots: &[u64],
+    next_id: u64,
+) -> String {
     let mut out = String::from("(\n  format_version: 1,\n  name: \"Test\",\n  entities: {\n");
     for (id, name, parent, children, components) in entities {
         let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
@@ -175,7 +202,9 @@ pub fn scene(entities: &[(u64, &str, Option<u64>, &[u64], &str)], roots: &[u64],
             "    {id}: (id: {id}, name: \"{name}\", parent: {parent}, children: {children:?}, {T}, components: [{components}]),\n"
         ));
     }
-    out.push_str(&format!("  }},\n  roots: {roots:?},\n  next_id: {next_id},\n)\n"));
+    out.push_str(&format!(
+        "  }},\n  roots: {roots:?},\n  next_id: {next_id},\n)\n"
+    ));
     out
 }
 
@@ -184,12 +213,18 @@ fn line_of(text: &str, needle: &str) -> u32 {
 }
 
 fn codes(diagnostics: &[Value]) -> Vec<&str> {
-    diagnostics.iter().map(|d| d["code"].as_str().unwrap()).collect()
+    diagnostics
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect()
 }
 
 /// The errors and warnings (not the information: no camera, an entity without components).
 fn problems(diagnostics: Vec<Value>) -> Vec<Value> {
-    diagnostics.into_iter().filter(|d| d["severity"].as_u64() < Some(3)).collect()
+    diagnostics
+        .into_iter()
+        .filter(|d| d["severity"].as_u64() < Some(3))
+        .collect()
 }
 
 /// A scene whose second line of entities names a missing child after a name with characters
@@ -213,9 +248,20 @@ fn diagnostics_on_open_are_at_the_utf16_column_and_go_when_fixed() {
     c.open(&u, &text);
     let d = problems(c.diagnostics(&u));
     let line = line_of(&text, "Zoë");
-    let byte = text.lines().nth(line as usize).unwrap().find("[9]").unwrap();
-    let utf16 = text.lines().nth(line as usize).unwrap()[..byte].encode_utf16().count() as u32;
-    assert_eq!(utf16 as usize, byte - 3, "🌲 is 4 bytes, 2 units; ë 2 bytes, 1 unit");
+    let byte = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("[9]")
+        .unwrap();
+    let utf16 = text.lines().nth(line as usize).unwrap()[..byte]
+        .encode_utf16()
+        .count() as u32;
+    assert_eq!(
+        utf16 as usize,
+        byte - 3,
+        "🌲 is 4 bytes, 2 units; ë 2 bytes, 1 unit"
+    );
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(d[0]["code"], "forge::structure::missing_child");
     assert_eq!(d[0]["source"], "forge");
@@ -238,7 +284,12 @@ fn a_client_offering_utf8_gets_byte_columns() {
     c.open(&u, &text);
     let d = problems(c.diagnostics(&u));
     let line = line_of(&text, "Zoë");
-    let byte = text.lines().nth(line as usize).unwrap().find("[9]").unwrap() as u32;
+    let byte = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("[9]")
+        .unwrap() as u32;
     assert_eq!(d[0]["range"], range_json([line, byte, line, byte + 3]));
     c.stop();
 }
@@ -254,11 +305,20 @@ fn a_syntax_error_is_one_diagnostic_and_the_next_edit_reads_again() {
     assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
     let line = line_of(&text, "name: \"A\"");
     // `name: "A"` to `name: "A` and an unterminated string.
-    let col = text.lines().nth(line as usize).unwrap().find("A\"").unwrap() as u32 + 1;
+    let col = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("A\"")
+        .unwrap() as u32
+        + 1;
     c.change(&u, 2, [line, col, line, col + 1], "");
     let d = problems(c.diagnostics(&u));
     assert_eq!(d.len(), 1, "{d:?}");
-    assert!(d[0]["code"].as_str().unwrap().starts_with("forge::read::"), "{d:?}");
+    assert!(
+        d[0]["code"].as_str().unwrap().starts_with("forge::read::"),
+        "{d:?}"
+    );
     c.change(&u, 3, [line, col, line, col], "\"");
     assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
     c.stop();
@@ -282,19 +342,40 @@ fn a_prefabs_own_error_shows_where_the_scene_places_it_and_follows_its_edits() {
     let d = problems(c.diagnostics(&scene_uri));
     assert_eq!(codes(&d), ["forge::structure::missing_child"], "{d:?}");
     let line = line_of(&level, "prefabs/goblin");
-    let col = level.lines().nth(line as usize).unwrap().find("\"prefabs").unwrap() as u32;
+    let col = level
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("\"prefabs")
+        .unwrap() as u32;
     let len = "\"prefabs/goblin.forge.ron\"".len() as u32;
     assert_eq!(d[0]["range"], range_json([line, col, line, col + len]));
-    assert!(d[0]["message"].as_str().unwrap().starts_with("in prefab `prefabs/goblin.forge.ron`: "));
+    assert!(
+        d[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("in prefab `prefabs/goblin.forge.ron`: ")
+    );
     let related = &d[0]["relatedInformation"][0]["location"];
     assert_eq!(related["uri"], prefab_uri.as_str());
     let pline = line_of(&prefab, "Goblin");
-    let pcol = prefab.lines().nth(pline as usize).unwrap().find("[4]").unwrap() as u32;
+    let pcol = prefab
+        .lines()
+        .nth(pline as usize)
+        .unwrap()
+        .find("[4]")
+        .unwrap() as u32;
     assert_eq!(related["range"], range_json([pline, pcol, pline, pcol + 3]));
     // The prefab opened and fixed in the editor: the scene is checked again with it.
     c.open(&prefab_uri, &prefab);
-    assert_eq!(codes(&problems(c.diagnostics(&prefab_uri))), ["forge::structure::missing_child"]);
-    assert_eq!(codes(&problems(c.diagnostics(&scene_uri))), ["forge::structure::missing_child"]);
+    assert_eq!(
+        codes(&problems(c.diagnostics(&prefab_uri))),
+        ["forge::structure::missing_child"]
+    );
+    assert_eq!(
+        codes(&problems(c.diagnostics(&scene_uri))),
+        ["forge::structure::missing_child"]
+    );
     c.change(&prefab_uri, 2, [pline, pcol + 1, pline, pcol + 2], "");
     assert_eq!(problems(c.diagnostics(&prefab_uri)), Vec::<Value>::new());
     assert_eq!(problems(c.diagnostics(&scene_uri)), Vec::<Value>::new());
@@ -363,8 +444,14 @@ fn camp() -> (tempfile::TempDir, String) {
     );
     let dir = project(&[
         ("assets/scenes/camp.forge.ron", &scene),
-        ("assets/prefabs/goblin.forge.ron", &read("prefabs/goblin.forge.ron")),
-        ("assets/prefabs/hat.forge.ron", &read("prefabs/hat.forge.ron")),
+        (
+            "assets/prefabs/goblin.forge.ron",
+            &read("prefabs/goblin.forge.ron"),
+        ),
+        (
+            "assets/prefabs/hat.forge.ron",
+            &read("prefabs/hat.forge.ron"),
+        ),
         ("assets/game.forge-schema.ron", SCHEMA),
         ("assets/textures/leaf.png", ""),
     ]);
@@ -382,7 +469,10 @@ fn open_camp() -> (tempfile::TempDir, String, Client, String) {
 
 fn hover_text(c: &mut Client, u: &str, (line, col): (u32, u32)) -> String {
     let h = c.at("textDocument/hover", u, line, col);
-    h["contents"]["value"].as_str().unwrap_or_else(|| panic!("{h}")).to_owned()
+    h["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{h}"))
+        .to_owned()
 }
 
 #[test]
@@ -391,7 +481,14 @@ fn hover_tells_fields_entities_references_targets_and_prefabs() {
     // A built-in field: its type, unit, range and default.
     let h = hover_text(&mut c, &u, pos(&text, "custom_size", 0, 2));
     assert!(h.starts_with("`sprite.custom_size`: "), "{h}");
-    assert!(h.contains("unit: pixels") && h.contains("range: > 0") && h.contains("default: `None`"), "{h}");
+    assert!(
+        h.contains("unit: pixels") && h.contains("range: > 0") && h.contains("default: `None`"),
+        "{h}"
+    );
+    // A field an override sets.
+    let h = hover_text(&mut c, &u, pos(&text, "intensity: 1200.0", 0, 3));
+    assert!(h.starts_with("`point_light.intensity`: f32"), "{h}");
+    assert!(h.contains("unit: lumens"), "{h}");
     // A reference into an instance: the placed entity, its path and components.
     let h = hover_text(&mut c, &u, pos(&text, "#3/2", 0, 3));
     assert!(h.starts_with("**Torch** `#3/2`"), "{h}");
@@ -406,7 +503,10 @@ fn hover_tells_fields_entities_references_targets_and_prefabs() {
     assert!(h.contains("`#3/3/1`"), "{h}");
     // An instance's scene: the prefab's name and roots.
     let h = hover_text(&mut c, &u, pos(&text, "\"prefabs/goblin", 0, 3));
-    assert!(h.starts_with("prefab **Goblin** (`prefabs/goblin.forge.ron`)"), "{h}");
+    assert!(
+        h.starts_with("prefab **Goblin** (`prefabs/goblin.forge.ron`)"),
+        "{h}"
+    );
     assert!(h.contains("roots: `#1` Goblin"), "{h}");
     // An id in `parent`: the entity.
     let h = hover_text(&mut c, &u, pos(&text, "parent: Some(3)", 0, 13));
@@ -421,8 +521,10 @@ fn definition_follows_ids_references_and_targets_into_prefab_files() {
     let (dir, text, mut c, u) = open_camp();
     let goblin = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
     let hat = uri(&dir.path().join("assets/prefabs/hat.forge.ron"));
-    let goblin_text = std::fs::read_to_string(dir.path().join("assets/prefabs/goblin.forge.ron")).unwrap();
-    let hat_text = std::fs::read_to_string(dir.path().join("assets/prefabs/hat.forge.ron")).unwrap();
+    let goblin_text =
+        std::fs::read_to_string(dir.path().join("assets/prefabs/goblin.forge.ron")).unwrap();
+    let hat_text =
+        std::fs::read_to_string(dir.path().join("assets/prefabs/hat.forge.ron")).unwrap();
     let (l, ch) = pos(&text, "parent: Some(3)", 0, 13);
     assert_eq!(
         c.at("textDocument/definition", &u, l, ch),
@@ -439,7 +541,10 @@ fn definition_follows_ids_references_and_targets_into_prefab_files() {
         json!({ "uri": hat, "range": key_range(&hat_text, 1) })
     );
     let (l, ch) = pos(&text, "\"prefabs/hat", 0, 2);
-    assert_eq!(c.at("textDocument/definition", &u, l, ch)["uri"], hat.as_str());
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch)["uri"],
+        hat.as_str()
+    );
     c.stop();
 }
 
@@ -456,7 +561,12 @@ fn references_symbols_and_inlay_hints_name_the_entities() {
     // Entity 3: its key, its id, `roots`, the crown's parent.
     let (l, ch) = pos(&text, "\n    3: (", 0, 5);
     let refs = c.at("textDocument/references", &u, l, ch);
-    let lines: Vec<u64> = refs.as_array().unwrap().iter().map(|r| r["range"]["start"]["line"].as_u64().unwrap()).collect();
+    let lines: Vec<u64> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
     let expected: Vec<u64> = [
         pos(&text, "\n    3: (", 0, 1).0,
         pos(&text, "id: 3,", 0, 0).0,
@@ -472,8 +582,16 @@ fn references_symbols_and_inlay_hints_name_the_entities() {
     want.sort();
     assert_eq!(sorted, want, "{refs}");
     // The tree: roots, and the crown under the second goblin.
-    let symbols = c.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": u } }));
-    let names: Vec<&str> = symbols.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": u } }),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["Camera", "Goblin A", "Goblin B", "Spare Hat"]);
     assert_eq!(symbols[2]["children"][0]["name"], "Crown");
     assert_eq!(symbols[2]["detail"], "#3 places prefabs/goblin.forge.ron");
@@ -486,16 +604,46 @@ fn references_symbols_and_inlay_hints_name_the_entities() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|h| (h["position"]["line"].as_u64().unwrap(), h["label"].as_str().unwrap().to_owned()))
+        .map(|h| {
+            (
+                h["position"]["line"].as_u64().unwrap(),
+                h["label"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
-    assert!(labels.contains(&(u64::from(pos(&text, "#3/2", 0, 0).0), "\"Torch\"".to_owned())), "{labels:?}");
-    assert!(labels.contains(&(u64::from(pos(&text, "parent: Some(3)", 0, 0).0), "\"Goblin B\"".to_owned())), "{labels:?}");
-    assert!(labels.contains(&(u64::from(pos(&text, "target: [3, 1]", 0, 0).0), "\"Hat\"".to_owned())) || labels.iter().any(|(l, _)| *l == u64::from(pos(&text, "target: [3, 1]", 0, 0).0)), "{labels:?}");
+    assert!(
+        labels.contains(&(
+            u64::from(pos(&text, "#3/2", 0, 0).0),
+            "\"Torch\"".to_owned()
+        )),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&(
+            u64::from(pos(&text, "parent: Some(3)", 0, 0).0),
+            "\"Goblin B\"".to_owned()
+        )),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&(
+            u64::from(pos(&text, "target: [3, 1]", 0, 0).0),
+            "\"Hat\"".to_owned()
+        )) || labels
+            .iter()
+            .any(|(l, _)| *l == u64::from(pos(&text, "target: [3, 1]", 0, 0).0)),
+        "{labels:?}"
+    );
     c.stop();
 }
 
 fn labels(items: &Value) -> Vec<String> {
-    items.as_array().unwrap_or_else(|| panic!("{items}")).iter().map(|i| i["label"].as_str().unwrap().to_owned()).collect()
+    items
+        .as_array()
+        .unwrap_or_else(|| panic!("{items}"))
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -505,15 +653,26 @@ fn completion_offers_what_may_be_written_there() {
     let (l, ch) = pos(&text, "(type: sprite, data: (\n", 0, 7);
     let items = c.at("textDocument/completion", &u, l, ch);
     let got = labels(&items);
-    assert!(got.contains(&"point_light".to_owned()) && got.contains(&"custom".to_owned()), "{got:?}");
+    assert!(
+        got.contains(&"point_light".to_owned()) && got.contains(&"custom".to_owned()),
+        "{got:?}"
+    );
     // `#` in an expression: the scene's ids and the placed entities' paths, with names.
     let (l, ch) = pos(&text, "#3/2", 0, 1);
     let items = c.at("textDocument/completion", &u, l, ch);
-    let torch = items.as_array().unwrap().iter().find(|i| i["label"] == "#3/2").unwrap_or_else(|| panic!("{items}"));
+    let torch = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "#3/2")
+        .unwrap_or_else(|| panic!("{items}"));
     assert_eq!(torch["detail"], "Torch");
     // An instance's scene: the prefab files.
     let (l, ch) = pos(&text, "\"prefabs/hat", 0, 1);
-    assert!(labels(&c.at("textDocument/completion", &u, l, ch)).contains(&"prefabs/goblin.forge.ron".to_owned()));
+    assert!(
+        labels(&c.at("textDocument/completion", &u, l, ch))
+            .contains(&"prefabs/goblin.forge.ron".to_owned())
+    );
     // Custom fields not yet set: `speed`, not `target`.
     let (l, ch) = pos(&text, "expr: \"#3/2\")", 0, 13);
     let got = labels(&c.at("textDocument/completion", &u, l, ch));
@@ -542,7 +701,13 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
     };
     let mut edits: Vec<(usize, usize, &str)> = edits
         .iter()
-        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap()))
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
         .collect();
     edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut out = text.to_owned();
@@ -556,20 +721,31 @@ pub fn apply_edits(text: &str, edits: &[Value]) -> String {
 fn formatting_is_the_canonical_layout_with_the_comments() {
     let dir = project(&[]);
     let path = dir.path().join("scenes/a.forge.ron");
-    let text = scene(&[(1, "Zoë 🌲", None, &[], "(type: camera2d)")], &[1], 2)
-        .replace("  name: \"Test\",", "  name: \"Test\", // the title\n  // before the entities");
+    let text = scene(&[(1, "Zoë 🌲", None, &[], "(type: camera2d)")], &[1], 2).replace(
+        "  name: \"Test\",",
+        "  name: \"Test\", // the title\n  // before the entities",
+    );
     let mut c = Client::start(dir.path(), &[], Value::Null);
     let u = uri(&path);
     c.open(&u, &text);
     c.diagnostics(&u);
-    let edits = c.request("textDocument/formatting", json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
     let formatted = apply_edits(&text, edits.as_array().unwrap());
-    assert_eq!(formatted, bevy_forge_scene::edit::format_text(&text).unwrap());
+    assert_eq!(
+        formatted,
+        bevy_forge_scene::edit::format_text(&text).unwrap()
+    );
     assert!(formatted.contains("// the title") && formatted.contains("// before the entities"));
     assert_ne!(formatted, text);
     // Formatted text needs nothing more.
     c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "text": formatted }] }));
-    let again = c.request("textDocument/formatting", json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+    let again = c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
     assert_eq!(again, json!([]));
     c.stop();
 }
@@ -591,7 +767,10 @@ fn fixes(dir: &Path, name: &str, text: &str) -> Vec<(String, String)> {
         .iter()
         .map(|a| {
             let edits = a["edit"]["changes"][&u].as_array().unwrap().clone();
-            (a["title"].as_str().unwrap().to_owned(), apply_edits(text, &edits))
+            (
+                a["title"].as_str().unwrap().to_owned(),
+                apply_edits(text, &edits),
+            )
         })
         .collect();
     c.stop();
@@ -602,27 +781,81 @@ fn fixes(dir: &Path, name: &str, text: &str) -> Vec<(String, String)> {
 fn quick_fixes_repair_what_the_diagnostics_name() {
     let dir = project(&[("assets/game.forge-schema.ron", SCHEMA)]);
     // next_id too low.
-    let text = scene(&[(1, "A", None, &[], "(type: camera2d)"), (2, "B", None, &[], "(type: camera2d)")], &[1, 2], 1);
+    let text = scene(
+        &[
+            (1, "A", None, &[], "(type: camera2d)"),
+            (2, "B", None, &[], "(type: camera2d)"),
+        ],
+        &[1, 2],
+        1,
+    );
     let got = fixes(dir.path(), "assets/a.forge.ron", &text);
-    assert_eq!(got, [("Set `next_id` to the next free id".to_owned(), text.replace("next_id: 1,", "next_id: 3,"))]);
+    assert_eq!(
+        got,
+        [(
+            "Set `next_id` to the next free id".to_owned(),
+            text.replace("next_id: 1,", "next_id: 3,")
+        )]
+    );
     // A misspelt field: did you mean.
-    let typo = text.replace("next_id: 1", "next_id: 3").replacen("children: []", "childen: []", 1);
+    let typo = text
+        .replace("next_id: 1", "next_id: 3")
+        .replacen("children: []", "childen: []", 1);
     let got = fixes(dir.path(), "assets/a.forge.ron", &typo);
-    assert_eq!(got[0], ("Replace with `children`".to_owned(), text.replace("next_id: 1", "next_id: 3")), "{got:?}");
+    assert_eq!(
+        got[0],
+        (
+            "Replace with `children`".to_owned(),
+            text.replace("next_id: 1", "next_id: 3")
+        ),
+        "{got:?}"
+    );
     // A parent that does not list its child.
-    let orphan = scene(&[(1, "A", None, &[], "(type: camera2d)"), (2, "B", Some(1), &[], "(type: camera2d)")], &[1], 3);
+    let orphan = scene(
+        &[
+            (1, "A", None, &[], "(type: camera2d)"),
+            (2, "B", Some(1), &[], "(type: camera2d)"),
+        ],
+        &[1],
+        3,
+    );
     let got = fixes(dir.path(), "assets/a.forge.ron", &orphan);
-    let fixed = got.iter().find(|(t, _)| t == "Add the entity to its parent's `children`").unwrap_or_else(|| panic!("{got:?}"));
+    let fixed = got
+        .iter()
+        .find(|(t, _)| t == "Add the entity to its parent's `children`")
+        .unwrap_or_else(|| panic!("{got:?}"));
     assert!(fixed.1.contains("children: [2]"), "{}", fixed.1);
     // A required custom field left out: added with a value of its kind.
-    let follow = scene(&[(1, "A", None, &[], "(type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"speed\", expr: \"2.0\")]))")], &[1], 2);
+    let follow = scene(
+        &[(
+            1,
+            "A",
+            None,
+            &[],
+            "(type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"speed\", expr: \"2.0\")]))",
+        )],
+        &[1],
+        2,
+    );
     let got = fixes(dir.path(), "assets/a.forge.ron", &follow);
-    let fixed = got.iter().find(|(t, _)| t == "Add the required field").unwrap_or_else(|| panic!("{got:?}"));
-    assert!(fixed.1.contains("(name: \"target\", expr: \"#1\")"), "{}", fixed.1);
+    let fixed = got
+        .iter()
+        .find(|(t, _)| t == "Add the required field")
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert!(
+        fixed.1.contains("(name: \"target\", expr: \"#1\")"),
+        "{}",
+        fixed.1
+    );
     // An old format version: migrated.
-    let old = text.replace("format_version: 1", "format_version: 0").replace("next_id: 1", "next_id: 3");
+    let old = text
+        .replace("format_version: 1", "format_version: 0")
+        .replace("next_id: 1", "next_id: 3");
     let got = fixes(dir.path(), "assets/a.forge.ron", &old);
-    let fixed = got.iter().find(|(t, _)| t.starts_with("Migrate")).unwrap_or_else(|| panic!("{got:?}"));
+    let fixed = got
+        .iter()
+        .find(|(t, _)| t.starts_with("Migrate"))
+        .unwrap_or_else(|| panic!("{got:?}"));
     assert_eq!(fixed.1, text.replace("next_id: 1", "next_id: 3"));
 }
 
@@ -630,7 +863,10 @@ fn quick_fixes_repair_what_the_diagnostics_name() {
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) as usize) % n.max(1)
     }
 }
@@ -642,8 +878,34 @@ impl Lcg {
 fn mutated_scenes_never_take_the_server_down() {
     let (_dir, base, mut c, u) = open_camp();
     let mut rng = Lcg(7);
-    let inserts = ["(", ")", "[", "]", "{", "}", "\"", "#", "#9/9/9", "\\", ":", ",", "é", "🌲", "\u{feff}", "99999999999999999999", "//", "/*", "\n", "r#\""];
-    let methods = ["textDocument/hover", "textDocument/definition", "textDocument/completion", "textDocument/references"];
+    let inserts = [
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "\"",
+        "#",
+        "#9/9/9",
+        "\\",
+        ":",
+        ",",
+        "é",
+        "🌲",
+        "\u{feff}",
+        "99999999999999999999",
+        "//",
+        "/*",
+        "\n",
+        "r#\"",
+    ];
+    let methods = [
+        "textDocument/hover",
+        "textDocument/definition",
+        "textDocument/completion",
+        "textDocument/references",
+    ];
     let mut text = base.clone();
     for round in 0..150 {
         if round % 25 == 0 {
@@ -654,15 +916,25 @@ fn mutated_scenes_never_take_the_server_down() {
         let line = rng.next(lines.len());
         let len = lines[line].encode_utf16().count();
         let ch = rng.next(len + 3) as u32; // sometimes past the end of the line
-        let del = if rng.next(3) == 0 { rng.next(4) as u32 } else { 0 };
+        let del = if rng.next(3) == 0 {
+            rng.next(4) as u32
+        } else {
+            0
+        };
         let ins = inserts[rng.next(inserts.len())];
         let range = [line as u32, ch, line as u32, ch + del];
         c.change(&u, round + 1, range, ins);
-        text = apply_edits(&text, &[json!({ "range": range_json(range), "newText": ins })]);
+        text = apply_edits(
+            &text,
+            &[json!({ "range": range_json(range), "newText": ins })],
+        );
         for m in methods {
             let l = rng.next(lines.len()) as u32;
             let answer = c.at(m, &u, l, rng.next(80) as u32);
-            assert!(answer.get("error").is_none_or(|e| e["code"] != -32603), "{m}: {answer}");
+            assert!(
+                answer.get("error").is_none_or(|e| e["code"] != -32603),
+                "{m}: {answer}"
+            );
         }
         for m in ["textDocument/documentSymbol", "textDocument/formatting"] {
             let answer = c.request(m, json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
@@ -670,12 +942,140 @@ fn mutated_scenes_never_take_the_server_down() {
         }
         let answer = c.request("textDocument/codeAction", json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]), "context": { "diagnostics": [] } }));
         assert!(answer.get("error").is_none(), "{answer}");
-        let answer = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]) }));
+        let answer = c.request(
+            "textDocument/inlayHint",
+            json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]) }),
+        );
         assert!(answer.get("error").is_none(), "{answer}");
     }
     // The server's text is the client's: the last diagnostics are those of the text as edited.
     c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": 999 }, "contentChanges": [{ "text": base }] }));
-    let symbols = c.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": u } }));
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": u } }),
+    );
     assert_eq!(symbols.as_array().map(Vec::len), Some(4));
     c.stop();
+}
+
+/// The schema file named by `initializationOptions.schemaPath` is used, and read again when it
+/// changes on disk; without any, the server says so once.
+#[test]
+fn the_schema_file_is_the_one_configured_and_is_read_again_when_it_changes() {
+    let follow = scene(
+        &[(
+            1,
+            "A",
+            None,
+            &[],
+            "(type: camera2d), (type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"target\", expr: \"#1\")]))",
+        )],
+        &[1],
+        2,
+    );
+    let dir = project(&[
+        ("assets/a.forge.ron", &follow),
+        ("config/game.schema", SCHEMA),
+    ]);
+    let u = uri(&dir.path().join("assets/a.forge.ron"));
+    let mut c = Client::start(
+        dir.path(),
+        &[],
+        json!({ "schemaPath": "config/game.schema" }),
+    );
+    c.open(&u, &follow);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    let at = pos(&follow, "\"target\"", 0, 2);
+    assert!(hover_text(&mut c, &u, at).contains("Whom to follow."));
+    std::fs::write(
+        dir.path().join("config/game.schema"),
+        SCHEMA.replace("Whom to follow.", "The leader."),
+    )
+    .unwrap();
+    // A second later at most, so the file's modification time differs.
+    std::thread::sleep(Duration::from_millis(1100));
+    std::fs::write(
+        dir.path().join("config/game.schema"),
+        SCHEMA.replace("Whom to follow.", "The leader."),
+    )
+    .unwrap();
+    assert!(hover_text(&mut c, &u, at).contains("The leader."));
+    assert!(
+        c.notes.iter().all(|n| n.method != "window/showMessage"),
+        "{:?}",
+        c.notes
+    );
+    c.stop();
+
+    // No schema anywhere: one information message, however many checks.
+    let bare = project(&[("assets/a.forge.ron", &follow)]);
+    let u = uri(&bare.path().join("assets/a.forge.ron"));
+    let mut c = Client::start(bare.path(), &[], Value::Null);
+    c.open(&u, &follow);
+    c.diagnostics(&u);
+    c.change(&u, 2, [0, 0, 0, 0], " ");
+    c.diagnostics(&u);
+    let messages: Vec<&Notification> = c
+        .notes
+        .iter()
+        .filter(|n| n.method == "window/showMessage")
+        .collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0].params["type"], 3);
+    assert!(
+        messages[0].params["message"]
+            .as_str()
+            .unwrap()
+            .contains("no `*.forge-schema.ron` schema file found")
+    );
+    let h = hover_text(&mut c, &u, at);
+    assert!(h.contains("no schema file"), "{h}");
+    c.stop();
+}
+
+/// The binary speaks the protocol over stdio: the handshake, `shutdown` and `exit` end it with
+/// status 0; a client that goes away without them ends it with 1.
+#[test]
+fn forge_lsp_over_stdio_exits_cleanly() {
+    use std::io::{Read, Write};
+    let frame = |v: Value| {
+        let body = v.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    };
+    let run = |messages: &[Value]| {
+        let mut child = std::process::Command::new(super::FORGE)
+            .arg("lsp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for m in messages {
+            stdin.write_all(frame(m.clone()).as_bytes()).unwrap();
+        }
+        drop(stdin);
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        (child.wait().unwrap().code(), out)
+    };
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } });
+    let (code, out) = run(&[
+        init.clone(),
+        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }),
+        json!({ "jsonrpc": "2.0", "method": "exit" }),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("\"positionEncoding\":\"utf-16\"") && out.contains("\"hoverProvider\":true"),
+        "{out}"
+    );
+    let (code, _) = run(&[init]);
+    assert_eq!(code, Some(1));
 }
