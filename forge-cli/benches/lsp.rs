@@ -66,13 +66,23 @@ impl Server {
 
     /// Waits for the diagnostics of version `version`; how many there are.
     fn diagnostics(&self, version: i32) -> usize {
+        self.diagnostics_of(version).len()
+    }
+
+    /// The diagnostics of version `version`, by code and message.
+    fn diagnostics_of(&self, version: i32) -> Vec<String> {
         let m = self.wait(|m| {
             matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics"
                 && n.params["version"] == version)
         });
         match m {
-            Message::Notification(n) => n.params["diagnostics"].as_array().map_or(0, Vec::len),
-            _ => 0,
+            Message::Notification(n) => n.params["diagnostics"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|d| format!("{}: {}", d["code"], d["message"]))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -107,7 +117,8 @@ fn lsp(c: &mut Criterion) {
         let entry = text
             .find(&format!("\n    {}: (", n / 2 + 1))
             .unwrap_or_default();
-        let x = entry + text[entry..].find("translation: (x: ").unwrap_or_default() + 17;
+        let x = entry + text[entry..].find("translation: (").unwrap_or_default();
+        let x = x + text[x..].find("x: ").unwrap_or_default() + 3;
         let x = x + text[x..]
             .find(|c: char| c.is_ascii_digit())
             .unwrap_or_default();
@@ -125,7 +136,7 @@ fn lsp(c: &mut Criterion) {
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": u, "languageId": "forge-ron", "version": 0, "text": text } }),
         );
-        let at_open = server.diagnostics(0);
+        let at_open = server.diagnostics_of(0);
         let mut version = 0;
         group.bench_function(BenchmarkId::new("did_change_to_diagnostics", n), |b| {
             b.iter(|| {
@@ -143,10 +154,10 @@ fn lsp(c: &mut Criterion) {
                         }],
                     }),
                 );
-                let count = server.diagnostics(version);
+                let now = server.diagnostics_of(version);
                 // The edit changes a value, not what is wrong with the scene.
-                assert_eq!(count, at_open);
-                count
+                assert_eq!(now, at_open);
+                now.len()
             })
         });
         server.stop();
