@@ -60,29 +60,7 @@ pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::DirectionalLight(l) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Color(l.color),
-        1 => ValueRef::Float(l.illuminance),
-        2 => ValueRef::Bool(l.shadows),
-        _ => return None,
-    })
-}
-
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::DirectionalLight(l) = c else {
-        return;
-    };
-    match (i, v) {
-        (0, Value::Color(v)) => l.color = v,
-        (1, Value::Float(v)) => l.illuminance = v,
-        (2, Value::Bool(v)) => l.shadows = v,
-        _ => {}
-    }
-}
+accessors!(DirectionalLight: color, illuminance, shadows);
 
 fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
     let ComponentData::DirectionalLight(l) = c else {

@@ -70,31 +70,7 @@ pub(crate) static POINT_LIGHT: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::PointLight(l) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Color(l.color),
-        1 => ValueRef::Float(l.intensity),
-        2 => ValueRef::Float(l.range),
-        3 => ValueRef::Bool(l.shadows),
-        _ => return None,
-    })
-}
-
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::PointLight(l) = c else {
-        return;
-    };
-    match (i, v) {
-        (0, Value::Color(v)) => l.color = v,
-        (1, Value::Float(v)) => l.intensity = v,
-        (2, Value::Float(v)) => l.range = v,
-        (3, Value::Bool(v)) => l.shadows = v,
-        _ => {}
-    }
-}
+accessors!(PointLight: color, intensity, range, shadows);
 
 fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
     let ComponentData::PointLight(l) = c else {

@@ -137,39 +137,8 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::SpotLight(l) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Color(l.color),
-        1 => ValueRef::Float(l.intensity),
-        2 => ValueRef::Float(l.range),
-        3 => ValueRef::Float(l.radius),
-        4 => ValueRef::Float(l.inner_angle),
-        5 => ValueRef::Float(l.outer_angle),
-        6 => ValueRef::Bool(l.shadows),
-        _ => return None,
-    })
-}
+accessors!(SpotLight: color, intensity, range, radius, inner_angle, outer_angle, shadows);
 
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::SpotLight(l) = c else {
-        return;
-    };
-    match (i, v) {
-        (0, Value::Color(v)) => l.color = v,
-        (1, Value::Float(v)) => l.intensity = v,
-        (2, Value::Float(v)) => l.range = v,
-        (3, Value::Float(v)) => l.radius = v,
-        (4, Value::Float(v)) => l.inner_angle = v,
-        (5, Value::Float(v)) => l.outer_angle = v,
-        (6, Value::Bool(v)) => l.shadows = v,
-        _ => {}
-    }
-}
-
-/// The light fades from the inner angle to the outer one: the inner one cannot be wider.
 fn cone(c: &ComponentData) -> Option<Problem> {
     let ComponentData::SpotLight(l) = c else {
         return None;
