@@ -594,8 +594,8 @@ mod format_text {
         let mut rest = text;
         while let Some(at) = rest.find(['/', '"']) {
             let tail = &rest[at..];
-            if tail.starts_with('"') {
-                let end = tail[1..].find('"').map_or(tail.len(), |e| e + 2);
+            if let Some(body) = tail.strip_prefix('"') {
+                let end = body.find('"').map_or(tail.len(), |e| e + 2);
                 rest = &tail[end..];
             } else if tail.starts_with("//") {
                 let end = tail.find('\n').unwrap_or(tail.len());

@@ -541,12 +541,10 @@ fn check_rereads(text: &str, which: usize, edits: &[(usize, u8, usize, usize)]) 
             text = edited;
         } else {
             assert_eq!(parsed, before, "a refused re-read changed the scene");
-            match whole {
-                Ok(whole) => {
-                    parsed = whole;
-                    text = edited;
-                }
-                Err(_) => {} // the edit is dropped: the next one starts from the last good text
+            // A text that does not read drops the edit: the next starts from the last good text.
+            if let Ok(whole) = whole {
+                parsed = whole;
+                text = edited;
             }
         }
     }

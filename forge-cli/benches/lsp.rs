@@ -64,11 +64,6 @@ impl Server {
         }
     }
 
-    /// Waits for the diagnostics of version `version`; how many there are.
-    fn diagnostics(&self, version: i32) -> usize {
-        self.diagnostics_of(version).len()
-    }
-
     /// The diagnostics of version `version`, by code and message.
     fn diagnostics_of(&self, version: i32) -> Vec<String> {
         let m = self.wait(|m| {

@@ -605,7 +605,7 @@ fn custom_fields(
         return;
     };
     for f in &s.fields {
-        if fields.names.iter().any(|n| *n == f.name) {
+        if fields.names.contains(&f.name) {
             continue;
         }
         let value = f.default.clone().unwrap_or_default();

@@ -108,16 +108,16 @@ pub fn entity_at(parsed: &ParsedScene, offset: usize) -> Option<u64> {
 /// falls on.
 pub fn item_at(parsed: &ParsedScene, text: &str, offset: usize) -> Option<Item> {
     let map = &parsed.source_map;
-    if let Some(roots) = span(map.top_field_span("roots")) {
-        if contains(&roots, offset) {
-            return ids_in(text, roots)
-                .find(|(r, _)| contains(r, offset))
-                .map(|(range, id)| Item::Id {
-                    id,
-                    field: "roots",
-                    range,
-                });
-        }
+    if let Some(roots) = span(map.top_field_span("roots"))
+        && contains(&roots, offset)
+    {
+        return ids_in(text, roots)
+            .find(|(r, _)| contains(r, offset))
+            .map(|(range, id)| Item::Id {
+                id,
+                field: "roots",
+                range,
+            });
     }
     let id = entity_at(parsed, offset)?;
     let entity = parsed.doc.entities.get(&id)?;

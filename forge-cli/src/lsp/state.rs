@@ -377,24 +377,6 @@ pub fn path_uri(path: &Path) -> Option<Uri> {
     out.parse().ok()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uris_and_paths_round_trip() {
-        let path = PathBuf::from("/tmp/a b/zoë#1.forge.ron");
-        let uri = path_uri(&path);
-        assert_eq!(
-            uri.as_ref().map(|u| u.as_str().to_owned()),
-            Some("file:///tmp/a%20b/zo%C3%AB%231.forge.ron".to_owned())
-        );
-        assert_eq!(uri.as_ref().and_then(uri_path), Some(path));
-        let other: Option<Uri> = "untitled:Untitled-1".parse().ok();
-        assert_eq!(other.as_ref().and_then(uri_path), None);
-    }
-}
-
 /// The open document at `uri`, or the failure a request about another answers.
 pub fn document<'s>(state: &'s State, uri: &Uri) -> Result<&'s Document, String> {
     state
@@ -416,5 +398,23 @@ impl Document {
         let bom = self.text.bom();
         self.text
             .range(range.start + bom..range.end + bom, encoding)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_and_paths_round_trip() {
+        let path = PathBuf::from("/tmp/a b/zoë#1.forge.ron");
+        let uri = path_uri(&path);
+        assert_eq!(
+            uri.as_ref().map(|u| u.as_str().to_owned()),
+            Some("file:///tmp/a%20b/zo%C3%AB%231.forge.ron".to_owned())
+        );
+        assert_eq!(uri.as_ref().and_then(uri_path), Some(path));
+        let other: Option<Uri> = "untitled:Untitled-1".parse().ok();
+        assert_eq!(other.as_ref().and_then(uri_path), None);
     }
 }

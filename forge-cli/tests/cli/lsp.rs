@@ -189,12 +189,11 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 const T: &str = "transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))";
 
+/// An entity of [`scene`]: id, name, parent, children, components.
+pub type Entity<'a> = (u64, &'a str, Option<u64>, &'a [u64], &'a str);
+
 /// A scene of entities written one per line: `(id, name, parent, children, components)`.
-pub fn scene(
-    entities: &[(u64, &str, Option<u64>, &[u64], &str)],
-    roots: &[u64],
-    next_id: u64,
-) -> String {
+pub fn scene(entities: &[Entity<'_>], roots: &[u64], next_id: u64) -> String {
     let mut out = String::from("(\n  format_version: 1,\n  name: \"Test\",\n  entities: {\n");
     for (id, name, parent, children, components) in entities {
         let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
