@@ -1078,3 +1078,65 @@ fn forge_lsp_over_stdio_exits_cleanly() {
     let (code, _) = run(&[init]);
     assert_eq!(code, Some(1));
 }
+
+/// A prefab cycle is one error at the instance that starts it, with each link of the chain as
+/// related information in its own file.
+#[test]
+fn a_prefab_cycle_is_one_error_with_its_chain() {
+    let places = |scene_path: &str| {
+        scene(&[(1, "I", None, &[], "(type: camera2d)")], &[1], 2).replace(
+            "components: [(type: camera2d)])",
+            &format!("components: [(type: camera2d)], instance: Some((scene: \"{scene_path}\")))"),
+        )
+    };
+    let a = places("prefabs/b.forge.ron");
+    let b = places("prefabs/a.forge.ron");
+    let dir = project(&[
+        ("assets/prefabs/a.forge.ron", &a),
+        ("assets/prefabs/b.forge.ron", &b),
+    ]);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/prefabs/a.forge.ron"));
+    c.open(&u, &a);
+    let d = problems(c.diagnostics(&u));
+    assert_eq!(codes(&d), ["forge::prefab::cycle"], "{d:?}");
+    let related = d[0]["relatedInformation"].as_array().unwrap();
+    let files: Vec<&str> = related
+        .iter()
+        .map(|r| r["location"]["uri"].as_str().unwrap())
+        .collect();
+    let b_uri = uri(&dir.path().join("assets/prefabs/b.forge.ron"));
+    assert!(
+        files.contains(&u.as_str()) && files.contains(&b_uri.as_str()),
+        "{related:?}"
+    );
+    c.stop();
+}
+
+/// References of a prefab's entity include the places of open scenes that name it through an
+/// instance.
+#[test]
+fn references_of_a_prefab_entity_reach_the_scenes_placing_it() {
+    let (dir, text, mut c, u) = open_camp();
+    let goblin =
+        std::fs::read_to_string(dir.path().join("assets/prefabs/goblin.forge.ron")).unwrap();
+    let g = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
+    c.open(&g, &goblin);
+    c.diagnostics(&g);
+    let (l, ch) = pos(&goblin, "\n    2: (", 0, 5);
+    let refs = c.at("textDocument/references", &g, l, ch);
+    let in_scene: Vec<u64> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["uri"] == u.as_str())
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    let want = [
+        pos(&text, "#3/2", 0, 0).0,
+        pos(&text, "target: [2]", 0, 0).0,
+    ]
+    .map(u64::from);
+    assert_eq!(in_scene, want, "{refs}");
+    c.stop();
+}
