@@ -46,11 +46,51 @@ pub fn serve(connection: Connection) -> Result<(), Error> {
         .and_then(|o| o.get("schemaPath"))
         .and_then(|p| p.as_str())
         .map(PathBuf::from);
+    if watches_files(&params) {
+        register_watchers(&connection)?;
+    }
     let mut server = Server {
         connection: &connection,
         state: State::new(encoding, workspace, schema),
     };
     server.run()
+}
+
+/// Whether the client lets the server ask it to watch files.
+fn watches_files(params: &InitializeParams) -> bool {
+    params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false)
+}
+
+/// Asks the client to report changes of scenes and prefabs (`*.forge.ron`), schema files
+/// (`*.forge-schema.ron`) and asset files on disk: the scenes are checked again.
+fn register_watchers(connection: &Connection) -> Result<(), Error> {
+    let watchers = ["**/*.forge.ron", "**/*.forge-schema.ron", "**/assets/**"]
+        .iter()
+        .map(|glob| lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String((*glob).to_owned()),
+            kind: None,
+        })
+        .collect();
+    let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
+    let params = lsp_types::RegistrationParams {
+        registrations: vec![lsp_types::Registration {
+            id: "forge-watch".to_owned(),
+            method: note::DidChangeWatchedFiles::METHOD.to_owned(),
+            register_options: Some(serde_json::to_value(options)?),
+        }],
+    };
+    connection.sender.send(Message::Request(Request::new(
+        RequestId::from("forge-watch".to_owned()),
+        req::RegisterCapability::METHOD.to_owned(),
+        params,
+    )))?;
+    Ok(())
 }
 
 /// UTF-8 when the client offers it, else the protocol's UTF-16.

@@ -15,6 +15,8 @@ pub struct Client {
     next: i32,
     /// Notifications received while waiting for something else.
     pub notes: Vec<Notification>,
+    /// The requests the server sent, answered with `null`.
+    pub asked: Vec<Request>,
 }
 
 impl Client {
@@ -30,13 +32,17 @@ impl Client {
             server: Some(thread),
             next: 0,
             notes: Vec::new(),
+            asked: Vec::new(),
         };
         let init = c.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": uri(root),
-                "capabilities": { "general": { "positionEncodings": encodings } },
+                "capabilities": {
+                    "general": { "positionEncodings": encodings },
+                    "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } },
+                },
                 "initializationOptions": options,
             }),
         );
@@ -81,9 +87,17 @@ impl Client {
                     };
                 }
                 Message::Notification(n) => self.notes.push(n),
+                Message::Request(r) => self.answer(r),
                 other => panic!("unexpected {other:?}"),
             }
         }
+    }
+
+    /// Answers a request of the server (`client/registerCapability`) with `null`, keeping it.
+    fn answer(&mut self, r: Request) {
+        let response = lsp_server::Response::new_ok(r.id.clone(), Value::Null);
+        self.conn.sender.send(Message::Response(response)).unwrap();
+        self.asked.push(r);
     }
 
     /// The next diagnostics published for `uri` (those already received first).
@@ -112,6 +126,7 @@ impl Client {
                         .unwrap_or_default();
                 }
                 Message::Notification(n) => self.notes.push(n),
+                Message::Request(r) => self.answer(r),
                 other => panic!("unexpected {other:?}"),
             }
         }
@@ -1138,5 +1153,43 @@ fn references_of_a_prefab_entity_reach_the_scenes_placing_it() {
     ]
     .map(u64::from);
     assert_eq!(in_scene, want, "{refs}");
+    c.stop();
+}
+
+/// The server asks the client to watch scenes, prefabs, schemas and assets; a prefab changed on
+/// disk (not open in the editor) is read again, and the scene placing it checked again.
+#[test]
+fn a_prefab_changed_on_disk_is_checked_again() {
+    let prefab = scene(&[(1, "Goblin", None, &[], "(type: camera2d)")], &[1], 2);
+    let level = scene(&[(1, "Camp", None, &[], "(type: camera2d)")], &[1], 2).replace(
+        "components: [(type: camera2d)])",
+        "components: [(type: camera2d)], instance: Some((scene: \"prefabs/goblin.forge.ron\")))",
+    );
+    let dir = project(&[
+        ("assets/prefabs/goblin.forge.ron", &prefab),
+        ("assets/scenes/camp.forge.ron", &level),
+    ]);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/scenes/camp.forge.ron"));
+    c.open(&u, &level);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    let asked: Vec<&str> = c.asked.iter().map(|r| r.method.as_str()).collect();
+    assert_eq!(asked, ["client/registerCapability"]);
+    let watchers = &c.asked[0].params["registrations"][0]["registerOptions"]["watchers"];
+    assert_eq!(watchers[0]["globPattern"], "**/*.forge.ron");
+    let prefab_path = dir.path().join("assets/prefabs/goblin.forge.ron");
+    std::fs::write(
+        &prefab_path,
+        prefab.replace("children: []", "children: [7]"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri(&prefab_path), "type": 2 }] }),
+    );
+    assert_eq!(
+        codes(&problems(c.diagnostics(&u))),
+        ["forge::structure::missing_child"]
+    );
     c.stop();
 }
