@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::point_light::{color, intensity, range, shadows};
 use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
     Role, Value, ValueRef,
@@ -46,23 +47,9 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
     doc: "A spot light: a cone of light along the entity's forward (-Z).",
     bevy: "SpotLight",
     payload: Payload::Fields(&[
-        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
-        BuiltinField::new("intensity", FieldKind::Float, "Luminous power.")
-            .unit("lumens")
-            .noun(NOUN, NON_FINITE)
-            .range(
-                FieldRange::NonNegative,
-                "forge::light::intensity",
-                Some("intensity is luminous power in lumens; `0.0` turns the light off"),
-            ),
-        BuiltinField::new("range", FieldKind::Float, "Cut-off distance.")
-            .unit("world units")
-            .noun(NOUN, NON_FINITE)
-            .range(
-                FieldRange::Positive,
-                "forge::light::range",
-                Some("range is the cut-off distance in world units, for example `20.0`"),
-            ),
+        color(NOUN),
+        intensity(NOUN),
+        range(NOUN),
         BuiltinField::new(
             "radius",
             FieldKind::Float,
@@ -102,11 +89,7 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
             "forge::light::angle",
             ANGLE_HELP,
         ),
-        BuiltinField::new(
-            "shadows",
-            FieldKind::Bool,
-            "Whether the light casts shadows.",
-        ),
+        shadows(),
     ]),
     context: "spot_light data",
     names: &[
