@@ -691,6 +691,16 @@ fn completion_offers_what_may_be_written_there() {
     let (l, ch) = pos(&text, "expr: \"#3/2\")", 0, 13);
     let got = labels(&c.at("textDocument/completion", &u, l, ch));
     assert_eq!(got, ["speed"]);
+    // Custom type paths from the schema file.
+    let (l, ch) = pos(&text, "\"forge_demo::Follow\"", 0, 1);
+    let got = labels(&c.at("textDocument/completion", &u, l, ch));
+    assert_eq!(got, ["forge_demo::Follow", "forge_demo::Health"]);
+    // Payload fields not yet set, after `, ` typed in an override's `set`.
+    let (l, ch) = pos(&text, "intensity: 1200.0", 0, 17);
+    c.change(&u, 2, [l, ch, l, ch], ", ");
+    let got = labels(&c.at("textDocument/completion", &u, l, ch + 2));
+    assert_eq!(got, ["color", "range", "shadows"]);
+    c.change(&u, 3, [l, ch, l, ch + 2], "");
     // A new entity between entries: the next free id.
     let (l, ch) = pos(&text, "\n    2: (", 0, 1);
     let got = labels(&c.at("textDocument/completion", &u, l, ch));
