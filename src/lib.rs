@@ -37,6 +37,7 @@
 //! [import and migrate](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/import-migrate.md),
 //! [import and export](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/import-export.md),
 //! [the command line](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/cli.md),
+//! [editor setup](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/editor-setup.md),
 //! [performance](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/performance.md).
 
 // Lets the derive's `::bevy_forge_scene::..` paths resolve inside this crate (unit tests, doctests).
@@ -65,10 +66,11 @@ pub use runtime::capture;
 #[cfg(feature = "import")]
 pub use runtime::import;
 pub use runtime::{
-    ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
-    ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings, ForgeScenePlugin,
-    ForgeSceneProcess, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
-    ForgeSceneSaver, ForgeSceneSystems, ForgeSchemas, ForgeTwinReader, RegisterForgeComponent,
+    ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
+    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoadError, ForgeSceneLoader,
+    ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneProcess, ForgeSceneReady,
+    ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSceneSaver, ForgeSceneSystems,
+    ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress, ForgeTwinReader, RegisterForgeComponent,
     apply_diff, with_cooked_twins,
 };
 
@@ -76,9 +78,10 @@ pub use runtime::{
 /// `use bevy::prelude::*;` (no name is shared with Bevy's prelude).
 pub mod prelude {
     pub use crate::runtime::{
-        ForgeComponent, ForgeEntityId, ForgeEntityPath, ForgeScene, ForgeSceneInstance,
-        ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed,
-        ForgeSceneReloaded, ForgeSceneRoot, ForgeSceneSystems, ForgeSchemas,
+        ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
+        ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoaderSettings, ForgeScenePlugin,
+        ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
+        ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress,
         RegisterForgeComponent,
     };
     pub use bevy_forge_scene_macros::ForgeComponent;
@@ -129,5 +132,11 @@ struct GuideImportMigrate;
 #[doc = include_str!("../docs/guide/cli.md")]
 struct GuideCli;
 #[cfg(doctest)]
+#[doc = include_str!("../docs/guide/editor-setup.md")]
+struct GuideEditorSetup;
+#[cfg(doctest)]
 #[doc = include_str!("../docs/guide/performance.md")]
 struct GuidePerformance;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/big-worlds.md")]
+struct GuideBigWorlds;

@@ -71,6 +71,8 @@ fn every_name_of_ours(
     _instances: Query<&ForgeSceneInstance>,
     _scenes: Res<Assets<ForgeScene>>,
     _schemas: Res<ForgeSchemas>,
+    _default_budget: Res<ForgeDefaultSpawnBudget>,
+    _spawning: Query<(&ForgeSpawnProgress, Option<&ForgeSpawnBudget>), Without<ForgeSceneInactive>>,
 ) {
     let _ready = |_: On<ForgeSceneReady>| {};
     let _reloaded = |_: On<ForgeSceneReloaded>| {};

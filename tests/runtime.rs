@@ -2,6 +2,8 @@
 //! source and spawn real components.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "spawning/budget.rs"]
+mod budget;
 mod common;
 
 use common::harness::Harness;

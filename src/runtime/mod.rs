@@ -39,7 +39,10 @@ pub use processor::{ForgeSceneProcess, ForgeSceneSaver};
 pub use registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
 pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
 pub use scene::ForgeScene;
-pub use spawn::{ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot};
+pub use spawn::{
+    ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneReady,
+    ForgeSceneRoot, ForgeSpawnBudget, ForgeSpawnProgress,
+};
 pub use twins::{ForgeTwinReader, with_cooked_twins};
 
 #[doc(hidden)]

@@ -10,11 +10,18 @@ use super::loader::ForgeSceneLoader;
 use super::processor::{ForgeSceneProcess, ForgeSceneSaver};
 use super::reload::reload_scenes;
 use super::scene::ForgeScene;
-use super::spawn::{AppliedDocs, ForgeMaterials, ForgeSceneRoot, spawn_scene_instances};
+use super::spawn::{
+    AppliedDocs, ForgeDefaultSpawnBudget, ForgeMaterials, ForgeSceneInactive, ForgeSceneRoot,
+    ForgeSpawnBudget, spawn_scene_instances,
+};
 
 /// Adds `.forge.ron` scenes to an app: the [`ForgeScene`] asset, its loader, and spawning of
 /// [`ForgeSceneRoot`] entities, in the [`ForgeSceneSystems`] sets of `PreUpdate` (right after
 /// assets are tracked, so `Update` systems see a scene the frame it spawns).
+///
+/// A scene spawns whole in the frame its asset is ready unless a [`ForgeSpawnBudget`] says
+/// otherwise: [`ForgeDefaultSpawnBudget`] is the app's default (insert it before or after adding
+/// the plugin; the plugin only fills it in when absent), the component on a root that root's own.
 ///
 /// Needs Bevy's `AssetPlugin` (part of `DefaultPlugins`), added before or after this plugin.
 /// Without it, the plugin logs an error naming what to add and registers nothing.
@@ -40,8 +47,10 @@ pub enum ForgeSceneSystems {
     /// their live instances, and triggers [`ForgeSceneReloaded`](crate::ForgeSceneReloaded) or
     /// [`ForgeSceneReloadFailed`](crate::ForgeSceneReloadFailed) on their roots.
     Reload,
-    /// Spawns every [`ForgeSceneRoot`] whose scene has loaded, and triggers
-    /// [`ForgeSceneReady`](crate::ForgeSceneReady) on it.
+    /// Spawns every [`ForgeSceneRoot`] whose scene has loaded, within the frame's
+    /// [`ForgeSpawnBudget`], and triggers [`ForgeSceneReady`](crate::ForgeSceneReady) on it when
+    /// its instance is complete; opens and closes activation gates
+    /// ([`ForgeSceneInactive`](crate::ForgeSceneInactive)).
     Spawn,
 }
 
@@ -50,6 +59,9 @@ impl Plugin for ForgeScenePlugin {
         app.register_type::<ForgeEntityId>()
             .register_type::<ForgeEntityPath>()
             .register_type::<ForgeSceneRoot>()
+            .register_type::<ForgeSpawnBudget>()
+            .register_type::<ForgeDefaultSpawnBudget>()
+            .register_type::<ForgeSceneInactive>()
             .configure_sets(
                 PreUpdate,
                 (ForgeSceneSystems::Reload, ForgeSceneSystems::Spawn)
@@ -101,6 +113,7 @@ fn add_assets(app: &mut App) {
         .set_default_asset_processor::<ForgeSceneProcess>("forge.ron")
         .init_resource::<ForgeMaterials>()
         .init_resource::<AppliedDocs>()
+        .init_resource::<ForgeDefaultSpawnBudget>()
         .add_systems(PreUpdate, reload_scenes.in_set(ForgeSceneSystems::Reload))
         .add_systems(
             PreUpdate,

@@ -55,7 +55,10 @@ use bevy_ecs::system::SystemState;
 use super::components::{ForgeEntityPath, bevy_transform_of};
 use super::loader::{ForgeSceneLoadError, list};
 use super::scene::ForgeScene;
-use super::spawn::{AppliedDoc, AppliedDocs, ForgeSceneInstance, insert_references, spawn_entity};
+use super::spawn::{
+    AppliedDoc, AppliedDocs, ForgeSceneInactive, ForgeSceneInstance, SpawnCx, insert_references,
+    spawn_entity,
+};
 use crate::diff::{ComponentChange, SceneDiff};
 use crate::validate::{Diagnostic, Severity};
 
@@ -314,7 +317,12 @@ fn apply(
     };
     // 1. Spawn added entities, parents first. An instance spawned after the change was made
     // (in the frame of an in-memory edit, before hot reload ran) already has them.
-    let visibility = super::spawn::visibility_id(world);
+    let cx = SpawnCx {
+        scene_id,
+        scene,
+        visibility: super::spawn::visibility_id(world),
+        inactive: world.get::<ForgeSceneInactive>(root).is_some(),
+    };
     for added in &changes.added {
         if live(world, instance, added.id).is_some() {
             continue;
@@ -329,7 +337,7 @@ fn apply(
             tracing::debug!("entity {} not spawned: its parent is gone", added.id);
             continue;
         };
-        let entity = spawn_entity(world, parent, added.id, index, scene_id, scene, visibility);
+        let entity = spawn_entity(world, parent, added.id, index, &cx);
         instance.set(added.id, entity);
         added_keys.push(added.id);
     }

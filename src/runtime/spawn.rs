@@ -4,6 +4,9 @@
 use bevy_platform::collections::HashMap;
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use bevy_platform::time::Instant;
 
 use bevy_asset::{AssetId, Assets, Handle, UntypedHandle};
 use bevy_ecs::component::ComponentId;
@@ -26,6 +29,9 @@ use crate::prefab::PlacedPaths;
 /// The scene's roots become children of this entity in `roots` order. Several roots with the same
 /// handle give independent instances; despawning this entity despawns its instance. Once spawned,
 /// the entity gets a [`ForgeSceneInstance`] and a [`ForgeSceneReady`] event is triggered on it.
+/// The spawn takes one frame unless a [`ForgeSpawnBudget`] (on this entity, or the app's
+/// [`ForgeDefaultSpawnBudget`]) spreads it over several; [`ForgeSpawnProgress`] on this entity
+/// says how far it got, and [`ForgeSceneInactive`] holds the instance hidden and inactive.
 #[derive(Component, Clone, Debug, Default, Reflect)]
 // Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
 // and reflected scenes name it.
@@ -239,22 +245,463 @@ pub(crate) struct ForgeMaterials {
     warned: bool,
 }
 
-/// Spawns every [`ForgeSceneRoot`] whose scene has loaded and that has no instance yet.
+/// How much spawning one frame may do: wall-clock time, a number of entities, or both. With
+/// neither (the default), a scene spawns whole in the frame its asset is ready, as before.
+///
+/// As a component on a root entity it is that root's own per-frame budget, spent by it alone.
+/// Roots without one share the app's default, the [`ForgeDefaultSpawnBudget`] resource, so the
+/// frame's spawning of all of them together stays within it (one root may load in the
+/// background at 2 ms while another, with `ForgeSpawnBudget::UNLIMITED` on it, spawns at once).
+///
+/// ```
+/// # use std::time::Duration;
+/// # use bevy_app::App;
+/// # use bevy_ecs::prelude::*;
+/// # use bevy_forge_scene::{ForgeDefaultSpawnBudget, ForgeSceneRoot, ForgeSpawnBudget};
+/// # let mut app = App::new();
+/// // At most 2 ms of scene spawning per frame, for every root without a budget of its own.
+/// app.insert_resource(ForgeDefaultSpawnBudget(ForgeSpawnBudget::per_frame(
+///     Duration::from_millis(2),
+/// )));
+/// // This root: at most 500 entities per frame, however quick.
+/// app.world_mut().spawn((
+///     ForgeSceneRoot::default(),
+///     ForgeSpawnBudget::UNLIMITED.with_entities(500),
+/// ));
+/// ```
+///
+/// A budgeted spawn spawns parents before children in `roots` order, as a one-frame spawn
+/// does; custom components holding entity references are inserted once every entity of the
+/// instance exists (their hooks see final ids), and [`ForgeSceneReady`] is triggered and the
+/// [`ForgeSceneInstance`] inserted only when the instance is complete. Meanwhile the root's
+/// [`ForgeSpawnProgress`] says how far it got. The budget covers the world writes only: the
+/// loader builds every value beforehand, off the main thread.
+///
+/// Time is checked every 16 entities, so a frame may run over by the time of that many
+/// entities; every frame spawns at least one entity, however small the budget, so a spawn
+/// always ends.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[type_path = "bevy_forge_scene"]
+#[reflect(Component)]
+pub struct ForgeSpawnBudget {
+    /// Wall-clock time per frame for spawning; `None`: no limit.
+    pub time: Option<Duration>,
+    /// Entities spawned per frame (an entity whose components with entity references are
+    /// inserted counts once more); `None`: no limit.
+    pub entities: Option<u32>,
+}
+
+impl ForgeSpawnBudget {
+    /// No limit: a scene spawns whole in one frame (the default).
+    pub const UNLIMITED: Self = Self {
+        time: None,
+        entities: None,
+    };
+
+    /// At most `time` of spawning per frame.
+    pub fn per_frame(time: Duration) -> Self {
+        Self {
+            time: Some(time),
+            entities: None,
+        }
+    }
+
+    /// This budget, also capped at `entities` entities per frame.
+    pub fn with_entities(mut self, entities: u32) -> Self {
+        self.entities = Some(entities);
+        self
+    }
+
+    /// Whether the budget has no limit (a scene spawns in one frame).
+    pub fn is_unlimited(&self) -> bool {
+        self.time.is_none() && self.entities.is_none()
+    }
+}
+
+/// The app's default [`ForgeSpawnBudget`], for every [`ForgeSceneRoot`] without one of its own
+/// (unlimited unless the game inserts it; [`ForgeScenePlugin`](crate::ForgeScenePlugin) fills
+/// it in when absent, so inserting it before or after the plugin both work).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[type_path = "bevy_forge_scene"]
+#[reflect(Resource)]
+pub struct ForgeDefaultSpawnBudget(pub ForgeSpawnBudget);
+
+/// How far the spawn of a [`ForgeSceneRoot`]'s instance got, on the root entity from the frame
+/// its spawn starts: `spawned` of the scene's `total` entities (prefab entities included). With
+/// a [`ForgeSpawnBudget`] it changes each frame the spawn advances (`Changed<ForgeSpawnProgress>`
+/// finds those frames): what a loading bar draws. `ready` turns true in the frame the
+/// instance is complete and [`ForgeSceneReady`] is triggered; `spawned` may reach `total` a
+/// frame or two before, while components with entity references are inserted.
+///
+/// A spawn that starts again (its scene hot-reloaded mid-spawn) starts again from zero.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ForgeSpawnProgress {
+    /// Entities spawned so far.
+    pub spawned: usize,
+    /// Entities of the instance in all.
+    pub total: usize,
+    /// Whether the instance is complete.
+    pub ready: bool,
+}
+
+impl ForgeSpawnProgress {
+    /// `spawned / total`, from 0.0 to 1.0 (1.0 for an empty scene).
+    pub fn fraction(&self) -> f32 {
+        if self.total == 0 {
+            1.0
+        } else {
+            self.spawned as f32 / self.total as f32
+        }
+    }
+}
+
+/// The activation gate: a scene spawned inactive, revealed when the game decides (Unity's
+/// `allowSceneActivation = false`). Put it on a [`ForgeSceneRoot`] entity (with it, or later)
+/// and:
+/// - every entity of the instance carries `ForgeSceneInactive` too, from the moment it spawns
+///   (before its built-in and custom components are inserted, so their hooks see it): a game's
+///   systems skip them with `Without<ForgeSceneInactive>`;
+/// - the root's `Visibility` is `Hidden` (with the `builtins` feature), so nothing of it is
+///   drawn;
+/// - the spawn itself goes on (within its [`ForgeSpawnBudget`]) and [`ForgeSceneReady`] is
+///   triggered when it is complete, as for any root.
+///
+/// Remove it from the root to reveal the instance: in the next
+/// [`ForgeSceneSystems::Spawn`](crate::ForgeSceneSystems::Spawn) every entity of the instance
+/// loses it in one go and the root gets back the `Visibility` it had. Putting it back on the
+/// root hides and marks the instance again. Entities hot reload adds to an inactive instance
+/// spawn inactive. Nothing else changes: the entities exist, hot reload patches them, and
+/// systems that do not filter on the marker see them.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[type_path = "bevy_forge_scene"]
+#[reflect(Component)]
+pub struct ForgeSceneInactive;
+
+/// On a root whose instance is held inactive: what its `Visibility` was before.
+#[derive(Component)]
+pub(crate) struct Held {
+    #[cfg(feature = "builtins")]
+    visibility: Option<bevy_camera::visibility::Visibility>,
+}
+
+/// One frame's allowance of spawning work, shared by the roots that spend it.
+pub(crate) struct Limit {
+    deadline: Option<Instant>,
+    entities: Option<u32>,
+    used: u32,
+    out: bool,
+}
+
+impl Limit {
+    /// An allowance of `budget`, starting now.
+    fn of(budget: &ForgeSpawnBudget) -> Self {
+        Self {
+            deadline: budget.time.map(|t| Instant::now() + t),
+            entities: budget.entities,
+            used: 0,
+            out: false,
+        }
+    }
+
+    /// Counts one unit of work; whether the allowance is now spent. Time is read every 16
+    /// units (a clock read costs a few percent of an entity's spawn).
+    #[inline]
+    fn spend(&mut self) -> bool {
+        self.used += 1;
+        if self.entities.is_some_and(|n| self.used >= n) {
+            self.out = true;
+        } else if let Some(deadline) = self.deadline
+            && self.used.is_multiple_of(16)
+            && Instant::now() >= deadline
+        {
+            self.out = true;
+        }
+        self.out
+    }
+
+    /// Whether the time is up (for work not counted in entities).
+    fn out_of_time(&mut self) -> bool {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.out = true;
+        }
+        self.out
+    }
+}
+
+/// What [`spawn_entity`] needs besides the entity: the scene, `Visibility`'s component id
+/// ([`visibility_id`]) and whether the instance is held inactive ([`ForgeSceneInactive`]).
+pub(crate) struct SpawnCx<'a> {
+    pub(crate) scene_id: AssetId<ForgeScene>,
+    pub(crate) scene: &'a ForgeScene,
+    pub(crate) visibility: Option<ComponentId>,
+    pub(crate) inactive: bool,
+}
+
+/// Where a spawn is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Spawning entities, depth first from the roots.
+    Walk,
+    /// Building the id map from the entity at this index of the document on.
+    Map(usize),
+    /// Inserting components with entity references from the entity at this index on.
+    References(usize),
+    /// Complete.
+    Done,
+}
+
+/// The spawn of one instance, resumable from frame to frame: a cursor over the spawned document
+/// in parent-first order. On a root whose spawn is in progress (budgeted spawning), taken off
+/// while it advances.
+#[derive(Component)]
+pub(crate) struct SpawnTask {
+    scene_id: AssetId<ForgeScene>,
+    /// The document being spawned: a scene whose document is no longer this one (hot reload)
+    /// starts its spawn again.
+    doc: Arc<SceneDoc>,
+    /// The live entity of each entity of `doc`, by index, once spawned.
+    spawned: Vec<Option<Entity>>,
+    /// Entities still to spawn, each with the entity that pushed it (its parent in a valid
+    /// forest: id and live entity).
+    stack: Vec<(u64, Option<(u64, Entity)>)>,
+    /// The index after the last spawned entity: usually the next one to spawn.
+    next: usize,
+    count: usize,
+    phase: Phase,
+    entities: HashMap<u64, Entity>,
+    visibility: Option<ComponentId>,
+}
+
+impl SpawnTask {
+    fn new(world: &mut World, scene_id: AssetId<ForgeScene>, scene: &ForgeScene) -> Self {
+        let doc = scene.spawn_doc().clone();
+        Self {
+            scene_id,
+            spawned: vec![None; doc.entities.len()],
+            stack: doc.roots.iter().rev().map(|id| (*id, None)).collect(),
+            doc,
+            next: 0,
+            count: 0,
+            phase: Phase::Walk,
+            entities: HashMap::new(),
+            visibility: visibility_id(world),
+        }
+    }
+
+    /// Whether this spawn is of `scene`'s current document.
+    fn is_of(&self, scene_id: AssetId<ForgeScene>, scene: &ForgeScene) -> bool {
+        self.scene_id == scene_id && Arc::ptr_eq(&self.doc, scene.spawn_doc())
+    }
+
+    /// Despawns what this spawn spawned (a spawn started again).
+    fn abandon(&self, world: &mut World) {
+        for entity in self.spawned.iter().flatten() {
+            if let Ok(e) = world.get_entity_mut(*entity) {
+                e.despawn();
+            }
+        }
+    }
+
+    fn progress(&self) -> ForgeSpawnProgress {
+        ForgeSpawnProgress {
+            spawned: self.count,
+            total: self.spawned.len(),
+            ready: self.phase == Phase::Done,
+        }
+    }
+
+    /// Advances the spawn under `root` until it is complete (true) or `limit` is spent.
+    fn step(
+        &mut self,
+        world: &mut World,
+        root: Entity,
+        scene: &ForgeScene,
+        limit: &mut Limit,
+        inactive: bool,
+    ) -> bool {
+        if world.get_entity(root).is_err() {
+            self.phase = Phase::Done;
+        }
+        if self.phase == Phase::Walk {
+            let cx = SpawnCx {
+                scene_id: self.scene_id,
+                scene,
+                visibility: self.visibility,
+                inactive,
+            };
+            if self.walk(world, root, &cx, limit) {
+                return false;
+            }
+            self.entities.reserve(self.doc.entities.len());
+            self.phase = Phase::Map(0);
+        }
+        if let Phase::Map(mut at) = self.phase {
+            // The id map is built after the walk, not entry by entry during it: inserts into a
+            // table of every entity, interleaved with spawning, each miss the cache (11-15 ms
+            // more at 100,000 entities against 2-4 ms after the walk; BENCHMARKS.md, "Spawning
+            // closer to plain Bevy"). In chunks, so a budget can stop between them.
+            const CHUNK: usize = 4096;
+            let len = self.spawned.len();
+            while at < len {
+                let end = (at + CHUNK).min(len);
+                if let Some(keys) = self.doc.entities.get_range(at..end) {
+                    self.entities.extend(
+                        keys.keys()
+                            .zip(&self.spawned[at..end])
+                            .filter_map(|(id, e)| Some((*id, (*e)?))),
+                    );
+                }
+                at = end;
+                if at < len && limit.out_of_time() {
+                    self.phase = Phase::Map(at);
+                    return false;
+                }
+            }
+            self.phase = if scene.custom.has_references() {
+                Phase::References(0)
+            } else {
+                Phase::Done
+            };
+        }
+        if let Phase::References(at) = self.phase {
+            for index in at..self.spawned.len() {
+                let Some(id) = self.doc.entities.get_index(index).map(|(id, _)| *id) else {
+                    break;
+                };
+                if insert_references_of(world, scene, &self.entities, id, index) && limit.spend() {
+                    self.phase = Phase::References(index + 1);
+                    return false;
+                }
+            }
+            self.phase = Phase::Done;
+        }
+        true
+    }
+
+    /// Spawns entities depth first from the roots, parents before children and children in
+    /// order, until the stack is empty (false) or `limit` is spent (true). An entity whose
+    /// parent did not spawn or is gone (the game despawned it between frames) is skipped with
+    /// its subtree; each entity spawns at most once, so the walk ends even on a cycle.
+    fn walk(&mut self, world: &mut World, root: Entity, cx: &SpawnCx, limit: &mut Limit) -> bool {
+        let doc = &*self.doc;
+        while let Some((id, pushed_by)) = self.stack.pop() {
+            // Files usually list entities depth first, so the entity to spawn is usually the
+            // one after the last spawned: its key is compared before looking the key up.
+            let found = match doc.entities.get_index(self.next) {
+                Some((key, node)) if *key == id => Some((self.next, node)),
+                _ => doc.entities.get_full(&id).map(|(i, _, node)| (i, node)),
+            };
+            let Some((index, node)) = found else {
+                continue;
+            };
+            self.next = index + 1;
+            if self.spawned.get(index).is_none_or(Option::is_some) {
+                continue;
+            }
+            let parent = match (node.parent, pushed_by) {
+                (None, _) => root,
+                (Some(p), Some((by, entity))) if by == p => entity,
+                (Some(p), _) => match doc.entities.get_index_of(&p).and_then(|i| self.spawned[i]) {
+                    Some(e) => e,
+                    None => continue,
+                },
+            };
+            if !world.entities().contains(parent) {
+                continue;
+            }
+            let entity = spawn_entity(world, parent, id, index, cx);
+            self.spawned[index] = Some(entity);
+            self.count += 1;
+            self.stack
+                .extend(node.children.iter().rev().map(|c| (*c, Some((id, entity)))));
+            if limit.spend() {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn into_instance(self, scene: &ForgeScene) -> ForgeSceneInstance {
+        ForgeSceneInstance::new(self.scene_id, self.entities, scene.placed_paths())
+    }
+}
+
+/// A root, whether it has [`ForgeSceneInactive`], and whether its instance is held.
+type Gate = (Entity, Has<ForgeSceneInactive>, Has<Held>);
+
+/// Spawns every [`ForgeSceneRoot`] whose scene has loaded and that has no instance yet, within
+/// the frame's [`ForgeSpawnBudget`], and opens or closes the activation gate of roots whose
+/// [`ForgeSceneInactive`] came or went.
 pub(crate) fn spawn_scene_instances(
     world: &mut World,
     roots: &mut QueryState<(Entity, &ForgeSceneRoot), Without<ForgeSceneInstance>>,
+    gates: &mut QueryState<Gate, With<ForgeSceneRoot>>,
 ) {
-    let pending: Vec<(Entity, AssetId<ForgeScene>)> =
+    let gated: Vec<(Entity, bool)> = gates
+        .iter(world)
+        .filter(|(_, inactive, held)| inactive != held)
+        .map(|(e, inactive, _)| (e, inactive))
+        .collect();
+    for (root, inactive) in gated {
+        set_active(world, root, !inactive);
+    }
+    let mut pending: Vec<(Entity, AssetId<ForgeScene>)> =
         roots.iter(world).map(|(e, r)| (e, r.0.id())).collect();
     if pending.is_empty() {
         return;
     }
+    pending.sort_unstable_by_key(|(e, _)| *e);
+    let default = world
+        .get_resource::<ForgeDefaultSpawnBudget>()
+        .map(|d| d.0)
+        .unwrap_or_default();
+    let mut shared = Limit::of(&default);
     world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         for (root, id) in pending {
             let Some(scene) = scenes.get(id) else {
                 continue;
             };
-            let instance = spawn_instance(world, root, id, scene);
+            let mut own;
+            let limit = match world.get::<ForgeSpawnBudget>(root) {
+                Some(budget) => {
+                    own = Limit::of(budget);
+                    &mut own
+                }
+                None => &mut shared,
+            };
+            if limit.out {
+                continue;
+            }
+            let Ok(mut root_entity) = world.get_entity_mut(root) else {
+                continue;
+            };
+            let inactive = root_entity.contains::<ForgeSceneInactive>();
+            let mut task = match root_entity.take::<SpawnTask>() {
+                Some(task) if task.is_of(id, scene) => task,
+                Some(stale) => {
+                    stale.abandon(world);
+                    SpawnTask::new(world, id, scene)
+                }
+                None => SpawnTask::new(world, id, scene),
+            };
+            let done = task.step(world, root, scene, limit, inactive);
+            let progress = task.progress();
+            let Ok(mut root_entity) = world.get_entity_mut(root) else {
+                continue; // despawned by a game's hook or observer while spawning
+            };
+            match root_entity.get_mut::<ForgeSpawnProgress>() {
+                Some(mut p) => {
+                    p.set_if_neq(progress);
+                }
+                None => {
+                    root_entity.insert(progress);
+                }
+            }
+            if !done {
+                root_entity.insert(task);
+                continue;
+            }
+            let instance = task.into_instance(scene);
             if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
                 applied.0.entry(id).or_insert_with(|| AppliedDoc::of(scene));
             }
@@ -264,6 +711,51 @@ pub(crate) fn spawn_scene_instances(
             }
         }
     });
+}
+
+/// Opens (`active`) or closes the activation gate of `root`: its instance's entities (those
+/// spawned so far, while it spawns) lose or get [`ForgeSceneInactive`], and the root gets back
+/// its `Visibility` or is hidden.
+fn set_active(world: &mut World, root: Entity, active: bool) {
+    let entities: Vec<Entity> = match (
+        world.get::<ForgeSceneInstance>(root),
+        world.get::<SpawnTask>(root),
+    ) {
+        (Some(instance), _) => instance.entities().values().copied().collect(),
+        (None, Some(task)) => task.spawned.iter().flatten().copied().collect(),
+        (None, None) => Vec::new(),
+    };
+    for entity in entities {
+        if let Ok(mut e) = world.get_entity_mut(entity) {
+            if active {
+                e.remove::<ForgeSceneInactive>();
+            } else {
+                e.insert(ForgeSceneInactive);
+            }
+        }
+    }
+    let Ok(mut root_entity) = world.get_entity_mut(root) else {
+        return;
+    };
+    #[cfg(feature = "builtins")]
+    {
+        use bevy_camera::visibility::Visibility;
+        if active {
+            let held = root_entity.take::<Held>();
+            if let Some(visibility) = held.and_then(|h| h.visibility) {
+                root_entity.insert(visibility);
+            }
+        } else {
+            let visibility = root_entity.get::<Visibility>().copied();
+            root_entity.insert((Held { visibility }, Visibility::Hidden));
+        }
+    }
+    #[cfg(not(feature = "builtins"))]
+    if active {
+        root_entity.remove::<Held>();
+    } else {
+        root_entity.insert(Held {});
+    }
 }
 
 impl ForgeScene {
@@ -284,91 +776,47 @@ impl ForgeScene {
     }
 }
 
-/// Spawns `scene` under `root` and returns the id map. Parents spawn before their children and
-/// children in file order, so `Children` holds the file's order.
+/// Spawns `scene` under `root` in one go and returns the id map. Parents spawn before their
+/// children and children in file order, so `Children` holds the file's order.
 pub(crate) fn spawn_instance(
     world: &mut World,
     root: Entity,
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> ForgeSceneInstance {
-    let doc = scene.spawn_doc();
-    if world.get_entity(root).is_err() {
-        return ForgeSceneInstance::new(scene_id, HashMap::new(), scene.placed_paths());
-    }
-    // Depth first from the roots, parents before children and children in order. Each stack
-    // entry carries the entity that pushed it (id and live entity), which is its parent in a
-    // valid forest, so the parent is found without a lookup; `spawned` (by index) holds what is
-    // spawned already. An entity whose parent did not spawn is skipped with its subtree; that
-    // only happens in a forest validation refused (an edit in memory), and each entity spawns
-    // at most once, so the walk ends even on a cycle.
-    let visibility = visibility_id(world);
-    let mut spawned: Vec<Option<Entity>> = vec![None; doc.entities.len()];
-    let mut stack: Vec<(u64, Option<(u64, Entity)>)> =
-        doc.roots.iter().rev().map(|id| (*id, None)).collect();
-    // Files usually list entities depth first, so the entity to spawn is usually the one after
-    // the last spawned: its key is compared before looking the key up.
-    let mut next = 0;
-    while let Some((id, pushed_by)) = stack.pop() {
-        let found = match doc.entities.get_index(next) {
-            Some((key, node)) if *key == id => Some((next, node)),
-            _ => doc.entities.get_full(&id).map(|(i, _, node)| (i, node)),
-        };
-        let Some((index, node)) = found else {
-            continue;
-        };
-        next = index + 1;
-        if spawned.get(index).is_none_or(Option::is_some) {
-            continue;
-        }
-        let parent = match (node.parent, pushed_by) {
-            (None, _) => root,
-            (Some(p), Some((by, entity))) if by == p => entity,
-            (Some(p), _) => match doc.entities.get_index_of(&p).and_then(|i| spawned[i]) {
-                Some(e) => e,
-                None => continue,
-            },
-        };
-        let entity = spawn_entity(world, parent, id, index, scene_id, scene, visibility);
-        spawned[index] = Some(entity);
-        stack.extend(node.children.iter().rev().map(|c| (*c, Some((id, entity)))));
-    }
-    // The id map is built after the walk, not entry by entry during it: inserts into a table
-    // of every entity, interleaved with spawning, each miss the cache (11-15 ms more at
-    // 100,000 entities against 2-4 ms after the walk; BENCHMARKS.md, "Spawning closer to plain
-    // Bevy").
-    let mut entities = HashMap::with_capacity(doc.entities.len());
-    entities.extend(
-        doc.entities
-            .keys()
-            .zip(&spawned)
-            .filter_map(|(id, e)| Some((*id, (*e)?))),
+    let mut task = SpawnTask::new(world, scene_id, scene);
+    task.step(
+        world,
+        root,
+        scene,
+        &mut Limit::of(&ForgeSpawnBudget::UNLIMITED),
+        false,
     );
-    if scene.custom.has_references() {
-        let order = doc.entities.keys().enumerate().map(|(i, id)| (*id, i));
-        insert_references(world, scene, &entities, order);
-    }
-    ForgeSceneInstance::new(scene_id, entities, scene.placed_paths())
+    task.into_instance(scene)
 }
 
 /// Spawns entity `id` (at `index` in `scene.doc.entities`) under `parent` with everything the
-/// scene prepared for it (linking its visibility when it has `Visibility`, whose id is
-/// `visibility`: [`visibility_id`]) but the custom components with entity references
-/// ([`insert_references`] inserts them). `ChildOf` appends it to the parent's `Children`.
+/// scene prepared for it (linking its visibility when it has `Visibility`) but the custom
+/// components with entity references ([`insert_references`] inserts them). `ChildOf` appends
+/// it to the parent's `Children`.
 ///
-/// Components are inserted after the common bundle, built-ins before custom components, so a
-/// custom component's hooks and observers see the entity's parent and built-ins. An entity
-/// without built-ins gets its first custom component in the common bundle (one archetype move
-/// less).
+/// Components are inserted after the common bundle (and [`ForgeSceneInactive`], for an
+/// instance held inactive), built-ins before custom components, so a custom component's hooks
+/// and observers see the entity's parent and built-ins. An entity without built-ins gets its
+/// first custom component in the common bundle (one archetype move less).
 pub(crate) fn spawn_entity(
     world: &mut World,
     parent: Entity,
     id: u64,
     index: usize,
-    scene_id: AssetId<ForgeScene>,
-    scene: &ForgeScene,
-    visibility: Option<ComponentId>,
+    cx: &SpawnCx,
 ) -> Entity {
+    let SpawnCx {
+        scene_id,
+        scene,
+        visibility,
+        inactive,
+    } = *cx;
     let Some((_, node)) = scene.spawn_doc().entities.get_index(index) else {
         return world.spawn((ChildOf(parent), ForgeEntityId(id))).id();
     };
@@ -386,7 +834,7 @@ pub(crate) fn spawn_entity(
     #[cfg(not(feature = "builtins"))]
     let has_builtins = false;
     let custom = scene.custom.entity(index);
-    let (entity, custom) = if has_builtins {
+    let (entity, custom) = if has_builtins || inactive {
         (world.spawn(bundle).id(), custom)
     } else {
         super::custom::spawn_with_first(world, bundle, custom)
@@ -395,6 +843,12 @@ pub(crate) fn spawn_entity(
     let Ok(mut entity_mut) = world.get_entity_mut(entity) else {
         return entity;
     };
+    if inactive {
+        entity_mut.insert(ForgeSceneInactive);
+        if entity_mut.is_despawned() {
+            return entity;
+        }
+    }
     if let Some(path) = placed {
         entity_mut.insert(ForgeEntityPath(path.to_vec()));
         if entity_mut.is_despawned() {
@@ -441,20 +895,31 @@ pub(crate) fn insert_references(
     entities: &HashMap<u64, Entity>,
     which: impl IntoIterator<Item = (u64, usize)>,
 ) {
-    let live = |key: u64| entities.get(&key).copied();
     for (id, index) in which {
-        let customs = scene.custom.entity(index);
-        if !customs.iter().any(|c| c.refers()) {
-            continue;
-        }
-        let Some(mut entity) = entities
-            .get(&id)
-            .and_then(|e| world.get_entity_mut(*e).ok())
-        else {
-            continue;
-        };
+        insert_references_of(world, scene, entities, id, index);
+    }
+}
+
+/// [`insert_references`] for one entity; whether it has components with entity references.
+fn insert_references_of(
+    world: &mut World,
+    scene: &ForgeScene,
+    entities: &HashMap<u64, Entity>,
+    id: u64,
+    index: usize,
+) -> bool {
+    let customs = scene.custom.entity(index);
+    if !customs.iter().any(|c| c.refers()) {
+        return false;
+    }
+    let live = |key: u64| entities.get(&key).copied();
+    if let Some(mut entity) = entities
+        .get(&id)
+        .and_then(|e| world.get_entity_mut(*e).ok())
+    {
         super::custom::insert(&mut entity, customs.iter(), id, Some(&live));
     }
+    true
 }
 
 /// Gives each scene ancestor of `entity` a `Visibility` (`Inherited`) when `entity` has one, so
