@@ -769,6 +769,7 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
         entities: map,
         roots,
         next_id,
+        layers: Vec::new(),
     })
 }
 

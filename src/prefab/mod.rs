@@ -299,6 +299,7 @@ pub fn expand<'p>(
         entities: Default::default(),
         roots: doc.roots.clone(),
         next_id: doc.next_id,
+        layers: Vec::new(),
     };
     let mut paths = HashMap::default();
     let mut instances = HashMap::default();
