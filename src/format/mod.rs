@@ -36,7 +36,7 @@ pub use layer::{
 };
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};
-pub use source_map::{CustomPart, OverridePart, Position, SourceMap, Span};
+pub use source_map::{CustomPart, LayerPart, OverridePart, Position, SourceMap, Span};
 pub use value::{ColorData, TransformData, Vec2Data, Vec3Data};
 
 /// The format version this build reads and writes.
