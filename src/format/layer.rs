@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::component::EcoString;
+use super::edit::EditError;
 use super::instance::Override;
 use super::value::{Vec2Data, Vec3Data};
 
@@ -216,5 +217,128 @@ impl TileLayer {
         width
             .saturating_mul(self.rows.len())
             .saturating_add(self.cells.len())
+    }
+}
+
+/// A rectangle of cells, both corners included: `i` from `i0` to `i1`, `j` from `j0` to `j1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellRect {
+    /// The first column.
+    pub i0: u32,
+    /// The first row (the lowest `j`).
+    pub j0: u32,
+    /// The last column.
+    pub i1: u32,
+    /// The last row (the highest `j`).
+    pub j1: u32,
+}
+
+impl CellRect {
+    /// The one cell `(i, j)`.
+    pub fn cell(i: u32, j: u32) -> Self {
+        Self {
+            i0: i,
+            j0: j,
+            i1: i,
+            j1: j,
+        }
+    }
+
+    /// The cells between two corners, in any order.
+    pub fn between(a: (u32, u32), b: (u32, u32)) -> Self {
+        Self {
+            i0: a.0.min(b.0),
+            j0: a.1.min(b.1),
+            i1: a.0.max(b.0),
+            j1: a.1.max(b.1),
+        }
+    }
+}
+
+impl TileLayer {
+    /// Fills every cell of `rect` with palette key `key`, or empties them with `None` (see the
+    /// format page, "Growing a layer"). A `rows` layer grows to hold the cells: right and up by
+    /// adding characters and rows, left and down by also lowering `start` and moving `origin`
+    /// back by as many cells, so the cells already there keep their indices (id paths) and
+    /// places; erasing never shrinks it. A `cells` layer (or one with neither rows nor cells,
+    /// painted sparse when it has no rows) sets or removes entries, in order.
+    ///
+    /// # Errors
+    /// [`EditError::Paint`] for a key not in the palette, a rectangle past [`MAX_CELL_INDEX`], a
+    /// `rows` layer that would grow left of or below cell `(0, 0)` or past [`MAX_LAYER_CELLS`].
+    /// The layer is unchanged then.
+    pub fn paint(&mut self, rect: CellRect, key: Option<char>) -> Result<(), EditError> {
+        let refuse = |why: String| EditError::Paint {
+            layer: self.id,
+            why,
+        };
+        if let Some(k) = key
+            && self.prefab(k).is_none()
+        {
+            return Err(refuse(format!("`{k}` is not a key of its palette")));
+        }
+        if rect.i1 > MAX_CELL_INDEX || rect.j1 > MAX_CELL_INDEX {
+            return Err(refuse(format!("cell indices go up to {MAX_CELL_INDEX}")));
+        }
+        if self.rows.is_empty() {
+            self.cells
+                .retain(|c| !(rect.i0..=rect.i1).contains(&c.i) || !(rect.j0..=rect.j1).contains(&c.j));
+            if let Some(key) = key {
+                for j in rect.j0..=rect.j1 {
+                    for i in rect.i0..=rect.i1 {
+                        self.cells.push(TileCell { i, j, key });
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let width = self.rows[0].chars().count() as u32;
+        let height = self.rows.len() as u32;
+        let (si, sj) = self.start;
+        // The rows' new extent: the union of the old one and the rectangle (erasing outside the
+        // rows changes nothing).
+        let (ni0, nj0, ni1, nj1) = match key {
+            Some(_) => (
+                si.min(rect.i0),
+                sj.min(rect.j0),
+                (si + width.max(1) - 1).max(rect.i1),
+                (sj + height - 1).max(rect.j1),
+            ),
+            None => (si, sj, si + width.max(1) - 1, sj + height - 1),
+        };
+        let new_width = (ni1 - ni0 + 1) as usize;
+        let new_height = (nj1 - nj0 + 1) as usize;
+        if new_width.saturating_mul(new_height) > MAX_LAYER_CELLS {
+            return Err(refuse(format!(
+                "it would span {} cells; the limit is {MAX_LAYER_CELLS}",
+                new_width * new_height
+            )));
+        }
+        let mut grid: Vec<Vec<char>> = vec![vec![EMPTY_CELL; new_width]; new_height];
+        for (r, row) in self.rows.iter().enumerate() {
+            let j = sj + (height - 1 - r as u32);
+            for (c, ch) in row.chars().enumerate() {
+                let i = si + c as u32;
+                grid[(nj1 - j) as usize][(i - ni0) as usize] = ch;
+            }
+        }
+        for j in rect.j0.max(nj0)..=rect.j1.min(nj1) {
+            for i in rect.i0.max(ni0)..=rect.i1.min(ni1) {
+                grid[(nj1 - j) as usize][(i - ni0) as usize] = key.unwrap_or(EMPTY_CELL);
+            }
+        }
+        // Growing left or down: `start` lowers, `origin` moves back by as many cells.
+        let back = self.plane.point(
+            (si - ni0) as f32 * self.cell_size.x,
+            (sj - nj0) as f32 * self.cell_size.y,
+        );
+        self.origin = Vec3Data {
+            x: self.origin.x - back.x,
+            y: self.origin.y - back.y,
+            z: self.origin.z - back.z,
+        };
+        self.start = (ni0, nj0);
+        self.rows = grid.into_iter().map(|r| r.into_iter().collect()).collect();
+        Ok(())
     }
 }

@@ -537,6 +537,11 @@ pub(crate) mod fragment {
             .map_or(text.clone(), str::to_owned)
     }
 
+    /// A tile layer entry: `(\n  id: ..,\n  ..\n)`.
+    pub(crate) fn layer(l: &TileLayer) -> String {
+        written(|w| w.layer(l))
+    }
+
     /// An entity entry: `key: (\n  id: ..,\n  ..\n)`.
     pub(crate) fn entity(node: &EntityNode, key: u64) -> String {
         written(|w| w.entity(node, key))

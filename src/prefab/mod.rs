@@ -729,7 +729,7 @@ fn same_type_path(a: &str, b: &str) -> bool {
 
 /// Why override target `target` of an instance of `scene` (expanded as `prefab`) finds no
 /// entity: the file where the path stops, and the id that file does not have.
-fn missing_target(target: &[u64], scene: &str, prefab: &ExpandedScene) -> String {
+fn missing_target(target: &[u64], shown: &[u64], scene: &str, prefab: &ExpandedScene) -> String {
     // The deepest instance entity the path goes through: the file it places is where it stops.
     let mut file = scene.to_owned();
     let mut at = 0;
@@ -746,10 +746,10 @@ fn missing_target(target: &[u64], scene: &str, prefab: &ExpandedScene) -> String
         }
     }
     if at == 0 {
-        format!("override target {target:?} is not an entity of `{scene}`")
+        format!("override target {shown:?} is not an entity of `{scene}`")
     } else {
         format!(
-            "override target {target:?}: `{file}` (placed at {:?}) has no entity {}",
+            "override target {shown:?}: `{file}` (placed at {:?}) has no entity {}",
             &target[..at],
             target[at]
         )
@@ -826,7 +826,7 @@ fn apply_overrides_at<'o>(
             if !target_path.is_empty() {
                 diagnostics.push(unused(
                     OverridePart::Field("target"),
-                    missing_target(target_path, place.scene, prefab),
+                    missing_target(target_path, &o.target, place.scene, prefab),
                 ));
             }
             // Entities it would place stay under the instance entity.
