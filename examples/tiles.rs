@@ -7,7 +7,7 @@
 //! cargo run --example tiles
 //! ```
 //!
-//! `assets/scenes/dungeon.forge.ron` places `prefabs/tiles/{wall,floor,coin}.forge.ron` from a
+//! `assets/scenes/dungeon.forge.ron` places `prefabs/{wall,floor,coin}.forge.ron` from a
 //! palette (`#`, `_`, `c`) and overrides the coin of cell (6, 1); `assets/scenes/meadow.forge.ron`
 //! has a 6 × 5 grass layer and four trees, one of them (cell (4, 3)) grown larger by an
 //! override of its crown. Cells are named by id path: `[layer, i, j, entity in the prefab..]`.
