@@ -86,7 +86,7 @@ fn main() -> ExitCode {
         ),
         (
             "scenes/meadow.forge.ron",
-            &[&[4u64][..], &[4, 5, 4, 1], &[5, 4, 3, 1, 2], &[5, 2, 1, 1, 2]][..],
+            &[&[4u64][..], &[4, 5, 4, 1], &[5, 4, 3, 2], &[5, 2, 1, 1]][..],
         ),
     ] {
         let handle = app.world().resource::<AssetServer>().load::<ForgeScene>(file);

@@ -122,7 +122,36 @@ impl ExpandedScene {
     /// the rest when they are checked themselves. Names repeated across instances and remarks
     /// (info) are not about the overrides.
     pub fn check_overridden(&self, parsed: &ParsedScene) -> Vec<Diagnostic> {
-        crate::validate::validate_scene(&self.doc, None)
+        // Only the entities an override changed, each as a root of its own: the rules of one
+        // entity do not need the rest, and a 10,000-cell layer is not checked again whole.
+        let mut part = SceneDoc::new(self.doc.name.clone());
+        let holders = parsed
+            .doc
+            .entities
+            .iter()
+            .filter_map(|(id, n)| Some((*id, &n.instance.as_deref()?.overrides)))
+            .chain(parsed.doc.layers.iter().map(|l| (l.id, &l.overrides)));
+        for (id, overrides) in holders {
+            for o in overrides {
+                let mut path = Vec::with_capacity(o.target.len() + 1);
+                path.push(id);
+                path.extend_from_slice(&o.target);
+                let Some(key) = self.key(&path) else {
+                    continue;
+                };
+                if let Some(node) = self.doc.entities.get(&key)
+                    && !part.entities.contains_key(&key)
+                {
+                    let mut node = node.clone();
+                    node.parent = None;
+                    node.children.clear();
+                    part.entities.insert(key, node);
+                    part.roots.push(key);
+                }
+            }
+        }
+        part.next_id = part.entities.keys().max().map_or(1, |k| k.saturating_add(1));
+        crate::validate::validate_scene(&part, None)
             .diagnostics
             .into_iter()
             .filter(|d| {
