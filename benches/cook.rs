@@ -42,6 +42,9 @@ fn cooked_bytes(text: &str) -> Vec<u8> {
 }
 
 fn read(c: &mut Criterion) {
+    // The decoder shares a large file's chunks with the app's async compute pool, as in a game;
+    // a process without one (the command line) decodes on one thread.
+    bevy_tasks::AsyncComputeTaskPool::get_or_init(bevy_tasks::TaskPool::new);
     let mut group = c.benchmark_group("read");
     for n in SIZES {
         let (text, scn) = both::texts(n);

@@ -191,6 +191,7 @@ fn each_builtin_becomes_its_bevy_components() {
         "(type: camera3d)",
         "(type: point_light, data: (color: (r: 1.0, g: 0.8, b: 0.6, a: 1.0), intensity: 800.0, range: 20.0, shadows: true))",
         "(type: directional_light, data: (color: (r: 1.0, g: 0.95, b: 0.85, a: 1.0), illuminance: 10000.0, shadows: false))",
+        "(type: spot_light, data: (color: (r: 0.5, g: 0.5, b: 1.0, a: 1.0), intensity: 4000.0, range: 30.0, radius: 0.25, inner_angle: 15.0, outer_angle: 40.0, shadows: true))",
         "(type: mesh3d, data: (mesh: (source: primitive, value: cuboid(size: (x: 2.0, y: 1.0, z: 0.5))), material: (base_color: (r: 0.35, g: 0.55, b: 0.3, a: 1.0), metallic: 0.0, perceptual_roughness: 0.9, unlit: false)))",
         "(type: mesh3d, data: (mesh: (source: primitive, value: cuboid(size: (x: 2.0, y: 1.0, z: 0.5))), material: (base_color: (r: 0.35, g: 0.55, b: 0.3, a: 1.0), metallic: 0.0, perceptual_roughness: 0.9, unlit: false)))",
         "(type: mesh3d, data: (mesh: (source: primitive, value: sphere(radius: 0.5)), material: (base_color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), metallic: 1.0, perceptual_roughness: 0.1, unlit: true)))",
@@ -222,6 +223,11 @@ fn each_builtin_becomes_its_bevy_components() {
         "range: 20.0",
         "shadow_maps_enabled: true",
         "illuminance: 10000.0",
+        "intensity: 4000.0",
+        "radius: 0.25",
+        // Bevy keeps a spot light's angles in radians.
+        &format!("inner_angle: {:?}", 15f32.to_radians()),
+        &format!("outer_angle: {:?}", 40f32.to_radians()),
         "let mesh0 = world.resource_mut::<Assets<Mesh>>().add(Cuboid::new(2.0, 1.0, 0.5));",
         "add(Sphere::new(0.5))",
         "add(Plane3d::default().mesh().size(10.0, 4.0))",
@@ -248,6 +254,11 @@ fn each_builtin_becomes_its_bevy_components() {
         "        Camera3d\n",
         "PointLight { color: Color::srgba(1.0, 0.8, 0.6, 1.0), intensity: 800.0, range: 20.0, shadow_maps_enabled: true }",
         "DirectionalLight { color: Color::srgba(1.0, 0.95, 0.85, 1.0), illuminance: 10000.0, shadow_maps_enabled: false }",
+        &format!(
+            "SpotLight {{ color: Color::srgba(0.5, 0.5, 1.0, 1.0), intensity: 4000.0, range: 30.0, radius: 0.25, inner_angle: {:?}, outer_angle: {:?}, shadow_maps_enabled: true }}",
+            15f32.to_radians(),
+            40f32.to_radians()
+        ),
         "let mesh0 = asset_value::<_, Mesh>(Cuboid::new(2.0, 1.0, 0.5));",
         "Mesh3d({mesh0.clone_template()})",
         "MeshMaterial3d::<StandardMaterial>({material0.clone_template()})",

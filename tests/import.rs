@@ -71,6 +71,7 @@ fn register_builtins(app: &mut App) {
         .register_type::<bevy_camera::Camera>()
         .register_type::<bevy_light::PointLight>()
         .register_type::<bevy_light::DirectionalLight>()
+        .register_type::<bevy_light::SpotLight>()
         .register_type::<bevy_mesh::Mesh3d>()
         .register_type::<bevy_camera::visibility::Visibility>()
         .register_type::<bevy_camera::visibility::InheritedVisibility>()
@@ -1128,4 +1129,95 @@ fn children_come_in_children_order_and_ids_do_not_depend_on_the_file_order() {
     let backward = import::from_world(&reversed, &registry).unwrap();
     assert_eq!(forward.doc, backward.doc);
     assert_eq!(forward.doc, imported.doc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capture and import: one mapping from Bevy's components back to the file.
+
+/// One entity entry of a scene text, `components` its component list.
+fn entry(id: u64, name: &str, components: &str) -> String {
+    format!(
+        "{id}: (id: {id}, name: \"{name}\", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [{components}]),"
+    )
+}
+
+/// A spawned scene read back by `capture_instance` and, written by Bevy's serializer, by
+/// `import`: both give the components the file holds, to the bit, for colours with every digit
+/// an `f32` keeps, font sizes that are not whole and each field of a spot light.
+#[test]
+fn capture_and_import_read_colours_font_sizes_and_spot_lights_alike() {
+    let colors = [
+        "(r: 0.1, g: 0.2, b: 0.3, a: 0.4)",
+        "(r: 0.123456789, g: 0.98765, b: 0.000001, a: 1.0)",
+        "(r: 0.33333334, g: 0.6666667, b: 0.1, a: 0.5)",
+    ];
+    let sizes = ["7.3", "13.333", "0.5"];
+    let mut entries = String::new();
+    let mut id = 1;
+    for (color, size) in colors.iter().zip(sizes) {
+        entries.push_str(&entry(
+            id,
+            &format!("Label {id}"),
+            &format!("(type: text2d, data: (text: \"t\", font_size: {size}, color: {color})),"),
+        ));
+        entries.push_str(&entry(
+            id + 1,
+            &format!("Tile {id}"),
+            &format!(
+                "(type: sprite, data: (image: None, color: {color}, custom_size: Some((x: 1.5, y: 2.25)), flip_x: true, flip_y: false)),"
+            ),
+        ));
+        entries.push_str(&entry(
+            id + 2,
+            &format!("Lamp {id}"),
+            &format!(
+                "(type: spot_light, data: (color: {color}, intensity: 1234.5, range: 17.25, radius: 0.125, inner_angle: 12.5, outer_angle: 37.75, shadows: true)),"
+            ),
+        ));
+        id += 3;
+    }
+    let roots: Vec<String> = (1..id).map(|i| i.to_string()).collect();
+    let text = format!(
+        "(format_version: 1, name: \"Odd values\", entities: {{{entries}}}, roots: [{}], next_id: {id})",
+        roots.join(", ")
+    );
+    let file = SceneDoc::from_str(&text).unwrap().doc;
+
+    let mut h = Harness::with_setup(register_builtins);
+    h.add("scenes/odd.forge.ron", &text);
+    let (root, instance) = h.spawn_scene("scenes/odd.forge.ron");
+    let options = bevy_forge_scene::capture::CaptureOptions::default();
+    let captured = bevy_forge_scene::capture::capture_instance(h.world(), root, &options)
+        .unwrap()
+        .doc;
+    let order: Vec<Entity> = file
+        .roots
+        .iter()
+        .map(|id| instance.entity(*id).unwrap())
+        .collect();
+    let bevy = bevy_text(h.world(), &order);
+    let registry = h.world().resource::<AppTypeRegistry>().read();
+    let imported = import::from_scn_ron_with(&bevy, &registry, &schemas(h.world()))
+        .unwrap()
+        .doc;
+    assert_eq!(imported.roots.len(), file.roots.len());
+    for (k, id) in file.roots.iter().enumerate() {
+        let wanted = &file.entities[id].components;
+        let name = &file.entities[id].name;
+        assert_eq!(&captured.entities[id].components, wanted, "captured {name}");
+        // The importer numbers entities 1..n in the order it is given them.
+        let imported = &imported.entities[&imported.roots[k]];
+        assert_eq!(&imported.name, name);
+        // A spawned sprite or text gains Bevy's visibility, which import writes as a component.
+        let imported: Vec<&ComponentData> = imported
+            .components
+            .iter()
+            .filter(|c| !matches!(c, ComponentData::Visibility(_)))
+            .collect();
+        assert_eq!(
+            imported,
+            wanted.iter().collect::<Vec<_>>(),
+            "imported {name}"
+        );
+    }
 }

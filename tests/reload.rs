@@ -1088,3 +1088,66 @@ fn an_entity_despawned_by_a_game_observer_mid_spawn_or_reload_is_skipped() {
     assert!(live.h.world().get_entity(one).is_err());
     assert!(live.h.world().get_entity(three).is_ok());
 }
+
+// ---- spot lights ----
+
+const SPOT: &str = "(type: spot_light, data: (color: (r: 1, g: 0.5, b: 0.25, a: 1), intensity: 4000, range: 25, radius: 0.1, inner_angle: 15, outer_angle: 30, shadows: true))";
+
+/// Bevy's `SpotLight` of a file's `spot_light`: the angles turned to radians, the rest as
+/// written; omitted angles and radius take the format's defaults.
+#[test]
+fn a_spot_light_spawns_bevys_spot_light_and_reloads_field_by_field() {
+    let omitted = "(type: spot_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800, range: 10, shadows: false))";
+    let text = |spot: &str| {
+        scene(
+            &[
+                entity(1, "Lamp", None, &[], 0.0, spot),
+                entity(2, "Bare", None, &[], 1.0, omitted),
+            ],
+            &[1, 2],
+            3,
+        )
+    };
+    let mut live = Live::start(&text(SPOT));
+    let light = |live: &Live, id: u64| {
+        live.h
+            .world()
+            .get::<bevy_light::SpotLight>(live.e(id))
+            .cloned()
+    };
+    let lamp = light(&live, 1).unwrap();
+    assert_eq!(lamp.color, bevy_color::Color::srgba(1.0, 0.5, 0.25, 1.0));
+    assert_eq!(lamp.intensity, 4000.0);
+    assert_eq!(lamp.range, 25.0);
+    assert_eq!(lamp.radius, 0.1);
+    assert_eq!(lamp.inner_angle, 15f32.to_radians());
+    assert_eq!(lamp.outer_angle, 30f32.to_radians());
+    assert!(lamp.shadow_maps_enabled);
+    let bare = light(&live, 2).unwrap();
+    assert_eq!(
+        (bare.radius, bare.inner_angle, bare.outer_angle),
+        (0.0, 0.0, 45f32.to_radians())
+    );
+    assert!(!bare.shadow_maps_enabled);
+
+    // One angle edited: that light changes, the other is untouched.
+    let untouched = live.ticks::<bevy_light::SpotLight>(2);
+    live.save(&text(&SPOT.replace("outer_angle: 30", "outer_angle: 60")));
+    assert!(live.log().failed.is_empty());
+    assert_eq!(light(&live, 1).unwrap().outer_angle, 60f32.to_radians());
+    assert_eq!(light(&live, 1).unwrap().inner_angle, 15f32.to_radians());
+    assert_eq!(
+        live.ticks::<bevy_light::SpotLight>(2).changed,
+        untouched.changed
+    );
+
+    // A cone that breaks its rule keeps the last good light.
+    live.save(&text(&SPOT.replace("inner_angle: 15", "inner_angle: 80")));
+    assert_eq!(live.log().failed.len(), 1);
+    assert_eq!(light(&live, 1).unwrap().outer_angle, 60f32.to_radians());
+
+    // Removed from the file: removed from the entity.
+    live.save(&text(""));
+    assert!(light(&live, 1).is_none());
+    assert!(light(&live, 2).is_some());
+}

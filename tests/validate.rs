@@ -332,6 +332,95 @@ fn directional_illuminance_is_not_negative() {
     );
 }
 
+fn spot(fields: &str) -> String {
+    format!(
+        "(type: spot_light, data: (color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), intensity: 800.0, range: 20.0, {fields}shadows: true))"
+    )
+}
+
+#[test]
+fn a_spot_light_with_its_angles_left_out_is_valid() {
+    assert!(with_basics(ent(3, &spot(""))).is_empty());
+    let all = "radius: 0.5, inner_angle: 10.0, outer_angle: 30.0, ";
+    assert!(with_basics(ent(3, &spot(all))).is_empty());
+}
+
+#[test]
+fn spot_light_angles_are_degrees_within_0_and_90() {
+    let text = scene(&[
+        ent(1, CAMERA),
+        ent(2, SUN),
+        ent(3, &spot("outer_angle: 95.0, ")),
+    ]);
+    let report = check_text(&text, None);
+    let d = expect(&report, "forge::light::angle", Severity::Error, Some(3), 7);
+    assert_eq!(
+        d.message,
+        "spot light outer_angle must be within 0..=90, found 95"
+    );
+    assert_eq!(d.path.as_deref(), Some("components[0].data.outer_angle"));
+    assert_eq!(
+        d.column(),
+        Some(column_of(&text, 7, "outer_angle: 95") + 13)
+    );
+    assert_eq!(report.error_count(), 1);
+}
+
+#[test]
+fn a_spot_light_inner_angle_wider_than_its_outer_one_is_one_error_at_the_inner_angle() {
+    let text = scene(&[
+        ent(1, CAMERA),
+        ent(2, SUN),
+        ent(3, &spot("inner_angle: 50.0, outer_angle: 40.0, ")),
+    ]);
+    let report = check_text(&text, None);
+    let d = expect(&report, "forge::light::angle", Severity::Error, Some(3), 7);
+    assert_eq!(
+        d.message,
+        "spot light inner_angle must not exceed outer_angle, found 50 > 40"
+    );
+    assert_eq!(
+        d.column(),
+        Some(column_of(&text, 7, "inner_angle: 50") + 13)
+    );
+    assert_eq!(report.error_count(), 1);
+    // Equal angles are a hard-edged cone: allowed.
+    let equal = spot("inner_angle: 40.0, outer_angle: 40.0, ");
+    assert!(with_basics(ent(3, &equal)).is_empty());
+}
+
+#[test]
+fn spot_light_intensity_range_and_radius_are_checked_like_a_point_light() {
+    let cases = [
+        (
+            ("intensity: 800.0", "intensity: -1.0"),
+            "forge::light::intensity",
+            "spot light intensity must be non-negative, found -1",
+        ),
+        (
+            ("range: 20.0", "range: 0.0"),
+            "forge::light::range",
+            "spot light range must be positive, found 0",
+        ),
+        (
+            ("shadows", "radius: -0.5, shadows"),
+            "forge::light::radius",
+            "spot light radius must be non-negative, found -0.5",
+        ),
+        (
+            ("shadows", "inner_angle: inf, shadows"),
+            "forge::light::non_finite",
+            "spot light inner_angle must be finite, found inf",
+        ),
+    ];
+    for ((from, to), code, message) in cases {
+        let report = with_basics(ent(3, &spot("").replace(from, to)));
+        let d = expect(&report, code, Severity::Error, Some(3), 7);
+        assert_eq!(d.message, message);
+        assert_eq!(report.error_count(), 1, "{to}: {:?}", report.diagnostics);
+    }
+}
+
 // ---- meshes and materials ----
 
 fn mesh(mesh: &str, metallic: &str, roughness: &str) -> String {

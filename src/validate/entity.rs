@@ -169,7 +169,12 @@ pub(super) fn components(
                 Loc::Component(i),
             );
         }
-        let mut at = At { c, id, index: i };
+        let mut at = At {
+            c,
+            id,
+            index: i,
+            errors: 0,
+        };
         match component.builtin() {
             Some(b) => {
                 match b.role {
@@ -203,6 +208,8 @@ pub(super) struct At<'c> {
     c: &'c mut Collector,
     id: u64,
     index: usize,
+    /// Errors reported at the component's own fields so far.
+    errors: usize,
 }
 
 impl At<'_> {
@@ -221,6 +228,7 @@ impl At<'_> {
             .with_path(format!("components[{}].data.{sub}", self.index));
         d.help = help.map(str::to_owned);
         self.c.push(d, Loc::ComponentField(self.index, field));
+        self.errors += 1;
     }
 
     /// The rules of a built-in's fields, as its [`BuiltinTag`] states them (the format page,
@@ -286,6 +294,11 @@ impl At<'_> {
                 }
                 _ => {}
             }
+        }
+        // A rule over several fields judges values that are each valid: a field already in
+        // error is one problem, reported once.
+        if self.errors > 0 {
+            return;
         }
         if let Some(problem) = b.cross.and_then(|rule| rule(component)) {
             let severity = if problem.error {

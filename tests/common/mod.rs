@@ -155,6 +155,25 @@ pub fn component() -> BoxedStrategy<ComponentData> {
                 })
             }
         ),
+        (
+            color(),
+            (float(), float(), float()),
+            (float(), float()),
+            any::<bool>()
+        )
+            .prop_map(
+                |(color, (intensity, range, radius), (inner_angle, outer_angle), shadows)| {
+                    ComponentData::SpotLight(SpotLightData {
+                        color,
+                        intensity,
+                        range,
+                        radius,
+                        inner_angle,
+                        outer_angle,
+                        shadows,
+                    })
+                }
+            ),
         (color(), float(), any::<bool>()).prop_map(|(color, illuminance, shadows)| {
             ComponentData::DirectionalLight(DirectionalLightData {
                 color,

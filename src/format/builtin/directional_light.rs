@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::point_light::{color, shadows};
 use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
     ValueRef,
@@ -28,7 +29,7 @@ pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
     doc: "A directional light: parallel rays along the entity's forward (-Z), like the sun.",
     bevy: "DirectionalLight",
     payload: Payload::Fields(&[
-        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
+        color(NOUN),
         BuiltinField::new("illuminance", FieldKind::Float, "Illuminance.")
             .unit("lux")
             .noun(NOUN, NON_FINITE)
@@ -37,11 +38,7 @@ pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
                 "forge::light::illuminance",
                 Some("illuminance is in lux; `0.0` turns the light off"),
             ),
-        BuiltinField::new(
-            "shadows",
-            FieldKind::Bool,
-            "Whether the light casts shadows.",
-        ),
+        shadows(),
     ]),
     context: "directional_light data",
     names: &["color", "illuminance", "shadows"],
@@ -60,29 +57,7 @@ pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::DirectionalLight(l) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Color(l.color),
-        1 => ValueRef::Float(l.illuminance),
-        2 => ValueRef::Bool(l.shadows),
-        _ => return None,
-    })
-}
-
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::DirectionalLight(l) = c else {
-        return;
-    };
-    match (i, v) {
-        (0, Value::Color(v)) => l.color = v,
-        (1, Value::Float(v)) => l.illuminance = v,
-        (2, Value::Bool(v)) => l.shadows = v,
-        _ => {}
-    }
-}
+accessors!(DirectionalLight: color, illuminance, shadows);
 
 fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
     let ComponentData::DirectionalLight(l) = c else {

@@ -212,28 +212,4 @@ pub(crate) static MESH3D: BuiltinTag = BuiltinTag {
     },
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::Mesh3d(m) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Mesh(&m.mesh),
-        1 => ValueRef::Color(m.material.base_color),
-        2 => ValueRef::Float(m.material.metallic),
-        3 => ValueRef::Float(m.material.perceptual_roughness),
-        4 => ValueRef::Bool(m.material.unlit),
-        _ => return None,
-    })
-}
-
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::Mesh3d(m) = c else { return };
-    match (i, v) {
-        (0, Value::Mesh(v)) => m.mesh = v,
-        (1, Value::Color(v)) => m.material.base_color = v,
-        (2, Value::Float(v)) => m.material.metallic = v,
-        (3, Value::Float(v)) => m.material.perceptual_roughness = v,
-        (4, Value::Bool(v)) => m.material.unlit = v,
-        _ => {}
-    }
-}
+accessors!(Mesh3d: mesh, material.base_color, material.metallic, material.perceptual_roughness, material.unlit);

@@ -20,6 +20,33 @@
 //! the list of [`ComponentData`]'s variants, the Bevy half in `runtime::builtin`, and its section
 //! of the format page.
 
+/// The `get` and `set` of a tag's [`BuiltinTag`] for a payload `ComponentData::$variant` whose
+/// fields (paths below the payload) are listed in the order of the descriptor's fields. Each
+/// field's Rust type says its kind ([`FieldValue`]).
+macro_rules! accessors {
+    ($variant:ident: $($($field:ident).+),+ $(,)?) => {
+        fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
+            let ComponentData::$variant(d) = c else {
+                return None;
+            };
+            let fields: &[&dyn $crate::format::builtin::FieldValue] = &[$(&d.$($field).+),+];
+            fields.get(i).map(|f| f.get())
+        }
+
+        fn set(c: &mut ComponentData, i: usize, v: Value) {
+            let ComponentData::$variant(d) = c else {
+                return;
+            };
+            let mut k = 0..;
+            $(
+                if k.next() == Some(i) {
+                    return $crate::format::builtin::FieldValue::set(&mut d.$($field).+, v);
+                }
+            )+
+        }
+    };
+}
+
 mod camera;
 mod directional_light;
 mod mesh3d;
@@ -346,6 +373,40 @@ pub(crate) struct Problem {
     pub(crate) help: Option<&'static str>,
     /// The field it is at; `None` for the component as a whole.
     pub(crate) field: Option<&'static str>,
+}
+
+/// A payload field's Rust type, which says its kind: `f32` a number, `bool`, `String` text, a
+/// colour, `Option<String>` an image path, `Option<Vec2Data>` a size, a mesh source.
+pub(crate) trait FieldValue {
+    fn get(&self) -> ValueRef<'_>;
+    /// Sets it from `v` when `v` is of its kind (patches and the cooked form give only that).
+    fn set(&mut self, v: Value);
+}
+
+macro_rules! field_value {
+    ($($ty:ty => $kind:ident($v:ident => $get:expr)),+ $(,)?) => {$(
+        impl FieldValue for $ty {
+            fn get(&self) -> ValueRef<'_> {
+                let $v = self;
+                ValueRef::$kind($get)
+            }
+            fn set(&mut self, v: Value) {
+                if let Value::$kind(v) = v {
+                    *self = v;
+                }
+            }
+        }
+    )+};
+}
+
+field_value! {
+    f32 => Float(v => *v),
+    bool => Bool(v => *v),
+    String => Text(v => v.as_str()),
+    ColorData => Color(v => *v),
+    Option<String> => Image(v => v.as_deref()),
+    Option<Vec2Data> => Size(v => *v),
+    MeshSource => Mesh(v => v),
 }
 
 /// A field's value, owned (what the reader and the cooked form produce).

@@ -24,34 +24,49 @@ pub struct PointLightData {
 const NOUN: &str = "point light";
 const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
 
+/// A light's `color`; `noun` names the light in messages (`point light`).
+pub(super) const fn color(noun: &'static str) -> BuiltinField {
+    BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(noun, NON_FINITE)
+}
+
+/// A light's `intensity`: luminous power in lumens, zero or more.
+pub(super) const fn intensity(noun: &'static str) -> BuiltinField {
+    BuiltinField::new("intensity", FieldKind::Float, "Luminous power.")
+        .unit("lumens")
+        .noun(noun, NON_FINITE)
+        .range(
+            FieldRange::NonNegative,
+            "forge::light::intensity",
+            Some("intensity is luminous power in lumens; `0.0` turns the light off"),
+        )
+}
+
+/// A light's `range`: its cut-off distance in world units, above zero.
+pub(super) const fn range(noun: &'static str) -> BuiltinField {
+    BuiltinField::new("range", FieldKind::Float, "Cut-off distance.")
+        .unit("world units")
+        .noun(noun, NON_FINITE)
+        .range(
+            FieldRange::Positive,
+            "forge::light::range",
+            Some("range is the cut-off distance in world units, for example `20.0`"),
+        )
+}
+
+/// A light's `shadows`.
+pub(super) const fn shadows() -> BuiltinField {
+    BuiltinField::new(
+        "shadows",
+        FieldKind::Bool,
+        "Whether the light casts shadows.",
+    )
+}
+
 pub(crate) static POINT_LIGHT: BuiltinTag = BuiltinTag {
     tag: "point_light",
     doc: "A point light: shines in every direction from the entity's position.",
     bevy: "PointLight",
-    payload: Payload::Fields(&[
-        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
-        BuiltinField::new("intensity", FieldKind::Float, "Luminous power.")
-            .unit("lumens")
-            .noun(NOUN, NON_FINITE)
-            .range(
-                FieldRange::NonNegative,
-                "forge::light::intensity",
-                Some("intensity is luminous power in lumens; `0.0` turns the light off"),
-            ),
-        BuiltinField::new("range", FieldKind::Float, "Cut-off distance.")
-            .unit("world units")
-            .noun(NOUN, NON_FINITE)
-            .range(
-                FieldRange::Positive,
-                "forge::light::range",
-                Some("range is the cut-off distance in world units, for example `20.0`"),
-            ),
-        BuiltinField::new(
-            "shadows",
-            FieldKind::Bool,
-            "Whether the light casts shadows.",
-        ),
-    ]),
+    payload: Payload::Fields(&[color(NOUN), intensity(NOUN), range(NOUN), shadows()]),
     context: "point_light data",
     names: &["color", "intensity", "range", "shadows"],
     groups: &[],
@@ -70,31 +85,7 @@ pub(crate) static POINT_LIGHT: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::PointLight(l) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Color(l.color),
-        1 => ValueRef::Float(l.intensity),
-        2 => ValueRef::Float(l.range),
-        3 => ValueRef::Bool(l.shadows),
-        _ => return None,
-    })
-}
-
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::PointLight(l) = c else {
-        return;
-    };
-    match (i, v) {
-        (0, Value::Color(v)) => l.color = v,
-        (1, Value::Float(v)) => l.intensity = v,
-        (2, Value::Float(v)) => l.range = v,
-        (3, Value::Bool(v)) => l.shadows = v,
-        _ => {}
-    }
-}
+accessors!(PointLight: color, intensity, range, shadows);
 
 fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
     let ComponentData::PointLight(l) = c else {

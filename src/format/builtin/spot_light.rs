@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::point_light::{color, intensity, range, shadows};
 use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
     Role, Value, ValueRef,
@@ -46,23 +47,9 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
     doc: "A spot light: a cone of light along the entity's forward (-Z).",
     bevy: "SpotLight",
     payload: Payload::Fields(&[
-        BuiltinField::new("color", FieldKind::Color, "Light colour.").noun(NOUN, NON_FINITE),
-        BuiltinField::new("intensity", FieldKind::Float, "Luminous power.")
-            .unit("lumens")
-            .noun(NOUN, NON_FINITE)
-            .range(
-                FieldRange::NonNegative,
-                "forge::light::intensity",
-                Some("intensity is luminous power in lumens; `0.0` turns the light off"),
-            ),
-        BuiltinField::new("range", FieldKind::Float, "Cut-off distance.")
-            .unit("world units")
-            .noun(NOUN, NON_FINITE)
-            .range(
-                FieldRange::Positive,
-                "forge::light::range",
-                Some("range is the cut-off distance in world units, for example `20.0`"),
-            ),
+        color(NOUN),
+        intensity(NOUN),
+        range(NOUN),
         BuiltinField::new(
             "radius",
             FieldKind::Float,
@@ -102,11 +89,7 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
             "forge::light::angle",
             ANGLE_HELP,
         ),
-        BuiltinField::new(
-            "shadows",
-            FieldKind::Bool,
-            "Whether the light casts shadows.",
-        ),
+        shadows(),
     ]),
     context: "spot_light data",
     names: &[
@@ -137,39 +120,8 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::SpotLight(l) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Color(l.color),
-        1 => ValueRef::Float(l.intensity),
-        2 => ValueRef::Float(l.range),
-        3 => ValueRef::Float(l.radius),
-        4 => ValueRef::Float(l.inner_angle),
-        5 => ValueRef::Float(l.outer_angle),
-        6 => ValueRef::Bool(l.shadows),
-        _ => return None,
-    })
-}
+accessors!(SpotLight: color, intensity, range, radius, inner_angle, outer_angle, shadows);
 
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::SpotLight(l) = c else {
-        return;
-    };
-    match (i, v) {
-        (0, Value::Color(v)) => l.color = v,
-        (1, Value::Float(v)) => l.intensity = v,
-        (2, Value::Float(v)) => l.range = v,
-        (3, Value::Float(v)) => l.radius = v,
-        (4, Value::Float(v)) => l.inner_angle = v,
-        (5, Value::Float(v)) => l.outer_angle = v,
-        (6, Value::Bool(v)) => l.shadows = v,
-        _ => {}
-    }
-}
-
-/// The light fades from the inner angle to the outer one: the inner one cannot be wider.
 fn cone(c: &ComponentData) -> Option<Problem> {
     let ComponentData::SpotLight(l) = c else {
         return None;

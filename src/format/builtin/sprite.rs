@@ -84,33 +84,8 @@ pub(crate) static SPRITE: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::Sprite(s) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Image(s.image.as_deref()),
-        1 => ValueRef::Color(s.color),
-        2 => ValueRef::Size(s.custom_size),
-        3 => ValueRef::Bool(s.flip_x),
-        4 => ValueRef::Bool(s.flip_y),
-        _ => return None,
-    })
-}
+accessors!(Sprite: image, color, custom_size, flip_x, flip_y);
 
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::Sprite(s) = c else { return };
-    match (i, v) {
-        (0, Value::Image(v)) => s.image = v,
-        (1, Value::Color(v)) => s.color = v,
-        (2, Value::Size(v)) => s.custom_size = v,
-        (3, Value::Bool(v)) => s.flip_x = v,
-        (4, Value::Bool(v)) => s.flip_y = v,
-        _ => {}
-    }
-}
-
-/// A sprite with neither an image nor a size draws nothing.
 fn invisible(c: &ComponentData) -> Option<Problem> {
     let ComponentData::Sprite(s) = c else {
         return None;

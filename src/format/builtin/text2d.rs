@@ -55,27 +55,7 @@ pub(crate) static TEXT2D: BuiltinTag = BuiltinTag {
     export,
 };
 
-fn get(c: &ComponentData, i: usize) -> Option<ValueRef<'_>> {
-    let ComponentData::Text2d(t) = c else {
-        return None;
-    };
-    Some(match i {
-        0 => ValueRef::Text(&t.text),
-        1 => ValueRef::Float(t.font_size),
-        2 => ValueRef::Color(t.color),
-        _ => return None,
-    })
-}
-
-fn set(c: &mut ComponentData, i: usize, v: Value) {
-    let ComponentData::Text2d(t) = c else { return };
-    match (i, v) {
-        (0, Value::Text(v)) => t.text = v,
-        (1, Value::Float(v)) => t.font_size = v,
-        (2, Value::Color(v)) => t.color = v,
-        _ => {}
-    }
-}
+accessors!(Text2d: text, font_size, color);
 
 fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
     let ComponentData::Text2d(t) = c else {

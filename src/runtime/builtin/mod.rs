@@ -22,6 +22,37 @@
 //! `ReflectComponent`. An app without the PBR types registered gets meshes without materials and
 //! one warning saying why.
 
+/// `Prepared`, `prepare`, `insert` and `remove` of a tag that is one Bevy component `$bevy`,
+/// made from the payload `$data` by the file's `fn bevy(&$data) -> $bevy`.
+macro_rules! one_component {
+    ($data:ty => $bevy:ty) => {
+        pub(super) type Prepared = $bevy;
+
+        pub(super) fn prepare(
+            d: &$data,
+            _: &mut impl super::Sink,
+            _: &mut super::SubAssets,
+        ) -> Result<Prepared, String> {
+            Ok(bevy(d))
+        }
+
+        pub(super) fn insert(
+            entity: &mut bevy_ecs::world::EntityWorldMut,
+            component: &Prepared,
+            _: &mut dyn FnMut(
+                &mut bevy_ecs::world::World,
+                usize,
+            ) -> Option<bevy_asset::UntypedHandle>,
+        ) {
+            entity.insert(component.clone());
+        }
+
+        pub(super) fn remove(entity: &mut bevy_ecs::world::EntityWorldMut) {
+            entity.remove::<$bevy>();
+        }
+    };
+}
+
 mod camera2d;
 mod camera3d;
 mod directional_light;

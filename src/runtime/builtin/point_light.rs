@@ -1,16 +1,13 @@
 //! `point_light` and Bevy's `PointLight`.
 
-use bevy_asset::UntypedHandle;
-use bevy_ecs::world::{EntityWorldMut, World};
 use bevy_light::PointLight;
 
-use super::{Parts, Sink, SubAssets, file_color};
+use super::{Parts, file_color};
 use crate::format::{ComponentData, PointLightData};
 
 pub(super) const TAG: &str = "point_light";
 #[cfg(feature = "import")]
 pub(super) const IMPLIED: &[&str] = &[];
-pub(super) type Prepared = PointLight;
 
 fn bevy(d: &PointLightData) -> PointLight {
     PointLight {
@@ -22,25 +19,7 @@ fn bevy(d: &PointLightData) -> PointLight {
     }
 }
 
-pub(super) fn prepare(
-    d: &PointLightData,
-    _: &mut impl Sink,
-    _: &mut SubAssets,
-) -> Result<Prepared, String> {
-    Ok(bevy(d))
-}
-
-pub(super) fn insert(
-    entity: &mut EntityWorldMut,
-    light: &Prepared,
-    _: &mut dyn FnMut(&mut World, usize) -> Option<UntypedHandle>,
-) {
-    entity.insert(*light);
-}
-
-pub(super) fn remove(entity: &mut EntityWorldMut) {
-    entity.remove::<PointLight>();
-}
+one_component!(PointLightData => PointLight);
 
 pub(super) fn read(parts: &mut impl Parts, _: Option<&ComponentData>) -> Option<ComponentData> {
     let l = parts.take::<PointLight>()?;

@@ -1,16 +1,13 @@
 //! `spot_light` and Bevy's `SpotLight`: the file's angles are degrees, Bevy's radians.
 
-use bevy_asset::UntypedHandle;
-use bevy_ecs::world::{EntityWorldMut, World};
 use bevy_light::SpotLight;
 
-use super::{Parts, Sink, SubAssets, file_color};
+use super::{Parts, file_color};
 use crate::format::{ComponentData, SpotLightData};
 
 pub(super) const TAG: &str = "spot_light";
 #[cfg(feature = "import")]
 pub(super) const IMPLIED: &[&str] = &[];
-pub(super) type Prepared = SpotLight;
 
 fn bevy(d: &SpotLightData) -> SpotLight {
     SpotLight {
@@ -25,25 +22,7 @@ fn bevy(d: &SpotLightData) -> SpotLight {
     }
 }
 
-pub(super) fn prepare(
-    d: &SpotLightData,
-    _: &mut impl Sink,
-    _: &mut SubAssets,
-) -> Result<Prepared, String> {
-    Ok(bevy(d))
-}
-
-pub(super) fn insert(
-    entity: &mut EntityWorldMut,
-    light: &Prepared,
-    _: &mut dyn FnMut(&mut World, usize) -> Option<UntypedHandle>,
-) {
-    entity.insert(*light);
-}
-
-pub(super) fn remove(entity: &mut EntityWorldMut) {
-    entity.remove::<SpotLight>();
-}
+one_component!(SpotLightData => SpotLight);
 
 /// Degrees of `radians`, snapped to a value the file writes short (`45` rather than
 /// `45.000004`) when it is within a few `f32` steps of one.
