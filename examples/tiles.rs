@@ -30,8 +30,7 @@ struct Reloads(Vec<ForgeSceneReloaded>);
 fn wait(app: &mut App, handle: &Handle<ForgeScene>, root: Entity) -> Result<(), String> {
     for _ in 0..5_000 {
         app.update();
-        if let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(handle)
-        {
+        if let LoadState::Failed(error) = app.world().resource::<AssetServer>().load_state(handle) {
             return Err(match ForgeSceneLoadError::from_asset_error(&error) {
                 Some(e) => e.to_string(),
                 None => error.to_string(),
@@ -58,7 +57,10 @@ fn describe(world: &World, instance: &ForgeSceneInstance, path: &[u64]) -> Strin
     let placed = world
         .get::<ForgeEntityPath>(e)
         .map_or("own entity".to_owned(), |p| format!("{:?}", p.0));
-    format!("{path:?} {name:?} at ({}, {}, {}), {placed}", at.x, at.y, at.z)
+    format!(
+        "{path:?} {name:?} at ({}, {}, {}), {placed}",
+        at.x, at.y, at.z
+    )
 }
 
 fn main() -> ExitCode {
@@ -89,7 +91,10 @@ fn main() -> ExitCode {
             &[&[4u64][..], &[4, 5, 4, 1], &[5, 4, 3, 2], &[5, 2, 1, 1]][..],
         ),
     ] {
-        let handle = app.world().resource::<AssetServer>().load::<ForgeScene>(file);
+        let handle = app
+            .world()
+            .resource::<AssetServer>()
+            .load::<ForgeScene>(file);
         let root = app.world_mut().spawn(ForgeSceneRoot(handle.clone())).id();
         if let Err(e) = wait(&mut app, &handle, root) {
             eprintln!("{e}");

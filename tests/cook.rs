@@ -698,8 +698,19 @@ fn a_bundled_prefabs_own_errors_fail_the_cooked_load_as_they_fail_the_text() {
 fn layer() -> impl Strategy<Value = bevy_forge_scene::format::TileLayer> {
     use bevy_forge_scene::format::{TileCell, TileLayer, TilePlane, Vec2Data, Vec3Data};
     (
-        (1u64..1000, common::text(), proptest::option::of(any::<u64>()), any::<bool>()),
-        (any::<f32>(), any::<f32>(), any::<f32>(), 0u32..70000, 0u32..5),
+        (
+            1u64..1000,
+            common::text(),
+            proptest::option::of(any::<u64>()),
+            any::<bool>(),
+        ),
+        (
+            any::<f32>(),
+            any::<f32>(),
+            any::<f32>(),
+            0u32..70000,
+            0u32..5,
+        ),
         proptest::collection::vec(("[a-zé#]", "[a-z/]{1,12}"), 0..3),
         proptest::collection::vec("[a-zé#.]{0,9}", 0..4),
         proptest::collection::vec((0u32..65536, 0u32..65536, "[a-z]"), 0..3),
@@ -712,27 +723,33 @@ fn layer() -> impl Strategy<Value = bevy_forge_scene::format::TileLayer> {
             0..2,
         ),
     )
-        .prop_map(|((id, name, parent, xz), (a, b, c, i, j), palette, rows, cells, overrides)| {
-            let mut l = TileLayer::new(id, name);
-            l.parent = parent;
-            l.plane = if xz { TilePlane::Xz } else { TilePlane::Xy };
-            l.cell_size = Vec2Data::new(a, b);
-            l.origin = Vec3Data::new(c, a, b);
-            l.start = (i.min(65535), j);
-            for (k, scene) in palette {
-                let k = k.chars().next().unwrap();
-                if !l.palette.iter().any(|(p, _)| *p == k) {
-                    l.palette.push((k, format!("{scene}.forge.ron").into()));
+        .prop_map(
+            |((id, name, parent, xz), (a, b, c, i, j), palette, rows, cells, overrides)| {
+                let mut l = TileLayer::new(id, name);
+                l.parent = parent;
+                l.plane = if xz { TilePlane::Xz } else { TilePlane::Xy };
+                l.cell_size = Vec2Data::new(a, b);
+                l.origin = Vec3Data::new(c, a, b);
+                l.start = (i.min(65535), j);
+                for (k, scene) in palette {
+                    let k = k.chars().next().unwrap();
+                    if !l.palette.iter().any(|(p, _)| *p == k) {
+                        l.palette.push((k, format!("{scene}.forge.ron").into()));
+                    }
                 }
-            }
-            l.rows = rows;
-            l.cells = cells
-                .into_iter()
-                .map(|(i, j, k)| TileCell { i, j, key: k.chars().next().unwrap() })
-                .collect();
-            l.overrides = overrides;
-            l
-        })
+                l.rows = rows;
+                l.cells = cells
+                    .into_iter()
+                    .map(|(i, j, k)| TileCell {
+                        i,
+                        j,
+                        key: k.chars().next().unwrap(),
+                    })
+                    .collect();
+                l.overrides = overrides;
+                l
+            },
+        )
 }
 
 proptest! {
@@ -773,7 +790,10 @@ fn a_scene_without_layers_has_no_layers_part() {
     assert_eq!(COOKED_VERSION, 3);
     assert!(layered.len() > plain.len());
     // Same bytes up to the layers part (the header's length and checksum aside).
-    assert_eq!(plain[COOKED_HEADER_LEN..], layered[COOKED_HEADER_LEN..plain.len()]);
+    assert_eq!(
+        plain[COOKED_HEADER_LEN..],
+        layered[COOKED_HEADER_LEN..plain.len()]
+    );
     assert_eq!(CookedScene::decode(&layered).unwrap(), with);
 }
 
@@ -795,6 +815,9 @@ fn a_cooked_layer_spawns_what_its_text_spawns() {
     h.add_bytes("shipped/level.forge.bin", &scene.encode());
     let (_, from_bytes) = h.spawn_scene("shipped/level.forge.bin");
     assert_eq!(from_text.len(), 1 + 5);
-    assert_eq!(spawned(h.world(), &from_text), spawned(h.world(), &from_bytes));
+    assert_eq!(
+        spawned(h.world(), &from_text),
+        spawned(h.world(), &from_bytes)
+    );
     assert!(from_bytes.entity_path(&[2, 2, 1, 1]).is_some());
 }

@@ -615,7 +615,8 @@ mod tiles {
         assert_eq!(edit.text(), LEVEL.replace("\"g..g\"", "\"gw.g\""));
         assert_eq!(edit.doc().layer(9).unwrap().key_at(1, 0), Some('w'));
         // A rectangle over both rows, then erase.
-        edit.paint(9, CellRect::between((2, 1), (1, 0)), 'g').unwrap();
+        edit.paint(9, CellRect::between((2, 1), (1, 0)), 'g')
+            .unwrap();
         assert_eq!(edit.doc().layer(9).unwrap().rows, ["wggw", "gggg"]);
         edit.erase(9, CellRect::cell(3, 1)).unwrap();
         assert_eq!(edit.doc().layer(9).unwrap().rows, ["wgg.", "gggg"]);
@@ -646,7 +647,11 @@ mod tiles {
         assert_eq!(after.start, (1, 0));
         assert_eq!(after.rows, [".wwww", ".g..g", "w...."]);
         assert_eq!(after.origin, Vec3Data::new(8.0, -1.0, 0.0));
-        assert_eq!(after.anchor(), before.anchor(), "cell (0, 0) stays where it was");
+        assert_eq!(
+            after.anchor(),
+            before.anchor(),
+            "cell (0, 0) stays where it was"
+        );
         for (i, j, k) in cells_before {
             assert_eq!(after.key_at(i, j), Some(k), "cell ({i}, {j})");
         }
@@ -661,7 +666,9 @@ mod tiles {
         assert!(e.to_string().contains("`x` is not a key"), "{e}");
         assert!(matches!(
             edit.paint(7, CellRect::cell(0, 0), 'g'),
-            Err(bevy_forge_scene::edit::SceneEditError::Edit(EditError::NoSuchLayer(7)))
+            Err(bevy_forge_scene::edit::SceneEditError::Edit(
+                EditError::NoSuchLayer(7)
+            ))
         ));
     }
 

@@ -18,9 +18,7 @@ use bevy_sprite::Sprite;
 use bevy_transform::components::Transform;
 use common::game::Brain;
 use common::harness::Harness;
-use common::scenes::{
-    Log, edit, edit_in_memory, instance_of, load_errors, log_reloads, name_of,
-};
+use common::scenes::{Log, edit, edit_in_memory, instance_of, load_errors, log_reloads, name_of};
 
 fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], rest: &str) -> String {
     let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
@@ -935,7 +933,13 @@ mod tiles {
     fn grass() -> String {
         scene(
             "Grass",
-            &[entity(1, "Grass", None, &[], &format!("components: [{SPRITE}]"))],
+            &[entity(
+                1,
+                "Grass",
+                None,
+                &[],
+                &format!("components: [{SPRITE}]"),
+            )],
             &[1],
             2,
         )
@@ -994,7 +998,8 @@ mod tiles {
             .iter()
             .map(|[i, j]| instance.entity_path(&[9, *i, *j, 1]).unwrap())
             .collect();
-        let before: Vec<ComponentTicks> = cells.iter().map(|e| ticks::<Transform>(&h, *e)).collect();
+        let before: Vec<ComponentTicks> =
+            cells.iter().map(|e| ticks::<Transform>(&h, *e)).collect();
         let sprites: Vec<ComponentTicks> = cells.iter().map(|e| ticks::<Sprite>(&h, *e)).collect();
         // Paint grass into the empty cell (1, 1).
         edit(&mut h, "level.forge.ron", &level(&["ggo", "ggg"], over));
@@ -1009,7 +1014,10 @@ mod tiles {
         );
         let now = h.world().read_change_tick();
         for (k, e) in cells.iter().enumerate() {
-            assert_eq!(after.entity_path(&instance.path_of(*e).unwrap().0), Some(*e));
+            assert_eq!(
+                after.entity_path(&instance.path_of(*e).unwrap().0),
+                Some(*e)
+            );
             assert!(!ticks::<Transform>(&h, *e).is_changed(before[k].changed, now));
             assert!(!ticks::<Sprite>(&h, *e).is_changed(sprites[k].changed, now));
         }

@@ -664,7 +664,13 @@ mod tiles {
         let filled: Vec<(u64, u64, char)> = layer.filled().map(|(i, j, k, _)| (i, j, k)).collect();
         assert_eq!(
             filled,
-            [(0, 1, 'g'), (2, 1, 'l'), (0, 0, 'g'), (1, 0, 'g'), (2, 0, 'g')]
+            [
+                (0, 1, 'g'),
+                (2, 1, 'l'),
+                (0, 0, 'g'),
+                (1, 0, 'g'),
+                (2, 0, 'g')
+            ]
         );
         let map = &parsed.source_map;
         let row_line = text.lines().position(|l| l.contains("\"g.l\"")).unwrap() as u32 + 1;
@@ -680,7 +686,10 @@ mod tiles {
         assert_eq!(again.doc, parsed.doc);
         assert_eq!(again.doc.to_canonical_string(), canonical);
         assert!(canonical.contains("  layers: [\n"), "{canonical}");
-        assert!(canonical.contains("      rows: [\n        \"g.l\",\n"), "{canonical}");
+        assert!(
+            canonical.contains("      rows: [\n        \"g.l\",\n"),
+            "{canonical}"
+        );
         // A scene without layers writes no `layers` field: old files stay as they were.
         let plain = SceneDoc::from_str(&super::level()).unwrap().doc;
         assert!(plain.layers.is_empty());
@@ -724,7 +733,11 @@ mod tiles {
         assert_eq!(unknown.len(), 1, "one per key: {:#?}", report.diagnostics);
         let p = unknown[0].position.unwrap();
         assert_eq!((p.line, p.column), (line("\"g.x\""), 12));
-        assert!(unknown[0].message.contains("(2 cells)"), "{}", unknown[0].message);
+        assert!(
+            unknown[0].message.contains("(2 cells)"),
+            "{}",
+            unknown[0].message
+        );
         assert_eq!(unknown[0].path.as_deref(), Some("layers[0].rows[0]"));
         let ragged = find("forge::layer::ragged");
         assert_eq!(ragged.len(), 1);
@@ -742,16 +755,35 @@ mod tiles {
             .iter()
             .map(|d| (d.code, d.line()))
             .collect();
-        let line = |s: &str| text.lines().position(|l| l.contains(s)).map(|l| l as u32 + 1);
-        assert!(codes.contains(&("forge::layer::id", line("      id: 1,"))), "{codes:?}");
-        assert!(codes.contains(&("forge::layer::rows_and_cells", line("cells: ["))), "{codes:?}");
-        assert!(codes.contains(&("forge::layer::duplicate_cell", line("cells: ["))), "{codes:?}");
+        let line = |s: &str| {
+            text.lines()
+                .position(|l| l.contains(s))
+                .map(|l| l as u32 + 1)
+        };
+        assert!(
+            codes.contains(&("forge::layer::id", line("      id: 1,"))),
+            "{codes:?}"
+        );
+        assert!(
+            codes.contains(&("forge::layer::rows_and_cells", line("cells: ["))),
+            "{codes:?}"
+        );
+        assert!(
+            codes.contains(&("forge::layer::duplicate_cell", line("cells: ["))),
+            "{codes:?}"
+        );
         // Too large: a documented limit.
         let wide = "g".repeat(1024);
-        let rows: Vec<&str> = std::iter::repeat_n(wide.as_str(), MAX_LAYER_CELLS / 1024 + 1).collect();
+        let rows: Vec<&str> =
+            std::iter::repeat_n(wide.as_str(), MAX_LAYER_CELLS / 1024 + 1).collect();
         let parsed = SceneDoc::from_str(&level(&rows)).unwrap();
         let report = validate_parsed(&parsed, None);
-        assert!(report.diagnostics.iter().any(|d| d.code == "forge::layer::too_large"));
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "forge::layer::too_large")
+        );
         // A palette key is one character, and not `.`.
         for bad in ["\"gg\"", "\".\"", "\"\""] {
             let text = level(&["g"]).replace("\"g\": \"prefabs", &format!("{bad}: \"prefabs"));
@@ -768,7 +800,11 @@ mod tiles {
         let mut files = tile_files();
         files.remove("prefabs/grass.forge.ron");
         let (_, problems) = PrefabFiles::new(reader(files)).expand_scene("t.forge.ron", &parsed);
-        let line = text.lines().position(|l| l.contains("grass.forge.ron")).unwrap() as u32 + 1;
+        let line = text
+            .lines()
+            .position(|l| l.contains("grass.forge.ron"))
+            .unwrap() as u32
+            + 1;
         let unreadable: Vec<_> = problems
             .iter()
             .filter(|d| d.code == "forge::prefab::unreadable")
@@ -839,8 +875,11 @@ mod tiles {
 
     fn rows() -> impl Strategy<Value = Vec<String>> {
         (1usize..6, 1usize..6).prop_flat_map(|(w, h)| {
-            prop::collection::vec(prop::collection::vec(prop::sample::select(vec!['g', 'l', '.']), w), h)
-                .prop_map(|rows| rows.into_iter().map(|r| r.into_iter().collect()).collect())
+            prop::collection::vec(
+                prop::collection::vec(prop::sample::select(vec!['g', 'l', '.']), w),
+                h,
+            )
+            .prop_map(|rows| rows.into_iter().map(|r| r.into_iter().collect()).collect())
         })
     }
 

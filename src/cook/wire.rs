@@ -1306,7 +1306,12 @@ fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyE
         u32::try_from(v)
             .ok()
             .filter(|v| *v <= crate::format::MAX_CELL_INDEX)
-            .ok_or_else(|| r.error(format!("{what} {v} is above {}", crate::format::MAX_CELL_INDEX)))
+            .ok_or_else(|| {
+                r.error(format!(
+                    "{what} {v} is above {}",
+                    crate::format::MAX_CELL_INDEX
+                ))
+            })
     };
     l.start = (index(r, "a cell index")?, index(r, "a cell index")?);
     let key = |r: &mut Reader<'_>| -> Result<char, BodyError> {
@@ -1314,7 +1319,9 @@ fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyE
         let mut chars = s.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) if c != crate::format::EMPTY_CELL => Ok(c),
-            _ => Err(r.error(format!("palette key {s:?} is not one character other than `.`"))),
+            _ => Err(r.error(format!(
+                "palette key {s:?} is not one character other than `.`"
+            ))),
         }
     };
     let n = r.count(2, "the number of palette entries")?;

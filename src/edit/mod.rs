@@ -540,7 +540,12 @@ impl SceneEdit {
         rect: crate::format::CellRect,
         key: char,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
-        self.paint_cells(format!("paint {key:?} in layer {layer}"), layer, rect, Some(key))
+        self.paint_cells(
+            format!("paint {key:?} in layer {layer}"),
+            layer,
+            rect,
+            Some(key),
+        )
     }
 
     /// Empties every cell of `rect` of tile layer `layer` (`.` in its rows, or no entry in its
@@ -564,7 +569,11 @@ impl SceneEdit {
         key: Option<char>,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         use crate::format::LayerPart;
-        let old = self.parsed.doc.layer(id).ok_or(EditError::NoSuchLayer(id))?;
+        let old = self
+            .parsed
+            .doc
+            .layer(id)
+            .ok_or(EditError::NoSuchLayer(id))?;
         let mut layer = old.clone();
         layer.paint(rect, key)?;
         if layer == *old {

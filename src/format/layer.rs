@@ -168,14 +168,11 @@ impl TileLayer {
                     (i, j, c, CellSource::Row { row: r, byte })
                 })
         });
-        let cells = self.cells.iter().enumerate().map(|(k, c)| {
-            (
-                u64::from(c.i),
-                u64::from(c.j),
-                c.key,
-                CellSource::Cell(k),
-            )
-        });
+        let cells = self
+            .cells
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (u64::from(c.i), u64::from(c.j), c.key, CellSource::Cell(k)));
         rows.chain(cells)
     }
 
@@ -281,8 +278,9 @@ impl TileLayer {
             return Err(refuse(format!("cell indices go up to {MAX_CELL_INDEX}")));
         }
         if self.rows.is_empty() {
-            self.cells
-                .retain(|c| !(rect.i0..=rect.i1).contains(&c.i) || !(rect.j0..=rect.j1).contains(&c.j));
+            self.cells.retain(|c| {
+                !(rect.i0..=rect.i1).contains(&c.i) || !(rect.j0..=rect.j1).contains(&c.j)
+            });
             if let Some(key) = key {
                 for j in rect.j0..=rect.j1 {
                     for i in rect.i0..=rect.i1 {

@@ -31,8 +31,8 @@ pub use error::{ReadError, ReadErrorKind};
 pub use instance::{ComponentPatch, Instance, MAX_EXPANDED_ENTITIES, MAX_PREFAB_DEPTH, Override};
 pub use integrity::IntegrityProblem;
 pub use layer::{
-    CellRect, CellSource, EMPTY_CELL, MAX_CELL_INDEX, MAX_LAYER_CELLS, TILE_PLANES, TileCell, TileLayer,
-    TilePlane,
+    CellRect, CellSource, EMPTY_CELL, MAX_CELL_INDEX, MAX_LAYER_CELLS, TILE_PLANES, TileCell,
+    TileLayer, TilePlane,
 };
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};

@@ -829,7 +829,9 @@ impl SourceMap {
         let spans = self.layer_spans(id)?;
         let span = match part {
             LayerPart::Entry => spans.entry,
-            LayerPart::Field(field) => spans.fields[LAYER_FIELDS.iter().position(|f| *f == field)?],
+            LayerPart::Field(field) => {
+                spans.fields[LAYER_FIELDS.iter().position(|f| *f == field)?]
+            }
             LayerPart::PaletteKey(i) => spans.palette.get(i)?.0,
             LayerPart::PaletteScene(i) => spans.palette.get(i)?.1,
             LayerPart::Row(i) => *spans.rows.get(i)?,

@@ -9,8 +9,8 @@ use super::builtin::ComponentData;
 use super::builtin::{BuiltinTag, MeshSource, Payload, PrimitiveShape, ValueRef};
 use super::component::EcoString;
 use super::instance::{Instance, Override};
-use super::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use super::layer::TileLayer;
+use super::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use super::{EntityNode, FORMAT_VERSION, SceneDoc};
 
 const SPACES: &str = "                                                                ";

@@ -472,16 +472,25 @@ where
     let instances = parsed.doc.entities.values().filter_map(|node| {
         let instance = node.instance.as_deref()?;
         let here = parsed.source_map.instance_scene(node.id);
-        Some((node.id, instance.scene.as_str(), here, "instance.scene".to_owned()))
+        Some((
+            node.id,
+            instance.scene.as_str(),
+            here,
+            "instance.scene".to_owned(),
+        ))
     });
     let palettes = parsed.doc.layers.iter().enumerate().flat_map(|(n, layer)| {
-        layer.palette.iter().enumerate().map(move |(k, (key, scene))| {
-            let here = parsed
-                .source_map
-                .layer_part(layer.id, crate::format::LayerPart::PaletteScene(k));
-            let path = format!("layers[{n}].palette.{key}");
-            (layer.id, scene.as_str(), here, path)
-        })
+        layer
+            .palette
+            .iter()
+            .enumerate()
+            .map(move |(k, (key, scene))| {
+                let here = parsed
+                    .source_map
+                    .layer_part(layer.id, crate::format::LayerPart::PaletteScene(k));
+                let path = format!("layers[{n}].palette.{key}");
+                (layer.id, scene.as_str(), here, path)
+            })
     });
     let placements: Vec<_> = instances.chain(palettes).collect();
     for (id, scene, here, path) in placements {

@@ -150,7 +150,11 @@ impl ExpandedScene {
                 }
             }
         }
-        part.next_id = part.entities.keys().max().map_or(1, |k| k.saturating_add(1));
+        part.next_id = part
+            .entities
+            .keys()
+            .max()
+            .map_or(1, |k| k.saturating_add(1));
         crate::validate::validate_scene(&part, None)
             .diagnostics
             .into_iter()
@@ -185,7 +189,11 @@ impl ExpandedScene {
         let (overrides, scene, holder) = match parsed.doc.entities.get(&instance_id) {
             Some(entity) => {
                 let instance = entity.instance.as_deref()?;
-                (&instance.overrides[..], &instance.scene, "instance".to_owned())
+                (
+                    &instance.overrides[..],
+                    &instance.scene,
+                    "instance".to_owned(),
+                )
             }
             None => {
                 let n = parsed.doc.layers.iter().position(|l| l.id == instance_id)?;
@@ -222,7 +230,11 @@ impl ExpandedScene {
         let about = format!(
             "in prefab entity {target:?} (`{}`) of `{scene}`, placed by {} {instance_id}",
             node.name,
-            if holder == "instance" { "entity" } else { "layer" }
+            if holder == "instance" {
+                "entity"
+            } else {
+                "layer"
+            }
         );
         d.help = Some(match d.help.take() {
             Some(help) => format!("{help}; {about}"),
@@ -515,8 +527,11 @@ fn expand_layer<'p>(
         None => into.out.roots.push(id),
     }
     into.out.entities.insert(id, node);
-    let prefabs: Vec<Option<&ExpandedScene>> =
-        layer.palette.iter().map(|(_, scene)| prefab(scene)).collect();
+    let prefabs: Vec<Option<&ExpandedScene>> = layer
+        .palette
+        .iter()
+        .map(|(_, scene)| prefab(scene))
+        .collect();
     let per_cell: usize = layer
         .filled()
         .filter_map(|(_, _, key, _)| layer.palette.iter().position(|(k, _)| *k == key))
@@ -705,7 +720,10 @@ fn place_prefab(
         }
         prefix_component_references(&mut copy, place.prefix);
         out.entities.insert(new_key, copy);
-        paths.insert(new_key, prefixed(place.prefix, prefab, *k).into_boxed_slice());
+        paths.insert(
+            new_key,
+            prefixed(place.prefix, prefab, *k).into_boxed_slice(),
+        );
     }
     for (k, scene) in &prefab.instances {
         if let Some(key) = keys.get(k) {

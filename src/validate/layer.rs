@@ -19,11 +19,17 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         let taken = if id == 0 {
             Some("0 is not an id".to_owned())
         } else if doc.entities.contains_key(&id) {
-            Some(format!("layer id {id} is the id of entity `{}`", doc.entities[&id].name))
+            Some(format!(
+                "layer id {id} is the id of entity `{}`",
+                doc.entities[&id].name
+            ))
         } else if !ids.insert(id) {
             Some(format!("layer id {id} is the id of another layer"))
         } else if id >= doc.next_id {
-            Some(format!("layer id {id} is not below `next_id` ({})", doc.next_id))
+            Some(format!(
+                "layer id {id} is not below `next_id` ({})",
+                doc.next_id
+            ))
         } else {
             None
         };
@@ -41,7 +47,10 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             c.push(
                 error(
                     "forge::layer::parent",
-                    format!("layer `{}` is placed under entity {parent}, which the scene does not have", layer.name),
+                    format!(
+                        "layer `{}` is placed under entity {parent}, which the scene does not have",
+                        layer.name
+                    ),
                 )
                 .with_path(at(".parent")),
                 Loc::Layer(LayerPart::Field("parent")),
@@ -52,7 +61,10 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             c.push(
                 error(
                     "forge::layer::cell_size",
-                    format!("cell size ({}, {}) is not two finite sizes above zero", size.x, size.y),
+                    format!(
+                        "cell size ({}, {}) is not two finite sizes above zero",
+                        size.x, size.y
+                    ),
                 )
                 .with_path(at(".cell_size")),
                 Loc::Layer(LayerPart::Field("cell_size")),
@@ -61,8 +73,11 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         let o = layer.origin;
         if !(o.x.is_finite() && o.y.is_finite() && o.z.is_finite()) {
             c.push(
-                error("forge::layer::origin", "the origin is not finite".to_owned())
-                    .with_path(at(".origin")),
+                error(
+                    "forge::layer::origin",
+                    "the origin is not finite".to_owned(),
+                )
+                .with_path(at(".origin")),
                 Loc::Layer(LayerPart::Field("origin")),
             );
         }
@@ -88,7 +103,11 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             );
         }
         if layer.extent() > MAX_LAYER_CELLS {
-            let field = if layer.cells.is_empty() { "rows" } else { "cells" };
+            let field = if layer.cells.is_empty() {
+                "rows"
+            } else {
+                "cells"
+            };
             c.push(
                 error(
                     "forge::layer::too_large",
@@ -120,7 +139,8 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
                 c.push(
                     error(
                         "forge::layer::override_children",
-                        "an override of a layer's cell cannot place entities of the scene".to_owned(),
+                        "an override of a layer's cell cannot place entities of the scene"
+                            .to_owned(),
                     )
                     .with_path(at(&format!(".overrides[{i}].children")))
                     .with_help("place the entities under the layer's parent instead"),

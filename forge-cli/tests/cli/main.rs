@@ -936,7 +936,10 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
 #[test]
 fn tile_layers_validate_tree_and_export() {
     let root = Path::new(ROOT);
-    let scenes = ["assets/scenes/dungeon.forge.ron", "assets/scenes/meadow.forge.ron"];
+    let scenes = [
+        "assets/scenes/dungeon.forge.ron",
+        "assets/scenes/meadow.forge.ron",
+    ];
     let o = forge(root, &["validate", scenes[0], scenes[1]]);
     assert_eq!(status(&o), 0, "{}", stdout(&o));
     let tree = stdout(&forge(root, &["tree", scenes[0]]));
@@ -947,7 +950,10 @@ fn tile_layers_validate_tree_and_export() {
     assert_eq!(tree.lines().count(), 3, "{tree}");
     let flat = stdout(&forge(root, &["tree", "--flat", scenes[0]]));
     assert_eq!(flat.lines().count(), 1 + 52, "{flat}");
-    assert!(flat.contains("[2, 6, 1, 2] \"Gold coin\" [sprite] in [2, 6, 1, 1]\n"), "{flat}");
+    assert!(
+        flat.contains("[2, 6, 1, 2] \"Gold coin\" [sprite] in [2, 6, 1, 1]\n"),
+        "{flat}"
+    );
     let rust = forge(root, &["export", scenes[0], "--to", "rust"]);
     assert_eq!(status(&rust), 0, "{}", stderr(&rust));
     assert_eq!(stdout(&rust).matches("Name::new(\"Gold coin\")").count(), 1);
@@ -972,7 +978,10 @@ fn tile_layers_validate_tree_and_export() {
         out.contains("error[forge::layer::unknown_key]: `x` is not a key of the layer's palette"),
         "{out}"
     );
-    assert!(out.contains(&format!("dungeon.forge.ron:{line}:{column}")), "{out}");
+    assert!(
+        out.contains(&format!("dungeon.forge.ron:{line}:{column}")),
+        "{out}"
+    );
 }
 
 // ---- entity references ----

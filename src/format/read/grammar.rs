@@ -16,9 +16,8 @@ use crate::format::layer::{
     EMPTY_CELL, MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane,
 };
 use crate::format::source_map::{
-    ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LAYER_FIELDS, LayerSpans,
-    LineIndex, OVERRIDE_FIELDS, OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS,
-    TRANSFORM_FIELDS,
+    ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LAYER_FIELDS, LayerSpans, LineIndex,
+    OVERRIDE_FIELDS, OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
 };
 use crate::format::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use crate::format::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -541,7 +540,11 @@ impl<'a> Parser<'a> {
                     Ok(())
                 })?,
                 9 => p.sequence(|p, _| {
-                    let mut cell = TileCell { i: 0, j: 0, key: ' ' };
+                    let mut cell = TileCell {
+                        i: 0,
+                        j: 0,
+                        key: ' ',
+                    };
                     let (s, seen) = p.structure("tile cell", &IJ_KEY, |p, i, _| {
                         match i {
                             0 => cell.i = p.cell_index()?,
