@@ -100,7 +100,9 @@ fn main() -> ExitCode {
             eprintln!("{e}");
             return ExitCode::FAILURE;
         }
-        let instance = app.world().get::<ForgeSceneInstance>(root).unwrap().clone();
+        let Some(instance) = app.world().get::<ForgeSceneInstance>(root).cloned() else {
+            return ExitCode::FAILURE;
+        };
         out.push_str(&format!("{file}: {} entities\n", instance.len()));
         for path in paths {
             out.push_str(&format!("  {}\n", describe(app.world(), &instance, path)));
