@@ -674,7 +674,14 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
         let mut docs: Vec<&mut SceneDoc> = std::iter::once(&mut doc)
             .chain(prefabs.iter_mut().map(|(_, d)| d))
             .collect();
-        read_layers(&mut r, &pool, &mut docs)?;
+        let left = r.left();
+        read_layers(&mut r, &pool, &mut docs).map_err(|mut e| {
+            e.what = format!(
+                "{left} bytes are left after the scene and its prefabs, and they are not a tile layers part: {}",
+                e.what
+            );
+            e
+        })?;
     }
     if r.left() > 0 {
         return Err(r

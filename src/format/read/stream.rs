@@ -310,6 +310,11 @@ mod tests {
             RICH.as_bytes().to_vec(),
             RICH.replace("\r\n", "\n").into_bytes(),
         ];
+        // Tile layers: a top-level field after the entities.
+        for scene in ["dungeon", "meadow"] {
+            let path = format!("{}/assets/scenes/{scene}.forge.ron", env!("CARGO_MANIFEST_DIR"));
+            out.push(std::fs::read(path).unwrap_or_default());
+        }
         for dir in ["valid", "invalid", "warnings"] {
             let path = format!("{}/tests/fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
             for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
