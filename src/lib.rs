@@ -36,6 +36,7 @@
 //! [editing and saving](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/editing.md),
 //! [import and export](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/import-export.md),
 //! [the command line](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/cli.md),
+//! [editor setup](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/editor-setup.md),
 //! [performance](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/performance.md).
 
 // Lets the derive's `::bevy_forge_scene::..` paths resolve inside this crate (unit tests, doctests).
@@ -124,6 +125,9 @@ struct GuideImportExport;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/cli.md")]
 struct GuideCli;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/editor-setup.md")]
+struct GuideEditorSetup;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/guide/performance.md")]
 struct GuidePerformance;

@@ -689,3 +689,116 @@ mod tiles {
         assert_eq!(SceneDoc::from_str(&edit.text()).unwrap().doc, *edit.doc());
     }
 }
+
+mod format_text {
+    use bevy_forge_scene::edit::format_text;
+    use bevy_forge_scene::format::SceneDoc;
+    use proptest::prelude::*;
+
+    /// The comments of `text` outside strings, in order (a quick scan for the tests: the scenes
+    /// here have no `//` in strings).
+    fn comments(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut rest = text;
+        while let Some(at) = rest.find(['/', '"']) {
+            let tail = &rest[at..];
+            if let Some(body) = tail.strip_prefix('"') {
+                let end = body.find('"').map_or(tail.len(), |e| e + 2);
+                rest = &tail[end..];
+            } else if tail.starts_with("//") {
+                let end = tail.find('\n').unwrap_or(tail.len());
+                out.push(tail[..end].trim_end_matches('\r').to_owned());
+                rest = &tail[end..];
+            } else if tail.starts_with("/*") {
+                let end = tail.find("*/").map_or(tail.len(), |e| e + 2);
+                out.push(tail[..end].to_owned());
+                rest = &tail[end..];
+            } else {
+                rest = &tail[1..];
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn comments_go_to_their_entries() {
+        let text = "// The hall.\n(format_version: 1, name: \"Hall\",\n  entities: {\n    // The lamp, on its own line.\n    1: (id: 1, name: \"Lamp\", // its name\n      parent: None, children: [], locked: false,\n      transform: (translation: (x: 0, y: 3, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),\n      components: [\n        /* bright */ (type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800, range: 20, shadows: false)),\n        // more to come\n      ]),\n  }, roots: [1], next_id: 2) // end\n";
+        let formatted = format_text(text).unwrap();
+        let expected = "// The hall.\n(\n  format_version: 1,\n  name: \"Hall\",\n  entities: {\n    // The lamp, on its own line.\n    1: (\n      id: 1,\n      name: \"Lamp\", // its name\n      parent: None,\n      children: [],\n      transform: (\n        translation: (\n          x: 0.0,\n          y: 3.0,\n          z: 0.0,\n        ),\n        rotation: (\n          x: 0.0,\n          y: 0.0,\n          z: 0.0,\n        ),\n        scale: (\n          x: 1.0,\n          y: 1.0,\n          z: 1.0,\n        ),\n      ),\n      components: [\n        /* bright */\n        (\n          type: point_light,\n          data: (\n            color: (\n              r: 1.0,\n              g: 1.0,\n              b: 1.0,\n              a: 1.0,\n            ),\n            intensity: 800.0,\n            range: 20.0,\n            shadows: false,\n          ),\n        ),\n        // more to come\n      ],\n      locked: false,\n    ),\n  },\n  roots: [\n    1,\n  ],\n  next_id: 2,\n)\n// end\n";
+        assert_eq!(formatted, expected, "\n{formatted}");
+        assert_eq!(format_text(&formatted).unwrap(), formatted);
+        // Without comments it is the canonical layout.
+        let plain = SceneDoc::from_str(text).unwrap().doc.to_canonical_string();
+        assert_eq!(format_text(&plain).unwrap(), plain);
+        assert!(format_text("(format_version: 1").is_err());
+    }
+
+    #[test]
+    fn the_seed_scenes_keep_every_comment() {
+        for dir in ["assets/scenes", "assets/prefabs", "tests/fixtures/valid"] {
+            for entry in std::fs::read_dir(super::common::repo().join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                let text = std::fs::read_to_string(&path).unwrap();
+                let formatted =
+                    format_text(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(comments(&formatted), comments(&text), "{}", path.display());
+                assert_eq!(
+                    SceneDoc::from_str(&formatted).unwrap().doc,
+                    SceneDoc::from_str(&text).unwrap().doc
+                );
+                assert_eq!(
+                    format_text(&formatted).unwrap(),
+                    formatted,
+                    "{}",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Comments put after any token of a scene (on their own line or not, line or block)
+        /// are all kept, in order, the document is unchanged, and formatting again changes
+        /// nothing.
+        #[test]
+        fn comments_anywhere_are_kept(
+            which in 0usize..8,
+            spots in proptest::collection::vec((0usize..100_000, 0u8..4), 1..8),
+        ) {
+            let paths = ["assets/scenes/goblin_camp.forge.ron", "tests/fixtures/valid/platformer.forge.ron", "assets/prefabs/goblin.forge.ron", "tests/fixtures/valid/garden.forge.ron"];
+            let text = std::fs::read_to_string(super::common::repo().join(paths[which % paths.len()])).unwrap();
+            // Token ends: after `,`, `(`, `[`, `{` outside strings.
+            let mut ends = Vec::new();
+            let (mut in_string, mut in_comment) = (false, false);
+            for (i, c) in text.char_indices() {
+                match c {
+                    '\n' => in_comment = false,
+                    '/' if !in_string && text[i..].starts_with("//") => in_comment = true,
+                    _ if in_comment => {}
+                    '"' => in_string = !in_string,
+                    ',' | '(' | '[' | '{' if !in_string => ends.push(i + 1),
+                    _ => {}
+                }
+            }
+            let mut edited = text.clone();
+            let mut spots: Vec<(usize, u8)> = spots.into_iter().map(|(s, k)| (ends[s % ends.len()], k)).collect();
+            spots.sort();
+            spots.dedup_by_key(|(s, _)| *s);
+            for (n, (at, kind)) in spots.iter().enumerate().rev() {
+                let comment = match kind {
+                    0 => format!(" // note {n}\n"),
+                    1 => format!("\n// note {n}\n"),
+                    2 => format!(" /* note {n} */ "),
+                    _ => format!("\n  /* note {n},\n     two lines */\n"),
+                };
+                edited.insert_str(*at, &comment);
+            }
+            let formatted = format_text(&edited).unwrap();
+            prop_assert_eq!(comments(&formatted), comments(&edited));
+            prop_assert_eq!(SceneDoc::from_str(&formatted).unwrap().doc, SceneDoc::from_str(&edited).unwrap().doc);
+            prop_assert_eq!(format_text(&formatted).unwrap(), formatted);
+        }
+    }
+}

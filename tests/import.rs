@@ -1221,3 +1221,24 @@ fn capture_and_import_read_colours_font_sizes_and_spot_lights_alike() {
         );
     }
 }
+
+/// `forge import` reads every built-in without a game: the registry it uses knows the Bevy types
+/// each built-in tag spawns as (a mesh's material lives in the render stack, which a game's
+/// registry brings).
+#[test]
+fn the_registry_without_a_game_knows_every_builtins_bevy_types() {
+    let registry = import::builtin_types();
+    for b in bevy_forge_scene::format::BUILTINS {
+        for ty in b
+            .bevy
+            .split(" + ")
+            .filter(|t| !t.starts_with("MeshMaterial3d"))
+        {
+            assert!(
+                registry.get_with_short_type_path(ty).is_some(),
+                "`{}`: `{ty}` is not registered",
+                b.tag
+            );
+        }
+    }
+}

@@ -479,3 +479,132 @@ fn positions_after_newlines_in_strings_comments_and_reread_data() {
     check(map.top_field("roots"), "[1]");
     check(map.top_field("next_id"), "2,\n)");
 }
+
+/// Scenes with every kind of entry: built-ins, custom components with escapes, instances with
+/// overrides, non-ASCII names, comments and CRLF.
+fn edit_corpus() -> Vec<String> {
+    let mut texts = Vec::new();
+    for dir in ["tests/fixtures/valid", "assets/scenes", "assets/prefabs"] {
+        let mut paths: Vec<_> = std::fs::read_dir(common::repo().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".forge.ron"))
+            .collect();
+        paths.sort();
+        texts.extend(paths.iter().map(|p| std::fs::read_to_string(p).unwrap()));
+    }
+    let first = texts[0].clone();
+    texts.push(
+        first
+            .replacen("name: \"", "name: \"Zoë \\\"🌲\\\" ", 2)
+            .replacen("    ", "    /* a comment, é */ ", 3)
+            .replace('\n', "\r\n"),
+    );
+    texts
+}
+
+/// Applies `edits` (offset in the entry, kind, byte, length) to entry `which` of `text` one at a
+/// time, re-reading after each; each re-read that is taken must equal reading the whole text.
+fn check_rereads(text: &str, which: usize, edits: &[(usize, u8, usize, usize)]) -> usize {
+    const BYTES: &[&str] = &[
+        "0", "7", "9", ".", "-", "e", "x", " ", "\n", "\"", "\\", ",", "(", ")", "[", "]", ":",
+        "#", "/*", "*/", "//", "é", "Some(", "None", "true",
+    ];
+    let mut text = text.to_owned();
+    let mut parsed = read(&text);
+    let mut taken = 0;
+    for &(at, kind, b, n) in edits {
+        let ids: Vec<u64> = parsed.doc.entities.keys().copied().collect();
+        let id = ids[which % ids.len()];
+        let entry = parsed.source_map.entity_span(id).unwrap();
+        let len = (entry.end - entry.start) as usize;
+        let start = entry.start as usize + at % (len + 1);
+        let (old_end, inserted) = match kind % 3 {
+            0 => (start, BYTES[b % BYTES.len()].to_owned()),
+            1 => ((start + n).min(entry.end as usize), String::new()),
+            _ => (
+                (start + 1).min(entry.end as usize),
+                BYTES[b % BYTES.len()].to_owned(),
+            ),
+        };
+        if !text.is_char_boundary(start) || !text.is_char_boundary(old_end) {
+            continue;
+        }
+        let mut edited = text.clone();
+        edited.replace_range(start..old_end, &inserted);
+        let before = parsed.clone();
+        let whole = SceneDoc::from_str(&edited);
+        if parsed.reread_edit(&edited, start..old_end, inserted.len()) {
+            taken += 1;
+            let whole = whole.unwrap_or_else(|e| panic!("re-read a text that does not read: {e}"));
+            assert_eq!(parsed, whole, "edit at {start}..{old_end} to {inserted:?}");
+            text = edited;
+        } else {
+            assert_eq!(parsed, before, "a refused re-read changed the scene");
+            // A text that does not read drops the edit: the next starts from the last good text.
+            if let Ok(whole) = whole {
+                parsed = whole;
+                text = edited;
+            }
+        }
+    }
+    taken
+}
+
+#[test]
+fn an_edit_inside_an_entry_is_read_again_alone() {
+    for text in edit_corpus() {
+        let parsed = read(&text);
+        for (i, (&id, node)) in parsed.doc.entities.iter().enumerate() {
+            let entry = parsed.source_map.entity_span(id).unwrap();
+            let at = parsed.source_map.entity_field_span(id, "name").unwrap();
+            // Renaming the entity: taken, and the same as reading the whole text.
+            let name = format!("{:?}", format!("{} é2", node.name));
+            let mut edited = text.clone();
+            edited.replace_range(at.range().unwrap(), &name);
+            let mut again = parsed.clone();
+            let new_len = name.len();
+            assert!(
+                again.reread_edit(&edited, at.range().unwrap(), new_len),
+                "entity {id}"
+            );
+            assert_eq!(again, read(&edited), "entity {id}");
+            // An edit that breaks the entry, or reaches past it, is refused and changes nothing.
+            let mut broken = text.clone();
+            broken.insert(entry.end as usize - 1, ',');
+            broken.insert(entry.end as usize - 1, '}');
+            let mut again = parsed.clone();
+            assert!(!again.reread_edit(&broken, entry.end as usize - 1..entry.end as usize - 1, 2));
+            assert_eq!(again, parsed);
+            let mut again = parsed.clone();
+            let past = entry.end as usize + 1;
+            assert!(!again.reread_edit(
+                &text,
+                entry.start as usize..past,
+                past - entry.start as usize
+            ));
+            // Typing digits and spaces in each entry in turn: every keystroke is taken.
+            let typed: Vec<(usize, u8, usize, usize)> =
+                (0..8).map(|k| (37 * k, 0, k % 2 * 7, 1)).collect();
+            let before = check_rereads(&text, i, &typed);
+            assert!(before > 0, "entity {id}: no edit was re-read alone");
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any sequence of edits inside entries: each re-read taken gives exactly the whole read
+    /// of the edited text (document, every span, lines, characters), and a refused one changes
+    /// nothing.
+    #[test]
+    fn rereads_after_edits_equal_whole_reads(
+        which_text in 0usize..64,
+        which in 0usize..64,
+        edits in proptest::collection::vec((0usize..4096, 0u8..3, 0usize..32, 1usize..6), 1..6),
+    ) {
+        let corpus = edit_corpus();
+        let _ = check_rereads(&corpus[which_text % corpus.len()], which, &edits);
+    }
+}

@@ -1171,3 +1171,46 @@ fn duplicates_are_found_in_long_lists_too() {
         Some("components[0].data.fields[12].name")
     );
 }
+
+/// Every "did you mean" is offered as a replacement of the value at the diagnostic's position:
+/// read errors (fields, tags), custom types and fields (with a schema file), references.
+#[test]
+fn did_you_mean_is_a_list_of_replacements() {
+    let garden = fixture_text("valid/garden.forge.ron");
+    let read = |text: &str| Diagnostic::from_read_error(&SceneDoc::from_str(text).unwrap_err());
+    let typo = read(&garden.replacen("children:", "childen:", 1));
+    assert_eq!(typo.suggestions(), ["children"]);
+    let tag = read(&garden.replacen("type: directional_light", "type: directional_lite", 1));
+    assert_eq!(tag.suggestions(), ["directional_light"]);
+    let text = garden.replacen(
+        "components: [",
+        "components: [(type: custom, data: (type_path: \"forge_demo::Orbt\", fields: [(name: \"radus\", expr: \"1.0\")])), (type: custom, data: (type_path: \"forge_demo::Orbit\", fields: [(name: \"radus\", expr: \"#3\"), (name: \"speed\", expr: \"1.0\")])), ",
+        1,
+    );
+    let parsed = SceneDoc::from_str(&text).unwrap();
+    let schemas = common::game::schemas().to_schema_file();
+    let report = bevy_forge_scene::validate::validate_parsed_with_schemas(&parsed, None, &schemas);
+    let of = |code: &str| {
+        report
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("no {code}: {report:?}"))
+    };
+    assert_eq!(
+        of("forge::custom::unknown_type").suggestions(),
+        ["forge_demo::Orbit"]
+    );
+    assert_eq!(of("forge::custom::unknown_field").suggestions(), ["radius"]);
+    let refs = bevy_forge_scene::validate::validate_references(&parsed);
+    let dangling = refs
+        .iter()
+        .find(|d| d.code == "forge::custom::reference")
+        .unwrap();
+    assert_eq!(dangling.suggestions(), ["#2", "#1"], "{dangling}");
+    // Nothing to offer: no suggestions.
+    assert!(
+        read(&garden.replacen("children:", "velocity:", 1))
+            .suggestions()
+            .is_empty()
+    );
+}

@@ -1,4 +1,5 @@
-//! Finding scene files and the project a file belongs to.
+//! Finding scene files, the project a file belongs to, and where its prefabs are read from: the
+//! rules `forge validate` and `forge lsp` share.
 
 use std::path::{Path, PathBuf};
 
@@ -55,6 +56,34 @@ pub fn project_of(file: &Path) -> Option<Project> {
         .ancestors()
         .find(|dir| dir.join("scenes").is_dir() || dir.join("assets").is_dir())
         .and_then(|dir| Project::open(dir).ok())
+}
+
+/// Where the prefab files a scene places are read from: `--assets` when given, else the assets
+/// directory of the scene's project, else the scene's own folder.
+pub fn prefab_root(path: &Path, assets: Option<&Path>) -> PathBuf {
+    if let Some(dir) = assets {
+        return dir.to_owned();
+    }
+    match project_of(path) {
+        Some(project) => project.assets_dir(),
+        None => path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned(),
+    }
+}
+
+/// The asset path of the scene at `path` under `root` (its chain's first file), or its path as
+/// given when it is elsewhere.
+pub fn asset_path_of(path: &Path, root: &Path) -> String {
+    let (Ok(file), Ok(root)) = (path.canonicalize(), root.canonicalize()) else {
+        return path.display().to_string();
+    };
+    match file.strip_prefix(&root) {
+        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,11 @@
 //! forge export <FILE> --to bsn|rust [--out FILE] [--function NAME] [--assets DIR]
 //! forge import <FILE.scn.ron> [--out FILE [--force]]
 //! forge migrate <FILE|DIR>... [--dry-run]
+//! forge lsp
 //! ```
+//!
+//! `lsp` is the language server for editors, over standard input and output
+//! (`bevy_forge_scene_cli::lsp`; the guide's "Editor setup" page).
 //!
 //! `import` reads a Bevy `.scn.ron` world (`bevy_world_serialization`) with the built-in types
 //! (`Name`, `Transform`, the hierarchy, and the Bevy types of the built-in components) and
@@ -20,7 +24,8 @@
 //!
 //! `migrate` brings scenes written at an older `format_version` to the current one through the
 //! edit layer (`bevy_forge_scene::edit`), keeping comments; `--dry-run` prints the changes.
-//! `fmt` leaves files with comments as they are, with a warning.
+//! `fmt` writes the canonical layout and keeps comments, each carried to the entry or field it
+//! belongs to (`bevy_forge_scene::edit::format_text`, which the language server formats with).
 //!
 //! `export` writes the scene as a Rust file for Bevy 0.20.1 (standard output, or `--out`
 //! atomically): `--to rust` a function that spawns it with `World` calls, `--to bsn` a
@@ -52,7 +57,6 @@
 
 mod cook;
 mod export;
-mod files;
 mod import;
 mod migrate;
 mod render;
@@ -69,6 +73,7 @@ use bevy_forge_scene::prefab::ExpandedScene;
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::{SchemaFile, SchemaFileError};
 use bevy_forge_scene::validate::{Diagnostic, Severity, validate_parsed};
+use bevy_forge_scene_cli::files::{self, asset_path_of, prefab_root};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use bevy_forge_scene::validate::report::{self, Source};
@@ -85,7 +90,7 @@ struct Cli {
 enum Command {
     /// Validate scenes and print their diagnostics.
     Validate(ValidateArgs),
-    /// Rewrite scenes in canonical form (files with comments are left alone, with a warning).
+    /// Rewrite scenes in canonical form, keeping their comments.
     Fmt(FmtArgs),
     /// Create an empty scene in a project's `scenes/` directory.
     New(NewArgs),
@@ -99,6 +104,18 @@ enum Command {
     Migrate(MigrateArgs),
     /// Read a Bevy `.scn.ron` world as a scene.
     Import(ImportArgs),
+    /// Run the language server over standard input and output (for editors: diagnostics,
+    /// hover, completion, go to definition, references, symbols, inlay hints, quick fixes,
+    /// formatting).
+    Lsp(LspArgs),
+}
+
+#[derive(Debug, Args)]
+struct LspArgs {
+    /// Accepted for clients that pass it; the server always speaks over standard input and
+    /// output.
+    #[arg(long)]
+    stdio: bool,
 }
 
 #[derive(Debug, Args)]
@@ -227,6 +244,7 @@ enum Status {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match cli.command {
+        Command::Lsp(_) => return bevy_forge_scene_cli::lsp::stdio(),
         Command::Validate(args) => validate(&args),
         Command::Fmt(args) => fmt(&args),
         Command::New(args) => new(&args),
@@ -313,22 +331,6 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
     }
 }
 
-/// Where the prefab files a scene places are read from: `--assets` when given, else the assets
-/// directory of the scene's project, else the scene's own folder.
-fn prefab_root(path: &Path, assets: Option<&Path>) -> PathBuf {
-    if let Some(dir) = assets {
-        return dir.to_owned();
-    }
-    match files::project_of(path) {
-        Some(project) => project.assets_dir(),
-        None => path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_owned(),
-    }
-}
-
 /// Reads a prefab file by asset path.
 type ReadPrefab = Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>;
 
@@ -410,18 +412,6 @@ fn shown(path: &Path) -> String {
         .unwrap_or_else(|| path.to_owned())
         .display()
         .to_string()
-}
-
-/// The asset path of the scene at `path` under `root` (its chain's first file), or its path as
-/// given when it is elsewhere.
-fn asset_path_of(path: &Path, root: &Path) -> String {
-    let (Ok(file), Ok(root)) = (path.canonicalize(), root.canonicalize()) else {
-        return path.display().to_string();
-    };
-    match file.strip_prefix(&root) {
-        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-        Err(_) => path.display().to_string(),
-    }
 }
 
 fn print(text: &str) {
@@ -697,20 +687,20 @@ fn fmt(args: &FmtArgs) -> Status {
             }
             Ok(Loaded::Parsed(source, parsed)) => (source, parsed),
         };
-        let canonical = parsed.doc.to_canonical_string();
         let on_disk = std::fs::read(path).unwrap_or_default();
-        if on_disk == canonical.as_bytes() {
-            continue;
-        }
-        // The canonical writer has no place for comments: such files are left as they are.
-        if let Some(at) = std::str::from_utf8(&on_disk)
-            .ok()
-            .and_then(bevy_forge_scene::edit::first_comment)
-        {
-            eprintln!(
-                "warning: {}:{at}: not formatted: rewriting it canonically would drop its comments (edit it with `bevy_forge_scene::edit::SceneEdit`, which keeps them)",
-                source.name
-            );
+        // The canonical layout with the file's comments carried to their entries (the
+        // language server formats alike).
+        let text = String::from_utf8_lossy(&on_disk);
+        let formatted = match bevy_forge_scene::edit::format_text(&text) {
+            Ok(formatted) => formatted,
+            Err(e) => {
+                eprintln!("error: {}: not formatted: {e}", source.name);
+                status = status.max(Status::Failed);
+                continue;
+            }
+        };
+        drop(parsed);
+        if on_disk == formatted.as_bytes() {
             continue;
         }
         if args.check {
@@ -718,7 +708,7 @@ fn fmt(args: &FmtArgs) -> Status {
             status = status.max(Status::Failed);
             continue;
         }
-        match write_canonical(path, &parsed.doc) {
+        match write_text(path, &formatted) {
             Ok(()) => print(&format!("formatted {}\n", source.name)),
             Err(e) => status = status.max(fail(&format!("cannot write `{}`: {e}", source.name))),
         }
@@ -726,18 +716,9 @@ fn fmt(args: &FmtArgs) -> Status {
     status
 }
 
-/// Writes `doc` canonically over `path`, atomically (through the file's directory as a project).
-fn write_canonical(path: &Path, doc: &SceneDoc) -> Result<(), String> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().ok_or("not a file")?;
-    let project = Project::open(dir).map_err(|e| e.to_string())?;
-    project
-        .save_scene(name, doc)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+/// Writes `text` over `path`, atomically.
+fn write_text(path: &Path, text: &str) -> Result<(), String> {
+    bevy_forge_scene::project::write_file_atomic(path, text.as_bytes()).map_err(|e| e.to_string())
 }
 
 fn new(args: &NewArgs) -> Status {

@@ -29,6 +29,7 @@
 //! ([`SceneEditError::ChangedOnDisk`]). [`SceneEdit::dry_run`] returns what edits would do
 //! without writing or keeping them. An edit that changes nothing records nothing.
 
+mod format;
 mod migrate;
 mod splice;
 
@@ -39,6 +40,7 @@ use crate::format::{
     SourceMap, TransformData,
 };
 
+pub use format::format_text;
 pub use migrate::{MIGRATIONS, Migrated, Migration, migrate};
 
 /// One file's change: its exact text `before` and `after` the edit.

@@ -117,6 +117,24 @@ impl LineStarts {
         self.long.shrink_to_fit();
     }
 
+    /// The start of every line, in order.
+    fn starts(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut start = self.blocks.first().copied().unwrap_or(0);
+        let mut long = self.long.iter().peekable();
+        (0..self.len()).map(move |line| {
+            if line > 0 {
+                start += match self.steps[line - 1] {
+                    Self::LONG => {
+                        while long.next_if(|(l, _)| (*l as usize) < line).is_some() {}
+                        long.peek().map_or(0, |(_, step)| *step)
+                    }
+                    step => u32::from(step),
+                };
+            }
+            start
+        })
+    }
+
     /// The distance from the start of line `line - 1` to the start of line `line` (`line >= 1`).
     fn step(&self, line: usize) -> u32 {
         match self.steps[line - 1] {
@@ -194,6 +212,61 @@ impl LineIndex {
             column: off - line_start - extra + 1,
             offset,
         }
+    }
+}
+
+impl LineIndex {
+    /// The index of `text`, which is the text this index was made for with the bytes at `old`
+    /// replaced by `text[old.start..old.start + new_len]`: lines and characters before the edit
+    /// kept, those after it moved, only the edited bytes scanned. The same index as
+    /// [`LineIndex::new`] of `text`.
+    pub(crate) fn edited(&self, text: &str, old: std::ops::Range<usize>, new_len: usize) -> Self {
+        let delta = new_len as i64 - (old.end - old.start) as i64;
+        let moved = |at: u32| (i64::from(at) + delta) as u32;
+        let new_end = old.start + new_len;
+        let mut line_starts = LineStarts::with_capacity(self.line_starts.len() + 16);
+        let mut starts = self.line_starts.starts().peekable();
+        // Lines starting at or before the edit (a line starting right after a newline that the
+        // edit removes is not one of them: its newline is in the edit).
+        while let Some(start) = starts.next_if(|s| *s as usize <= old.start) {
+            line_starts.push(start);
+        }
+        if line_starts.len() == 0 {
+            line_starts.push(0);
+        }
+        for_each_newline(&text.as_bytes()[old.start..new_end], |nl| {
+            line_starts.push((old.start + nl) as u32 + 1);
+        });
+        for start in starts.filter(|s| *s as usize > old.end) {
+            line_starts.push(moved(start));
+        }
+        line_starts.shrink_to_fit();
+        // Non-ASCII characters: those ending before the edit kept, the edited bytes scanned, the
+        // rest moved with their running totals corrected.
+        let keep = self
+            .wide
+            .partition_point(|&(end, _)| end as usize <= old.start);
+        let before = if keep == 0 { 0 } else { self.wide[keep - 1].1 };
+        let mut wide = WideChars {
+            table: self.wide[..keep].to_vec(),
+            extra: before,
+        };
+        wide.scan(&text[old.start..new_end], old.start);
+        let after = self
+            .wide
+            .partition_point(|&(end, _)| (end as usize) <= old.end);
+        let old_extra = if after == 0 {
+            0
+        } else {
+            self.wide[after - 1].1
+        };
+        let extra_delta = i64::from(wide.extra) - i64::from(old_extra);
+        wide.table.extend(
+            self.wide[after..]
+                .iter()
+                .map(|&(end, extra)| (moved(end), (i64::from(extra) + extra_delta) as u32)),
+        );
+        Self::from_parts(line_starts, wide.table)
     }
 }
 
@@ -399,11 +472,27 @@ pub(crate) struct SpanRange {
 }
 
 impl SpanRange {
-    /// The run from `start` to the end of `table`.
+    /// The run from `start` to the end of `table`; an empty run is always the default one, so
+    /// where it would have started never matters (an entry read again after an edit,
+    /// [`SourceMap::splice_entry`], moves only runs that hold something).
     pub(crate) fn since<T>(start: usize, table: &[T]) -> Self {
-        Self {
-            start: start as u32,
-            len: (table.len() - start) as u32,
+        match table.len() - start {
+            0 => Self::default(),
+            len => Self {
+                start: start as u32,
+                len: len as u32,
+            },
+        }
+    }
+
+    /// The run moved by `by` rows, when it holds any.
+    fn moved(self, by: i64) -> Self {
+        match self.len {
+            0 => self,
+            len => Self {
+                start: (i64::from(self.start) + by) as u32,
+                len,
+            },
         }
     }
 
@@ -747,9 +836,11 @@ impl SourceMap {
     }
 
     /// The byte offset in the file of byte `at` of `expr`, the string read at `span` (an `expr`
-    /// of a custom field): exact, escapes (`\"`, `\n`, `\u{e9}`) counted as written; the start
-    /// of the string when the file does not hold `expr` there (a document edited in memory).
-    pub(crate) fn expr_offset(&self, span: Span, expr: &str, at: usize) -> usize {
+    /// of a custom field, [`custom_field_span`](Self::custom_field_span) with
+    /// [`CustomPart::Expr`]): exact, escapes (`\"`, `\n`, `\u{e9}`) counted as written; the
+    /// start of the string when the file does not hold `expr` there (a document edited in
+    /// memory).
+    pub fn expr_offset(&self, span: Span, expr: &str, at: usize) -> usize {
         let start = span.start as usize;
         let Some(before) = expr.get(..at.min(expr.len())) else {
             return start;
@@ -871,6 +962,167 @@ impl SourceMap {
             Some(e) => e.instance.as_deref().map_or(0, |i| i.overrides.len()),
             None => self.layer_spans(id).map_or(0, |l| l.overrides.len()),
         }
+    }
+}
+
+/// What reading one entity entry again gave ([`SourceMap::splice_entry`]): its spans, with its
+/// runs of components counted from the start of these tables, and its rows of the flat tables.
+pub(crate) struct EntryTables {
+    pub(crate) spans: EntitySpans,
+    pub(crate) components: Vec<ComponentSpans>,
+    pub(crate) payload_fields: Vec<(&'static str, Span)>,
+    pub(crate) custom_fields: Vec<[Span; 3]>,
+    pub(crate) escaped: Vec<(u32, Box<str>)>,
+}
+
+/// Moves the spans after an edit: a span after the edited entry by `delta` bytes, one that holds
+/// the whole entry (the `entities` map) at its end only.
+#[derive(Clone, Copy)]
+struct Shift {
+    entry: Span,
+    delta: i64,
+}
+
+impl Shift {
+    fn span(self, span: &mut Span) {
+        if !span.is_some() {
+            return;
+        }
+        let moved = |at: u32| (i64::from(at) + self.delta) as u32;
+        if span.start >= self.entry.end {
+            span.start = moved(span.start);
+            span.end = moved(span.end);
+        } else if span.start <= self.entry.start && span.end >= self.entry.end {
+            span.end = moved(span.end);
+        }
+    }
+
+    fn spans(self, spans: &mut [Span]) {
+        spans.iter_mut().for_each(|s| self.span(s));
+    }
+
+    fn transform(self, spans: &mut [[Span; 4]; 3]) {
+        spans.iter_mut().for_each(|part| self.spans(part));
+    }
+}
+
+impl SourceMap {
+    /// Puts `new`, entity entry `index` read again from `text`, in place of its old spans:
+    /// `text` is the text this map was read from with the bytes at `old` (inside the entry)
+    /// replaced by `new_len` bytes. Spans after the entry move by the change in length, the
+    /// rows of the other entries' components keep their order, and the line index takes the
+    /// edit: the map is then the one reading `text` whole gives.
+    pub(crate) fn splice_entry(
+        &mut self,
+        index: usize,
+        new: EntryTables,
+        text: &str,
+        old: std::ops::Range<usize>,
+        new_len: usize,
+    ) {
+        let Some(entry) = self.entities.get_index(index).map(|(_, s)| s.entry) else {
+            return;
+        };
+        let shift = Shift {
+            entry,
+            delta: new_len as i64 - (old.end - old.start) as i64,
+        };
+        // The entry's rows of each table, and where the next entry's start.
+        let c0 = self
+            .components
+            .partition_point(|c| c.entry.start < entry.start);
+        let c1 = self
+            .components
+            .partition_point(|c| c.entry.start < entry.end);
+        let rows = |pick: fn(&ComponentSpans) -> SpanRange, table_len: usize| {
+            let at = |c: usize| {
+                self.components
+                    .get(c)
+                    .map(pick)
+                    .filter(|r| r.len > 0)
+                    .map_or_else(
+                        // An empty run says nothing: the next one that holds rows.
+                        || {
+                            self.components[c.min(self.components.len())..]
+                                .iter()
+                                .map(pick)
+                                .find(|r| r.len > 0)
+                                .map_or(table_len, |r| r.start as usize)
+                        },
+                        |r| r.start as usize,
+                    )
+            };
+            at(c0)..at(c1)
+        };
+        let p = rows(|c| c.fields, self.payload_fields.len());
+        let q = rows(|c| c.custom_fields, self.custom_fields.len());
+        let dc = new.components.len() as i64 - (c1 - c0) as i64;
+        let dp = new.payload_fields.len() as i64 - p.len() as i64;
+        let dq = new.custom_fields.len() as i64 - q.len() as i64;
+        // The new rows, counted from where the entry's rows start.
+        let mut spans = new.spans;
+        spans.components = spans.components.moved(c0 as i64);
+        if let Some(instance) = &mut spans.instance {
+            for o in &mut instance.overrides {
+                o.set = o.set.moved(c0 as i64);
+                o.add = o.add.moved(c0 as i64);
+            }
+        }
+        let mut components = new.components;
+        for c in &mut components {
+            c.fields = c.fields.moved(p.start as i64);
+            c.custom_fields = c.custom_fields.moved(q.start as i64);
+        }
+        let added = components.len();
+        self.components.splice(c0..c1, components);
+        for c in &mut self.components[c0 + added..] {
+            shift.span(&mut c.entry);
+            shift.span(&mut c.tag);
+            shift.span(&mut c.data);
+            c.fields = c.fields.moved(dp);
+            c.custom_fields = c.custom_fields.moved(dq);
+        }
+        let added = new.payload_fields.len();
+        self.payload_fields.splice(p.clone(), new.payload_fields);
+        for (_, span) in &mut self.payload_fields[p.start + added..] {
+            shift.span(span);
+        }
+        let added = new.custom_fields.len();
+        self.custom_fields.splice(q.clone(), new.custom_fields);
+        for spans in &mut self.custom_fields[q.start + added..] {
+            shift.spans(spans);
+        }
+        let e0 = self.escaped.partition_point(|(s, _)| *s < entry.start);
+        let e1 = self.escaped.partition_point(|(s, _)| *s < entry.end);
+        let added = new.escaped.len();
+        self.escaped.splice(e0..e1, new.escaped);
+        for (start, _) in &mut self.escaped[e0 + added..] {
+            let mut span = Span::new(*start, *start);
+            shift.span(&mut span);
+            *start = span.start;
+        }
+        for (_, e) in self.entities.iter_mut().skip(index + 1) {
+            shift.span(&mut e.entry);
+            shift.spans(&mut e.fields);
+            shift.transform(&mut e.transform);
+            e.components = e.components.moved(dc);
+            if let Some(instance) = &mut e.instance {
+                shift.span(&mut instance.scene);
+                for o in &mut instance.overrides {
+                    shift.span(&mut o.entry);
+                    shift.spans(&mut o.fields);
+                    shift.transform(&mut o.transform);
+                    shift.spans(&mut o.remove);
+                    o.set = o.set.moved(dc);
+                    o.add = o.add.moved(dc);
+                }
+            }
+        }
+        if let Some((_, e)) = self.entities.get_index_mut(index) {
+            *e = spans;
+        }
+        shift.spans(&mut self.top);
+        self.lines = self.lines.edited(text, old, new_len);
     }
 }
 

@@ -9,7 +9,7 @@
 //! | `Name` | `name` (`Entity 3` for an entity without one: its new id) |
 //! | `Transform` | `transform`: translation, rotation as XYZ Euler degrees (the inverse of [`TransformData::rotation_quat`](crate::format::TransformData::rotation_quat)), scale |
 //! | `ChildOf` / `Children` | `parent` / `children` (a parent outside the world makes a root) |
-//! | `Sprite`, `Text2d` + `TextFont` + `TextColor`, `Camera2d`, `Camera3d`, `PointLight`, `DirectionalLight`, `Mesh3d` with an asset path, `Visibility` | the built-in components (feature `builtins`) |
+//! | `Sprite`, `Text2d` + `TextFont` + `TextColor`, `Camera2d`, `Camera3d`, `PointLight`, `DirectionalLight`, `SpotLight`, `Mesh3d` with an asset path, `Visibility` | the built-in components (feature `builtins`) |
 //! | any other reflected component that is a struct | a `custom` component, its fields written by [`render_with`] (an `Entity` as `#<new id>`), fields equal to the type's `ReflectDefault` left out |
 //!
 //! What cannot be mapped is left out and listed in the [`ImportReport`]: resources, types the
@@ -298,7 +298,7 @@ impl Default for ImportOptions {
 /// `GlobalTransform`, `ChildOf`, `Children`, this crate's entity ids, and with the `builtins`
 /// feature the Bevy types of the built-in components and those they bring (`Sprite`, `Text2d`,
 /// `TextFont`, `TextColor`, `Camera2d`, `Camera3d`, `Camera`, `Projection`, `PointLight`,
-/// `DirectionalLight`, `Mesh3d`, `Visibility`, ...).
+/// `DirectionalLight`, `SpotLight`, `Mesh3d`, `Visibility`, ...).
 pub fn builtin_types() -> TypeRegistry {
     let mut registry = TypeRegistry::default();
     registry.register::<Name>();
@@ -325,6 +325,7 @@ pub fn builtin_types() -> TypeRegistry {
         registry.register::<bevy_camera::Projection>();
         registry.register::<bevy_light::PointLight>();
         registry.register::<bevy_light::DirectionalLight>();
+        registry.register::<bevy_light::SpotLight>();
         registry.register::<bevy_mesh::Mesh3d>();
         registry.register::<Visibility>();
         registry.register::<InheritedVisibility>();

@@ -257,6 +257,38 @@ impl Diagnostic {
         self
     }
 
+    /// The replacements a "did you mean" of the message or help offers, best first: `children`
+    /// for a field written `childen`, `sprite` for the tag `sprit`, `game::Health` for an
+    /// unknown custom type, `radius` for an unknown custom field, `#8/2` for a reference that
+    /// names nothing. Empty when there is none. Each replaces the value at
+    /// [`position`](Self::position) (the word, string or reference that starts there); editors
+    /// offer them as quick fixes.
+    pub fn suggestions(&self) -> Vec<&str> {
+        let mut out = Vec::new();
+        for text in std::iter::once(self.message.as_str()).chain(self.help.as_deref()) {
+            let Some((_, rest)) = text.split_once("did you mean ") else {
+                continue;
+            };
+            // `a`, or `a` (\"Name\") or `b` (\"Other\"), up to the question mark.
+            let rest = rest.split('?').next().unwrap_or_default();
+            let mut parts = rest.split('`');
+            parts.next();
+            while let Some(candidate) = parts.next() {
+                if !candidate.is_empty() && !out.contains(&candidate) {
+                    out.push(candidate);
+                }
+                let between = parts.next().unwrap_or_default();
+                if !between.contains(" or ") && !between.trim().is_empty() {
+                    // A name in quotes after the id (`#8/2` ("Post")) ends with its ` or `.
+                    if !between.trim_start().starts_with('(') {
+                        break;
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The 1-based line, if known.
     pub fn line(&self) -> Option<u32> {
         self.position.map(|p| p.line)

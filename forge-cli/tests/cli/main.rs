@@ -9,6 +9,7 @@ mod common;
 mod cook;
 mod export;
 mod import;
+mod lsp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -1280,22 +1281,32 @@ fn migrate_refuses_a_result_that_does_not_validate() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), bad);
 }
 
+/// `fmt` lays a file with comments out canonically and keeps every comment at its entry
+/// (`bevy_forge_scene::edit::format_text`); `--check` lists it first and writes nothing.
 #[test]
-fn fmt_leaves_files_with_comments_alone_and_says_why() {
+fn fmt_keeps_comments() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("old.forge.ron");
     std::fs::write(&file, FORMAT_0).unwrap();
-    for args in [&["fmt", "old.forge.ron"][..], &["fmt", "--check", "."][..]] {
-        let o = forge(dir.path(), args);
-        assert_eq!(status(&o), 0, "{args:?}: {}", stderr(&o));
-        assert!(
-            stderr(&o)
-                .contains("1:1: not formatted: rewriting it canonically would drop its comments"),
-            "{}",
-            stderr(&o)
-        );
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), FORMAT_0);
+    let o = forge(dir.path(), &["fmt", "--check", "."]);
+    assert_eq!(status(&o), 1, "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "./old.forge.ron");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), FORMAT_0);
+    let o = forge(dir.path(), &["fmt", "old.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    let formatted = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        formatted,
+        bevy_forge_scene::edit::format_text(FORMAT_0).unwrap()
+    );
+    for comment in FORMAT_0
+        .lines()
+        .filter_map(|l| l.find("//").map(|at| &l[at..]))
+    {
+        assert!(formatted.contains(comment), "{comment} lost:\n{formatted}");
     }
+    let o = forge(dir.path(), &["fmt", "--check", "."]);
+    assert_eq!(status(&o), 0, "formatted twice: {}", stdout(&o));
 }
 
 /// A scene with prefab instances is checked in two passes (its own rules, then its expansion's

@@ -539,6 +539,13 @@ macro_rules! component_data {
         /// Every component tag of format version 1, in the order of the format page's table.
         pub const COMPONENT_TAGS: &[&str] = &[$($tag,)* "custom"];
 
+        /// The built-in of each tag of [`COMPONENT_TAGS`], by index (the reader knows a tag by
+        /// its index); `None` for `custom`.
+        pub(crate) fn builtin_at(index: usize) -> Option<&'static BuiltinTag> {
+            static AT: &[&BuiltinTag] = &[$(&$desc,)*];
+            AT.get(index).copied()
+        }
+
         impl ComponentData {
             /// The tag written as `type:` in the file (`sprite`, `point_light`, ...).
             pub fn tag(&self) -> &'static str {

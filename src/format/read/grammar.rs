@@ -7,7 +7,7 @@ use super::lex::is_ident_start;
 use super::{PResult, Parser, ReadWarningKind, Scratch, Top, Trail};
 use crate::format::builtin::{
     BuiltinTag, COMPONENT_TAGS, ComponentData, FieldKind, MESH_SOURCES, MeshSource,
-    PRIMITIVE_SHAPES, Payload, PrimitiveShape, Value, builtin_tag,
+    PRIMITIVE_SHAPES, Payload, PrimitiveShape, Value, builtin_at,
 };
 use crate::format::component::{CustomComponent, CustomField, EcoString};
 use crate::format::error::{ReadErrorKind, closest};
@@ -772,7 +772,7 @@ impl<'a> Parser<'a> {
             data = Some(self.payload(tag, cs).field("data")?);
             self.pos = resume;
         }
-        match (data, builtin_tag(COMPONENT_TAGS[tag])) {
+        match (data, builtin_at(tag)) {
             (Some(d), _) => Ok(d),
             (None, Some(b)) if b.payload == Payload::Unit => Ok((b.default)()),
             (None, _) => self.fail(
@@ -788,7 +788,7 @@ impl<'a> Parser<'a> {
     /// Reads the `data` payload of the component with tag index `tag`, as its
     /// [`BuiltinTag`](crate::format::builtin::BuiltinTag) lays it out.
     pub(super) fn payload(&mut self, tag: usize, cs: &mut Scratch) -> PResult<ComponentData> {
-        let Some(b) = builtin_tag(COMPONENT_TAGS[tag]) else {
+        let Some(b) = builtin_at(tag) else {
             return self.custom(cs);
         };
         let mut component = (b.default)();

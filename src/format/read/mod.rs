@@ -22,7 +22,8 @@ use super::builtin::ComponentData;
 use super::component::{CustomField, EcoString};
 use super::error::{ReadError, ReadErrorKind};
 use super::source_map::{
-    ABSENT, ComponentSpans, LineIndex, LineStarts, Position, SourceMap, Span, WideChars,
+    ABSENT, ComponentSpans, EntryTables, LineIndex, LineStarts, Position, SourceMap, Span,
+    WideChars,
 };
 use super::{EntityMap, SceneDoc};
 
@@ -54,6 +55,101 @@ pub enum ReadWarningKind {
     /// "Versioning") and will be saved as 1.
     #[error("format_version 0 was read as format 1; saving writes `format_version: 1`")]
     FormatVersionZero,
+}
+
+impl ParsedScene {
+    /// Brings this read up to date with an edit of its text by reading again only the entity
+    /// entry the edit is in: `text` is the text this scene was read from with the bytes at
+    /// `edited` replaced by `text[edited.start..edited.start + new_len]` (offsets after a
+    /// byte-order mark, which `text` must not have). The document, source map and warnings are
+    /// then exactly what [`SceneDoc::from_str`] of `text` gives, in time that grows with the
+    /// entry and the number of entities after it rather than with the whole text (an editor's
+    /// keystroke in a large scene; the language server, `forge lsp`, uses it).
+    ///
+    /// Returns `false`, leaving the scene as it was, when the edit is not inside one entry, or
+    /// the entry no longer reads as an entry with the same key ending where the old one ended:
+    /// then read `text` whole (which gives the error, if there is one).
+    pub fn reread_edit(
+        &mut self,
+        text: &str,
+        edited: std::ops::Range<usize>,
+        new_len: usize,
+    ) -> bool {
+        let Some(old_len) = edited.end.checked_sub(edited.start) else {
+            return false;
+        };
+        let new_end = edited.start + new_len;
+        let delta = new_len as i64 - old_len as i64;
+        if text.starts_with('\u{feff}')
+            || text.len() >= ABSENT as usize
+            || new_end > text.len()
+            || !text.is_char_boundary(edited.start)
+            || !text.is_char_boundary(new_end)
+        {
+            return false;
+        }
+        let map = &self.source_map;
+        let index = map
+            .entities
+            .as_slice()
+            .partition_point(|_, e| e.entry.start as usize <= edited.start);
+        let Some(index) = index.checked_sub(1) else {
+            return false;
+        };
+        let Some((&key, old)) = map.entities.get_index(index) else {
+            return false;
+        };
+        let entry = old.entry;
+        if !entry.is_some() || edited.end > entry.end as usize {
+            return false;
+        }
+        let Ok(end) = u32::try_from(i64::from(entry.end) + delta) else {
+            return false;
+        };
+        let mut parser = Parser::new(text, 0, Tables::new(0));
+        parser.pos = entry.start as usize;
+        let mut entities = EntityMap::default();
+        let mut spans = indexmap::IndexMap::default();
+        let read = parser.entity_entry(&mut entities, &mut spans);
+        let (Ok(true), Some((new_key, node)), Some((_, entry_spans))) =
+            (read, entities.pop(), spans.pop())
+        else {
+            return false;
+        };
+        if new_key != key || entry_spans.entry.end != end {
+            return false;
+        }
+        if !parser.tables.warnings.is_empty() {
+            return false;
+        }
+        let tables = parser.tables;
+        let new = EntryTables {
+            spans: entry_spans,
+            components: tables.components,
+            payload_fields: tables.payload_fields,
+            custom_fields: tables.custom_fields,
+            escaped: tables.escaped,
+        };
+        if let Some((_, slot)) = self.doc.entities.get_index_mut(index) {
+            *slot = node;
+        }
+        let moved = |at: usize| {
+            if at >= entry.end as usize {
+                (at as i64 + delta) as usize
+            } else {
+                at
+            }
+        };
+        self.source_map
+            .splice_entry(index, new, text, edited, new_len);
+        for warning in &mut self.warnings {
+            warning.position = self
+                .source_map
+                .lines
+                .position(moved(warning.position.offset));
+        }
+        true
+    }
 }
 
 impl std::fmt::Display for ReadWarning {

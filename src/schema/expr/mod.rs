@@ -58,6 +58,32 @@ mod target;
 mod types;
 
 pub(crate) use refs::{prefix_references, rewrite as references};
+
+/// An entity reference (`#7`, `#7/2`) found in a field expression by [`entity_references`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityReference {
+    /// Where it is: a byte range of the expression, from its `#` to its last digit.
+    pub range: std::ops::Range<usize>,
+    /// The id path it names (`[7, 2]` for `#7/2`); `None` when an id does not fit a `u64`.
+    pub path: Option<Vec<u64>>,
+}
+
+/// The entity references of field expression `expr`, in order (the `format` module docs,
+/// "Entity references"): each `#` followed by ids separated by `/`, outside strings,
+/// characters and comments, and not glued to a letter, digit or `_` (which is an error of the
+/// expression, not a reference). The loader and `forge validate` check the same references;
+/// editors use this to show, follow and complete them.
+pub fn entity_references(expr: &str) -> Vec<EntityReference> {
+    references(expr).map_or_else(Vec::new, |r| {
+        r.refs
+            .into_iter()
+            .map(|r| EntityReference {
+                range: r.at..r.at + r.len,
+                path: r.path,
+            })
+            .collect()
+    })
+}
 pub use render::{render, render_with};
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
 pub(crate) use target::Target;

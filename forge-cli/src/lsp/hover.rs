@@ -1,0 +1,296 @@
+//! `textDocument/hover`: what a built-in field takes (type, unit, range, default), a custom
+//! component or field as the game's schema file describes it (kind, range, its Rust doc
+//! comment), the entity an id, reference or override target names (name, path, components),
+//! and the prefab an instance places (name, roots).
+
+use bevy_forge_scene::format::{BuiltinField, BuiltinTag, ComponentData, FieldRange, SceneDoc};
+use bevy_forge_scene::schema::{ComponentSchema, FieldSchema, SchemaFile};
+use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
+
+use super::builtin;
+use super::locate::{Item, item_at};
+use super::server::Failure;
+use super::state::{Document, State, document};
+
+pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Failure> {
+    let p = params.text_document_position_params;
+    let schema = {
+        let doc = document(state, &p.text_document.uri)?;
+        let path = doc.path.clone();
+        state.schema_for(path.as_deref())
+    };
+    let doc = document(state, &p.text_document.uri)?;
+    let Some(parsed) = &doc.parsed else {
+        return Ok(None);
+    };
+    let offset = doc.offset(p.position, state.encoding);
+    let Some(item) = item_at(parsed, doc.body(), offset) else {
+        return Ok(None);
+    };
+    let text = match &item {
+        Item::Entity { id, .. } | Item::Id { id, .. } => entity_markdown(doc, &[*id]),
+        Item::Reference {
+            path: Some(path), ..
+        } => entity_markdown(doc, path),
+        Item::Reference { path: None, .. } => None,
+        Item::Target { entity, path, .. } => {
+            let mut full = vec![*entity];
+            full.extend(path);
+            entity_markdown(doc, &full)
+        }
+        Item::Tag { entity, index, .. } => {
+            let c = parsed
+                .doc
+                .entities
+                .get(entity)
+                .and_then(|e| e.components.get(*index));
+            match c {
+                Some(ComponentData::Custom(custom)) => schema
+                    .as_ref()
+                    .and_then(|s| s.get(&custom.type_path))
+                    .map(component_markdown)
+                    .or(Some(
+                        "`custom`: a component of the game's own type, by its `type_path`"
+                            .to_owned(),
+                    )),
+                Some(c) => builtin::builtin(c.tag()).map(builtin_markdown),
+                None => None,
+            }
+        }
+        Item::Field { tag, path, .. } => builtin::builtin(tag)
+            .and_then(|b| Some((b, b.field(path)?.1)))
+            .map(|(b, f)| field_markdown(b, f)),
+        Item::Custom {
+            entity,
+            index,
+            field,
+            ..
+        } => {
+            let c = parsed
+                .doc
+                .entities
+                .get(entity)
+                .and_then(|e| e.components.get(*index));
+            let Some(ComponentData::Custom(custom)) = c else {
+                return Ok(None);
+            };
+            custom_markdown(
+                schema.as_ref(),
+                &custom.type_path,
+                field.map(|fi| custom.fields.get(fi).map_or("", |f| f.name.as_str())),
+            )
+        }
+        Item::Scene { entity, .. } => {
+            let scene = parsed
+                .doc
+                .entities
+                .get(entity)
+                .and_then(|e| e.instance.as_ref())
+                .map(|i| i.scene.to_string());
+            scene.and_then(|s| prefab_markdown(state, doc, &s))
+        }
+    };
+    Ok(text.map(|value| Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: Some(doc.range(item.range(), state.encoding)),
+    }))
+}
+
+/// The entity at id path `path` of the scene (through its instances): name, path, components.
+pub fn entity_markdown(doc: &Document, path: &[u64]) -> Option<String> {
+    let (scene, key) = resolve(doc, path)?;
+    let entity = scene.entities.get(&key)?;
+    let mut out = format!("**{}** `#{}`", escape(&entity.name), join(path));
+    let mut names = Vec::new();
+    let mut at = entity.parent;
+    let mut guard = 0;
+    while let Some(p) = at.and_then(|p| scene.entities.get(&p)) {
+        names.push(p.name.to_string());
+        at = p.parent;
+        guard += 1;
+        if guard > 256 {
+            break;
+        }
+    }
+    names.reverse();
+    names.push(entity.name.to_string());
+    out.push_str(&format!("\n\n{}", escape(&names.join(" / "))));
+    if let Some(instance) = &entity.instance {
+        out.push_str(&format!("\n\nplaces `{}`", instance.scene));
+    } else if let Some(scene) = doc
+        .checked
+        .as_ref()
+        .and_then(|c| c.expanded.as_ref())
+        .and_then(|e| e.instance_scene(key))
+    {
+        out.push_str(&format!("\n\nplaces `{scene}`"));
+    }
+    if !entity.components.is_empty() {
+        let keys: Vec<String> = entity
+            .components
+            .iter()
+            .map(|c| format!("`{}`", c.key()))
+            .collect();
+        out.push_str(&format!("\n\ncomponents: {}", keys.join(", ")));
+    }
+    Some(out)
+}
+
+/// The document and key holding the entity at `path`: the scene's own for one id, its
+/// expansion for a path through instances.
+pub fn resolve<'d>(doc: &'d Document, path: &[u64]) -> Option<(&'d SceneDoc, u64)> {
+    match path {
+        [id] => {
+            let own = doc.doc()?;
+            own.entities.contains_key(id).then_some((own, *id))
+        }
+        _ => {
+            let expanded = doc.checked.as_ref()?.expanded.as_ref()?;
+            Some((&expanded.doc, expanded.key(path)?))
+        }
+    }
+}
+
+fn join(path: &[u64]) -> String {
+    path.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Text from a file shown in markdown: its markup characters escaped.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|'
+        ) {
+            out.push('\\');
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn builtin_markdown(b: &BuiltinTag) -> String {
+    let mut out = format!("`{}` → `{}`\n\n{}", b.tag, b.bevy, b.doc);
+    let modes = builtin::modes(b);
+    if !modes.is_empty() {
+        let values: Vec<String> = modes.iter().map(|v| format!("`{v}`")).collect();
+        out.push_str(&format!("\n\n`data`: {}", values.join(", ")));
+    }
+    for f in b.fields() {
+        out.push_str(&format!("\n- `{}`: {}", f.path, f.kind.describe()));
+        if let Some(unit) = f.unit {
+            out.push_str(&format!(" ({unit})"));
+        }
+    }
+    out
+}
+
+pub fn field_markdown(b: &BuiltinTag, f: &BuiltinField) -> String {
+    let mut out = format!("`{}.{}`: {}", b.tag, f.path, f.kind.describe());
+    if let Some(unit) = f.unit {
+        out.push_str(&format!("\n\nunit: {unit}"));
+    }
+    if f.range != FieldRange::Any {
+        out.push_str(&format!("\n\nrange: {}", f.range));
+    }
+    match f.default {
+        Some(d) => out.push_str(&format!("\n\ndefault: `{d}`")),
+        None => out.push_str("\n\nrequired"),
+    }
+    out.push_str(&format!("\n\n{}", f.doc));
+    out
+}
+
+fn component_markdown(s: &ComponentSchema) -> String {
+    let mut out = format!("`{}` (`{}`)", s.type_path, s.type_name);
+    if !s.docs.is_empty() {
+        out.push_str(&format!("\n\n{}", s.docs));
+    }
+    for f in &s.fields {
+        out.push_str(&format!(
+            "\n- `{}`: `{}`{}",
+            f.name,
+            f.type_name,
+            if f.required { " (required)" } else { "" }
+        ));
+    }
+    out
+}
+
+pub fn custom_field_markdown(s: &ComponentSchema, f: &FieldSchema) -> String {
+    let mut out = format!(
+        "`{}::{}`: `{}` ({:?})",
+        s.type_name, f.name, f.type_name, f.kind
+    );
+    if f.required {
+        out.push_str("\n\nrequired");
+    }
+    if let Some(d) = &f.default {
+        out.push_str(&format!("\n\ndefault: `{d}`"));
+    }
+    if let Some(r) = &f.range {
+        out.push_str(&format!(
+            "\n\nrange: {}{}{}",
+            r.min,
+            if r.inclusive { "..=" } else { ".." },
+            r.max
+        ));
+    }
+    if !f.docs.is_empty() {
+        out.push_str(&format!("\n\n{}", f.docs));
+    }
+    out
+}
+
+fn custom_markdown(
+    schema: Option<&SchemaFile>,
+    type_path: &str,
+    field: Option<&str>,
+) -> Option<String> {
+    let Some(schema) = schema else {
+        return Some(format!(
+            "`{type_path}`: no schema file, so its fields are not known (the module docs of \
+             `forge lsp`, or the guide's \"Editor setup\", say where it is looked for)"
+        ));
+    };
+    let Some(s) = schema.get(type_path) else {
+        return Some(format!("`{type_path}` is not in the schema file"));
+    };
+    match field {
+        None => Some(component_markdown(s)),
+        Some(name) => s.field(name).map(|f| custom_field_markdown(s, f)),
+    }
+}
+
+fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String> {
+    let root = doc.checked.as_ref()?.root.clone();
+    let path = root.join(scene);
+    let bytes = state.file_text(&path).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let prefab = SceneDoc::from_str(text.trim_start_matches('\u{feff}'))
+        .ok()?
+        .doc;
+    let roots: Vec<String> = prefab
+        .roots
+        .iter()
+        .filter_map(|r| prefab.entities.get(r))
+        .map(|e| format!("`#{}` {}", e.id, escape(&e.name)))
+        .collect();
+    Some(format!(
+        "prefab **{}** (`{scene}`): {} entities\n\nroots: {}",
+        escape(&prefab.name),
+        prefab.entities.len(),
+        roots.join(", ")
+    ))
+}

@@ -1,0 +1,64 @@
+//! `forge lsp`: a language server for `.forge.ron` scenes over standard input and output.
+//!
+//! **Protocol crate.** `lsp-server` (the synchronous transport rust-analyzer is built on: one
+//! thread reads, one writes, the server loop takes messages from a channel) with `lsp-types`.
+//! The command line has no async runtime and every check is synchronous library code, so a plain
+//! loop over a channel is all the server needs; the same crate gives `Connection::memory()`,
+//! which the tests and the bench drive the real loop through.
+//!
+//! **Checks.** A document is checked by the library's one pipeline
+//! ([`bevy_forge_scene::pipeline::check`]), as the scene loader and `forge validate` check it:
+//! every diagnostic, code and help they give, and no other. Project discovery is the command
+//! line's ([`crate::files`]): prefab files are read from the project's assets directory (else the
+//! scene's folder), asset paths checked against it. A change inside one entity entry is read
+//! again alone ([`bevy_forge_scene::format::ParsedScene::reread_edit`]) before the check runs.
+//!
+//! **Schemas.** Custom components are checked against the game's schema file
+//! ([`ForgeSchemas::export`](bevy_forge_scene::ForgeSchemas::export)): the file
+//! `initializationOptions.schemaPath` names (relative to the first workspace folder), else the
+//! first `*.forge-schema.ron` (by name) found in the scene's folder or its `assets/`, then in each
+//! folder above it up to the scene's project (the nearest folder with `scenes/` or `assets/`) or
+//! workspace folder. It is read again when it changes on disk. Without one, custom components
+//! are checked for their shape and entity references only, and the server says so once.
+//!
+//! **Scheduling.** Changes are applied as they come; a document is checked when no message is
+//! waiting (changes that arrive while a check runs are checked together: the debounce), before
+//! any request about it, and on save. Scenes placing a prefab that changed (in the editor or on
+//! disk) are checked again.
+//!
+//! **Robustness.** A request that fails (a panic in a handler) is answered with an error and the
+//! server goes on; nothing is kept per request, only per open document.
+
+mod actions;
+mod builtin;
+mod completion;
+mod diagnostics;
+mod hover;
+mod locate;
+mod navigation;
+mod server;
+mod state;
+mod text;
+
+pub use server::serve;
+
+use std::process::ExitCode;
+
+/// Runs the server over standard input and output until the client exits: status 0 after a
+/// clean `shutdown` and `exit`, 1 otherwise (the reason on standard error).
+pub fn stdio() -> ExitCode {
+    let (connection, io) = lsp_server::Connection::stdio();
+    let served = serve(connection);
+    let joined = io.join();
+    match (served, joined) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(e), _) => {
+            eprintln!("forge lsp: {e}");
+            ExitCode::FAILURE
+        }
+        (_, Err(e)) => {
+            eprintln!("forge lsp: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

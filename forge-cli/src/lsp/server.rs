@@ -1,0 +1,511 @@
+//! The main loop: the handshake, then each message in turn, documents checked when no message is
+//! waiting or a request needs them.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{self as note, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{
+    CodeActionKind, CodeActionProviderCapability, CompletionOptions, HoverProviderCapability,
+    InitializeParams, OneOf, PositionEncodingKind, PublishDiagnosticsParams, SaveOptions,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+};
+
+use super::state::{Document, State, split, uri_path};
+use super::text::Encoding;
+use super::{actions, completion, diagnostics, hover, navigation};
+
+/// An error that ends the server: the connection failed.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves `connection` until the client sends `exit` or goes away: `Ok` after `shutdown` and
+/// `exit`, as the protocol ends a session.
+///
+/// # Errors
+/// When the handshake fails, the connection breaks, the client goes away without `shutdown`,
+/// or sends `exit` before it (the protocol's exit status 1).
+pub fn serve(connection: Connection) -> Result<(), Error> {
+    let (id, params) = connection.initialize_start()?;
+    let params: InitializeParams = serde_json::from_value(params)?;
+    let encoding = encoding_of(&params);
+    let result = serde_json::json!({
+        "capabilities": capabilities(encoding),
+        "serverInfo": ServerInfo {
+            name: "forge lsp".to_owned(),
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        },
+    });
+    connection.initialize_finish(id, result)?;
+    let workspace = workspace_of(&params);
+    let schema = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("schemaPath"))
+        .and_then(|p| p.as_str())
+        .map(PathBuf::from);
+    if watches_files(&params) {
+        register_watchers(&connection)?;
+    }
+    let mut server = Server {
+        connection: &connection,
+        state: State::new(encoding, workspace, schema),
+    };
+    server.run()
+}
+
+/// Whether the client lets the server ask it to watch files.
+fn watches_files(params: &InitializeParams) -> bool {
+    params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false)
+}
+
+/// Asks the client to report changes of scenes and prefabs (`*.forge.ron`), schema files
+/// (`*.forge-schema.ron`) and asset files on disk: the scenes are checked again.
+fn register_watchers(connection: &Connection) -> Result<(), Error> {
+    let watchers = ["**/*.forge.ron", "**/*.forge-schema.ron", "**/assets/**"]
+        .iter()
+        .map(|glob| lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String((*glob).to_owned()),
+            kind: None,
+        })
+        .collect();
+    let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
+    let params = lsp_types::RegistrationParams {
+        registrations: vec![lsp_types::Registration {
+            id: "forge-watch".to_owned(),
+            method: note::DidChangeWatchedFiles::METHOD.to_owned(),
+            register_options: Some(serde_json::to_value(options)?),
+        }],
+    };
+    connection.sender.send(Message::Request(Request::new(
+        RequestId::from("forge-watch".to_owned()),
+        req::RegisterCapability::METHOD.to_owned(),
+        params,
+    )))?;
+    Ok(())
+}
+
+/// UTF-8 when the client offers it, else the protocol's UTF-16.
+fn encoding_of(params: &InitializeParams) -> Encoding {
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref());
+    match offered {
+        Some(kinds) if kinds.contains(&PositionEncodingKind::UTF8) => Encoding::Utf8,
+        _ => Encoding::Utf16,
+    }
+}
+
+#[allow(deprecated)] // `root_uri`, for clients without workspace folders.
+fn workspace_of(params: &InitializeParams) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| uri_path(&f.uri))
+        .collect();
+    if out.is_empty()
+        && let Some(root) = params.root_uri.as_ref().and_then(uri_path)
+    {
+        out.push(root);
+    }
+    out
+}
+
+/// What the server offers.
+pub fn capabilities(encoding: Encoding) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(match encoding {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+        }),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(false),
+                })),
+                ..Default::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(
+            lsp_types::CodeActionOptions {
+                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                ..Default::default()
+            },
+        )),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(
+                ["#", "\"", ":", "/", "(", " "]
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+            ),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+struct Server<'c> {
+    connection: &'c Connection,
+    state: State,
+}
+
+/// How a request handler fails: a message for the client.
+pub type Failure = String;
+
+impl Server<'_> {
+    fn run(&mut self) -> Result<(), Error> {
+        loop {
+            let Ok(message) = self.connection.receiver.recv() else {
+                return Err("the client went away without `shutdown`".into());
+            };
+            match message {
+                Message::Request(request) => {
+                    if self.connection.handle_shutdown(&request)? {
+                        return Ok(());
+                    }
+                    // A request sees every change before it checked.
+                    self.flush()?;
+                    let response = self.request(request);
+                    self.connection.sender.send(Message::Response(response))?;
+                }
+                Message::Notification(n) => {
+                    if n.method == note::Exit::METHOD {
+                        return Err("`exit` before `shutdown`".into());
+                    }
+                    let method = n.method.clone();
+                    if catch_unwind(AssertUnwindSafe(|| self.notification(n))).is_err() {
+                        self.show(
+                            lsp_types::MessageType::ERROR,
+                            format!("forge lsp: handling `{method}` failed; the server goes on"),
+                        )?;
+                    }
+                }
+                Message::Response(_) => {}
+            }
+            // The debounce: changes that came while the last check ran are checked together.
+            if self.connection.receiver.is_empty() {
+                self.flush()?;
+            }
+        }
+    }
+
+    fn show(&self, typ: lsp_types::MessageType, message: String) -> Result<(), Error> {
+        let params = lsp_types::ShowMessageParams { typ, message };
+        self.connection
+            .sender
+            .send(Message::Notification(Notification::new(
+                note::ShowMessage::METHOD.to_owned(),
+                params,
+            )))?;
+        Ok(())
+    }
+
+    /// Reads and checks every document that changed, and publishes their diagnostics.
+    fn flush(&mut self) -> Result<(), Error> {
+        let mut dirty: Vec<String> = self
+            .state
+            .documents
+            .iter()
+            .filter(|(_, d)| d.dirty)
+            .map(|(k, _)| k.clone())
+            .collect();
+        dirty.sort();
+        for key in dirty {
+            let state = &mut self.state;
+            let checked = catch_unwind(AssertUnwindSafe(|| {
+                if let Some(doc) = state.documents.get_mut(&key)
+                    && doc.parsed.is_none()
+                    && doc.read_error.is_none()
+                {
+                    let (parsed, error) = split(super::state::read(&doc.text));
+                    if parsed.is_some() {
+                        doc.last_good = None;
+                    }
+                    doc.parsed = parsed;
+                    doc.read_error = error;
+                }
+                state.check(&key);
+            }));
+            if checked.is_err()
+                && let Some(doc) = self.state.documents.get_mut(&key)
+            {
+                doc.dirty = false;
+                doc.checked = None;
+            }
+            self.publish(&key)?;
+        }
+        for (typ, message) in std::mem::take(&mut self.state.messages) {
+            self.show(typ, message)?;
+        }
+        Ok(())
+    }
+
+    fn publish(&self, key: &str) -> Result<(), Error> {
+        let Some(doc) = self.state.documents.get(key) else {
+            return Ok(());
+        };
+        let Ok(uri) = key.parse::<Uri>() else {
+            return Ok(());
+        };
+        let diagnostics = catch_unwind(AssertUnwindSafe(|| diagnostics::to_lsp(&self.state, doc)))
+            .unwrap_or_default();
+        self.send_diagnostics(uri, diagnostics, Some(doc.version))
+    }
+
+    fn send_diagnostics(
+        &self,
+        uri: Uri,
+        diagnostics: Vec<lsp_types::Diagnostic>,
+        version: Option<i32>,
+    ) -> Result<(), Error> {
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        };
+        self.connection
+            .sender
+            .send(Message::Notification(Notification::new(
+                note::PublishDiagnostics::METHOD.to_owned(),
+                params,
+            )))?;
+        Ok(())
+    }
+
+    fn notification(&mut self, n: Notification) {
+        match n.method.as_str() {
+            note::DidOpenTextDocument::METHOD => {
+                let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(
+                    note::DidOpenTextDocument::METHOD,
+                ) else {
+                    return;
+                };
+                let doc = Document::new(
+                    uri_path(&p.text_document.uri),
+                    p.text_document.version,
+                    p.text_document.text,
+                );
+                let key = p.text_document.uri.as_str().to_owned();
+                self.state.documents.insert(key.clone(), doc);
+                self.dependents_changed(&key);
+            }
+            note::DidChangeTextDocument::METHOD => {
+                let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(
+                    note::DidChangeTextDocument::METHOD,
+                ) else {
+                    return;
+                };
+                let key = p.text_document.uri.as_str().to_owned();
+                let encoding = self.state.encoding;
+                let Some(doc) = self.state.documents.get_mut(&key) else {
+                    return;
+                };
+                doc.version = p.text_document.version;
+                for change in p.content_changes {
+                    apply(doc, change, encoding);
+                }
+                doc.dirty = true;
+                self.dependents_changed(&key);
+            }
+            note::DidSaveTextDocument::METHOD => {
+                let Ok(p) = n.extract::<lsp_types::DidSaveTextDocumentParams>(
+                    note::DidSaveTextDocument::METHOD,
+                ) else {
+                    return;
+                };
+                let key = p.text_document.uri.as_str().to_owned();
+                // Files may have appeared beside it (assets); check it and what places it again.
+                self.state.forget_assets();
+                if let Some(doc) = self.state.documents.get_mut(&key) {
+                    doc.dirty = true;
+                }
+                self.dependents_changed(&key);
+            }
+            note::DidCloseTextDocument::METHOD => {
+                let Ok(p) = n.extract::<lsp_types::DidCloseTextDocumentParams>(
+                    note::DidCloseTextDocument::METHOD,
+                ) else {
+                    return;
+                };
+                let key = p.text_document.uri.as_str().to_owned();
+                self.state.documents.remove(&key);
+                let _ = self.send_diagnostics(p.text_document.uri, Vec::new(), None);
+                self.dependents_changed(&key);
+            }
+            note::DidChangeWatchedFiles::METHOD => {
+                // Prefab files, schema or assets changed on disk: check everything again.
+                self.state.forget_assets();
+                for doc in self.state.documents.values_mut() {
+                    doc.dirty = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Marks for checking the open scenes that place the document `key` (a prefab).
+    fn dependents_changed(&mut self, key: &str) {
+        let path = key.parse::<Uri>().ok().as_ref().and_then(uri_path);
+        let Some(path) = path else {
+            return;
+        };
+        for doc in self.state.documents.values_mut() {
+            if let Some(checked) = &doc.checked
+                && checked.prefabs.iter().any(|p| checked.root.join(p) == path)
+            {
+                doc.dirty = true;
+            }
+        }
+    }
+
+    fn request(&mut self, request: Request) -> Response {
+        let id = request.id.clone();
+        let state = &mut self.state;
+        match request.method.as_str() {
+            req::HoverRequest::METHOD => handle::<req::HoverRequest>(state, request, hover::hover),
+            req::GotoDefinition::METHOD => {
+                handle::<req::GotoDefinition>(state, request, navigation::definition)
+            }
+            req::References::METHOD => {
+                handle::<req::References>(state, request, navigation::references)
+            }
+            req::DocumentSymbolRequest::METHOD => {
+                handle::<req::DocumentSymbolRequest>(state, request, navigation::symbols)
+            }
+            req::InlayHintRequest::METHOD => {
+                handle::<req::InlayHintRequest>(state, request, navigation::inlay_hints)
+            }
+            req::Completion::METHOD => {
+                handle::<req::Completion>(state, request, completion::completion)
+            }
+            req::Formatting::METHOD => handle::<req::Formatting>(state, request, actions::format),
+            req::CodeActionRequest::METHOD => {
+                handle::<req::CodeActionRequest>(state, request, actions::code_actions)
+            }
+            _ => Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("forge lsp does not handle `{}`", request.method),
+            ),
+        }
+    }
+}
+
+/// Applies one change to `doc`'s text, and to its read: the edited entity entry read again
+/// alone when the edit is inside one, else the read dropped to be done whole at the next check.
+fn apply(
+    doc: &mut Document,
+    change: lsp_types::TextDocumentContentChangeEvent,
+    encoding: Encoding,
+) {
+    let bom_before = doc.text.bom();
+    let edit = doc.text.apply(change, encoding);
+    let bom = doc.text.bom();
+    let reread = match &mut doc.parsed {
+        Some(parsed) if bom == bom_before && edit.old.start >= bom => {
+            let body = &doc.text.as_str()[bom..];
+            parsed.reread_edit(body, edit.old.start - bom..edit.old.end - bom, edit.new_len)
+        }
+        _ => false,
+    };
+    if !reread {
+        // Read whole at the next check; until then (and while it does not read) the last
+        // document that read serves completion.
+        if let Some(parsed) = doc.parsed.take() {
+            doc.last_good = Some(parsed.doc);
+        }
+        doc.read_error = None;
+    }
+}
+
+/// Runs request handler `f` on `request`'s parameters: its result, or an error response when
+/// the parameters do not fit, the handler fails or panics (the server goes on).
+pub fn handle<R>(
+    state: &mut State,
+    request: Request,
+    f: fn(&mut State, R::Params) -> Result<R::Result, Failure>,
+) -> Response
+where
+    R: req::Request,
+{
+    let id: RequestId = request.id.clone();
+    let params = match request.extract::<R::Params>(R::METHOD) {
+        Ok((_, params)) => params,
+        Err(e) => {
+            return Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"));
+        }
+    };
+    match catch_unwind(AssertUnwindSafe(|| f(state, params))) {
+        Ok(Ok(result)) => Response::new_ok(id, result),
+        Ok(Err(message)) => Response::new_err(id, ErrorCode::RequestFailed as i32, message),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("forge lsp: `{}` failed: {what}", R::METHOD),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn panics(
+        _: &mut State,
+        _: lsp_types::HoverParams,
+    ) -> Result<Option<lsp_types::Hover>, Failure> {
+        panic!("boom")
+    }
+
+    /// A handler that panics is answered with an error, and the state is still usable.
+    #[test]
+    fn a_panicking_handler_answers_an_error() {
+        let mut state = State::new(Encoding::Utf16, Vec::new(), None);
+        let params = serde_json::json!({
+            "textDocument": { "uri": "file:///x.forge.ron" },
+            "position": { "line": 0, "character": 0 },
+        });
+        let request = Request::new(
+            RequestId::from(1),
+            req::HoverRequest::METHOD.to_owned(),
+            params,
+        );
+        let response = handle::<req::HoverRequest>(&mut state, request, panics);
+        let error = response.response_result.err().map(|e| (e.code, e.message));
+        assert_eq!(
+            error,
+            Some((
+                ErrorCode::InternalError as i32,
+                "forge lsp: `textDocument/hover` failed: boom".to_owned()
+            ))
+        );
+        assert!(state.documents.is_empty());
+    }
+}

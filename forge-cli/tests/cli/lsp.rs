@@ -1,0 +1,1205 @@
+//! `forge lsp` in process: the real server loop over `lsp_server::Connection::memory()`, driven
+//! as an editor drives it, with the answers compared to expected JSON.
+
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use serde_json::{Value, json};
+
+/// A client talking to a server thread.
+pub struct Client {
+    conn: Connection,
+    server: Option<JoinHandle<Result<(), String>>>,
+    next: i32,
+    /// Notifications received while waiting for something else.
+    pub notes: Vec<Notification>,
+    /// The requests the server sent, answered with `null`.
+    pub asked: Vec<Request>,
+}
+
+impl Client {
+    /// Starts a server and shakes hands, the client offering `encodings` and passing
+    /// `options` as `initializationOptions`.
+    pub fn start(root: &Path, encodings: &[&str], options: Value) -> Client {
+        let (server, client) = Connection::memory();
+        let thread = std::thread::spawn(move || {
+            bevy_forge_scene_cli::lsp::serve(server).map_err(|e| e.to_string())
+        });
+        let mut c = Client {
+            conn: client,
+            server: Some(thread),
+            next: 0,
+            notes: Vec::new(),
+            asked: Vec::new(),
+        };
+        let init = c.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri(root),
+                "capabilities": {
+                    "general": { "positionEncodings": encodings },
+                    "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } },
+                },
+                "initializationOptions": options,
+            }),
+        );
+        assert!(init.get("capabilities").is_some(), "{init}");
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    pub fn notify(&self, method: &str, params: Value) {
+        self.conn
+            .sender
+            .send(Message::Notification(Notification::new(
+                method.to_owned(),
+                params,
+            )))
+            .unwrap();
+    }
+
+    /// Sends a request; its result, or `{"error": {code, message}}`.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = RequestId::from(self.next);
+        self.conn
+            .sender
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_owned(),
+                params,
+            )))
+            .unwrap();
+        loop {
+            match self
+                .conn
+                .receiver
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap()
+            {
+                Message::Response(r) if r.id == id => {
+                    return match r.response_result {
+                        Err(e) => json!({ "error": { "code": e.code, "message": e.message } }),
+                        Ok(v) => v,
+                    };
+                }
+                Message::Notification(n) => self.notes.push(n),
+                Message::Request(r) => self.answer(r),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+
+    /// Answers a request of the server (`client/registerCapability`) with `null`, keeping it.
+    fn answer(&mut self, r: Request) {
+        let response = lsp_server::Response::new_ok(r.id.clone(), Value::Null);
+        self.conn.sender.send(Message::Response(response)).unwrap();
+        self.asked.push(r);
+    }
+
+    /// The next diagnostics published for `uri` (those already received first).
+    pub fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
+        let matches = |n: &Notification| {
+            n.method == "textDocument/publishDiagnostics" && n.params["uri"] == uri
+        };
+        if let Some(i) = self.notes.iter().position(matches) {
+            let n = self.notes.remove(i);
+            return n.params["diagnostics"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+        }
+        loop {
+            match self
+                .conn
+                .receiver
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap()
+            {
+                Message::Notification(n) if matches(&n) => {
+                    return n.params["diagnostics"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                }
+                Message::Notification(n) => self.notes.push(n),
+                Message::Request(r) => self.answer(r),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+
+    pub fn open(&self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "forge-ron", "version": 1, "text": text } }),
+        );
+    }
+
+    /// Replaces `(line, character)..(line, character)` with `text`.
+    pub fn change(&self, uri: &str, version: i32, range: [u32; 4], text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": version },
+                "contentChanges": [{ "range": range_json(range), "text": text }],
+            }),
+        );
+    }
+
+    /// A request at a position of a document.
+    pub fn at(&mut self, method: &str, uri: &str, line: u32, character: u32) -> Value {
+        let mut params = json!({
+            "textDocument": { "uri": uri },
+            "position": { "line": line, "character": character },
+        });
+        if method == "textDocument/references" {
+            params["context"] = json!({ "includeDeclaration": true });
+        }
+        self.request(method, params)
+    }
+
+    /// `shutdown` and `exit`; the server's thread ends with `Ok`.
+    pub fn stop(mut self) {
+        assert_eq!(self.request("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        let thread = self.server.take().unwrap();
+        assert_eq!(thread.join().unwrap(), Ok(()));
+    }
+}
+
+pub fn range_json([sl, sc, el, ec]: [u32; 4]) -> Value {
+    json!({ "start": { "line": sl, "character": sc }, "end": { "line": el, "character": ec } })
+}
+
+pub fn uri(path: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_owned());
+    let mut out = String::from("file://");
+    for b in path.to_str().unwrap().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A project: `scenes/` and `assets/` with these files (paths under the project).
+pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("scenes")).unwrap();
+    std::fs::create_dir_all(dir.path().join("assets")).unwrap();
+    for (path, text) in files {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    dir
+}
+
+const T: &str = "transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))";
+
+/// An entity of [`scene`]: id, name, parent, children, components.
+pub type Entity<'a> = (u64, &'a str, Option<u64>, &'a [u64], &'a str);
+
+/// A scene of entities written one per line: `(id, name, parent, children, components)`.
+pub fn scene(entities: &[Entity<'_>], roots: &[u64], next_id: u64) -> String {
+    let mut out = String::from("(\n  format_version: 1,\n  name: \"Test\",\n  entities: {\n");
+    for (id, name, parent, children, components) in entities {
+        let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
+        out.push_str(&format!(
+            "    {id}: (id: {id}, name: \"{name}\", parent: {parent}, children: {children:?}, {T}, components: [{components}]),\n"
+        ));
+    }
+    out.push_str(&format!(
+        "  }},\n  roots: {roots:?},\n  next_id: {next_id},\n)\n"
+    ));
+    out
+}
+
+fn line_of(text: &str, needle: &str) -> u32 {
+    text.lines().position(|l| l.contains(needle)).unwrap() as u32
+}
+
+fn codes(diagnostics: &[Value]) -> Vec<&str> {
+    diagnostics
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect()
+}
+
+/// The errors and warnings (not the information: no camera, an entity without components).
+fn problems(diagnostics: Vec<Value>) -> Vec<Value> {
+    diagnostics
+        .into_iter()
+        .filter(|d| d["severity"].as_u64() < Some(3))
+        .collect()
+}
+
+/// A scene whose second line of entities names a missing child after a name with characters
+/// outside the BMP, so columns differ between UTF-16, UTF-8 and characters.
+fn wide_scene() -> String {
+    scene(
+        &[(1, "Sun", None, &[], ""), (2, "🌲 Zoë", None, &[9], "")],
+        &[1, 2],
+        10,
+    )
+}
+
+#[test]
+fn diagnostics_on_open_are_at_the_utf16_column_and_go_when_fixed() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/wide.forge.ron");
+    let text = wide_scene();
+    std::fs::write(&path, &text).unwrap();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    let d = problems(c.diagnostics(&u));
+    let line = line_of(&text, "Zoë");
+    let byte = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("[9]")
+        .unwrap();
+    let utf16 = text.lines().nth(line as usize).unwrap()[..byte]
+        .encode_utf16()
+        .count() as u32;
+    assert_eq!(
+        utf16 as usize,
+        byte - 3,
+        "🌲 is 4 bytes, 2 units; ë 2 bytes, 1 unit"
+    );
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["code"], "forge::structure::missing_child");
+    assert_eq!(d[0]["source"], "forge");
+    assert_eq!(d[0]["severity"], 1);
+    assert_eq!(d[0]["range"], range_json([line, utf16, line, utf16 + 3]));
+    // Fixing it (`9` to nothing) takes the diagnostic away.
+    c.change(&u, 2, [line, utf16 + 1, line, utf16 + 2], "");
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    c.stop();
+}
+
+#[test]
+fn a_client_offering_utf8_gets_byte_columns() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/wide.forge.ron");
+    let text = wide_scene();
+    std::fs::write(&path, &text).unwrap();
+    let mut c = Client::start(dir.path(), &["utf-8", "utf-16"], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    let d = problems(c.diagnostics(&u));
+    let line = line_of(&text, "Zoë");
+    let byte = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("[9]")
+        .unwrap() as u32;
+    assert_eq!(d[0]["range"], range_json([line, byte, line, byte + 3]));
+    c.stop();
+}
+
+#[test]
+fn a_syntax_error_is_one_diagnostic_and_the_next_edit_reads_again() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/a.forge.ron");
+    let text = scene(&[(1, "A", None, &[], "")], &[1], 2);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    let line = line_of(&text, "name: \"A\"");
+    // `name: "A"` to `name: "A` and an unterminated string.
+    let col = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("A\"")
+        .unwrap() as u32
+        + 1;
+    c.change(&u, 2, [line, col, line, col + 1], "");
+    let d = problems(c.diagnostics(&u));
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0]["code"].as_str().unwrap().starts_with("forge::read::"),
+        "{d:?}"
+    );
+    c.change(&u, 3, [line, col, line, col], "\"");
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    c.stop();
+}
+
+#[test]
+fn a_prefabs_own_error_shows_where_the_scene_places_it_and_follows_its_edits() {
+    let prefab = scene(&[(1, "Goblin", None, &[4], "")], &[1], 2);
+    let level = scene(&[(1, "Camp", None, &[], "")], &[1], 2).replace(
+        "components: [])",
+        "components: [], instance: Some((scene: \"prefabs/goblin.forge.ron\")))",
+    );
+    let dir = project(&[
+        ("assets/prefabs/goblin.forge.ron", &prefab),
+        ("assets/scenes/camp.forge.ron", &level),
+    ]);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let scene_uri = uri(&dir.path().join("assets/scenes/camp.forge.ron"));
+    let prefab_uri = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
+    c.open(&scene_uri, &level);
+    let d = problems(c.diagnostics(&scene_uri));
+    assert_eq!(codes(&d), ["forge::structure::missing_child"], "{d:?}");
+    let line = line_of(&level, "prefabs/goblin");
+    let col = level
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("\"prefabs")
+        .unwrap() as u32;
+    let len = "\"prefabs/goblin.forge.ron\"".len() as u32;
+    assert_eq!(d[0]["range"], range_json([line, col, line, col + len]));
+    assert!(
+        d[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("in prefab `prefabs/goblin.forge.ron`: ")
+    );
+    let related = &d[0]["relatedInformation"][0]["location"];
+    assert_eq!(related["uri"], prefab_uri.as_str());
+    let pline = line_of(&prefab, "Goblin");
+    let pcol = prefab
+        .lines()
+        .nth(pline as usize)
+        .unwrap()
+        .find("[4]")
+        .unwrap() as u32;
+    assert_eq!(related["range"], range_json([pline, pcol, pline, pcol + 3]));
+    // The prefab opened and fixed in the editor: the scene is checked again with it.
+    c.open(&prefab_uri, &prefab);
+    assert_eq!(
+        codes(&problems(c.diagnostics(&prefab_uri))),
+        ["forge::structure::missing_child"]
+    );
+    assert_eq!(
+        codes(&problems(c.diagnostics(&scene_uri))),
+        ["forge::structure::missing_child"]
+    );
+    c.change(&prefab_uri, 2, [pline, pcol + 1, pline, pcol + 2], "");
+    assert_eq!(problems(c.diagnostics(&prefab_uri)), Vec::<Value>::new());
+    assert_eq!(problems(c.diagnostics(&scene_uri)), Vec::<Value>::new());
+    c.stop();
+}
+
+#[test]
+fn requests_that_cannot_be_answered_are_errors_and_the_server_stays_up() {
+    let dir = project(&[]);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let missing = c.at("textDocument/hover", "file:///nowhere.forge.ron", 0, 0);
+    assert_eq!(missing["error"]["code"], -32803, "{missing}");
+    let unknown = c.request("forge/unknown", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let bad = c.request("textDocument/hover", json!({ "nonsense": true }));
+    assert_eq!(bad["error"]["code"], -32602);
+    // Still serving.
+    let path = dir.path().join("scenes/a.forge.ron");
+    let u = uri(&path);
+    c.open(&u, &scene(&[(1, "A", None, &[], "")], &[1], 2));
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    c.stop();
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(super::ROOT)
+}
+
+/// The (line, UTF-16 column) of byte `delta` after the `nth` (0-based) `needle` of `text`.
+pub fn pos(text: &str, needle: &str, nth: usize, delta: usize) -> (u32, u32) {
+    let at = text.match_indices(needle).nth(nth).unwrap().0 + delta;
+    let line = text[..at].matches('\n').count() as u32;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    (line, text[start..at].encode_utf16().count() as u32)
+}
+
+const SCHEMA: &str = r#"(
+    format: 1,
+    components: [
+        (
+            type_path: "forge_demo::Follow",
+            type_name: "Follow",
+            docs: "Moves towards another entity.",
+            fields: [
+                (name: "target", type_name: "Entity", kind: Entity, required: true, docs: "Whom to follow."),
+                (name: "speed", type_name: "f32", kind: Float(bits: 32), default: Some("1.0"),
+                 range: Some((min: 0.0, max: 10.0, inclusive: true)), docs: "Metres per second."),
+            ],
+        ),
+        (
+            type_path: "forge_demo::Health",
+            type_name: "Health",
+            fields: [(name: "hp", type_name: "i32", kind: Integer(signed: true, bits: 32), required: true, docs: "Hit points.")],
+        ),
+    ],
+)"#;
+
+/// The repository's goblin camp with its prefabs, its camera following `#3/2` (the torch of
+/// the second goblin), and a schema file, in a project of its own.
+fn camp() -> (tempfile::TempDir, String) {
+    let root = repo().join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let scene = read("scenes/goblin_camp.forge.ron").replace(
+        "components: [(type: camera2d)],",
+        "components: [(type: camera2d), (type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"target\", expr: \"#3/2\")]))],",
+    );
+    let dir = project(&[
+        ("assets/scenes/camp.forge.ron", &scene),
+        (
+            "assets/prefabs/goblin.forge.ron",
+            &read("prefabs/goblin.forge.ron"),
+        ),
+        (
+            "assets/prefabs/hat.forge.ron",
+            &read("prefabs/hat.forge.ron"),
+        ),
+        ("assets/game.forge-schema.ron", SCHEMA),
+        ("assets/textures/leaf.png", ""),
+    ]);
+    (dir, scene)
+}
+
+fn open_camp() -> (tempfile::TempDir, String, Client, String) {
+    let (dir, text) = camp();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/scenes/camp.forge.ron"));
+    c.open(&u, &text);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    (dir, text, c, u)
+}
+
+fn hover_text(c: &mut Client, u: &str, (line, col): (u32, u32)) -> String {
+    let h = c.at("textDocument/hover", u, line, col);
+    h["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{h}"))
+        .to_owned()
+}
+
+#[test]
+fn hover_tells_fields_entities_references_targets_and_prefabs() {
+    let (_dir, text, mut c, u) = open_camp();
+    // A built-in field: its type, unit, range and default.
+    let h = hover_text(&mut c, &u, pos(&text, "custom_size", 0, 2));
+    assert!(h.starts_with("`sprite.custom_size`: "), "{h}");
+    assert!(
+        h.contains("unit: pixels") && h.contains("range: > 0") && h.contains("default: `None`"),
+        "{h}"
+    );
+    // A field an override sets.
+    let h = hover_text(&mut c, &u, pos(&text, "intensity: 1200.0", 0, 3));
+    assert!(h.starts_with("`point_light.intensity`: f32"), "{h}");
+    assert!(h.contains("unit: lumens"), "{h}");
+    // A reference into an instance: the placed entity, its path and components.
+    let h = hover_text(&mut c, &u, pos(&text, "#3/2", 0, 3));
+    assert!(h.starts_with("**Torch** `#3/2`"), "{h}");
+    assert!(h.contains("Goblin B / Goblin Boss / Torch"), "{h}");
+    assert!(h.contains("`point_light`"), "{h}");
+    // A custom field: its schema kind and doc comment.
+    let h = hover_text(&mut c, &u, pos(&text, "\"target\"", 0, 2));
+    assert!(h.starts_with("`Follow::target`: `Entity`"), "{h}");
+    assert!(h.contains("Whom to follow."), "{h}");
+    // An override target: the prefab entity it reaches, through the nested instance.
+    let h = hover_text(&mut c, &u, pos(&text, "target: [3, 1]", 0, 12));
+    assert!(h.contains("`#3/3/1`"), "{h}");
+    // An instance's scene: the prefab's name and roots.
+    let h = hover_text(&mut c, &u, pos(&text, "\"prefabs/goblin", 0, 3));
+    assert!(
+        h.starts_with("prefab **Goblin** (`prefabs/goblin.forge.ron`)"),
+        "{h}"
+    );
+    assert!(h.contains("roots: `#1` Goblin"), "{h}");
+    // An id in `parent`: the entity.
+    let h = hover_text(&mut c, &u, pos(&text, "parent: Some(3)", 0, 13));
+    assert!(h.starts_with("**Goblin B** `#3`"), "{h}");
+    // Nothing under the cursor: no hover.
+    assert_eq!(c.at("textDocument/hover", &u, 0, 0), Value::Null);
+    c.stop();
+}
+
+#[test]
+fn definition_follows_ids_references_and_targets_into_prefab_files() {
+    let (dir, text, mut c, u) = open_camp();
+    let goblin = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
+    let hat = uri(&dir.path().join("assets/prefabs/hat.forge.ron"));
+    let goblin_text =
+        std::fs::read_to_string(dir.path().join("assets/prefabs/goblin.forge.ron")).unwrap();
+    let hat_text =
+        std::fs::read_to_string(dir.path().join("assets/prefabs/hat.forge.ron")).unwrap();
+    let (l, ch) = pos(&text, "parent: Some(3)", 0, 13);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch),
+        json!({ "uri": u, "range": key_range(&text, 3) })
+    );
+    let (l, ch) = pos(&text, "#3/2", 0, 2);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch),
+        json!({ "uri": goblin, "range": key_range(&goblin_text, 2) })
+    );
+    let (l, ch) = pos(&text, "target: [3, 1]", 0, 12);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch),
+        json!({ "uri": hat, "range": key_range(&hat_text, 1) })
+    );
+    let (l, ch) = pos(&text, "\"prefabs/hat", 0, 2);
+    assert_eq!(
+        c.at("textDocument/definition", &u, l, ch)["uri"],
+        hat.as_str()
+    );
+    c.stop();
+}
+
+/// The range of entity `id`'s key in a file written as the repository's (`    3: (`).
+fn key_range(text: &str, id: u64) -> Value {
+    let (line, _) = pos(text, &format!("\n    {id}: ("), 0, 1);
+    let len = id.to_string().len() as u32;
+    range_json([line, 4, line, 4 + len])
+}
+
+#[test]
+fn references_symbols_and_inlay_hints_name_the_entities() {
+    let (_dir, text, mut c, u) = open_camp();
+    // Entity 3: its key, its id, `roots`, the crown's parent.
+    let (l, ch) = pos(&text, "\n    3: (", 0, 5);
+    let refs = c.at("textDocument/references", &u, l, ch);
+    let lines: Vec<u64> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    let expected: Vec<u64> = [
+        pos(&text, "\n    3: (", 0, 1).0,
+        pos(&text, "id: 3,", 0, 0).0,
+        pos(&text, "parent: Some(3)", 0, 0).0,
+        pos(&text, "roots: [1, 2, 3, 4]", 0, 0).0,
+    ]
+    .into_iter()
+    .map(u64::from)
+    .collect();
+    let mut sorted = lines.clone();
+    sorted.sort();
+    let mut want = expected.clone();
+    want.sort();
+    assert_eq!(sorted, want, "{refs}");
+    // The tree: roots, and the crown under the second goblin.
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": u } }),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Camera", "Goblin A", "Goblin B", "Spare Hat"]);
+    assert_eq!(symbols[2]["children"][0]["name"], "Crown");
+    assert_eq!(symbols[2]["detail"], "#3 places prefabs/goblin.forge.ron");
+    // Names after ids and references.
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 500, 0]) }),
+    );
+    let labels: Vec<(u64, String)> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["position"]["line"].as_u64().unwrap(),
+                h["label"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        labels.contains(&(
+            u64::from(pos(&text, "#3/2", 0, 0).0),
+            "\"Torch\"".to_owned()
+        )),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&(
+            u64::from(pos(&text, "parent: Some(3)", 0, 0).0),
+            "\"Goblin B\"".to_owned()
+        )),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&(
+            u64::from(pos(&text, "target: [3, 1]", 0, 0).0),
+            "\"Hat\"".to_owned()
+        )) || labels
+            .iter()
+            .any(|(l, _)| *l == u64::from(pos(&text, "target: [3, 1]", 0, 0).0)),
+        "{labels:?}"
+    );
+    c.stop();
+}
+
+fn labels(items: &Value) -> Vec<String> {
+    items
+        .as_array()
+        .unwrap_or_else(|| panic!("{items}"))
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn completion_offers_what_may_be_written_there() {
+    let (_dir, text, mut c, u) = open_camp();
+    // `type: ` of the crown's sprite: every tag.
+    let (l, ch) = pos(&text, "(type: sprite, data: (\n", 0, 7);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    let got = labels(&items);
+    assert!(
+        got.contains(&"point_light".to_owned()) && got.contains(&"custom".to_owned()),
+        "{got:?}"
+    );
+    // `#` in an expression: the scene's ids and the placed entities' paths, with names.
+    let (l, ch) = pos(&text, "#3/2", 0, 1);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    let torch = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "#3/2")
+        .unwrap_or_else(|| panic!("{items}"));
+    assert_eq!(torch["detail"], "Torch");
+    // An instance's scene: the prefab files.
+    let (l, ch) = pos(&text, "\"prefabs/hat", 0, 1);
+    assert!(
+        labels(&c.at("textDocument/completion", &u, l, ch))
+            .contains(&"prefabs/goblin.forge.ron".to_owned())
+    );
+    // Custom fields not yet set: `speed`, not `target`.
+    let (l, ch) = pos(&text, "expr: \"#3/2\")", 0, 13);
+    let got = labels(&c.at("textDocument/completion", &u, l, ch));
+    assert_eq!(got, ["speed"]);
+    // Custom type paths from the schema file.
+    let (l, ch) = pos(&text, "\"forge_demo::Follow\"", 0, 1);
+    let got = labels(&c.at("textDocument/completion", &u, l, ch));
+    assert_eq!(got, ["forge_demo::Follow", "forge_demo::Health"]);
+    // Payload fields not yet set, after `, ` typed in an override's `set`.
+    let (l, ch) = pos(&text, "intensity: 1200.0", 0, 17);
+    c.change(&u, 2, [l, ch, l, ch], ", ");
+    let got = labels(&c.at("textDocument/completion", &u, l, ch + 2));
+    assert_eq!(got, ["color", "range", "shadows"]);
+    c.change(&u, 3, [l, ch, l, ch + 2], "");
+    // A new entity between entries: the next free id.
+    let (l, ch) = pos(&text, "\n    2: (", 0, 1);
+    let got = labels(&c.at("textDocument/completion", &u, l, ch));
+    assert_eq!(got, ["6: new entity"]);
+    c.stop();
+}
+
+/// `text` with LSP `edits` (UTF-16 positions) made, last first.
+pub fn apply_edits(text: &str, edits: &[Value]) -> String {
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let ch = p["character"].as_u64().unwrap() as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        for (i, c) in text[start..].char_indices() {
+            if units >= ch || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        text.len()
+    };
+    let mut edits: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_owned();
+    for (s, e, t) in edits {
+        out.replace_range(s..e, t);
+    }
+    out
+}
+
+#[test]
+fn formatting_is_the_canonical_layout_with_the_comments() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/a.forge.ron");
+    let text = scene(&[(1, "Zoë 🌲", None, &[], "(type: camera2d)")], &[1], 2).replace(
+        "  name: \"Test\",",
+        "  name: \"Test\", // the title\n  // before the entities",
+    );
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    c.diagnostics(&u);
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    let formatted = apply_edits(&text, edits.as_array().unwrap());
+    assert_eq!(
+        formatted,
+        bevy_forge_scene::edit::format_text(&text).unwrap()
+    );
+    assert!(formatted.contains("// the title") && formatted.contains("// before the entities"));
+    assert_ne!(formatted, text);
+    // Formatted text needs nothing more.
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "text": formatted }] }));
+    let again = c.request(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    assert_eq!(again, json!([]));
+    c.stop();
+}
+
+/// The quick fixes offered over the whole of `text` (opened as `name` in `dir`), by title,
+/// with the text each gives.
+fn fixes(dir: &Path, name: &str, text: &str) -> Vec<(String, String)> {
+    let mut c = Client::start(dir, &[], Value::Null);
+    let u = uri(&dir.join(name));
+    c.open(&u, text);
+    let d = c.diagnostics(&u);
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 10_000, 0]), "context": { "diagnostics": d } }),
+    );
+    let out = actions
+        .as_array()
+        .unwrap_or_else(|| panic!("{actions}"))
+        .iter()
+        .map(|a| {
+            let edits = a["edit"]["changes"][&u].as_array().unwrap().clone();
+            (
+                a["title"].as_str().unwrap().to_owned(),
+                apply_edits(text, &edits),
+            )
+        })
+        .collect();
+    c.stop();
+    out
+}
+
+#[test]
+fn quick_fixes_repair_what_the_diagnostics_name() {
+    let dir = project(&[("assets/game.forge-schema.ron", SCHEMA)]);
+    // next_id too low.
+    let text = scene(
+        &[
+            (1, "A", None, &[], "(type: camera2d)"),
+            (2, "B", None, &[], "(type: camera2d)"),
+        ],
+        &[1, 2],
+        1,
+    );
+    let got = fixes(dir.path(), "assets/a.forge.ron", &text);
+    assert_eq!(
+        got,
+        [(
+            "Set `next_id` to the next free id".to_owned(),
+            text.replace("next_id: 1,", "next_id: 3,")
+        )]
+    );
+    // A misspelt field: did you mean.
+    let typo = text
+        .replace("next_id: 1", "next_id: 3")
+        .replacen("children: []", "childen: []", 1);
+    let got = fixes(dir.path(), "assets/a.forge.ron", &typo);
+    assert_eq!(
+        got[0],
+        (
+            "Replace with `children`".to_owned(),
+            text.replace("next_id: 1", "next_id: 3")
+        ),
+        "{got:?}"
+    );
+    // A parent that does not list its child.
+    let orphan = scene(
+        &[
+            (1, "A", None, &[], "(type: camera2d)"),
+            (2, "B", Some(1), &[], "(type: camera2d)"),
+        ],
+        &[1],
+        3,
+    );
+    let got = fixes(dir.path(), "assets/a.forge.ron", &orphan);
+    let fixed = got
+        .iter()
+        .find(|(t, _)| t == "Add the entity to its parent's `children`")
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert!(fixed.1.contains("children: [2]"), "{}", fixed.1);
+    // A required custom field left out: added with a value of its kind.
+    let follow = scene(
+        &[(
+            1,
+            "A",
+            None,
+            &[],
+            "(type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"speed\", expr: \"2.0\")]))",
+        )],
+        &[1],
+        2,
+    );
+    let got = fixes(dir.path(), "assets/a.forge.ron", &follow);
+    let fixed = got
+        .iter()
+        .find(|(t, _)| t == "Add the required field")
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert!(
+        fixed.1.contains("(name: \"target\", expr: \"#1\")"),
+        "{}",
+        fixed.1
+    );
+    // An old format version: migrated.
+    let old = text
+        .replace("format_version: 1", "format_version: 0")
+        .replace("next_id: 1", "next_id: 3");
+    let got = fixes(dir.path(), "assets/a.forge.ron", &old);
+    let fixed = got
+        .iter()
+        .find(|(t, _)| t.starts_with("Migrate"))
+        .unwrap_or_else(|| panic!("{got:?}"));
+    assert_eq!(fixed.1, text.replace("next_id: 1", "next_id: 3"));
+}
+
+/// A small generator of positions and edits, the same on every run.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// Mutated scenes (the reader's mutations: bytes deleted, brackets, quotes, `#`, digits and
+/// wide characters inserted), each sent as an edit, then every request at places of it: each
+/// is answered (a result or an error), and the server keeps serving.
+#[test]
+fn mutated_scenes_never_take_the_server_down() {
+    let (_dir, base, mut c, u) = open_camp();
+    let mut rng = Lcg(7);
+    let inserts = [
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "\"",
+        "#",
+        "#9/9/9",
+        "\\",
+        ":",
+        ",",
+        "é",
+        "🌲",
+        "\u{feff}",
+        "99999999999999999999",
+        "//",
+        "/*",
+        "\n",
+        "r#\"",
+    ];
+    let methods = [
+        "textDocument/hover",
+        "textDocument/definition",
+        "textDocument/completion",
+        "textDocument/references",
+    ];
+    let mut text = base.clone();
+    for round in 0..150 {
+        if round % 25 == 0 {
+            text = base.clone();
+            c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": round }, "contentChanges": [{ "text": text }] }));
+        }
+        let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
+        let line = rng.next(lines.len());
+        let len = lines[line].encode_utf16().count();
+        let ch = rng.next(len + 3) as u32; // sometimes past the end of the line
+        let del = if rng.next(3) == 0 {
+            rng.next(4) as u32
+        } else {
+            0
+        };
+        let ins = inserts[rng.next(inserts.len())];
+        let range = [line as u32, ch, line as u32, ch + del];
+        c.change(&u, round + 1, range, ins);
+        text = apply_edits(
+            &text,
+            &[json!({ "range": range_json(range), "newText": ins })],
+        );
+        for m in methods {
+            let l = rng.next(lines.len()) as u32;
+            let answer = c.at(m, &u, l, rng.next(80) as u32);
+            assert!(
+                answer.get("error").is_none_or(|e| e["code"] != -32603),
+                "{m}: {answer}"
+            );
+        }
+        for m in ["textDocument/documentSymbol", "textDocument/formatting"] {
+            let answer = c.request(m, json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+            assert!(answer.get("error").is_none(), "{m}: {answer}");
+        }
+        let answer = c.request("textDocument/codeAction", json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]), "context": { "diagnostics": [] } }));
+        assert!(answer.get("error").is_none(), "{answer}");
+        let answer = c.request(
+            "textDocument/inlayHint",
+            json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]) }),
+        );
+        assert!(answer.get("error").is_none(), "{answer}");
+    }
+    // The server's text is the client's: the last diagnostics are those of the text as edited.
+    c.notify("textDocument/didChange", json!({ "textDocument": { "uri": u, "version": 999 }, "contentChanges": [{ "text": base }] }));
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": u } }),
+    );
+    assert_eq!(symbols.as_array().map(Vec::len), Some(4));
+    c.stop();
+}
+
+/// The schema file named by `initializationOptions.schemaPath` is used, and read again when it
+/// changes on disk; without any, the server says so once.
+#[test]
+fn the_schema_file_is_the_one_configured_and_is_read_again_when_it_changes() {
+    let follow = scene(
+        &[(
+            1,
+            "A",
+            None,
+            &[],
+            "(type: camera2d), (type: custom, data: (type_path: \"forge_demo::Follow\", fields: [(name: \"target\", expr: \"#1\")]))",
+        )],
+        &[1],
+        2,
+    );
+    let dir = project(&[
+        ("assets/a.forge.ron", &follow),
+        ("config/game.schema", SCHEMA),
+    ]);
+    let u = uri(&dir.path().join("assets/a.forge.ron"));
+    let mut c = Client::start(
+        dir.path(),
+        &[],
+        json!({ "schemaPath": "config/game.schema" }),
+    );
+    c.open(&u, &follow);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    let at = pos(&follow, "\"target\"", 0, 2);
+    assert!(hover_text(&mut c, &u, at).contains("Whom to follow."));
+    std::fs::write(
+        dir.path().join("config/game.schema"),
+        SCHEMA.replace("Whom to follow.", "The leader."),
+    )
+    .unwrap();
+    // A second later at most, so the file's modification time differs.
+    std::thread::sleep(Duration::from_millis(1100));
+    std::fs::write(
+        dir.path().join("config/game.schema"),
+        SCHEMA.replace("Whom to follow.", "The leader."),
+    )
+    .unwrap();
+    assert!(hover_text(&mut c, &u, at).contains("The leader."));
+    assert!(
+        c.notes.iter().all(|n| n.method != "window/showMessage"),
+        "{:?}",
+        c.notes
+    );
+    c.stop();
+
+    // No schema anywhere: one information message, however many checks.
+    let bare = project(&[("assets/a.forge.ron", &follow)]);
+    let u = uri(&bare.path().join("assets/a.forge.ron"));
+    let mut c = Client::start(bare.path(), &[], Value::Null);
+    c.open(&u, &follow);
+    c.diagnostics(&u);
+    c.change(&u, 2, [0, 0, 0, 0], " ");
+    c.diagnostics(&u);
+    let messages: Vec<&Notification> = c
+        .notes
+        .iter()
+        .filter(|n| n.method == "window/showMessage")
+        .collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0].params["type"], 3);
+    assert!(
+        messages[0].params["message"]
+            .as_str()
+            .unwrap()
+            .contains("no `*.forge-schema.ron` schema file found")
+    );
+    let h = hover_text(&mut c, &u, at);
+    assert!(h.contains("no schema file"), "{h}");
+    c.stop();
+}
+
+/// The binary speaks the protocol over stdio: the handshake, `shutdown` and `exit` end it with
+/// status 0; a client that goes away without them ends it with 1.
+#[test]
+fn forge_lsp_over_stdio_exits_cleanly() {
+    use std::io::{Read, Write};
+    let frame = |v: Value| {
+        let body = v.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    };
+    let run = |messages: &[Value]| {
+        let mut child = std::process::Command::new(super::FORGE)
+            .arg("lsp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for m in messages {
+            stdin.write_all(frame(m.clone()).as_bytes()).unwrap();
+        }
+        drop(stdin);
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        (child.wait().unwrap().code(), out)
+    };
+    let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } });
+    let (code, out) = run(&[
+        init.clone(),
+        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }),
+        json!({ "jsonrpc": "2.0", "method": "exit" }),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("\"positionEncoding\":\"utf-16\"") && out.contains("\"hoverProvider\":true"),
+        "{out}"
+    );
+    let (code, _) = run(&[init]);
+    assert_eq!(code, Some(1));
+}
+
+/// A prefab cycle is one error at the instance that starts it, with each link of the chain as
+/// related information in its own file.
+#[test]
+fn a_prefab_cycle_is_one_error_with_its_chain() {
+    let places = |scene_path: &str| {
+        scene(&[(1, "I", None, &[], "(type: camera2d)")], &[1], 2).replace(
+            "components: [(type: camera2d)])",
+            &format!("components: [(type: camera2d)], instance: Some((scene: \"{scene_path}\")))"),
+        )
+    };
+    let a = places("prefabs/b.forge.ron");
+    let b = places("prefabs/a.forge.ron");
+    let dir = project(&[
+        ("assets/prefabs/a.forge.ron", &a),
+        ("assets/prefabs/b.forge.ron", &b),
+    ]);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/prefabs/a.forge.ron"));
+    c.open(&u, &a);
+    let d = problems(c.diagnostics(&u));
+    assert_eq!(codes(&d), ["forge::prefab::cycle"], "{d:?}");
+    let related = d[0]["relatedInformation"].as_array().unwrap();
+    let files: Vec<&str> = related
+        .iter()
+        .map(|r| r["location"]["uri"].as_str().unwrap())
+        .collect();
+    let b_uri = uri(&dir.path().join("assets/prefabs/b.forge.ron"));
+    assert!(
+        files.contains(&u.as_str()) && files.contains(&b_uri.as_str()),
+        "{related:?}"
+    );
+    c.stop();
+}
+
+/// References of a prefab's entity include the places of open scenes that name it through an
+/// instance.
+#[test]
+fn references_of_a_prefab_entity_reach_the_scenes_placing_it() {
+    let (dir, text, mut c, u) = open_camp();
+    let goblin =
+        std::fs::read_to_string(dir.path().join("assets/prefabs/goblin.forge.ron")).unwrap();
+    let g = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
+    c.open(&g, &goblin);
+    c.diagnostics(&g);
+    let (l, ch) = pos(&goblin, "\n    2: (", 0, 5);
+    let refs = c.at("textDocument/references", &g, l, ch);
+    let in_scene: Vec<u64> = refs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["uri"] == u.as_str())
+        .map(|r| r["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    let want = [
+        pos(&text, "#3/2", 0, 0).0,
+        pos(&text, "target: [2]", 0, 0).0,
+    ]
+    .map(u64::from);
+    assert_eq!(in_scene, want, "{refs}");
+    c.stop();
+}
+
+/// The server asks the client to watch scenes, prefabs, schemas and assets; a prefab changed on
+/// disk (not open in the editor) is read again, and the scene placing it checked again.
+#[test]
+fn a_prefab_changed_on_disk_is_checked_again() {
+    let prefab = scene(&[(1, "Goblin", None, &[], "(type: camera2d)")], &[1], 2);
+    let level = scene(&[(1, "Camp", None, &[], "(type: camera2d)")], &[1], 2).replace(
+        "components: [(type: camera2d)])",
+        "components: [(type: camera2d)], instance: Some((scene: \"prefabs/goblin.forge.ron\")))",
+    );
+    let dir = project(&[
+        ("assets/prefabs/goblin.forge.ron", &prefab),
+        ("assets/scenes/camp.forge.ron", &level),
+    ]);
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/scenes/camp.forge.ron"));
+    c.open(&u, &level);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    let asked: Vec<&str> = c.asked.iter().map(|r| r.method.as_str()).collect();
+    assert_eq!(asked, ["client/registerCapability"]);
+    let watchers = &c.asked[0].params["registrations"][0]["registerOptions"]["watchers"];
+    assert_eq!(watchers[0]["globPattern"], "**/*.forge.ron");
+    let prefab_path = dir.path().join("assets/prefabs/goblin.forge.ron");
+    std::fs::write(
+        &prefab_path,
+        prefab.replace("children: []", "children: [7]"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri(&prefab_path), "type": 2 }] }),
+    );
+    assert_eq!(
+        codes(&problems(c.diagnostics(&u))),
+        ["forge::structure::missing_child"]
+    );
+    c.stop();
+}
