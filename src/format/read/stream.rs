@@ -312,7 +312,10 @@ mod tests {
         ];
         // Tile layers: a top-level field after the entities.
         for scene in ["dungeon", "meadow"] {
-            let path = format!("{}/assets/scenes/{scene}.forge.ron", env!("CARGO_MANIFEST_DIR"));
+            let path = format!(
+                "{}/assets/scenes/{scene}.forge.ron",
+                env!("CARGO_MANIFEST_DIR")
+            );
             out.push(std::fs::read(path).unwrap_or_default());
         }
         for dir in ["valid", "invalid", "warnings"] {
