@@ -1121,6 +1121,30 @@ impl SourceMap {
         if let Some((_, e)) = self.entities.get_index_mut(index) {
             *e = spans;
         }
+        // Tile layers: their spans, and their overrides' rows of the components table when
+        // those follow the entry's.
+        for l in &mut self.layers {
+            shift.span(&mut l.entry);
+            shift.spans(&mut l.fields);
+            for (key, scene) in &mut l.palette {
+                shift.span(key);
+                shift.span(scene);
+            }
+            shift.spans(&mut l.rows);
+            shift.spans(&mut l.cells);
+            for o in &mut l.overrides {
+                shift.span(&mut o.entry);
+                shift.spans(&mut o.fields);
+                shift.transform(&mut o.transform);
+                shift.spans(&mut o.remove);
+                if o.set.start as usize >= c1 {
+                    o.set = o.set.moved(dc);
+                }
+                if o.add.start as usize >= c1 {
+                    o.add = o.add.moved(dc);
+                }
+            }
+        }
         shift.spans(&mut self.top);
         self.lines = self.lines.edited(text, old, new_len);
     }
