@@ -692,3 +692,132 @@ fn a_bundled_prefabs_own_errors_fail_the_cooked_load_as_they_fail_the_text() {
     assert_eq!(field_errors(&from_text), expected, "{from_text:#?}");
     assert_eq!(field_errors(&from_bytes), expected, "once: {from_bytes:#?}");
 }
+
+// ---- tile layers ----
+
+fn layer() -> impl Strategy<Value = bevy_forge_scene::format::TileLayer> {
+    use bevy_forge_scene::format::{TileCell, TileLayer, TilePlane, Vec2Data, Vec3Data};
+    (
+        (
+            1u64..1000,
+            common::text(),
+            proptest::option::of(any::<u64>()),
+            any::<bool>(),
+        ),
+        (
+            any::<f32>(),
+            any::<f32>(),
+            any::<f32>(),
+            0u32..70000,
+            0u32..5,
+        ),
+        proptest::collection::vec(("[a-zé#]", "[a-z/]{1,12}"), 0..3),
+        proptest::collection::vec("[a-zé#.]{0,9}", 0..4),
+        proptest::collection::vec((0u32..65536, 0u32..65536, "[a-z]"), 0..3),
+        proptest::collection::vec(
+            proptest::collection::vec(any::<u64>(), 1..5).prop_map(|target| Override {
+                target,
+                name: Some("Lit".into()),
+                ..Override::default()
+            }),
+            0..2,
+        ),
+    )
+        .prop_map(
+            |((id, name, parent, xz), (a, b, c, i, j), palette, rows, cells, overrides)| {
+                let mut l = TileLayer::new(id, name);
+                l.parent = parent;
+                l.plane = if xz { TilePlane::Xz } else { TilePlane::Xy };
+                l.cell_size = Vec2Data::new(a, b);
+                l.origin = Vec3Data::new(c, a, b);
+                l.start = (i.min(65535), j);
+                for (k, scene) in palette {
+                    let k = k.chars().next().unwrap();
+                    if !l.palette.iter().any(|(p, _)| *p == k) {
+                        l.palette.push((k, format!("{scene}.forge.ron").into()));
+                    }
+                }
+                l.rows = rows;
+                l.cells = cells
+                    .into_iter()
+                    .map(|(i, j, k)| TileCell {
+                        i,
+                        j,
+                        key: k.chars().next().unwrap(),
+                    })
+                    .collect();
+                l.overrides = overrides;
+                l
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Any tile layers, of the scene and of its bundled prefabs, read back exactly.
+    #[test]
+    fn any_layers_read_back_exactly(
+        doc in common::any_doc(),
+        layers in proptest::collection::vec(layer(), 0..3),
+        prefab_layers in proptest::collection::vec(layer(), 0..2),
+    ) {
+        let mut doc = doc;
+        doc.layers = layers;
+        let mut prefab = SceneDoc::new("Tile");
+        prefab.layers = prefab_layers;
+        let scene = CookedScene {
+            source: "tiles.forge.ron".to_owned(),
+            doc,
+            prefabs: vec![("prefabs/tile.forge.ron".to_owned(), prefab)],
+        };
+        let bytes = scene.encode();
+        prop_assert_eq!(CookedScene::decode(&bytes), Ok(scene));
+    }
+}
+
+/// A scene without layers cooks to the bytes it cooked to before layers existed: the layers part
+/// is left out, so the layout version did not change.
+#[test]
+fn a_scene_without_layers_has_no_layers_part() {
+    let text = common::fixture_text("valid/garden.forge.ron");
+    let plain = cooked("garden.forge.ron", &text).encode();
+    let mut with = cooked("garden.forge.ron", &text);
+    with.doc
+        .layers
+        .push(bevy_forge_scene::format::TileLayer::new(900, "Layer"));
+    let layered = with.encode();
+    assert_eq!(COOKED_VERSION, 3);
+    assert!(layered.len() > plain.len());
+    // Same bytes up to the layers part (the header's length and checksum aside).
+    assert_eq!(
+        plain[COOKED_HEADER_LEN..],
+        layered[COOKED_HEADER_LEN..plain.len()]
+    );
+    assert_eq!(CookedScene::decode(&layered).unwrap(), with);
+}
+
+#[test]
+fn a_cooked_layer_spawns_what_its_text_spawns() {
+    let mut h = Harness::new();
+    let grass = "(format_version: 1, name: \"Grass\", entities: {1: (id: 1, name: \"Grass\", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [])}, roots: [1], next_id: 2)";
+    let level = "(format_version: 1, name: \"L\", entities: {}, roots: [], next_id: 3, layers: [(id: 2, plane: xy, cell_size: (x: 1, y: 1), palette: {\"g\": \"prefabs/grass.forge.ron\"}, rows: [\"g.g\", \"ggg\"])])";
+    h.add("prefabs/grass.forge.ron", grass);
+    h.add("level.forge.ron", level);
+    let (_, from_text) = h.spawn_scene("level.forge.ron");
+    let scene = CookedScene {
+        prefabs: vec![(
+            "prefabs/grass.forge.ron".to_owned(),
+            SceneDoc::from_str(grass).unwrap().doc,
+        )],
+        ..cooked("level.forge.ron", level)
+    };
+    h.add_bytes("shipped/level.forge.bin", &scene.encode());
+    let (_, from_bytes) = h.spawn_scene("shipped/level.forge.bin");
+    assert_eq!(from_text.len(), 1 + 5);
+    assert_eq!(
+        spawned(h.world(), &from_text),
+        spawned(h.world(), &from_bytes)
+    );
+    assert!(from_bytes.entity_path(&[2, 2, 1, 1]).is_some());
+}

@@ -582,6 +582,114 @@ fn an_edit_that_would_make_the_scene_invalid_is_refused() {
     edit.rename(3, "Stone").unwrap().unwrap();
 }
 
+/// Painting tile layers in place: a paint changes one row string, keeps comments, undoes to the
+/// same bytes; growing left or down keeps every cell's index.
+mod tiles {
+    use bevy_forge_scene::edit::SceneEdit;
+    use bevy_forge_scene::format::{CellRect, EditError, SceneDoc, Vec3Data};
+
+    const LEVEL: &str = r#"(
+  format_version: 1,
+  name: "Tiles",
+  entities: {},
+  roots: [],
+  next_id: 10,
+  // The floor, by hand.
+  layers: [(id: 9, plane: xy, cell_size: (x: 2, y: 1), origin: (x: 10, y: 0, z: 0),
+    palette: {"g": "prefabs/grass.forge.ron", "w": "prefabs/wall.forge.ron"},
+    rows: [
+      "wwww", // top
+      "g..g",
+    ],
+  )],
+)
+"#;
+
+    #[test]
+    fn a_paint_changes_one_row_in_place_and_undoes_exactly() {
+        let mut edit = SceneEdit::from_text(LEVEL).unwrap();
+        let group = edit.paint(9, CellRect::cell(1, 0), 'w').unwrap().unwrap();
+        assert_eq!(group.patches.len(), 1);
+        assert_eq!(group.patches[0].before, "\"g..g\"");
+        assert_eq!(group.patches[0].after, "\"gw.g\"");
+        assert_eq!(edit.text(), LEVEL.replace("\"g..g\"", "\"gw.g\""));
+        assert_eq!(edit.doc().layer(9).unwrap().key_at(1, 0), Some('w'));
+        // A rectangle over both rows, then erase.
+        edit.paint(9, CellRect::between((2, 1), (1, 0)), 'g')
+            .unwrap();
+        assert_eq!(edit.doc().layer(9).unwrap().rows, ["wggw", "gggg"]);
+        edit.erase(9, CellRect::cell(3, 1)).unwrap();
+        assert_eq!(edit.doc().layer(9).unwrap().rows, ["wgg.", "gggg"]);
+        assert!(edit.text().contains("// The floor, by hand."));
+        assert!(edit.text().contains("// top"));
+        // Painting what is there changes nothing.
+        assert!(edit.paint(9, CellRect::cell(0, 0), 'g').unwrap().is_none());
+        for _ in 0..3 {
+            edit.undo().unwrap();
+        }
+        assert_eq!(edit.text(), LEVEL);
+        edit.redo().unwrap();
+        assert_eq!(edit.doc().layer(9).unwrap().rows, ["wwww", "gw.g"]);
+    }
+
+    #[test]
+    fn growing_left_and_down_keeps_every_cells_index_and_place() {
+        let mut edit = SceneEdit::from_text(&LEVEL.replace(
+            "origin: (x: 10, y: 0, z: 0),",
+            "origin: (x: 10, y: 0, z: 0), start: (i: 2, j: 1),",
+        ))
+        .unwrap();
+        let before = edit.doc().layer(9).unwrap().clone();
+        let cells_before: Vec<_> = before.filled().map(|(i, j, k, _)| (i, j, k)).collect();
+        // One cell left of and one below the rows.
+        edit.paint(9, CellRect::cell(1, 0), 'w').unwrap();
+        let after = edit.doc().layer(9).unwrap().clone();
+        assert_eq!(after.start, (1, 0));
+        assert_eq!(after.rows, [".wwww", ".g..g", "w...."]);
+        assert_eq!(after.origin, Vec3Data::new(8.0, -1.0, 0.0));
+        assert_eq!(
+            after.anchor(),
+            before.anchor(),
+            "cell (0, 0) stays where it was"
+        );
+        for (i, j, k) in cells_before {
+            assert_eq!(after.key_at(i, j), Some(k), "cell ({i}, {j})");
+        }
+        // The file reads back as the edited document; undo gives the text back.
+        assert_eq!(SceneDoc::from_str(&edit.text()).unwrap().doc, *edit.doc());
+        edit.undo().unwrap();
+        assert_eq!(edit.doc().layer(9).unwrap(), &before);
+        // Below cell (0, 0) there is no room.
+        let e = edit.paint(9, CellRect::cell(0, 0), 'w');
+        assert!(e.is_ok(), "{e:?}");
+        let e = edit.paint(9, CellRect::cell(5, 0), 'x').unwrap_err();
+        assert!(e.to_string().contains("`x` is not a key"), "{e}");
+        assert!(matches!(
+            edit.paint(7, CellRect::cell(0, 0), 'g'),
+            Err(bevy_forge_scene::edit::SceneEditError::Edit(
+                EditError::NoSuchLayer(7)
+            ))
+        ));
+    }
+
+    #[test]
+    fn sparse_layers_set_and_remove_cells() {
+        let text = LEVEL.replace(
+            "rows: [\n      \"wwww\", // top\n      \"g..g\",\n    ],",
+            "cells: [(i: 4, j: 4, key: \"g\")],",
+        );
+        let mut edit = SceneEdit::from_text(&text).unwrap();
+        edit.paint(9, CellRect::cell(5, 4), 'w').unwrap();
+        edit.paint(9, CellRect::cell(4, 4), 'w').unwrap();
+        let layer = edit.doc().layer(9).unwrap();
+        assert_eq!(layer.key_at(4, 4), Some('w'));
+        assert_eq!(layer.cells.len(), 2);
+        edit.erase(9, CellRect::between((0, 0), (9, 9))).unwrap();
+        assert!(edit.doc().layer(9).unwrap().cells.is_empty());
+        assert_eq!(SceneDoc::from_str(&edit.text()).unwrap().doc, *edit.doc());
+    }
+}
+
 mod format_text {
     use bevy_forge_scene::edit::format_text;
     use bevy_forge_scene::format::SceneDoc;

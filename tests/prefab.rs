@@ -18,7 +18,7 @@ use bevy_sprite::Sprite;
 use bevy_transform::components::Transform;
 use common::game::Brain;
 use common::harness::Harness;
-use common::scenes::{Log, edit, edit_in_memory, instance_of, load_errors, log_reloads};
+use common::scenes::{Log, edit, edit_in_memory, instance_of, load_errors, log_reloads, name_of};
 
 fn entity(id: u64, name: &str, parent: Option<u64>, children: &[u64], rest: &str) -> String {
     let parent = parent.map_or("None".to_owned(), |p| format!("Some({p})"));
@@ -913,4 +913,141 @@ fn errors_about_placed_entities_name_them_by_path() {
         missing.message
     );
     assert_eq!((missing.entity, missing.line()), (Some(5), Some(2)));
+}
+
+/// Tile layers through the `AssetServer`: each cell's prefab spawns under the layer entity by
+/// id path, and painting one cell reloads as that cell's entities only.
+mod tiles {
+    use super::*;
+
+    /// A level with layer 9 (cells 4 × 3 world units, grass `g` and goblins `o`) under entity 1.
+    pub(super) fn level(rows: &[&str], overrides: &str) -> String {
+        let rows: Vec<String> = rows.iter().map(|r| format!("\"{r}\"")).collect();
+        format!(
+            "(format_version: 1, name: \"Tiles\", entities: {{\n{}\n}}, roots: [1], next_id: 10, layers: [(id: 9, name: \"Floor\", parent: Some(1), plane: xz, cell_size: (x: 4, y: 3), origin: (x: 0, y: 0, z: 0), palette: {{\"g\": \"prefabs/grass.forge.ron\", \"o\": \"prefabs/goblin.forge.ron\"}}, rows: [{}], overrides: [{overrides}])])",
+            entity(1, "Ground", None, &[], "components: []"),
+            rows.join(", ")
+        )
+    }
+
+    fn grass() -> String {
+        scene(
+            "Grass",
+            &[entity(
+                1,
+                "Grass",
+                None,
+                &[],
+                &format!("components: [{SPRITE}]"),
+            )],
+            &[1],
+            2,
+        )
+    }
+
+    fn tiles_harness() -> Harness {
+        let h = harness();
+        h.add("prefabs/grass.forge.ron", &grass());
+        h.add("prefabs/goblin.forge.ron", &goblin(400.0, 10));
+        h
+    }
+
+    #[test]
+    fn cells_spawn_under_the_layer_by_id_path() {
+        let mut h = tiles_harness();
+        h.add(
+            "level.forge.ron",
+            &level(
+                &["g.o", "ggg"],
+                "(target: [2, 1, 2], set: [(type: point_light, data: (intensity: 900.0))])",
+            ),
+        );
+        let (root, instance) = h.spawn_scene("level.forge.ron");
+        let world = h.world();
+        // Ground, the layer, four grass cells, one goblin of two.
+        assert_eq!(instance.len(), 2 + 4 + 2);
+        let layer = instance.entity(9).unwrap();
+        let ground = instance.entity(1).unwrap();
+        assert_eq!(world.get::<ChildOf>(ground).unwrap().parent(), root);
+        assert_eq!(world.get::<ChildOf>(layer).unwrap().parent(), ground);
+        assert_eq!(world.get::<Name>(layer).unwrap().as_str(), "Floor");
+        let grass = instance.entity_path(&[9, 1, 0, 1]).unwrap();
+        assert_eq!(world.get::<ChildOf>(grass).unwrap().parent(), layer);
+        assert_eq!(
+            world.get::<ForgeEntityPath>(grass),
+            Some(&ForgeEntityPath(vec![9, 1, 0, 1]))
+        );
+        // Plane xz: i along +X, j along -Z.
+        let goblin = instance.entity_path(&[9, 2, 1, 1]).unwrap();
+        assert_eq!(
+            world.get::<Transform>(goblin).unwrap().translation,
+            bevy_math::Vec3::new(8.0, 0.0, -3.0)
+        );
+        let torch = instance.entity_path(&[9, 2, 1, 2]).unwrap();
+        assert_eq!(world.get::<PointLight>(torch).unwrap().intensity, 900.0);
+        assert_eq!(world.get::<Brain>(goblin).unwrap().hp, 10);
+    }
+
+    #[test]
+    fn painting_one_cell_reloads_that_cell_only() {
+        let mut h = tiles_harness();
+        let over = "(target: [0, 0, 1], name: Some(\"Corner\"))";
+        h.add("level.forge.ron", &level(&["g.o", "ggg"], over));
+        let (root, instance) = h.spawn_scene("level.forge.ron");
+        let cells: Vec<Entity> = [[0, 1], [0, 0], [1, 0], [2, 0]]
+            .iter()
+            .map(|[i, j]| instance.entity_path(&[9, *i, *j, 1]).unwrap())
+            .collect();
+        let before: Vec<ComponentTicks> =
+            cells.iter().map(|e| ticks::<Transform>(&h, *e)).collect();
+        let sprites: Vec<ComponentTicks> = cells.iter().map(|e| ticks::<Sprite>(&h, *e)).collect();
+        // Paint grass into the empty cell (1, 1).
+        edit(&mut h, "level.forge.ron", &level(&["ggo", "ggg"], over));
+        let after = instance_of(&h, root);
+        let log = h.world().resource::<Log>();
+        let last = log.reloaded.last().unwrap();
+        assert_eq!(last.added, [ForgeEntityPath(vec![9, 1, 1, 1])], "{last:?}");
+        assert!(last.removed.is_empty(), "{last:?}");
+        assert!(
+            last.changed.iter().all(|p| p.0 == [9]),
+            "at most the layer's child order: {last:?}"
+        );
+        let now = h.world().read_change_tick();
+        for (k, e) in cells.iter().enumerate() {
+            assert_eq!(
+                after.entity_path(&instance.path_of(*e).unwrap().0),
+                Some(*e)
+            );
+            assert!(!ticks::<Transform>(&h, *e).is_changed(before[k].changed, now));
+            assert!(!ticks::<Sprite>(&h, *e).is_changed(sprites[k].changed, now));
+        }
+        let painted = after.entity_path(&[9, 1, 1, 1]).unwrap();
+        assert_eq!(
+            h.world().get::<Transform>(painted).unwrap().translation,
+            bevy_math::Vec3::new(4.0, 0.0, -3.0)
+        );
+        // The override of cell (0, 0) survives repainting other cells.
+        assert_eq!(name_of(&h, cells[1]), "Corner");
+        // Erasing the goblin despawns its two entities, nothing else.
+        let goblin = after.entity_path(&[9, 2, 1, 1]).unwrap();
+        edit(&mut h, "level.forge.ron", &level(&["gg.", "ggg"], over));
+        let log = h.world().resource::<Log>();
+        let last = log.reloaded.last().unwrap();
+        assert!(last.added.is_empty(), "{last:?}");
+        assert_eq!(last.removed.len(), 2, "{last:?}");
+        assert!(h.world().get_entity(goblin).is_err());
+    }
+
+    #[test]
+    fn a_bad_paint_keeps_the_last_good_scene() {
+        let mut h = tiles_harness();
+        h.add("level.forge.ron", &level(&["gg"], ""));
+        let (root, _) = h.spawn_scene("level.forge.ron");
+        edit(&mut h, "level.forge.ron", &level(&["gx"], ""));
+        let log = h.world().resource::<Log>();
+        assert_eq!(log.failed.len(), 1);
+        let message = format!("{:?}", log.failed[0]);
+        assert!(message.contains("forge::layer::unknown_key"), "{message}");
+        assert_eq!(instance_of(&h, root).len(), 2 + 2);
+    }
 }

@@ -593,3 +593,314 @@ fn overrides_find_custom_components_by_bare_name_and_point_at_the_right_item() {
         Some(line[..second].chars().count() as u32 + 1)
     );
 }
+
+/// Tile layers: a palette of prefabs and rows of characters, read with positions, written
+/// canonically, checked, and expanded by the id paths `[layer, i, j, inner..]`.
+mod tiles {
+    use super::*;
+
+    /// A level with entity 1 ("Ground") and layer 9 under it: grass `g` and lamps `l`.
+    pub(super) fn level(rows: &[&str]) -> String {
+        let rows: String = rows.iter().map(|r| format!("        \"{r}\",\n")).collect();
+        format!(
+            r#"(
+  format_version: 1,
+  name: "Tiles",
+  entities: {{
+    1: (id: 1, name: "Ground", parent: None, children: [], {T}, components: []),
+  }},
+  roots: [1],
+  next_id: 10,
+  layers: [
+    (
+      id: 9,
+      name: "Floor",
+      parent: Some(1),
+      plane: xy,
+      cell_size: (x: 2.0, y: 3.0),
+      origin: (x: 10.0, y: 0.0, z: 0.0),
+      palette: {{
+        "g": "prefabs/grass.forge.ron",
+        "l": "prefabs/lamp.forge.ron",
+      }},
+      rows: [
+{rows}      ],
+      overrides: [
+        (target: [1, 0, 1], name: Some("Lit")),
+      ],
+    ),
+  ],
+)"#
+        )
+    }
+
+    fn grass() -> String {
+        format!(
+            r##"(format_version: 1, name: "Grass", entities: {{
+  1: (id: 1, name: "Grass", parent: None, children: [], transform: (translation: (x: 0.5, y: 0.25, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: [{SPRITE}, (type: custom, data: (type_path: "game::Near", fields: [(name: "other", expr: "#1")]))]),
+}}, roots: [1], next_id: 2)"##
+        )
+    }
+
+    fn tile_files() -> HashMap<String, String> {
+        let mut files = files();
+        files.insert("prefabs/grass.forge.ron".to_owned(), grass());
+        files
+    }
+
+    #[test]
+    fn layers_read_with_positions_and_write_canonically() {
+        let text = level(&["g.l", "ggg"]);
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let layer = parsed.doc.layer(9).unwrap();
+        assert_eq!(layer.name, "Floor");
+        assert_eq!(layer.parent, Some(1));
+        assert_eq!(layer.plane, TilePlane::Xy);
+        assert_eq!(layer.cell_size, Vec2Data::new(2.0, 3.0));
+        assert_eq!(layer.rows, ["g.l", "ggg"]);
+        assert_eq!(layer.prefab('l'), Some("prefabs/lamp.forge.ron"));
+        assert_eq!(layer.overrides[0].target, [1, 0, 1]);
+        // The last row is j = 0; `.` is empty.
+        let filled: Vec<(u64, u64, char)> = layer.filled().map(|(i, j, k, _)| (i, j, k)).collect();
+        assert_eq!(
+            filled,
+            [
+                (0, 1, 'g'),
+                (2, 1, 'l'),
+                (0, 0, 'g'),
+                (1, 0, 'g'),
+                (2, 0, 'g')
+            ]
+        );
+        let map = &parsed.source_map;
+        let row_line = text.lines().position(|l| l.contains("\"g.l\"")).unwrap() as u32 + 1;
+        let row = map.layer_part(9, LayerPart::Row(0)).unwrap();
+        assert_eq!((row.line, row.column), (row_line, 9));
+        // Character 2 of the row (`l`) is three columns after the quote.
+        let c = map.layer_char(9, 0, &layer.rows[0], 2).unwrap();
+        assert_eq!((c.line, c.column), (row_line, 12));
+        assert!(map.layer_part(9, LayerPart::PaletteScene(1)).is_some());
+        // Canonical text reads back equal and writes the same bytes again.
+        let canonical = parsed.doc.to_canonical_string();
+        let again = SceneDoc::from_str(&canonical).unwrap();
+        assert_eq!(again.doc, parsed.doc);
+        assert_eq!(again.doc.to_canonical_string(), canonical);
+        assert!(canonical.contains("  layers: [\n"), "{canonical}");
+        assert!(
+            canonical.contains("      rows: [\n        \"g.l\",\n"),
+            "{canonical}"
+        );
+        // A scene without layers writes no `layers` field: old files stay as they were.
+        let plain = SceneDoc::from_str(&super::level()).unwrap().doc;
+        assert!(plain.layers.is_empty());
+        assert!(!plain.to_canonical_string().contains("layers"));
+    }
+
+    #[test]
+    fn sparse_cells_and_start_read_and_write() {
+        let text = level(&[]).replace(
+            "      rows: [\n      ],\n",
+            "      start: (i: 4, j: 2),\n      cells: [(i: 5, j: 2, key: \"g\"), (i: 4, j: 3, key: \"l\")],\n",
+        );
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let layer = parsed.doc.layer(9).unwrap();
+        assert_eq!(layer.start, (4, 2));
+        assert!(layer.rows.is_empty());
+        assert_eq!(layer.key_at(5, 2), Some('g'));
+        assert_eq!(layer.key_at(4, 3), Some('l'));
+        assert_eq!(layer.key_at(4, 2), None);
+        // Cell `start` sits at the origin; cell (0, 0) (the layer entity) that far back.
+        assert_eq!(layer.anchor(), Vec3Data::new(10.0 - 8.0, -6.0, 0.0));
+        let canonical = parsed.doc.to_canonical_string();
+        assert!(!canonical.contains("rows:"), "{canonical}");
+        assert_eq!(SceneDoc::from_str(&canonical).unwrap().doc, parsed.doc);
+    }
+
+    #[test]
+    fn layer_mistakes_are_reported_at_the_character() {
+        let text = level(&["g.x", "gxg", "gg"]);
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let report = validate_parsed(&parsed, None);
+        let find = |code: &str| {
+            report
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == code)
+                .collect::<Vec<_>>()
+        };
+        let line = |row: &str| text.lines().position(|l| l.contains(row)).unwrap() as u32 + 1;
+        let unknown = find("forge::layer::unknown_key");
+        assert_eq!(unknown.len(), 1, "one per key: {:#?}", report.diagnostics);
+        let p = unknown[0].position.unwrap();
+        assert_eq!((p.line, p.column), (line("\"g.x\""), 12));
+        assert!(
+            unknown[0].message.contains("(2 cells)"),
+            "{}",
+            unknown[0].message
+        );
+        assert_eq!(unknown[0].path.as_deref(), Some("layers[0].rows[0]"));
+        let ragged = find("forge::layer::ragged");
+        assert_eq!(ragged.len(), 1);
+        assert_eq!(ragged[0].line(), Some(line("\"gg\"")));
+        // Duplicate cells, both rows and cells, an id that an entity has.
+        let text = level(&["g"])
+            .replace("id: 9,", "id: 1,")
+            .replace(
+                "      overrides: [",
+                "      cells: [(i: 3, j: 3, key: \"g\"), (i: 3, j: 3, key: \"l\")],\n      overrides: [",
+            );
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let codes: Vec<(&str, Option<u32>)> = validate_parsed(&parsed, None)
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.line()))
+            .collect();
+        let line = |s: &str| {
+            text.lines()
+                .position(|l| l.contains(s))
+                .map(|l| l as u32 + 1)
+        };
+        assert!(
+            codes.contains(&("forge::layer::id", line("      id: 1,"))),
+            "{codes:?}"
+        );
+        assert!(
+            codes.contains(&("forge::layer::rows_and_cells", line("cells: ["))),
+            "{codes:?}"
+        );
+        assert!(
+            codes.contains(&("forge::layer::duplicate_cell", line("cells: ["))),
+            "{codes:?}"
+        );
+        // Too large: a documented limit.
+        let wide = "g".repeat(1024);
+        let rows: Vec<&str> =
+            std::iter::repeat_n(wide.as_str(), MAX_LAYER_CELLS / 1024 + 1).collect();
+        let parsed = SceneDoc::from_str(&level(&rows)).unwrap();
+        let report = validate_parsed(&parsed, None);
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "forge::layer::too_large")
+        );
+        // A palette key is one character, and not `.`.
+        for bad in ["\"gg\"", "\".\"", "\"\""] {
+            let text = level(&["g"]).replace("\"g\": \"prefabs", &format!("{bad}: \"prefabs"));
+            let e = SceneDoc::from_str(&text).unwrap_err();
+            assert!(e.to_string().contains("palette key"), "{e}");
+            assert_eq!(e.position().line, line("\"g\": \"prefabs").unwrap());
+        }
+    }
+
+    #[test]
+    fn a_missing_palette_prefab_is_reported_at_its_entry() {
+        let text = level(&["gl"]);
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let mut files = tile_files();
+        files.remove("prefabs/grass.forge.ron");
+        let (_, problems) = PrefabFiles::new(reader(files)).expand_scene("t.forge.ron", &parsed);
+        let line = text
+            .lines()
+            .position(|l| l.contains("grass.forge.ron"))
+            .unwrap() as u32
+            + 1;
+        let unreadable: Vec<_> = problems
+            .iter()
+            .filter(|d| d.code == "forge::prefab::unreadable")
+            .collect();
+        assert_eq!(unreadable.len(), 1, "{problems:#?}");
+        assert_eq!(unreadable[0].line(), Some(line));
+        assert_eq!(unreadable[0].path.as_deref(), Some("layers[0].palette.g"));
+    }
+
+    #[test]
+    fn cells_expand_by_id_path_with_overrides() {
+        let parsed = SceneDoc::from_str(&level(&["g.l", "ggg"])).unwrap();
+        let (expanded, problems) =
+            PrefabFiles::new(reader(tile_files())).expand_scene("t.forge.ron", &parsed);
+        assert!(problems.is_empty(), "{problems:#?}");
+        let e = expanded.unwrap();
+        let doc = &e.doc;
+        assert_eq!(doc.check_integrity(), []);
+        // The layer entity, under entity 1, at cell (0, 0).
+        let layer = doc.entity(9).unwrap();
+        assert_eq!(layer.name, "Floor");
+        assert_eq!(layer.parent, Some(1));
+        assert_eq!(doc.entity(1).unwrap().children, [9]);
+        assert_eq!(layer.transform.translation, Vec3Data::new(10.0, 0.0, 0.0));
+        // 4 grass cells of one entity, 1 lamp of 3 (and the bulb inside it).
+        assert_eq!(doc.entities.len(), 2 + 4 + 4);
+        let key = |path: &[u64]| e.key(path).unwrap();
+        let grass = doc.entity(key(&[9, 2, 0, 1])).unwrap();
+        assert_eq!(grass.parent, Some(9));
+        // The cell's place plus the prefab root's own translation.
+        assert_eq!(grass.transform.translation, Vec3Data::new(4.5, 0.25, 0.0));
+        assert_eq!(e.path(key(&[9, 2, 1, 3, 1])), Some(vec![9, 2, 1, 3, 1]));
+        // References inside a cell name the cell's own entities.
+        let ComponentData::Custom(near) = &grass.components[1] else {
+            panic!()
+        };
+        assert_eq!(near.fields[0].expr, "#9/2/0/1");
+        // The override of cell (1, 0) renames its grass only.
+        assert_eq!(doc.entity(key(&[9, 1, 0, 1])).unwrap().name, "Lit");
+        assert_eq!(doc.entity(key(&[9, 0, 0, 1])).unwrap().name, "Grass");
+        // Repainting another cell keeps the override and every other cell's key.
+        let parsed2 = SceneDoc::from_str(&level(&["ggl", "ggg"])).unwrap();
+        let (e2, _) = PrefabFiles::new(reader(tile_files())).expand_scene("t.forge.ron", &parsed2);
+        let e2 = e2.unwrap();
+        assert_eq!(e2.doc.entity(key(&[9, 1, 0, 1])).unwrap().name, "Lit");
+        let diff = bevy_forge_scene::diff::diff(&e.doc, &e2.doc);
+        assert_eq!(diff.added.len(), 1, "{diff}");
+        assert!(diff.removed.is_empty(), "{diff}");
+        assert_eq!(diff.added[0].id, e2.key(&[9, 1, 1, 1]).unwrap());
+        assert_eq!(diff.added[0].parent, Some(9));
+    }
+
+    #[test]
+    fn overrides_of_empty_cells_are_kept_as_warnings() {
+        let text = level(&["g.", "gg"]).replace("[1, 0, 1]", "[1, 1, 1]");
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let (_, problems) =
+            PrefabFiles::new(reader(tile_files())).expand_scene("t.forge.ron", &parsed);
+        let line = text.lines().position(|l| l.contains("[1, 1, 1]")).unwrap() as u32 + 1;
+        let unused: Vec<_> = problems
+            .iter()
+            .filter(|d| d.code == "forge::prefab::unused_override")
+            .collect();
+        assert_eq!(unused.len(), 1, "{problems:#?}");
+        assert_eq!(unused[0].line(), Some(line));
+        assert!(unused[0].message.contains("empty"), "{}", unused[0].message);
+    }
+
+    fn rows() -> impl Strategy<Value = Vec<String>> {
+        (1usize..6, 1usize..6).prop_flat_map(|(w, h)| {
+            prop::collection::vec(
+                prop::collection::vec(prop::sample::select(vec!['g', 'l', '.']), w),
+                h,
+            )
+            .prop_map(|rows| rows.into_iter().map(|r| r.into_iter().collect()).collect())
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn painted_layers_read_back_from_canonical_text(rows in rows()) {
+            let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let parsed = SceneDoc::from_str(&level(&refs)).unwrap();
+            let canonical = parsed.doc.to_canonical_string();
+            let again = SceneDoc::from_str(&canonical).unwrap();
+            prop_assert_eq!(&again.doc, &parsed.doc);
+            prop_assert!(validate_parsed(&again, None).diagnostics.iter().all(|d| !d.code.starts_with("forge::layer")));
+            // Every filled cell expands to its prefab's entities, each under its own path.
+            let (e, problems) = PrefabFiles::new(reader(tile_files())).expand_scene("t.forge.ron", &again);
+            prop_assert!(problems.iter().all(|d| d.severity != bevy_forge_scene::validate::Severity::Error), "{:#?}", problems);
+            let e = e.unwrap();
+            let grass = rows.iter().flat_map(|r| r.chars()).filter(|c| *c == 'g').count();
+            let lamps = rows.iter().flat_map(|r| r.chars()).filter(|c| *c == 'l').count();
+            prop_assert_eq!(e.doc.entities.len(), 2 + grass + 4 * lamps);
+            prop_assert_eq!(e.doc.check_integrity(), []);
+        }
+    }
+}

@@ -791,7 +791,7 @@ fn show_tree(args: &TreeArgs) -> Status {
             print(&if args.flat {
                 tree::render_flat(&expanded)
             } else {
-                tree::render_expanded(&expanded)
+                tree::render_expanded(&expanded, &parsed.doc.layers)
             });
             // What kept the tree from being whole: on stderr, rustc-style. Instances whose
             // `scene` is not a usable path place nothing; validation says why.
@@ -799,7 +799,10 @@ fn show_tree(args: &TreeArgs) -> Status {
                 validate_parsed(&parsed, None)
                     .diagnostics
                     .into_iter()
-                    .filter(|d| d.path.as_deref() == Some("instance.scene")),
+                    .filter(|d| {
+                        d.path.as_deref() == Some("instance.scene")
+                            || d.code.starts_with("forge::layer::")
+                    }),
             );
             localize(&mut problems, &root);
             problems.retain(|d| d.severity != Severity::Info);

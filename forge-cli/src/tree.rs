@@ -3,22 +3,60 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use bevy_forge_scene::format::{ComponentData, SceneDoc};
+use bevy_forge_scene::format::{ComponentData, SceneDoc, TileLayer};
 use bevy_forge_scene::prefab::ExpandedScene;
 
 /// The hierarchy of a scene with its prefab instances expanded: each entity by its id path
-/// (`[3, 1]`), each instance entity marked with the prefab it places.
-pub fn render_expanded(expanded: &ExpandedScene) -> String {
+/// (`[3, 1]`), each instance entity marked with the prefab it places. A tile layer of `layers`
+/// is one line, a summary of its cells (`--flat` lists them).
+pub fn render_expanded(expanded: &ExpandedScene, layers: &[TileLayer]) -> String {
     let id = |key: u64| match expanded.placed_path(key) {
         Some(path) => format!("{path:?}"),
         None => key.to_string(),
     };
+    let layer = |key: u64| {
+        layers
+            .iter()
+            .find(|l| l.id == key && expanded.placed_path(key).is_none())
+    };
     let note = |key: u64| {
+        if let Some(l) = layer(key) {
+            return Some(layer_summary(l));
+        }
         expanded
             .instance_scene(key)
             .map(|scene| format!("instance of {scene:?}"))
     };
-    render_with(&expanded.doc, &id, &note)
+    render_with(&expanded.doc, &id, &note, &|key| layer(key).is_some())
+}
+
+/// A tile layer in one line: its plane and size, then each palette key with its prefab and how
+/// many cells it fills.
+fn layer_summary(l: &TileLayer) -> String {
+    let width = l.rows.first().map_or(0, |r| r.chars().count());
+    let shape = if l.cells.is_empty() {
+        format!("{width} x {} cells", l.rows.len())
+    } else {
+        format!("{} sparse cells", l.cells.len())
+    };
+    let mut counts: Vec<(char, usize)> = l.palette.iter().map(|(k, _)| (*k, 0)).collect();
+    let mut filled = 0;
+    for (_, _, key, _) in l.filled() {
+        filled += 1;
+        if let Some(c) = counts.iter_mut().find(|(k, _)| *k == key) {
+            c.1 += 1;
+        }
+    }
+    let keys: Vec<String> = counts
+        .iter()
+        .zip(&l.palette)
+        .map(|((k, n), (_, scene))| format!("{k:?} {scene:?} x{n}"))
+        .collect();
+    format!(
+        "tile layer, {} plane, {shape}, {filled} filled: {}",
+        l.plane.name(),
+        keys.join(", ")
+    )
 }
 
 /// Every entity of the expanded scene on its own line, in document order: id path, name,
@@ -55,6 +93,7 @@ fn render_with(
     doc: &SceneDoc,
     id_text: &dyn Fn(u64) -> String,
     note: &dyn Fn(u64) -> Option<String>,
+    collapsed: &dyn Fn(u64) -> bool,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{:?} ({} entities)", doc.name, doc.entities.len());
@@ -77,6 +116,18 @@ fn render_with(
             text.push_str(&format!(" ({note})"));
         }
         let _ = writeln!(out, "{prefix}{} {text}", branch(last));
+        if collapsed(id) {
+            // Its subtree is summed up in the note: count it as shown.
+            let mut below = node.children.clone();
+            while let Some(c) = below.pop() {
+                if seen.insert(c)
+                    && let Some(n) = doc.entity(c)
+                {
+                    below.extend(&n.children);
+                }
+            }
+            continue;
+        }
         let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
         push_children(&mut stack, &node.children, &child_prefix);
     }
@@ -121,7 +172,7 @@ mod tests {
     use super::*;
 
     fn render(doc: &SceneDoc) -> String {
-        render_with(doc, &|id| id.to_string(), &|_| None)
+        render_with(doc, &|id| id.to_string(), &|_| None, &|_| false)
     }
 
     #[test]

@@ -42,6 +42,7 @@
 //! | pool | list of strings: every custom component type path and field name, each once, in order of first use. Entities name them by index. |
 //! | scene | a *document* (below). |
 //! | prefabs | list of (string path, *document*), sorted by path, each path once. |
+//! | layers | only when a document has tile layers: a list of (document index, list of *layers*), indices ascending, `0` the scene and `k` the `k`th prefab. A body without layers ends after the prefabs, as before layers existed, so the layout version stays 3; a reader from before layers refuses a body that has them (bytes left after the scene). |
 //!
 //! A *document*: `format_version`, `name` (string), `next_id`, `roots` (list of ids), the number
 //! of entities, then the entities in file order, in chunks of 1 to 1,024: a list of (entity
@@ -68,6 +69,11 @@
 //! ids), its name (option of a string), its transform (option of nine `f32`), its `set` list
 //! (each a component, then a list of the indices of the fields it sets), its `add` list of
 //! components, its `remove` list of keys (strings) and its children (list of ids).
+//!
+//! A *layer* (a tile layer): its id, name (string), parent (`0`, or `1` and the id), plane
+//! (`0` xy, `1` xz), cell size (two `f32`), origin (three `f32`), start (`i`, `j`), palette (list
+//! of key and prefab strings), rows (list of strings: each row's bytes as written), cells (list
+//! of `i`, `j`, key string) and overrides (a list, as an instance's).
 //!
 //! Entities and custom components, what large scenes are made of, have this purpose-built
 //! encoding because measurements asked for it: with the whole body in `postcard` (layout

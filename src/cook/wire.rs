@@ -14,7 +14,7 @@ use crate::format::builtin::{BUILTINS, BuiltinTag, FieldKind, Payload, Value, Va
 use crate::format::{
     ColorData, ComponentData, ComponentPatch, CustomComponent, CustomField, EcoString, EntityMap,
     EntityNode, Instance, MeshSource, Override, PRIMITIVE_SHAPES, PrimitiveShape, SceneDoc,
-    TransformData, Vec2Data, Vec3Data,
+    TileCell, TileLayer, TilePlane, TransformData, Vec2Data, Vec3Data,
 };
 use crate::validate::diagnostic::count_of;
 
@@ -166,6 +166,10 @@ pub(super) fn encode(source: &str, doc: &SceneDoc, prefabs: &[(&String, &SceneDo
         put_str(&mut out, path);
         out.extend_from_slice(&doc);
     }
+    let docs: Vec<&SceneDoc> = std::iter::once(doc)
+        .chain(prefabs.iter().map(|(_, d)| *d))
+        .collect();
+    put_layers(&mut out, &docs, &mut pool);
     out
 }
 
@@ -365,8 +369,13 @@ fn put_value(out: &mut Vec<u8>, v: ValueRef<'_>) {
 /// A prefab instance: its scene, then its overrides.
 fn put_instance(out: &mut Vec<u8>, instance: &Instance, pool: &mut Pool) {
     put_str(out, &instance.scene);
-    put_varint(out, instance.overrides.len() as u64);
-    for o in &instance.overrides {
+    put_overrides(out, &instance.overrides, pool);
+}
+
+/// A list of overrides, as an instance and a tile layer hold them.
+fn put_overrides(out: &mut Vec<u8>, overrides: &[Override], pool: &mut Pool) {
+    put_varint(out, overrides.len() as u64);
+    for o in overrides {
         put_ids(out, &o.target);
         match &o.name {
             None => out.push(0),
@@ -660,6 +669,20 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
             .map_err(|e| e.into_cook(&format!("prefab `{}`", path.escape_debug())))?;
         prefabs.push((path, doc));
     }
+    let mut doc = doc;
+    if r.left() > 0 {
+        let mut docs: Vec<&mut SceneDoc> = std::iter::once(&mut doc)
+            .chain(prefabs.iter_mut().map(|(_, d)| d))
+            .collect();
+        let left = r.left();
+        read_layers(&mut r, &pool, &mut docs).map_err(|mut e| {
+            e.what = format!(
+                "{left} bytes are left after the scene and its prefabs, and they are not a tile layers part: {}",
+                e.what
+            );
+            e
+        })?;
+    }
     if r.left() > 0 {
         return Err(r
             .error(format!("{} bytes are left after the scene", r.left()))
@@ -769,6 +792,7 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
         entities: map,
         roots,
         next_id,
+        layers: Vec::new(),
     })
 }
 
@@ -1110,6 +1134,12 @@ fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, BodyError> {
 /// A prefab instance, as [`put_instance`] writes it.
 fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, BodyError> {
     let scene = EcoString::from(r.str("a prefab instance's scene")?);
+    let overrides = read_overrides(r, pool)?;
+    Ok(Instance { scene, overrides })
+}
+
+/// A list of overrides, as [`put_overrides`] writes it.
+fn read_overrides(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Vec<Override>, BodyError> {
     let n = r.count(7, "the number of overrides")?;
     let mut overrides = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
     for _ in 0..n {
@@ -1167,7 +1197,161 @@ fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, Bod
             children,
         });
     }
-    Ok(Instance { scene, overrides })
+    Ok(overrides)
+}
+
+/// The tile layers of the scene and of each prefab (documents by index: 0 the scene, `k` the
+/// `k`th prefab from 1), written after the prefabs and only when a document has layers: a body
+/// without them is the body of layout version 3 as it was.
+fn put_layers(out: &mut Vec<u8>, docs: &[&SceneDoc], pool: &mut Pool) {
+    let with: Vec<(usize, &SceneDoc)> = docs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| !d.layers.is_empty())
+        .map(|(i, d)| (i, *d))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    put_varint(out, with.len() as u64);
+    for (index, doc) in with {
+        put_varint(out, index as u64);
+        put_varint(out, doc.layers.len() as u64);
+        for l in &doc.layers {
+            put_layer(out, l, pool);
+        }
+    }
+}
+
+/// A tile layer: id, name, parent (option), plane (`0` xy, `1` xz), cell size (two `f32`),
+/// origin (three `f32`), start (two varints), palette (list of key and path strings), rows
+/// (list of strings: each row's bytes), cells (list of `i`, `j`, key string), overrides.
+fn put_layer(out: &mut Vec<u8>, l: &TileLayer, pool: &mut Pool) {
+    put_varint(out, l.id);
+    put_str(out, &l.name);
+    match l.parent {
+        None => out.push(0),
+        Some(p) => {
+            out.push(1);
+            put_varint(out, p);
+        }
+    }
+    out.push(match l.plane {
+        TilePlane::Xy => 0,
+        TilePlane::Xz => 1,
+    });
+    put_f32s(out, &[l.cell_size.x, l.cell_size.y]);
+    put_f32s(out, &[l.origin.x, l.origin.y, l.origin.z]);
+    put_varint(out, u64::from(l.start.0));
+    put_varint(out, u64::from(l.start.1));
+    let mut buf = [0u8; 4];
+    put_varint(out, l.palette.len() as u64);
+    for (key, scene) in &l.palette {
+        put_str(out, key.encode_utf8(&mut buf));
+        put_str(out, scene);
+    }
+    put_varint(out, l.rows.len() as u64);
+    for row in &l.rows {
+        put_str(out, row);
+    }
+    put_varint(out, l.cells.len() as u64);
+    for c in &l.cells {
+        put_varint(out, u64::from(c.i));
+        put_varint(out, u64::from(c.j));
+        put_str(out, c.key.encode_utf8(&mut buf));
+    }
+    put_overrides(out, &l.overrides, pool);
+}
+
+/// The layers part, as [`put_layers`] writes it, into `docs` (the scene, then the prefabs).
+fn read_layers(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+    docs: &mut [&mut SceneDoc],
+) -> Result<(), BodyError> {
+    let n = r.count(2, "the number of documents with tile layers")?;
+    let mut last = None;
+    for _ in 0..n {
+        let index = r.varint("a document's index")?;
+        let doc = match usize::try_from(index).ok().and_then(|i| docs.get_mut(i)) {
+            Some(doc) if last.is_none_or(|l| l < index) => doc,
+            _ => {
+                return Err(r.error(format!(
+                    "document {index} of {} has tile layers (each once, in order)",
+                    docs.len()
+                )));
+            }
+        };
+        last = Some(index);
+        let count = r.count(20, "the number of tile layers")?;
+        for _ in 0..count {
+            let layer = read_layer(r, pool)?;
+            doc.layers.push(layer);
+        }
+    }
+    Ok(())
+}
+
+fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyError> {
+    let id = r.varint("a tile layer's id")?;
+    let name = EcoString::from(r.str("a tile layer's name")?);
+    let mut l = TileLayer::new(id, name);
+    l.parent = match r.below(2, "a tile layer's parent", OPTION)? {
+        0 => None,
+        _ => Some(r.varint("a tile layer's parent")?),
+    };
+    l.plane = match r.below(2, "a tile layer's plane", "0 (xy) or 1 (xz)")? {
+        0 => TilePlane::Xy,
+        _ => TilePlane::Xz,
+    };
+    let [x, y] = r.f32s("a tile layer's cell size")?;
+    l.cell_size = Vec2Data::new(x, y);
+    let [x, y, z] = r.f32s("a tile layer's origin")?;
+    l.origin = Vec3Data::new(x, y, z);
+    let index = |r: &mut Reader<'_>, what: &str| -> Result<u32, BodyError> {
+        let v = r.varint(what)?;
+        u32::try_from(v)
+            .ok()
+            .filter(|v| *v <= crate::format::MAX_CELL_INDEX)
+            .ok_or_else(|| {
+                r.error(format!(
+                    "{what} {v} is above {}",
+                    crate::format::MAX_CELL_INDEX
+                ))
+            })
+    };
+    l.start = (index(r, "a cell index")?, index(r, "a cell index")?);
+    let key = |r: &mut Reader<'_>| -> Result<char, BodyError> {
+        let s = r.str("a palette key")?;
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c != crate::format::EMPTY_CELL => Ok(c),
+            _ => Err(r.error(format!(
+                "palette key {s:?} is not one character other than `.`"
+            ))),
+        }
+    };
+    let n = r.count(2, "the number of palette entries")?;
+    for _ in 0..n {
+        let k = key(r)?;
+        let scene = EcoString::from(r.str("a palette prefab")?);
+        l.palette.push((k, scene));
+    }
+    let n = r.count(1, "the number of rows")?;
+    l.rows.reserve(n.min(RESERVE_AT_MOST));
+    for _ in 0..n {
+        l.rows.push(r.str("a row")?.to_owned());
+    }
+    let n = r.count(3, "the number of cells")?;
+    l.cells.reserve(n.min(RESERVE_AT_MOST));
+    for _ in 0..n {
+        let i = index(r, "a cell index")?;
+        let j = index(r, "a cell index")?;
+        let key = key(r)?;
+        l.cells.push(TileCell { i, j, key });
+    }
+    l.overrides = read_overrides(r, pool)?;
+    Ok(l)
 }
 
 #[cfg(test)]

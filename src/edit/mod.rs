@@ -525,6 +525,121 @@ impl SceneEdit {
         })
     }
 
+    /// Paints every cell of `rect` of tile layer `layer` with palette key `key`: the row
+    /// strings change in place, character by character, so the rest of the file (comments
+    /// included) stays as it was; a paint that grows the layer, and any paint of a `cells`
+    /// layer, rewrites that layer's entry canonically. See [`TileLayer::paint`] for how a layer
+    /// grows (left and down by lowering `start` and moving `origin`, keeping every cell's id
+    /// path). Undo and redo as any edit.
+    ///
+    /// [`TileLayer::paint`]: crate::format::TileLayer::paint
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchLayer`], [`EditError::Paint`].
+    pub fn paint(
+        &mut self,
+        layer: u64,
+        rect: crate::format::CellRect,
+        key: char,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.paint_cells(
+            format!("paint {key:?} in layer {layer}"),
+            layer,
+            rect,
+            Some(key),
+        )
+    }
+
+    /// Empties every cell of `rect` of tile layer `layer` (`.` in its rows, or no entry in its
+    /// `cells`), as [`paint`](Self::paint) changes the text; a layer never shrinks.
+    ///
+    /// # Errors
+    /// As [`paint`](Self::paint).
+    pub fn erase(
+        &mut self,
+        layer: u64,
+        rect: crate::format::CellRect,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.paint_cells(format!("erase in layer {layer}"), layer, rect, None)
+    }
+
+    fn paint_cells(
+        &mut self,
+        label: String,
+        id: u64,
+        rect: crate::format::CellRect,
+        key: Option<char>,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        use crate::format::LayerPart;
+        let old = self
+            .parsed
+            .doc
+            .layer(id)
+            .ok_or(EditError::NoSuchLayer(id))?;
+        let mut layer = old.clone();
+        layer.paint(rect, key)?;
+        if layer == *old {
+            return Ok(None);
+        }
+        let mut doc = self.parsed.doc.clone();
+        if let Some(slot) = doc.layer_mut(id) {
+            *slot = layer.clone();
+        }
+        refuse_new_errors(&self.parsed.doc, &doc)?;
+        let map = &self.parsed.source_map;
+        let same_shape = layer.rows.len() == old.rows.len()
+            && layer.start == old.start
+            && layer.origin == old.origin
+            && layer.cells == old.cells;
+        let mut splices = Vec::new();
+        if same_shape {
+            // Row by row, each changed row string replaced.
+            for (r, (new, was)) in layer.rows.iter().zip(&old.rows).enumerate() {
+                if new == was {
+                    continue;
+                }
+                let range = map
+                    .layer_part_span(id, LayerPart::Row(r))
+                    .and_then(|s| s.range())
+                    .ok_or_else(|| SceneEditError::InPlace(format!("row {r} of layer {id}")))?;
+                splices.push(splice::Splice {
+                    start: range.start,
+                    end: range.end,
+                    text: crate::format::write::fragment::string(new),
+                });
+            }
+        } else {
+            // The whole entry, canonically, indented as it was.
+            let range = map
+                .layer_part_span(id, LayerPart::Entry)
+                .and_then(|s| s.range())
+                .ok_or_else(|| SceneEditError::InPlace(format!("the entry of layer {id}")))?;
+            let line_start = self.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+            let indent: String = self.text[line_start..range.start]
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect();
+            let text = crate::format::write::fragment::layer(&layer)
+                .lines()
+                .enumerate()
+                .map(|(n, line)| {
+                    if n == 0 || line.is_empty() {
+                        line.to_owned()
+                    } else {
+                        format!("{indent}{line}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            splices.push(splice::Splice {
+                start: range.start,
+                end: range.end,
+                text,
+            });
+        }
+        self.splice_in(label, &splices, Some(&doc))
+    }
+
     /// Sets the scene's display name.
     ///
     /// # Errors

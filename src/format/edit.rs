@@ -48,6 +48,19 @@ pub enum EditError {
     /// `next_id` cannot grow any further.
     #[error("no ids left: next_id is at the maximum")]
     IdsExhausted,
+    /// No tile layer has this id.
+    #[error("no tile layer with id {0}")]
+    NoSuchLayer(u64),
+    /// A paint the layer cannot take: a key not in its palette, a cell left of or below cell
+    /// `(0, 0)`, past [`MAX_CELL_INDEX`](super::MAX_CELL_INDEX), or over
+    /// [`MAX_LAYER_CELLS`](super::MAX_LAYER_CELLS).
+    #[error("cannot paint layer {layer}: {why}")]
+    Paint {
+        /// The layer's id.
+        layer: u64,
+        /// Why, in words.
+        why: String,
+    },
 }
 
 impl SceneDoc {

@@ -6,6 +6,7 @@ mod edit;
 mod error;
 mod instance;
 mod integrity;
+mod layer;
 pub(crate) mod lexical;
 mod read;
 pub(crate) mod source_map;
@@ -29,9 +30,13 @@ pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};
 pub use instance::{ComponentPatch, Instance, MAX_EXPANDED_ENTITIES, MAX_PREFAB_DEPTH, Override};
 pub use integrity::IntegrityProblem;
+pub use layer::{
+    CellRect, CellSource, EMPTY_CELL, MAX_CELL_INDEX, MAX_LAYER_CELLS, TILE_PLANES, TileCell,
+    TileLayer, TilePlane,
+};
 pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
 pub(crate) use read::{Step as StreamStep, StreamRead};
-pub use source_map::{CustomPart, OverridePart, Position, SourceMap, Span};
+pub use source_map::{CustomPart, LayerPart, OverridePart, Position, SourceMap, Span};
 pub use value::{ColorData, TransformData, Vec2Data, Vec3Data};
 
 /// The format version this build reads and writes.
@@ -63,6 +68,10 @@ pub struct SceneDoc {
     pub roots: Vec<u64>,
     /// The next id to allocate; greater than every id in `entities`. Ids are never reused.
     pub next_id: u64,
+    /// Tile layers, in file order (the format page, "Tile layers"). Missing in files without
+    /// layers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<TileLayer>,
 }
 
 /// One entity of a scene (the format page, "Entity fields").
@@ -135,6 +144,7 @@ impl SceneDoc {
             entities: EntityMap::default(),
             roots: Vec::new(),
             next_id: 1,
+            layers: Vec::new(),
         }
     }
 
@@ -191,6 +201,16 @@ impl SceneDoc {
     /// written again is byte-identical.
     pub fn to_canonical_string(&self) -> String {
         write::write_canonical(self)
+    }
+
+    /// The tile layer with id `id`.
+    pub fn layer(&self, id: u64) -> Option<&TileLayer> {
+        self.layers.iter().find(|l| l.id == id)
+    }
+
+    /// The tile layer with id `id`, mutably.
+    pub fn layer_mut(&mut self, id: u64) -> Option<&mut TileLayer> {
+        self.layers.iter_mut().find(|l| l.id == id)
     }
 
     /// The entity with id `id`.

@@ -552,8 +552,10 @@ pub(crate) struct ComponentSpans {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceMap {
     pub(crate) lines: LineIndex,
-    /// The values of `format_version`, `name`, `entities`, `roots`, `next_id`.
-    pub(crate) top: [Span; 5],
+    /// The values of `format_version`, `name`, `entities`, `roots`, `next_id`, `layers`.
+    pub(crate) top: [Span; 6],
+    /// Each tile layer, in file order.
+    pub(crate) layers: Vec<LayerSpans>,
     pub(crate) entities: IndexMap<u64, EntitySpans, super::IdHasher>,
     /// Every component of the file, entity by entity.
     pub(crate) components: Vec<ComponentSpans>,
@@ -572,7 +574,8 @@ impl Default for SourceMap {
     fn default() -> Self {
         Self {
             lines: LineIndex::default(),
-            top: [Span::NONE; 5],
+            top: [Span::NONE; 6],
+            layers: Vec::new(),
             entities: IndexMap::default(),
             components: Vec::new(),
             payload_fields: Vec::new(),
@@ -582,7 +585,81 @@ impl Default for SourceMap {
     }
 }
 
-pub(crate) const TOP_FIELDS: [&str; 5] = ["format_version", "name", "entities", "roots", "next_id"];
+pub(crate) const TOP_FIELDS: [&str; 6] = [
+    "format_version",
+    "name",
+    "entities",
+    "roots",
+    "next_id",
+    "layers",
+];
+
+/// The fields of a tile layer, in the order the writer puts them.
+pub(crate) const LAYER_FIELDS: [&str; 11] = [
+    "id",
+    "name",
+    "parent",
+    "plane",
+    "cell_size",
+    "origin",
+    "start",
+    "palette",
+    "rows",
+    "cells",
+    "overrides",
+];
+
+/// Where one tile layer and its parts sit in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LayerSpans {
+    /// The layer's id (spans are looked up by it).
+    pub(crate) id: u64,
+    /// The entry, from its `(` to its `)`.
+    pub(crate) entry: Span,
+    /// The values of the fields in [`LAYER_FIELDS`] order.
+    pub(crate) fields: [Span; 11],
+    /// Each palette entry: its key string and its prefab string.
+    pub(crate) palette: Vec<(Span, Span)>,
+    /// Each row string.
+    pub(crate) rows: Vec<Span>,
+    /// Each sparse cell entry.
+    pub(crate) cells: Vec<Span>,
+    /// Each override, as an instance's.
+    pub(crate) overrides: Vec<OverrideSpans>,
+}
+
+impl LayerSpans {
+    pub(crate) fn new() -> Self {
+        Self {
+            id: 0,
+            entry: Span::NONE,
+            fields: [Span::NONE; 11],
+            palette: Vec::new(),
+            rows: Vec::new(),
+            cells: Vec::new(),
+            overrides: Vec::new(),
+        }
+    }
+}
+
+/// A part of a tile layer: [`SourceMap::layer_part`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LayerPart<'a> {
+    /// The layer's entry (its opening `(`).
+    Entry,
+    /// The value of one of its fields: `id`, `name`, `parent`, `plane`, `cell_size`, `origin`,
+    /// `start`, `palette`, `rows`, `cells`, `overrides`.
+    Field(&'a str),
+    /// The key string of palette entry `index`.
+    PaletteKey(usize),
+    /// The prefab string of palette entry `index`.
+    PaletteScene(usize),
+    /// Row string `index`.
+    Row(usize),
+    /// Sparse cell entry `index`.
+    Cell(usize),
+}
 
 impl SourceMap {
     fn pos(&self, span: Span) -> Option<Position> {
@@ -800,13 +877,11 @@ impl SourceMap {
         index: usize,
         part: OverridePart<'_>,
     ) -> Option<Span> {
-        let spans = self
-            .entities
-            .get(&id)?
-            .instance
-            .as_deref()?
-            .overrides
-            .get(index)?;
+        let spans = match self.entities.get(&id) {
+            Some(entity) => entity.instance.as_deref()?.overrides.get(index)?,
+            // A tile layer's overrides, by the layer's id.
+            None => self.layer_spans(id)?.overrides.get(index)?,
+        };
         let component = |range: SpanRange, i: usize| range.of(&self.components).get(i);
         let span = match part {
             OverridePart::Entry => spans.entry,
@@ -835,6 +910,42 @@ impl SourceMap {
         Self::some(span)
     }
 
+    /// A part of the tile layer with id `id` (see [`LayerPart`]).
+    pub fn layer_part(&self, id: u64, part: LayerPart<'_>) -> Option<Position> {
+        self.pos(self.layer_part_span(id, part)?)
+    }
+
+    /// The byte range of a part of the tile layer with id `id`.
+    pub fn layer_part_span(&self, id: u64, part: LayerPart<'_>) -> Option<Span> {
+        let spans = self.layer_spans(id)?;
+        let span = match part {
+            LayerPart::Entry => spans.entry,
+            LayerPart::Field(field) => {
+                spans.fields[LAYER_FIELDS.iter().position(|f| *f == field)?]
+            }
+            LayerPart::PaletteKey(i) => spans.palette.get(i)?.0,
+            LayerPart::PaletteScene(i) => spans.palette.get(i)?.1,
+            LayerPart::Row(i) => *spans.rows.get(i)?,
+            LayerPart::Cell(i) => *spans.cells.get(i)?,
+        };
+        Self::some(span)
+    }
+
+    /// Where the character at byte `byte` of row `row` (its text `text`) of layer `id` is.
+    pub fn layer_char(&self, id: u64, row: usize, text: &str, byte: usize) -> Option<Position> {
+        let span = self.layer_part_span(id, LayerPart::Row(row))?;
+        Some(self.position_of_offset(self.expr_offset(span, text, byte)))
+    }
+
+    /// The number of tile layers the text holds.
+    pub fn layer_count(&self) -> usize {
+        self.layers.len()
+    }
+
+    fn layer_spans(&self, id: u64) -> Option<&LayerSpans> {
+        self.layers.iter().find(|l| l.id == id)
+    }
+
     /// The `scene` value of the instance on entity `id`.
     pub fn instance_scene(&self, id: u64) -> Option<Position> {
         self.pos(self.instance_scene_span(id)?)
@@ -847,10 +958,10 @@ impl SourceMap {
 
     /// The number of overrides the instance on entity `id` was written with.
     pub fn override_count(&self, id: u64) -> usize {
-        self.entities
-            .get(&id)
-            .and_then(|e| e.instance.as_deref())
-            .map_or(0, |i| i.overrides.len())
+        match self.entities.get(&id) {
+            Some(e) => e.instance.as_deref().map_or(0, |i| i.overrides.len()),
+            None => self.layer_spans(id).map_or(0, |l| l.overrides.len()),
+        }
     }
 }
 
@@ -1009,6 +1120,30 @@ impl SourceMap {
         }
         if let Some((_, e)) = self.entities.get_index_mut(index) {
             *e = spans;
+        }
+        // Tile layers: their spans, and their overrides' rows of the components table when
+        // those follow the entry's.
+        for l in &mut self.layers {
+            shift.span(&mut l.entry);
+            shift.spans(&mut l.fields);
+            for (key, scene) in &mut l.palette {
+                shift.span(key);
+                shift.span(scene);
+            }
+            shift.spans(&mut l.rows);
+            shift.spans(&mut l.cells);
+            for o in &mut l.overrides {
+                shift.span(&mut o.entry);
+                shift.spans(&mut o.fields);
+                shift.transform(&mut o.transform);
+                shift.spans(&mut o.remove);
+                if o.set.start as usize >= c1 {
+                    o.set = o.set.moved(dc);
+                }
+                if o.add.start as usize >= c1 {
+                    o.add = o.add.moved(dc);
+                }
+            }
         }
         shift.spans(&mut self.top);
         self.lines = self.lines.edited(text, old, new_len);

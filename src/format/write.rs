@@ -9,6 +9,7 @@ use super::builtin::ComponentData;
 use super::builtin::{BuiltinTag, MeshSource, Payload, PrimitiveShape, ValueRef};
 use super::component::EcoString;
 use super::instance::{Instance, Override};
+use super::layer::TileLayer;
 use super::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use super::{EntityNode, FORMAT_VERSION, SceneDoc};
 
@@ -176,6 +177,81 @@ impl Writer {
             self.close("]");
         }
         self.close("))");
+    }
+
+    /// One tile layer: every field but `start` (when `(0, 0)`), `cells` and `overrides` (when
+    /// empty), and `rows` when empty with `cells` given.
+    fn layer(&mut self, l: &TileLayer) {
+        self.open_item();
+        self.uint("id", l.id);
+        self.string("name", &l.name);
+        match l.parent {
+            Some(p) => {
+                let mut buf = itoa::Buffer::new();
+                self.raw("parent", &format!("Some({})", buf.format(p)));
+            }
+            None => self.raw("parent", "None"),
+        }
+        self.raw("plane", l.plane.name());
+        self.open("cell_size", '(');
+        self.vec2_body(l.cell_size);
+        self.close(")");
+        self.vec3("origin", l.origin);
+        if l.start != (0, 0) {
+            self.open("start", '(');
+            self.uint("i", u64::from(l.start.0));
+            self.uint("j", u64::from(l.start.1));
+            self.close(")");
+        }
+        if l.palette.is_empty() {
+            self.raw("palette", "{}");
+        } else {
+            self.open("palette", '{');
+            let mut key = [0u8; 4];
+            for (k, scene) in &l.palette {
+                self.indent();
+                push_string(&mut self.out, k.encode_utf8(&mut key));
+                self.out.push_str(": ");
+                push_string(&mut self.out, scene);
+                self.out.push_str(",\n");
+            }
+            self.close("}");
+        }
+        if !l.rows.is_empty() {
+            self.open("rows", '[');
+            for row in &l.rows {
+                self.indent();
+                push_string(&mut self.out, row);
+                self.out.push_str(",\n");
+            }
+            self.close("]");
+        } else if l.cells.is_empty() {
+            self.raw("rows", "[]");
+        }
+        if !l.cells.is_empty() {
+            self.open("cells", '[');
+            let mut key = [0u8; 4];
+            for c in &l.cells {
+                self.indent();
+                let mut buf = itoa::Buffer::new();
+                self.out.push_str("(i: ");
+                self.out.push_str(buf.format(c.i));
+                self.out.push_str(", j: ");
+                self.out.push_str(buf.format(c.j));
+                self.out.push_str(", key: ");
+                push_string(&mut self.out, c.key.encode_utf8(&mut key));
+                self.out.push_str("),\n");
+            }
+            self.close("]");
+        }
+        if !l.overrides.is_empty() {
+            self.open("overrides", '[');
+            for o in &l.overrides {
+                self.override_entry(o);
+            }
+            self.close("]");
+        }
+        self.close(")");
     }
 
     /// One override: `target`, then only the parts it sets.
@@ -423,6 +499,13 @@ pub(crate) fn write_canonical(doc: &SceneDoc) -> String {
     }
     w.ids("roots", &doc.roots);
     w.uint("next_id", doc.next_id);
+    if !doc.layers.is_empty() {
+        w.open("layers", '[');
+        for layer in &doc.layers {
+            w.layer(layer);
+        }
+        w.close("]");
+    }
     w.out.push_str(")\n");
     w.out
 }
@@ -452,6 +535,11 @@ pub(crate) mod fragment {
         text.strip_prefix(name)
             .and_then(|t| t.strip_prefix(": "))
             .map_or(text.clone(), str::to_owned)
+    }
+
+    /// A tile layer entry: `(\n  id: ..,\n  ..\n)`.
+    pub(crate) fn layer(l: &TileLayer) -> String {
+        written(|w| w.layer(l))
     }
 
     /// An entity entry: `key: (\n  id: ..,\n  ..\n)`.

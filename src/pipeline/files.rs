@@ -396,7 +396,7 @@ where
     C::Part: 'static,
 {
     let mut diagnostics = Vec::new();
-    let instances = crate::prefab::has_instances(&parsed.doc);
+    let instances = crate::prefab::places_prefabs(&parsed.doc);
     let expanded = if instances {
         diagnostics.extend(load_instances(files, parsed, chain, rules));
         let (expanded, found) = expand(parsed, &|p| {
@@ -449,6 +449,13 @@ fn own_part(expanded: &ExpandedScene, parsed: &ParsedScene) -> SceneDoc {
             overridden.insert(crate::prefab::key_of(&path));
         }
     }
+    for layer in &parsed.doc.layers {
+        for o in &layer.overrides {
+            let mut path = vec![layer.id];
+            path.extend(&o.target);
+            overridden.insert(crate::prefab::key_of(&path));
+        }
+    }
     let mut part = SceneDoc::new(parsed.doc.name.clone());
     part.entities.extend(
         expanded
@@ -477,14 +484,34 @@ where
     C::Part: 'static,
 {
     let mut diagnostics = Vec::new();
-    for node in parsed.doc.entities.values() {
-        let Some(instance) = &node.instance else {
-            continue;
-        };
-        let scene = instance.scene.as_str();
+    // Every placement of a prefab: instance entities, then palette entries of tile layers.
+    let instances = parsed.doc.entities.values().filter_map(|node| {
+        let instance = node.instance.as_deref()?;
         let here = parsed.source_map.instance_scene(node.id);
+        Some((
+            node.id,
+            instance.scene.as_str(),
+            here,
+            "instance.scene".to_owned(),
+        ))
+    });
+    let palettes = parsed.doc.layers.iter().enumerate().flat_map(|(n, layer)| {
+        layer
+            .palette
+            .iter()
+            .enumerate()
+            .map(move |(k, (key, scene))| {
+                let here = parsed
+                    .source_map
+                    .layer_part(layer.id, crate::format::LayerPart::PaletteScene(k));
+                let path = format!("layers[{n}].palette.{key}");
+                (layer.id, scene.as_str(), here, path)
+            })
+    });
+    let placements: Vec<_> = instances.chain(palettes).collect();
+    for (id, scene, here, path) in placements {
         let at = |d: Diagnostic| {
-            let mut d = d.with_entity(node.id).with_path("instance.scene");
+            let mut d = d.with_entity(id).with_path(path.clone());
             d.position = here;
             d
         };

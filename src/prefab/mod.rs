@@ -122,7 +122,40 @@ impl ExpandedScene {
     /// the rest when they are checked themselves. Names repeated across instances and remarks
     /// (info) are not about the overrides.
     pub fn check_overridden(&self, parsed: &ParsedScene) -> Vec<Diagnostic> {
-        crate::validate::validate_scene(&self.doc, None)
+        // Only the entities an override changed, each as a root of its own: the rules of one
+        // entity do not need the rest, and a 10,000-cell layer is not checked again whole.
+        let mut part = SceneDoc::new(self.doc.name.clone());
+        let holders = parsed
+            .doc
+            .entities
+            .iter()
+            .filter_map(|(id, n)| Some((*id, &n.instance.as_deref()?.overrides)))
+            .chain(parsed.doc.layers.iter().map(|l| (l.id, &l.overrides)));
+        for (id, overrides) in holders {
+            for o in overrides {
+                let mut path = Vec::with_capacity(o.target.len() + 1);
+                path.push(id);
+                path.extend_from_slice(&o.target);
+                let Some(key) = self.key(&path) else {
+                    continue;
+                };
+                if let Some(node) = self.doc.entities.get(&key)
+                    && !part.entities.contains_key(&key)
+                {
+                    let mut node = node.clone();
+                    node.parent = None;
+                    node.children.clear();
+                    part.entities.insert(key, node);
+                    part.roots.push(key);
+                }
+            }
+        }
+        part.next_id = part
+            .entities
+            .keys()
+            .max()
+            .map_or(1, |k| k.saturating_add(1));
+        crate::validate::validate_scene(&part, None)
             .diagnostics
             .into_iter()
             .filter(|d| {
@@ -152,11 +185,27 @@ impl ExpandedScene {
             return Some(d);
         };
         let (instance_id, target) = (path[0], &path[1..]);
-        let instance = parsed.doc.entities.get(&instance_id)?.instance.as_deref()?;
+        // An instance entity's overrides, or a tile layer's (by the layer's id).
+        let (overrides, scene, holder) = match parsed.doc.entities.get(&instance_id) {
+            Some(entity) => {
+                let instance = entity.instance.as_deref()?;
+                (
+                    &instance.overrides[..],
+                    &instance.scene,
+                    "instance".to_owned(),
+                )
+            }
+            None => {
+                let n = parsed.doc.layers.iter().position(|l| l.id == instance_id)?;
+                let layer = &parsed.doc.layers[n];
+                let key = layer.key_at(*target.first()?, *target.get(1)?)?;
+                let scene = &layer.palette.iter().find(|(k, _)| *k == key)?.1;
+                (&layer.overrides[..], scene, format!("layers[{n}]"))
+            }
+        };
         let node = self.doc.entities.get(&key)?;
         let field = d.path.clone().unwrap_or_default();
-        let (i, part, part_path) = instance
-            .overrides
+        let (i, part, part_path) = overrides
             .iter()
             .enumerate()
             .rev()
@@ -169,7 +218,7 @@ impl ExpandedScene {
         // Inside the override's expression, as everywhere else, not at its opening quote.
         if let (OverridePart::SetCustomExpr(j, f), Some(at)) = (part, d.expr_at) {
             let map = &parsed.source_map;
-            let expr = match &instance.overrides[i].set[j].component {
+            let expr = match &overrides[i].set[j].component {
                 ComponentData::Custom(c) => c.fields.get(f).map(|f| f.expr.as_str()),
                 _ => None,
             };
@@ -177,10 +226,15 @@ impl ExpandedScene {
                 d.position = Some(map.position_of_offset(map.expr_offset(span, expr, at)));
             }
         }
-        d.path = Some(format!("instance.overrides[{i}].{part_path}"));
+        d.path = Some(format!("{holder}.overrides[{i}].{part_path}"));
         let about = format!(
-            "in prefab entity {target:?} (`{}`) of `{}`, placed by entity {instance_id}",
-            node.name, instance.scene
+            "in prefab entity {target:?} (`{}`) of `{scene}`, placed by {} {instance_id}",
+            node.name,
+            if holder == "instance" {
+                "entity"
+            } else {
+                "layer"
+            }
         );
         d.help = Some(match d.help.take() {
             Some(help) => format!("{help}; {about}"),
@@ -289,7 +343,7 @@ pub fn expand<'p>(
     prefab: &dyn Fn(&str) -> Option<&'p ExpandedScene>,
 ) -> (Option<ExpandedScene>, Vec<Diagnostic>) {
     let doc = &parsed.doc;
-    if !has_instances(doc) {
+    if !places_prefabs(doc) {
         return (None, Vec::new());
     }
     let mut diagnostics = Vec::new();
@@ -299,6 +353,7 @@ pub fn expand<'p>(
         entities: Default::default(),
         roots: doc.roots.clone(),
         next_id: doc.next_id,
+        layers: Vec::new(),
     };
     let mut paths = HashMap::default();
     let mut instances = HashMap::default();
@@ -340,12 +395,19 @@ pub fn expand<'p>(
             .doc
             .roots
             .iter()
-            .map(|r| key_of(&prefixed(id, prefab, *r)))
+            .map(|r| key_of(&prefixed(&[id], prefab, *r)))
             .collect();
         own.children.splice(0..0, roots);
         out.entities.insert(id, own);
+        let place = Placement {
+            prefix: &[id],
+            parent: id,
+            offset: None,
+            at: id,
+            field: "instance",
+        };
         place_prefab(
-            id,
+            &place,
             prefab,
             &mut out,
             &mut paths,
@@ -362,6 +424,16 @@ pub fn expand<'p>(
             &mut diagnostics,
             &parsed.source_map,
         );
+    }
+    for (n, layer) in doc.layers.iter().enumerate() {
+        let mut into = Into {
+            out: &mut out,
+            paths: &mut paths,
+            instances: &mut instances,
+            placed: &mut placed,
+            diagnostics: &mut diagnostics,
+        };
+        expand_layer(n, layer, doc, prefab, &mut into, &parsed.source_map);
     }
     for (child, parent) in placed {
         if let Some(node) = out.entities.get_mut(&child) {
@@ -388,7 +460,13 @@ pub fn has_instances(doc: &SceneDoc) -> bool {
     doc.entities.values().any(|n| n.instance.is_some())
 }
 
-/// The prefab files `doc` places directly, each once, in file order.
+/// Whether `doc` places prefabs: through instance entities or tile layers.
+pub fn places_prefabs(doc: &SceneDoc) -> bool {
+    !doc.layers.is_empty() || has_instances(doc)
+}
+
+/// The prefab files `doc` places directly (by instances, then by the palettes of its tile
+/// layers), each once, in file order.
 pub(crate) fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for node in doc.entities.values() {
@@ -398,13 +476,171 @@ pub(crate) fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
             out.push(&instance.scene);
         }
     }
+    for (_, scene) in doc.layers.iter().flat_map(|l| &l.palette) {
+        if !out.contains(&scene.as_str()) {
+            out.push(scene);
+        }
+    }
     out
 }
 
-/// The path of prefab entity `key` (a key of `prefab`'s document) under instance `id`.
-fn prefixed(id: u64, prefab: &ExpandedScene, key: u64) -> Vec<u64> {
-    let mut path = Vec::with_capacity(4);
-    path.push(id);
+/// Where [`expand_layer`] writes.
+struct Into<'a> {
+    out: &'a mut SceneDoc,
+    paths: &'a mut HashMap<u64, Box<[u64]>>,
+    instances: &'a mut HashMap<u64, EcoString>,
+    placed: &'a mut Vec<(u64, u64)>,
+    diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+/// Expands tile layer `layer` (entry `n` of `doc.layers`): the layer entity (key: the layer's
+/// id) under the layer's parent, and under it every filled cell's prefab, its roots moved to the
+/// cell, keyed by the id paths `[layer, i, j, inner..]`; then the layer's overrides of single
+/// cells. A layer whose id is taken, whose parent is missing or that is too large places
+/// nothing (validation reports why); so does a cell whose key or prefab is unknown.
+fn expand_layer<'p>(
+    n: usize,
+    layer: &crate::format::TileLayer,
+    doc: &SceneDoc,
+    prefab: &dyn Fn(&str) -> Option<&'p ExpandedScene>,
+    into: &mut Into<'_>,
+    map: &SourceMap,
+) {
+    use crate::format::{LayerPart, MAX_LAYER_CELLS};
+    let id = layer.id;
+    if id == 0
+        || into.out.entities.contains_key(&id)
+        || layer.parent.is_some_and(|p| !doc.entities.contains_key(&p))
+        || layer.extent() > MAX_LAYER_CELLS
+    {
+        return;
+    }
+    let mut node = EntityNode::new(id, layer.name.clone());
+    node.parent = layer.parent;
+    node.transform.translation = layer.anchor();
+    match layer.parent {
+        Some(p) => {
+            if let Some(parent) = into.out.entities.get_mut(&p) {
+                parent.children.push(id);
+            }
+        }
+        None => into.out.roots.push(id),
+    }
+    into.out.entities.insert(id, node);
+    let prefabs: Vec<Option<&ExpandedScene>> = layer
+        .palette
+        .iter()
+        .map(|(_, scene)| prefab(scene))
+        .collect();
+    let per_cell: usize = layer
+        .filled()
+        .filter_map(|(_, _, key, _)| layer.palette.iter().position(|(k, _)| *k == key))
+        .filter_map(|k| prefabs[k])
+        .map(|p| p.doc.entities.len())
+        .sum();
+    if into.out.entities.len() + per_cell > MAX_EXPANDED_ENTITIES {
+        let mut d = Diagnostic::new(
+            Severity::Error,
+            "forge::prefab::too_large",
+            format!(
+                "with its cells placed the scene would have more than {MAX_EXPANDED_ENTITIES} entities"
+            ),
+        )
+        .with_entity(id)
+        .with_path(format!("layers[{n}]"))
+        .with_help("use smaller prefabs in the palette, or split the layer");
+        d.position = map.layer_part(id, LayerPart::Entry);
+        into.diagnostics.push(d);
+        return;
+    }
+    let field = format!("layers[{n}]");
+    let mut seen = bevy_platform::collections::HashSet::<(u64, u64)>::default();
+    let mut roots = Vec::new();
+    // The cell each filled cell's prefab is placed for, with its prefab.
+    let mut cells: HashMap<(u64, u64), usize> = HashMap::default();
+    for (i, j, key, _) in layer.filled() {
+        let Some(k) = layer.palette.iter().position(|(p, _)| *p == key) else {
+            continue;
+        };
+        let Some(cell_prefab) = prefabs[k] else {
+            continue;
+        };
+        if !seen.insert((i, j)) {
+            continue;
+        }
+        cells.insert((i, j), k);
+        let prefix = [id, i, j];
+        let place = Placement {
+            prefix: &prefix,
+            parent: id,
+            offset: Some(layer.cell_offset(i, j)),
+            at: id,
+            field: &field,
+        };
+        place_prefab(
+            &place,
+            cell_prefab,
+            into.out,
+            into.paths,
+            into.instances,
+            into.diagnostics,
+            map,
+        );
+        roots.extend(
+            cell_prefab
+                .doc
+                .roots
+                .iter()
+                .map(|r| key_of(&prefixed(&prefix, cell_prefab, *r))),
+        );
+    }
+    if let Some(node) = into.out.entities.get_mut(&id) {
+        node.children = roots;
+    }
+    for (index, o) in layer.overrides.iter().enumerate() {
+        let [i, j, inner @ ..] = &o.target[..] else {
+            continue; // a validation error of its own
+        };
+        let Some(&k) = cells.get(&(*i, *j)) else {
+            let mut d = Diagnostic::new(
+                Severity::Warning,
+                "forge::prefab::unused_override",
+                format!("override target {:?}: cell ({i}, {j}) of the layer is empty", o.target),
+            )
+            .with_entity(id)
+            .with_path(format!("{field}.overrides[{index}]"))
+            .with_help("the override is kept and applies again when the cell is painted with a prefab that has its target");
+            d.position = map.override_part(id, index, OverridePart::Field("target"));
+            into.diagnostics.push(d);
+            continue;
+        };
+        let Some(cell_prefab) = prefabs[k] else {
+            continue;
+        };
+        let prefix = [id, *i, *j];
+        let place = OverridesOf {
+            id,
+            path: &field,
+            prefix: &prefix,
+            scene: &layer.palette[k].1,
+        };
+        apply_overrides_at(
+            &place,
+            std::iter::once((index, o, inner)),
+            cell_prefab,
+            into.out,
+            into.placed,
+            into.diagnostics,
+            map,
+        );
+    }
+}
+
+/// The path of prefab entity `key` (a key of `prefab`'s document) under `prefix` (an instance
+/// entity's id, or a layer's id and a cell's `i` and `j`).
+fn prefixed(prefix: &[u64], prefab: &ExpandedScene, key: u64) -> Vec<u64> {
+    let mut path = Vec::with_capacity(prefix.len() + 3);
+    path.extend_from_slice(prefix);
     match prefab.paths.get(&key) {
         Some(p) => path.extend_from_slice(p),
         None => path.push(key),
@@ -412,9 +648,20 @@ fn prefixed(id: u64, prefab: &ExpandedScene, key: u64) -> Vec<u64> {
     path
 }
 
-/// Copies every entity of `prefab` under instance entity `id` into `out`.
+/// Where [`place_prefab`] puts a prefab: under `prefix` (an instance entity's id, or a layer's
+/// id and a cell's `i` and `j`), its roots under entity `parent`, moved by `offset` (a cell's
+/// place in its layer), problems reported at entity `at` and its field `field`.
+struct Placement<'a> {
+    prefix: &'a [u64],
+    parent: u64,
+    offset: Option<crate::format::Vec3Data>,
+    at: u64,
+    field: &'a str,
+}
+
+/// Copies every entity of `prefab` under `place` into `out`; the keys of its roots, in order.
 fn place_prefab(
-    id: u64,
+    place: &Placement<'_>,
     prefab: &ExpandedScene,
     out: &mut SceneDoc,
     paths: &mut HashMap<u64, Box<[u64]>>,
@@ -422,26 +669,31 @@ fn place_prefab(
     diagnostics: &mut Vec<Diagnostic>,
     map: &SourceMap,
 ) {
+    let id = place.parent;
     let keys: HashMap<u64, u64> = prefab
         .doc
         .entities
         .keys()
-        .map(|k| (*k, key_of(&prefixed(id, prefab, *k))))
+        .map(|k| (*k, key_of(&prefixed(place.prefix, prefab, *k))))
         .collect();
     for (k, node) in &prefab.doc.entities {
         let new_key = keys[k];
         if out.entities.contains_key(&new_key) {
-            let path = prefixed(id, prefab, *k);
+            let path = prefixed(place.prefix, prefab, *k);
             let mut d = Diagnostic::new(
                 Severity::Error,
                 "forge::prefab::key_collision",
                 format!(
-                    "the id path {path:?} hashes to the key of another entity ({new_key}); renumber entity {id}"
+                    "the id path {path:?} hashes to the key of another entity ({new_key}); renumber entity {}",
+                    place.at
                 ),
             )
-            .with_entity(id)
-            .with_path("instance");
-            d.position = map.entity_field(id, "instance");
+            .with_entity(place.at)
+            .with_path(place.field);
+            d.position = match place.offset {
+                None => map.entity_field(place.at, "instance"),
+                Some(_) => map.layer_part(place.at, crate::format::LayerPart::Entry),
+            };
             diagnostics.push(d);
             continue;
         }
@@ -460,9 +712,18 @@ fn place_prefab(
             ..node.clone()
         };
         copy.instance = None;
-        prefix_component_references(&mut copy, id);
+        if let (Some(offset), None) = (place.offset, node.parent) {
+            let t = &mut copy.transform.translation;
+            t.x += offset.x;
+            t.y += offset.y;
+            t.z += offset.z;
+        }
+        prefix_component_references(&mut copy, place.prefix);
         out.entities.insert(new_key, copy);
-        paths.insert(new_key, prefixed(id, prefab, *k).into_boxed_slice());
+        paths.insert(
+            new_key,
+            prefixed(place.prefix, prefab, *k).into_boxed_slice(),
+        );
     }
     for (k, scene) in &prefab.instances {
         if let Some(key) = keys.get(k) {
@@ -472,15 +733,15 @@ fn place_prefab(
 }
 
 /// Moves the entity references (`#2`) of `node`'s custom components, written in its prefab's
-/// frame, under instance entity `id` (`#id/2`), where they name the same entities in the scene
-/// that places the prefab (the `format` module docs, "Entity references").
-fn prefix_component_references(node: &mut EntityNode, id: u64) {
+/// frame, under `prefix` (`#id/2` for an instance entity `id`), where they name the same
+/// entities in the scene that places the prefab (the `format` module docs, "Entity references").
+fn prefix_component_references(node: &mut EntityNode, prefix: &[u64]) {
     for component in &mut node.components {
         let ComponentData::Custom(custom) = component else {
             continue;
         };
         for field in &mut custom.fields {
-            if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, id) {
+            if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, prefix) {
                 field.expr = prefixed.into();
             }
         }
@@ -515,7 +776,7 @@ fn same_type_path(a: &str, b: &str) -> bool {
 
 /// Why override target `target` of an instance of `scene` (expanded as `prefab`) finds no
 /// entity: the file where the path stops, and the id that file does not have.
-fn missing_target(target: &[u64], scene: &str, prefab: &ExpandedScene) -> String {
+fn missing_target(target: &[u64], shown: &[u64], scene: &str, prefab: &ExpandedScene) -> String {
     // The deepest instance entity the path goes through: the file it places is where it stops.
     let mut file = scene.to_owned();
     let mut at = 0;
@@ -532,10 +793,10 @@ fn missing_target(target: &[u64], scene: &str, prefab: &ExpandedScene) -> String
         }
     }
     if at == 0 {
-        format!("override target {target:?} is not an entity of `{scene}`")
+        format!("override target {shown:?} is not an entity of `{scene}`")
     } else {
         format!(
-            "override target {target:?}: `{file}` (placed at {:?}) has no entity {}",
+            "override target {shown:?}: `{file}` (placed at {:?}) has no entity {}",
             &target[..at],
             target[at]
         )
@@ -552,7 +813,44 @@ fn apply_overrides(
     diagnostics: &mut Vec<Diagnostic>,
     map: &SourceMap,
 ) {
-    for (i, o) in instance.overrides.iter().enumerate() {
+    let overrides = instance
+        .overrides
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (i, o, &o.target[..]));
+    let scene = instance.scene.as_str();
+    let place = OverridesOf {
+        id,
+        path: "instance",
+        prefix: &[id],
+        scene,
+    };
+    apply_overrides_at(&place, overrides, prefab, out, placed, diagnostics, map);
+}
+
+/// Whose overrides [`apply_overrides_at`] applies: those of entity (or layer) `id`, to the
+/// entities placed under `prefix` from prefab `scene`.
+struct OverridesOf<'a> {
+    id: u64,
+    /// The path of what holds the overrides, in diagnostics: `instance`, `layers[2]`.
+    path: &'a str,
+    prefix: &'a [u64],
+    scene: &'a str,
+}
+
+/// Applies `overrides` (index, override, target inside the prefab) to the entities placed
+/// under `place` in `out`.
+fn apply_overrides_at<'o>(
+    place: &OverridesOf<'_>,
+    overrides: impl Iterator<Item = (usize, &'o crate::format::Override, &'o [u64])>,
+    prefab: &ExpandedScene,
+    out: &mut SceneDoc,
+    placed: &mut Vec<(u64, u64)>,
+    diagnostics: &mut Vec<Diagnostic>,
+    map: &SourceMap,
+) {
+    let id = place.id;
+    for (i, o, target_path) in overrides {
         let unused = |part: OverridePart<'_>, what: String| {
             let mut d = Diagnostic::new(
                 Severity::Warning,
@@ -560,7 +858,7 @@ fn apply_overrides(
                 what,
             )
             .with_entity(id)
-            .with_path(format!("instance.overrides[{i}]"))
+            .with_path(format!("{}.overrides[{i}]", place.path))
             .with_help(
                 "the override is kept and applies again if the prefab gets it back; delete it if it is no longer wanted",
             );
@@ -568,14 +866,14 @@ fn apply_overrides(
             d
         };
         let target = prefab
-            .key(&o.target)
-            .map(|k| key_of(&prefixed(id, prefab, k)));
+            .key(target_path)
+            .map(|k| key_of(&prefixed(place.prefix, prefab, k)));
         let Some(node) = target.and_then(|k| out.entities.get_mut(&k)) else {
             // An empty target is a validation error of its own.
-            if !o.target.is_empty() {
+            if !target_path.is_empty() {
                 diagnostics.push(unused(
                     OverridePart::Field("target"),
-                    missing_target(&o.target, &instance.scene, prefab),
+                    missing_target(target_path, &o.target, place.scene, prefab),
                 ));
             }
             // Entities it would place stay under the instance entity.
@@ -643,7 +941,7 @@ fn apply_overrides(
                     ),
                 )
                 .with_entity(id)
-                .with_path(format!("instance.overrides[{i}].add[{j}]"))
+                .with_path(format!("{}.overrides[{i}].add[{j}]", place.path))
                 .with_help("change its fields with `set` instead of adding it");
                 d.position = map.override_part(id, i, OverridePart::Add(j));
                 diagnostics.push(d);

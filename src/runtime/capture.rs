@@ -129,6 +129,7 @@ pub fn capture_instance(
         entities: Default::default(),
         roots: Vec::new(),
         next_id: base.next_id,
+        layers: base.layers.clone(),
     };
     // Ids for the game's entities first: references to them can then be written.
     if options.include_added {

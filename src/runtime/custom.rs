@@ -349,6 +349,10 @@ pub(crate) fn prepare_part(
     let mut types: HashMap<&str, Result<Resolved, Unresolved>> = HashMap::new();
     // The types of the entity's custom components so far: (column, as written).
     let mut seen: Vec<(u32, &str)> = Vec::new();
+    // Values already built without entity references, by their text: the same component written
+    // again (a prefab's in every cell of a tile layer, or of every instance) shares their row
+    // (spawning inserts a copy of the value), built and checked once.
+    let mut built_once: HashMap<&CustomComponent, (u32, u32)> = HashMap::new();
     for (id, node) in entities {
         out.starts.push(out.refs.len() as u32);
         seen.clear();
@@ -376,6 +380,10 @@ pub(crate) fn prepare_part(
                     continue;
                 }
                 seen.push((r.slot, custom.type_path.as_str()));
+                if let Some(&(slot, row)) = built_once.get(custom) {
+                    out.refs.push((slot, row));
+                    continue;
+                }
             }
             let built = build(
                 custom,
@@ -388,9 +396,13 @@ pub(crate) fn prepare_part(
             );
             let refers = placeholders.take_used();
             match built {
-                Ok((slot, row)) => out
-                    .refs
-                    .push((slot, if refers { row | REFERS } else { row })),
+                Ok((slot, row)) => {
+                    if !refers {
+                        built_once.insert(custom, (slot, row));
+                    }
+                    out.refs
+                        .push((slot, if refers { row | REFERS } else { row }));
+                }
                 Err(mut problems) => errors.append(&mut problems),
             }
         }

@@ -135,6 +135,17 @@ impl fmt::Display for Severity {
 /// | `forge::prefab::not_loaded` | error | an edit in memory places a prefab the scene was not loaded with |
 /// | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
 /// | `forge::prefab::unused_override` | warning | with the prefab: an override's target (or the component it sets or removes) is not in the prefab; kept, it applies again when the target returns |
+/// | `forge::layer::id` | error | a tile layer's id is zero, an entity's, another layer's, or not below `next_id` |
+/// | `forge::layer::parent` | error | a tile layer's parent is not an entity of the scene |
+/// | `forge::layer::cell_size` | error | a tile layer's cell size is not two finite sizes above zero |
+/// | `forge::layer::origin` | error | a tile layer's origin is not finite |
+/// | `forge::layer::rows_and_cells` | error | a tile layer has both `rows` and `cells` |
+/// | `forge::layer::too_large` | error | a tile layer spans more than `MAX_LAYER_CELLS` cells |
+/// | `forge::layer::ragged` | error | a row of a tile layer has another length than the first (at the row) |
+/// | `forge::layer::unknown_key` | error | a cell's key is not in the palette (at its character, once per key) |
+/// | `forge::layer::duplicate_cell` | error | a sparse cell is given twice |
+/// | `forge::layer::override_target` | error | a layer override's target is shorter than `[i, j, id]` |
+/// | `forge::layer::override_children` | error | a layer override places entities (`children`) |
 /// | `forge::name::duplicate` | warning | two or more entities share a (non-blank) name |
 /// | `forge::name::empty` | warning | an entity name that is empty or whitespace only |
 /// | `forge::scene::empty_name` | warning | the scene name is empty or whitespace only |

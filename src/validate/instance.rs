@@ -8,7 +8,75 @@ use crate::project::{AssetKind, AssetPathError, check_asset_path};
 
 pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
     let scene = instance.scene.as_str();
-    let problem = match check_asset_path(scene) {
+    if let Some((code, message)) = prefab_path_problem(scene) {
+        c.push(
+            Diagnostic::new(Severity::Error, code, message)
+                .with_entity(id)
+                .with_path("instance.scene")
+                .with_help("a prefab is a scene file named by its path in the assets directory, like `prefabs/goblin.forge.ron`"),
+            Loc::InstanceScene,
+        );
+    }
+    overrides(c, id, &instance.overrides, "instance", Loc::Override);
+}
+
+/// The shape of each of `overrides`, held by entity (or layer) `id` at `holder` (`instance`,
+/// `layers[2]`), each located by `loc`.
+pub(super) fn overrides(
+    c: &mut Collector,
+    id: u64,
+    overrides: &[crate::format::Override],
+    holder: &str,
+    loc: fn(usize, OverridePart<'static>) -> Loc,
+) {
+    for (i, o) in overrides.iter().enumerate() {
+        let path = |rest: &str| format!("{holder}.overrides[{i}]{rest}");
+        if o.target.is_empty() {
+            c.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    "forge::prefab::empty_target",
+                    "an override needs a target: the id path of a prefab entity",
+                )
+                .with_entity(id)
+                .with_path(path(".target"))
+                .with_help("write the entity's id in the prefab, like `target: [1]`"),
+                loc(i, OverridePart::Field("target")),
+            );
+        }
+        for (j, key) in o.remove.iter().enumerate() {
+            if !is_component_key(key) {
+                c.push(
+                    Diagnostic::new(
+                        Severity::Error,
+                        "forge::prefab::remove_key",
+                        format!("`{key}` is not a component key"),
+                    )
+                    .with_entity(id)
+                    .with_path(path(&format!(".remove[{j}]")))
+                    .with_help("a key is a component tag (`sprite`, `point_light`) or `custom:` and a type path"),
+                    loc(i, OverridePart::Remove(j)),
+                );
+            }
+        }
+        if o.is_empty() {
+            c.push(
+                Diagnostic::new(
+                    Severity::Info,
+                    "forge::prefab::empty_override",
+                    format!("the override of {:?} changes nothing", o.target),
+                )
+                .with_entity(id)
+                .with_path(path("")),
+                loc(i, OverridePart::Entry),
+            );
+        }
+    }
+}
+
+/// What is wrong with `scene` as the path of a prefab file: a code and a message.
+pub(super) fn prefab_path_problem(scene: &str) -> Option<(&'static str, String)> {
+    match check_asset_path(scene) {
         Err(AssetPathError::Empty) => {
             Some(("forge::asset::empty", "the prefab path is empty".to_owned()))
         }
@@ -30,58 +98,6 @@ pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
         )),
         // Whether the file exists is for whoever reads it (the loader, `forge validate`).
         Ok(()) => None,
-    };
-    if let Some((code, message)) = problem {
-        c.push(
-            Diagnostic::new(Severity::Error, code, message)
-                .with_entity(id)
-                .with_path("instance.scene")
-                .with_help("a prefab is a scene file named by its path in the assets directory, like `prefabs/goblin.forge.ron`"),
-            Loc::InstanceScene,
-        );
-    }
-    for (i, o) in instance.overrides.iter().enumerate() {
-        let path = |rest: &str| format!("instance.overrides[{i}]{rest}");
-        if o.target.is_empty() {
-            c.push(
-                Diagnostic::new(
-                    Severity::Error,
-                    "forge::prefab::empty_target",
-                    "an override needs a target: the id path of a prefab entity",
-                )
-                .with_entity(id)
-                .with_path(path(".target"))
-                .with_help("write the entity's id in the prefab, like `target: [1]`"),
-                Loc::Override(i, OverridePart::Field("target")),
-            );
-        }
-        for (j, key) in o.remove.iter().enumerate() {
-            if !is_component_key(key) {
-                c.push(
-                    Diagnostic::new(
-                        Severity::Error,
-                        "forge::prefab::remove_key",
-                        format!("`{key}` is not a component key"),
-                    )
-                    .with_entity(id)
-                    .with_path(path(&format!(".remove[{j}]")))
-                    .with_help("a key is a component tag (`sprite`, `point_light`) or `custom:` and a type path"),
-                    Loc::Override(i, OverridePart::Remove(j)),
-                );
-            }
-        }
-        if o.is_empty() {
-            c.push(
-                Diagnostic::new(
-                    Severity::Info,
-                    "forge::prefab::empty_override",
-                    format!("the override of {:?} changes nothing", o.target),
-                )
-                .with_entity(id)
-                .with_path(path("")),
-                Loc::Override(i, OverridePart::Entry),
-            );
-        }
     }
 }
 

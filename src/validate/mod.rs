@@ -33,6 +33,7 @@ pub(crate) mod custom;
 pub(crate) mod diagnostic;
 mod entity;
 mod instance;
+mod layer;
 mod names;
 pub(crate) mod renamed;
 pub mod report;
@@ -226,7 +227,15 @@ fn parsed_diagnostics(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Vec<
     let mut diagnostics: Vec<Diagnostic> = collect(&parsed.doc, assets)
         .into_iter()
         .map(|(mut d, loc)| {
-            d.position = resolve(loc, d.entity, map);
+            d.position = match (loc, d.entity) {
+                (Loc::LayerChar(row, byte), Some(id)) => parsed
+                    .doc
+                    .layer(id)
+                    .and_then(|l| l.rows.get(row))
+                    .and_then(|text| map.layer_char(id, row, text, byte)),
+                _ => None,
+            }
+            .or_else(|| resolve(loc, d.entity, map));
             d
         })
         .collect();
@@ -274,8 +283,14 @@ enum Loc {
     CustomExpr(usize, usize),
     /// The `scene` of the entity's instance.
     InstanceScene,
-    /// A part of override `i` of the entity's instance.
+    /// A part of override `i` of the entity's instance (or of the tile layer with the
+    /// diagnostic's entity as its id).
     Override(usize, OverridePart<'static>),
+    /// A part of the tile layer whose id is the diagnostic's entity.
+    Layer(crate::format::LayerPart<'static>),
+    /// The character at byte `.1` of row `.0` of the tile layer whose id is the diagnostic's
+    /// entity.
+    LayerChar(usize, usize),
 }
 
 fn resolve(loc: Loc, entity: Option<u64>, map: &SourceMap) -> Option<Position> {
@@ -309,7 +324,13 @@ fn resolve(loc: Loc, entity: Option<u64>, map: &SourceMap) -> Option<Position> {
             .override_part(id, i, part)
             .or_else(|| map.override_part(id, i, OverridePart::Entry))
             .or_else(|| map.entity_field(id, "instance"))
-            .or_else(entry),
+            .or_else(entry)
+            .or_else(|| map.layer_part(id, crate::format::LayerPart::Entry)),
+        Loc::Layer(part) => map
+            .layer_part(id, part)
+            .or_else(|| map.layer_part(id, crate::format::LayerPart::Entry)),
+        // Placed by `parsed_diagnostics`, which has the row's text.
+        Loc::LayerChar(row, _) => map.layer_part(id, crate::format::LayerPart::Row(row)),
     }
 }
 
@@ -350,5 +371,6 @@ fn collect(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Vec<(Diagnostic, Loc)
         entity(&mut c, id, node, assets, &mut scene);
     }
     scene_rules(&mut c, &scene);
+    layer::layers(&mut c, doc);
     c.found
 }

@@ -929,6 +929,62 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
     assert_eq!(out.lines().count(), 15);
 }
 
+// ---- tile layers ----
+
+/// The tiles example's scenes: `validate` passes, `tree` sums each layer up in one line and
+/// `--flat` lists every cell's entities by id path, `export` writes the cells expanded, and a
+/// wrong key is reported at its character.
+#[test]
+fn tile_layers_validate_tree_and_export() {
+    let root = Path::new(ROOT);
+    let scenes = [
+        "assets/scenes/dungeon.forge.ron",
+        "assets/scenes/meadow.forge.ron",
+    ];
+    let o = forge(root, &["validate", scenes[0], scenes[1]]);
+    assert_eq!(status(&o), 0, "{}", stdout(&o));
+    let tree = stdout(&forge(root, &["tree", scenes[0]]));
+    assert!(
+        tree.contains("`-- 2 \"Rooms\" [] (tile layer, xy plane, 8 x 6 cells, 47 filled: '#' \"prefabs/wall.forge.ron\" x28, '_' \"prefabs/floor.forge.ron\" x16, 'c' \"prefabs/coin.forge.ron\" x3)\n"),
+        "{tree}"
+    );
+    assert_eq!(tree.lines().count(), 3, "{tree}");
+    let flat = stdout(&forge(root, &["tree", "--flat", scenes[0]]));
+    assert_eq!(flat.lines().count(), 1 + 52, "{flat}");
+    assert!(
+        flat.contains("[2, 6, 1, 2] \"Gold coin\" [sprite] in [2, 6, 1, 1]\n"),
+        "{flat}"
+    );
+    let rust = forge(root, &["export", scenes[0], "--to", "rust"]);
+    assert_eq!(status(&rust), 0, "{}", stderr(&rust));
+    assert_eq!(stdout(&rust).matches("Name::new(\"Gold coin\")").count(), 1);
+    assert_eq!(stdout(&rust).matches("Name::new(\"Wall\")").count(), 28);
+    // A key the palette does not have, at its line and column.
+    let dir = prefab_project(&camp());
+    let assets = dir.path().join("assets");
+    std::fs::create_dir_all(assets.join("prefabs/tiles")).unwrap();
+    for p in ["wall", "floor", "coin"] {
+        let rel = format!("prefabs/{p}.forge.ron");
+        std::fs::copy(root.join("assets").join(&rel), assets.join(&rel)).unwrap();
+    }
+    let text = std::fs::read_to_string(root.join(scenes[0])).unwrap();
+    let text = text.replace("\"#______#\"", "\"#__x___#\"");
+    std::fs::write(assets.join("scenes/dungeon.forge.ron"), &text).unwrap();
+    let line = text.lines().position(|l| l.contains("#__x___#")).unwrap() + 1;
+    let column = text.lines().nth(line - 1).unwrap().find('x').unwrap() + 1;
+    let o = forge(dir.path(), &["validate", "assets/scenes/dungeon.forge.ron"]);
+    assert_eq!(status(&o), 1);
+    let out = stdout(&o);
+    assert!(
+        out.contains("error[forge::layer::unknown_key]: `x` is not a key of the layer's palette"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("dungeon.forge.ron:{line}:{column}")),
+        "{out}"
+    );
+}
+
 // ---- entity references ----
 
 /// The castle gate example's types, shared with the examples.

@@ -12,9 +12,12 @@ use crate::format::builtin::{
 use crate::format::component::{CustomComponent, CustomField, EcoString};
 use crate::format::error::{ReadErrorKind, closest};
 use crate::format::instance::{ComponentPatch, Instance, Override};
+use crate::format::layer::{
+    EMPTY_CELL, MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane,
+};
 use crate::format::source_map::{
-    ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LineIndex, OVERRIDE_FIELDS,
-    OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
+    ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LAYER_FIELDS, LayerSpans, LineIndex,
+    OVERRIDE_FIELDS, OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
 };
 use crate::format::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use crate::format::{EntityMap, EntityNode, FORMAT_VERSION, IdHasher, SceneDoc};
@@ -281,6 +284,7 @@ impl<'a> Parser<'a> {
             return self.fail(self.pos, ReadErrorKind::TrailingCharacters { found });
         }
         map.top = top.offsets;
+        map.layers = std::mem::take(&mut top.layer_spans);
         match top.into_doc() {
             Some(doc) => Ok(doc),
             // `require` has already reported any missing field.
@@ -312,7 +316,19 @@ impl<'a> Parser<'a> {
             }
             1 => top.name = Some(self.string()?),
             3 => top.roots = Some(self.id_list()?),
-            _ => top.next_id = Some(self.id()?),
+            4 => top.next_id = Some(self.id()?),
+            _ => {
+                let mut spans = Vec::new();
+                let mut layers = Vec::new();
+                self.sequence(|p, _| {
+                    let (layer, s) = p.layer()?;
+                    layers.push(layer);
+                    spans.push(s);
+                    Ok(())
+                })?;
+                top.layers = layers;
+                top.layer_spans = spans;
+            }
         }
         top.offsets[i] = self.span(at);
         Ok(())
@@ -451,6 +467,140 @@ impl<'a> Parser<'a> {
         })?;
         self.require(start, "instance", &INSTANCE_FIELDS, seen, 1)?;
         Ok((Instance { scene, overrides }, spans))
+    }
+
+    /// One tile layer: `(id: .., name: .., parent: .., plane: xy, cell_size: (..), origin: (..),
+    /// start: (i: .., j: ..), palette: {"g": ".."}, rows: [..], cells: [..], overrides: [..])`;
+    /// `id`, `plane`, `cell_size` and `palette` are required.
+    pub(super) fn layer(&mut self) -> PResult<(TileLayer, LayerSpans)> {
+        let mut l = TileLayer::new(0, "");
+        let mut spans = LayerSpans::new();
+        let (start, seen) = self.structure("tile layer", &LAYER_FIELDS, |p, i, at| {
+            match i {
+                0 => l.id = p.id()?,
+                1 => l.name = p.small_string()?,
+                2 => l.parent = p.option(Self::id)?,
+                3 => {
+                    l.plane = match p.tag("plane", "tile plane", TILE_PLANES)? {
+                        0 => TilePlane::Xy,
+                        _ => TilePlane::Xz,
+                    }
+                }
+                4 => l.cell_size = p.vec2()?,
+                5 => l.origin = p.vec3(None)?,
+                6 => {
+                    let mut v = [0u32; 2];
+                    let (s, seen) = p.structure("cell index", &IJ, |p, i, _| {
+                        v[i] = p.cell_index()?;
+                        Ok(())
+                    })?;
+                    p.require(s, "cell index", &IJ, seen, all(2))?;
+                    l.start = (v[0], v[1]);
+                }
+                7 => {
+                    p.expect(b'{', "`{` starting the palette")?;
+                    loop {
+                        p.skip_ws()?;
+                        if p.peek() == Some(b'}') {
+                            p.pos += 1;
+                            break;
+                        }
+                        let key_at = p.pos;
+                        let key = p.palette_key()?;
+                        let key_span = p.span(key_at);
+                        if l.palette.iter().any(|(k, _)| *k == key) {
+                            return p.fail(
+                                key_at,
+                                ReadErrorKind::Unexpected {
+                                    expected: "a palette key not listed before",
+                                    found: format!("{key:?} again"),
+                                },
+                            );
+                        }
+                        p.expect(b':', "`:` after a palette key")?;
+                        p.skip_ws()?;
+                        let scene_at = p.pos;
+                        let scene = p.small_string()?;
+                        spans.palette.push((key_span, p.span(scene_at)));
+                        l.palette.push((key, scene));
+                        p.skip_ws()?;
+                        match p.peek() {
+                            Some(b',') => p.pos += 1,
+                            Some(b'}') => {}
+                            _ => return p.unexpected("`,` or `}`"),
+                        }
+                    }
+                }
+                8 => p.sequence(|p, _| {
+                    p.skip_ws()?;
+                    let at = p.pos;
+                    l.rows.push(p.string()?);
+                    p.keep_escaped(at);
+                    spans.rows.push(p.span(at));
+                    Ok(())
+                })?,
+                9 => p.sequence(|p, _| {
+                    let mut cell = TileCell {
+                        i: 0,
+                        j: 0,
+                        key: ' ',
+                    };
+                    let (s, seen) = p.structure("tile cell", &IJ_KEY, |p, i, _| {
+                        match i {
+                            0 => cell.i = p.cell_index()?,
+                            1 => cell.j = p.cell_index()?,
+                            _ => cell.key = p.palette_key()?,
+                        }
+                        Ok(())
+                    })?;
+                    p.require(s, "tile cell", &IJ_KEY, seen, all(3))?;
+                    spans.cells.push(p.span(s));
+                    l.cells.push(cell);
+                    Ok(())
+                })?,
+                _ => p.sequence(|p, _| {
+                    let (o, s) = p.override_entry()?;
+                    l.overrides.push(o);
+                    spans.overrides.push(s);
+                    Ok(())
+                })?,
+            }
+            spans.fields[i] = p.span(at);
+            Ok(())
+        })?;
+        spans.entry = self.span(start);
+        spans.id = l.id;
+        let required = 1 | 1 << 3 | 1 << 4 | 1 << 7;
+        self.require(start, "tile layer", &LAYER_FIELDS, seen, required)?;
+        Ok((l, spans))
+    }
+
+    /// A cell index: an unsigned integer up to [`MAX_CELL_INDEX`].
+    fn cell_index(&mut self) -> PResult<u32> {
+        let v = self.u64(
+            "a cell index (an unsigned integer)",
+            "u16",
+            u64::from(MAX_CELL_INDEX),
+        )?;
+        Ok(v as u32)
+    }
+
+    /// A palette key: a string of one character, not [`EMPTY_CELL`].
+    fn palette_key(&mut self) -> PResult<char> {
+        self.skip_ws()?;
+        let at = self.pos;
+        let key = self.string()?;
+        let mut chars = key.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c != EMPTY_CELL && !c.is_control() => Ok(c),
+            _ => self.fail(
+                at,
+                ReadErrorKind::Unexpected {
+                    expected: "a palette key: one character, not `.`",
+                    found: format!("{key:?}"),
+                },
+            ),
+        }
     }
 
     /// One override: `(target: [..], name: Some(..), transform: Some(..), set: [..], add: [..],
@@ -860,6 +1010,8 @@ impl<'a> Parser<'a> {
     }
 }
 
+const IJ: [&str; 2] = ["i", "j"];
+const IJ_KEY: [&str; 3] = ["i", "j", "key"];
 const MESH_SOURCE_FIELDS: [&str; 2] = ["source", "value"];
 const MESH_SOURCE_PATHS: [&str; 2] = ["mesh.source", "mesh.value"];
 const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];

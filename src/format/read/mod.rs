@@ -398,8 +398,10 @@ struct Top {
     entities: Option<EntityMap>,
     roots: Option<Vec<u64>>,
     next_id: Option<u64>,
+    layers: Vec<crate::format::TileLayer>,
+    layer_spans: Vec<crate::format::source_map::LayerSpans>,
     /// Value spans, as [`SourceMap::top`] keeps them.
-    offsets: [Span; 5],
+    offsets: [Span; 6],
 }
 
 impl Default for Top {
@@ -410,7 +412,9 @@ impl Default for Top {
             entities: None,
             roots: None,
             next_id: None,
-            offsets: [Span::NONE; 5],
+            layers: Vec::new(),
+            layer_spans: Vec::new(),
+            offsets: [Span::NONE; 6],
         }
     }
 }
@@ -424,6 +428,7 @@ impl Top {
             entities: self.entities?,
             roots: self.roots?,
             next_id: self.next_id?,
+            layers: self.layers,
         })
     }
 }

@@ -262,13 +262,14 @@ impl StreamRead {
 
     /// The result once the whole text is read.
     fn finish(&mut self) -> Option<ParsedScene> {
-        if self.seen != all(5) {
+        if self.seen & all(5) != all(5) {
             return None;
         }
         let mut top = std::mem::take(&mut self.top);
         top.entities = Some(std::mem::take(&mut self.entities));
         let mut map = std::mem::take(&mut self.map);
         map.top = top.offsets;
+        map.layers = std::mem::take(&mut top.layer_spans);
         let doc = top.into_doc()?;
         let tables = self.tables.take()?;
         Some(tables.finish(doc, map, std::mem::take(&mut self.wide)))
@@ -309,6 +310,14 @@ mod tests {
             RICH.as_bytes().to_vec(),
             RICH.replace("\r\n", "\n").into_bytes(),
         ];
+        // Tile layers: a top-level field after the entities.
+        for scene in ["dungeon", "meadow"] {
+            let path = format!(
+                "{}/assets/scenes/{scene}.forge.ron",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            out.push(std::fs::read(path).unwrap_or_default());
+        }
         for dir in ["valid", "invalid", "warnings"] {
             let path = format!("{}/tests/fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
             for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {

@@ -162,8 +162,9 @@ pub(crate) fn rewrite(text: &str) -> Option<Rewritten> {
 
 /// `text` with each of its references moved under the entity `prefix` (`#2` becomes `#5/2`,
 /// `#4/1` becomes `#5/4/1`): a prefab's expression as placed by instance entity 5; `None`
-/// when it has no reference.
-pub(crate) fn prefix_references(text: &str, prefix: u64) -> Option<String> {
+/// when it has no reference. A longer `prefix` goes in whole (`[40, 3, 4]`: `#2` becomes
+/// `#40/3/4/2`, as a tile layer's cell places it).
+pub(crate) fn prefix_references(text: &str, prefix: &[u64]) -> Option<String> {
     let refs = rewrite(text)?.refs;
     if refs.is_empty() {
         return None;
@@ -172,8 +173,10 @@ pub(crate) fn prefix_references(text: &str, prefix: u64) -> Option<String> {
     let mut from = 0;
     for r in &refs {
         out.push_str(&text[from..=r.at]);
-        out.push_str(&prefix.to_string());
-        out.push('/');
+        for id in prefix {
+            out.push_str(&id.to_string());
+            out.push('/');
+        }
         from = r.at + 1;
     }
     out.push_str(&text[from..]);
@@ -249,11 +252,11 @@ mod tests {
     #[test]
     fn prefixing_moves_every_reference_under_the_instance() {
         assert_eq!(
-            prefix_references("vec![#2, #4/1] // #3", 5).as_deref(),
+            prefix_references("vec![#2, #4/1] // #3", &[5]).as_deref(),
             Some("vec![#5/2, #5/4/1] // #3")
         );
-        assert_eq!(prefix_references("\"#2\"", 5), None);
-        assert_eq!(prefix_references("1#2", 5), None, "not a reference");
+        assert_eq!(prefix_references("\"#2\"", &[5]), None);
+        assert_eq!(prefix_references("1#2", &[5]), None, "not a reference");
     }
 
     #[test]
