@@ -34,6 +34,7 @@ use serde::de::{
 use super::eras::{EntitySeed, HandleRef, HandleSeed, Keys};
 use super::{ImportOptions, NoteKind};
 use crate::format::{ComponentData, CustomComponent, CustomField, EntityNode};
+use crate::schema::expr::float_text;
 use crate::schema::{
     ComponentSchema, FieldKind, FieldSchema, MemberSchema, TypeSchema, VariantSchema,
 };
@@ -184,22 +185,6 @@ pub(crate) enum Unwritable {
     Other(String),
     /// An entity outside the world.
     Outside,
-}
-
-/// A float as field expressions write it (as `render` does).
-fn float_text(v: f64, f32ish: bool) -> String {
-    let ty = if f32ish { "f32" } else { "f64" };
-    if v.is_nan() {
-        format!("{ty}::NAN")
-    } else if v == f64::INFINITY {
-        format!("{ty}::INFINITY")
-    } else if v == f64::NEG_INFINITY {
-        format!("{ty}::NEG_INFINITY")
-    } else if f32ish {
-        format!("{:?}", v as f32)
-    } else {
-        format!("{v:?}")
-    }
 }
 
 impl Val {

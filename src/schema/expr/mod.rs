@@ -53,6 +53,7 @@
 mod eval;
 mod refs;
 mod render;
+pub(crate) use render::float_text;
 mod scan;
 mod target;
 mod types;

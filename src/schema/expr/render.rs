@@ -27,7 +27,9 @@ struct Render<'a> {
     entity: &'a dyn Fn(&dyn PartialReflect) -> Option<String>,
 }
 
-fn float_text(v: f64, f32ish: bool) -> String {
+/// A float as field expressions write it: `f32::NAN`, `f64::INFINITY`, or the shortest text
+/// that reads back to the same bits (`f32ish` for an `f32`).
+pub(crate) fn float_text(v: f64, f32ish: bool) -> String {
     let ty = if f32ish { "f32" } else { "f64" };
     if v.is_nan() {
         format!("{ty}::NAN")
