@@ -53,6 +53,7 @@
 mod eval;
 mod refs;
 mod render;
+#[cfg(feature = "import")]
 pub(crate) use render::float_text;
 mod scan;
 mod target;
