@@ -545,6 +545,9 @@ pub(crate) fn diff_with_hashes(
 struct Positions<'a> {
     doc: &'a SceneDoc,
     lists: HashMap<Option<u64>, HashMap<u64, usize>>,
+    /// How many times each list was searched without a map: the first few lookups in a long
+    /// list (one painted cell among 10,000) scan it rather than build a map.
+    scans: HashMap<Option<u64>, u32>,
 }
 
 impl<'a> Positions<'a> {
@@ -552,6 +555,7 @@ impl<'a> Positions<'a> {
         Self {
             doc,
             lists: HashMap::new(),
+            scans: HashMap::new(),
         }
     }
 
@@ -563,8 +567,16 @@ impl<'a> Positions<'a> {
             None => &doc.roots,
             Some(p) => doc.entities.get(&p).map_or(&[], |n| n.children.as_slice()),
         };
+        let scan = |list: &[u64]| list.iter().position(|c| *c == id).unwrap_or(list.len());
         if list.len() <= 16 {
-            return list.iter().position(|c| *c == id).unwrap_or(list.len());
+            return scan(list);
+        }
+        if !self.lists.contains_key(&parent) {
+            let scans = self.scans.entry(parent).or_insert(0);
+            if *scans < 8 {
+                *scans += 1;
+                return scan(list);
+            }
         }
         let map = self.lists.entry(parent).or_insert_with(|| {
             let mut map = HashMap::with_capacity(list.len());

@@ -24,6 +24,8 @@
 //! error (`forge::prefab::add_existing`): use `set`. Values that overrides change are checked
 //! with the scene's rules and reported at the override's line ([`ExpandedScene::locate`]).
 
+pub(crate) mod painted;
+
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -554,7 +556,8 @@ fn expand_layer<'p>(
         return;
     }
     let field = format!("layers[{n}]");
-    let mut seen = bevy_platform::collections::HashSet::<(u64, u64)>::default();
+    into.out.entities.reserve(per_cell);
+    into.paths.reserve(per_cell);
     let mut roots = Vec::new();
     // The cell each filled cell's prefab is placed for, with its prefab.
     let mut cells: HashMap<(u64, u64), usize> = HashMap::default();
@@ -565,10 +568,12 @@ fn expand_layer<'p>(
         let Some(cell_prefab) = prefabs[k] else {
             continue;
         };
-        if !seen.insert((i, j)) {
-            continue;
+        match cells.entry((i, j)) {
+            bevy_platform::collections::hash_map::Entry::Occupied(_) => continue,
+            bevy_platform::collections::hash_map::Entry::Vacant(cell) => {
+                cell.insert(k);
+            }
         }
-        cells.insert((i, j), k);
         let prefix = [id, i, j];
         let place = Placement {
             prefix: &prefix,
@@ -577,7 +582,7 @@ fn expand_layer<'p>(
             at: id,
             field: &field,
         };
-        place_prefab(
+        roots.extend(place_prefab(
             &place,
             cell_prefab,
             into.out,
@@ -585,14 +590,7 @@ fn expand_layer<'p>(
             into.instances,
             into.diagnostics,
             map,
-        );
-        roots.extend(
-            cell_prefab
-                .doc
-                .roots
-                .iter()
-                .map(|r| key_of(&prefixed(&prefix, cell_prefab, *r))),
-        );
+        ));
     }
     if let Some(node) = into.out.entities.get_mut(&id) {
         node.children = roots;
@@ -639,9 +637,10 @@ fn expand_layer<'p>(
 /// The path of prefab entity `key` (a key of `prefab`'s document) under `prefix` (an instance
 /// entity's id, or a layer's id and a cell's `i` and `j`).
 fn prefixed(prefix: &[u64], prefab: &ExpandedScene, key: u64) -> Vec<u64> {
-    let mut path = Vec::with_capacity(prefix.len() + 3);
+    let inner = prefab.paths.get(&key);
+    let mut path = Vec::with_capacity(prefix.len() + inner.map_or(1, |p| p.len()));
     path.extend_from_slice(prefix);
-    match prefab.paths.get(&key) {
+    match inner {
         Some(p) => path.extend_from_slice(p),
         None => path.push(key),
     }
@@ -668,18 +667,24 @@ fn place_prefab(
     instances: &mut HashMap<u64, EcoString>,
     diagnostics: &mut Vec<Diagnostic>,
     map: &SourceMap,
-) {
+) -> Vec<u64> {
     let id = place.parent;
-    let keys: HashMap<u64, u64> = prefab
+    // Each prefab entity's path and key here, in the prefab's order (one path each: a layer
+    // places its prefabs thousands of times).
+    let (placed, keys): (Vec<Box<[u64]>>, Vec<u64>) = prefab
         .doc
         .entities
         .keys()
-        .map(|k| (*k, key_of(&prefixed(place.prefix, prefab, *k))))
-        .collect();
-    for (k, node) in &prefab.doc.entities {
-        let new_key = keys[k];
+        .map(|k| {
+            let path = prefixed(place.prefix, prefab, *k).into_boxed_slice();
+            let key = key_of(&path);
+            (path, key)
+        })
+        .unzip();
+    let key_here = |k: &u64| prefab.doc.entities.get_index_of(k).map(|i| keys[i]);
+    let roots = prefab.doc.roots.iter().filter_map(key_here).collect();
+    for ((node, path), &new_key) in prefab.doc.entities.values().zip(placed).zip(&keys) {
         if out.entities.contains_key(&new_key) {
-            let path = prefixed(place.prefix, prefab, *k);
             let mut d = Diagnostic::new(
                 Severity::Error,
                 "forge::prefab::key_collision",
@@ -699,19 +704,14 @@ fn place_prefab(
         }
         let mut copy = EntityNode {
             id: new_key,
-            parent: Some(
-                node.parent
-                    .and_then(|p| keys.get(&p).copied())
-                    .unwrap_or(id),
-            ),
-            children: node
-                .children
-                .iter()
-                .filter_map(|c| keys.get(c).copied())
-                .collect(),
-            ..node.clone()
+            name: node.name.clone(),
+            parent: Some(node.parent.and_then(|p| key_here(&p)).unwrap_or(id)),
+            children: node.children.iter().filter_map(key_here).collect(),
+            transform: node.transform,
+            components: node.components.clone(),
+            locked: node.locked,
+            instance: None,
         };
-        copy.instance = None;
         if let (Some(offset), None) = (place.offset, node.parent) {
             let t = &mut copy.transform.translation;
             t.x += offset.x;
@@ -720,16 +720,14 @@ fn place_prefab(
         }
         prefix_component_references(&mut copy, place.prefix);
         out.entities.insert(new_key, copy);
-        paths.insert(
-            new_key,
-            prefixed(place.prefix, prefab, *k).into_boxed_slice(),
-        );
+        paths.insert(new_key, path);
     }
     for (k, scene) in &prefab.instances {
-        if let Some(key) = keys.get(k) {
-            instances.insert(*key, scene.clone());
+        if let Some(key) = key_here(k) {
+            instances.insert(key, scene.clone());
         }
     }
+    roots
 }
 
 /// Moves the entity references (`#2`) of `node`'s custom components, written in its prefab's

@@ -273,10 +273,23 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
                 }
             }
         }
-        if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
-            applied.0.insert(id, AppliedDoc::of(scene));
+        if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>()
+            && let Some(last) = applied.0.insert(id, AppliedDoc::of(scene))
+        {
+            drop_elsewhere((last, old));
         }
     });
+}
+
+/// Drops `value` on the async compute pool when the app has threads: the last reference to a
+/// large scene's previous document frees thousands of allocations, which the frame need not
+/// wait for.
+fn drop_elsewhere<T: Send + 'static>(value: T) {
+    let pool = bevy_tasks::AsyncComputeTaskPool::try_get();
+    match pool.filter(|_| cfg!(feature = "multi_threaded")) {
+        Some(pool) => pool.spawn(async move { drop(value) }).detach(),
+        None => drop(value),
+    }
 }
 
 fn alive(world: &World, entity: Entity) -> bool {
@@ -502,6 +515,38 @@ fn patch_builtin(
 /// Sorts `parent`'s `Children` so the scene's entities follow `order`; other children keep their
 /// relative order after them. Untouched (no change detection) when already in order.
 fn order_children(world: &mut World, parent: Entity, order: &[u64], instance: &ForgeSceneInstance) {
+    let want: Vec<Entity> = order.iter().filter_map(|id| instance.by_key(*id)).collect();
+    let Some(children) = world.get::<Children>(parent) else {
+        return;
+    };
+    let n = children.len();
+    if n >= want.len() && children[..want.len()] == want[..] {
+        return; // in order, children the game added after them
+    }
+    // One child out of place (a cell painted: its entity was spawned last): moved by swaps
+    // within the run that differs, without ranking the thousands around it.
+    if n == want.len() {
+        let lo = (0..n).find(|&k| children[k] != want[k]).unwrap_or(0);
+        let hi = (0..n).rev().find(|&k| children[k] != want[k]).unwrap_or(0);
+        let (c, w) = (&children[lo..=hi], &want[lo..=hi]);
+        let m = c.len();
+        let back = m > 1 && c[..m - 1] == w[1..] && c[m - 1] == w[0];
+        let forth = m > 1 && c[1..] == w[..m - 1] && c[0] == w[m - 1];
+        if back || forth {
+            if let Some(mut children) = world.get_mut::<Children>(parent) {
+                if back {
+                    for k in (lo..hi).rev() {
+                        children.swap(k, k + 1);
+                    }
+                } else {
+                    for k in lo..hi {
+                        children.swap(k, k + 1);
+                    }
+                }
+            }
+            return;
+        }
+    }
     let rank: HashMap<Entity, usize> = order
         .iter()
         .enumerate()

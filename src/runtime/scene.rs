@@ -232,7 +232,8 @@ impl ForgeScene {
             ..
         } = checked;
         let spawned = expanded.as_ref().map_or(&source.parsed.doc, |e| &e.doc);
-        let (prepared, materials) = prepare_in_world(world, spawned);
+        let placed = expanded.as_ref().map(|e| &**e.placed_paths());
+        let (prepared, materials) = prepare_in_world(world, spawned, placed);
         Ok(ForgeScene {
             doc: Arc::new(source.parsed.doc),
             expanded: expanded.map(Arc::new),
@@ -252,13 +253,43 @@ impl ForgeScene {
     /// [`apply_diff`](super::apply_diff).
     ///
     /// [`diff`]: crate::diff::diff
+    ///
+    /// When the two versions differ only in the cells of their tile layers (a paint), only
+    /// the painted cells' entities and their layer entities are compared: the same diff, in
+    /// time proportional to the paint rather than to the layer.
     pub fn changes_since(&self, old: &ForgeScene) -> SceneDiff {
+        if let Some(old) = old.version()
+            && let Some(changes) = self.painted_since(&old)
+        {
+            return changes;
+        }
         crate::diff::diff_with_hashes(
             old.spawn_doc(),
             old.text_hashes.as_deref(),
             self.spawn_doc(),
             self.text_hashes.as_deref(),
         )
+    }
+
+    /// This scene as a version for a paint diff, when it places prefabs.
+    pub(crate) fn version(&self) -> Option<crate::prefab::painted::Version<'_>> {
+        Some(crate::prefab::painted::Version {
+            file: &self.doc,
+            expanded: self.expanded.as_deref()?,
+            prefab_docs: &self.prefabs.docs,
+        })
+    }
+
+    /// The changes from `old` when only cells of tile layers were painted
+    /// ([`crate::prefab::painted`]).
+    pub(crate) fn painted_since(
+        &self,
+        old: &crate::prefab::painted::Version<'_>,
+    ) -> Option<SceneDiff> {
+        let new = self.version()?;
+        crate::prefab::painted::cell_diff(old, &new, &|path: &str| {
+            self.prefabs.scenes.get(path).map(|s| &**s)
+        })
     }
 
     /// Where each entity, field and component was written in the file, when the scene was
@@ -307,7 +338,8 @@ pub(crate) fn build(
     keep_source_map: bool,
 ) -> ForgeScene {
     let spawned = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
-    let (prepared, materials) = prepare_entities(spawned, &parsed.source_map, sink, path);
+    let placed = expanded.as_ref().map(|e| &**e.placed_paths());
+    let (prepared, materials) = prepare_entities(spawned, placed, &parsed.source_map, sink, path);
     // Entry hashes describe the file's entities, which are what spawns only without instances.
     let text_hashes = expanded
         .is_none()
@@ -335,9 +367,15 @@ impl<T> PrepareSink for T {}
 
 /// Prepares the built-in components of every entity of `doc` (in `doc.entities` order), and
 /// collects the scene's materials. Custom components are built by `super::custom::prepare`.
+///
+/// The entities a prefab placed (`placed`: their id paths by key) share their prepared values:
+/// the components of one prefab entity, placed in every cell of a tile layer or by every
+/// instance, are prepared once (asset handles loaded once) and cloned for the others, unless
+/// an override changed them.
 #[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
 pub(crate) fn prepare_entities(
     doc: &SceneDoc,
+    placed: Option<&crate::prefab::PlacedPaths>,
     source_map: &SourceMap,
     sink: &mut impl PrepareSink,
     path: &str,
@@ -350,18 +388,35 @@ pub(crate) fn prepare_entities(
     let mut prepared = PreparedBuiltins::default();
     #[cfg(feature = "builtins")]
     prepared.starts.reserve_exact(doc.entities.len() + 1);
+    #[cfg(feature = "builtins")]
+    let mut shared = Shared::default();
     for (id, node) in &doc.entities {
         #[cfg(feature = "builtins")]
         prepared
             .starts
             .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
+        // The entity's id in the prefab that placed it, when one did.
+        #[cfg(feature = "builtins")]
+        let own = placed.and_then(|p| p.get(id)).and_then(|path| path.last());
         for (index, component) in node.components.iter().enumerate() {
             if let ComponentData::Custom(_) = component {
                 continue; // built by `super::custom::prepare`
             }
             #[cfg(feature = "builtins")]
+            let slot = own.map(|own| (*own, index));
+            #[cfg(feature = "builtins")]
+            if let Some(p) = slot.and_then(|slot| shared.get(slot, component)) {
+                prepared.components.push(p.clone());
+                continue;
+            }
+            #[cfg(feature = "builtins")]
             match super::builtin::prepare(component, sink, &mut sub) {
-                Ok(Some(p)) => prepared.components.push(p),
+                Ok(Some(p)) => {
+                    if let Some(slot) = slot {
+                        shared.keep(slot, component, &p);
+                    }
+                    prepared.components.push(p)
+                }
                 Ok(None) => {}
                 Err(message) => {
                     let at = source_map
@@ -402,9 +457,52 @@ pub(crate) fn prepare_entities(
     (prepared, materials)
 }
 
+/// Built-in components already prepared for entities prefabs placed, by the entity's id in
+/// its prefab and the component's index: a few values each (palette prefabs of one layer
+/// share ids; overrides change values), compared before one is reused.
+#[cfg(feature = "builtins")]
+#[derive(Default)]
+struct Shared<'d> {
+    by_slot: HashMap<(u64, usize), Vec<(&'d ComponentData, super::builtin::PreparedComponent)>>,
+}
+
+#[cfg(feature = "builtins")]
+impl<'d> Shared<'d> {
+    /// Values kept per slot.
+    const VARIANTS: usize = 8;
+
+    fn get(
+        &self,
+        slot: (u64, usize),
+        component: &ComponentData,
+    ) -> Option<&super::builtin::PreparedComponent> {
+        self.by_slot
+            .get(&slot)?
+            .iter()
+            .find(|(c, _)| *c == component)
+            .map(|(_, p)| p)
+    }
+
+    fn keep(
+        &mut self,
+        slot: (u64, usize),
+        component: &'d ComponentData,
+        prepared: &super::builtin::PreparedComponent,
+    ) {
+        let kept = self.by_slot.entry(slot).or_default();
+        if kept.len() < Self::VARIANTS {
+            kept.push((component, prepared.clone()));
+        }
+    }
+}
+
 /// The built-ins of `doc` prepared with `world`'s asset server (meshes added to its
 /// `Assets<Mesh>`): a scene edited in memory.
-fn prepare_in_world(world: &mut World, doc: &SceneDoc) -> (PreparedBuiltins, Vec<MaterialData>) {
+fn prepare_in_world(
+    world: &mut World,
+    doc: &SceneDoc,
+    placed: Option<&crate::prefab::PlacedPaths>,
+) -> (PreparedBuiltins, Vec<MaterialData>) {
     #[cfg(feature = "builtins")]
     {
         let server = world.get_resource::<bevy_asset::AssetServer>().cloned();
@@ -412,6 +510,7 @@ fn prepare_in_world(world: &mut World, doc: &SceneDoc) -> (PreparedBuiltins, Vec
         let (Some(server), true) = (server, meshes) else {
             return prepare_entities(
                 doc,
+                placed,
                 &SourceMap::default(),
                 &mut super::builtin::NoAssets,
                 "(in memory)",
@@ -423,13 +522,13 @@ fn prepare_in_world(world: &mut World, doc: &SceneDoc) -> (PreparedBuiltins, Vec
                     server,
                     meshes: &mut meshes,
                 };
-                prepare_entities(doc, &SourceMap::default(), &mut sink, "(in memory)")
+                prepare_entities(doc, placed, &SourceMap::default(), &mut sink, "(in memory)")
             },
         )
     }
     #[cfg(not(feature = "builtins"))]
     {
         let _ = world;
-        prepare_entities(doc, &SourceMap::default(), &mut (), "(in memory)")
+        prepare_entities(doc, placed, &SourceMap::default(), &mut (), "(in memory)")
     }
 }

@@ -216,6 +216,17 @@ pub(crate) struct AppliedDocs(pub(crate) HashMap<AssetId<ForgeScene>, AppliedDoc
 pub(crate) struct AppliedDoc {
     pub(crate) doc: Arc<SceneDoc>,
     pub(crate) text_hashes: Option<Arc<[u64]>>,
+    /// The document as read, its expansion and its prefabs' documents, when it places prefabs:
+    /// a paint of tile layer cells is diffed over the painted cells alone.
+    placed: Option<Placed>,
+}
+
+/// What [`AppliedDoc`] keeps of a scene that places prefabs (shared, not copied).
+#[derive(Clone)]
+struct Placed {
+    file: Arc<SceneDoc>,
+    expanded: Arc<crate::prefab::ExpandedScene>,
+    prefab_docs: Vec<(crate::format::EcoString, Arc<SceneDoc>)>,
 }
 
 impl AppliedDoc {
@@ -223,11 +234,26 @@ impl AppliedDoc {
         Self {
             doc: scene.spawn_doc().clone(),
             text_hashes: scene.text_hashes.clone(),
+            placed: scene.expanded.as_ref().map(|expanded| Placed {
+                file: scene.doc.clone(),
+                expanded: expanded.clone(),
+                prefab_docs: scene.prefabs.docs.clone(),
+            }),
         }
     }
 
     /// The changes from this document to `scene`'s (see [`ForgeScene::changes_since`]).
     pub(crate) fn changes_to(&self, scene: &ForgeScene) -> crate::diff::SceneDiff {
+        if let Some(placed) = &self.placed {
+            let old = crate::prefab::painted::Version {
+                file: &placed.file,
+                expanded: &placed.expanded,
+                prefab_docs: &placed.prefab_docs,
+            };
+            if let Some(changes) = scene.painted_since(&old) {
+                return changes;
+            }
+        }
         crate::diff::diff_with_hashes(
             &self.doc,
             self.text_hashes.as_deref(),
