@@ -1,9 +1,12 @@
 //! `textDocument/hover`: what a built-in field takes (type, unit, range, default), a custom
 //! component or field as the game's schema file describes it (kind, range, its Rust doc
 //! comment), the entity an id, reference or override target names (name, path, components),
-//! and the prefab an instance places (name, roots).
+//! the prefab an instance places (name, roots), and a tile layer's cell (its palette key and
+//! prefab, its `(i, j)` and id path, the prefab's roots there).
 
-use bevy_forge_scene::format::{BuiltinField, BuiltinTag, ComponentData, FieldRange, SceneDoc};
+use bevy_forge_scene::format::{
+    BuiltinField, BuiltinTag, ComponentData, EMPTY_CELL, FieldRange, SceneDoc, TileLayer,
+};
 use bevy_forge_scene::schema::{ComponentSchema, FieldSchema, SchemaFile};
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
@@ -88,6 +91,12 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
                 .and_then(|e| e.instance.as_ref())
                 .map(|i| i.scene.to_string());
             scene.and_then(|s| prefab_markdown(state, doc, &s))
+        }
+        Item::Cell {
+            layer, i, j, key, ..
+        } => {
+            let layer = parsed.doc.layers.iter().find(|l| l.id == *layer);
+            layer.map(|l| cell_markdown(state, doc, l, (*i, *j), *key))
         }
     };
     Ok(text.map(|value| Hover {
@@ -273,14 +282,91 @@ fn custom_markdown(
     }
 }
 
-fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String> {
+/// The prefab file `scene` (an asset path) as it is on disk, when it reads.
+fn read_prefab(state: &State, doc: &Document, scene: &str) -> Option<SceneDoc> {
     let root = doc.checked.as_ref()?.root.clone();
     let path = root.join(scene);
     let bytes = state.file_text(&path).ok()?;
     let text = String::from_utf8_lossy(&bytes);
-    let prefab = SceneDoc::from_str(text.trim_start_matches('\u{feff}'))
-        .ok()?
-        .doc;
+    Some(
+        SceneDoc::from_str(text.trim_start_matches('\u{feff}'))
+            .ok()?
+            .doc,
+    )
+}
+
+/// A palette key in code: `` ` `` itself needs a longer fence.
+fn key_code(key: char) -> String {
+    if key == '`' {
+        "`` ` ``".to_owned()
+    } else {
+        format!("`{key}`")
+    }
+}
+
+/// Cell `(i, j)` of `layer`, written as `key`: the palette entry and prefab it places, its id
+/// path, the prefab's roots there (by their paths), and the overrides of the cell.
+fn cell_markdown(
+    state: &State,
+    doc: &Document,
+    layer: &TileLayer,
+    (i, j): (u64, u64),
+    key: char,
+) -> String {
+    let l = layer.id;
+    let mut out = if layer.name.is_empty() {
+        format!("cell ({i}, {j}) of layer `#{l}`")
+    } else {
+        format!("cell ({i}, {j}) of layer **{}** `#{l}`", escape(&layer.name))
+    };
+    if key == EMPTY_CELL {
+        out.push_str(&format!(
+            "\n\nempty: {} places nothing",
+            key_code(EMPTY_CELL)
+        ));
+        return out;
+    }
+    let Some(scene) = layer.prefab(key) else {
+        out.push_str(&format!(
+            "\n\nkey {} is not in the layer's palette",
+            key_code(key)
+        ));
+        return out;
+    };
+    out.push_str(&format!(
+        "\n\nkey {} → `{scene}`\n\nid path `[{l}, {i}, {j}]` (`#{l}/{i}/{j}/…` for its entities)",
+        key_code(key)
+    ));
+    if let Some(prefab) = read_prefab(state, doc, scene) {
+        let roots: Vec<String> = prefab
+            .roots
+            .iter()
+            .filter_map(|r| prefab.entities.get(r))
+            .map(|e| format!("`#{l}/{i}/{j}/{}` {}", e.id, escape(&e.name)))
+            .collect();
+        out.push_str(&format!(
+            "\n\nprefab **{}**: {} entities\n\nroots: {}",
+            escape(&prefab.name),
+            prefab.entities.len(),
+            roots.join(", ")
+        ));
+    }
+    let overrides = layer
+        .overrides
+        .iter()
+        .filter(|o| o.target.get(..2) == Some(&[i, j][..]))
+        .count();
+    if overrides > 0 {
+        out.push_str(&format!(
+            "\n\n{overrides} override{} of this cell",
+            if overrides == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
+fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String> {
+    let prefab = read_prefab(state, doc, scene)?;
     let roots: Vec<String> = prefab
         .roots
         .iter()

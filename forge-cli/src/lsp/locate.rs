@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use bevy_forge_scene::format::{CustomPart, OverridePart, ParsedScene, Span};
+use bevy_forge_scene::format::{CustomPart, LayerPart, OverridePart, ParsedScene, Span};
 use bevy_forge_scene::schema::expr::entity_references;
 
 /// Something a position falls on.
@@ -53,6 +53,17 @@ pub enum Item {
         path: Vec<u64>,
         range: Range<usize>,
     },
+    /// Cell `(i, j)` of tile layer `layer`: a character of its `rows` (`key` [`EMPTY_CELL`]
+    /// for an empty cell) or an entry of its sparse `cells`.
+    ///
+    /// [`EMPTY_CELL`]: bevy_forge_scene::format::EMPTY_CELL
+    Cell {
+        layer: u64,
+        i: u64,
+        j: u64,
+        key: char,
+        range: Range<usize>,
+    },
 }
 
 impl Item {
@@ -66,7 +77,8 @@ impl Item {
             | Item::Field { range, .. }
             | Item::Custom { range, .. }
             | Item::Scene { range, .. }
-            | Item::Target { range, .. } => range.clone(),
+            | Item::Target { range, .. }
+            | Item::Cell { range, .. } => range.clone(),
         }
     }
 }
@@ -104,6 +116,58 @@ pub fn entity_at(parsed: &ParsedScene, offset: usize) -> Option<u64> {
     contains(&entry, offset).then_some(*id)
 }
 
+/// The tile layer cell byte `offset` falls on: a character of a row string, or a sparse
+/// cell's entry.
+fn cell_at(parsed: &ParsedScene, offset: usize) -> Option<Item> {
+    let map = &parsed.source_map;
+    for layer in &parsed.doc.layers {
+        for (r, row) in layer.rows.iter().enumerate() {
+            let Some(written) = span(map.layer_part_span(layer.id, LayerPart::Row(r))) else {
+                continue;
+            };
+            if !contains(&written, offset) {
+                continue;
+            }
+            // Each character's place in the text (escapes and raw strings included).
+            let Some(whole) = map.layer_part_span(layer.id, LayerPart::Row(r)) else {
+                continue;
+            };
+            let at = |byte: usize| map.expr_offset(whole, row, byte);
+            let mut chars = row.char_indices().enumerate().peekable();
+            while let Some((column, (byte, key))) = chars.next() {
+                let end = chars.peek().map_or(row.len(), |(_, (b, _))| *b);
+                let range = at(byte)..at(end);
+                if range.start <= offset && offset < range.end.max(range.start + 1) {
+                    let (i, j) = layer.row_cell(r, column);
+                    return Some(Item::Cell {
+                        layer: layer.id,
+                        i,
+                        j,
+                        key,
+                        range,
+                    });
+                }
+            }
+            return None;
+        }
+        for (k, cell) in layer.cells.iter().enumerate() {
+            let Some(written) = span(map.layer_part_span(layer.id, LayerPart::Cell(k))) else {
+                continue;
+            };
+            if contains(&written, offset) {
+                return Some(Item::Cell {
+                    layer: layer.id,
+                    i: u64::from(cell.i),
+                    j: u64::from(cell.j),
+                    key: cell.key,
+                    range: written,
+                });
+            }
+        }
+    }
+    None
+}
+
 /// What byte `offset` of `text` (the text `parsed` was read from, after its byte-order mark)
 /// falls on.
 pub fn item_at(parsed: &ParsedScene, text: &str, offset: usize) -> Option<Item> {
@@ -118,6 +182,9 @@ pub fn item_at(parsed: &ParsedScene, text: &str, offset: usize) -> Option<Item> 
                 field: "roots",
                 range,
             });
+    }
+    if let Some(cell) = cell_at(parsed, offset) {
+        return Some(cell);
     }
     let id = entity_at(parsed, offset)?;
     let entity = parsed.doc.entities.get(&id)?;

@@ -59,6 +59,20 @@ pub fn definition(
                 _ => None,
             }
         }
+        // A cell: the prefab its key places.
+        Item::Cell { layer, key, .. } => {
+            let scene = parsed
+                .doc
+                .layers
+                .iter()
+                .find(|l| l.id == *layer)
+                .and_then(|l| l.prefab(*key))
+                .map(str::to_owned);
+            match (scene, root) {
+                (Some(scene), Some(root)) => prefab_location(state, &root.join(scene)),
+                _ => None,
+            }
+        }
         other => match named_path(other) {
             Some(path) => path_location(state, doc, &p.text_document.uri, &path),
             None => None,

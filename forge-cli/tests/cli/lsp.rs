@@ -530,6 +530,76 @@ fn hover_tells_fields_entities_references_targets_and_prefabs() {
     c.stop();
 }
 
+/// The repository's dungeon with a floor key outside the BMP (`🌲`, two UTF-16 units) before a
+/// coin in the second row, and a sparse layer of loot after the rooms.
+fn dungeon() -> (tempfile::TempDir, String) {
+    let root = repo().join("assets");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let loot = "    (\n      id: 3,\n      name: \"Loot\",\n      parent: None,\n      plane: xy,\n      cell_size: (x: 16.0, y: 16.0),\n      origin: (x: 0.0, y: 0.0, z: 1.0),\n      palette: {\"c\": \"prefabs/coin.forge.ron\"},\n      cells: [(i: 1, j: 2, key: \"c\"), (i: 2, j: 7, key: \"c\")],\n    ),\n  ],\n)";
+    let text = read("scenes/dungeon.forge.ron")
+        .replace(
+            "\"_\": \"prefabs/floor.forge.ron\",",
+            "\"_\": \"prefabs/floor.forge.ron\",\n        \"🌲\": \"prefabs/floor.forge.ron\",",
+        )
+        .replace("\"#__c___#\"", "\"#🌲_c___#\"")
+        .replace("next_id: 3", "next_id: 4");
+    let end = text.rfind("  ],\n)").unwrap();
+    let scene = format!("{}{loot}\n", &text[..end]);
+    let mut files = vec![("assets/scenes/dungeon.forge.ron".to_owned(), scene.clone())];
+    for prefab in ["wall", "floor", "coin"] {
+        let path = format!("prefabs/{prefab}.forge.ron");
+        files.push((format!("assets/{path}"), read(&path)));
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    (project(&files), scene)
+}
+
+#[test]
+fn hover_on_a_cell_tells_its_key_prefab_and_id_path() {
+    let (dir, text) = dungeon();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/scenes/dungeon.forge.ron"));
+    c.open(&u, &text);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    // The coin after the wide key: row 1 of 6 is j = 4, the fourth character i = 3; the
+    // column is in UTF-16 units (the tree counts two).
+    let (line, col) = pos(&text, "\"#🌲_c", 0, 7);
+    let quote = text.lines().nth(line as usize).unwrap().find("\"#").unwrap() as u32;
+    assert_eq!(col, quote + 5);
+    let h = c.at("textDocument/hover", &u, line, col);
+    let value = h["contents"]["value"].as_str().unwrap_or_else(|| panic!("{h}"));
+    assert!(value.starts_with("cell (3, 4) of layer **Rooms** `#2`"), "{value}");
+    assert!(value.contains("key `c` → `prefabs/coin.forge.ron`"), "{value}");
+    assert!(value.contains("id path `[2, 3, 4]`"), "{value}");
+    assert!(value.contains("prefab **Coin**"), "{value}");
+    assert!(value.contains("roots: `#2/3/4/1` Floor"), "{value}");
+    // The hover covers that one character.
+    assert_eq!(h["range"], range_json([line, col, line, col + 1]));
+    // The wide key itself: one character of two UTF-16 units.
+    let h = c.at("textDocument/hover", &u, line, col - 3);
+    let value = h["contents"]["value"].as_str().unwrap_or_else(|| panic!("{h}"));
+    assert!(value.starts_with("cell (1, 4) of layer **Rooms**"), "{value}");
+    assert!(value.contains("key `🌲` → `prefabs/floor.forge.ron`"), "{value}");
+    assert_eq!(h["range"], range_json([line, col - 3, line, col - 1]));
+    // The coin the layer's override renames.
+    let h = hover_text(&mut c, &u, pos(&text, "\"#c____c#\"", 0, 7));
+    assert!(h.starts_with("cell (6, 1) of layer **Rooms**"), "{h}");
+    assert!(h.contains("1 override of this cell"), "{h}");
+    // An empty cell.
+    let h = hover_text(&mut c, &u, pos(&text, "\"###._###\"", 0, 4));
+    assert!(h.starts_with("cell (3, 2) of layer **Rooms**"), "{h}");
+    assert!(h.contains("empty: `.` places nothing"), "{h}");
+    // A sparse cell entry: the whole entry.
+    let h = hover_text(&mut c, &u, pos(&text, "(i: 2, j: 7", 0, 3));
+    assert!(h.starts_with("cell (2, 7) of layer **Loot** `#3`"), "{h}");
+    assert!(h.contains("id path `[3, 2, 7]`"), "{h}");
+    assert!(h.contains("roots: `#3/2/7/1` Floor"), "{h}");
+    // Definition on a cell opens its prefab.
+    let d = c.at("textDocument/definition", &u, line, col);
+    assert!(d["uri"].as_str().unwrap().ends_with("prefabs/coin.forge.ron"), "{d}");
+    c.stop();
+}
+
 #[test]
 fn definition_follows_ids_references_and_targets_into_prefab_files() {
     let (dir, text, mut c, u) = open_camp();
