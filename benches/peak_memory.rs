@@ -9,6 +9,15 @@
 //! /usr/bin/time -v <bench binary> theirs 100000 /tmp/forge-peak
 //! ```
 //!
+//! Tile layers against the same world flat (N is the prefab's entity count; 10 gives the
+//! 110k-entity layer of 100 × 100 cells):
+//!
+//! ```text
+//! cargo bench --bench peak_memory -- gen-tiles 10 /tmp/forge-tiles   # writes the files, once
+//! /usr/bin/time -v <bench binary> tiles 10 /tmp/forge-tiles
+//! /usr/bin/time -v <bench binary> tiles-flat 10 /tmp/forge-tiles
+//! ```
+//!
 //! `gen` writes `bench.forge.ron`, its cooked twin `bench.forge.bin`, and `bench.scn.ron` (the
 //! same world, written by Bevy's `DynamicWorld` serializer) into the directory; `ours` (text),
 //! `cooked` and `theirs` start a headless app
@@ -19,6 +28,8 @@
 #[path = "support/vs_bevy.rs"]
 mod both;
 mod support;
+#[path = "support/tiles.rs"]
+mod tiles;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,7 +43,7 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let [mode, n, dir] = args.as_slice() else {
-        eprintln!("usage: peak_memory gen|ours|cooked|theirs N DIR");
+        eprintln!("usage: peak_memory gen|ours|cooked|theirs|gen-tiles|tiles|tiles-flat N DIR");
         return;
     };
     let n: usize = n.parse().unwrap();
@@ -61,6 +72,31 @@ fn main() {
                 dir.join("bench.scn.ron").display(),
                 scn.len()
             );
+        }
+        "gen-tiles" => {
+            let prefab = tiles::prefab(n as u64);
+            std::fs::create_dir_all(dir.join("prefabs")).unwrap();
+            std::fs::write(dir.join("prefabs/tile.forge.ron"), &prefab).unwrap();
+            let level = tiles::level(&tiles::full_rows());
+            std::fs::write(dir.join("tiles.forge.ron"), &level).unwrap();
+            let flat = tiles::flat_text(&prefab);
+            std::fs::write(dir.join("tiles-flat.forge.ron"), &flat).unwrap();
+            println!(
+                "wrote tiles.forge.ron ({} bytes, with prefabs/tile.forge.ron of {n} entities) and tiles-flat.forge.ron ({} bytes) into {}",
+                level.len(),
+                flat.len(),
+                dir.display()
+            );
+        }
+        "tiles" | "tiles-flat" => {
+            let mut app = both::file_app(&dir);
+            let start = Instant::now();
+            let (root, _handle) = both::ours_load_spawn(&mut app, &format!("{mode}.forge.ron"));
+            let elapsed = start.elapsed();
+            let len = app.world().get::<ForgeSceneInstance>(root).unwrap().len();
+            let entities = tiles::SIDE * tiles::SIDE * n + 2;
+            assert_eq!(len, entities);
+            report(mode, entities, elapsed);
         }
         "ours" if std::env::var_os("PHASES").is_some() => {
             let mut app = both::file_app(&dir);
@@ -103,7 +139,9 @@ fn main() {
             assert_eq!(q.iter(world).count(), n);
             report("theirs", n, elapsed);
         }
-        other => eprintln!("unknown mode `{other}`: gen|ours|cooked|theirs"),
+        other => eprintln!(
+            "unknown mode `{other}`: gen|ours|cooked|theirs|gen-tiles|tiles|tiles-flat"
+        ),
     }
 }
 

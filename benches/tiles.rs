@@ -11,6 +11,9 @@
 //!   prepared, diffed and patched.
 //! - `tiles_paint/diff_apply`: diff + patch of the two expanded scenes only.
 //!
+//! Debug build: `cargo bench --bench tiles --profile dev` runs `tiles_load_spawn/layer_1` and
+//! `flat_1` only (the figure pfx gives for a debug build; the rest takes minutes there).
+//!
 //! Before timing, the bench checks that both sides spawn the same number of entities, and that a
 //! paint spawns one entity and writes no `Transform` or `Sprite` of any other cell (change
 //! ticks). The text sizes of both sides are printed.
@@ -19,6 +22,8 @@
 #[path = "support/vs_bevy.rs"]
 mod both;
 mod support;
+#[path = "support/tiles.rs"]
+mod tiles;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -31,92 +36,16 @@ use bevy_sprite::Sprite;
 use bevy_transform::components::Transform;
 use both::OursReloaded;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use tiles::{SIDE, flat, full_rows, level, prefab};
 
-const SIDE: usize = 100;
-
-fn transform(x: f32) -> String {
-    format!(
-        "transform: (translation: (x: {x:?}, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0))"
-    )
-}
-
-fn sprite(w: f32, h: f32) -> String {
-    format!(
-        "(type: sprite, data: (image: None, color: (r: 0.2, g: 0.7, b: 0.2, a: 1.0), custom_size: Some((x: {w:?}, y: {h:?})), flip_x: false, flip_y: false))"
-    )
-}
-
-fn tag(label: &str) -> String {
-    format!(
-        "(type: custom, data: (type_path: \"bench::Tag\", fields: [(name: \"label\", expr: \"\\\"{label}\\\"\")]))"
-    )
-}
-
-/// A prefab of `n` entities: a root with a sprite and a tag, and `n - 1` children with sprites.
-fn prefab(n: u64) -> String {
-    let mut entities = String::new();
-    for id in 1..=n {
-        let (parent, children, components) = if id == 1 {
-            let children: Vec<String> = (2..=n).map(|c| c.to_string()).collect();
-            (
-                "None".to_owned(),
-                children.join(", "),
-                format!("{}, {}", sprite(16.0, 16.0), tag("tile")),
-            )
-        } else {
-            ("Some(1)".to_owned(), String::new(), sprite(2.0, 2.0))
-        };
-        entities.push_str(&format!(
-            "  {id}: (id: {id}, name: \"Part {id}\", parent: {parent}, children: [{children}], {}, components: [{components}]),\n",
-            transform(id as f32 - 1.0)
-        ));
-    }
-    format!(
-        "(format_version: 1, name: \"Tile\", entities: {{\n{entities}}}, roots: [1], next_id: {})",
-        n + 1
-    )
-}
-
-/// The level: entity 1 "Ground" with layer 2 under it, `rows` of `t` (the prefab) and `.`.
-fn level(rows: &[String]) -> String {
-    let rows: Vec<String> = rows.iter().map(|r| format!("      \"{r}\",\n")).collect();
-    format!(
-        "(\n  format_version: 1,\n  name: \"Field\",\n  entities: {{\n    1: (id: 1, name: \"Ground\", parent: None, children: [], {}, components: []),\n  }},\n  roots: [1],\n  next_id: 3,\n  layers: [\n    (\n      id: 2,\n      name: \"Tiles\",\n      parent: Some(1),\n      plane: xy,\n      cell_size: (x: 16.0, y: 16.0),\n      origin: (x: 0.0, y: 0.0, z: 0.0),\n      palette: {{\n        \"t\": \"prefabs/tile.forge.ron\",\n      }},\n      rows: [\n{}      ],\n    ),\n  ],\n)\n",
-        transform(0.0),
-        rows.concat()
-    )
-}
-
-fn full_rows() -> Vec<String> {
-    vec!["t".repeat(SIDE); SIDE]
-}
-
-/// The expansion of `scene` as one plain document, ids `1..`.
-fn flat(scene: &ForgeScene) -> bevy_forge_scene::format::SceneDoc {
-    let doc = &scene.expanded().expect("the level places prefabs").doc;
-    let ids: std::collections::HashMap<u64, u64> = doc
-        .entities
-        .keys()
-        .enumerate()
-        .map(|(i, k)| (*k, i as u64 + 1))
-        .collect();
-    let mut out = bevy_forge_scene::format::SceneDoc::new("Field, flat");
-    for (key, node) in &doc.entities {
-        let mut node = node.clone();
-        node.id = ids[key];
-        node.parent = node.parent.map(|p| ids[&p]);
-        node.children = node.children.iter().map(|c| ids[c]).collect();
-        out.entities.insert(node.id, node);
-    }
-    out.roots = doc.roots.iter().map(|r| ids[r]).collect();
-    out.next_id = ids.len() as u64 + 1;
-    out
-}
+/// Built with debug assertions (`--profile dev`): only the one-entity prefab's load + spawn.
+const DEBUG: bool = cfg!(debug_assertions);
 
 fn tiles_load_spawn(c: &mut Criterion) {
     let mut group = c.benchmark_group("tiles_load_spawn");
     group.sample_size(10);
-    for per_cell in [1u64, 10] {
+    let sizes: &[u64] = if DEBUG { &[1] } else { &[1, 10] };
+    for &per_cell in sizes {
         let (mut app, dir) = both::memory_app();
         dir.insert_asset_text(Path::new("prefabs/tile.forge.ron"), &prefab(per_cell));
         let level_text = level(&full_rows());
@@ -124,7 +53,7 @@ fn tiles_load_spawn(c: &mut Criterion) {
         let handle = both::ours_load(&mut app, "field.forge.ron");
         let flat_text = {
             let scenes = app.world().resource::<Assets<ForgeScene>>();
-            flat(scenes.get(&handle).unwrap()).to_canonical_string()
+            flat(&scenes.get(&handle).unwrap().expanded().unwrap().doc).to_canonical_string()
         };
         drop(handle);
         let n = SIDE * SIDE * per_cell as usize + 2;
@@ -176,6 +105,9 @@ fn painted(on: bool) -> Vec<String> {
 }
 
 fn tiles_paint(c: &mut Criterion) {
+    if DEBUG {
+        return;
+    }
     let (mut app, dir) = both::memory_app();
     dir.insert_asset_text(Path::new("prefabs/tile.forge.ron"), &prefab(1));
     dir.insert_asset_text(Path::new("field.forge.ron"), &level(&painted(true)));
@@ -245,6 +177,46 @@ fn tiles_paint(c: &mut Criterion) {
             let event = apply_diff(&mut world, root, &mut instance, &changes, to);
             assert_eq!(event.added.len() + event.removed.len(), 1);
             at_b = !at_b;
+        })
+    });
+    // The phases of a reload, one at a time (see BENCHMARKS.md, "tiles"): the diff alone, the
+    // level read from text, and read + checked with its prefab (expansion and every rule).
+    let mut at_b = false;
+    group.bench_function(BenchmarkId::new("diff", cells), |bench| {
+        bench.iter(|| {
+            let (from, to) = if at_b { (sb, sa) } else { (sa, sb) };
+            at_b = !at_b;
+            to.changes_since(from)
+        })
+    });
+    let text = level(&painted(false));
+    group.bench_function(BenchmarkId::new("read", cells), |bench| {
+        bench.iter(|| bevy_forge_scene::format::SceneDoc::from_str(&text).unwrap())
+    });
+    let tile = prefab(1);
+    group.bench_function(BenchmarkId::new("read_check", cells), |bench| {
+        bench.iter(|| {
+            let source = bevy_forge_scene::pipeline::Source::read("field.forge.ron", text.as_bytes())
+                .unwrap();
+            let mut files =
+                bevy_forge_scene::pipeline::PrefabFiles::new(|_: &str| Ok(tile.clone().into_bytes()));
+            let checked = bevy_forge_scene::pipeline::check(source, &mut files);
+            assert!(!checked.has_errors());
+            checked
+        })
+    });
+    // Load only (read, check, build custom values, prepare built-ins), from a fresh path.
+    group.bench_function(BenchmarkId::new("load", cells), |bench| {
+        bench.iter_custom(|iters| {
+            both::per_fresh_path(
+                iters,
+                &mut app_b,
+                &dir_b,
+                "forge.ron",
+                text.as_bytes(),
+                |app, path| both::ours_load(app, path),
+                |_, handle| drop(handle),
+            )
         })
     });
     group.finish();
