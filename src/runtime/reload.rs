@@ -273,24 +273,12 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
                 }
             }
         }
-        if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>()
-            && let Some(last) = applied.0.insert(id, AppliedDoc::of(scene))
-        {
-            drop_elsewhere((last, old));
+        if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
+            applied.0.insert(id, AppliedDoc::of(scene));
         }
     });
 }
 
-/// Drops `value` on the async compute pool when the app has threads: the last reference to a
-/// large scene's previous document frees thousands of allocations, which the frame need not
-/// wait for.
-fn drop_elsewhere<T: Send + 'static>(value: T) {
-    let pool = bevy_tasks::AsyncComputeTaskPool::try_get();
-    match pool.filter(|_| cfg!(feature = "multi_threaded")) {
-        Some(pool) => pool.spawn(async move { drop(value) }).detach(),
-        None => drop(value),
-    }
-}
 
 fn alive(world: &World, entity: Entity) -> bool {
     world.get_entity(entity).is_ok()
