@@ -13,7 +13,7 @@ use bevy_asset::io::memory::{Dir, MemoryAssetReader};
 use bevy_asset::io::{
     AssetReader, AssetReaderError, AssetSourceBuilder, AssetSourceId, PathStream, Reader,
 };
-use bevy_asset::{AssetApp, AssetPlugin, AssetServer};
+use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle};
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
 
@@ -74,8 +74,13 @@ impl AssetReader for GatedReader {
     }
 }
 
-/// An app reading assets from `dir` through a gate per file.
-fn gated_app(dir: &Dir) -> (App, Gates) {
+/// An app reading `files` through a gate per file, with a root of `LEVEL` spawned (nothing
+/// read yet).
+fn gated_app(files: &[(&str, &str)]) -> (App, Gates, Entity, Handle<ForgeScene>) {
+    let dir = Dir::default();
+    for (path, text) in files {
+        dir.insert_asset_text(Path::new(path), text);
+    }
     let gates = Gates::default();
     let (root, for_reader) = (dir.clone(), gates.clone());
     let mut app = App::new();
@@ -98,7 +103,12 @@ fn gated_app(dir: &Dir) -> (App, Gates) {
     ));
     app.finish();
     app.cleanup();
-    (app, gates)
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<ForgeScene>(LEVEL);
+    let root = app.world_mut().spawn(ForgeSceneRoot(handle.clone())).id();
+    (app, gates, root, handle)
 }
 
 /// Updates until `done` holds on the root's progress (at most 30 seconds).
@@ -127,7 +137,6 @@ fn prefab(name: &str) -> String {
 
 #[test]
 fn the_root_shows_files_and_bytes_as_the_scene_and_its_prefabs_are_read() {
-    let dir = Dir::default();
     let level = scene(
         &[
             placing(1, "Crate", CRATE, ""),
@@ -136,20 +145,9 @@ fn the_root_shows_files_and_bytes_as_the_scene_and_its_prefabs_are_read() {
         ],
         &[1, 2, 3],
     );
-    let files = [
-        (LEVEL, level),
-        (CRATE, prefab("Lid")),
-        (BARREL, prefab("Hoop")),
-    ];
-    for (path, text) in &files {
-        dir.insert_asset_text(Path::new(path), text);
-    }
-    let (mut app, gates) = gated_app(&dir);
-    let handle = app
-        .world()
-        .resource::<AssetServer>()
-        .load::<ForgeScene>(LEVEL);
-    let root = app.world_mut().spawn(ForgeSceneRoot(handle)).id();
+    let (lid, hoop) = (prefab("Lid"), prefab("Hoop"));
+    let files = [(LEVEL, level.as_str()), (CRATE, &lid), (BARREL, &hoop)];
+    let (mut app, gates, root, _) = gated_app(&files);
     for _ in 0..5 {
         app.update();
     }
@@ -226,14 +224,7 @@ fn a_large_scene_file_counts_its_bytes_as_its_pieces_arrive() {
     let roots: Vec<u64> = (1..=6000).collect();
     let text = scene(&entities, &roots);
     assert!(text.len() > 1 << 20, "{} bytes", text.len());
-    let dir = Dir::default();
-    dir.insert_asset_text(Path::new(LEVEL), &text);
-    let (mut app, gates) = gated_app(&dir);
-    let handle = app
-        .world()
-        .resource::<AssetServer>()
-        .load::<ForgeScene>(LEVEL);
-    let root = app.world_mut().spawn(ForgeSceneRoot(handle)).id();
+    let (mut app, gates, root, _) = gated_app(&[(LEVEL, &text)]);
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();
     app.add_systems(
@@ -270,18 +261,11 @@ fn a_large_scene_file_counts_its_bytes_as_its_pieces_arrive() {
 
 #[test]
 fn a_failed_load_keeps_its_last_counts_and_is_never_loaded() {
-    let dir = Dir::default();
     let level = scene(
         &[placing(1, "Crate", "prefabs/missing.forge.ron", "")],
         &[1],
     );
-    dir.insert_asset_text(Path::new(LEVEL), &level);
-    let (mut app, gates) = gated_app(&dir);
-    let handle = app
-        .world()
-        .resource::<AssetServer>()
-        .load::<ForgeScene>(LEVEL);
-    let root = app.world_mut().spawn(ForgeSceneRoot(handle.clone())).id();
+    let (mut app, gates, root, handle) = gated_app(&[(LEVEL, &level)]);
     gates.open(LEVEL);
     gates.open("prefabs/missing.forge.ron");
     let started = std::time::Instant::now();
