@@ -5,6 +5,8 @@
 #[path = "spawning/budget.rs"]
 mod budget;
 mod common;
+#[path = "spawning/progress.rs"]
+mod progress;
 
 use common::harness::Harness;
 
