@@ -139,9 +139,9 @@ fn main() {
             assert_eq!(q.iter(world).count(), n);
             report("theirs", n, elapsed);
         }
-        other => eprintln!(
-            "unknown mode `{other}`: gen|ours|cooked|theirs|gen-tiles|tiles|tiles-flat"
-        ),
+        other => {
+            eprintln!("unknown mode `{other}`: gen|ours|cooked|theirs|gen-tiles|tiles|tiles-flat")
+        }
     }
 }
 

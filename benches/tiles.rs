@@ -196,10 +196,12 @@ fn tiles_paint(c: &mut Criterion) {
     let tile = prefab(1);
     group.bench_function(BenchmarkId::new("read_check", cells), |bench| {
         bench.iter(|| {
-            let source = bevy_forge_scene::pipeline::Source::read("field.forge.ron", text.as_bytes())
-                .unwrap();
-            let mut files =
-                bevy_forge_scene::pipeline::PrefabFiles::new(|_: &str| Ok(tile.clone().into_bytes()));
+            let source =
+                bevy_forge_scene::pipeline::Source::read("field.forge.ron", text.as_bytes())
+                    .unwrap();
+            let mut files = bevy_forge_scene::pipeline::PrefabFiles::new(|_: &str| {
+                Ok(tile.clone().into_bytes())
+            });
             let checked = bevy_forge_scene::pipeline::check(source, &mut files);
             assert!(!checked.has_errors());
             checked

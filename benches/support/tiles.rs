@@ -83,7 +83,6 @@ pub fn flat(doc: &bevy_forge_scene::format::SceneDoc) -> bevy_forge_scene::forma
     out
 }
 
-
 /// The level with every cell filled, expanded with `prefab` (its text) as
 /// `prefabs/tile.forge.ron`, then written flat: the flat side of the comparison.
 pub fn flat_text(prefab_text: &str) -> String {

@@ -39,7 +39,10 @@ fn same_but_cells(a: &TileLayer, b: &TileLayer) -> bool {
 
 /// The cells of one layer whose key differs: `(i, j)`, old key, new key (`None`: empty). `None`
 /// when a row changed its width.
-fn changed_cells(old: &TileLayer, new: &TileLayer) -> Option<Vec<(u64, u64, Option<char>, Option<char>)>> {
+fn changed_cells(
+    old: &TileLayer,
+    new: &TileLayer,
+) -> Option<Vec<(u64, u64, Option<char>, Option<char>)>> {
     let mut out = Vec::new();
     let key = |c: char| (c != crate::format::EMPTY_CELL).then_some(c);
     for (r, (a, b)) in old.rows.iter().zip(&new.rows).enumerate() {
@@ -152,7 +155,11 @@ pub(crate) fn cell_diff<'s>(
         let cells = changed_cells(la, lb)?;
         for (i, j, from, to) in cells {
             // An override of a painted cell may place the file's entities under it: whole diff.
-            if lb.overrides.iter().any(|o| o.target.get(..2) == Some(&[i, j][..])) {
+            if lb
+                .overrides
+                .iter()
+                .any(|o| o.target.get(..2) == Some(&[i, j][..]))
+            {
                 return None;
             }
             cell_keys(la, i, j, from, scenes, &mut keys_old)?;
@@ -272,7 +279,9 @@ mod tests {
         let mut files = PrefabFiles::new(read as Read);
         let (expanded, problems) = files.expand_scene("level.forge.ron", &parsed);
         assert!(
-            problems.iter().all(|d| d.severity != crate::validate::Severity::Error),
+            problems
+                .iter()
+                .all(|d| d.severity != crate::validate::Severity::Error),
             "{problems:#?}"
         );
         let expanded = expanded.unwrap_or_else(|| panic!("layers place prefabs"));
@@ -340,8 +349,16 @@ mod tests {
         let (old_file, old_exp, _) = expand_level(&level(&rows, &[]));
         let renamed = level(&rows, &[]).replace("name: \"Ground\"", "name: \"Earth\"");
         let (new_file, new_exp, files) = expand_level(&renamed);
-        let old = Version { file: &old_file, expanded: &old_exp, prefab_docs: &[] };
-        let new = Version { file: &new_file, expanded: &new_exp, prefab_docs: &[] };
+        let old = Version {
+            file: &old_file,
+            expanded: &old_exp,
+            prefab_docs: &[],
+        };
+        let new = Version {
+            file: &new_file,
+            expanded: &new_exp,
+            prefab_docs: &[],
+        };
         let scenes = |p: &str| files.file(p).and_then(|f| f.expanded.as_deref());
         assert!(cell_diff(&old, &new, &scenes).is_none());
         // A changed prefab document too.
@@ -352,8 +369,16 @@ mod tests {
         };
         let before = [("a.forge.ron".into(), a)];
         let after = [("a.forge.ron".into(), b)];
-        let old = Version { file: &old_file, expanded: &old_exp, prefab_docs: &before };
-        let new = Version { file: &old_file, expanded: &old_exp, prefab_docs: &after };
+        let old = Version {
+            file: &old_file,
+            expanded: &old_exp,
+            prefab_docs: &before,
+        };
+        let new = Version {
+            file: &old_file,
+            expanded: &old_exp,
+            prefab_docs: &after,
+        };
         assert!(cell_diff(&old, &new, &scenes).is_none());
     }
 }

@@ -279,7 +279,6 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
     });
 }
 
-
 fn alive(world: &World, entity: Entity) -> bool {
     world.get_entity(entity).is_ok()
 }

@@ -317,7 +317,10 @@ fn cell_markdown(
     let mut out = if layer.name.is_empty() {
         format!("cell ({i}, {j}) of layer `#{l}`")
     } else {
-        format!("cell ({i}, {j}) of layer **{}** `#{l}`", escape(&layer.name))
+        format!(
+            "cell ({i}, {j}) of layer **{}** `#{l}`",
+            escape(&layer.name)
+        )
     };
     if key == EMPTY_CELL {
         out.push_str(&format!(

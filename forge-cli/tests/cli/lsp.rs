@@ -550,7 +550,10 @@ fn dungeon() -> (tempfile::TempDir, String) {
         let path = format!("prefabs/{prefab}.forge.ron");
         files.push((format!("assets/{path}"), read(&path)));
     }
-    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
     (project(&files), scene)
 }
 
@@ -564,12 +567,25 @@ fn hover_on_a_cell_tells_its_key_prefab_and_id_path() {
     // The coin after the wide key: row 1 of 6 is j = 4, the fourth character i = 3; the
     // column is in UTF-16 units (the tree counts two).
     let (line, col) = pos(&text, "\"#🌲_c", 0, 7);
-    let quote = text.lines().nth(line as usize).unwrap().find("\"#").unwrap() as u32;
+    let quote = text
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .find("\"#")
+        .unwrap() as u32;
     assert_eq!(col, quote + 5);
     let h = c.at("textDocument/hover", &u, line, col);
-    let value = h["contents"]["value"].as_str().unwrap_or_else(|| panic!("{h}"));
-    assert!(value.starts_with("cell (3, 4) of layer **Rooms** `#2`"), "{value}");
-    assert!(value.contains("key `c` → `prefabs/coin.forge.ron`"), "{value}");
+    let value = h["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{h}"));
+    assert!(
+        value.starts_with("cell (3, 4) of layer **Rooms** `#2`"),
+        "{value}"
+    );
+    assert!(
+        value.contains("key `c` → `prefabs/coin.forge.ron`"),
+        "{value}"
+    );
     assert!(value.contains("id path `[2, 3, 4]`"), "{value}");
     assert!(value.contains("prefab **Coin**"), "{value}");
     assert!(value.contains("roots: `#2/3/4/1` Floor"), "{value}");
@@ -577,9 +593,17 @@ fn hover_on_a_cell_tells_its_key_prefab_and_id_path() {
     assert_eq!(h["range"], range_json([line, col, line, col + 1]));
     // The wide key itself: one character of two UTF-16 units.
     let h = c.at("textDocument/hover", &u, line, col - 3);
-    let value = h["contents"]["value"].as_str().unwrap_or_else(|| panic!("{h}"));
-    assert!(value.starts_with("cell (1, 4) of layer **Rooms**"), "{value}");
-    assert!(value.contains("key `🌲` → `prefabs/floor.forge.ron`"), "{value}");
+    let value = h["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{h}"));
+    assert!(
+        value.starts_with("cell (1, 4) of layer **Rooms**"),
+        "{value}"
+    );
+    assert!(
+        value.contains("key `🌲` → `prefabs/floor.forge.ron`"),
+        "{value}"
+    );
     assert_eq!(h["range"], range_json([line, col - 3, line, col - 1]));
     // The coin the layer's override renames.
     let h = hover_text(&mut c, &u, pos(&text, "\"#c____c#\"", 0, 7));
@@ -596,7 +620,13 @@ fn hover_on_a_cell_tells_its_key_prefab_and_id_path() {
     assert!(h.contains("roots: `#3/2/7/1` Floor"), "{h}");
     // Definition on a cell opens its prefab.
     let d = c.at("textDocument/definition", &u, line, col);
-    assert!(d["uri"].as_str().unwrap().ends_with("prefabs/coin.forge.ron"), "{d}");
+    assert!(
+        d["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("prefabs/coin.forge.ron"),
+        "{d}"
+    );
     c.stop();
 }
 
