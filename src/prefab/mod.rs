@@ -24,8 +24,6 @@
 //! error (`forge::prefab::add_existing`): use `set`. Values that overrides change are checked
 //! with the scene's rules and reported at the override's line ([`ExpandedScene::locate`]).
 
-pub(crate) mod painted;
-
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -636,7 +634,7 @@ fn expand_layer<'p>(
 
 /// The path of prefab entity `key` (a key of `prefab`'s document) under `prefix` (an instance
 /// entity's id, or a layer's id and a cell's `i` and `j`).
-fn prefixed(prefix: &[u64], prefab: &ExpandedScene, key: u64) -> Vec<u64> {
+pub(crate) fn prefixed(prefix: &[u64], prefab: &ExpandedScene, key: u64) -> Vec<u64> {
     let inner = prefab.paths.get(&key);
     let mut path = Vec::with_capacity(prefix.len() + inner.map_or(1, |p| p.len()));
     path.extend_from_slice(prefix);

@@ -23,6 +23,7 @@ mod custom;
 #[cfg(feature = "import")]
 pub mod import;
 mod loader;
+mod painted;
 mod plugin;
 mod processor;
 mod progress;

@@ -272,8 +272,8 @@ impl ForgeScene {
     }
 
     /// This scene as a version for a paint diff, when it places prefabs.
-    pub(crate) fn version(&self) -> Option<crate::prefab::painted::Version<'_>> {
-        Some(crate::prefab::painted::Version {
+    pub(crate) fn version(&self) -> Option<super::painted::Version<'_>> {
+        Some(super::painted::Version {
             file: &self.doc,
             expanded: self.expanded.as_deref()?,
             prefab_docs: &self.prefabs.docs,
@@ -281,13 +281,10 @@ impl ForgeScene {
     }
 
     /// The changes from `old` when only cells of tile layers were painted
-    /// ([`crate::prefab::painted`]).
-    pub(crate) fn painted_since(
-        &self,
-        old: &crate::prefab::painted::Version<'_>,
-    ) -> Option<SceneDiff> {
+    /// (`runtime/painted`).
+    pub(crate) fn painted_since(&self, old: &super::painted::Version<'_>) -> Option<SceneDiff> {
         let new = self.version()?;
-        crate::prefab::painted::cell_diff(old, &new, &|path: &str| {
+        super::painted::cell_diff(old, &new, &|path: &str| {
             self.prefabs.scenes.get(path).map(|s| &**s)
         })
     }

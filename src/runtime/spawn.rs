@@ -245,7 +245,7 @@ impl AppliedDoc {
     /// The changes from this document to `scene`'s (see [`ForgeScene::changes_since`]).
     pub(crate) fn changes_to(&self, scene: &ForgeScene) -> crate::diff::SceneDiff {
         if let Some(placed) = &self.placed {
-            let old = crate::prefab::painted::Version {
+            let old = super::painted::Version {
                 file: &placed.file,
                 expanded: &placed.expanded,
                 prefab_docs: &placed.prefab_docs,

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use bevy_platform::collections::HashSet;
 
-use super::{ExpandedScene, key_of, prefixed};
 use crate::diff::{SceneDiff, diff};
 use crate::format::{EcoString, SceneDoc, TileLayer};
+use crate::prefab::{ExpandedScene, key_of, prefixed};
 
 /// One version of a scene, as a paint diff needs it.
 pub(crate) struct Version<'a> {
