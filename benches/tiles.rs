@@ -216,7 +216,7 @@ fn tiles_paint(c: &mut Criterion) {
                 &dir_b,
                 "forge.ron",
                 text.as_bytes(),
-                |app, path| both::ours_load(app, path),
+                both::ours_load,
                 |_, handle| drop(handle),
             )
         })

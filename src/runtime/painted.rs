@@ -37,12 +37,15 @@ fn same_but_cells(a: &TileLayer, b: &TileLayer) -> bool {
         && a.rows.len() == b.rows.len()
 }
 
+/// A painted cell: `(i, j)`, its old key and its new key (`None`: empty).
+type CellChange = (u64, u64, Option<char>, Option<char>);
+
 /// The cells of one layer whose key differs: `(i, j)`, old key, new key (`None`: empty). `None`
 /// when a row changed its width.
 fn changed_cells(
     old: &TileLayer,
     new: &TileLayer,
-) -> Option<Vec<(u64, u64, Option<char>, Option<char>)>> {
+) -> Option<Vec<CellChange>> {
     let mut out = Vec::new();
     let key = |c: char| (c != crate::format::EMPTY_CELL).then_some(c);
     for (r, (a, b)) in old.rows.iter().zip(&new.rows).enumerate() {
