@@ -42,10 +42,7 @@ type CellChange = (u64, u64, Option<char>, Option<char>);
 
 /// The cells of one layer whose key differs: `(i, j)`, old key, new key (`None`: empty). `None`
 /// when a row changed its width.
-fn changed_cells(
-    old: &TileLayer,
-    new: &TileLayer,
-) -> Option<Vec<CellChange>> {
+fn changed_cells(old: &TileLayer, new: &TileLayer) -> Option<Vec<CellChange>> {
     let mut out = Vec::new();
     let key = |c: char| (c != crate::format::EMPTY_CELL).then_some(c);
     for (r, (a, b)) in old.rows.iter().zip(&new.rows).enumerate() {
