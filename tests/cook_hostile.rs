@@ -910,6 +910,7 @@ fn a_patch_the_text_reader_refuses_is_refused() {
             }],
             ..Default::default()
         }],
+        streaming: None,
     }));
     let text = doc.to_canonical_string();
     let text_error = SceneDoc::from_str(&text).unwrap_err();
@@ -942,6 +943,7 @@ fn a_patch_of_unknown_fields_is_reported() {
             }],
             ..Default::default()
         }],
+        streaming: None,
     }));
     let back = SceneDoc::from_str(&doc.to_canonical_string());
     eprintln!(
