@@ -65,6 +65,7 @@ pub use bevy_forge_scene_macros::ForgeComponent;
 pub use runtime::capture;
 #[cfg(feature = "import")]
 pub use runtime::import;
+pub use runtime::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
 pub use runtime::{
     ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
     ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoadError, ForgeSceneLoader,
@@ -81,8 +82,8 @@ pub mod prelude {
         ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
         ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoaderSettings, ForgeScenePlugin,
         ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
-        ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress,
-        RegisterForgeComponent,
+        ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress, ForgeStreamedCells,
+        ForgeStreamingSource, RegisterForgeComponent,
     };
     pub use bevy_forge_scene_macros::ForgeComponent;
 }

@@ -5,6 +5,8 @@
 #[path = "spawning/budget.rs"]
 mod budget;
 mod common;
+#[path = "spawning/streaming.rs"]
+mod streaming;
 
 use common::harness::Harness;
 

@@ -62,6 +62,7 @@ impl Plugin for ForgeScenePlugin {
             .register_type::<ForgeSpawnBudget>()
             .register_type::<ForgeDefaultSpawnBudget>()
             .register_type::<ForgeSceneInactive>()
+            .register_type::<super::streaming::ForgeStreamingSource>()
             .configure_sets(
                 PreUpdate,
                 (ForgeSceneSystems::Reload, ForgeSceneSystems::Spawn)
@@ -117,7 +118,9 @@ fn add_assets(app: &mut App) {
         .add_systems(PreUpdate, reload_scenes.in_set(ForgeSceneSystems::Reload))
         .add_systems(
             PreUpdate,
-            spawn_scene_instances.in_set(ForgeSceneSystems::Spawn),
+            (spawn_scene_instances, super::streaming::stream_scene_cells)
+                .chain()
+                .in_set(ForgeSceneSystems::Spawn),
         );
     #[cfg(feature = "builtins")]
     app.add_observer(super::spawn::link_parent_visibility);
