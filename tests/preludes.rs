@@ -73,6 +73,7 @@ fn every_name_of_ours(
     _schemas: Res<ForgeSchemas>,
     _default_budget: Res<ForgeDefaultSpawnBudget>,
     _spawning: Query<(&ForgeSpawnProgress, Option<&ForgeSpawnBudget>), Without<ForgeSceneInactive>>,
+    _streaming: Query<&ForgeStreamedCells, With<ForgeStreamingSource>>,
 ) {
     let _ready = |_: On<ForgeSceneReady>| {};
     let _reloaded = |_: On<ForgeSceneReloaded>| {};
