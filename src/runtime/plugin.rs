@@ -50,7 +50,9 @@ pub enum ForgeSceneSystems {
     /// Spawns every [`ForgeSceneRoot`] whose scene has loaded, within the frame's
     /// [`ForgeSpawnBudget`], and triggers [`ForgeSceneReady`](crate::ForgeSceneReady) on it when
     /// its instance is complete; opens and closes activation gates
-    /// ([`ForgeSceneInactive`](crate::ForgeSceneInactive)).
+    /// ([`ForgeSceneInactive`](crate::ForgeSceneInactive)); then brings streamed cells in and
+    /// out by distance to [`ForgeStreamingSource`](crate::ForgeStreamingSource) entities,
+    /// with what is left of the frame's budget.
     Spawn,
 }
 

@@ -33,6 +33,10 @@ use crate::prefab::PlacedPaths;
 /// The spawn takes one frame unless a [`ForgeSpawnBudget`] (on this entity, or the app's
 /// [`ForgeDefaultSpawnBudget`]) spreads it over several; [`ForgeSpawnProgress`] on this entity
 /// says how far it got, and [`ForgeSceneInactive`] holds the instance hidden and inactive.
+/// Instances the scene marks `streaming` (the format page, "Streaming") are cells: what they
+/// place comes in and goes out by distance to
+/// [`ForgeStreamingSource`](crate::ForgeStreamingSource) entities, and
+/// [`ForgeStreamedCells`](crate::ForgeStreamedCells) on this entity says where each is.
 #[derive(Component, Clone, Debug, Default, Reflect)]
 // Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
 // and reflected scenes name it.

@@ -614,3 +614,44 @@ fn a_hot_reload_of_the_prefab_patches_cells_in_and_reaches_cells_out_when_they_c
     );
     assert_eq!(with_path(h.app.world_mut(), &[12, 5]).len(), 1);
 }
+
+#[test]
+fn a_reload_that_changes_streaming_fields_takes_effect_at_once() {
+    let text = level(3);
+    let mut h = harness(&text, ForgeSpawnBudget::UNLIMITED);
+    let (root, at) = start(&mut h, 0.0);
+    assert_eq!(in_cells(&h, root), vec![10]);
+    let radii = format!("streaming: Some((load_radius: {LOAD:?}, unload_radius: {UNLOAD:?}))");
+    // Cell 12 stops streaming (it was out: it spawns whole); cell 10 gets radii of 1 and 2.
+    let cell_12 = text.find("12: (").unwrap();
+    let mut edited = text[..cell_12].replacen(
+        &radii,
+        "streaming: Some((load_radius: 1.0, unload_radius: 2.0))",
+        1,
+    );
+    edited.push_str(&text[cell_12..].replacen(&format!(", {radii}"), "", 1));
+    h.modify(LEVEL, &edited);
+    h.run_until(|w| {
+        w.get::<ForgeStreamedCells>(root)
+            .is_some_and(|c| c.len() == 2)
+    });
+    assert_eq!(with_path(h.app.world_mut(), &[12, 1]).len(), 1);
+    assert_eq!(cell_lines(&describe(h.app.world_mut(), root), 12).len(), 4);
+    assert_eq!(in_cells(&h, root), vec![10]);
+    // The new radii: at 3 from cell 10 it goes out; cell 12, no longer streamed, stays.
+    move_to(&mut h, at, 3.0);
+    assert!(in_cells(&h, root).is_empty());
+    assert!(with_path(h.app.world_mut(), &[10, 1]).is_empty());
+    move_to(&mut h, at, 100.0);
+    assert_eq!(with_path(h.app.world_mut(), &[12, 1]).len(), 1);
+    // Streamed again: what of it is live goes out, and comes back by distance.
+    h.modify(LEVEL, &text);
+    h.run_until(|w| {
+        w.get::<ForgeStreamedCells>(root)
+            .is_some_and(|c| c.len() == 3)
+    });
+    assert!(with_path(h.app.world_mut(), &[12, 1]).is_empty());
+    move_to(&mut h, at, 20.0);
+    assert_eq!(in_cells(&h, root), vec![12]);
+    assert_eq!(with_path(h.app.world_mut(), &[12, 1]).len(), 1);
+}
