@@ -1,7 +1,7 @@
-//! A loading screen for a big level: the level spawns over frames within a 1 ms budget
-//! (`ForgeSpawnBudget`), held hidden and inactive (`ForgeSceneInactive`) while a bar follows its
-//! `ForgeSpawnProgress`, then revealed once `ForgeSceneReady` arrives. Headless; the bar is
-//! printed.
+//! A loading screen for a big level: a line for what the load read (`ForgeLoadProgress`), then
+//! the level spawns over frames within a 1 ms budget (`ForgeSpawnBudget`), held hidden and
+//! inactive (`ForgeSceneInactive`) while a bar follows its `ForgeSpawnProgress`, and is revealed
+//! once `ForgeSceneReady` arrives. Headless; the bar is printed.
 //!
 //! ```sh
 //! cargo run --example loading_screen            # 20,000 entities
@@ -62,6 +62,21 @@ struct Level {
     frames: u32,
 }
 
+/// Prints what the load read, each frame it advanced (one file here: the level places no
+/// prefabs).
+fn draw_reading(progress: Query<&ForgeLoadProgress, Changed<ForgeLoadProgress>>) {
+    for p in &progress {
+        println!(
+            "reading: {}/{} files, {} of {} bytes{}",
+            p.files_read,
+            p.files_total,
+            p.bytes_read,
+            p.bytes_total,
+            if p.loaded { ", loaded" } else { "" }
+        );
+    }
+}
+
 /// Prints the bar each frame the spawn advanced.
 fn draw_bar(
     mut level: ResMut<Level>,
@@ -114,7 +129,7 @@ fn main() {
     .insert_resource(ForgeDefaultSpawnBudget(ForgeSpawnBudget::per_frame(
         Duration::from_millis(1),
     )))
-    .add_systems(Update, draw_bar)
+    .add_systems(Update, (draw_reading, draw_bar))
     .add_observer(reveal);
     app.finish();
     app.cleanup();

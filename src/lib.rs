@@ -67,8 +67,8 @@ pub use runtime::capture;
 pub use runtime::import;
 pub use runtime::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
 pub use runtime::{
-    ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
-    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoadError, ForgeSceneLoader,
+    ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeLoadProgress,
+    ForgeScene, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoadError, ForgeSceneLoader,
     ForgeSceneLoaderSettings, ForgeScenePlugin, ForgeSceneProcess, ForgeSceneReady,
     ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot, ForgeSceneSaver, ForgeSceneSystems,
     ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress, ForgeTwinReader, RegisterForgeComponent,
@@ -79,11 +79,11 @@ pub use runtime::{
 /// `use bevy::prelude::*;` (no name is shared with Bevy's prelude).
 pub mod prelude {
     pub use crate::runtime::{
-        ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeScene,
-        ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoaderSettings, ForgeScenePlugin,
-        ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded, ForgeSceneRoot,
-        ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress, ForgeStreamedCells,
-        ForgeStreamingSource, RegisterForgeComponent,
+        ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeLoadProgress,
+        ForgeScene, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoaderSettings,
+        ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded,
+        ForgeSceneRoot, ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress,
+        ForgeStreamedCells, ForgeStreamingSource, RegisterForgeComponent,
     };
     pub use bevy_forge_scene_macros::ForgeComponent;
 }

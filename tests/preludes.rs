@@ -74,6 +74,7 @@ fn every_name_of_ours(
     _default_budget: Res<ForgeDefaultSpawnBudget>,
     _spawning: Query<(&ForgeSpawnProgress, Option<&ForgeSpawnBudget>), Without<ForgeSceneInactive>>,
     _streaming: Query<&ForgeStreamedCells, With<ForgeStreamingSource>>,
+    _loading: Query<&ForgeLoadProgress, Changed<ForgeLoadProgress>>,
 ) {
     let _ready = |_: On<ForgeSceneReady>| {};
     let _reloaded = |_: On<ForgeSceneReloaded>| {};

@@ -5,6 +5,8 @@
 #[path = "spawning/budget.rs"]
 mod budget;
 mod common;
+#[path = "spawning/progress.rs"]
+mod progress;
 #[path = "spawning/streaming.rs"]
 mod streaming;
 

@@ -8,6 +8,7 @@ use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
 use super::custom::CustomContext;
+use super::progress::{LoadTicket, LoadTracker};
 use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::cook::CookError;
@@ -60,6 +61,7 @@ impl Default for ForgeSceneLoaderSettings {
 pub struct ForgeSceneLoader {
     server: AssetServer,
     custom: CustomContext,
+    tracker: LoadTracker,
 }
 
 impl ForgeSceneLoader {
@@ -69,7 +71,14 @@ impl ForgeSceneLoader {
         Self {
             server,
             custom: Default::default(),
+            tracker: LoadTracker::default(),
         }
+    }
+
+    /// Counts files and bytes into `tracker` (the plugin's, which reports them on roots).
+    pub(crate) fn with_tracker(mut self, tracker: LoadTracker) -> Self {
+        self.tracker = tracker;
+        self
     }
 
     /// Builds `custom` components with the types of `registry` that have a schema in `schemas`
@@ -215,11 +224,17 @@ impl AssetLoader for ForgeSceneLoader {
             path: path.clone(),
             source,
         };
+        let ticket = self.tracker.start(&path);
+        ticket.files_known(1);
         // 1. The bytes read: a large text in pieces, anything else whole (text or cooked).
-        let source = match read_streamed(reader).await {
-            Ok(Some(parsed)) => Source::from_parsed(path.clone(), parsed),
+        let source = match read_streamed(reader, &ticket).await {
+            Ok(Some((parsed, len))) => {
+                ticket.file_read(len, len);
+                Source::from_parsed(path.clone(), parsed)
+            }
             Ok(None) => {
                 let bytes = read_whole(reader).await.map_err(io)?;
+                ticket.file_read(bytes.len() as u64, 0);
                 Source::read(path.clone(), &bytes).map_err(ForgeSceneLoadError::from_source)?
             }
             Err(StreamError::Io(e)) => return Err(io(e)),
@@ -247,6 +262,7 @@ impl AssetLoader for ForgeSceneLoader {
             if missing.is_empty() {
                 break;
             }
+            ticket.files_known(missing.len());
             for file in missing {
                 let read = if source.cooked.is_some() {
                     Err("it is not bundled in the cooked file".to_owned())
@@ -256,6 +272,7 @@ impl AssetLoader for ForgeSceneLoader {
                         .await
                         .map_err(|e| read_reason(&e))
                 };
+                ticket.file_read(read.as_ref().map_or(0, |b| b.len() as u64), 0);
                 files.provide(file, read);
             }
         }
@@ -304,6 +321,7 @@ impl AssetLoader for ForgeSceneLoader {
             ..
         } = checked;
         let asset_path = load_context.path().to_string();
+        ticket.loaded();
         Ok(build(
             source.parsed,
             expanded,
@@ -449,7 +467,10 @@ const STREAM_FROM: u64 = 1 << 20;
 /// An I/O error of the reader; [`StreamError::TooLarge`] for a size the reader cannot hold
 /// (4 GiB and more: its positions are 32-bit), refused before anything is read, so a huge or
 /// sparse file (or a directory, whose "size" is meaningless) never reserves memory for its size.
-async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, StreamError> {
+async fn read_streamed(
+    reader: &mut dyn Reader,
+    ticket: &LoadTicket,
+) -> Result<Option<(ParsedScene, u64)>, StreamError> {
     use bevy_asset::AsyncReadExt;
     let Ok(seekable) = reader.seekable() else {
         return Ok(None);
@@ -467,6 +488,8 @@ async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, S
         reader.read(&mut first).await?;
         return Err(StreamError::TooLarge(len));
     }
+    ticket.opened(len);
+    let mut counted = 0;
     let mut stream = StreamRead::new(usize::try_from(len).unwrap_or(0), 64 * 1024);
     loop {
         match stream.step() {
@@ -481,9 +504,13 @@ async fn read_streamed(reader: &mut dyn Reader) -> Result<Option<ParsedScene>, S
                     }
                 }
                 stream.filled(n);
+                ticket.piece(n as u64);
+                counted += n as u64;
             }
-            StreamStep::Done(Some(parsed)) => return Ok(Some(*parsed)),
+            StreamStep::Done(Some(parsed)) => return Ok(Some((*parsed, len))),
             StreamStep::Done(None) => {
+                // Read again whole, and counted again.
+                ticket.forget(len, counted);
                 reader
                     .seekable()
                     .map_err(std::io::Error::other)?

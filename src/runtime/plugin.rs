@@ -47,7 +47,9 @@ pub enum ForgeSceneSystems {
     /// their live instances, and triggers [`ForgeSceneReloaded`](crate::ForgeSceneReloaded) or
     /// [`ForgeSceneReloadFailed`](crate::ForgeSceneReloadFailed) on their roots.
     Reload,
-    /// Spawns every [`ForgeSceneRoot`] whose scene has loaded, within the frame's
+    /// Reports the load of each waiting root's scene
+    /// ([`ForgeLoadProgress`](crate::ForgeLoadProgress)), spawns every [`ForgeSceneRoot`] whose
+    /// scene has loaded, within the frame's
     /// [`ForgeSpawnBudget`], and triggers [`ForgeSceneReady`](crate::ForgeSceneReady) on it when
     /// its instance is complete; opens and closes activation gates
     /// ([`ForgeSceneInactive`](crate::ForgeSceneInactive)); then brings streamed cells in and
@@ -107,10 +109,14 @@ fn add_assets(app: &mut App) {
     let Some(server) = app.world().get_resource::<AssetServer>().cloned() else {
         return;
     };
+    let tracker = super::progress::LoadTracker::default();
     app.init_asset::<ForgeScene>()
         .register_asset_loader(
-            ForgeSceneLoader::new(server).with_custom_components(registry, schemas),
+            ForgeSceneLoader::new(server)
+                .with_custom_components(registry, schemas)
+                .with_tracker(tracker.clone()),
         )
+        .insert_resource(tracker)
         // Processed mode cooks scenes at build time; otherwise this does nothing.
         .register_asset_processor::<ForgeSceneProcess>(ForgeSceneSaver.into())
         .set_default_asset_processor::<ForgeSceneProcess>("forge.ron")
@@ -120,7 +126,11 @@ fn add_assets(app: &mut App) {
         .add_systems(PreUpdate, reload_scenes.in_set(ForgeSceneSystems::Reload))
         .add_systems(
             PreUpdate,
-            (spawn_scene_instances, super::streaming::stream_scene_cells)
+            (
+                super::progress::report_load_progress,
+                spawn_scene_instances,
+                super::streaming::stream_scene_cells,
+            )
                 .chain()
                 .in_set(ForgeSceneSystems::Spawn),
         );
