@@ -189,7 +189,7 @@ fn fly(
             }
             last.insert(id, state);
         }
-        if frame % 10 == 0 {
+        if frame.is_multiple_of(10) {
             let mut q = world.query::<&ForgeEntityPath>();
             let mut seen = HashSet::new();
             for path in q.iter(world) {

@@ -162,15 +162,15 @@ fn main() {
         } else {
             east - speed * (frame - leg) as f32
         };
-        app.world_mut()
-            .get_mut::<Transform>(camera)
-            .expect("the camera")
-            .translation
-            .x = x;
+        if let Some(mut transform) = app.world_mut().get_mut::<Transform>(camera) {
+            transform.translation.x = x;
+        }
         app.update();
-        if frame % 20 == 0 || frame == 2 * leg {
+        if frame.is_multiple_of(20) || frame == 2 * leg {
             let world = app.world_mut();
-            let cells = world.get::<ForgeStreamedCells>(root).expect("streamed");
+            let Some(cells) = world.get::<ForgeStreamedCells>(root) else {
+                continue;
+            };
             let cells_in: Vec<String> = cells
                 .iter()
                 .filter(|(_, s)| *s == ForgeCellState::In)
