@@ -655,3 +655,36 @@ fn a_reload_that_changes_streaming_fields_takes_effect_at_once() {
     assert_eq!(in_cells(&h, root), vec![12]);
     assert_eq!(with_path(h.app.world_mut(), &[12, 1]).len(), 1);
 }
+
+#[test]
+fn cells_that_come_in_behind_a_closed_gate_are_inactive_and_revealed_with_the_level() {
+    let mut h = harness(&level(2), ForgeSpawnBudget::UNLIMITED);
+    let at = source(&mut h, 100.0);
+    let handle = h.load(LEVEL);
+    let root = h
+        .app
+        .world_mut()
+        .spawn((ForgeSceneRoot(handle), ForgeSceneInactive))
+        .id();
+    h.run_until(|w| w.get::<ForgeStreamedCells>(root).is_some());
+    move_to(&mut h, at, 0.0);
+    assert_eq!(in_cells(&h, root), vec![10]);
+    for path in [[10, 1], [10, 2], [10, 3]] {
+        let e = with_path(h.app.world_mut(), &path)[0];
+        assert!(h.world().get::<ForgeSceneInactive>(e).is_some(), "{path:?}");
+    }
+    h.app
+        .world_mut()
+        .entity_mut(root)
+        .remove::<ForgeSceneInactive>();
+    h.app.update();
+    let mut marked = h
+        .app
+        .world_mut()
+        .query_filtered::<(), With<ForgeSceneInactive>>();
+    assert_eq!(marked.iter(h.app.world()).count(), 0);
+    // A cell that comes in after the gate opened is active.
+    move_to(&mut h, at, 10.0);
+    let beam = with_path(h.app.world_mut(), &[11, 2])[0];
+    assert!(h.world().get::<ForgeSceneInactive>(beam).is_none());
+}
