@@ -65,6 +65,7 @@ pub use bevy_forge_scene_macros::ForgeComponent;
 pub use runtime::capture;
 #[cfg(feature = "import")]
 pub use runtime::import;
+pub use runtime::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
 pub use runtime::{
     ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeLoadProgress,
     ForgeScene, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoadError, ForgeSceneLoader,
@@ -82,7 +83,7 @@ pub mod prelude {
         ForgeScene, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneLoaderSettings,
         ForgeScenePlugin, ForgeSceneReady, ForgeSceneReloadFailed, ForgeSceneReloaded,
         ForgeSceneRoot, ForgeSceneSystems, ForgeSchemas, ForgeSpawnBudget, ForgeSpawnProgress,
-        RegisterForgeComponent,
+        ForgeStreamedCells, ForgeStreamingSource, RegisterForgeComponent,
     };
     pub use bevy_forge_scene_macros::ForgeComponent;
 }

@@ -138,12 +138,21 @@ fn with_instances() -> impl Strategy<Value = SceneDoc> {
                 children,
             },
         );
-    let instance =
-        ("[a-z/]{1,16}", proptest::collection::vec(change, 0..3)).prop_map(|(scene, overrides)| {
-            Instance {
-                scene: format!("{scene}.forge.ron").into(),
-                overrides,
-            }
+    let streaming = proptest::option::of((0.5f32..100.0, 0.5f32..50.0).prop_map(
+        |(load_radius, gap)| bevy_forge_scene::format::Streaming {
+            load_radius,
+            unload_radius: load_radius + gap,
+        },
+    ));
+    let instance = (
+        "[a-z/]{1,16}",
+        proptest::collection::vec(change, 0..3),
+        streaming,
+    )
+        .prop_map(|(scene, overrides, streaming)| Instance {
+            scene: format!("{scene}.forge.ron").into(),
+            overrides,
+            streaming,
         });
     (
         common::any_doc(),

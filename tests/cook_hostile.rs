@@ -646,20 +646,31 @@ fn invalid_tags_variants_and_flags_are_body_errors() {
     let name = good.windows(6).position(|w| w == b"\x05First").unwrap();
     let flags = name - 1;
     assert_eq!(good[flags - 1], 1, "the key");
-    for bit in [0x40u8, 0x80] {
-        let mut b = good.clone();
-        b[flags] |= bit;
-        let e = CookedScene::decode(&wrap(&b)).unwrap_err();
-        assert_eq!(e.code(), "forge::cook::body", "{e}");
-        assert!(
-            e.to_string().contains(&format!(
-                "at byte {} of the file, in entity 1 of the scene: unknown flags {:#04x}",
-                flags + COOKED_HEADER_LEN,
-                b[flags]
-            )),
-            "{e}"
-        );
-    }
+    let mut b = good.clone();
+    b[flags] |= 0x80;
+    let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+    assert_eq!(e.code(), "forge::cook::body", "{e}");
+    assert!(
+        e.to_string().contains(&format!(
+            "at byte {} of the file, in entity 1 of the scene: unknown flags {:#04x}",
+            flags + COOKED_HEADER_LEN,
+            b[flags]
+        )),
+        "{e}"
+    );
+    // `0x40` (a streamed instance) is known, but only with an instance (`0x20`).
+    let mut b = good.clone();
+    b[flags] |= 0x40;
+    let e = CookedScene::decode(&wrap(&b)).unwrap_err();
+    assert_eq!(e.code(), "forge::cook::body", "{e}");
+    assert!(
+        e.to_string().contains(&format!(
+            "at byte {} of the file, in entity 1 of the scene: flags {:#04x}: a streamed entity without a prefab instance",
+            flags + COOKED_HEADER_LEN,
+            b[flags]
+        )),
+        "{e}"
+    );
 }
 
 #[test]
@@ -910,6 +921,7 @@ fn a_patch_the_text_reader_refuses_is_refused() {
             }],
             ..Default::default()
         }],
+        streaming: None,
     }));
     let text = doc.to_canonical_string();
     let text_error = SceneDoc::from_str(&text).unwrap_err();
@@ -942,6 +954,7 @@ fn a_patch_of_unknown_fields_is_reported() {
             }],
             ..Default::default()
         }],
+        streaming: None,
     }));
     let back = SceneDoc::from_str(&doc.to_canonical_string());
     eprintln!(

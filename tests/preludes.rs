@@ -64,6 +64,9 @@ fn drift(mut drifting: Query<(&Drift, &mut Transform, &Name)>) {
     }
 }
 
+/// The entities that bring streamed cells in.
+type StreamingSources = With<ForgeStreamingSource>;
+
 /// Every item of our prelude, named where a game names it.
 #[allow(dead_code)]
 fn every_name_of_ours(
@@ -73,7 +76,7 @@ fn every_name_of_ours(
     _schemas: Res<ForgeSchemas>,
     _default_budget: Res<ForgeDefaultSpawnBudget>,
     _spawning: Query<(&ForgeSpawnProgress, Option<&ForgeSpawnBudget>), Without<ForgeSceneInactive>>,
-    _loading: Query<&ForgeLoadProgress, Changed<ForgeLoadProgress>>,
+    _loading_and_streaming: Query<(&ForgeLoadProgress, &ForgeStreamedCells), StreamingSources>,
 ) {
     let _ready = |_: On<ForgeSceneReady>| {};
     let _reloaded = |_: On<ForgeSceneReloaded>| {};

@@ -7,6 +7,8 @@ mod budget;
 mod common;
 #[path = "spawning/progress.rs"]
 mod progress;
+#[path = "spawning/streaming.rs"]
+mod streaming;
 
 use common::harness::Harness;
 

@@ -41,8 +41,10 @@ const HAS_COMPONENTS: u8 = 8;
 const LOCKED: u8 = 16;
 /// Entity flag: a prefab instance follows.
 const HAS_INSTANCE: u8 = 32;
+/// Entity flag: the prefab instance is streamed; its two radii follow the instance.
+const STREAMED: u8 = 64;
 const ALL_FLAGS: u8 =
-    ID_DIFFERS | HAS_PARENT | HAS_CHILDREN | HAS_COMPONENTS | LOCKED | HAS_INSTANCE;
+    ID_DIFFERS | HAS_PARENT | HAS_CHILDREN | HAS_COMPONENTS | LOCKED | HAS_INSTANCE | STREAMED;
 
 /// Component tag: a custom component in our encoding.
 const TAG_CUSTOM: u8 = 0;
@@ -246,6 +248,12 @@ fn write_entity(out: &mut Vec<u8>, key: u64, node: &EntityNode, pool: &mut Pool)
         (!node.components.is_empty(), HAS_COMPONENTS),
         (node.locked, LOCKED),
         (node.instance.is_some(), HAS_INSTANCE),
+        (
+            node.instance
+                .as_ref()
+                .is_some_and(|i| i.streaming.is_some()),
+            STREAMED,
+        ),
     ] {
         if set {
             flags |= flag;
@@ -275,6 +283,10 @@ fn write_entity(out: &mut Vec<u8>, key: u64, node: &EntityNode, pool: &mut Pool)
     }
     if let Some(instance) = &node.instance {
         put_instance(out, instance, pool);
+        if let Some(streaming) = &instance.streaming {
+            out.extend_from_slice(&streaming.load_radius.to_le_bytes());
+            out.extend_from_slice(&streaming.unload_radius.to_le_bytes());
+        }
     }
 }
 
@@ -944,6 +956,14 @@ fn read_entity_after_key(
         r.at -= 1;
         return Err(r.error(format!("unknown flags {flags:#04x}")).into());
     }
+    if flags & STREAMED != 0 && flags & HAS_INSTANCE == 0 {
+        r.at -= 1;
+        return Err(r
+            .error(format!(
+                "flags {flags:#04x}: a streamed entity without a prefab instance"
+            ))
+            .into());
+    }
     let id = if flags & ID_DIFFERS != 0 {
         r.varint("an entity id")?
     } else {
@@ -977,7 +997,14 @@ fn read_entity_after_key(
         Vec::new()
     };
     let instance = if flags & HAS_INSTANCE != 0 {
-        let instance = read_instance(r, pool)?;
+        let mut instance = read_instance(r, pool)?;
+        if flags & STREAMED != 0 {
+            let [load_radius, unload_radius] = r.f32s::<2>("a streamed instance's radii")?;
+            instance.streaming = Some(crate::format::Streaming {
+                load_radius,
+                unload_radius,
+            });
+        }
         super::check_instance(key, &instance).map_err(Failure::Rule)?;
         Some(Box::new(instance))
     } else {
@@ -1135,7 +1162,11 @@ fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, BodyError> {
 fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, BodyError> {
     let scene = EcoString::from(r.str("a prefab instance's scene")?);
     let overrides = read_overrides(r, pool)?;
-    Ok(Instance { scene, overrides })
+    Ok(Instance {
+        scene,
+        overrides,
+        streaming: None,
+    })
 }
 
 /// A list of overrides, as [`put_overrides`] writes it.

@@ -29,6 +29,47 @@ pub struct Instance {
     /// ones win.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<Override>,
+    /// Whether the instance is a streamed cell, and its radii: `None` (the default, and what
+    /// files without the field read as) spawns it with the scene; `Some` spawns what it places
+    /// only while a `ForgeStreamingSource` is near (the format page, "Streaming").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<Streaming>,
+}
+
+/// The distances at which a streamed instance (a **cell**) comes in and goes out, in world
+/// units from the instance entity's world position: it comes in when a streaming source is
+/// within `load_radius`, and goes out when every source is beyond `unload_radius`. The gap
+/// between the two (hysteresis) keeps a source at the edge from loading and unloading it frame
+/// after frame. Valid when `0 < load_radius < unload_radius`, both finite (validation,
+/// `forge::prefab::streaming`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Streaming {
+    /// A source this close (or closer) brings the cell in, in world units.
+    pub load_radius: f32,
+    /// The cell goes out when every source is farther than this, in world units.
+    pub unload_radius: f32,
+}
+
+impl Streaming {
+    /// What is wrong with these radii, if anything: the field at fault and why.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        let (load, unload) = (self.load_radius, self.unload_radius);
+        if !(load.is_finite() && load > 0.0) {
+            return Some((
+                "load_radius",
+                format!("`load_radius` must be a finite distance above 0, found {load}"),
+            ));
+        }
+        if !(unload.is_finite() && unload > load) {
+            return Some((
+                "unload_radius",
+                format!(
+                    "`unload_radius` must be finite and larger than `load_radius` ({load}), found {unload}"
+                ),
+            ));
+        }
+        None
+    }
 }
 
 /// Changes to one entity of a prefab, stored as deltas: only what is set differs from the
@@ -58,6 +99,17 @@ pub struct Override {
     /// Their `parent` is the instance entity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<u64>,
+}
+
+impl Instance {
+    /// An instance of the prefab at `scene`, without overrides, not streamed.
+    pub fn new(scene: impl Into<EcoString>) -> Self {
+        Self {
+            scene: scene.into(),
+            overrides: Vec::new(),
+            streaming: None,
+        }
+    }
 }
 
 impl Override {

@@ -28,7 +28,9 @@ pub use component::{CustomComponent, CustomField, EcoString};
 pub use edit::EditError;
 pub(crate) use error::levenshtein;
 pub use error::{ReadError, ReadErrorKind};
-pub use instance::{ComponentPatch, Instance, MAX_EXPANDED_ENTITIES, MAX_PREFAB_DEPTH, Override};
+pub use instance::{
+    ComponentPatch, Instance, MAX_EXPANDED_ENTITIES, MAX_PREFAB_DEPTH, Override, Streaming,
+};
 pub use integrity::IntegrityProblem;
 pub use layer::{
     CellRect, CellSource, EMPTY_CELL, MAX_CELL_INDEX, MAX_LAYER_CELLS, TILE_PLANES, TileCell,

@@ -393,6 +393,9 @@ pub(crate) struct InstanceSpans {
     pub(crate) scene: Span,
     /// Each override, in list order.
     pub(crate) overrides: Vec<OverrideSpans>,
+    /// The `streaming` value, then its `load_radius` and `unload_radius` values
+    /// ([`Span::NONE`] when not written).
+    pub(crate) streaming: [Span; 3],
 }
 
 /// Where one override and its parts sit in the text.
@@ -956,6 +959,18 @@ impl SourceMap {
         Self::some(self.entities.get(&id)?.instance.as_deref()?.scene)
     }
 
+    /// The `streaming` value of the instance on entity `id` (`field` empty), or its
+    /// `load_radius` or `unload_radius` value.
+    pub fn instance_streaming(&self, id: u64, field: &str) -> Option<Position> {
+        let spans = &self.entities.get(&id)?.instance.as_deref()?.streaming;
+        let span = match field {
+            "load_radius" => spans[1],
+            "unload_radius" => spans[2],
+            _ => spans[0],
+        };
+        self.pos(Self::some(span).or_else(|| Self::some(spans[0]))?)
+    }
+
     /// The number of overrides the instance on entity `id` was written with.
     pub fn override_count(&self, id: u64) -> usize {
         match self.entities.get(&id) {
@@ -1108,6 +1123,7 @@ impl SourceMap {
             e.components = e.components.moved(dc);
             if let Some(instance) = &mut e.instance {
                 shift.span(&mut instance.scene);
+                shift.spans(&mut instance.streaming);
                 for o in &mut instance.overrides {
                     shift.span(&mut o.entry);
                     shift.spans(&mut o.fields);

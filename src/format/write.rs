@@ -161,7 +161,8 @@ impl Writer {
         self.close(")");
     }
 
-    /// `instance: Some((scene: .., overrides: [..])),` (written only for instance entities).
+    /// `instance: Some((scene: .., overrides: [..], streaming: ..)),` (written only for instance
+    /// entities; `streaming` only for streamed ones).
     fn instance(&mut self, instance: &Instance) {
         self.indent();
         self.out.push_str("instance: Some((\n");
@@ -175,6 +176,16 @@ impl Writer {
                 self.override_entry(o);
             }
             self.close("]");
+        }
+        if let Some(streaming) = &instance.streaming {
+            let mut load = ryu::Buffer::new();
+            let mut unload = ryu::Buffer::new();
+            let raw = format!(
+                "Some((load_radius: {}, unload_radius: {}))",
+                load.format(streaming.load_radius),
+                unload.format(streaming.unload_radius)
+            );
+            self.raw("streaming", &raw);
         }
         self.close("))");
     }

@@ -25,6 +25,10 @@
 //! - **prefab instances**: an entity that places a prefab keeps its `instance` (scene and
 //!   overrides) as the scene wrote it; the entities the prefab placed are not captured (the
 //!   prefab file is their source), so a runtime change to one of them is not saved.
+//! - **streamed cells** (instances with `streaming`): kept as written whether they are in or
+//!   out (their `instance`, radii included; what they place is the prefab's, as above). A
+//!   component with entity references that is held back because an entity it names is in a
+//!   cell that is out is written as the scene wrote it.
 //!
 //! What cannot be written (a field whose value no expression spells, such as a map or a handle;
 //! an entity reference to an entity outside the instance) is left out and listed in
@@ -121,6 +125,7 @@ pub fn capture_instance(
         added: HashMap::default(),
         skipped: Vec::new(),
         next_id: scene.doc().next_id,
+        streamed: world.get::<super::streaming::StreamState>(root),
     };
     let base = scene.doc();
     let mut doc = SceneDoc {
@@ -197,6 +202,9 @@ struct Capture<'w> {
     added: HashMap<Entity, u64>,
     skipped: Vec<String>,
     next_id: u64,
+    /// The root's streaming state, when its scene has streamed cells: components held back
+    /// while a cell they name is out are kept as written.
+    streamed: Option<&'w super::streaming::StreamState>,
 }
 
 impl<'w> Capture<'w> {
@@ -306,6 +314,9 @@ impl<'w> Capture<'w> {
                     if let Some(c) = self.custom(live, who, Some(custom), &custom.type_path, index)
                     {
                         node.components.push(ComponentData::Custom(c));
+                    } else if self.streamed.is_some_and(|s| s.withholds(base.id)) {
+                        // Held back while the cell it names is out: as written.
+                        node.components.push(component.clone());
                     }
                 }
                 builtin => {

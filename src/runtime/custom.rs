@@ -193,6 +193,33 @@ impl PreparedCustom<'_> {
         self.references.is_some()
     }
 
+    /// Whether every entity the value's references name passes `known` (by key): true for a
+    /// value without references. Streaming holds back a value naming an entity of a cell that
+    /// is out.
+    pub(crate) fn names_only(&self, known: &dyn Fn(u64) -> bool) -> bool {
+        let Some(table) = self.references else {
+            return true;
+        };
+        let all = std::cell::Cell::new(true);
+        let _ = (self.ty.mapped)(self.value, &|placeholder| {
+            if table.key(placeholder).is_none_or(|k| !known(k)) {
+                all.set(false);
+            }
+            Some(placeholder)
+        });
+        all.get()
+    }
+
+    /// Whether `entity` has a component of this value's type.
+    pub(crate) fn is_on(&self, entity: &EntityWorldMut) -> bool {
+        self.ty.component.contains(entity)
+    }
+
+    /// Removes the component of this value's type from `entity`.
+    pub(crate) fn remove_from(&self, entity: &mut EntityWorldMut) {
+        self.ty.component.remove(entity);
+    }
+
     /// Calls `f` with the value to insert: the prepared value, or for one with references a
     /// copy with each placeholder replaced by its live entity (`Entity::PLACEHOLDER` for one
     /// `live` does not know: the game despawned it). `None` when the copy cannot be made.

@@ -18,6 +18,7 @@
 #[cfg(feature = "builtins")]
 mod builtin;
 pub mod capture;
+mod cells;
 mod components;
 mod custom;
 #[cfg(feature = "import")]
@@ -32,6 +33,7 @@ pub(crate) mod registry;
 mod reload;
 mod scene;
 mod spawn;
+mod streaming;
 mod twins;
 
 pub use components::{ForgeEntityId, ForgeEntityPath};
@@ -46,6 +48,7 @@ pub use spawn::{
     ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneReady,
     ForgeSceneRoot, ForgeSpawnBudget, ForgeSpawnProgress,
 };
+pub use streaming::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
 pub use twins::{ForgeTwinReader, with_cooked_twins};
 
 #[doc(hidden)]

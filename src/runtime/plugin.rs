@@ -52,7 +52,9 @@ pub enum ForgeSceneSystems {
     /// scene has loaded, within the frame's
     /// [`ForgeSpawnBudget`], and triggers [`ForgeSceneReady`](crate::ForgeSceneReady) on it when
     /// its instance is complete; opens and closes activation gates
-    /// ([`ForgeSceneInactive`](crate::ForgeSceneInactive)).
+    /// ([`ForgeSceneInactive`](crate::ForgeSceneInactive)); then brings streamed cells in and
+    /// out by distance to [`ForgeStreamingSource`](crate::ForgeStreamingSource) entities,
+    /// with what is left of the frame's budget.
     Spawn,
 }
 
@@ -64,6 +66,7 @@ impl Plugin for ForgeScenePlugin {
             .register_type::<ForgeSpawnBudget>()
             .register_type::<ForgeDefaultSpawnBudget>()
             .register_type::<ForgeSceneInactive>()
+            .register_type::<super::streaming::ForgeStreamingSource>()
             .configure_sets(
                 PreUpdate,
                 (ForgeSceneSystems::Reload, ForgeSceneSystems::Spawn)
@@ -123,7 +126,11 @@ fn add_assets(app: &mut App) {
         .add_systems(PreUpdate, reload_scenes.in_set(ForgeSceneSystems::Reload))
         .add_systems(
             PreUpdate,
-            (super::progress::report_load_progress, spawn_scene_instances)
+            (
+                super::progress::report_load_progress,
+                spawn_scene_instances,
+                super::streaming::stream_scene_cells,
+            )
                 .chain()
                 .in_set(ForgeSceneSystems::Spawn),
         );

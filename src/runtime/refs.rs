@@ -37,6 +37,11 @@ pub(crate) struct RefTable {
 }
 
 impl RefTable {
+    /// The key `placeholder` stands for.
+    pub(crate) fn key(&self, placeholder: Entity) -> Option<u64> {
+        self.keys.get(placeholder.index_u32() as usize).copied()
+    }
+
     /// The live entity `placeholder` stands for, through `live` (key to entity).
     pub(crate) fn live(
         &self,

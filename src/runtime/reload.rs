@@ -52,6 +52,7 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
+use super::cells::plan_of;
 use super::components::{ForgeEntityPath, bevy_transform_of};
 use super::loader::{ForgeSceneLoadError, list};
 use super::scene::ForgeScene;
@@ -59,6 +60,7 @@ use super::spawn::{
     AppliedDoc, AppliedDocs, ForgeSceneInactive, ForgeSceneInstance, SpawnCx, insert_references,
     spawn_entity,
 };
+use super::streaming::StreamState;
 use crate::diff::{ComponentChange, SceneDiff};
 use crate::validate::{Diagnostic, Severity};
 
@@ -188,6 +190,11 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
         tracing::error!("reload of `{path}` failed; the last good scene stays live:\n{text}");
         report_failure(world, scene, path, diagnostics);
     }
+    if let Some(mut plans) = world.get_resource_mut::<super::cells::CellPlans>() {
+        for id in &removed {
+            plans.forget(*id);
+        }
+    }
     if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
         for id in removed {
             applied.0.remove(&id);
@@ -266,9 +273,20 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
                 let Some(mut instance) = world.entity_mut(root).take::<ForgeSceneInstance>() else {
                     continue;
                 };
-                let event = apply(world, root, &mut instance, &changes, id, scene);
+                // A streamed root: what the change adds inside a cell that is out waits for
+                // the cell (it spawns from the new scene when it comes in).
+                let stream = world.entity_mut(root).take::<StreamState>();
+                let plan = stream.as_ref().map(|_| plan_of(world, id, scene));
+                let held = |key: u64| match (&stream, &plan) {
+                    (Some(stream), Some(plan)) => stream.holds(plan, key),
+                    _ => false,
+                };
+                let event = apply(world, root, &mut instance, &changes, id, scene, &held);
                 if let Ok(mut entity) = world.get_entity_mut(root) {
                     entity.insert(instance);
+                    if let Some(stream) = stream {
+                        entity.insert(stream);
+                    }
                     world.trigger(event);
                 }
             }
@@ -296,7 +314,7 @@ pub fn apply_diff(
     scene: &ForgeScene,
 ) -> ForgeSceneReloaded {
     let scene_id = instance.scene;
-    apply(world, root, instance, changes, scene_id, scene)
+    apply(world, root, instance, changes, scene_id, scene, &|_| false)
 }
 
 /// Applies `changes` to one instance, following the diff's documented order: spawn added,
@@ -308,6 +326,7 @@ fn apply(
     changes: &SceneDiff,
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
+    held: &dyn Fn(u64) -> bool,
 ) -> ForgeSceneReloaded {
     // Keys of what changed; named by id path at the end (removed ones by the paths before the
     // change, the others by the scene's).
@@ -324,7 +343,7 @@ fn apply(
         inactive: world.get::<ForgeSceneInactive>(root).is_some(),
     };
     for added in &changes.added {
-        if live(world, instance, added.id).is_some() {
+        if live(world, instance, added.id).is_some() || held(added.id) {
             continue;
         }
         let parent = match added.parent {

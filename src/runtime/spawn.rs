@@ -15,6 +15,7 @@ use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
+use super::cells::{CellPlan, plan_of};
 use super::components::{ForgeEntityId, ForgeEntityPath, bevy_transform_of};
 use super::scene::ForgeScene;
 use crate::format::SceneDoc;
@@ -32,6 +33,10 @@ use crate::prefab::PlacedPaths;
 /// The spawn takes one frame unless a [`ForgeSpawnBudget`] (on this entity, or the app's
 /// [`ForgeDefaultSpawnBudget`]) spreads it over several; [`ForgeSpawnProgress`] on this entity
 /// says how far it got, and [`ForgeSceneInactive`] holds the instance hidden and inactive.
+/// Instances the scene marks `streaming` (the format page, "Streaming") are cells: what they
+/// place comes in and goes out by distance to
+/// [`ForgeStreamingSource`](crate::ForgeStreamingSource) entities, and
+/// [`ForgeStreamedCells`](crate::ForgeStreamedCells) on this entity says where each is.
 #[derive(Component, Clone, Debug, Default, Reflect)]
 // Type path at the crate root (as re-exported), whatever module defines it: `.meta` files
 // and reflected scenes name it.
@@ -415,12 +420,12 @@ pub(crate) struct Limit {
     deadline: Option<Instant>,
     entities: Option<u32>,
     used: u32,
-    out: bool,
+    pub(crate) out: bool,
 }
 
 impl Limit {
     /// An allowance of `budget`, starting now.
-    fn of(budget: &ForgeSpawnBudget) -> Self {
+    pub(crate) fn of(budget: &ForgeSpawnBudget) -> Self {
         Self {
             deadline: budget.time.map(|t| Instant::now() + t),
             entities: budget.entities,
@@ -432,7 +437,7 @@ impl Limit {
     /// Counts one unit of work; whether the allowance is now spent. Time is read every 16
     /// units (a clock read costs a few percent of an entity's spawn).
     #[inline]
-    fn spend(&mut self) -> bool {
+    pub(crate) fn spend(&mut self) -> bool {
         self.used += 1;
         if self.entities.is_some_and(|n| self.used >= n) {
             self.out = true;
@@ -496,12 +501,21 @@ pub(crate) struct SpawnTask {
     phase: Phase,
     entities: HashMap<u64, Entity>,
     visibility: Option<ComponentId>,
+    /// The scene's streamed cells, when it has any: the walk stops at their anchors (their
+    /// content streams in by distance: [`super::streaming`]).
+    cells: Option<Arc<CellPlan>>,
 }
 
 impl SpawnTask {
-    fn new(world: &mut World, scene_id: AssetId<ForgeScene>, scene: &ForgeScene) -> Self {
+    fn new(
+        world: &mut World,
+        scene_id: AssetId<ForgeScene>,
+        scene: &ForgeScene,
+        cells: Option<Arc<CellPlan>>,
+    ) -> Self {
         let doc = scene.spawn_doc().clone();
         Self {
+            cells: cells.filter(|c| !c.is_empty()),
             scene_id,
             spawned: vec![None; doc.entities.len()],
             stack: doc.roots.iter().rev().map(|id| (*id, None)).collect(),
@@ -529,9 +543,10 @@ impl SpawnTask {
     }
 
     fn progress(&self) -> ForgeSpawnProgress {
+        let streamed = self.cells.as_ref().map_or(0, |c| c.content_len());
         ForgeSpawnProgress {
             spawned: self.count,
-            total: self.spawned.len(),
+            total: self.spawned.len().saturating_sub(streamed),
             ready: self.phase == Phase::Done,
         }
     }
@@ -594,7 +609,14 @@ impl SpawnTask {
                 let Some(id) = self.doc.entities.get_index(index).map(|(id, _)| *id) else {
                     break;
                 };
-                if insert_references_of(world, scene, &self.entities, id, index) && limit.spend() {
+                let entities = &self.entities;
+                let known = |k: u64| entities.contains_key(&k);
+                // Streamed: a value naming an entity of a cell that is out waits for it.
+                let known: Option<&dyn Fn(u64) -> bool> = match self.cells {
+                    Some(_) => Some(&known),
+                    None => None,
+                };
+                if insert_references_of(world, scene, entities, id, index, known) && limit.spend() {
                     self.phase = Phase::References(index + 1);
                     return false;
                 }
@@ -638,8 +660,10 @@ impl SpawnTask {
             let entity = spawn_entity(world, parent, id, index, cx);
             self.spawned[index] = Some(entity);
             self.count += 1;
-            self.stack
-                .extend(node.children.iter().rev().map(|c| (*c, Some((id, entity)))));
+            if self.cells.as_ref().is_none_or(|c| !c.is_anchor_at(index)) {
+                self.stack
+                    .extend(node.children.iter().rev().map(|c| (*c, Some((id, entity)))));
+            }
             if limit.spend() {
                 return true;
             }
@@ -673,9 +697,6 @@ pub(crate) fn spawn_scene_instances(
     }
     let mut pending: Vec<(Entity, AssetId<ForgeScene>)> =
         roots.iter(world).map(|(e, r)| (e, r.0.id())).collect();
-    if pending.is_empty() {
-        return;
-    }
     pending.sort_unstable_by_key(|(e, _)| *e);
     let default = world
         .get_resource::<ForgeDefaultSpawnBudget>()
@@ -706,9 +727,13 @@ pub(crate) fn spawn_scene_instances(
                 Some(task) if task.is_of(id, scene) => task,
                 Some(stale) => {
                     stale.abandon(world);
-                    SpawnTask::new(world, id, scene)
+                    let cells = plan_of(world, id, scene);
+                    SpawnTask::new(world, id, scene, Some(cells))
                 }
-                None => SpawnTask::new(world, id, scene),
+                None => {
+                    let cells = plan_of(world, id, scene);
+                    SpawnTask::new(world, id, scene, Some(cells))
+                }
             };
             let done = task.step(world, root, scene, limit, inactive);
             let progress = task.progress();
@@ -737,7 +762,14 @@ pub(crate) fn spawn_scene_instances(
             }
         }
     });
+    // What is left of the shared budget, for streamed cells this frame.
+    world.insert_resource(SpawnLeft(shared));
 }
+
+/// What is left of the frame's shared spawn budget after first spawns: streamed cells
+/// ([`super::streaming`]) spend it.
+#[derive(Resource)]
+pub(crate) struct SpawnLeft(pub(crate) Limit);
 
 /// Opens (`active`) or closes the activation gate of `root`: its instance's entities (those
 /// spawned so far, while it spawns) lose or get [`ForgeSceneInactive`], and the root gets back
@@ -810,7 +842,7 @@ pub(crate) fn spawn_instance(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) -> ForgeSceneInstance {
-    let mut task = SpawnTask::new(world, scene_id, scene);
+    let mut task = SpawnTask::new(world, scene_id, scene, None);
     task.step(
         world,
         root,
@@ -922,17 +954,20 @@ pub(crate) fn insert_references(
     which: impl IntoIterator<Item = (u64, usize)>,
 ) {
     for (id, index) in which {
-        insert_references_of(world, scene, entities, id, index);
+        insert_references_of(world, scene, entities, id, index, None);
     }
 }
 
 /// [`insert_references`] for one entity; whether it has components with entity references.
+/// With `known`, a value naming a key it does not know is left out (streaming inserts it
+/// when the entity comes in).
 fn insert_references_of(
     world: &mut World,
     scene: &ForgeScene,
     entities: &HashMap<u64, Entity>,
     id: u64,
     index: usize,
+    known: Option<&dyn Fn(u64) -> bool>,
 ) -> bool {
     let customs = scene.custom.entity(index);
     if !customs.iter().any(|c| c.refers()) {
@@ -943,7 +978,10 @@ fn insert_references_of(
         .get(&id)
         .and_then(|e| world.get_entity_mut(*e).ok())
     {
-        super::custom::insert(&mut entity, customs.iter(), id, Some(&live));
+        let insert = customs
+            .iter()
+            .filter(|p| known.is_none_or(|known| p.names_only(known)));
+        super::custom::insert(&mut entity, insert, id, Some(&live));
     }
     true
 }

@@ -127,6 +127,7 @@ impl fmt::Display for Severity {
 /// | `forge::asset::wrong_kind` | error | with an asset index: the file is not an image (sprite) or a mesh (mesh3d) |
 /// | `forge::prefab::not_a_scene` | error | an instance's `scene` does not name a `.forge.ron` file |
 /// | `forge::prefab::empty_target` | error | an override's `target` is empty |
+/// | `forge::prefab::streaming` | error | a streamed instance's radii are not `0 < load_radius < unload_radius` (both finite) |
 /// | `forge::prefab::remove_key` | error | an override removes something that is not a component key |
 /// | `forge::prefab::add_existing` | error | with the prefab: an override adds a component the target already has |
 /// | `forge::prefab::cycle` | error | with the prefabs: a chain of instances comes back to a file it passed |

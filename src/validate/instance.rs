@@ -17,6 +17,15 @@ pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
             Loc::InstanceScene,
         );
     }
+    if let Some((field, message)) = instance.streaming.as_ref().and_then(|s| s.problem()) {
+        c.push(
+            Diagnostic::new(Severity::Error, "forge::prefab::streaming", message)
+                .with_entity(id)
+                .with_path(format!("instance.streaming.{field}"))
+                .with_help("a streamed cell needs `0 < load_radius < unload_radius`, like `streaming: Some((load_radius: 40.0, unload_radius: 50.0))`"),
+            Loc::InstanceStreaming(field),
+        );
+    }
     overrides(c, id, &instance.overrides, "instance", Loc::Override);
 }
 

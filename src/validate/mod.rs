@@ -283,6 +283,8 @@ enum Loc {
     CustomExpr(usize, usize),
     /// The `scene` of the entity's instance.
     InstanceScene,
+    /// A field of the `streaming` of the entity's instance (`load_radius`, `unload_radius`).
+    InstanceStreaming(&'static str),
     /// A part of override `i` of the entity's instance (or of the tile layer with the
     /// diagnostic's entity as its id).
     Override(usize, OverridePart<'static>),
@@ -318,6 +320,10 @@ fn resolve(loc: Loc, entity: Option<u64>, map: &SourceMap) -> Option<Position> {
             .or_else(|| component(i)),
         Loc::InstanceScene => map
             .instance_scene(id)
+            .or_else(|| map.entity_field(id, "instance"))
+            .or_else(entry),
+        Loc::InstanceStreaming(field) => map
+            .instance_streaming(id, field)
             .or_else(|| map.entity_field(id, "instance"))
             .or_else(entry),
         Loc::Override(i, part) => map

@@ -11,7 +11,7 @@ use crate::format::builtin::{
 };
 use crate::format::component::{CustomComponent, CustomField, EcoString};
 use crate::format::error::{ReadErrorKind, closest};
-use crate::format::instance::{ComponentPatch, Instance, Override};
+use crate::format::instance::{ComponentPatch, Instance, Override, Streaming};
 use crate::format::layer::{
     EMPTY_CELL, MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane,
 };
@@ -443,30 +443,54 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// The inside of `instance: Some(..)`: `(scene: "..", overrides: [..])`.
+    /// The inside of `instance: Some(..)`: `(scene: "..", overrides: [..], streaming: Some((..)))`.
     pub(super) fn instance(&mut self) -> PResult<(Instance, InstanceSpans)> {
         let mut scene = EcoString::default();
         let mut overrides = Vec::new();
+        let mut streaming = None;
         let mut spans = InstanceSpans {
             scene: Span::NONE,
             overrides: Vec::new(),
+            streaming: [Span::NONE; 3],
         };
         let (start, seen) = self.structure("instance", &INSTANCE_FIELDS, |p, i, at| {
-            if i == 0 {
-                scene = p.small_string()?;
-                spans.scene = p.span(at);
-            } else {
-                p.sequence(|p, _| {
+            match i {
+                0 => {
+                    scene = p.small_string()?;
+                    spans.scene = p.span(at);
+                }
+                1 => p.sequence(|p, _| {
                     let (o, s) = p.override_entry()?;
                     overrides.push(o);
                     spans.overrides.push(s);
                     Ok(())
-                })?;
+                })?,
+                _ => {
+                    streaming = p.option(|p| {
+                        let [load_radius, unload_radius] = p.floats(
+                            "streaming",
+                            &STREAMING_FIELDS,
+                            Some(&mut spans.streaming[1..]),
+                        )?;
+                        Ok(Streaming {
+                            load_radius,
+                            unload_radius,
+                        })
+                    })?;
+                    spans.streaming[0] = p.span(at);
+                }
             }
             Ok(())
         })?;
         self.require(start, "instance", &INSTANCE_FIELDS, seen, 1)?;
-        Ok((Instance { scene, overrides }, spans))
+        Ok((
+            Instance {
+                scene,
+                overrides,
+                streaming,
+            },
+            spans,
+        ))
     }
 
     /// One tile layer: `(id: .., name: .., parent: .., plane: xy, cell_size: (..), origin: (..),
@@ -1015,7 +1039,8 @@ const IJ_KEY: [&str; 3] = ["i", "j", "key"];
 const MESH_SOURCE_FIELDS: [&str; 2] = ["source", "value"];
 const MESH_SOURCE_PATHS: [&str; 2] = ["mesh.source", "mesh.value"];
 const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
-const INSTANCE_FIELDS: [&str; 2] = ["scene", "overrides"];
+const INSTANCE_FIELDS: [&str; 3] = ["scene", "overrides", "streaming"];
+const STREAMING_FIELDS: [&str; 2] = ["load_radius", "unload_radius"];
 /// The longest string an [`EcoString`] holds without allocating.
 const CUSTOM_FIELD_FIELDS: [&str; 2] = ["name", "expr"];
 const COMPONENT_FIELDS: [&str; 2] = ["type", "data"];
