@@ -12,7 +12,9 @@
 //! - `tiles_paint/diff_apply`: diff + patch of the two expanded scenes only.
 //!
 //! Debug build: `cargo bench --bench tiles --profile dev` runs `tiles_load_spawn/layer_1` and
-//! `flat_1` only (the figure pfx gives for a debug build; the rest takes minutes there).
+//! `flat_1` only (the figure pfx gives for a debug build; the rest takes minutes there), with
+//! this crate unoptimised; `--profile dev-game` is a game's debug build as Bevy's setup guide
+//! recommends it, where this crate is one of the optimised dependencies.
 //!
 //! Before timing, the bench checks that both sides spawn the same number of entities, and that a
 //! paint spawns one entity and writes no `Transform` or `Sprite` of any other cell (change
@@ -38,7 +40,8 @@ use both::OursReloaded;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use tiles::{SIDE, flat, full_rows, level, prefab};
 
-/// Built with debug assertions (`--profile dev`): only the one-entity prefab's load + spawn.
+/// Built with debug assertions (`--profile dev` or `dev-game`): only the one-entity prefab's
+/// load + spawn.
 const DEBUG: bool = cfg!(debug_assertions);
 
 fn tiles_load_spawn(c: &mut Criterion) {
