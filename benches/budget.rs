@@ -13,41 +13,19 @@
 
 #[path = "support/vs_bevy.rs"]
 mod both;
+#[path = "support/frames.rs"]
+mod frames;
 mod support;
 
+use frames::{Frames, end, start};
+
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bevy_app::PreUpdate;
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::SingleThreadedExecutor;
 use bevy_forge_scene::prelude::*;
-
-/// The spawn set's time in each frame: wall-clock, and on-CPU (the thread's time on a core,
-/// `CLOCK_THREAD_CPUTIME_ID`). On a shared machine the two differ by the time the scheduler
-/// gave the core to someone else.
-#[derive(Resource, Default)]
-struct Frames {
-    start: Option<(Instant, Duration)>,
-    times: Vec<(Duration, Duration)>,
-}
-
-/// The calling thread's time on a core so far.
-fn on_cpu() -> Duration {
-    cpu_time::ThreadTime::now().as_duration()
-}
-
-fn start(mut frames: ResMut<Frames>) {
-    frames.start = Some((Instant::now(), on_cpu()));
-}
-
-fn end(mut frames: ResMut<Frames>) {
-    if let Some((wall, cpu)) = frames.start.take() {
-        frames
-            .times
-            .push((wall.elapsed(), on_cpu().saturating_sub(cpu)));
-    }
-}
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)

@@ -17,11 +17,15 @@
 
 #[path = "support/vs_bevy.rs"]
 mod both;
+#[path = "support/frames.rs"]
+mod frames;
 mod support;
+
+use frames::{Frames, end, start};
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bevy_app::PreUpdate;
 use bevy_ecs::prelude::*;
@@ -94,29 +98,6 @@ fn grid(side: u64) -> String {
         roots.join(", "),
         side * side + 1
     )
-}
-
-/// Our systems' time in each frame: wall-clock and on-CPU.
-#[derive(Resource, Default)]
-struct Frames {
-    start: Option<(Instant, Duration)>,
-    times: Vec<(Duration, Duration)>,
-}
-
-fn on_cpu() -> Duration {
-    cpu_time::ThreadTime::now().as_duration()
-}
-
-fn start(mut frames: ResMut<Frames>) {
-    frames.start = Some((Instant::now(), on_cpu()));
-}
-
-fn end(mut frames: ResMut<Frames>) {
-    if let Some((wall, cpu)) = frames.start.take() {
-        frames
-            .times
-            .push((wall.elapsed(), on_cpu().saturating_sub(cpu)));
-    }
 }
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
