@@ -1640,3 +1640,34 @@ fn an_announced_component_count_does_not_reserve_far_more_than_the_file() {
         file.len()
     );
 }
+
+/// Radii a text scene is refused for (NaN, infinite, zero, negative, load not below unload)
+/// are refused in a cooked twin too, by the same code: the twin loads as its text would.
+#[test]
+fn streaming_radii_the_text_refuses_are_refused_cooked() {
+    let mut h = Harness::new();
+    let bad = [
+        (f32::NAN, 50.0),
+        (1.0, f32::INFINITY),
+        (0.0, 50.0),
+        (-1.0, 50.0),
+        (50.0, 50.0),
+        (60.0, 50.0),
+        (-0.0, f32::NEG_INFINITY),
+    ];
+    for (n, (load_radius, unload_radius)) in bad.into_iter().enumerate() {
+        let mut doc = scene_doc(&["p.forge.ron"]);
+        doc.entity_mut(2).unwrap().instance.as_mut().unwrap().streaming =
+            Some(bevy_forge_scene::format::Streaming {
+                load_radius,
+                unload_radius,
+            });
+        let path = format!("radii{n}.forge.bin");
+        h.add_bytes(&path, &cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode());
+        let e = outcome(&mut h, &path).unwrap_err();
+        assert!(
+            e.contains("forge::prefab::streaming"),
+            "({load_radius}, {unload_radius}): {e}"
+        );
+    }
+}
