@@ -1657,17 +1657,51 @@ fn streaming_radii_the_text_refuses_are_refused_cooked() {
     ];
     for (n, (load_radius, unload_radius)) in bad.into_iter().enumerate() {
         let mut doc = scene_doc(&["p.forge.ron"]);
-        doc.entity_mut(2).unwrap().instance.as_mut().unwrap().streaming =
-            Some(bevy_forge_scene::format::Streaming {
-                load_radius,
-                unload_radius,
-            });
+        doc.entity_mut(2)
+            .unwrap()
+            .instance
+            .as_mut()
+            .unwrap()
+            .streaming = Some(bevy_forge_scene::format::Streaming {
+            load_radius,
+            unload_radius,
+        });
         let path = format!("radii{n}.forge.bin");
-        h.add_bytes(&path, &cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode());
+        h.add_bytes(
+            &path,
+            &cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode(),
+        );
         let e = outcome(&mut h, &path).unwrap_err();
         assert!(
             e.contains("forge::prefab::streaming"),
             "({load_radius}, {unload_radius}): {e}"
+        );
+    }
+}
+
+/// A palette key the text reader refuses (a control character such as a tab or a newline) is
+/// refused in a cooked twin as well: the twin holds only what its text could.
+#[test]
+fn a_control_character_palette_key_is_refused_cooked() {
+    use bevy_forge_scene::format::TileLayer;
+    let mut h = Harness::new();
+    for (n, key) in ['\t', '\n', '\u{7f}'].into_iter().enumerate() {
+        let mut doc = scene_doc(&[]);
+        let mut layer = TileLayer::new(3, "Ground");
+        layer.palette.push((key, "p.forge.ron".into()));
+        layer.rows = vec![format!("{key}{key}")];
+        doc.layers.push(layer);
+        doc.next_id = 4;
+        let text_error = SceneDoc::from_str(&doc.to_canonical_string()).unwrap_err();
+        let path = format!("key{n}.forge.bin");
+        h.add_bytes(
+            &path,
+            &cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode(),
+        );
+        let e = outcome(&mut h, &path).unwrap_err();
+        assert!(
+            e.contains("palette key"),
+            "{key:?}: {e}\n(text: {text_error})"
         );
     }
 }

@@ -609,18 +609,18 @@ impl<'a> Parser<'a> {
         Ok(v as u32)
     }
 
-    /// A palette key: a string of one character, not [`EMPTY_CELL`].
+    /// A palette key: a string of one character, not [`EMPTY_CELL`] nor a control character.
     fn palette_key(&mut self) -> PResult<char> {
         self.skip_ws()?;
         let at = self.pos;
         let key = self.string()?;
         let mut chars = key.chars();
         match (chars.next(), chars.next()) {
-            (Some(c), None) if c != EMPTY_CELL && !c.is_control() => Ok(c),
+            (Some(c), None) if crate::format::is_palette_key(c) => Ok(c),
             _ => self.fail(
                 at,
                 ReadErrorKind::Unexpected {
-                    expected: "a palette key: one character, not `.`",
+                    expected: "a palette key: one character, not `.` nor a control character",
                     found: format!("{key:?}"),
                 },
             ),
