@@ -6,7 +6,7 @@
 use bevy_platform::collections::{HashMap, HashSet};
 
 use super::{Collector, Diagnostic, Loc, Severity};
-use crate::format::{CellSource, LayerPart, MAX_LAYER_CELLS, SceneDoc, TileLayer};
+use crate::format::{CellSource, LayerPart, MAX_CELL_INDEX, MAX_LAYER_CELLS, SceneDoc, TileLayer};
 
 pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
     let mut ids: HashSet<u64> = HashSet::default();
@@ -120,6 +120,25 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
                 .with_help("split the layer into several layers"),
                 Loc::Layer(LayerPart::Field(field)),
             );
+        } else if let Some(width) = layer.rows.first().map(|r| r.chars().count())
+            && width > 0
+        {
+            // The last column and the top row: cell indices of `rows` go up to
+            // MAX_CELL_INDEX, as those of `cells` and of a paint.
+            let (last_i, last_j) = layer.row_cell(0, width - 1);
+            if last_i > u64::from(MAX_CELL_INDEX) || last_j > u64::from(MAX_CELL_INDEX) {
+                c.push(
+                    error(
+                        "forge::layer::too_large",
+                        format!(
+                            "the rows reach cell ({last_i}, {last_j}); cell indices go up to {MAX_CELL_INDEX}"
+                        ),
+                    )
+                    .with_path(at(".rows"))
+                    .with_help("lower `start` (moving `origin` back by as many cells), or split the layer"),
+                    Loc::Layer(LayerPart::Field("rows")),
+                );
+            }
         }
         rows_and_keys(c, n, layer);
         super::instance::overrides(c, id, &layer.overrides, &at(""), Loc::Override);
