@@ -818,6 +818,33 @@ mod tiles {
             assert_eq!(found[0].2, line);
         }
         assert!(rows_past("(i: 65534, j: 65535)", &["gg"]).0.is_empty());
+        // A layer under no entity: one error at its `parent`, saying what the id is instead.
+        let second = "    (id: 8, name: \"Upper\", plane: xy, cell_size: (x: 1.0, y: 1.0), palette: {}, rows: []),\n  ],\n)";
+        for (parent, says) in [
+            ("Some(7)", "under entity 7, which the scene does not have"),
+            ("Some(9)", "`Floor` is placed under itself"),
+            ("Some(8)", "`Floor` is placed under layer `Upper` (id 8)"),
+        ] {
+            let text = level(&["g"])
+                .replace(
+                    "parent: Some(1),\n      plane",
+                    &format!("parent: {parent},\n      plane"),
+                )
+                .replace("  ],\n)", second);
+            let parsed = SceneDoc::from_str(&text).unwrap();
+            let found: Vec<_> = validate_parsed(&parsed, None)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == "forge::layer::parent")
+                .collect();
+            assert_eq!(found.len(), 1, "{parent}: {found:?}");
+            assert!(found[0].message.contains(says), "{}", found[0].message);
+            assert_eq!(found[0].path.as_deref(), Some("layers[0].parent"));
+            assert_eq!(
+                found[0].line(),
+                line_of(&text, &format!("parent: {parent},"))
+            );
+        }
         // A palette key is one character, and not `.`.
         for bad in ["\"gg\"", "\".\"", "\"\""] {
             let text = level(&["g"]).replace("\"g\": \"prefabs", &format!("{bad}: \"prefabs"));

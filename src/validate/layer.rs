@@ -44,15 +44,24 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         if let Some(parent) = layer.parent
             && !doc.entities.contains_key(&parent)
         {
-            c.push(
-                error(
-                    "forge::layer::parent",
-                    format!(
-                        "layer `{}` is placed under entity {parent}, which the scene does not have",
-                        layer.name
-                    ),
+            // A layer's id is not an entity of `entities`: say so rather than "no such entity".
+            let message = if parent == id {
+                format!("layer `{}` is placed under itself", layer.name)
+            } else if let Some(other) = doc.layers.iter().find(|l| l.id == parent) {
+                format!(
+                    "layer `{}` is placed under layer `{}` (id {parent}); a layer is placed under an entity of `entities`",
+                    layer.name, other.name
                 )
-                .with_path(at(".parent")),
+            } else {
+                format!(
+                    "layer `{}` is placed under entity {parent}, which the scene does not have",
+                    layer.name
+                )
+            };
+            c.push(
+                error("forge::layer::parent", message)
+                    .with_path(at(".parent"))
+                    .with_help("set `parent` to an entity's id, or `None` to place the layer at the top of the scene"),
                 Loc::Layer(LayerPart::Field("parent")),
             );
         }
