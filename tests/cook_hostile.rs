@@ -1705,3 +1705,54 @@ fn a_control_character_palette_key_is_refused_cooked() {
         );
     }
 }
+
+/// Every byte of a cooked scene with a streamed instance (flag `0x40` and its radii) and a tile
+/// layer, damaged behind a valid checksum, decodes or is refused with a diagnostic code; never
+/// a panic, and what decodes validates without one.
+#[test]
+fn damaged_bytes_around_streaming_and_layers_never_panic() {
+    use bevy_forge_scene::format::TileLayer;
+    let mut doc = scene_doc(&["p.forge.ron"]);
+    doc.entity_mut(2)
+        .unwrap()
+        .instance
+        .as_mut()
+        .unwrap()
+        .streaming = Some(bevy_forge_scene::format::Streaming {
+        load_radius: 40.0,
+        unload_radius: 50.0,
+    });
+    let mut layer = TileLayer::new(3, "Ground");
+    layer.parent = Some(2);
+    layer.palette.push(('😀', "p.forge.ron".into()));
+    layer.rows = vec!["😀.😀".into(), ".😀.".into()];
+    doc.layers.push(layer);
+    doc.next_id = 4;
+    let good = cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode();
+    assert!(CookedScene::decode(&good).is_ok());
+    let body = &good[COOKED_HEADER_LEN..];
+    let (mut refused, mut decoded) = (0, 0);
+    for at in 0..body.len() {
+        for flip in [0x01u8, 0x20, 0x40, 0x80, 0xFF] {
+            let mut b = body.to_vec();
+            b[at] ^= flip;
+            match CookedScene::decode(&wrap(&b)) {
+                Err(e) => {
+                    refused += 1;
+                    assert!(
+                        e.code().starts_with("forge::"),
+                        "byte {at} ^ {flip:#x}: {e}"
+                    );
+                }
+                Ok(scene) => {
+                    decoded += 1;
+                    let _ = bevy_forge_scene::validate::validate_scene(&scene.doc, None);
+                }
+            }
+        }
+    }
+    assert!(
+        refused > 0 && decoded > 0,
+        "{refused} refused, {decoded} decoded"
+    );
+}
