@@ -929,6 +929,30 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
     assert_eq!(out.lines().count(), 15);
 }
 
+/// A streamed instance of the scene is marked with its radii in `tree`; an instance the prefab
+/// places is not (the runtime streams the scene's own instances).
+#[test]
+fn tree_marks_a_streamed_cell_with_its_radii() {
+    let text = camp().replacen(
+        "        scene: \"prefabs/goblin.forge.ron\",\n      )),",
+        "        scene: \"prefabs/goblin.forge.ron\",\n        streaming: Some((load_radius: 40.0, unload_radius: 52.5)),\n      )),",
+        1,
+    );
+    assert_ne!(text, camp());
+    let dir = prefab_project(&text);
+    let o = forge(dir.path(), &["tree", "assets/scenes/camp.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let marked: Vec<&str> = out.lines().filter(|l| l.contains("streamed")).collect();
+    assert_eq!(marked.len(), 1, "{out}");
+    assert!(
+        marked[0].ends_with(
+            "(instance of \"prefabs/goblin.forge.ron\", streamed: load radius 40, unload radius 52.5)"
+        ),
+        "{out}"
+    );
+}
+
 // ---- tile layers ----
 
 /// The tiles example's scenes: `validate` passes, `tree` sums each layer up in one line and

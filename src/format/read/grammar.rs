@@ -12,9 +12,7 @@ use crate::format::builtin::{
 use crate::format::component::{CustomComponent, CustomField, EcoString};
 use crate::format::error::{ReadErrorKind, closest};
 use crate::format::instance::{ComponentPatch, Instance, Override, Streaming};
-use crate::format::layer::{
-    EMPTY_CELL, MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane,
-};
+use crate::format::layer::{MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane};
 use crate::format::source_map::{
     ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LAYER_FIELDS, LayerSpans, LineIndex,
     OVERRIDE_FIELDS, OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
