@@ -818,6 +818,28 @@ mod tiles {
             assert_eq!(found[0].2, line);
         }
         assert!(rows_past("(i: 65534, j: 65535)", &["gg"]).0.is_empty());
+        // Cell sizes each finite whose far cells pass the largest f32: one error at the size.
+        for (size, start, rows) in [
+            ("(x: 3e38, y: 1.0)", "(i: 0, j: 0)", vec!["ggg"]),
+            ("(x: 1.0, y: 1e34)", "(i: 0, j: 65534)", vec!["g", "g"]),
+        ] {
+            let text = level(&rows)
+                .replace("cell_size: (x: 2.0, y: 3.0)", &format!("cell_size: {size}"))
+                .replace("plane: xy,", &format!("plane: xy, start: {start},"));
+            let parsed = SceneDoc::from_str(&text).unwrap();
+            let found: Vec<_> = validate_parsed(&parsed, None)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == "forge::layer::cell_size")
+                .collect();
+            assert_eq!(found.len(), 1, "{size}: {found:?}");
+            assert!(
+                found[0].message.contains("infinite place"),
+                "{}",
+                found[0].message
+            );
+            assert_eq!(found[0].line(), line_of(&text, "cell_size:"));
+        }
         // A layer under no entity: one error at its `parent`, saying what the id is instead.
         let second = "    (id: 8, name: \"Upper\", plane: xy, cell_size: (x: 1.0, y: 1.0), palette: {}, rows: []),\n  ],\n)";
         for (parent, says) in [

@@ -90,6 +90,38 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
                 Loc::Layer(LayerPart::Field("origin")),
             );
         }
+        // Sizes and an origin each finite can still put a far cell past the f32 range
+        // (65,535 cells of 1e34): its entities would spawn at an infinite place.
+        let finite = crate::format::Vec3Data::is_finite;
+        if finite(o) && size.x.is_finite() && size.y.is_finite() {
+            let width = layer.rows.first().map_or(0, |r| r.chars().count() as u64);
+            let (mut far_i, mut far_j) = (u64::from(layer.start.0), u64::from(layer.start.1));
+            if width > 0 {
+                let (i, j) = layer.row_cell(0, width as usize - 1);
+                (far_i, far_j) = (far_i.max(i), far_j.max(j));
+            }
+            for cell in &layer.cells {
+                (far_i, far_j) = (far_i.max(u64::from(cell.i)), far_j.max(u64::from(cell.j)));
+            }
+            let anchor = layer.anchor();
+            let far = layer.cell_offset(far_i, far_j);
+            let place =
+                crate::format::Vec3Data::new(anchor.x + far.x, anchor.y + far.y, anchor.z + far.z);
+            if !(finite(anchor) && finite(far) && finite(place)) {
+                c.push(
+                    error(
+                        "forge::layer::cell_size",
+                        format!(
+                            "cell ({far_i}, {far_j}) would sit at an infinite place: cell size ({}, {}) times its index, from the origin, passes the largest f32",
+                            size.x, size.y
+                        ),
+                    )
+                    .with_path(at(".cell_size"))
+                    .with_help("use a smaller cell size (world units per cell), or fewer cells"),
+                    Loc::Layer(LayerPart::Field("cell_size")),
+                );
+            }
+        }
         for (k, (_, scene)) in layer.palette.iter().enumerate() {
             if let Some((code, message)) = super::instance::prefab_path_problem(scene) {
                 c.push(
