@@ -1640,3 +1640,119 @@ fn an_announced_component_count_does_not_reserve_far_more_than_the_file() {
         file.len()
     );
 }
+
+/// Radii a text scene is refused for (NaN, infinite, zero, negative, load not below unload)
+/// are refused in a cooked twin too, by the same code: the twin loads as its text would.
+#[test]
+fn streaming_radii_the_text_refuses_are_refused_cooked() {
+    let mut h = Harness::new();
+    let bad = [
+        (f32::NAN, 50.0),
+        (1.0, f32::INFINITY),
+        (0.0, 50.0),
+        (-1.0, 50.0),
+        (50.0, 50.0),
+        (60.0, 50.0),
+        (-0.0, f32::NEG_INFINITY),
+    ];
+    for (n, (load_radius, unload_radius)) in bad.into_iter().enumerate() {
+        let mut doc = scene_doc(&["p.forge.ron"]);
+        doc.entity_mut(2)
+            .unwrap()
+            .instance
+            .as_mut()
+            .unwrap()
+            .streaming = Some(bevy_forge_scene::format::Streaming {
+            load_radius,
+            unload_radius,
+        });
+        let path = format!("radii{n}.forge.bin");
+        h.add_bytes(
+            &path,
+            &cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode(),
+        );
+        let e = outcome(&mut h, &path).unwrap_err();
+        assert!(
+            e.contains("forge::prefab::streaming"),
+            "({load_radius}, {unload_radius}): {e}"
+        );
+    }
+}
+
+/// A palette key the text reader refuses (a control character such as a tab or a newline) is
+/// refused in a cooked twin as well: the twin holds only what its text could.
+#[test]
+fn a_control_character_palette_key_is_refused_cooked() {
+    use bevy_forge_scene::format::TileLayer;
+    let mut h = Harness::new();
+    for (n, key) in ['\t', '\n', '\u{7f}'].into_iter().enumerate() {
+        let mut doc = scene_doc(&[]);
+        let mut layer = TileLayer::new(3, "Ground");
+        layer.palette.push((key, "p.forge.ron".into()));
+        layer.rows = vec![format!("{key}{key}")];
+        doc.layers.push(layer);
+        doc.next_id = 4;
+        let text_error = SceneDoc::from_str(&doc.to_canonical_string()).unwrap_err();
+        let path = format!("key{n}.forge.bin");
+        h.add_bytes(
+            &path,
+            &cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode(),
+        );
+        let e = outcome(&mut h, &path).unwrap_err();
+        assert!(
+            e.contains("palette key"),
+            "{key:?}: {e}\n(text: {text_error})"
+        );
+    }
+}
+
+/// Every byte of a cooked scene with a streamed instance (flag `0x40` and its radii) and a tile
+/// layer, damaged behind a valid checksum, decodes or is refused with a diagnostic code; never
+/// a panic, and what decodes validates without one.
+#[test]
+fn damaged_bytes_around_streaming_and_layers_never_panic() {
+    use bevy_forge_scene::format::TileLayer;
+    let mut doc = scene_doc(&["p.forge.ron"]);
+    doc.entity_mut(2)
+        .unwrap()
+        .instance
+        .as_mut()
+        .unwrap()
+        .streaming = Some(bevy_forge_scene::format::Streaming {
+        load_radius: 40.0,
+        unload_radius: 50.0,
+    });
+    let mut layer = TileLayer::new(3, "Ground");
+    layer.parent = Some(2);
+    layer.palette.push(('😀', "p.forge.ron".into()));
+    layer.rows = vec!["😀.😀".into(), ".😀.".into()];
+    doc.layers.push(layer);
+    doc.next_id = 4;
+    let good = cooked(doc, vec![("p.forge.ron", prefab_doc(&[]))]).encode();
+    assert!(CookedScene::decode(&good).is_ok());
+    let body = &good[COOKED_HEADER_LEN..];
+    let (mut refused, mut decoded) = (0, 0);
+    for at in 0..body.len() {
+        for flip in [0x01u8, 0x20, 0x40, 0x80, 0xFF] {
+            let mut b = body.to_vec();
+            b[at] ^= flip;
+            match CookedScene::decode(&wrap(&b)) {
+                Err(e) => {
+                    refused += 1;
+                    assert!(
+                        e.code().starts_with("forge::"),
+                        "byte {at} ^ {flip:#x}: {e}"
+                    );
+                }
+                Ok(scene) => {
+                    decoded += 1;
+                    let _ = bevy_forge_scene::validate::validate_scene(&scene.doc, None);
+                }
+            }
+        }
+    }
+    assert!(
+        refused > 0 && decoded > 0,
+        "{refused} refused, {decoded} decoded"
+    );
+}

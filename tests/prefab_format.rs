@@ -39,6 +39,13 @@ fn level() -> String {
     )
 }
 
+/// The 1-based line of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> Option<u32> {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|l| l as u32 + 1)
+}
+
 fn light(intensity: f32) -> String {
     format!(
         "(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: {intensity:?}, range: 20.0, shadows: false))"
@@ -784,6 +791,82 @@ mod tiles {
                 .iter()
                 .any(|d| d.code == "forge::layer::too_large")
         );
+        // Rows reaching past the largest cell index, to the right or up: one error at `rows`
+        // (a paint there, or a sparse cell, is refused the same way). At the limit: fine.
+        let rows_past = |start: &str, rows: &[&str]| {
+            let text = level(rows).replace("plane: xy,", &format!("plane: xy, start: {start},"));
+            let parsed = SceneDoc::from_str(&text).unwrap();
+            let found: Vec<_> = validate_parsed(&parsed, None)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == "forge::layer::too_large")
+                .map(|d| (d.message.clone(), d.path.clone(), d.line()))
+                .collect();
+            (found, line_of(&text, "rows: ["))
+        };
+        let wide = "g".repeat(70_000);
+        for (start, rows, reach) in [
+            ("(i: 65535, j: 0)", vec!["gg"], "(65536, 0)"),
+            ("(i: 0, j: 65535)", vec!["g", "g"], "(0, 65536)"),
+            ("(i: 0, j: 0)", vec![wide.as_str()], "(69999, 0)"),
+        ] {
+            let (found, line) = rows_past(start, &rows);
+            assert_eq!(found.len(), 1, "{start}: {found:?}");
+            assert!(found[0].0.contains(reach), "{found:?}");
+            assert!(found[0].0.contains("65535"), "{found:?}");
+            assert_eq!(found[0].1.as_deref(), Some("layers[0].rows"));
+            assert_eq!(found[0].2, line);
+        }
+        assert!(rows_past("(i: 65534, j: 65535)", &["gg"]).0.is_empty());
+        // Cell sizes each finite whose far cells pass the largest f32: one error at the size.
+        for (size, start, rows) in [
+            ("(x: 3e38, y: 1.0)", "(i: 0, j: 0)", vec!["ggg"]),
+            ("(x: 1.0, y: 1e34)", "(i: 0, j: 65534)", vec!["g", "g"]),
+        ] {
+            let text = level(&rows)
+                .replace("cell_size: (x: 2.0, y: 3.0)", &format!("cell_size: {size}"))
+                .replace("plane: xy,", &format!("plane: xy, start: {start},"));
+            let parsed = SceneDoc::from_str(&text).unwrap();
+            let found: Vec<_> = validate_parsed(&parsed, None)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == "forge::layer::cell_size")
+                .collect();
+            assert_eq!(found.len(), 1, "{size}: {found:?}");
+            assert!(
+                found[0].message.contains("infinite place"),
+                "{}",
+                found[0].message
+            );
+            assert_eq!(found[0].line(), line_of(&text, "cell_size:"));
+        }
+        // A layer under no entity: one error at its `parent`, saying what the id is instead.
+        let second = "    (id: 8, name: \"Upper\", plane: xy, cell_size: (x: 1.0, y: 1.0), palette: {}, rows: []),\n  ],\n)";
+        for (parent, says) in [
+            ("Some(7)", "under entity 7, which the scene does not have"),
+            ("Some(9)", "`Floor` is placed under itself"),
+            ("Some(8)", "`Floor` is placed under layer `Upper` (id 8)"),
+        ] {
+            let text = level(&["g"])
+                .replace(
+                    "parent: Some(1),\n      plane",
+                    &format!("parent: {parent},\n      plane"),
+                )
+                .replace("  ],\n)", second);
+            let parsed = SceneDoc::from_str(&text).unwrap();
+            let found: Vec<_> = validate_parsed(&parsed, None)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code == "forge::layer::parent")
+                .collect();
+            assert_eq!(found.len(), 1, "{parent}: {found:?}");
+            assert!(found[0].message.contains(says), "{}", found[0].message);
+            assert_eq!(found[0].path.as_deref(), Some("layers[0].parent"));
+            assert_eq!(
+                found[0].line(),
+                line_of(&text, &format!("parent: {parent},"))
+            );
+        }
         // A palette key is one character, and not `.`.
         for bad in ["\"gg\"", "\".\"", "\"\""] {
             let text = level(&["g"]).replace("\"g\": \"prefabs", &format!("{bad}: \"prefabs"));

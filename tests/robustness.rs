@@ -118,3 +118,118 @@ fn a_large_generated_scene_reads_back() {
     let text = doc.to_canonical_string();
     assert_eq!(SceneDoc::from_str(&text).unwrap().doc, doc);
 }
+
+/// A scene with a streamed instance and a tile layer, the two to mutate.
+const STREAMED_AND_LAYER: &str = r#"(
+  format_version: 1,
+  name: "Cells",
+  entities: {
+    1: (id: 1, name: "Cell", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [],
+      instance: Some((
+        scene: "prefabs/house.forge.ron",
+        overrides: [(target: [1], name: Some("Hall"))],
+        streaming: Some((load_radius: 40.0, unload_radius: 50.0)),
+      ))),
+  },
+  roots: [1],
+  next_id: 3,
+  layers: [
+    (
+      id: 2,
+      name: "Ground",
+      parent: Some(1),
+      plane: xz,
+      cell_size: (x: 16.0, y: 16.0),
+      start: (i: 3, j: 4),
+      palette: {
+        "g": "prefabs/grass.forge.ron",
+        "😀": "prefabs/wall.forge.ron",
+      },
+      rows: [
+        "g😀g",
+        "g.g",
+      ],
+      overrides: [(target: [4, 5, 1], name: Some("Lit"))],
+    ),
+  ],
+)"#;
+
+/// Hostile pieces spliced into the scene: numbers a radius or a size must not be, indices past
+/// a cell's range, characters of several bytes, the empty cell, broken structure.
+const HOSTILE: &[&str] = &[
+    "NaN",
+    "inf",
+    "-inf",
+    "-1.0",
+    "0.0",
+    "-0.0",
+    "1e39",
+    "3.4e38",
+    "65536",
+    "-1",
+    "18446744073709551616",
+    "😀",
+    "e\u{301}",
+    "\u{200d}",
+    ".",
+    " ",
+    "\t",
+    "\\t",
+    "\\u{1F600}",
+    "\"",
+    "(",
+    ")",
+    "Some(",
+    "None",
+    ",",
+    "[]",
+    "{}",
+    "x: 1.0",
+    "load_radius: ",
+    "#2/4/5/1",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Splicing hostile pieces into (or cutting bytes out of) a streamed instance and a tile
+    /// layer never panics the reader or the validator, and every problem found is placed
+    /// inside the text: a read error at a line of it, each validation error at a line and a
+    /// column of it.
+    #[test]
+    fn mutated_streaming_and_layers_are_refused_or_read(
+        edits in proptest::collection::vec(
+            (any::<prop::sample::Index>(), 0usize..4, prop::sample::select(HOSTILE)),
+            1..4,
+        ),
+    ) {
+        let mut text = STREAMED_AND_LAYER.to_owned();
+        for (at, cut, piece) in edits {
+            let mut at = at.index(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + cut).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            text.replace_range(at..end, piece);
+        }
+        let lines = text.lines().count() as u32 + 1;
+        match SceneDoc::from_str(&text) {
+            Err(e) => prop_assert!(e.line() >= 1 && e.line() <= lines, "{e}"),
+            Ok(parsed) => {
+                let report = bevy_forge_scene::validate::validate_parsed(&parsed, None);
+                for d in report.diagnostics.iter().filter(|d| {
+                    d.code.starts_with("forge::layer") || d.code == "forge::prefab::streaming"
+                }) {
+                    let (line, column) = (d.line(), d.column());
+                    prop_assert!(
+                        line.is_some_and(|l| (1..=lines).contains(&l)) && column.is_some(),
+                        "{} at {line:?}:{column:?}: {}\n{text}", d.code, d.message
+                    );
+                }
+            }
+        }
+    }
+}

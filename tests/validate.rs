@@ -4,7 +4,7 @@
 
 mod common;
 
-use bevy_forge_scene::format::SceneDoc;
+use bevy_forge_scene::format::{IntegrityProblem, SceneDoc};
 use bevy_forge_scene::project::AssetIndex;
 use bevy_forge_scene::validate::{Diagnostic, Severity};
 use bevy_forge_scene::validate::{ValidationReport, validate_parsed, validate_scene};
@@ -138,6 +138,46 @@ fn parent_must_exist() {
         8,
     );
     structural(&text, "forge::structure::missing_parent", Some(2), 6);
+}
+
+/// An entity under a parent that does not exist is in no place because of it: one problem,
+/// one diagnostic (at its `parent`), not a second `unplaced` one. A parent that is a tile
+/// layer's id is named as the layer.
+#[test]
+fn a_missing_parent_is_one_diagnostic_and_a_layer_is_named() {
+    let text = raw_scene(
+        &[&node(1, 1, "None", ""), &node(2, 2, "Some(7)", "")],
+        "1",
+        8,
+    );
+    let report = check_text(&text, None);
+    let errors: Vec<&str> = report
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(errors, ["forge::structure::missing_parent"], "{report:#?}");
+    let layer = "  layers: [(id: 7, name: \"Ground\", plane: xy, cell_size: (x: 1.0, y: 1.0), palette: {}, rows: [])],\n)\n";
+    let text = text
+        .replacen(")\n", "", 1)
+        .trim_end()
+        .trim_end_matches(')')
+        .to_owned()
+        + layer;
+    let report = check_text(&text, None);
+    let d = only(&report, "forge::structure::missing_parent");
+    assert_eq!(d.entity, Some(2));
+    assert!(
+        d.help
+            .as_deref()
+            .is_some_and(|h| h.contains("tile layer `Ground`")),
+        "{d}"
+    );
+    assert!(
+        report
+            .iter()
+            .all(|d| d.code != "forge::structure::unplaced")
+    );
 }
 
 #[test]
@@ -1072,8 +1112,21 @@ proptest! {
         let mut sorted = keys.clone();
         sorted.sort();
         prop_assert_eq!(keys, sorted);
-        // Every integrity problem is an error of the report.
-        prop_assert!(report.error_count() >= doc.check_integrity().len());
+        // Every integrity problem is an error of the report, but the `unplaced` of an entity
+        // whose parent is missing (the missing parent is its one diagnostic).
+        let problems = doc.check_integrity();
+        let orphans: Vec<u64> = problems
+            .iter()
+            .filter_map(|p| match p {
+                IntegrityProblem::MissingParent { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect();
+        let expected = problems
+            .iter()
+            .filter(|p| !matches!(p, IntegrityProblem::Unplaced { id } if orphans.contains(id)))
+            .count();
+        prop_assert!(report.error_count() >= expected);
         for d in &report {
             prop_assert!(d.code.starts_with("forge::"));
             prop_assert!(!d.message.is_empty());

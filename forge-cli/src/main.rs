@@ -791,7 +791,7 @@ fn show_tree(args: &TreeArgs) -> Status {
             print(&if args.flat {
                 tree::render_flat(&expanded)
             } else {
-                tree::render_expanded(&expanded, &parsed.doc.layers)
+                tree::render_expanded(&expanded, &parsed.doc)
             });
             // What kept the tree from being whole: on stderr, rustc-style. Instances whose
             // `scene` is not a usable path place nothing; validation says why.

@@ -6,10 +6,12 @@ use std::fmt::Write as _;
 use bevy_forge_scene::format::{ComponentData, SceneDoc, TileLayer};
 use bevy_forge_scene::prefab::ExpandedScene;
 
-/// The hierarchy of a scene with its prefab instances expanded: each entity by its id path
-/// (`[3, 1]`), each instance entity marked with the prefab it places. A tile layer of `layers`
+/// The hierarchy of a scene (`source`, as written) with its prefab instances expanded: each entity by its id path
+/// (`[3, 1]`), each instance entity marked with the prefab it places (and its radii when it is
+/// a streamed cell). A tile layer of `layers`
 /// is one line, a summary of its cells (`--flat` lists them).
-pub fn render_expanded(expanded: &ExpandedScene, layers: &[TileLayer]) -> String {
+pub fn render_expanded(expanded: &ExpandedScene, source: &SceneDoc) -> String {
+    let layers = &source.layers;
     let id = |key: u64| match expanded.placed_path(key) {
         Some(path) => format!("{path:?}"),
         None => key.to_string(),
@@ -23,9 +25,22 @@ pub fn render_expanded(expanded: &ExpandedScene, layers: &[TileLayer]) -> String
         if let Some(l) = layer(key) {
             return Some(layer_summary(l));
         }
-        expanded
-            .instance_scene(key)
-            .map(|scene| format!("instance of {scene:?}"))
+        // A streamed cell of this scene (its own instance entities only: the runtime streams
+        // those) says so with its radii.
+        let streamed = expanded
+            .placed_path(key)
+            .is_none()
+            .then(|| source.entities.get(&key))
+            .flatten()
+            .and_then(|n| n.instance.as_deref())
+            .and_then(|i| i.streaming);
+        expanded.instance_scene(key).map(|scene| match streamed {
+            Some(s) => format!(
+                "instance of {scene:?}, streamed: load radius {}, unload radius {}",
+                s.load_radius, s.unload_radius
+            ),
+            None => format!("instance of {scene:?}"),
+        })
     };
     render_with(&expanded.doc, &id, &note, &|key| layer(key).is_some())
 }

@@ -1356,9 +1356,9 @@ fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyE
         let s = r.str("a palette key")?;
         let mut chars = s.chars();
         match (chars.next(), chars.next()) {
-            (Some(c), None) if c != crate::format::EMPTY_CELL => Ok(c),
+            (Some(c), None) if crate::format::is_palette_key(c) => Ok(c),
             _ => Err(r.error(format!(
-                "palette key {s:?} is not one character other than `.`"
+                "palette key {s:?} is not one character other than `.` and control characters"
             ))),
         }
     };

@@ -18,6 +18,13 @@ pub const MAX_LAYER_CELLS: usize = 1 << 18;
 /// The largest cell index, in either direction (`i` or `j`): 65,535.
 pub const MAX_CELL_INDEX: u32 = u16::MAX as u32;
 
+/// Whether `c` may be a palette key: any character but [`EMPTY_CELL`] and control characters
+/// (a tab or a line break in a row would not read back as one cell). Text and cooked scenes
+/// check keys with this one rule.
+pub(crate) fn is_palette_key(c: char) -> bool {
+    c != EMPTY_CELL && !c.is_control()
+}
+
 /// The plane a layer's cells lie in, in the frame of its parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum TilePlane {

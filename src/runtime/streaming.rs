@@ -341,7 +341,7 @@ fn stream_root(
     let plan = state.plan.clone();
     let mut changed = false;
     // Decide with the world read only: (distance², cell) of cells to load or keep loading.
-    let mut wanted: Vec<(f32, usize)> = Vec::new();
+    let mut wanted: Vec<(f64, usize)> = Vec::new();
     let mut leaving: Vec<usize> = Vec::new();
     for (i, def) in plan.cells.iter().enumerate() {
         let run = &state.runs[i];
@@ -359,12 +359,14 @@ fn stream_root(
             }
             continue;
         }
+        // In f64: the square of a valid radius or distance above about 1.8e19 overflows f32
+        // to infinity, which would put every source within both radii.
         let d2 = sources
             .iter()
-            .map(|s| s.distance_squared(position))
-            .fold(f32::INFINITY, f32::min);
-        let load = def.streaming.load_radius * def.streaming.load_radius;
-        let unload = def.streaming.unload_radius * def.streaming.unload_radius;
+            .map(|s| s.as_dvec3().distance_squared(position.as_dvec3()))
+            .fold(f64::INFINITY, f64::min);
+        let load = f64::from(def.streaming.load_radius).powi(2);
+        let unload = f64::from(def.streaming.unload_radius).powi(2);
         match run {
             CellRun::Out if d2 <= load => wanted.push((d2, i)),
             CellRun::Out => {}

@@ -649,6 +649,16 @@ impl<'a> Referable<'a> {
                 "`{written}` is inside a prefab instance, and this check does not expand them (expanded scenes are checked by the loader, `forge validate` and `PrefabFiles::expand_scene`)"
             ));
         }
+        // Into an empty cell of a tile layer: the layer entity places no prefab itself, its
+        // cells' entities are `[layer, i, j, id..]`.
+        if let [layer, i, j, ..] = *path
+            && self.key(&[layer]).is_some()
+            && self.placed.is_some_and(|p| p.places(layer).is_none())
+            && self.beside(&path[..3]).is_empty()
+            && self.index().keys().any(|k| k.len() == 3 && k[0] == layer)
+        {
+            return Err(format!("cell ({i}, {j}) of tile layer `#{layer}` is empty"));
+        }
         let (prefix, last) = path.split_at(path.len().saturating_sub(1));
         let last = last.first().copied().unwrap_or_default();
         let beside = self.beside(prefix);
@@ -716,7 +726,12 @@ impl<'a> Referable<'a> {
 
     /// The entities whose id path is `prefix` and one more id: that id and their names, sorted.
     fn beside(&self, prefix: &[u64]) -> &[(u64, &'a str)] {
-        let index = self.beside.get_or_init(|| {
+        self.index().get(prefix).map_or(&[], Vec::as_slice)
+    }
+
+    /// The entities by parent path, built once.
+    fn index(&self) -> &Beside<'a> {
+        self.beside.get_or_init(|| {
             let mut index: Beside<'a> = HashMap::new();
             for (key, node) in &self.doc.entities {
                 let own = [*key];
@@ -732,8 +747,7 @@ impl<'a> Referable<'a> {
                 list.sort_unstable_by_key(|(id, _)| *id);
             }
             index
-        });
-        index.get(prefix).map_or(&[], Vec::as_slice)
+        })
     }
 }
 

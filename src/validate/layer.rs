@@ -6,7 +6,7 @@
 use bevy_platform::collections::{HashMap, HashSet};
 
 use super::{Collector, Diagnostic, Loc, Severity};
-use crate::format::{CellSource, LayerPart, MAX_LAYER_CELLS, SceneDoc, TileLayer};
+use crate::format::{CellSource, LayerPart, MAX_CELL_INDEX, MAX_LAYER_CELLS, SceneDoc, TileLayer};
 
 pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
     let mut ids: HashSet<u64> = HashSet::default();
@@ -44,15 +44,24 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         if let Some(parent) = layer.parent
             && !doc.entities.contains_key(&parent)
         {
-            c.push(
-                error(
-                    "forge::layer::parent",
-                    format!(
-                        "layer `{}` is placed under entity {parent}, which the scene does not have",
-                        layer.name
-                    ),
+            // A layer's id is not an entity of `entities`: say so rather than "no such entity".
+            let message = if parent == id {
+                format!("layer `{}` is placed under itself", layer.name)
+            } else if let Some(other) = doc.layers.iter().find(|l| l.id == parent) {
+                format!(
+                    "layer `{}` is placed under layer `{}` (id {parent}); a layer is placed under an entity of `entities`",
+                    layer.name, other.name
                 )
-                .with_path(at(".parent")),
+            } else {
+                format!(
+                    "layer `{}` is placed under entity {parent}, which the scene does not have",
+                    layer.name
+                )
+            };
+            c.push(
+                error("forge::layer::parent", message)
+                    .with_path(at(".parent"))
+                    .with_help("set `parent` to an entity's id, or `None` to place the layer at the top of the scene"),
                 Loc::Layer(LayerPart::Field("parent")),
             );
         }
@@ -80,6 +89,38 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
                 .with_path(at(".origin")),
                 Loc::Layer(LayerPart::Field("origin")),
             );
+        }
+        // Sizes and an origin each finite can still put a far cell past the f32 range
+        // (65,535 cells of 1e34): its entities would spawn at an infinite place.
+        let finite = crate::format::Vec3Data::is_finite;
+        if finite(o) && size.x.is_finite() && size.y.is_finite() {
+            let width = layer.rows.first().map_or(0, |r| r.chars().count() as u64);
+            let (mut far_i, mut far_j) = (u64::from(layer.start.0), u64::from(layer.start.1));
+            if width > 0 {
+                let (i, j) = layer.row_cell(0, width as usize - 1);
+                (far_i, far_j) = (far_i.max(i), far_j.max(j));
+            }
+            for cell in &layer.cells {
+                (far_i, far_j) = (far_i.max(u64::from(cell.i)), far_j.max(u64::from(cell.j)));
+            }
+            let anchor = layer.anchor();
+            let far = layer.cell_offset(far_i, far_j);
+            let place =
+                crate::format::Vec3Data::new(anchor.x + far.x, anchor.y + far.y, anchor.z + far.z);
+            if !(finite(anchor) && finite(far) && finite(place)) {
+                c.push(
+                    error(
+                        "forge::layer::cell_size",
+                        format!(
+                            "cell ({far_i}, {far_j}) would sit at an infinite place: cell size ({}, {}) times its index, from the origin, passes the largest f32",
+                            size.x, size.y
+                        ),
+                    )
+                    .with_path(at(".cell_size"))
+                    .with_help("use a smaller cell size (world units per cell), or fewer cells"),
+                    Loc::Layer(LayerPart::Field("cell_size")),
+                );
+            }
         }
         for (k, (_, scene)) in layer.palette.iter().enumerate() {
             if let Some((code, message)) = super::instance::prefab_path_problem(scene) {
@@ -120,6 +161,25 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
                 .with_help("split the layer into several layers"),
                 Loc::Layer(LayerPart::Field(field)),
             );
+        } else if let Some(width) = layer.rows.first().map(|r| r.chars().count())
+            && width > 0
+        {
+            // The last column and the top row: cell indices of `rows` go up to
+            // MAX_CELL_INDEX, as those of `cells` and of a paint.
+            let (last_i, last_j) = layer.row_cell(0, width - 1);
+            if last_i > u64::from(MAX_CELL_INDEX) || last_j > u64::from(MAX_CELL_INDEX) {
+                c.push(
+                    error(
+                        "forge::layer::too_large",
+                        format!(
+                            "the rows reach cell ({last_i}, {last_j}); cell indices go up to {MAX_CELL_INDEX}"
+                        ),
+                    )
+                    .with_path(at(".rows"))
+                    .with_help("lower `start` (moving `origin` back by as many cells), or split the layer"),
+                    Loc::Layer(LayerPart::Field("rows")),
+                );
+            }
         }
         rows_and_keys(c, n, layer);
         super::instance::overrides(c, id, &layer.overrides, &at(""), Loc::Override);

@@ -7,7 +7,22 @@ use crate::format::{IntegrityProblem, OverridePart, SceneDoc};
 
 /// The forest rules, through [`SceneDoc::check_integrity`].
 pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
-    for problem in doc.check_integrity() {
+    let problems = doc.check_integrity();
+    // An entity whose parent is missing is in no place as a consequence: one problem, one
+    // diagnostic (the missing parent, at its `parent`).
+    let orphans: Vec<u64> = problems
+        .iter()
+        .filter_map(|p| match p {
+            IntegrityProblem::MissingParent { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    for problem in problems {
+        if let IntegrityProblem::Unplaced { id } = &problem
+            && orphans.contains(id)
+        {
+            continue;
+        }
         let (code, help) = match &problem {
             IntegrityProblem::KeyIdMismatch { key, id } => (
                 "forge::structure::id_mismatch",
@@ -15,9 +30,16 @@ pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
             ),
             IntegrityProblem::MissingParent { parent, .. } => (
                 "forge::structure::missing_parent",
-                format!(
-                    "create entity {parent}, or set `parent: None` and list the entity in `roots`"
-                ),
+                match doc.layers.iter().find(|l| l.id == *parent) {
+                    // A layer's id names no entity of `entities`: a layer holds its cells only.
+                    Some(layer) => format!(
+                        "{parent} is tile layer `{}`, which holds only its cells: place the entity under the layer's parent, or an entity",
+                        layer.name
+                    ),
+                    None => format!(
+                        "create entity {parent}, or set `parent: None` and list the entity in `roots`"
+                    ),
+                },
             ),
             IntegrityProblem::MissingChild { child, .. } => (
                 "forge::structure::missing_child",

@@ -688,3 +688,29 @@ fn cells_that_come_in_behind_a_closed_gate_are_inactive_and_revealed_with_the_le
     let beam = with_path(h.app.world_mut(), &[11, 2])[0];
     assert!(h.world().get::<ForgeSceneInactive>(beam).is_none());
 }
+
+/// Radii whose squares pass `f32::MAX` (any radius above about 1.8e19 is valid) keep their
+/// meaning: a source far beyond the load radius leaves the cell out, and one beyond the unload
+/// radius takes it out, however far (distances squared overflowed to infinity before, so every
+/// source was "within" both radii).
+#[test]
+fn huge_radii_still_bound_a_cell() {
+    let text = level(2).replace(
+        &format!("load_radius: {LOAD:?}, unload_radius: {UNLOAD:?}"),
+        "load_radius: 100000000000000000000.0, unload_radius: 200000000000000000000.0",
+    );
+    assert_ne!(text, level(2));
+    let mut h = harness(&text, ForgeSpawnBudget::UNLIMITED);
+    let (root, at) = start(&mut h, 1e25);
+    assert_eq!(in_cells(&h, root), Vec::<u64>::new());
+    // Within the load radius: in.
+    move_to(&mut h, at, 5e19);
+    assert_eq!(in_cells(&h, root), vec![10, 11]);
+    // Between the radii: stays in; beyond the unload radius: out.
+    move_to(&mut h, at, 1.5e20);
+    assert_eq!(in_cells(&h, root), vec![10, 11]);
+    move_to(&mut h, at, 3e20);
+    assert_eq!(in_cells(&h, root), Vec::<u64>::new());
+    move_to(&mut h, at, 1e25);
+    assert_eq!(in_cells(&h, root), Vec::<u64>::new());
+}

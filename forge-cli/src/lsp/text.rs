@@ -71,8 +71,9 @@ impl Text {
         start..end.max(start)
     }
 
-    /// The byte offset of `position`; a column past the end of its line is the line's end, a
-    /// line past the end the end of the text.
+    /// The byte offset of `position`; a column inside a character (between the two halves of
+    /// a UTF-16 surrogate pair, or inside a UTF-8 sequence) is that character's start, a column
+    /// past the end of its line is the line's end, a line past the end the end of the text.
     pub fn offset(&self, position: Position, encoding: Encoding) -> usize {
         let line = position.line as usize;
         if line >= self.lines.len() {
@@ -81,13 +82,13 @@ impl Text {
         let range = self.line_range(line);
         let mut units = 0u32;
         for (i, c) in self.text[range.clone()].char_indices() {
-            if units >= position.character {
-                return range.start + i;
-            }
             units += match encoding {
                 Encoding::Utf16 => c.len_utf16() as u32,
                 Encoding::Utf8 => c.len_utf8() as u32,
             };
+            if units > position.character {
+                return range.start + i;
+            }
         }
         range.end
     }
@@ -171,6 +172,13 @@ mod tests {
         assert_eq!(text.position(x, Encoding::Utf8), Position::new(1, 10));
         assert_eq!(text.offset(Position::new(1, 7), Encoding::Utf16), x);
         assert_eq!(text.offset(Position::new(1, 10), Encoding::Utf8), x);
+        // Inside a character (the second half of the tree's surrogate pair, a byte inside
+        // its UTF-8 sequence): that character.
+        let tree = text.as_str().find('🌲').unwrap_or_default();
+        assert_eq!(text.position(tree, Encoding::Utf16), Position::new(1, 4));
+        assert_eq!(text.offset(Position::new(1, 5), Encoding::Utf16), tree);
+        assert_eq!(text.offset(Position::new(1, 6), Encoding::Utf16), tree + 4);
+        assert_eq!(text.offset(Position::new(1, 7), Encoding::Utf8), tree);
         // Past the end of a line: its end, before the CRLF.
         assert_eq!(text.offset(Position::new(0, 40), Encoding::Utf16), 2);
         assert_eq!(

@@ -929,6 +929,61 @@ fn tree_shows_the_expanded_scene_with_instance_boundaries() {
     assert_eq!(out.lines().count(), 15);
 }
 
+/// A reference into an empty cell of a tile layer says the cell is empty (it said the layer
+/// "places no prefab").
+#[test]
+fn a_reference_into_an_empty_cell_says_so() {
+    let root = Path::new(ROOT);
+    let dir = prefab_project(&camp());
+    let assets = dir.path().join("assets");
+    for p in ["wall", "floor", "coin"] {
+        let rel = format!("prefabs/{p}.forge.ron");
+        std::fs::copy(root.join("assets").join(&rel), assets.join(&rel)).unwrap();
+    }
+    let text = std::fs::read_to_string(root.join("assets/scenes/dungeon.forge.ron")).unwrap();
+    // `###._###` is row 3 of 6: cell (3, 2) is `.`; cell (1, 1) is a coin.
+    let text = text.replacen(
+        "          type: camera2d,\n        ),",
+        "          type: camera2d,\n        ),\n        (type: custom, data: (type_path: \"game::Looks\", fields: [(name: \"at\", expr: \"#2/3/2/1\"), (name: \"coin\", expr: \"#2/1/1/1\")])),",
+        1,
+    );
+    assert!(text.contains("#2/3/2/1"));
+    std::fs::write(assets.join("scenes/dungeon.forge.ron"), &text).unwrap();
+    let o = forge(dir.path(), &["validate", "assets/scenes/dungeon.forge.ron"]);
+    assert_eq!(status(&o), 1);
+    let out = stdout(&o);
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{out}");
+    assert!(
+        errors[0].contains("entity reference `#2/3/2/1`: cell (3, 2) of tile layer `#2` is empty"),
+        "{out}"
+    );
+}
+
+/// A streamed instance of the scene is marked with its radii in `tree`; an instance the prefab
+/// places is not (the runtime streams the scene's own instances).
+#[test]
+fn tree_marks_a_streamed_cell_with_its_radii() {
+    let text = camp().replacen(
+        "        scene: \"prefabs/goblin.forge.ron\",\n      )),",
+        "        scene: \"prefabs/goblin.forge.ron\",\n        streaming: Some((load_radius: 40.0, unload_radius: 52.5)),\n      )),",
+        1,
+    );
+    assert_ne!(text, camp());
+    let dir = prefab_project(&text);
+    let o = forge(dir.path(), &["tree", "assets/scenes/camp.forge.ron"]);
+    assert_eq!(status(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let marked: Vec<&str> = out.lines().filter(|l| l.contains("streamed")).collect();
+    assert_eq!(marked.len(), 1, "{out}");
+    assert!(
+        marked[0].ends_with(
+            "(instance of \"prefabs/goblin.forge.ron\", streamed: load radius 40, unload radius 52.5)"
+        ),
+        "{out}"
+    );
+}
+
 // ---- tile layers ----
 
 /// The tiles example's scenes: `validate` passes, `tree` sums each layer up in one line and

@@ -12,9 +12,7 @@ use crate::format::builtin::{
 use crate::format::component::{CustomComponent, CustomField, EcoString};
 use crate::format::error::{ReadErrorKind, closest};
 use crate::format::instance::{ComponentPatch, Instance, Override, Streaming};
-use crate::format::layer::{
-    EMPTY_CELL, MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane,
-};
+use crate::format::layer::{MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, TilePlane};
 use crate::format::source_map::{
     ComponentSpans, ENTITY_FIELDS, EntitySpans, InstanceSpans, LAYER_FIELDS, LayerSpans, LineIndex,
     OVERRIDE_FIELDS, OverrideSpans, SourceMap, Span, SpanRange, TOP_FIELDS, TRANSFORM_FIELDS,
@@ -609,18 +607,18 @@ impl<'a> Parser<'a> {
         Ok(v as u32)
     }
 
-    /// A palette key: a string of one character, not [`EMPTY_CELL`].
+    /// A palette key: a string of one character, not [`EMPTY_CELL`] nor a control character.
     fn palette_key(&mut self) -> PResult<char> {
         self.skip_ws()?;
         let at = self.pos;
         let key = self.string()?;
         let mut chars = key.chars();
         match (chars.next(), chars.next()) {
-            (Some(c), None) if c != EMPTY_CELL && !c.is_control() => Ok(c),
+            (Some(c), None) if crate::format::is_palette_key(c) => Ok(c),
             _ => self.fail(
                 at,
                 ReadErrorKind::Unexpected {
-                    expected: "a palette key: one character, not `.`",
+                    expected: "a palette key: one character, not `.` nor a control character",
                     found: format!("{key:?}"),
                 },
             ),
