@@ -423,6 +423,23 @@ pub(crate) struct Limit {
     pub(crate) out: bool,
 }
 
+/// Sets `entity`'s `C` to `value` when it differs (so `Changed<C>` finds only real changes), or
+/// inserts it: the status components of a root ([`ForgeSpawnProgress`],
+/// [`ForgeStreamedCells`](crate::ForgeStreamedCells)).
+pub(crate) fn set_or_insert<C>(entity: &mut EntityWorldMut, value: C)
+where
+    C: Component<Mutability = bevy_ecs::component::Mutable> + PartialEq,
+{
+    match entity.get_mut::<C>() {
+        Some(mut current) => {
+            current.set_if_neq(value);
+        }
+        None => {
+            entity.insert(value);
+        }
+    }
+}
+
 impl Limit {
     /// An allowance of `budget`, starting now.
     pub(crate) fn of(budget: &ForgeSpawnBudget) -> Self {
@@ -432,6 +449,16 @@ impl Limit {
             used: 0,
             out: false,
         }
+    }
+
+    /// An allowance of the app's [`ForgeDefaultSpawnBudget`] (unlimited without one), starting
+    /// now: what the roots without a budget of their own share in a frame.
+    pub(crate) fn of_default(world: &World) -> Self {
+        let default = world
+            .get_resource::<ForgeDefaultSpawnBudget>()
+            .map(|d| d.0)
+            .unwrap_or_default();
+        Self::of(&default)
     }
 
     /// Counts one unit of work; whether the allowance is now spent. Time is read every 16
@@ -698,11 +725,7 @@ pub(crate) fn spawn_scene_instances(
     let mut pending: Vec<(Entity, AssetId<ForgeScene>)> =
         roots.iter(world).map(|(e, r)| (e, r.0.id())).collect();
     pending.sort_unstable_by_key(|(e, _)| *e);
-    let default = world
-        .get_resource::<ForgeDefaultSpawnBudget>()
-        .map(|d| d.0)
-        .unwrap_or_default();
-    let mut shared = Limit::of(&default);
+    let mut shared = Limit::of_default(world);
     world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         for (root, id) in pending {
             let Some(scene) = scenes.get(id) else {
@@ -740,14 +763,7 @@ pub(crate) fn spawn_scene_instances(
             let Ok(mut root_entity) = world.get_entity_mut(root) else {
                 continue; // despawned by a game's hook or observer while spawning
             };
-            match root_entity.get_mut::<ForgeSpawnProgress>() {
-                Some(mut p) => {
-                    p.set_if_neq(progress);
-                }
-                None => {
-                    root_entity.insert(progress);
-                }
-            }
+            set_or_insert(&mut root_entity, progress);
             if !done {
                 root_entity.insert(task);
                 continue;

@@ -33,8 +33,8 @@ use bevy_transform::components::Transform;
 use super::cells::{CellPlan, plan_of};
 use super::scene::ForgeScene;
 use super::spawn::{
-    ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneRoot,
-    ForgeSpawnBudget, Limit, SpawnCx, SpawnLeft, spawn_entity,
+    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneRoot, ForgeSpawnBudget, Limit, SpawnCx,
+    SpawnLeft, set_or_insert, spawn_entity,
 };
 
 /// Marks an entity whose position brings streamed cells in: the camera, the player. Put it on
@@ -247,13 +247,7 @@ pub(crate) fn stream_scene_cells(
         .collect();
     let mut shared = match world.remove_resource::<SpawnLeft>() {
         Some(left) => left.0,
-        None => {
-            let default = world
-                .get_resource::<ForgeDefaultSpawnBudget>()
-                .map(|d| d.0)
-                .unwrap_or_default();
-            Limit::of(&default)
-        }
+        None => Limit::of_default(world),
     };
     world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         stream_cells(world, &scenes, roots, &sources, &mut shared);
@@ -311,15 +305,7 @@ fn stream_cells(
             continue;
         };
         if changed {
-            let status = state.status();
-            match root_entity.get_mut::<ForgeStreamedCells>() {
-                Some(mut s) => {
-                    s.set_if_neq(status);
-                }
-                None => {
-                    root_entity.insert(status);
-                }
-            }
+            set_or_insert(&mut root_entity, state.status());
         }
         if state.plan.is_empty() {
             root_entity.remove::<ForgeStreamedCells>();
