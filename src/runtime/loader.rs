@@ -228,13 +228,13 @@ impl AssetLoader for ForgeSceneLoader {
         ticket.files_known(1);
         // 1. The bytes read: a large text in pieces, anything else whole (text or cooked).
         let source = match read_streamed(reader, &ticket).await {
-            Ok(Some((parsed, len))) => {
-                ticket.file_read(len, len);
+            Ok(Some(parsed)) => {
+                ticket.pieces_done();
                 Source::from_parsed(path.clone(), parsed)
             }
             Ok(None) => {
                 let bytes = read_whole(reader).await.map_err(io)?;
-                ticket.file_read(bytes.len() as u64, 0);
+                ticket.whole_file(bytes.len() as u64);
                 Source::read(path.clone(), &bytes).map_err(ForgeSceneLoadError::from_source)?
             }
             Err(StreamError::Io(e)) => return Err(io(e)),
@@ -272,7 +272,7 @@ impl AssetLoader for ForgeSceneLoader {
                         .await
                         .map_err(|e| read_reason(&e))
                 };
-                ticket.file_read(read.as_ref().map_or(0, |b| b.len() as u64), 0);
+                ticket.whole_file(read.as_ref().map_or(0, |b| b.len() as u64));
                 files.provide(file, read);
             }
         }
@@ -470,7 +470,7 @@ const STREAM_FROM: u64 = 1 << 20;
 async fn read_streamed(
     reader: &mut dyn Reader,
     ticket: &LoadTicket,
-) -> Result<Option<(ParsedScene, u64)>, StreamError> {
+) -> Result<Option<ParsedScene>, StreamError> {
     use bevy_asset::AsyncReadExt;
     let Ok(seekable) = reader.seekable() else {
         return Ok(None);
@@ -507,7 +507,7 @@ async fn read_streamed(
                 ticket.piece(n as u64);
                 counted += n as u64;
             }
-            StreamStep::Done(Some(parsed)) => return Ok(Some((*parsed, len))),
+            StreamStep::Done(Some(parsed)) => return Ok(Some(*parsed)),
             StreamStep::Done(None) => {
                 // Read again whole, and counted again.
                 ticket.forget(len, counted);

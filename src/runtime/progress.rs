@@ -85,7 +85,6 @@ impl LoadTracker {
         LoadTicket {
             tracker: self.clone(),
             path: path.to_owned(),
-            loaded: false,
         }
     }
 
@@ -99,7 +98,6 @@ impl LoadTracker {
 pub(crate) struct LoadTicket {
     tracker: LoadTracker,
     path: String,
-    loaded: bool,
 }
 
 impl LoadTicket {
@@ -135,21 +133,23 @@ impl LoadTicket {
         });
     }
 
-    /// A file was read: `len` bytes, of which `counted` were counted already, piece by piece
-    /// (after [`LoadTicket::opened`]).
-    pub(crate) fn file_read(&self, len: u64, counted: u64) {
+    /// A file read whole: `len` bytes (0 for one that could not be read).
+    pub(crate) fn whole_file(&self, len: u64) {
         self.update(|p| {
             p.files_read += 1;
-            p.bytes_read += len - counted.min(len);
-            if counted == 0 {
-                p.bytes_total += len;
-            }
+            p.bytes_read += len;
+            p.bytes_total += len;
         });
     }
 
+    /// The file being read in pieces (after [`LoadTicket::opened`]) is read: its bytes were
+    /// counted piece by piece.
+    pub(crate) fn pieces_done(&self) {
+        self.update(|p| p.files_read += 1);
+    }
+
     /// The scene is loaded.
-    pub(crate) fn loaded(mut self) {
-        self.loaded = true;
+    pub(crate) fn loaded(self) {
         self.update(|p| p.loaded = true);
     }
 }
