@@ -2,6 +2,8 @@
 //! source and spawn real components.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "spawning/aim.rs"]
+mod aim;
 #[path = "spawning/budget.rs"]
 mod budget;
 mod common;

@@ -6,48 +6,16 @@ use std::time::Duration;
 
 use bevy_camera::visibility::Visibility;
 use bevy_ecs::hierarchy::{ChildOf, Children};
-use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_ecs::world::DeferredWorld;
 use bevy_forge_scene::cook::CookedScene;
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
-use bevy_reflect::std_traits::ReflectDefault;
 use bevy_transform::components::Transform;
 
+use crate::aim::{AIM, Aim, AimSeen};
 use crate::common::harness::Harness;
 use crate::common::scenes::{custom, entity, placing, scene};
-
-/// A component naming another entity of the scene; its hook records whether the entity it
-/// names existed, with its final name, when it was inserted.
-#[derive(Component, bevy_reflect::Reflect, Debug, ForgeComponent)]
-#[reflect(Component, Default)]
-#[component(on_insert = aim_inserted)]
-#[forge(type_path = "budget_test::Aim")]
-struct Aim {
-    target: Entity,
-}
-
-impl Default for Aim {
-    fn default() -> Self {
-        Self {
-            target: Entity::PLACEHOLDER,
-        }
-    }
-}
-
-/// What each `Aim` hook saw: whether the target was alive and named.
-#[derive(Resource, Default)]
-struct AimSeen(Vec<bool>);
-
-fn aim_inserted(mut world: DeferredWorld, ctx: HookContext) {
-    let target = world.get::<Aim>(ctx.entity).map(|a| a.target);
-    let named = target.is_some_and(|t| world.get::<Name>(t).is_some());
-    if let Some(mut seen) = world.get_resource_mut::<AimSeen>() {
-        seen.0.push(named);
-    }
-}
 
 /// Roots triggered `ForgeSceneReady`, in order.
 #[derive(Resource, Default)]
@@ -97,14 +65,14 @@ fn level(groups: u64, salt: u64) -> String {
             &format!("Scout {g}"),
             Some(base),
             &[],
-            &custom("budget_test::Aim", &[("target", &format!("#{next}"))]),
+            &custom(AIM, &[("target", &format!("#{next}"))]),
         ));
         entities.push(entity(
             base + 2,
             &format!("Guard {g}.{salt}"),
             Some(base),
             &[],
-            &custom("budget_test::Aim", &[("target", &format!("#{base}"))]),
+            &custom(AIM, &[("target", &format!("#{base}"))]),
         ));
         entities.push(entity(
             base + 3,

@@ -6,51 +6,19 @@
 
 use bevy_asset::Assets;
 use bevy_ecs::hierarchy::{ChildOf, Children};
-use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_ecs::world::DeferredWorld;
 use bevy_forge_scene::capture::{CaptureOptions, capture_instance};
 use bevy_forge_scene::cook::CookedScene;
 use bevy_forge_scene::format::{SceneDoc, Streaming};
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene::validate::validate_parsed;
 use bevy_forge_scene::{ForgeCellState, ForgeStreamedCells};
-use bevy_reflect::std_traits::ReflectDefault;
 use bevy_transform::components::Transform;
 
+use crate::aim::{AIM, Aim, AimSeen};
 use crate::common::harness::Harness;
 use crate::common::scenes::{custom, entity, scene};
-
-/// A component naming another entity; its hook records whether the entity it names was alive
-/// and named when it was inserted.
-#[derive(Component, bevy_reflect::Reflect, Debug, ForgeComponent)]
-#[reflect(Component, Default)]
-#[component(on_insert = sight_inserted)]
-#[forge(type_path = "stream_test::Sight")]
-struct Sight {
-    target: Entity,
-}
-
-impl Default for Sight {
-    fn default() -> Self {
-        Self {
-            target: Entity::PLACEHOLDER,
-        }
-    }
-}
-
-/// What each `Sight` hook saw: whether the target was alive and named.
-#[derive(Resource, Default)]
-struct SightSeen(Vec<bool>);
-
-fn sight_inserted(mut world: DeferredWorld, ctx: HookContext) {
-    let target = world.get::<Sight>(ctx.entity).map(|a| a.target);
-    let named = target.is_some_and(|t| world.get::<Name>(t).is_some());
-    if let Some(mut seen) = world.get_resource_mut::<SightSeen>() {
-        seen.0.push(named);
-    }
-}
 
 const HUT: &str = "prefabs/hut.forge.ron";
 const LEVEL: &str = "level.forge.ron";
@@ -59,7 +27,7 @@ const SPACING: f32 = 10.0;
 const LOAD: f32 = 6.0;
 const UNLOAD: f32 = 9.0;
 
-/// A prefab of three entities: a roof with a beam under it, and a door whose `Sight` names the
+/// A prefab of three entities: a roof with a beam under it, and a door whose `Aim` names the
 /// roof (a reference inside the cell).
 fn hut(roof: &str) -> String {
     scene(
@@ -72,13 +40,7 @@ fn hut(roof: &str) -> String {
                 &[],
                 &custom("forge_demo::Orbit", &[("speed", "1.0")]),
             ),
-            entity(
-                3,
-                "Door",
-                None,
-                &[],
-                &custom("stream_test::Sight", &[("target", "#1")]),
-            ),
+            entity(3, "Door", None, &[], &custom(AIM, &[("target", "#1")])),
         ],
         &[1, 3],
     )
@@ -97,7 +59,7 @@ fn cell(id: u64, x: f32, overrides: &str) -> String {
 }
 
 /// A level of `n` cells (ids 10, 11, ..) at x = 0, 10, 20, ..; the first renames the roof and
-/// changes the beam's speed (overrides); a sign (id 1, not streamed) whose `Sight` names the
+/// changes the beam's speed (overrides); a sign (id 1, not streamed) whose `Aim` names the
 /// beam of cell 11 (`#11/2`).
 fn level(n: u64) -> String {
     let mut entities = vec![entity(
@@ -105,7 +67,7 @@ fn level(n: u64) -> String {
         "Sign",
         None,
         &[],
-        &custom("stream_test::Sight", &[("target", "#11/2")]),
+        &custom(AIM, &[("target", "#11/2")]),
     )];
     let mut roots = vec![1];
     for i in 0..n {
@@ -123,7 +85,7 @@ fn level(n: u64) -> String {
 fn harness(text: &str, budget: ForgeSpawnBudget) -> Harness {
     let h = Harness::with_setup(move |app| {
         app.insert_resource(ForgeDefaultSpawnBudget(budget));
-        app.init_resource::<SightSeen>();
+        app.init_resource::<AimSeen>();
     });
     h.add(HUT, &hut("Roof"));
     h.add(LEVEL, text);
@@ -173,7 +135,7 @@ fn with_path(world: &mut World, path: &[u64]) -> Vec<Entity> {
 }
 
 /// The entities under `root`, one line each, sorted: id path, name, transform, parent by path,
-/// components, `Orbit` and `Sight` (its target by id path).
+/// components, `Orbit` and `Aim` (its target by id path).
 fn describe(world: &mut World, root: Entity) -> Vec<String> {
     let path_of = |world: &World, e: Entity| -> String {
         if e == root {
@@ -208,7 +170,7 @@ fn describe(world: &mut World, root: Entity) -> Vec<String> {
             world.get::<ChildOf>(e).map(|c| path_of(world, c.parent())),
             components,
             world.get::<crate::common::Orbit>(e),
-            world.get::<Sight>(e).map(|s| path_of(world, s.target)),
+            world.get::<Aim>(e).map(|s| path_of(world, s.target)),
         ));
         stack.extend(world.get::<Children>(e).into_iter().flatten().copied());
     }
@@ -439,35 +401,29 @@ fn references_into_a_cell_that_is_out_wait_for_it() {
         .unwrap()
         .entity(1)
         .unwrap();
-    // Cell 11 is out: the sign's `Sight` (naming `#11/2`) is not on it.
-    assert!(h.world().get::<Sight>(sign).is_none());
+    // Cell 11 is out: the sign's `Aim` (naming `#11/2`) is not on it.
+    assert!(h.world().get::<Aim>(sign).is_none());
     // In: it is, naming the live beam; its hook saw it alive.
     move_to(&mut h, at, 10.0);
     let beam = with_path(h.app.world_mut(), &[11, 2]);
-    assert_eq!(
-        h.world().get::<Sight>(sign).map(|s| s.target),
-        Some(beam[0])
-    );
+    assert_eq!(h.world().get::<Aim>(sign).map(|s| s.target), Some(beam[0]));
     // Out: taken off, never left naming a despawned entity.
     move_to(&mut h, at, 30.0);
-    assert!(h.world().get::<Sight>(sign).is_none());
+    assert!(h.world().get::<Aim>(sign).is_none());
     // In again: it names the new beam.
     move_to(&mut h, at, 10.0);
     let beam = with_path(h.app.world_mut(), &[11, 2]);
     assert_eq!(beam.len(), 1);
-    assert_eq!(
-        h.world().get::<Sight>(sign).map(|s| s.target),
-        Some(beam[0])
-    );
+    assert_eq!(h.world().get::<Aim>(sign).map(|s| s.target), Some(beam[0]));
     // The reference inside a cell (each door names its roof) is on each door that is in.
     let door = with_path(h.app.world_mut(), &[11, 3]);
     let roof = with_path(h.app.world_mut(), &[11, 1]);
     assert_eq!(
-        h.world().get::<Sight>(door[0]).map(|s| s.target),
+        h.world().get::<Aim>(door[0]).map(|s| s.target),
         Some(roof[0])
     );
-    // Every `Sight` hook saw a live, named target.
-    let seen = &h.world().resource::<SightSeen>().0;
+    // Every `Aim` hook saw a live, named target.
+    let seen = &h.world().resource::<AimSeen>().0;
     assert!(seen.len() >= 5 && seen.iter().all(|s| *s), "{seen:?}");
 }
 
