@@ -225,13 +225,10 @@ impl AssetLoader for ForgeSceneLoader {
             source,
         };
         let ticket = self.tracker.start(&path);
-        ticket.files_known(1);
+        ticket.files(0, 1);
         // 1. The bytes read: a large text in pieces, anything else whole (text or cooked).
         let source = match read_streamed(reader, &ticket).await {
-            Ok(Some(parsed)) => {
-                ticket.pieces_done();
-                Source::from_parsed(path.clone(), parsed)
-            }
+            Ok(Some(parsed)) => Source::from_parsed(path.clone(), parsed),
             Ok(None) => {
                 let bytes = read_whole(reader).await.map_err(io)?;
                 ticket.whole_file(bytes.len() as u64);
@@ -257,12 +254,14 @@ impl AssetLoader for ForgeSceneLoader {
         if let Some(cooked) = &source.cooked {
             files = files.with_documents(cooked.prefabs.iter().cloned());
         }
+        // Files read whose prefab files are not known yet: the scene's, at first.
+        let mut read_files = 1;
         loop {
             let missing = files.missing(&source.parsed.doc);
+            ticket.files(std::mem::take(&mut read_files), missing.len());
             if missing.is_empty() {
                 break;
             }
-            ticket.files_known(missing.len());
             for file in missing {
                 let read = if source.cooked.is_some() {
                     Err("it is not bundled in the cooked file".to_owned())
@@ -273,6 +272,7 @@ impl AssetLoader for ForgeSceneLoader {
                         .map_err(|e| read_reason(&e))
                 };
                 ticket.whole_file(read.as_ref().map_or(0, |b| b.len() as u64));
+                read_files += 1;
                 files.provide(file, read);
             }
         }

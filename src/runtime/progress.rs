@@ -17,7 +17,9 @@ use super::spawn::{ForgeSceneInstance, ForgeSceneRoot};
 /// scene is loaded. What follows is [`ForgeSpawnProgress`](crate::ForgeSpawnProgress).
 ///
 /// Totals are what the load knows so far: a prefab file counts in `files_total` once the file
-/// placing it has been read, and its size in `bytes_total` once it is read. A large scene file
+/// placing it has been read, and its size in `bytes_total` once it is read. A file counts in
+/// `files_read` together with the prefab files it places, so `files_read == files_total` only
+/// once every file is read. A large scene file
 /// (1 MiB or more) is read in pieces and counted as they arrive; smaller files count whole.
 /// A cooked scene is one file (its prefabs are bundled). A hot reload of a scene already
 /// spawned does not show here.
@@ -109,9 +111,14 @@ impl LoadTicket {
         });
     }
 
-    /// `files` more files are to be read.
-    pub(crate) fn files_known(&self, files: usize) {
-        self.update(|p| p.files_total += files);
+    /// `read` more files are read and `known` more are to be read, in one step: a file counts
+    /// as read together with the files it places, so `files_read` never reaches `files_total`
+    /// while some file is still unknown.
+    pub(crate) fn files(&self, read: usize, known: usize) {
+        self.update(|p| {
+            p.files_read += read;
+            p.files_total += known;
+        });
     }
 
     /// A file of `len` bytes is being read in pieces.
@@ -133,19 +140,12 @@ impl LoadTicket {
         });
     }
 
-    /// A file read whole: `len` bytes (0 for one that could not be read).
+    /// The bytes of a file read whole: `len` (0 for one that could not be read).
     pub(crate) fn whole_file(&self, len: u64) {
         self.update(|p| {
-            p.files_read += 1;
             p.bytes_read += len;
             p.bytes_total += len;
         });
-    }
-
-    /// The file being read in pieces (after [`LoadTicket::opened`]) is read: its bytes were
-    /// counted piece by piece.
-    pub(crate) fn pieces_done(&self) {
-        self.update(|p| p.files_read += 1);
     }
 
     /// The scene is loaded.
