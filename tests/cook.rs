@@ -294,6 +294,7 @@ fn large_scene(n: usize) -> SceneDoc {
                         format!("\"a label longer than fifteen bytes {i}\""),
                     ),
                 ],
+                value: None,
             }));
         }
         if i % 11 == 0 {

@@ -35,6 +35,7 @@ impl ForgeComponent for Manual {
             )],
             skipped: vec![],
             renamed_from: vec![],
+            ..Default::default()
         }
     }
 }
@@ -487,6 +488,7 @@ fn resources_are_refused_by_register_forge_component() {
                 fields: vec![],
                 skipped: vec![],
                 renamed_from: vec![],
+                ..Default::default()
             }
         }
     }

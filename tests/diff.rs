@@ -28,6 +28,7 @@ fn health(fields: &[(&str, &str)]) -> ComponentData {
             .iter()
             .map(|(n, e)| CustomField::new(*n, *e))
             .collect(),
+        value: None,
     })
 }
 

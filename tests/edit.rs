@@ -110,6 +110,7 @@ fn components_are_unique_by_key() {
         ComponentData::Custom(CustomComponent {
             type_path: "game::Health".into(),
             fields: vec![CustomField::new("value", v)],
+            value: None,
         })
     };
     doc.add_component(1, health("10")).unwrap();
@@ -118,6 +119,7 @@ fn components_are_unique_by_key() {
         ComponentData::Custom(CustomComponent {
             type_path: "game::Mana".into(),
             fields: vec![],
+            value: None,
         }),
     )
     .unwrap();

@@ -333,6 +333,7 @@ fn entity_references_become_variables_and_names() {
                 (name: "alarm", expr: "Some(#3)"),
                 (name: "order", expr: "Order::Guard { post: #1, radius: 3.0 }"),
                 (name: "link", expr: "Link(#2, -1.0)"),
+                (name: "route", expr: "Route { speed: 2.0, to: #3 }"),
                 (name: "note", expr: "\"#1 stays text\""),
             ]))]),
         3: (id: 3, name: "Bell", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
@@ -346,6 +347,7 @@ fn entity_references_become_variables_and_names() {
         "{code}"
     );
     assert!(code.contains("link: Link(e2, -1.0),"), "{code}");
+    assert!(code.contains("route: Route { speed: 2.0, to: e3 },"), "{code}");
     assert!(code.contains("note: \"#1 stays text\","), "{code}");
     // Inserted after every entity exists, on the entity's variable.
     let spawned_last = code.rfind(".spawn((").unwrap();
@@ -353,7 +355,7 @@ fn entity_references_become_variables_and_names() {
     assert!(inserted > spawned_last, "{code}");
     let code = bsn(&d);
     assert!(
-        code.contains("game::Door { opened_by: #GateSwitch, alarm: Option::Some(#Bell), order: Order::Guard { post: #GateSwitch, radius: 3.0 }, link: Link(#Door, {-1.0}), note: \"#1 stays text\" }"),
+        code.contains("game::Door { opened_by: #GateSwitch, alarm: Option::Some(#Bell), order: Order::Guard { post: #GateSwitch, radius: 3.0 }, link: Link(#Door, {-1.0}), route: Route { speed: 2.0, to: #Bell }, note: \"#1 stays text\" }"),
         "{code}"
     );
 }

@@ -638,6 +638,7 @@ fn a_new_instance_after_a_refused_edit_gets_each_entity_its_own_values() {
                     name: "hp".into(),
                     expr: "1.5".into(),
                 }],
+                value: None,
             }),
         )
         .unwrap();
@@ -776,6 +777,7 @@ fn in_memory_custom_edits_apply_and_a_later_save_diffs_against_them() {
                     expr: "1.0".into(),
                 },
             ],
+            value: None,
         })
     };
     edit(&mut live, &|d| {

@@ -55,6 +55,7 @@ pub fn generate(n: usize, seed: u64) -> SceneDoc {
                 CustomField::new("value", (rng.next_u64() % max).to_string()),
                 CustomField::new("max", max.to_string()),
             ],
+            value: None,
         };
         let tag = CustomComponent {
             type_path: "bench::Tag".into(),
@@ -62,6 +63,7 @@ pub fn generate(n: usize, seed: u64) -> SceneDoc {
                 "label",
                 format!("\"tag-{}\"", rng.next_u64() % 1000),
             )],
+            value: None,
         };
         let _ = doc.add_component(id, ComponentData::Custom(health));
         let _ = doc.add_component(id, ComponentData::Custom(tag));

@@ -42,6 +42,29 @@ pub(crate) fn check(input: &Input, cx: &mut Ctxt) {
         }
         old_paths.push(value);
     }
+    if let Some(variants) = &input.variants {
+        let names: Vec<String> = variants.iter().map(|v| v.ident.to_string()).collect();
+        let mut old_names: Vec<String> = Vec::new();
+        for variant in variants {
+            for old in &variant.renamed_from {
+                let value = old.value();
+                if !is_variant_name(&value) {
+                    cx.error(
+                        old.span(),
+                        format!("`{value}` is not a variant name: `renamed_from` on a variant names the variant's name before"),
+                    );
+                } else if names.contains(&value) {
+                    cx.error(
+                        old.span(),
+                        format!("`{value}` is a variant of this enum: a scene writing it would be ambiguous"),
+                    );
+                } else if old_names.contains(&value) {
+                    cx.error(old.span(), format!("`{value}` is listed twice"));
+                }
+                old_names.push(value);
+            }
+        }
+    }
     let names: Vec<String> = input
         .fields
         .iter()
@@ -114,6 +137,13 @@ fn is_type_path(value: &str) -> bool {
             chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
                 && chars.all(|c| c == '_' || c.is_alphanumeric())
         })
+}
+
+/// An identifier that is not a tuple index (`Dynamic`).
+fn is_variant_name(value: &str) -> bool {
+    let mut chars = value.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 /// An identifier (`hit_points`) or a tuple field index (`0`).

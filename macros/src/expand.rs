@@ -62,20 +62,41 @@ pub(crate) fn expand(input: &Input) -> TokenStream {
     // The impl is spanned at the type name, so a missing `Component`, `Reflect` or `Default`
     // is reported there.
     let trait_path = quote_spanned!(ident.span()=> ::bevy_forge_scene::__private::ForgeComponent);
+    let old_paths = quote!(::std::vec![#(::std::string::String::from(#old_paths)),*]);
+    let schema = match &input.variants {
+        // An enum: its variants come from reflection, its old variant names from the attributes.
+        Some(variants) => {
+            let renamed = variants.iter().flat_map(|v| {
+                let now = v.ident.to_string();
+                v.renamed_from.iter().map(move |old| quote!((#old, #now)))
+            });
+            quote! {
+                ::bevy_forge_scene::__private::ComponentSchema::of_enum::<Self>(
+                    #type_path, #docs, #old_paths, &[#(#renamed),*],
+                )
+            }
+        }
+        None => quote! {
+            let __default = <Self as ::core::default::Default>::default();
+            ::bevy_forge_scene::__private::ComponentSchema {
+                type_path: #type_path,
+                type_name: ::std::string::String::from(::core::stringify!(#ident)),
+                docs: ::std::string::String::from(#docs),
+                fields: ::std::vec![#(#fields),*],
+                skipped: ::std::vec![#(::std::string::String::from(#skipped)),*],
+                renamed_from: #old_paths,
+                variants: ::std::vec::Vec::new(),
+                default: ::core::option::Option::None,
+                renamed_variants: ::std::vec::Vec::new(),
+            }
+        },
+    };
     quote! {
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #trait_path for #ident #ty_generics #where_clause {
                 fn schema() -> ::bevy_forge_scene::__private::ComponentSchema {
-                    let __default = <Self as ::core::default::Default>::default();
-                    ::bevy_forge_scene::__private::ComponentSchema {
-                        type_path: #type_path,
-                        type_name: ::std::string::String::from(::core::stringify!(#ident)),
-                        docs: ::std::string::String::from(#docs),
-                        fields: ::std::vec![#(#fields),*],
-                        skipped: ::std::vec![#(::std::string::String::from(#skipped)),*],
-                        renamed_from: ::std::vec![#(::std::string::String::from(#old_paths)),*],
-                    }
+                    #schema
                 }
 
                 fn copy_for_spawn(&self) -> ::core::option::Option<Self> {

@@ -15,13 +15,19 @@ use proc_macro::TokenStream;
 
 /// Makes a component type usable as a `custom` component of `.forge.ron` scenes.
 ///
-/// Struct attributes: `#[forge(type_path = "my_game::Orbit")]` (optional; defaults to the type's
-/// `TypePath`), `#[forge(renamed_from = "my_game::Circle")]` (a type path scenes wrote before;
-/// repeatable). Field attributes: `#[forge(required)]`, `#[forge(range = 0.0..=100.0)]` (or
-/// `a..b`; numeric fields only), `#[forge(skip)]`, `#[forge(renamed_from = "old_name")]` (a
-/// name scenes wrote before; repeatable). Doc comments become schema docs.
+/// Works on structs (named, tuple and unit) and on enums (unit, tuple and struct variants; a
+/// scene writes an enum component whole, `value: "RigidBody::Dynamic"`).
 ///
-/// The type must also derive `Component`, `Reflect` and `Default`.
+/// Type attributes: `#[forge(type_path = "my_game::Orbit")]` (optional; defaults to the type's
+/// `TypePath`), `#[forge(renamed_from = "my_game::Circle")]` (a type path scenes wrote before;
+/// repeatable). Field attributes (structs): `#[forge(required)]`,
+/// `#[forge(range = 0.0..=100.0)]` (or `a..b`; numeric fields only), `#[forge(skip)]`,
+/// `#[forge(renamed_from = "old_name")]` (a name scenes wrote before; repeatable). Variant
+/// attribute (enums): `#[forge(renamed_from = "OldName")]` (a variant name scenes wrote before;
+/// repeatable). Doc comments become schema docs.
+///
+/// The type must also derive `Component`, `Reflect` and `Default` (for an enum, a `#[default]`
+/// variant).
 #[proc_macro_derive(ForgeComponent, attributes(forge))]
 pub fn derive_forge_component(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

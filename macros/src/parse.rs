@@ -13,7 +13,17 @@ pub(crate) struct Input<'a> {
     pub(crate) type_path: Option<syn::LitStr>,
     /// `renamed_from = "old::Path"`, each time it is given.
     pub(crate) renamed_from: Vec<syn::LitStr>,
+    /// A struct's fields (none for a unit struct or an enum).
     pub(crate) fields: Vec<Field<'a>>,
+    /// An enum's variants; `None` for a struct.
+    pub(crate) variants: Option<Vec<Variant<'a>>>,
+}
+
+/// One variant of a deriving enum.
+pub(crate) struct Variant<'a> {
+    pub(crate) ident: &'a syn::Ident,
+    /// `renamed_from = "Old"`, each time it is given.
+    pub(crate) renamed_from: Vec<syn::LitStr>,
 }
 
 /// One field of the deriving struct.
@@ -80,29 +90,37 @@ impl<'a> Input<'a> {
                 cx.push(e);
             }
         }
-        let data = match &input.data {
-            syn::Data::Struct(s) => s,
+        let (fields, variants) = match &input.data {
+            syn::Data::Struct(s) => (
+                s.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| Field::from_ast(i, f, cx))
+                    .collect(),
+                None,
+            ),
             syn::Data::Enum(e) => {
-                cx.error(
-                    e.enum_token.span,
-                    "ForgeComponent can only be derived for structs; enums work as field types of a ForgeComponent",
-                );
-                return None;
+                if e.variants.is_empty() {
+                    cx.error(
+                        e.enum_token.span,
+                        "an enum without variants has no value: a scene could never create it",
+                    );
+                }
+                let variants = e
+                    .variants
+                    .iter()
+                    .map(|v| Variant::from_ast(v, cx))
+                    .collect();
+                (Vec::new(), Some(variants))
             }
             syn::Data::Union(u) => {
                 cx.error(
                     u.union_token.span,
-                    "ForgeComponent can only be derived for structs",
+                    "ForgeComponent can only be derived for structs and enums",
                 );
                 return None;
             }
         };
-        let fields = data
-            .fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| Field::from_ast(i, f, cx))
-            .collect();
         Some(Input {
             ident: &input.ident,
             generics: &input.generics,
@@ -110,7 +128,48 @@ impl<'a> Input<'a> {
             type_path,
             renamed_from,
             fields,
+            variants,
         })
+    }
+}
+
+impl<'a> Variant<'a> {
+    fn from_ast(variant: &'a syn::Variant, cx: &mut Ctxt) -> Self {
+        let mut out = Variant {
+            ident: &variant.ident,
+            renamed_from: Vec::new(),
+        };
+        for attr in forge_attrs(&variant.attrs) {
+            let result = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("renamed_from") {
+                    out.renamed_from.push(meta.value()?.parse()?);
+                } else {
+                    skip_value(&meta)?;
+                    cx.error(
+                        meta.path.span(),
+                        format!(
+                            "unknown forge variant attribute `{}`; on a variant it is `renamed_from = \"..\"`",
+                            path_name(&meta.path)
+                        ),
+                    );
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                cx.push(e);
+            }
+        }
+        // The fields of a variant are written inside the value's expression: no attribute of
+        // a struct field applies to them.
+        for field in &variant.fields {
+            for attr in forge_attrs(&field.attrs) {
+                cx.error(
+                    attr.path().span(),
+                    "forge attributes on the fields of an enum variant are not supported; a scene writes the variant whole (`value: \"..\"`)",
+                );
+            }
+        }
+        out
     }
 }
 

@@ -88,3 +88,38 @@ impl Default for Sentry {
         }
     }
 }
+
+/// How a body moves (the game types scene's): an enum component, written whole as `value`.
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::RigidBody")]
+pub enum RigidBody {
+    /// Moved by forces.
+    #[default]
+    Dynamic,
+    /// Never moves.
+    Static,
+    /// Moved by the game.
+    Kinematic,
+    /// Pushed with a force along an axis.
+    Pushed(f32, bevy_math::Vec3),
+    /// Driven at a speed in a gear.
+    Driven {
+        /// Metres per second.
+        speed: f32,
+        /// The gear.
+        gear: u8,
+    },
+}
+
+/// Metres per second: a tuple struct (the game types scene's).
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Speed")]
+pub struct Speed(pub f32);
+
+/// A unit marker (the game types scene's).
+#[derive(Component, Reflect, Default, Clone, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "forge_demo::Marker")]
+pub struct Marker;

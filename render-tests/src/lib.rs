@@ -5,4 +5,4 @@
 
 mod forge_demo;
 
-pub use forge_demo::{Door, Health, Orbit, Patrol, Sentry};
+pub use forge_demo::{Door, Health, Marker, Orbit, Patrol, RigidBody, Sentry, Speed};

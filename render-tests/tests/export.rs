@@ -13,6 +13,10 @@ extern crate bevy_internal as bevy;
 
 #[path = "exported/castle_gate_rust.rs"]
 mod castle_gate_rust;
+#[path = "exported/game_types_bsn.rs"]
+mod game_types_bsn;
+#[path = "exported/game_types_rust.rs"]
+mod game_types_rust;
 #[path = "exported/garden_bsn.rs"]
 mod garden_bsn;
 #[path = "exported/garden_rust.rs"]
@@ -284,4 +288,30 @@ fn exported_bsn_spawns_odd_names_and_references() {
         spawn_list(w, odd_names_bsn::odd_names_scene())
     });
     assert_odd_names_references(app.world(), &roots);
+}
+
+/// Each shape of game component with the value the scene gives it.
+fn assert_game_types(world: &World, roots: &[Entity]) {
+    use forge_demo::RigidBody;
+    let body = |i: usize| world.get::<RigidBody>(roots[i]).cloned();
+    assert_eq!(body(0), Some(RigidBody::Kinematic));
+    assert_eq!(body(1), Some(RigidBody::Pushed(2.0, Vec3::Y)));
+    assert_eq!(body(2), Some(RigidBody::Driven { speed: 3.0, gear: 2 }));
+    assert_eq!(body(3), Some(RigidBody::Dynamic));
+    assert_eq!(world.get::<forge_demo::Speed>(roots[0]), Some(&forge_demo::Speed(2.5)));
+    assert!(world.get::<forge_demo::Marker>(roots[0]).is_some());
+}
+
+#[test]
+fn exported_rust_spawns_every_shape_of_game_component() {
+    let (app, roots) = compare("tests/scenes/game_types.forge.ron", game_types_rust::spawn_game_types);
+    assert_game_types(app.world(), &roots);
+}
+
+#[test]
+fn exported_bsn_spawns_every_shape_of_game_component() {
+    let (app, roots) = compare("tests/scenes/game_types.forge.ron", |w| {
+        spawn_list(w, game_types_bsn::game_types_scene())
+    });
+    assert_game_types(app.world(), &roots);
 }

@@ -61,7 +61,9 @@
 //!
 //! A *component*: a tag byte, then for tag `0` a custom component (type path as a pool index,
 //! then a list of fields, each a pool index for its name and a string for its expression), for
-//! tag `1` a built-in: its kind (its index in [`BUILTINS`](crate::format::builtin::BUILTINS))
+//! tag `2` a custom component with a whole `value` (an enum's: as tag `0`, then the value's
+//! string; a scene without one cooks to the same bytes as before tag `2` existed, layout
+//! version 3 still), for tag `1` a built-in: its kind (its index in [`BUILTINS`](crate::format::builtin::BUILTINS))
 //! and its payload, each field in the order of its tag's description by its kind (an `f32` as
 //! four little-endian bytes, a bool as `0` or `1`, a string, a colour as four `f32`, an option
 //! as `0`, or `1` and the value, a mesh as `0`, a shape index and its sizes, or `1` and a path,

@@ -50,6 +50,8 @@ const ALL_FLAGS: u8 =
 const TAG_CUSTOM: u8 = 0;
 /// Component tag: a built-in, its kind (its index in [`BUILTINS`]) and its fields.
 const TAG_BUILTIN: u8 = 1;
+/// Component tag: a custom component as [`TAG_CUSTOM`], then its whole `value` (an enum's).
+const TAG_CUSTOM_VALUE: u8 = 2;
 
 /// Why a body does not decode: what was wrong, and where (bytes from the start of the body).
 #[derive(Debug)]
@@ -302,12 +304,18 @@ fn put_transform(out: &mut Vec<u8>, t: &TransformData) {
 fn put_component(out: &mut Vec<u8>, c: &ComponentData, pool: &mut Pool) {
     let Some(b) = c.builtin() else {
         if let ComponentData::Custom(custom) = c {
-            out.push(TAG_CUSTOM);
+            out.push(match custom.value {
+                Some(_) => TAG_CUSTOM_VALUE,
+                None => TAG_CUSTOM,
+            });
             put_varint(out, pool.index_of(&custom.type_path));
             put_varint(out, custom.fields.len() as u64);
             for f in &custom.fields {
                 put_varint(out, pool.index_of(&f.name));
                 put_str(out, &f.expr);
+            }
+            if let Some(value) = &custom.value {
+                put_str(out, value);
             }
         }
         return;
@@ -1027,7 +1035,7 @@ fn read_entity_after_key(
 
 fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentData, BodyError> {
     match r.byte("a component tag")? {
-        TAG_CUSTOM => {
+        tag @ (TAG_CUSTOM | TAG_CUSTOM_VALUE) => {
             let type_path = pooled(r, pool, "a custom type path")?;
             let n = r.count(2, "the number of custom fields")?;
             let mut fields = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
@@ -1037,7 +1045,15 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
                     expr: EcoString::from(r.str("a field expression")?),
                 });
             }
-            Ok(ComponentData::Custom(CustomComponent { type_path, fields }))
+            let value = match tag {
+                TAG_CUSTOM_VALUE => Some(EcoString::from(r.str("a custom component's value")?)),
+                _ => None,
+            };
+            Ok(ComponentData::Custom(CustomComponent {
+                type_path,
+                fields,
+                value,
+            }))
         }
         TAG_BUILTIN => {
             let start = r.at;

@@ -216,8 +216,8 @@ pub enum ComponentChange {
         /// For a custom component, the fields that changed, were added or were removed, by field
         /// name: set only these on the live component and fields the file does not set keep
         /// their live values. Empty when only the field order changed. `None` for built-ins,
-        /// and for a custom component that repeats a field name in either document: replace the
-        /// whole component then.
+        /// for a custom component that repeats a field name in either document, and for one
+        /// whose whole `value` (an enum's) changed: replace the whole component then.
         fields: Option<Vec<FieldChange>>,
     },
 }
@@ -694,7 +694,8 @@ fn has_repeated_name(fields: &[CustomField]) -> bool {
 
 /// Field changes by name; `None` when a name repeats.
 fn diff_fields(old: &CustomComponent, new: &CustomComponent) -> Option<Vec<FieldChange>> {
-    if has_repeated_name(&old.fields) || has_repeated_name(&new.fields) {
+    // An enum's value is set whole: a changed `value` replaces the component.
+    if has_repeated_name(&old.fields) || has_repeated_name(&new.fields) || old.value != new.value {
         return None;
     }
     let old_by_name: HashMap<&str, &str> = old
@@ -837,6 +838,7 @@ mod tests {
                 ComponentData::Custom(CustomComponent {
                     type_path: "g::Hp".into(),
                     fields: vec![CustomField::new("value", i.to_string())],
+                    value: None,
                 }),
             );
         }

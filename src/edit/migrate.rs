@@ -105,12 +105,14 @@ pub fn migrate(edit: &mut SceneEdit) -> Result<Option<Migrated>, SceneEditError>
     }))
 }
 
-/// Rewrites the custom component types and fields `schemas` says were renamed
+/// Rewrites the custom component types, fields and enum variants `schemas` says were renamed
 /// (`#[forge(renamed_from = "..")]`) with their current names, keeping every other byte: the
-/// `type_path` strings and field `name` strings that change are replaced, and nothing else
+/// `type_path` strings, field `name` strings and enum `value` strings that change are replaced,
+/// and nothing else
 /// (a component added by a prefab override that is renamed is written again whole, its own
 /// comments gone). The names the loader accepts with a warning (`forge::custom::renamed`,
-/// `forge::custom::renamed_field`). `Ok(None)` when the scene writes no old name.
+/// `forge::custom::renamed_field`, `forge::custom::renamed_variant`). `Ok(None)` when the scene
+/// writes no old name.
 ///
 /// # Errors
 /// [`SceneEditError::InPlace`] when a renamed name is not where the file's source map says,
@@ -185,7 +187,30 @@ pub fn migrate_names(
                     whole.push((entity, at, index));
                 }
             }
-            (RenamedPart::Field { .. }, Place::OverrideRemove { .. }) => {}
+            (
+                RenamedPart::Variant {
+                    value,
+                    at,
+                    from,
+                    to,
+                    ..
+                },
+                Place::Component { index, .. } | Place::OverrideSet { index, .. },
+            ) => {
+                let mut new = value.clone();
+                new.replace_range(*at..*at + from.len(), to);
+                let span = match r.place {
+                    Place::OverrideSet { at, .. } => {
+                        map.override_part_span(entity, at, OverridePart::SetField(index, "value"))
+                    }
+                    _ => map.component_field_span(entity, index, "value"),
+                };
+                splices.push(replace(span, fragment::string(&new), "an enum's value")?)
+            }
+            (
+                RenamedPart::Field { .. } | RenamedPart::Variant { .. },
+                Place::OverrideRemove { .. },
+            ) => {}
         }
     }
     for (entity, at, index) in whole {

@@ -488,6 +488,35 @@ impl SceneEdit {
         })
     }
 
+    /// Sets the whole `value` of entity `id`'s enum component `type_path` to the Rust expression
+    /// `expr` (`"RigidBody::Static"`); the file's `value` string is replaced, nothing else.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchComponent`].
+    pub fn set_custom_value(
+        &mut self,
+        id: u64,
+        type_path: &str,
+        expr: &str,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        self.change(format!("set {type_path} of {id}"), |doc| {
+            let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
+            let custom = node
+                .components
+                .iter_mut()
+                .find_map(|c| match c {
+                    ComponentData::Custom(c) if c.type_path == type_path => Some(c),
+                    _ => None,
+                })
+                .ok_or_else(|| EditError::NoSuchComponent {
+                    id,
+                    key: format!("custom:{type_path}"),
+                })?;
+            custom.value = Some(expr.into());
+            Ok(())
+        })
+    }
+
     /// Renames entity `id`.
     ///
     /// # Errors

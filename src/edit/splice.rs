@@ -2,7 +2,8 @@
 //! value that changed are replaced, entries that came or went are inserted or cut out, and
 //! every other byte (comments, blank lines, key order, number spelling) stays.
 //!
-//! Granularity: a transform's changed numbers; a custom field's changed `expr` strings; a
+//! Granularity: a transform's changed numbers; a custom field's changed `expr` strings (an
+//! enum's changed `value` string); a
 //! built-in's changed payload values where the map locates them; a component entry that
 //! changed otherwise; any other entity field's value; whole entity and
 //! component entries that were added or removed; `roots`, `next_id`, `name` and
@@ -409,8 +410,18 @@ fn component(
     if let (ComponentData::Custom(a), ComponentData::Custom(b)) = (old, new) {
         let field = |f: usize, part: CustomPart| map.custom_field_span(id, index, f, part);
         let written = map.custom_field_count(id, index);
+        // An enum's whole value that changed: its string only.
+        if a.type_path == b.type_path
+            && a.fields == b.fields
+            && let (Some(_), Some(value)) = (&a.value, &b.value)
+            && let Some(span) = map.component_field_span(id, index, "value")
+        {
+            out.push(t.replace_value(Some(span), &fragment::string(value), "an enum's value")?);
+            return Ok(());
+        }
         let kept = a.fields.len();
         let same_names = a.type_path == b.type_path
+            && a.value == b.value
             && kept > 0
             && b.fields.len() >= kept
             && written == kept

@@ -12,7 +12,9 @@ use super::{
     rotation, snake_case, string, vec3,
 };
 use crate::format::builtin::BevyText;
-use crate::format::{ComponentData, CustomComponent, Mesh3dData, MeshSource, TransformData};
+use crate::format::{
+    ComponentData, CustomComponent, CustomField, Mesh3dData, MeshSource, TransformData,
+};
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
     let function = function_name(options, format!("{}_scene", snake_case(&plan.doc.name)))?;
@@ -167,7 +169,7 @@ impl BevyText for BsnText<'_, '_> {
 }
 
 /// A custom component as a patch of its type: each field's expression in `{ .. }`, or with its
-/// references as `#Name`s.
+/// references as `#Name`s; an enum as its variant.
 fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<String, ExportError> {
     let node = plan.node(key);
     let last = custom
@@ -190,8 +192,25 @@ fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<Strin
             ),
         });
     }
+    if custom.value.is_some() {
+        // An enum: its variant as an entry.
+        return exprs::bsn_enum(plan, custom).ok_or_else(|| ExportError::BsnReference {
+            entity: plan.label(key),
+            name: node.name.to_string(),
+            type_path: custom.type_path.to_string(),
+            field: "value".to_owned(),
+            expr: custom.value.as_deref().unwrap_or_default().to_owned(),
+        });
+    }
+    let tuple = tuple_order(custom).map_err(|message| ExportError::Custom {
+        entity: plan.label(key),
+        name: node.name.to_string(),
+        type_path: custom.type_path.to_string(),
+        message,
+    })?;
     let mut fields = Vec::new();
-    for field in &custom.fields {
+    let mut values = Vec::new();
+    for field in tuple.as_deref().unwrap_or(&custom.fields) {
         let value =
             exprs::bsn_value(plan, field.expr.trim()).ok_or_else(|| ExportError::BsnReference {
                 entity: plan.label(key),
@@ -201,6 +220,38 @@ fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<Strin
                 expr: field.expr.to_string(),
             })?;
         fields.push(format!("{}: {value}", field.name));
+        values.push(value);
+    }
+    if tuple.is_some() {
+        // A tuple struct: its fields in order, `Speed(2.5)`.
+        return Ok(format!("{}({})", custom.type_path.trim(), values.join(", ")));
     }
     Ok(patch(custom.type_path.trim(), &fields))
+}
+
+/// The fields of a tuple struct's component (named `0`, `1`, ...) in index order, `None` for
+/// named fields. `bsn!` patches a tuple struct by position (`Speed(2.5)`), so the indices set
+/// must be `0` up to some `n` with none left out; the message says which is missing.
+fn tuple_order(custom: &CustomComponent) -> Result<Option<Vec<CustomField>>, String> {
+    let indices: Option<Vec<usize>> = custom
+        .fields
+        .iter()
+        .map(|f| f.name.parse::<usize>().ok())
+        .collect();
+    let Some(indices) = indices.filter(|i| !i.is_empty()) else {
+        return Ok(None);
+    };
+    let mut fields: Vec<(usize, &CustomField)> = indices.into_iter().zip(&custom.fields).collect();
+    fields.sort_by_key(|(i, _)| *i);
+    for (want, (i, _)) in fields.iter().enumerate() {
+        if *i < want {
+            return Err(format!("field `{i}` is set twice"));
+        }
+        if *i > want {
+            return Err(format!(
+                "bsn! 0.20.1 patches a tuple struct's fields by position from `0`, and field `{want}` is not set before `{i}`"
+            ));
+        }
+    }
+    Ok(Some(fields.into_iter().map(|(_, f)| f.clone()).collect()))
 }

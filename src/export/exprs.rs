@@ -7,12 +7,28 @@ use super::{ExportError, Plan};
 use crate::format::CustomComponent;
 use crate::schema::expr::{offset_of, references};
 
-/// Whether any field of `custom` holds an entity reference.
+/// Whether any field of `custom` (or its whole `value`) holds an entity reference.
 pub(crate) fn has_references(custom: &CustomComponent) -> bool {
     custom
         .fields
         .iter()
-        .any(|f| references(&f.expr).is_some_and(|r| !r.refs.is_empty()))
+        .map(|f| &f.expr)
+        .chain(&custom.value)
+        .any(|e| references(e).is_some_and(|r| !r.refs.is_empty()))
+}
+
+/// An enum component's `value` with the path before its variant written as the component's
+/// type path (`Kinematic` and `RigidBody::Kinematic` as `game::RigidBody::Kinematic`), so the
+/// generated code names the type as a struct literal does; `None` when the value does not
+/// start with a variant.
+pub(crate) fn qualified_value(custom: &CustomComponent) -> Option<String> {
+    let value = custom.value.as_deref()?.trim();
+    let at = crate::schema::renames::head_variant(value)?;
+    Some(format!(
+        "{}::{}",
+        custom.type_path.trim(),
+        &value[at.start..]
+    ))
 }
 
 /// Refuses a custom component the generated code could not hold: a type path or field name that
@@ -33,18 +49,27 @@ pub(crate) fn check_custom(
     if syn::parse_str::<syn::Path>(&custom.type_path).is_err() {
         return Err(error("the type path is not a Rust path".to_owned()));
     }
-    for field in &custom.fields {
-        if syn::parse_str::<syn::Ident>(&field.name).is_err() {
+    if custom.value.is_some() && qualified_value(custom).is_none() {
+        return Err(error(
+            "its `value` does not start with a variant (`Variant`, `Type::Variant`)".to_owned(),
+        ));
+    }
+    let value = qualified_value(custom);
+    let value = value.as_deref().map(|v| ("value", v));
+    let fields = custom.fields.iter().map(|f| (f.name.as_str(), f.expr.as_str()));
+    // The whole value is checked as `value`, an identifier too; a tuple struct's fields are
+    // indices (`0`), which a struct literal writes as members (`Speed { 0: 2.5 }`).
+    for (name, expr) in fields.chain(value) {
+        if syn::parse_str::<syn::Member>(name).is_err() {
             return Err(error(format!(
-                "field `{}` is not a Rust identifier",
-                field.name
+                "field `{name}` is not a Rust identifier or tuple index"
             )));
         }
-        let rewritten = references(&field.expr);
+        let rewritten = references(expr);
         let text = match &rewritten {
             Some(r) => {
-                if let Some((_, message)) = r.glued_error(&field.expr) {
-                    return Err(error(format!("field `{}`: {message}", field.name)));
+                if let Some((_, message)) = r.glued_error(expr) {
+                    return Err(error(format!("field `{name}`: {message}")));
                 }
                 for reference in &r.refs {
                     let found = reference.path.as_deref().and_then(|p| plan.resolve(p));
@@ -53,21 +78,20 @@ pub(crate) fn check_custom(
                             entity: plan.label(key),
                             name: node.name.to_string(),
                             type_path: custom.type_path.to_string(),
-                            field: field.name.to_string(),
+                            field: name.to_owned(),
                             reference: reference.text(&r.text),
                         });
                     }
                 }
                 r.text.as_str()
             }
-            None => field.expr.as_str(),
+            None => expr,
         };
         let parsed = syn::parse_str::<syn::Expr>(text);
         proc_macro2::extra::invalidate_current_thread_spans();
         if let Err(e) = parsed {
             return Err(error(format!(
-                "field `{}`: `{}` is not a Rust expression ({e})",
-                field.name, field.expr
+                "field `{name}`: `{expr}` is not a Rust expression ({e})"
             )));
         }
     }
@@ -124,6 +148,34 @@ pub(crate) fn bsn_value(plan: &Plan, expr: &str) -> Option<String> {
     out
 }
 
+/// An enum component's whole value as a `bsn!` entry: its variant by the type's path
+/// (`game::RigidBody::Pushed(2.0, {Vec3::X})`), each field a `bsn!` value (references as
+/// `#Name`s where `bsn!` reads them); `None` for a reference anywhere else.
+pub(crate) fn bsn_enum(plan: &Plan, custom: &CustomComponent) -> Option<String> {
+    let value = qualified_value(custom)?;
+    // No `#` in it: the value as written, without references.
+    let rewritten = references(&value);
+    let text = rewritten.as_ref().map_or(value.as_str(), |r| r.text.as_str());
+    let parsed = syn::parse_str::<syn::Expr>(text).ok();
+    let refs: Vec<Ref> = rewritten
+        .iter()
+        .flat_map(|r| &r.refs)
+        .map(|r| Ref {
+            at: r.at,
+            len: r.len,
+            path: r.path.clone(),
+        })
+        .collect();
+    let writer = BsnWriter {
+        plan,
+        text,
+        refs: &refs,
+    };
+    let out = parsed.and_then(|e| writer.variant(&e));
+    proc_macro2::extra::invalidate_current_thread_spans();
+    out
+}
+
 /// A reference in an expression: byte offset, length, id path.
 struct Ref {
     at: usize,
@@ -137,6 +189,12 @@ struct Ref {
 fn plain_value(expr: &str) -> String {
     let literal = matches!(syn::parse_str::<syn::Expr>(expr), Ok(syn::Expr::Lit(_)));
     proc_macro2::extra::invalidate_current_thread_spans();
+    plain(expr, literal)
+}
+
+/// [`plain_value`] of an expression already parsed (`literal`: whether it is a literal): no
+/// second parse, which would end the spans of the expression around it.
+fn plain(expr: &str, literal: bool) -> String {
     let expr = super::line_safe(expr);
     if literal { expr } else { format!("{{{expr}}}") }
 }
@@ -185,9 +243,36 @@ impl BsnWriter<'_, '_> {
         Some(format!("#{}", self.plan.idents.get(&key)?))
     }
 
+    /// An enum variant as a `bsn!` entry: its path, then its fields as values.
+    fn variant(&self, e: &syn::Expr) -> Option<String> {
+        match e {
+            syn::Expr::Path(p) => Some(self.source(p)?.trim().to_owned()),
+            syn::Expr::Call(call) => {
+                let path = self.source(&call.func)?.trim().to_owned();
+                let args: Option<Vec<String>> = call.args.iter().map(|a| self.value(a)).collect();
+                Some(format!("{path}({})", args?.join(", ")))
+            }
+            syn::Expr::Struct(s) if s.rest.is_none() => {
+                let path = self.source(&s.path)?.trim().to_owned();
+                let mut fields = Vec::new();
+                for field in &s.fields {
+                    let syn::Member::Named(name) = &field.member else {
+                        return None;
+                    };
+                    fields.push(format!("{name}: {}", self.value(&field.expr)?));
+                }
+                Some(format!("{path} {{ {} }}", fields.join(", ")))
+            }
+            _ => None,
+        }
+    }
+
     fn value(&self, e: &syn::Expr) -> Option<String> {
         if self.refs_in(e) == 0 {
-            return Some(plain_value(self.source(e)?.trim()));
+            return Some(plain(
+                self.source(e)?.trim(),
+                matches!(e, syn::Expr::Lit(_)),
+            ));
         }
         match e {
             syn::Expr::Path(_) => self.reference(e),

@@ -138,8 +138,8 @@ fn used_entities(plan: &Plan) -> HashSet<u64> {
             used.insert(key);
         }
         for custom in with_refs {
-            for field in &custom.fields {
-                if let Some(r) = crate::schema::expr::references(&field.expr) {
+            for expr in custom.fields.iter().map(|f| &f.expr).chain(&custom.value) {
+                if let Some(r) = crate::schema::expr::references(expr) {
                     used.extend(
                         r.refs
                             .iter()
@@ -240,8 +240,17 @@ fn struct_value(path: &str, fields: &[String], indent: &str) -> String {
 }
 
 /// A custom component as a struct literal: each field's expression verbatim (references as
-/// variables), the rest from `Default`.
+/// variables), the rest from `Default`; an enum as its value; nothing set as `Type::default()`.
 fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String {
+    // An enum: its value, the variant named by the type's path.
+    if let Some(value) = exprs::qualified_value(custom) {
+        return line_safe(&exprs::rust_expr(plan, &value));
+    }
+    // Nothing set: the type's `Default`, which an enum (whose default variant the file leaves
+    // out) has too, where a struct literal could not name it.
+    if custom.fields.is_empty() {
+        return format!("{}::default()", custom.type_path.trim());
+    }
     let mut fields: Vec<String> = custom
         .fields
         .iter()

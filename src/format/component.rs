@@ -9,8 +9,12 @@ use serde::{Deserialize, Serialize};
 pub struct CustomComponent {
     /// A Rust type path: `Health`, `my_game::Health`, `my_game::components::Health`.
     pub type_path: EcoString,
-    /// Ordered field initialisers.
+    /// Ordered field initialisers (of a struct; an enum is written whole, in `value`).
     pub fields: Vec<CustomField>,
+    /// The whole value as one field expression (`"RigidBody::Dynamic"`,
+    /// `"Shape::Circle(1.0)"`): how an enum component is written. `None` when the file writes
+    /// no `value` (a struct's `fields`; an enum's `Default`).
+    pub value: Option<EcoString>,
 }
 
 /// One field initialiser of a custom component: `(name: "radius", expr: "2.0")`.

@@ -138,7 +138,8 @@ impl Override {
 /// `component` holds the values; only the payload fields in `fields` are applied (the others
 /// are defaults that were not written). For a custom component the listed custom fields are the
 /// ones set, each replacing the prefab's expression of that name (or added when the prefab does
-/// not list it), and `fields` is empty. For `visibility` the whole value is set.
+/// not list it), and `fields` is empty; an enum's `value` replaces the prefab's. For
+/// `visibility` the whole value is set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentPatch {
     /// The component with the new values.
@@ -192,6 +193,10 @@ impl ComponentPatch {
                         Some(existing) => existing.expr = field.expr.clone(),
                         None => t.fields.push(field.clone()),
                     }
+                }
+                // An enum's value is set whole.
+                if let Some(value) = &p.value {
+                    t.value = Some(value.clone());
                 }
             }
             (patch, target) => {

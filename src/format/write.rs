@@ -335,8 +335,11 @@ impl Writer {
     fn custom(&mut self, c: &super::component::CustomComponent) {
         self.open("data", '(');
         self.string("type_path", &c.type_path);
+        // An enum's whole value replaces `fields`: both are written only when both were read.
         if c.fields.is_empty() {
-            self.raw("fields", "[]");
+            if c.value.is_none() {
+                self.raw("fields", "[]");
+            }
         } else {
             self.open("fields", '[');
             for f in &c.fields {
@@ -346,6 +349,9 @@ impl Writer {
                 self.close(")");
             }
             self.close("]");
+        }
+        if let Some(value) = &c.value {
+            self.string("value", value);
         }
         self.close(")");
     }

@@ -216,12 +216,19 @@ impl ExpandedScene {
         d.entity = Some(instance_id);
         d.position = parsed.source_map.override_part(instance_id, i, part);
         // Inside the override's expression, as everywhere else, not at its opening quote.
-        if let (OverridePart::SetCustomExpr(j, f), Some(at)) = (part, d.expr_at) {
+        let set_custom = |j: usize| match overrides[i].set.get(j).map(|p| &p.component) {
+            Some(ComponentData::Custom(c)) => Some(c),
+            _ => None,
+        };
+        let expr = match part {
+            OverridePart::SetCustomExpr(j, f) => set_custom(j)
+                .and_then(|c| c.fields.get(f))
+                .map(|f| f.expr.as_str()),
+            OverridePart::SetField(j, "value") => set_custom(j).and_then(|c| c.value.as_deref()),
+            _ => None,
+        };
+        if let Some(at) = d.expr_at {
             let map = &parsed.source_map;
-            let expr = match &overrides[i].set[j].component {
-                ComponentData::Custom(c) => c.fields.get(f).map(|f| f.expr.as_str()),
-                _ => None,
-            };
             if let (Some(span), Some(expr)) = (map.override_part_span(instance_id, i, part), expr) {
                 d.position = Some(map.position_of_offset(map.expr_offset(span, expr, at)));
             }
@@ -291,6 +298,16 @@ fn override_part(
             _ => (OverridePart::SetCustomExpr(j, f), "expr"),
         };
         return Some((part, format!("set[{j}].data.fields[{f}].{what}")));
+    }
+    // An enum's whole value.
+    if payload == "value"
+        && let crate::format::ComponentData::Custom(set) = &patch.component
+        && set.value.is_some()
+    {
+        return Some((
+            OverridePart::SetField(j, "value"),
+            format!("set[{j}].data.value"),
+        ));
     }
     if payload.is_empty() {
         // About the component as a whole (the visibility value).

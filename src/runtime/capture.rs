@@ -392,13 +392,26 @@ impl<'w> Capture<'w> {
         let registration = registry.get(type_id)?;
         let value = registration.data::<ReflectComponent>()?.reflect(live)?;
         let default = registration.data::<ReflectDefault>().map(|d| d.default());
+        if let ReflectRef::Enum(_) = value.reflect_ref() {
+            let default = default.as_deref().map(|d| d.as_partial_reflect());
+            return self.custom_enum(
+                value.as_partial_reflect(),
+                who,
+                written,
+                &canonical,
+                index,
+                default,
+            );
+        }
         let Some(fields) = named_fields(value.as_partial_reflect()) else {
-            // Schemas describe structs and tuple structs; anything else is kept as written.
+            // Schemas describe structs, tuple structs and enums; anything else is kept as
+            // written.
             return written.cloned();
         };
         let mut out = CustomComponent {
             type_path: written.map_or_else(|| canonical.as_str().into(), |w| w.type_path.clone()),
             fields: Vec::new(),
+            value: None,
         };
         // The value the scene spawned, references resolved to this instance's entities.
         let prepared = index.and_then(|i| self.scene.custom.entity(i).find(&canonical));
@@ -455,6 +468,51 @@ impl<'w> Capture<'w> {
             }
         }
         Some(out)
+    }
+
+    /// An enum component's live `value` as the file writes it (`value: "RigidBody::Static"`):
+    /// what `written` wrote, kept verbatim, while the value is still what the scene spawned
+    /// (the `Default` for a component that wrote no value); else the live value rendered.
+    fn custom_enum(
+        &mut self,
+        value: &dyn PartialReflect,
+        who: (u64, &str),
+        written: Option<&CustomComponent>,
+        canonical: &str,
+        index: Option<usize>,
+        default: Option<&dyn PartialReflect>,
+    ) -> Option<CustomComponent> {
+        let prepared = index.and_then(|i| self.scene.custom.entity(i).find(canonical));
+        let instance = self.instance;
+        let live_of = |key: u64| instance.by_key(key);
+        let same = |other: &dyn PartialReflect| value.reflect_partial_eq(other) == Some(true);
+        let unchanged = match (written, prepared) {
+            (Some(_), Some(p)) => p
+                .with_value(&live_of, |spawned: &dyn Reflect| {
+                    same(spawned.as_partial_reflect())
+                })
+                .unwrap_or(false),
+            _ => false,
+        };
+        if unchanged {
+            return written.cloned();
+        }
+        let type_path = written.map_or_else(|| canonical.into(), |w| w.type_path.clone());
+        // The `Default` needs no `value` (a component added in play, or set back to it).
+        let value = if default.is_some_and(same) && written.is_none_or(|w| w.value.is_none()) {
+            None
+        } else {
+            // Not writable (a reference outside the instance): what the file wrote stays.
+            match self.render(value, who, canonical, "value") {
+                Some(text) => Some(text.into()),
+                None => return written.cloned(),
+            }
+        };
+        Some(CustomComponent {
+            type_path,
+            fields: Vec::new(),
+            value,
+        })
     }
 
     /// `value` as a field expression, entity references as id paths; `None` (and a line in

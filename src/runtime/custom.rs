@@ -510,14 +510,20 @@ fn build(
         site,
         &resolved.entry.schema,
         |name| resolved.field_type(name).map(Target::Info),
+        matches!(resolved.info, TypeInfo::Enum(_)).then_some(Target::Info(resolved.info)),
         registry,
         refs,
-        |name, v| match column
-            .value_at_mut(row)
-            .and_then(|value| resolved.field_mut(value, name))
-        {
-            Some(dest) => expr::assign_taking(dest, v),
-            None => Ok(()),
+        |name, v| {
+            let value = column.value_at_mut(row);
+            let dest = match name {
+                Some(name) => value.and_then(|value| resolved.field_mut(value, name)),
+                // An enum's whole value.
+                None => value.map(|v| v.as_partial_reflect_mut()),
+            };
+            match dest {
+                Some(dest) => expr::assign_taking(dest, v),
+                None => Ok(()),
+            }
         },
     );
     if !errors.is_empty() {
@@ -627,22 +633,30 @@ pub(crate) fn patch_fields(
         return;
     }
     let applied = prepared.with_value(live, |value| {
-        let bevy_reflect::ReflectRef::Struct(full) = value.reflect_ref() else {
-            return false;
-        };
         let Some(mut component) = prepared.ty.component.reflect_mut(&mut *entity) else {
             return false;
         };
-        let ReflectMut::Struct(live_value) = component.reflect_mut() else {
-            return false;
-        };
-        // Each changed field replaced: a shorter list is shorter, not merged.
-        fields.iter().all(
-            |name| match (live_value.field_mut(name), full.field(name)) {
+        // Each changed field replaced: a shorter list is shorter, not merged. A struct's fields
+        // by name, a tuple struct's by index (`0`, `1`).
+        let replaced =
+            |dest: Option<&mut dyn PartialReflect>, new: Option<&dyn PartialReflect>| match (
+                dest, new,
+            ) {
                 (Some(dest), Some(new)) => expr::assign(dest, new).is_ok(),
                 _ => true,
-            },
-        )
+            };
+        match (component.reflect_mut(), value.reflect_ref()) {
+            (ReflectMut::Struct(live_value), bevy_reflect::ReflectRef::Struct(full)) => fields
+                .iter()
+                .all(|name| replaced(live_value.field_mut(name), full.field(name))),
+            (ReflectMut::TupleStruct(live_value), bevy_reflect::ReflectRef::TupleStruct(full)) => {
+                fields.iter().all(|name| match name.parse::<usize>() {
+                    Ok(i) => replaced(live_value.field_mut(i), full.field(i)),
+                    Err(_) => true,
+                })
+            }
+            _ => false,
+        }
     });
     if applied != Some(true) {
         insert_one(entity, prepared, id, live);

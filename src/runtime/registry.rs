@@ -50,6 +50,34 @@ use crate::schema::{ComponentSchema, SchemaFile, SchemaFileError};
 /// assert!(schema.field("speed").is_some_and(|f| f.required));
 /// ```
 ///
+/// Structs (named, tuple: fields `0`, `1`, ..., and unit) are written by their fields; an enum
+/// (unit, tuple and struct variants) is written whole, as one field expression in `value`,
+/// and its schema lists its variants ([`ComponentSchema::variants`](crate::schema::ComponentSchema::variants)):
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_reflect::prelude::*;
+/// use bevy_forge_scene::ForgeComponent;
+///
+/// /// How the physics engine moves a body.
+/// #[derive(Component, Reflect, Default, ForgeComponent)]
+/// #[reflect(Component, Default)]
+/// #[forge(type_path = "game::RigidBody")]
+/// enum RigidBody {
+///     #[default]
+///     Dynamic,
+///     Static,
+///     /// Scenes wrote `Moving` before.
+///     #[forge(renamed_from = "Moving")]
+///     Kinematic,
+/// }
+///
+/// // In a scene: (type: custom, data: (type_path: "game::RigidBody", value: "RigidBody::Static"))
+/// let schema = <RigidBody as bevy_forge_scene::ForgeComponent>::schema();
+/// assert_eq!(schema.variants.len(), 3);
+/// assert_eq!(schema.default.as_deref(), Some("RigidBody::Dynamic"));
+/// ```
+///
 /// # Registration
 ///
 /// Deriving is enough on the platforms the [`inventory`] crate supports (Linux, Android, the BSDs,

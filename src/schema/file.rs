@@ -74,10 +74,14 @@ fn ron_options() -> ron::Options {
 /// ```
 ///
 /// - `format`: [`SCHEMA_FORMAT`] (1). A reader refuses other versions instead of guessing.
-/// - `components[]`: [`ComponentSchema`]: `type_path`, `type_name`, `docs` (optional), `fields`,
-///   `skipped` (optional), `renamed_from` (optional: the type paths scenes wrote before,
-///   `#[forge(renamed_from = "..")]`; written only when not empty, so files without it read as
-///   before).
+/// - `components[]`: [`ComponentSchema`]: `type_path`, `type_name`, `docs` (optional), `fields`
+///   (optional: none), `skipped` (optional), `renamed_from` (optional: the type paths scenes
+///   wrote before, `#[forge(renamed_from = "..")]`; written only when not empty, so files without
+///   it read as before). An enum component has no `fields` and, written only for enums,
+///   `variants` (as an `Enum` kind's: `[Unit(name: "Dynamic"), Tuple(name: "Pushed", fields:
+///   [..])]`), `default` (`Some("RigidBody::Dynamic")`, its `Default` as an expression) and
+///   `renamed_variants` (optional: `[(from: "Moving", to: "Kinematic")]`, the variant names
+///   scenes wrote before).
 /// - `fields[]`: [`FieldSchema`](crate::schema::FieldSchema): `name` (`0`, `1` for tuple
 ///   structs), `type_name` (short type path), `kind`, and the optional `required` (`false`),
 ///   `default` (a field expression), `range` (`(min, max, inclusive)`, numbers), `docs` and
@@ -372,6 +376,7 @@ impl SchemaFile {
                     )));
                 }
             }
+            check_enum(component).map_err(invalid)?;
             let mut names = HashSet::new();
             let mut old_names = HashSet::new();
             for field in &component.fields {
@@ -497,6 +502,57 @@ fn is_field_name_shape(name: &str) -> bool {
 }
 
 /// Checks a kind and its parts (see [`SchemaFileError::Invalid`]); the message names the problem.
+/// The enum parts of `component`: an enum's variants (as any enum kind's), no fields, and its
+/// old variant names; none of them on a struct.
+fn check_enum(component: &ComponentSchema) -> Result<(), String> {
+    if !component.is_enum() {
+        if component.default.is_some() || !component.renamed_variants.is_empty() {
+            return Err(
+                "`default` and `renamed_variants` are for enum components, and it has no `variants`"
+                    .into(),
+            );
+        }
+        return Ok(());
+    }
+    if !component.fields.is_empty() || !component.skipped.is_empty() {
+        return Err(
+            "an enum component has `variants`, not `fields` (a scene writes it whole, as `value`)"
+                .into(),
+        );
+    }
+    check_kind(&FieldKind::Enum {
+        variants: component.variants.clone(),
+    })?;
+    let mut old_names = HashSet::new();
+    for r in &component.renamed_variants {
+        if !is_field_name_shape(&r.from) || r.from.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(format!(
+                "`renamed_variants` entry `{}` is not a variant name",
+                r.from
+            ));
+        }
+        if component.variant(&r.from).is_some() {
+            return Err(format!(
+                "`renamed_variants` entry `{}` is a current variant",
+                r.from
+            ));
+        }
+        if component.variant(&r.to).is_none() {
+            return Err(format!(
+                "`renamed_variants` entry `{}` names `{}`, which is not a variant",
+                r.from, r.to
+            ));
+        }
+        if !old_names.insert(r.from.as_str()) {
+            return Err(format!(
+                "`renamed_variants` entry `{}` is listed twice",
+                r.from
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_kind(kind: &FieldKind) -> Result<(), String> {
     match kind {
         FieldKind::Integer { bits, .. } if !matches!(bits, 8 | 16 | 32 | 64 | 128) => Err(format!(

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// In a [`SchemaFile`], `docs` and `skipped` may be left out
 /// (empty).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComponentSchema {
     /// The path scenes write as `type_path` (`forge_demo::Orbit`): the `#[forge(type_path)]`
@@ -42,7 +42,9 @@ pub struct ComponentSchema {
     /// The type's doc comment, lines joined with `\n` (empty when undocumented).
     #[serde(default)]
     pub docs: String,
-    /// The fields a scene may set, in declaration order. Tuple struct fields are named `0`, `1`.
+    /// The fields a scene may set, in declaration order. Tuple struct fields are named `0`, `1`;
+    /// a unit struct and an enum have none. May be left out of a schema file (none).
+    #[serde(default)]
     pub fields: Vec<FieldSchema>,
     /// Fields marked `#[forge(skip)]`: they exist but a scene may not set them.
     #[serde(default)]
@@ -53,6 +55,34 @@ pub struct ComponentSchema {
     /// rewrites it. Left out of a schema file when empty (files without it read as before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_from: Vec<String>,
+    /// An enum component's variants in declaration order, with the kinds of their fields; empty
+    /// for a struct. A scene writes an enum component whole, as one field expression
+    /// (`value: "RigidBody::Dynamic"`: the format page, "Custom components"), never by
+    /// `fields`. Left out of a schema file when empty (files without it read as before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantSchema>,
+    /// An enum component's `Default` (its `#[default]` variant) as a field expression
+    /// (`RigidBody::Dynamic`): what an entity gets when the scene writes no `value`. `None` for
+    /// a struct, whose fields have their own defaults. Left out of a schema file when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// An enum component's variant names scenes wrote before
+    /// (`#[forge(renamed_from = "Moving")]` on a variant), oldest first: a `value` naming an
+    /// old variant still loads, with a warning naming the current one
+    /// (`forge::custom::renamed_variant`), and `forge migrate --schema` rewrites it. Left out
+    /// of a schema file when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_variants: Vec<RenamedVariant>,
+}
+
+/// An old name of an enum component's variant ([`ComponentSchema::renamed_variants`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenamedVariant {
+    /// The name scenes wrote (`Moving`).
+    pub from: String,
+    /// The current variant's name (`Kinematic`).
+    pub to: String,
 }
 
 /// `name` without the `r#` of a raw identifier (`r#type` to `type`): how a schema names a field
@@ -73,6 +103,67 @@ impl ComponentSchema {
     /// The required fields, in declaration order.
     pub fn required(&self) -> impl Iterator<Item = &FieldSchema> {
         self.fields.iter().filter(|f| f.required)
+    }
+
+    /// Whether the type is an enum (it has [`variants`](Self::variants)): a scene writes its
+    /// value whole (`value`), not by `fields`.
+    pub fn is_enum(&self) -> bool {
+        !self.variants.is_empty()
+    }
+
+    /// The variant called `name`, for an enum component.
+    pub fn variant(&self, name: &str) -> Option<&VariantSchema> {
+        self.variants.iter().find(|v| v.name() == name)
+    }
+
+    /// The current name of variant `written` when it is an old name of one
+    /// ([`renamed_variants`](Self::renamed_variants)) and no current variant's.
+    pub fn renamed_variant(&self, written: &str) -> Option<&str> {
+        if self.variant(written).is_some() {
+            return None;
+        }
+        self.renamed_variants
+            .iter()
+            .find(|r| r.from == written)
+            .map(|r| r.to.as_str())
+    }
+
+    /// The schema of the enum component `T`, as the derive writes it: its variants from
+    /// reflection, its `Default` rendered as an expression; `variants_renamed` lists
+    /// `(old, current)` variant names.
+    #[doc(hidden)]
+    pub fn of_enum<T: Typed + PartialReflect + Default>(
+        type_path: String,
+        docs: &str,
+        renamed_from: Vec<String>,
+        variants_renamed: &[(&str, &str)],
+    ) -> Self {
+        let info = T::type_info();
+        let variants = match kind_of(info) {
+            FieldKind::Enum { variants } => variants,
+            _ => Vec::new(),
+        };
+        ComponentSchema {
+            type_path,
+            type_name: info
+                .type_path_table()
+                .ident()
+                .unwrap_or_default()
+                .to_owned(),
+            docs: docs.to_owned(),
+            fields: Vec::new(),
+            skipped: Vec::new(),
+            renamed_from,
+            variants,
+            default: expr::render(&T::default()),
+            renamed_variants: variants_renamed
+                .iter()
+                .map(|(from, to)| RenamedVariant {
+                    from: (*from).to_owned(),
+                    to: (*to).to_owned(),
+                })
+                .collect(),
+        }
     }
 }
 

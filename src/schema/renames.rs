@@ -20,6 +20,8 @@ pub(crate) struct Renames {
     types: HashMap<String, String>,
     /// Current type path to its fields' `(old, current)` names.
     fields: HashMap<String, Vec<(String, String)>>,
+    /// Current type path of an enum component to its variants' `(old, current)` names.
+    variants: HashMap<String, Vec<(String, String)>>,
     /// Every current type path: a bare name that ends one of them is not an old name.
     current: Vec<String>,
 }
@@ -94,6 +96,19 @@ pub(crate) enum RenamedPart {
         /// The current type path.
         to: String,
     },
+    /// The variant an enum component's `value` names (its name at byte `at` of `value`).
+    Variant {
+        /// The current type path of the component.
+        type_path: String,
+        /// The `value` as the file writes it.
+        value: String,
+        /// Where the variant's name starts in `value`.
+        at: usize,
+        /// The variant as the file writes it.
+        from: String,
+        /// The current name.
+        to: String,
+    },
     /// Field `field` (its index in the component's fields) of the type `type_path`.
     Field {
         /// The current type path of the component.
@@ -118,7 +133,9 @@ impl Renames {
         let mut out = Renames::default();
         // Most games rename nothing: then every load skips the table (and the walk) at once.
         let renamed = |s: &ComponentSchema| {
-            !s.renamed_from.is_empty() || s.fields.iter().any(|f| !f.renamed_from.is_empty())
+            !s.renamed_from.is_empty()
+                || !s.renamed_variants.is_empty()
+                || s.fields.iter().any(|f| !f.renamed_from.is_empty())
         };
         if !schemas.clone().into_iter().any(renamed) {
             return out;
@@ -138,6 +155,15 @@ impl Renames {
             if !fields.is_empty() {
                 out.fields.insert(schema.type_path.clone(), fields);
             }
+            let variants: Vec<(String, String)> = schema
+                .renamed_variants
+                .iter()
+                .filter(|r| schema.variant(&r.from).is_none())
+                .map(|r| (r.from.clone(), r.to.clone()))
+                .collect();
+            if !variants.is_empty() {
+                out.variants.insert(schema.type_path.clone(), variants);
+            }
         }
         // A path that is some type's current path names that type, even when another type was
         // once called so.
@@ -148,7 +174,7 @@ impl Renames {
 
     /// Whether no type or field was renamed (then documents need no walk).
     pub(crate) fn is_empty(&self) -> bool {
-        self.types.is_empty() && self.fields.is_empty()
+        self.types.is_empty() && self.fields.is_empty() && self.variants.is_empty()
     }
 
     /// The current type path that `written` (a scene's `type_path`: full, or a bare type name)
@@ -218,6 +244,7 @@ impl Renames {
                 None => return,
             },
         };
+        self.rename_variant(custom, &current, place, out);
         if !self.fields.contains_key(&current) {
             return;
         }
@@ -245,6 +272,40 @@ impl Renames {
             });
             custom.fields[i].name = to.into();
         }
+    }
+
+    /// Writes the old variant name that the `value` of `custom` (of the enum whose current path
+    /// is `type_path`) starts with as the current one.
+    fn rename_variant(
+        &self,
+        custom: &mut CustomComponent,
+        type_path: &str,
+        place: Place,
+        out: &mut Vec<Renamed>,
+    ) {
+        let (Some(renamed), Some(value)) = (self.variants.get(type_path), &custom.value) else {
+            return;
+        };
+        let Some(at) = head_variant(value) else {
+            return;
+        };
+        let written = &value[at.clone()];
+        let Some((_, to)) = renamed.iter().find(|(old, _)| old == written) else {
+            return;
+        };
+        let mut new = value.to_string();
+        new.replace_range(at.clone(), to);
+        out.push(Renamed {
+            place,
+            what: RenamedPart::Variant {
+                type_path: type_path.to_owned(),
+                value: value.to_string(),
+                at: at.start,
+                from: written.to_owned(),
+                to: to.clone(),
+            },
+        });
+        custom.value = Some(new.into());
     }
 
     /// Writes every old name in `doc` (entities' custom components and the custom components
@@ -300,6 +361,27 @@ impl Renames {
     }
 }
 
+/// Where the variant's name is in an enum value's expression: the last segment of the path it
+/// starts with (`Moving` in `RigidBody::Moving { speed: 2.0 }`, `Moving(2.0)`, `Moving`);
+/// `None` when it does not start with a path.
+pub(crate) fn head_variant(value: &str) -> Option<std::ops::Range<usize>> {
+    let is_start = |c: char| c == '_' || c.is_alphabetic();
+    let is_part = |c: char| c == '_' || c.is_alphanumeric();
+    let mut at = value.len() - value.trim_start().len();
+    loop {
+        let rest = &value[at..];
+        if !rest.starts_with(is_start) {
+            return None;
+        }
+        let len = rest.find(|c: char| !is_part(c)).unwrap_or(rest.len());
+        let after = rest[len..].trim_start();
+        match after.strip_prefix("::") {
+            Some(next) => at = value.len() - next.trim_start().len(),
+            None => return Some(at..at + len),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,6 +410,7 @@ mod tests {
                 .collect(),
             skipped: Vec::new(),
             renamed_from: old.iter().map(|o| (*o).to_owned()).collect(),
+            ..Default::default()
         }
     }
 
@@ -348,6 +431,19 @@ mod tests {
         assert_eq!(renames.renamed_type("game::Health"), None);
         assert_eq!(renames.renamed_field("game::Health", "points"), Some("hp"));
         assert_eq!(renames.renamed_field("game::Health", "hp"), None);
+    }
+
+    #[test]
+    fn the_head_variant_is_the_last_segment_of_the_leading_path() {
+        fn at(v: &str) -> Option<&str> {
+            head_variant(v).map(|r| &v[r])
+        }
+        assert_eq!(at("Moving"), Some("Moving"));
+        assert_eq!(at(" RigidBody::Moving"), Some("Moving"));
+        assert_eq!(at("game::Body :: Moving { speed: 2.0 }"), Some("Moving"));
+        assert_eq!(at("Shape::Circle(1.0)"), Some("Circle"));
+        assert_eq!(at("(1, 2)"), None);
+        assert_eq!(at("Body::"), None);
     }
 
     #[test]

@@ -16,7 +16,9 @@
 use bevy_platform::collections::HashMap;
 use bevy_reflect::{PartialReflect, TypeRegistry};
 
-use super::diagnostic::{Diagnostic, Severity};
+use super::diagnostic::Diagnostic;
+pub(crate) use super::site::Site;
+use super::site::ExprPlace;
 use crate::format::{ComponentData, CustomComponent, EntityNode, Position, SceneDoc, SourceMap};
 use crate::schema::expr::{self, EntityRefs, ExprError, Target};
 use crate::schema::{ComponentSchema, SchemaFile};
@@ -66,11 +68,20 @@ pub(crate) fn check_offline(
                     kind: &f.kind,
                 })
             };
+            // An enum component's whole value is evaluated as the enum its variants describe.
+            let kind = schema.is_enum().then(|| crate::schema::FieldKind::Enum {
+                variants: schema.variants.clone(),
+            });
+            let whole = kind.as_ref().map(|kind| Target::Kind {
+                type_name: &schema.type_name,
+                kind,
+            });
             errors.extend(check_fields(
                 custom,
                 &site,
                 schema,
                 target,
+                whole,
                 registry,
                 &refs,
                 |_, _| Ok(()),
@@ -93,30 +104,16 @@ pub(crate) fn check_references(
     let mut errors = Vec::new();
     for (id, node) in doc.entities.get_range(range).into_iter().flatten() {
         for (custom, site) in custom_sites(map, referable, true, *id, node) {
-            for (j, field) in custom.fields.iter().enumerate() {
-                let Some(rewritten) = expr::references(&field.expr) else {
+            let type_name = custom.type_path.rsplit("::").next().unwrap_or_default();
+            for (place, text, field) in expressions(custom) {
+                let Some(rewritten) = expr::references(text) else {
                     continue;
                 };
-                let type_name = custom.type_path.rsplit("::").next().unwrap_or_default();
-                let described = || {
-                    format!(
-                        "entity {} (`{}`), `{type_name}` field `{}`",
-                        site.label(),
-                        node.name,
-                        field.name
-                    )
-                };
+                let described = || described(&site, type_name, field);
                 let mut report = |e: ExprError| {
-                    errors.push(expr_error(
-                        &e,
-                        &described(),
-                        &field.expr,
-                        &site,
-                        j,
-                        format!(".fields[{j}]"),
-                    ));
+                    errors.push(expr_error(&e, &described(), text, &site, place));
                 };
-                if let Some((at, message)) = rewritten.glued_error(&field.expr) {
+                if let Some((at, message)) = rewritten.glued_error(text) {
                     report(ExprError::Syntax { at, message });
                 }
                 for r in rewritten.refs {
@@ -129,7 +126,7 @@ pub(crate) fn check_references(
                     };
                     report(ExprError::Reference {
                         at: r.at,
-                        reference: field.expr[r.at..r.at + r.len].to_owned(),
+                        reference: text[r.at..r.at + r.len].to_owned(),
                         reason,
                     });
                 }
@@ -137,6 +134,30 @@ pub(crate) fn check_references(
         }
     }
     errors
+}
+
+/// Every expression of `custom`: each field's (with its name), then the whole `value`.
+pub(crate) fn expressions(
+    custom: &CustomComponent,
+) -> impl Iterator<Item = (ExprPlace, &str, Option<&str>)> {
+    let fields = custom.fields.iter().enumerate();
+    fields
+        .map(|(j, f)| (ExprPlace::Field(j), f.expr.as_str(), Some(f.name.as_str())))
+        .chain(
+            custom
+                .value
+                .iter()
+                .map(|v| (ExprPlace::Value, v.as_str(), None)),
+        )
+}
+
+/// What a message says an expression is: "entity 3 (`Crate`), `Body` field `mass`", or
+/// "`RigidBody` value" for an enum's whole value.
+pub(crate) fn described(site: &Site, type_name: &str, field: Option<&str>) -> String {
+    match field {
+        Some(name) => format!("{}, `{type_name}` field `{name}`", site.who()),
+        None => format!("{}, `{type_name}` value", site.who()),
+    }
 }
 
 /// A custom component whose type an earlier component of the entity already has, written another
@@ -216,64 +237,6 @@ pub(crate) fn custom_sites_where<'a>(
         })
 }
 
-/// Where a custom component sits in the file.
-pub(crate) struct Site<'a> {
-    map: &'a SourceMap,
-    /// The id path of the entity, when an instance placed it.
-    placed: Option<Box<[u64]>>,
-    entity: u64,
-    entity_name: &'a str,
-    component: usize,
-    /// Checked against a schema file (`forge validate --schema`), not the game's types.
-    offline: bool,
-}
-
-impl Site<'_> {
-    /// The entity as messages name it: its id, or the id path of one an instance placed
-    /// (`[5, 1]`).
-    pub(crate) fn label(&self) -> String {
-        match &self.placed {
-            Some(path) => format!("{path:?}"),
-            None => self.entity.to_string(),
-        }
-    }
-
-    pub(crate) fn error(
-        &self,
-        code: &'static str,
-        message: String,
-        path: String,
-        position: Option<Position>,
-    ) -> Diagnostic {
-        let mut d = Diagnostic::new(Severity::Error, code, message)
-            .with_entity(self.entity)
-            .with_path(format!("components[{}].data{path}", self.component));
-        d.position = position.or_else(|| self.map.component(self.entity, self.component));
-        d
-    }
-
-    /// The position of the component's `type_path` value.
-    pub(crate) fn type_path_position(&self) -> Option<Position> {
-        self.map
-            .component_field(self.entity, self.component, "type_path")
-    }
-
-    /// The file position of byte `at` of field `field`'s expression: exact, escapes of a quoted
-    /// string (`\"`, `\n`, `\u{e9}`) counted as written ([`SourceMap::expr_offset`]).
-    fn expr_position(&self, field: usize, expr: &str, at: usize) -> Option<Position> {
-        let span = self.map.custom_field_span(
-            self.entity,
-            self.component,
-            field,
-            crate::format::CustomPart::Expr,
-        )?;
-        Some(
-            self.map
-                .position_of_offset(self.map.expr_offset(span, expr, at)),
-        )
-    }
-}
-
 /// The schema for `type_path` through `get`: exact, or a unique match of a bare type name among
 /// `paths`.
 pub(crate) fn resolve<T>(
@@ -306,17 +269,39 @@ fn nearest<'a>(found: &str, candidates: impl Iterator<Item = &'a str>) -> Option
 
 /// Checks and evaluates every listed field of `custom` against `schema`, the type of each field
 /// given by `target` (reflected in the loader, from the schema offline), and hands each value to
-/// `store` (which may take from it); then checks the required fields. Returns every problem.
+/// `store` (which may take from it); then checks the required fields. An enum component's
+/// whole `value` is evaluated as `whole` (the type itself) and handed to `store` with no field
+/// name. Returns every problem.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_fields<'k>(
     custom: &CustomComponent,
     site: &Site,
     schema: &'k ComponentSchema,
     target: impl Fn(&str) -> Option<Target<'k>>,
+    whole: Option<Target<'k>>,
     registry: &TypeRegistry,
     refs: &dyn EntityRefs,
-    mut store: impl FnMut(&str, &mut dyn PartialReflect) -> Result<(), String>,
+    mut store: impl FnMut(Option<&str>, &mut dyn PartialReflect) -> Result<(), String>,
 ) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
+    let mut errors = super::value::check_shape(custom, site, schema);
+    if schema.is_enum() {
+        if let (Some(value), Some(whole)) = (&custom.value, whole)
+            && !super::structure::blank(value)
+        {
+            let described = || described(site, &schema.type_name, None);
+            let place = ExprPlace::Value;
+            let stored = expr::evaluate_with(value, whole, registry, refs, |v| {
+                store(None, v)
+                    .map_err(|reason| Box::new(unfit(site, &described(), reason, place, value)))
+            });
+            match stored {
+                Ok(Ok(())) => {}
+                Ok(Err(diagnostic)) => errors.push(*diagnostic),
+                Err(e) => errors.push(expr_error(&e, &described(), value, site, place)),
+            }
+        }
+        return errors;
+    }
     for (j, field) in custom.fields.iter().enumerate() {
         if super::structure::blank(&field.expr) {
             continue; // reported by validation (`forge::custom::empty_expr`)
@@ -334,40 +319,29 @@ pub(crate) fn check_fields<'k>(
             }
             continue;
         };
-        let described = || {
-            format!(
-                "entity {} (`{}`), `{}` field `{}`",
-                site.label(),
-                site.entity_name,
-                schema.type_name,
-                field.name
-            )
-        };
+        let described = || described(site, &schema.type_name, Some(&field.name));
+        let place = ExprPlace::Field(j);
         let stored = expr::evaluate_with(&field.expr, field_target, registry, refs, |v| {
             if let Some(range) = field_schema.range
                 && let Some(n) = as_number(&*v)
                 && !range.contains(n)
             {
-                return Err(Box::new(site.error(
+                let message = format!("{}: {n} is outside `{range}`", described());
+                return Err(Box::new(at_value(
+                    site,
                     "forge::custom::range",
-                    format!("{}: {n} is outside `{range}`", described()),
-                    format!("{}.expr", path()),
-                    site.expr_position(j, &field.expr, 0),
+                    message,
+                    place,
+                    &field.expr,
                 )));
             }
-            store(&field.name, v).map_err(|reason| {
-                Box::new(site.error(
-                    "forge::custom::expr",
-                    format!("{}: the value does not fit: {reason}", described()),
-                    format!("{}.expr", path()),
-                    site.expr_position(j, &field.expr, 0),
-                ))
-            })
+            store(Some(&field.name), v)
+                .map_err(|reason| Box::new(unfit(site, &described(), reason, place, &field.expr)))
         });
         match stored {
             Ok(Ok(())) => {}
             Ok(Err(diagnostic)) => errors.push(*diagnostic),
-            Err(e) => errors.push(expr_error(&e, &described(), &field.expr, site, j, path())),
+            Err(e) => errors.push(expr_error(&e, &described(), &field.expr, site, place)),
         }
     }
     for required in schema.required() {
@@ -398,6 +372,36 @@ pub(crate) fn check_fields<'k>(
         }
     }
     errors
+}
+
+/// An error about the value of the expression `text` at `place` as a whole (out of range, does
+/// not fit): at the value inside the expression, past its quote and any leading blanks, in the
+/// component and in an override's `set` alike (`expr_at`, which [`PrefabExpansion::locate`]
+/// reads in the override's own text).
+///
+/// [`ExpandedScene::locate`]: crate::prefab::ExpandedScene::locate
+fn at_value(
+    site: &Site,
+    code: &'static str,
+    message: String,
+    place: ExprPlace,
+    text: &str,
+) -> Diagnostic {
+    let at = text.len() - text.trim_start().len();
+    let mut d = site.error(
+        code,
+        message,
+        place.path(),
+        site.expr_position(place, text, at),
+    );
+    d.expr_at = Some(at);
+    d
+}
+
+/// The error of a value reflection refused to store.
+fn unfit(site: &Site, described: &str, reason: String, place: ExprPlace, text: &str) -> Diagnostic {
+    let message = format!("{described}: the value does not fit: {reason}");
+    at_value(site, "forge::custom::expr", message, place, text)
 }
 
 /// The diagnostic of a custom component whose type no schema has: ambiguous bare name, a
@@ -511,12 +515,17 @@ pub(crate) fn expr_error(
     described: &str,
     text: &str,
     site: &Site,
-    field: usize,
-    path: String,
+    place: ExprPlace,
 ) -> Diagnostic {
     let help = match e {
         ExprError::Syntax { .. } | ExprError::Unsupported { .. } => {
             Some(format!("field expressions are data: {}", expr::SUPPORTED))
+        }
+        ExprError::UnknownVariant {
+            variant, variants, ..
+        } => {
+            let names = variants.split(", ").map(|v| v.trim_matches('`'));
+            nearest(variant, names).map(|g| format!("did you mean `{g}`?"))
         }
         _ => None,
     };
@@ -528,8 +537,8 @@ pub(crate) fn expr_error(
     let mut d = site.error(
         code,
         format!("{described}: {e} in `{}`", expr::excerpt(text)),
-        format!("{path}.expr"),
-        site.expr_position(field, text, e.at()),
+        place.path(),
+        site.expr_position(place, text, e.at()),
     );
     d.help = help;
     d.expr_at = Some(e.at());

@@ -118,6 +118,8 @@ impl fmt::Display for Severity {
 /// | `forge::custom::expr` | error | at load and with a schema file: a field expression that cannot be evaluated as the field's type (extra) |
 /// | `forge::custom::renamed` | warning | at load and with a schema file: the type path is an old one of a type (`#[forge(renamed_from = "..")]`); read as the new one, which the message names; `forge migrate --schema` rewrites it (extra) |
 /// | `forge::custom::renamed_field` | warning | at load and with a schema file: the field name is an old one (`#[forge(renamed_from = "..")]` on the field); read as the new one (extra) |
+/// | `forge::custom::renamed_variant` | warning | at load and with a schema file: an enum component's `value` names an old variant (`#[forge(renamed_from = "..")]` on the variant); read as the new one, which `forge migrate --schema` writes (extra) |
+/// | `forge::custom::value` | error | at load and with a schema file: an enum component written with `fields` (it is written whole, `value: ".."`), or a struct component with a `value` (extra) |
 /// | `forge::custom::reference` | error | at load and in `forge validate`: an entity reference (`#7`, `#7/2`) that names no entity of the scene (the `format` module docs, "Entity references") |
 /// | `forge::asset::empty` | error | an empty asset path (extra) |
 /// | `forge::asset::absolute` | error | an absolute asset path (`/x`, `C:\x`) |

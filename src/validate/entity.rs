@@ -518,6 +518,15 @@ impl At<'_> {
                 );
             }
         }
+        if custom.value.as_deref().is_some_and(blank) {
+            self.error(
+                "forge::custom::empty_expr",
+                "value",
+                "value",
+                "the custom component's `value` is an empty expression".to_owned(),
+                Some("write the whole value as a Rust expression, like `RigidBody::Dynamic`, or remove `value` to use the type's default"),
+            );
+        }
     }
 }
 

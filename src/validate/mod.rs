@@ -38,7 +38,9 @@ mod names;
 pub(crate) mod renamed;
 pub mod report;
 mod scene;
+mod site;
 mod structure;
+mod value;
 
 pub use diagnostic::{Diagnostic, Related, Severity};
 pub(crate) use instance::is_component_key;

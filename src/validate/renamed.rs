@@ -78,6 +78,41 @@ fn warning(r: &Renamed, entity_name: &str, map: &SourceMap) -> Diagnostic {
                 position,
             )
         }
+        RenamedPart::Variant {
+            type_path,
+            value,
+            at,
+            from,
+            to,
+        } => {
+            let (path, span) = match r.place {
+                Place::Component { index, .. } => (
+                    format!("{}.value", component_path(r.place)),
+                    map.component_field_span(entity, index, "value"),
+                ),
+                Place::OverrideSet { at, index, .. } => (
+                    format!("{}.value", component_path(r.place)),
+                    map.override_part_span(entity, at, OverridePart::SetField(index, "value")),
+                ),
+                _ => (component_path(r.place), None),
+            };
+            let position = match span {
+                Some(span) => Some(map.position_of_offset(map.expr_offset(span, value, *at))),
+                None => match r.place {
+                    Place::OverrideAdd { at, index, .. } => {
+                        map.override_part(entity, at, OverridePart::Add(index))
+                    }
+                    _ => None,
+                },
+            };
+            let short = type_path.rsplit("::").next().unwrap_or(type_path);
+            (
+                "forge::custom::renamed_variant",
+                format!("{who}: variant `{from}` of `{short}` was renamed to `{to}`"),
+                path,
+                position,
+            )
+        }
         RenamedPart::Field {
             type_path,
             field,

@@ -210,17 +210,21 @@ pub fn component() -> BoxedStrategy<ComponentData> {
             Just(VisibilityMode::Hidden)
         ]
         .prop_map(ComponentData::Visibility),
-        (text(), proptest::collection::vec((text(), text()), 0..4)).prop_map(
-            |(type_path, fields)| {
+        (
+            text(),
+            proptest::collection::vec((text(), text()), 0..4),
+            proptest::option::of(text())
+        )
+            .prop_map(|(type_path, fields, value)| {
                 ComponentData::Custom(CustomComponent {
                     type_path: type_path.into(),
                     fields: fields
                         .into_iter()
                         .map(|(n, e)| CustomField::new(n, e))
                         .collect(),
+                    value: value.map(Into::into),
                 })
-            }
-        ),
+            }),
     ]
     .boxed()
 }

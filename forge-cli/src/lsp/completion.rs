@@ -286,6 +286,10 @@ pub fn completion(
                 custom_fields(&cx, schema.as_ref(), false, &mut add);
                 return Ok(Some(CompletionResponse::Array(items)));
             }
+            (Some("value"), _) if top.value("type_path").is_some() => {
+                enum_variants(schema.as_ref(), top.value("type_path"), &mut add);
+                return Ok(Some(CompletionResponse::Array(items)));
+            }
             (Some("scene"), _) => &[AssetKind::Scene],
             (Some("image"), _) => &[AssetKind::Image],
             (Some("value"), _) | (Some("mesh"), _) => &[AssetKind::Mesh],
@@ -625,6 +629,57 @@ fn custom_fields(
             insert,
             entries,
             Some(custom_field_markdown(s, f)),
+        );
+    }
+}
+
+/// The variants of the enum component `type_path` for its `value` string: each as the value's
+/// whole expression (`RigidBody::Pushed(${1:f32})`), its fields as placeholders of their types.
+fn enum_variants(
+    schema: Option<&bevy_forge_scene::schema::SchemaFile>,
+    type_path: Option<&str>,
+    add: &mut Add<'_>,
+) {
+    use bevy_forge_scene::schema::VariantSchema;
+    let Some(s) = schema.zip(type_path).and_then(|(f, p)| f.get(p)) else {
+        return;
+    };
+    for v in &s.variants {
+        let path = format!("{}::{}", s.type_name, v.name());
+        let placeholder = |i: usize, ty: &str| format!("${{{}:{}}}", i + 1, snippet_escape(ty));
+        let (insert, shape) = match v {
+            VariantSchema::Tuple { fields, .. } => {
+                let args: Vec<String> = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| placeholder(i, &f.type_name))
+                    .collect();
+                (format!("{path}({})", args.join(", ")), "tuple variant")
+            }
+            VariantSchema::Struct { fields, .. } => {
+                let members: Vec<String> = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| format!("{}: {}", f.name, placeholder(i, &f.type_name)))
+                    .collect();
+                // `}` outside a placeholder escaped too, as snippets allow.
+                (format!("{path} {{ {} \\}}", members.join(", ")), "struct variant")
+            }
+            _ => (path.clone(), "unit variant"),
+        };
+        let default = s.default.as_deref() == Some(path.as_str());
+        let detail = if default {
+            format!("{shape}, the default")
+        } else {
+            shape.to_owned()
+        };
+        add(
+            path,
+            CompletionItemKind::ENUM_MEMBER,
+            Some(detail),
+            insert,
+            true,
+            (!s.docs.is_empty()).then(|| s.docs.clone()),
         );
     }
 }

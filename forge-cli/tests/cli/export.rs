@@ -10,7 +10,7 @@ use super::ROOT;
 use super::common::scenes::{entity, scene};
 
 /// The scenes exported into `render-tests/tests/exported/<name>_<form>.rs`: the seed scenes
-/// and render-tests' own `odd_names`, with the forms each has. `castle_gate` has BSN refused
+/// and render-tests' own `odd_names` and `game_types`, with the forms each has. `castle_gate` has BSN refused
 /// (a reference inside `vec![..]`), see below.
 const EXPORTED: &[(&str, &str, &[&str])] = &[
     (
@@ -37,6 +37,11 @@ const EXPORTED: &[(&str, &str, &[&str])] = &[
     (
         "render-tests/tests/scenes/odd_names.forge.ron",
         "odd_names",
+        &["rust", "bsn"],
+    ),
+    (
+        "render-tests/tests/scenes/game_types.forge.ron",
+        "game_types",
         &["rust", "bsn"],
     ),
 ];

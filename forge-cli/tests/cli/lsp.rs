@@ -808,6 +808,72 @@ fn completion_offers_what_may_be_written_there() {
     c.stop();
 }
 
+/// A schema file with an enum component: unit, tuple and struct variants, a default.
+const ENUM_SCHEMA: &str = r#"(format: 1, components: [(
+    type_path: "game::RigidBody", type_name: "RigidBody", docs: "How a body moves.",
+    variants: [
+        Unit(name: "Dynamic"),
+        Unit(name: "Static"),
+        Tuple(name: "Pushed", fields: [(type_name: "f32", kind: Float(bits: 32)), (type_name: "Vec3", kind: Vector(len: 3))]),
+        Struct(name: "Driven", fields: [(name: "speed", type_name: "f32", kind: Float(bits: 32))]),
+    ],
+    default: Some("RigidBody::Dynamic"),
+)])"#;
+
+#[test]
+fn completion_in_an_enum_value_offers_its_variants_with_their_fields() {
+    let dir = project(&[("assets/game.forge-schema.ron", ENUM_SCHEMA)]);
+    let path = dir.path().join("assets/scenes/a.forge.ron");
+    let body = "(type: custom, data: (type_path: \"game::RigidBody\", value: \"RigidBody::Static\"))";
+    let text = scene(&[(1, "Crate", None, &[], body)], &[1], 2);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    // Inside the `value` string, after `RigidBody::St`.
+    let (l, ch) = pos(&text, "RigidBody::Static", 0, 13);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    assert_eq!(
+        labels(&items),
+        [
+            "RigidBody::Dynamic",
+            "RigidBody::Static",
+            "RigidBody::Pushed",
+            "RigidBody::Driven"
+        ]
+    );
+    let item = |label: &str| {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["label"] == label)
+            .unwrap()
+            .clone()
+    };
+    // Each replaces the string's text with the whole value, fields as placeholders.
+    let (start, _) = pos(&text, "RigidBody::Static", 0, 0);
+    let dynamic = item("RigidBody::Dynamic");
+    assert_eq!(dynamic["detail"], "unit variant, the default");
+    assert_eq!(dynamic["textEdit"]["newText"], "RigidBody::Dynamic");
+    assert_eq!(dynamic["textEdit"]["range"]["start"]["line"], start);
+    assert_eq!(item("RigidBody::Static")["detail"], "unit variant");
+    assert_eq!(
+        item("RigidBody::Pushed")["textEdit"]["newText"],
+        "RigidBody::Pushed(${1:f32}, ${2:Vec3})"
+    );
+    let driven = item("RigidBody::Driven");
+    assert_eq!(driven["detail"], "struct variant");
+    assert_eq!(driven["insertTextFormat"], 2, "a snippet");
+    assert_eq!(
+        driven["textEdit"]["newText"],
+        "RigidBody::Driven { speed: ${1:f32} \\}"
+    );
+    c.stop();
+}
+
 /// `text` with LSP `edits` (UTF-16 positions) made, last first.
 pub fn apply_edits(text: &str, edits: &[Value]) -> String {
     let offset = |p: &Value| {

@@ -1580,3 +1580,89 @@ fn schema_diff_lists_the_changes_and_the_scenes_they_break() {
         (0, "no changes to the custom component types\n".to_owned())
     );
 }
+
+// ---- enum components: validate --schema and migrate --schema without the game ----
+
+/// An enum component's schema as a game exports it: three unit variants (one renamed from
+/// `Moving`), a tuple and a struct variant.
+const BODY_SCHEMA: &str = r#"(format: 1, components: [(
+    type_path: "game::RigidBody", type_name: "RigidBody",
+    variants: [
+        Unit(name: "Dynamic"), Unit(name: "Static"), Unit(name: "Kinematic"),
+        Tuple(name: "Pushed", fields: [(type_name: "f32", kind: Float(bits: 32))]),
+        Struct(name: "Driven", fields: [(name: "speed", type_name: "f32", kind: Float(bits: 32))]),
+    ],
+    default: Some("RigidBody::Dynamic"),
+    renamed_variants: [(from: "Moving", to: "Kinematic")],
+)])"#;
+
+fn body_scene(values: &[&str]) -> String {
+    let lines: Vec<String> = values
+        .iter()
+        .map(|v| format!("        (type: custom, data: (type_path: \"game::RigidBody\", value: \"{v}\")), // a body"))
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    guard_scene(&lines)
+}
+
+#[test]
+fn validate_and_migrate_with_a_schema_check_enum_values_without_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("body.forge-schema.ron"), BODY_SCHEMA).unwrap();
+    let bad = body_scene(&["RigidBody::Kinematik", "Pushed(true)"]);
+    std::fs::write(dir.path().join("bad.forge.ron"), &bad).unwrap();
+    let o = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--schema",
+            "body.forge-schema.ron",
+            "--format",
+            "json",
+            "bad.forge.ron",
+        ],
+    );
+    assert_eq!(status(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let items = json(&o);
+    let found: Vec<(String, u64, u64)> = items
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            spot(&bad, "expr", "Kinematik", "Kinematik"),
+            spot(&bad, "expr", "Pushed(true)", "true"),
+        ]
+    );
+    assert_eq!(items[0]["help"], "did you mean `Kinematic`?");
+
+    // An old variant name: a warning, then `migrate --schema` rewrites only that string.
+    let old = body_scene(&["RigidBody::Moving", "Pushed(2.0)"]);
+    std::fs::write(dir.path().join("old.forge.ron"), &old).unwrap();
+    let args = ["--schema", "body.forge-schema.ron", "old.forge.ron"];
+    let v = forge(
+        dir.path(),
+        &[&["validate", "--no-assets"][..], &args].concat(),
+    );
+    assert_eq!(status(&v), 0, "{}", stdout(&v));
+    assert!(
+        stdout(&v).contains("variant `Moving` of `RigidBody` was renamed to `Kinematic`"),
+        "{}",
+        stdout(&v)
+    );
+    let m = forge(dir.path(), &[&["migrate"][..], &args].concat());
+    assert_eq!(status(&m), 0, "{}", stderr(&m));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("old.forge.ron")).unwrap(),
+        old.replace("RigidBody::Moving", "RigidBody::Kinematic"),
+        "the comments and every other byte kept"
+    );
+}

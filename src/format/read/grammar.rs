@@ -998,6 +998,9 @@ impl<'a> Parser<'a> {
             cs.fields.push((CUSTOM_FIELDS[i], p.open(at)));
             if i == 0 {
                 custom.type_path = p.small_string()?;
+            } else if i == 2 {
+                custom.value = Some(p.small_string()?);
+                p.keep_escaped(at);
             } else {
                 p.sequence(|p, _| {
                     let mut name = EcoString::default();
@@ -1027,7 +1030,9 @@ impl<'a> Parser<'a> {
         custom.fields = Vec::with_capacity(fields.len());
         custom.fields.append(&mut fields);
         self.tables.field_scratch = fields;
-        self.require(start, "custom data", &CUSTOM_FIELDS, seen, all(2))?;
+        // Only `type_path`: no `fields` sets none (a struct's fields keep their defaults), no
+        // `value` is an enum's `Default`.
+        self.require(start, "custom data", &CUSTOM_FIELDS, seen, 0b001)?;
         Ok(ComponentData::Custom(custom))
     }
 }
@@ -1036,7 +1041,7 @@ const IJ: [&str; 2] = ["i", "j"];
 const IJ_KEY: [&str; 3] = ["i", "j", "key"];
 const MESH_SOURCE_FIELDS: [&str; 2] = ["source", "value"];
 const MESH_SOURCE_PATHS: [&str; 2] = ["mesh.source", "mesh.value"];
-const CUSTOM_FIELDS: [&str; 2] = ["type_path", "fields"];
+const CUSTOM_FIELDS: [&str; 3] = ["type_path", "fields", "value"];
 const INSTANCE_FIELDS: [&str; 3] = ["scene", "overrides", "streaming"];
 const STREAMING_FIELDS: [&str; 2] = ["load_radius", "unload_radius"];
 /// The longest string an [`EcoString`] holds without allocating.

@@ -62,6 +62,7 @@ use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypeRegistry};
 use bevy_world_serialization::{DynamicEntity, DynamicWorld};
 
+mod enums;
 mod eras;
 mod read;
 mod schema;
@@ -73,6 +74,7 @@ use crate::format::{
 use crate::schema::SchemaFile;
 use crate::schema::expr::render_with;
 use crate::validate::is_type_path;
+use enums::enum_component;
 pub use eras::BevyEra;
 use read::Unknown;
 use schema::Extras;
@@ -140,7 +142,8 @@ pub enum NoteKind {
         /// The field, `None` when the value as a whole is the problem.
         field: Option<String>,
     },
-    /// Not a struct or tuple struct, so it has no fields to write (an enum component).
+    /// Not a struct, tuple struct or enum (a list or an opaque value), so it has no fields to
+    /// write and no variant.
     NotAStruct,
     /// Its type path cannot be a custom component's (generic arguments, `<`, `>`).
     TypePath,
@@ -234,7 +237,7 @@ impl fmt::Display for ImportNote {
             ),
             NoteKind::NotAStruct => write!(
                 f,
-                "`{path}` left out: only structs can be custom components"
+                "`{path}` left out: only structs and enums can be custom components"
             ),
             NoteKind::TypePath => write!(
                 f,
@@ -989,6 +992,8 @@ fn custom(
             .enumerate()
             .map(|(i, f)| (i.to_string(), f))
             .collect(),
+        // An enum component is written whole (`value`).
+        ReflectRef::Enum(_) => return enum_component(&type_path, part.value, ids),
         _ => return Err(NoteKind::NotAStruct),
     };
     let default_field = |name: &str| -> Option<&dyn PartialReflect> {
@@ -1006,6 +1011,7 @@ fn custom(
     let mut out = CustomComponent {
         type_path: type_path.into(),
         fields: Vec::new(),
+        value: None,
     };
     for (name, value) in fields {
         if schema.as_ref().is_some_and(|s| s.field(&name).is_none()) {

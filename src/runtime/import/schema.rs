@@ -719,11 +719,13 @@ impl<'de> Visitor<'de> for EnumSeed<'_> {
 
 /// A whole component read by its schema: each field's value, by field name (old names already
 /// the new ones), with the old names the file wrote.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct TypedComponent {
     pub(crate) fields: Vec<(String, Val)>,
     /// `(old, new)` names of the fields the file wrote by an old name.
     pub(crate) renamed_fields: Vec<(String, String)>,
+    /// An enum component's value (the variant the file writes), written whole.
+    pub(crate) value: Option<Val>,
 }
 
 /// Reads a component with its schema.
@@ -759,6 +761,18 @@ impl<'de> DeserializeSeed<'de> for ComponentSeed<'_> {
     type Value = TypedComponent;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<TypedComponent, D::Error> {
+        if self.schema.is_enum() {
+            let seed = EnumSeed {
+                type_name: &self.schema.type_name,
+                variants: &self.schema.variants,
+                keys: self.keys,
+            };
+            let value = d.deserialize_enum("", &[], seed)?;
+            return Ok(TypedComponent {
+                value: Some(value),
+                ..TypedComponent::default()
+            });
+        }
         if self.tuple() {
             let len = self.schema.fields.len() + self.schema.skipped.len();
             if len == 1 {
@@ -780,17 +794,11 @@ impl<'de> Visitor<'de> for ComponentSeed<'_> {
     }
 
     fn visit_unit<E: serde::de::Error>(self) -> Result<TypedComponent, E> {
-        Ok(TypedComponent {
-            fields: Vec::new(),
-            renamed_fields: Vec::new(),
-        })
+        Ok(TypedComponent::default())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TypedComponent, A::Error> {
-        let mut out = TypedComponent {
-            fields: Vec::new(),
-            renamed_fields: Vec::new(),
-        };
+        let mut out = TypedComponent::default();
         while let Some(key) = map.next_key::<String>()? {
             let Some((field, renamed)) = self.field(&key) else {
                 // A field scenes cannot set (`#[forge(skip)]`), or one the schema lacks.
@@ -813,10 +821,7 @@ impl<'de> Visitor<'de> for ComponentSeed<'_> {
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<TypedComponent, D::Error> {
-        let mut out = TypedComponent {
-            fields: Vec::new(),
-            renamed_fields: Vec::new(),
-        };
+        let mut out = TypedComponent::default();
         match self.schema.field("0") {
             Some(f) => out.fields.push((
                 f.name.clone(),
@@ -835,10 +840,7 @@ impl<'de> Visitor<'de> for ComponentSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TypedComponent, A::Error> {
-        let mut out = TypedComponent {
-            fields: Vec::new(),
-            renamed_fields: Vec::new(),
-        };
+        let mut out = TypedComponent::default();
         let mut i = 0usize;
         loop {
             let name = i.to_string();
@@ -1077,12 +1079,21 @@ impl Extras {
                             },
                         ));
                     }
-                    match failed {
-                        Some(kind) => notes.push((schema_path.clone(), kind)),
-                        None => node.components.push(ComponentData::Custom(CustomComponent {
-                            type_path: schema_path.as_str().into(),
-                            fields,
-                        })),
+                    let enumeration = component.value.as_ref().map(|v| {
+                        super::enums::typed_enum(schema_path, v, &refer).map(ComponentData::Custom)
+                    });
+                    match (failed, enumeration) {
+                        (Some(kind), _) | (None, Some(Err(kind))) => {
+                            notes.push((schema_path.clone(), kind))
+                        }
+                        (None, Some(Ok(c))) => node.components.push(c),
+                        (None, None) => {
+                            node.components.push(ComponentData::Custom(CustomComponent {
+                                type_path: schema_path.as_str().into(),
+                                fields,
+                                value: None,
+                            }))
+                        }
                     }
                 }
                 Extra::Loose { .. } if !crate::validate::is_type_path(written) => {
@@ -1093,6 +1104,7 @@ impl Extras {
                         node.components.push(ComponentData::Custom(CustomComponent {
                             type_path: written.as_str().into(),
                             fields,
+                            value: None,
                         }));
                         notes.push((written.clone(), NoteKind::NotForgeComponent));
                     }

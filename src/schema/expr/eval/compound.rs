@@ -71,8 +71,10 @@ impl Eval<'_> {
             });
         }
         let name = segs.last().map(String::as_str).unwrap_or_default();
+        // At the variant's own name, past the enum's path before it.
+        let at = path.segments.last().map_or(path.span(), |s| s.ident.span());
         variants.get(name).ok_or_else(|| ExprError::UnknownVariant {
-            at: self.at(path.span()),
+            at: self.at(at),
             ty: ident.to_owned(),
             variant: clip(name, NAME_CHARS),
             variants: variants.list(),
