@@ -294,55 +294,89 @@ fn parts_import_only_parts_below_them() {
     );
 }
 
-/// The files of `runtime/` from the bottom up: each may use only the ones before it.
+/// The modules of `runtime/` from the bottom up (paths below `runtime`, a folder standing for
+/// every file in it): each may use only the ones before it.
 const RUNTIME_FLOORS: &[&str] = &[
-    "components",
-    "refs",
-    "registry",
-    "custom",
-    "builtin",
+    "values::components",
+    "values::refs",
+    "values::registry",
+    "values::custom",
+    "values::builtin",
     "import",
-    "painted",
-    "scene",
-    "cells",
-    "spawn",
-    "progress",
-    "loader",
-    "processor",
+    "live::painted",
+    "asset::scene",
+    "asset::cell_plan",
+    "instance::spawn",
+    "asset::progress",
+    "asset::loader",
+    "asset::processor",
     "streaming",
-    "reload",
-    "capture",
-    "twins",
+    "live::reload",
+    "live::capture",
+    "asset::twins",
     "plugin",
 ];
 
+/// The floor of a module path below `runtime` (`[values, custom, X]`): the longest entry of
+/// [`RUNTIME_FLOORS`] it starts with.
+fn runtime_floor(path: &[String]) -> Option<usize> {
+    RUNTIME_FLOORS
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            let f: Vec<&str> = f.split("::").collect();
+            path.len() >= f.len() && path.iter().zip(&f).all(|(a, b)| a == b)
+        })
+        .max_by_key(|(_, f)| f.len())
+        .map(|(i, _)| i)
+}
+
 #[test]
 fn runtime_files_use_only_files_below_them() {
+    let files = files();
+    let modules: Vec<Vec<String>> = files.iter().map(|(_, _, m, _)| m.clone()).collect();
     let mut wrong = Vec::new();
-    for (file, part, module, code) in files() {
+    for (file, part, module, code) in &files {
         if part.as_deref() != Some("runtime") || module.len() < 2 {
             continue; // `runtime/mod.rs` lists and re-exports them all
         }
-        let own = &module[1];
-        let Some(floor) = RUNTIME_FLOORS.iter().position(|f| f == own) else {
-            wrong.push(format!("{}: `runtime::{own}` has no floor", file.display()));
+        let own = &module[1..];
+        let Some(floor) = runtime_floor(own) else {
+            // A folder's `mod.rs` lists the files it holds.
+            let folder = RUNTIME_FLOORS.iter().any(|f| {
+                f.split("::").zip(own).all(|(a, b)| a == b) && f.split("::").count() > own.len()
+            });
+            if !folder {
+                wrong.push(format!(
+                    "{}: `runtime::{}` has no floor",
+                    file.display(),
+                    own.join("::")
+                ));
+            }
             continue;
         };
-        for path in modules_named(&code, &module) {
+        let children: BTreeSet<String> = modules
+            .iter()
+            .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
+            .filter_map(|m| m.last().cloned())
+            .collect();
+        for path in deep_paths(code, module, &children) {
             if path.first().map(String::as_str) != Some("runtime") || path.len() < 2 {
                 continue;
             }
-            let used = &path[1];
-            if let Some(at) = RUNTIME_FLOORS.iter().position(|f| f == used)
+            if let Some(at) = runtime_floor(&path[1..])
                 && at > floor
             {
                 wrong.push(format!(
-                    "{}: `{own}` uses `{used}`, above it",
-                    file.display()
+                    "{}: `{}` uses `{}`, above it",
+                    file.display(),
+                    RUNTIME_FLOORS[floor],
+                    RUNTIME_FLOORS[at]
                 ));
             }
         }
     }
+    wrong.dedup();
     assert!(
         wrong.is_empty(),
         "runtime files against their floors:\n{}",

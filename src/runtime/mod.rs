@@ -15,41 +15,30 @@
 //! 3. [`reload`]: when the asset changes, the [`SceneDiff`](crate::diff::SceneDiff) between the
 //!    applied document and the new one is applied to every live instance.
 
-#[cfg(feature = "builtins")]
-mod builtin;
-pub mod capture;
-mod cells;
-mod components;
-mod custom;
+mod asset;
 #[cfg(feature = "import")]
 pub mod import;
-mod loader;
-mod painted;
+mod instance;
+mod live;
 mod plugin;
-mod processor;
-mod progress;
-mod refs;
-pub(crate) mod registry;
-mod reload;
-mod scene;
-mod spawn;
 mod streaming;
-mod twins;
+pub(crate) mod values;
 
-pub use components::{ForgeEntityId, ForgeEntityPath};
-pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
-pub use plugin::{ForgeScenePlugin, ForgeSceneSystems};
-pub use processor::{ForgeSceneProcess, ForgeSceneSaver};
-pub use progress::ForgeLoadProgress;
-pub use registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
-pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
-pub use scene::ForgeScene;
-pub use spawn::{
+pub use asset::loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
+pub use asset::processor::{ForgeSceneProcess, ForgeSceneSaver};
+pub use asset::progress::ForgeLoadProgress;
+pub use asset::scene::ForgeScene;
+pub use asset::twins::{ForgeTwinReader, with_cooked_twins};
+pub use instance::spawn::{
     ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneReady,
     ForgeSceneRoot, ForgeSpawnBudget, ForgeSpawnProgress,
 };
+pub use live::capture;
+pub use live::reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
+pub use plugin::{ForgeScenePlugin, ForgeSceneSystems};
 pub use streaming::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
-pub use twins::{ForgeTwinReader, with_cooked_twins};
+pub use values::components::{ForgeEntityId, ForgeEntityPath};
+pub use values::registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
 
 #[doc(hidden)]
-pub use registry::ForgeComponentRegistration;
+pub use values::registry::ForgeComponentRegistration;

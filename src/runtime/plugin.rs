@@ -5,15 +5,15 @@ use bevy_app::{App, Plugin, PreUpdate};
 use bevy_asset::{AssetApp, AssetServer, AssetTrackingSystems, Assets};
 use bevy_ecs::schedule::{IntoScheduleConfigs, SystemSet};
 
-use super::components::{ForgeEntityId, ForgeEntityPath};
-use super::loader::ForgeSceneLoader;
-use super::processor::{ForgeSceneProcess, ForgeSceneSaver};
-use super::reload::reload_scenes;
-use super::scene::ForgeScene;
-use super::spawn::{
+use super::asset::loader::ForgeSceneLoader;
+use super::asset::processor::{ForgeSceneProcess, ForgeSceneSaver};
+use super::asset::scene::ForgeScene;
+use super::instance::spawn::{
     AppliedDocs, ForgeDefaultSpawnBudget, ForgeMaterials, ForgeSceneInactive, ForgeSceneRoot,
     ForgeSpawnBudget, spawn_scene_instances,
 };
+use super::live::reload::reload_scenes;
+use super::values::components::{ForgeEntityId, ForgeEntityPath};
 
 /// Adds `.forge.ron` scenes to an app: the [`ForgeScene`] asset, its loader, and spawning of
 /// [`ForgeSceneRoot`] entities, in the [`ForgeSceneSystems`] sets of `PreUpdate` (right after
@@ -105,11 +105,11 @@ impl Plugin for ForgeScenePlugin {
 /// The asset, its loader and processor, and the systems that read them (which need the asset's
 /// messages).
 fn add_assets(app: &mut App) {
-    let (registry, schemas) = super::registry::setup(app);
+    let (registry, schemas) = super::values::registry::setup(app);
     let Some(server) = app.world().get_resource::<AssetServer>().cloned() else {
         return;
     };
-    let tracker = super::progress::LoadTracker::default();
+    let tracker = super::asset::progress::LoadTracker::default();
     app.init_asset::<ForgeScene>()
         .register_asset_loader(
             ForgeSceneLoader::new(server)
@@ -127,7 +127,7 @@ fn add_assets(app: &mut App) {
         .add_systems(
             PreUpdate,
             (
-                super::progress::report_load_progress,
+                super::asset::progress::report_load_progress,
                 spawn_scene_instances,
                 super::streaming::stream_scene_cells,
             )
@@ -135,5 +135,5 @@ fn add_assets(app: &mut App) {
                 .in_set(ForgeSceneSystems::Spawn),
         );
     #[cfg(feature = "builtins")]
-    app.add_observer(super::spawn::link_parent_visibility);
+    app.add_observer(super::instance::spawn::link_parent_visibility);
 }

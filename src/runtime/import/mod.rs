@@ -66,7 +66,7 @@ mod eras;
 mod read;
 mod schema;
 
-use super::registry::ForgeSchemas;
+use super::values::registry::ForgeSchemas;
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData, Vec3Data,
 };
@@ -415,8 +415,8 @@ pub fn builtin_types() -> TypeRegistry {
     registry.register::<bevy_transform::components::GlobalTransform>();
     registry.register::<ChildOf>();
     registry.register::<Children>();
-    registry.register::<super::components::ForgeEntityId>();
-    registry.register::<super::components::ForgeEntityPath>();
+    registry.register::<super::values::components::ForgeEntityId>();
+    registry.register::<super::values::components::ForgeEntityPath>();
     #[cfg(feature = "builtins")]
     {
         use bevy_camera::visibility::{
@@ -1031,7 +1031,7 @@ mod builtins {
     use bevy_reflect::std_traits::ReflectDefault;
     use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypePath, TypeRegistry};
 
-    use super::super::builtin::{self, CAMERA_IMPLIED, Parts};
+    use super::super::values::builtin::{self, CAMERA_IMPLIED, Parts};
     use super::{HandlePaths, NoteKind, Part, ident, is_bevy};
     use crate::format::EntityNode;
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bevy_asset::AssetServer;
 use bevy_ecs::prelude::*;
 
-use super::spawn::{ForgeSceneInstance, ForgeSceneRoot};
+use crate::runtime::instance::spawn::{ForgeSceneInstance, ForgeSceneRoot};
 
 /// How far the load of a [`ForgeSceneRoot`]'s scene got: the scene file and the prefab files it
 /// places (and theirs), read through the `AssetServer`. On the root entity from the first frame

@@ -1,6 +1,6 @@
 //! The streamed cells of a spawned document ([`CellPlan`]): which entities are anchors (the
 //! instance entities written with `streaming`), with their radii, and what is below each. The
-//! first spawn stops at anchors ([`super::spawn`]); [`super::streaming`] brings their content
+//! first spawn stops at anchors ([`crate::runtime::instance::spawn`]); [`crate::runtime::streaming`] brings their content
 //! in and out.
 
 use std::sync::Arc;

@@ -7,13 +7,13 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use super::custom::CustomContext;
 use super::progress::{LoadTicket, LoadTracker};
-use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::cook::CookError;
 use crate::format::{ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep};
 use crate::pipeline::{PrefabFiles, Source, SourceError};
+use crate::runtime::values::custom::CustomContext;
+use crate::runtime::values::registry::ForgeSchemas;
 use crate::validate::diagnostic::count_of;
 use crate::validate::{Diagnostic, Severity, ValidationReport};
 

@@ -15,11 +15,11 @@ use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
-use super::cells::{CellPlan, plan_of};
-use super::components::{ForgeEntityId, ForgeEntityPath, bevy_transform_of};
-use super::scene::ForgeScene;
 use crate::format::SceneDoc;
 use crate::prefab::PlacedPaths;
+use crate::runtime::asset::cell_plan::{CellPlan, plan_of};
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::values::components::{ForgeEntityId, ForgeEntityPath, bevy_transform_of};
 
 /// Spawns a scene as children of this entity once the asset has loaded.
 ///
@@ -250,7 +250,7 @@ impl AppliedDoc {
     /// The changes from this document to `scene`'s (see [`ForgeScene::changes_since`]).
     pub(crate) fn changes_to(&self, scene: &ForgeScene) -> crate::diff::SceneDiff {
         if let Some(placed) = &self.placed {
-            let old = super::painted::Version {
+            let old = crate::runtime::live::painted::Version {
                 file: &placed.file,
                 expanded: &placed.expanded,
                 prefab_docs: &placed.prefab_docs,
@@ -529,7 +529,7 @@ pub(crate) struct SpawnTask {
     entities: HashMap<u64, Entity>,
     visibility: Option<ComponentId>,
     /// The scene's streamed cells, when it has any: the walk stops at their anchors (their
-    /// content streams in by distance: [`super::streaming`]).
+    /// content streams in by distance: [`crate::runtime::streaming`]).
     cells: Option<Arc<CellPlan>>,
 }
 
@@ -783,7 +783,7 @@ pub(crate) fn spawn_scene_instances(
 }
 
 /// What is left of the frame's shared spawn budget after first spawns: streamed cells
-/// ([`super::streaming`]) spend it.
+/// ([`crate::runtime::streaming`]) spend it.
 #[derive(Resource)]
 pub(crate) struct SpawnLeft(pub(crate) Limit);
 
@@ -838,7 +838,7 @@ impl ForgeScene {
     /// is stored under: it keys the shared material cache and [`ForgeSceneInstance::scene`].
     ///
     /// The returned instance is not inserted on `root` and no [`ForgeSceneReady`] is triggered;
-    /// insert it yourself to use [`apply_diff`](super::apply_diff) on it later.
+    /// insert it yourself to use [`apply_diff`](crate::runtime::apply_diff) on it later.
     /// Custom components are inserted with typed inserts, so `world` needs no type registry.
     pub fn spawn_into(
         &self,
@@ -911,7 +911,7 @@ pub(crate) fn spawn_entity(
     let (entity, custom) = if has_builtins || inactive {
         (world.spawn(bundle).id(), custom)
     } else {
-        super::custom::spawn_with_first(world, bundle, custom)
+        crate::runtime::values::custom::spawn_with_first(world, bundle, custom)
     };
     // A game observer may despawn the entity as a component arrives: stop there.
     let Ok(mut entity_mut) = world.get_entity_mut(entity) else {
@@ -940,7 +940,7 @@ pub(crate) fn spawn_entity(
     }
     #[cfg(not(feature = "builtins"))]
     let _ = scene_id;
-    super::custom::insert(&mut entity_mut, custom.iter(), id, None);
+    crate::runtime::values::custom::insert(&mut entity_mut, custom.iter(), id, None);
     if visibility.is_some_and(|v| !entity_mut.is_despawned() && entity_mut.contains_id(v)) {
         link_visibility(world, entity);
     }
@@ -997,7 +997,7 @@ fn insert_references_of(
         let insert = customs
             .iter()
             .filter(|p| known.is_none_or(|known| p.names_only(known)));
-        super::custom::insert(&mut entity, insert, id, Some(&live));
+        crate::runtime::values::custom::insert(&mut entity, insert, id, Some(&live));
     }
     true
 }
@@ -1068,13 +1068,13 @@ pub(crate) fn link_visibility(_world: &mut World, _entity: Entity) {}
 #[cfg(feature = "builtins")]
 pub(crate) fn insert_builtin(
     entity: &mut EntityWorldMut,
-    component: &super::builtin::PreparedComponent,
+    component: &crate::runtime::values::builtin::PreparedComponent,
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
 ) {
     let mut material =
         |world: &mut World, slot: usize| material_handle(world, scene_id, scene, slot);
-    super::builtin::insert(entity, component, &mut material);
+    crate::runtime::values::builtin::insert(entity, component, &mut material);
 }
 
 #[cfg(feature = "builtins")]
@@ -1091,7 +1091,7 @@ fn material_handle(
         return handle;
     }
     let data = scene.materials.get(slot)?;
-    let created = super::builtin::create_material(world, data);
+    let created = crate::runtime::values::builtin::create_material(world, data);
     let mut cache = world.get_resource_or_insert_with(ForgeMaterials::default);
     let handle = match created {
         Ok(h) => Some(h),

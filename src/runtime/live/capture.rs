@@ -47,13 +47,13 @@ use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{PartialReflect, Reflect, ReflectRef, TypeRegistry};
 use bevy_transform::components::Transform;
 
-use super::components::{ForgeEntityId, bevy_transform_of};
-use super::registry::ForgeSchemas;
-use super::scene::ForgeScene;
-use super::spawn::{ForgeSceneInstance, ForgeSceneRoot};
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData,
 };
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::spawn::{ForgeSceneInstance, ForgeSceneRoot};
+use crate::runtime::values::components::{ForgeEntityId, bevy_transform_of};
+use crate::runtime::values::registry::ForgeSchemas;
 
 /// What [`capture_instance`] includes beyond the scene's own entities.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub fn capture_instance(
         added: HashMap::default(),
         skipped: Vec::new(),
         next_id: scene.doc().next_id,
-        streamed: world.get::<super::streaming::StreamState>(root),
+        streamed: world.get::<crate::runtime::streaming::StreamState>(root),
     };
     let base = scene.doc();
     let mut doc = SceneDoc {
@@ -204,7 +204,7 @@ struct Capture<'w> {
     next_id: u64,
     /// The root's streaming state, when its scene has streamed cells: components held back
     /// while a cell they name is out are kept as written.
-    streamed: Option<&'w super::streaming::StreamState>,
+    streamed: Option<&'w crate::runtime::streaming::StreamState>,
 }
 
 impl<'w> Capture<'w> {
@@ -361,8 +361,11 @@ impl<'w> Capture<'w> {
             let written = node.components.iter().any(|c| match c {
                 ComponentData::Custom(c) => {
                     c.type_path == type_path
-                        || super::custom::resolve_in_world(self.world, &c.type_path)
-                            .is_some_and(|(path, _)| path == type_path)
+                        || crate::runtime::values::custom::resolve_in_world(
+                            self.world,
+                            &c.type_path,
+                        )
+                        .is_some_and(|(path, _)| path == type_path)
                 }
                 _ => false,
             });
@@ -388,7 +391,8 @@ impl<'w> Capture<'w> {
         index: Option<usize>,
     ) -> Option<CustomComponent> {
         let registry = self.registry?;
-        let (canonical, type_id) = super::custom::resolve_in_world(self.world, type_path)?;
+        let (canonical, type_id) =
+            crate::runtime::values::custom::resolve_in_world(self.world, type_path)?;
         let registration = registry.get(type_id)?;
         let value = registration.data::<ReflectComponent>()?.reflect(live)?;
         let default = registration.data::<ReflectDefault>().map(|d| d.default());
@@ -536,7 +540,7 @@ fn transform_of(t: &Transform, base: Option<&TransformData>) -> TransformData {
 /// feature.
 #[cfg(feature = "builtins")]
 fn read_builtin(live: EntityRef, tag: &str, base: Option<&ComponentData>) -> Option<ComponentData> {
-    super::builtin::read(&mut Live(live), tag, base)
+    crate::runtime::values::builtin::read(&mut Live(live), tag, base)
 }
 
 /// A live entity's components, read as they are (nothing is left out of a save).
@@ -544,7 +548,7 @@ fn read_builtin(live: EntityRef, tag: &str, base: Option<&ComponentData>) -> Opt
 struct Live<'w>(EntityRef<'w>);
 
 #[cfg(feature = "builtins")]
-impl super::builtin::Parts for Live<'_> {
+impl crate::runtime::values::builtin::Parts for Live<'_> {
     fn take<
         T: bevy_ecs::component::Component + bevy_reflect::FromReflect + bevy_reflect::TypePath + Clone,
     >(

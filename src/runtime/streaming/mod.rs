@@ -6,7 +6,7 @@
 //! the cell's position, name and components); a streamed instance inside a cell is an anchor of
 //! its own, which spawns with the outer cell and streams its content on its own.
 //!
-//! - The first spawn of a root skips every cell's content ([`SpawnTask`](super::spawn) stops at
+//! - The first spawn of a root skips every cell's content ([`SpawnTask`](crate::runtime::instance::spawn) stops at
 //!   anchors); [`ForgeSceneReady`](crate::ForgeSceneReady) is triggered when the rest is in.
 //! - Each frame, in [`ForgeSceneSystems::Spawn`](crate::ForgeSceneSystems::Spawn), a cell that
 //!   is out comes in when a source is within its `load_radius` of the anchor's world position,
@@ -30,9 +30,9 @@ use bevy_platform::collections::{HashMap, HashSet};
 use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
-use super::cells::{CellPlan, plan_of};
-use super::scene::ForgeScene;
-use super::spawn::{
+use crate::runtime::asset::cell_plan::{CellPlan, plan_of};
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::spawn::{
     ForgeSceneInactive, ForgeSceneInstance, ForgeSceneRoot, ForgeSpawnBudget, Limit, SpawnCx,
     SpawnLeft, set_or_insert, spawn_entity,
 };
@@ -228,7 +228,7 @@ struct RootCx<'a> {
 
 /// Streams the cells of every root whose instance is complete and whose scene has streamed
 /// instances, within what is left of the frame's budget after first spawns
-/// ([`spawn_scene_instances`](super::spawn::spawn_scene_instances) leaves it in [`SpawnLeft`]).
+/// ([`spawn_scene_instances`](crate::runtime::instance::spawn::spawn_scene_instances) leaves it in [`SpawnLeft`]).
 pub(crate) fn stream_scene_cells(
     world: &mut World,
     complete: &mut QueryState<(Entity, &ForgeSceneRoot), With<ForgeSceneInstance>>,
@@ -375,7 +375,7 @@ fn stream_root(
     let spawn_cx = SpawnCx {
         scene_id: cx.scene_id,
         scene: cx.scene,
-        visibility: super::spawn::visibility_id(world),
+        visibility: crate::runtime::instance::spawn::visibility_id(world),
         inactive: world.get::<ForgeSceneInactive>(cx.root).is_some(),
     };
     for (_, i) in wanted {
@@ -540,7 +540,7 @@ fn rebuild(
     let spawn_cx = SpawnCx {
         scene_id: cx.scene_id,
         scene: cx.scene,
-        visibility: super::spawn::visibility_id(world),
+        visibility: crate::runtime::instance::spawn::visibility_id(world),
         inactive: world.get::<ForgeSceneInactive>(cx.root).is_some(),
     };
     for (j, def) in old.plan.cells.iter().enumerate() {
@@ -625,7 +625,7 @@ fn sync_references(
         let on = p.is_on(&e);
         if all_in {
             if !on && (withheld.remove(&(key, n)) || fresh) {
-                super::custom::insert_one(&mut e, p, key, &live);
+                crate::runtime::values::custom::insert_one(&mut e, p, key, &live);
             }
             withheld.remove(&(key, n));
         } else {

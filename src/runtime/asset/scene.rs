@@ -10,10 +10,10 @@ use bevy_reflect::TypePath;
 
 use bevy_platform::collections::HashMap;
 
-use super::custom::PreparedCustoms;
 use crate::diff::SceneDiff;
 use crate::format::{ComponentData, EcoString, MaterialData, ParsedScene, SceneDoc, SourceMap};
 use crate::prefab::ExpandedScene;
+use crate::runtime::values::custom::PreparedCustoms;
 use crate::validate::{Diagnostic, Severity};
 
 /// A loaded scene: the document, everything spawning needs already resolved (asset handles, Bevy
@@ -213,7 +213,7 @@ impl ForgeScene {
                 .iter()
                 .map(|(p, d)| (p.to_string(), SceneDoc::clone(d))),
         );
-        let rules = super::custom::CustomContext::of(world);
+        let rules = crate::runtime::values::custom::CustomContext::of(world);
         let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
         let checked = crate::pipeline::check_with(source, &mut files, &rules, pool);
         let errors: Vec<Diagnostic> = checked
@@ -250,7 +250,7 @@ impl ForgeScene {
     /// documents, except that an entity whose entry is written byte for byte the same in both
     /// files is known unchanged without comparing it (when neither document was edited in
     /// memory since it was read). Apply them with
-    /// [`apply_diff`](super::apply_diff).
+    /// [`apply_diff`](crate::runtime::apply_diff).
     ///
     /// [`diff`]: crate::diff::diff
     ///
@@ -272,8 +272,8 @@ impl ForgeScene {
     }
 
     /// This scene as a version for a paint diff, when it places prefabs.
-    pub(crate) fn version(&self) -> Option<super::painted::Version<'_>> {
-        Some(super::painted::Version {
+    pub(crate) fn version(&self) -> Option<crate::runtime::live::painted::Version<'_>> {
+        Some(crate::runtime::live::painted::Version {
             file: &self.doc,
             expanded: self.expanded.as_deref()?,
             prefab_docs: &self.prefabs.docs,
@@ -282,9 +282,12 @@ impl ForgeScene {
 
     /// The changes from `old` when only cells of tile layers were painted
     /// (`runtime/painted`).
-    pub(crate) fn painted_since(&self, old: &super::painted::Version<'_>) -> Option<SceneDiff> {
+    pub(crate) fn painted_since(
+        &self,
+        old: &crate::runtime::live::painted::Version<'_>,
+    ) -> Option<SceneDiff> {
         let new = self.version()?;
-        super::painted::cell_diff(old, &new, &|path: &str| {
+        crate::runtime::live::painted::cell_diff(old, &new, &|path: &str| {
             self.prefabs.scenes.get(path).map(|s| &**s)
         })
     }
@@ -307,7 +310,7 @@ impl ForgeScene {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PreparedBuiltins {
     #[cfg(feature = "builtins")]
-    components: Vec<super::builtin::PreparedComponent>,
+    components: Vec<crate::runtime::values::builtin::PreparedComponent>,
     /// Entity `i`'s components are `components[starts[i]..starts[i + 1]]`.
     #[cfg(feature = "builtins")]
     starts: Vec<u32>,
@@ -317,8 +320,11 @@ pub(crate) struct PreparedBuiltins {
 impl PreparedBuiltins {
     /// The built-in components of the entity at `index` of `doc.entities` (none when out of
     /// range).
-    pub(crate) fn entity(&self, index: usize) -> &[super::builtin::PreparedComponent] {
-        let run = super::custom::entity_run(&self.starts, index);
+    pub(crate) fn entity(
+        &self,
+        index: usize,
+    ) -> &[crate::runtime::values::builtin::PreparedComponent] {
+        let run = crate::runtime::values::custom::entity_run(&self.starts, index);
         self.components.get(run).unwrap_or(&[])
     }
 }
@@ -354,7 +360,7 @@ pub(crate) fn build(
 }
 
 #[cfg(feature = "builtins")]
-pub(crate) use super::builtin::Sink as PrepareSink;
+pub(crate) use crate::runtime::values::builtin::Sink as PrepareSink;
 
 /// Without built-ins nothing needs assets.
 #[cfg(not(feature = "builtins"))]
@@ -363,7 +369,7 @@ pub(crate) trait PrepareSink {}
 impl<T> PrepareSink for T {}
 
 /// Prepares the built-in components of every entity of `doc` (in `doc.entities` order), and
-/// collects the scene's materials. Custom components are built by `super::custom::prepare`.
+/// collects the scene's materials. Custom components are built by `crate::runtime::values::custom::prepare`.
 ///
 /// The entities a prefab placed (`placed`: their id paths by key) share their prepared values:
 /// the components of one prefab entity, placed in every cell of a tile layer or by every
@@ -378,7 +384,7 @@ pub(crate) fn prepare_entities(
     path: &str,
 ) -> (PreparedBuiltins, Vec<MaterialData>) {
     #[cfg(feature = "builtins")]
-    let mut sub = super::builtin::SubAssets::default();
+    let mut sub = crate::runtime::values::builtin::SubAssets::default();
     #[cfg_attr(feature = "builtins", allow(unused_mut))]
     let mut skipped_builtins = 0usize;
     #[cfg_attr(not(feature = "builtins"), allow(unused_mut))]
@@ -397,7 +403,7 @@ pub(crate) fn prepare_entities(
         let own = placed.and_then(|p| p.get(id)).and_then(|path| path.last());
         for (index, component) in node.components.iter().enumerate() {
             if let ComponentData::Custom(_) = component {
-                continue; // built by `super::custom::prepare`
+                continue; // built by `crate::runtime::values::custom::prepare`
             }
             #[cfg(feature = "builtins")]
             let slot = own.map(|own| (*own, index));
@@ -407,7 +413,7 @@ pub(crate) fn prepare_entities(
                 continue;
             }
             #[cfg(feature = "builtins")]
-            match super::builtin::prepare(component, sink, &mut sub) {
+            match crate::runtime::values::builtin::prepare(component, sink, &mut sub) {
                 Ok(Some(p)) => {
                     if let Some(slot) = slot {
                         shared.keep(slot, component, &p);
@@ -460,7 +466,13 @@ pub(crate) fn prepare_entities(
 #[cfg(feature = "builtins")]
 #[derive(Default)]
 struct Shared<'d> {
-    by_slot: HashMap<(u64, usize), Vec<(&'d ComponentData, super::builtin::PreparedComponent)>>,
+    by_slot: HashMap<
+        (u64, usize),
+        Vec<(
+            &'d ComponentData,
+            crate::runtime::values::builtin::PreparedComponent,
+        )>,
+    >,
 }
 
 #[cfg(feature = "builtins")]
@@ -472,7 +484,7 @@ impl<'d> Shared<'d> {
         &self,
         slot: (u64, usize),
         component: &ComponentData,
-    ) -> Option<&super::builtin::PreparedComponent> {
+    ) -> Option<&crate::runtime::values::builtin::PreparedComponent> {
         self.by_slot
             .get(&slot)?
             .iter()
@@ -484,7 +496,7 @@ impl<'d> Shared<'d> {
         &mut self,
         slot: (u64, usize),
         component: &'d ComponentData,
-        prepared: &super::builtin::PreparedComponent,
+        prepared: &crate::runtime::values::builtin::PreparedComponent,
     ) {
         let kept = self.by_slot.entry(slot).or_default();
         if kept.len() < Self::VARIANTS {
@@ -509,13 +521,13 @@ fn prepare_in_world(
                 doc,
                 placed,
                 &SourceMap::default(),
-                &mut super::builtin::NoAssets,
+                &mut crate::runtime::values::builtin::NoAssets,
                 "(in memory)",
             );
         };
         world.resource_scope(
             |_, mut meshes: bevy_ecs::world::Mut<bevy_asset::Assets<bevy_mesh::Mesh>>| {
-                let mut sink = super::builtin::RuntimeSink {
+                let mut sink = crate::runtime::values::builtin::RuntimeSink {
                     server,
                     meshes: &mut meshes,
                 };

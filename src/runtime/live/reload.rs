@@ -52,16 +52,16 @@ use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
-use super::cells::plan_of;
-use super::components::{ForgeEntityPath, bevy_transform_of};
-use super::loader::{ForgeSceneLoadError, list};
-use super::scene::ForgeScene;
-use super::spawn::{
+use crate::diff::{ComponentChange, SceneDiff};
+use crate::runtime::asset::cell_plan::plan_of;
+use crate::runtime::asset::loader::{ForgeSceneLoadError, list};
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::spawn::{
     AppliedDoc, AppliedDocs, ForgeSceneInactive, ForgeSceneInstance, SpawnCx, insert_references,
     spawn_entity,
 };
-use super::streaming::StreamState;
-use crate::diff::{ComponentChange, SceneDiff};
+use crate::runtime::streaming::StreamState;
+use crate::runtime::values::components::{ForgeEntityPath, bevy_transform_of};
 use crate::validate::{Diagnostic, Severity};
 
 /// Triggered on a [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity after a reload was applied to
@@ -190,7 +190,8 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
         tracing::error!("reload of `{path}` failed; the last good scene stays live:\n{text}");
         report_failure(world, scene, path, diagnostics);
     }
-    if let Some(mut plans) = world.get_resource_mut::<super::cells::CellPlans>() {
+    if let Some(mut plans) = world.get_resource_mut::<crate::runtime::asset::cell_plan::CellPlans>()
+    {
         for id in &removed {
             plans.forget(*id);
         }
@@ -339,7 +340,7 @@ fn apply(
     let cx = SpawnCx {
         scene_id,
         scene,
-        visibility: super::spawn::visibility_id(world),
+        visibility: crate::runtime::instance::spawn::visibility_id(world),
         inactive: world.get::<ForgeSceneInactive>(root).is_some(),
     };
     for added in &changes.added {
@@ -407,7 +408,7 @@ fn apply(
         }
         if !change.components.is_empty() || change.parent.is_some() {
             // A rendered component added, or a rendered entity moved under a new parent.
-            super::spawn::link_visibility(world, entity);
+            crate::runtime::instance::spawn::link_visibility(world, entity);
         }
     }
     // 3. Despawn removed subtrees (and removed entities the game moved elsewhere).
@@ -458,7 +459,7 @@ fn patch_component(
     index: Option<usize>,
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
-    live: super::custom::Live<'_>,
+    live: crate::runtime::values::custom::Live<'_>,
 ) {
     let key = change.key();
     let id = index
@@ -466,12 +467,12 @@ fn patch_component(
         .map_or(0, |(id, _)| *id);
     if let Some(written) = key.strip_prefix("custom:") {
         // The file may name the type by its bare name (`Orbit`), as the loader allows.
-        let canonical = super::custom::canonical_path(entity.world(), written);
+        let canonical = crate::runtime::values::custom::canonical_path(entity.world(), written);
         let type_path = canonical.as_deref().unwrap_or(written);
         let prepared = index.and_then(|i| scene.custom.entity(i).find(type_path));
         match (change, prepared) {
             (ComponentChange::Removed { .. }, _) | (_, None) => {
-                super::custom::remove(entity, type_path)
+                crate::runtime::values::custom::remove(entity, type_path)
             }
             (
                 ComponentChange::Changed {
@@ -485,9 +486,9 @@ fn patch_component(
                     .filter(|f| f.new.is_some())
                     .map(|f| f.name.as_str())
                     .collect();
-                super::custom::patch_fields(entity, p, &set, id, live);
+                crate::runtime::values::custom::patch_fields(entity, p, &set, id, live);
             }
-            (_, Some(p)) => super::custom::insert_one(entity, p, id, live),
+            (_, Some(p)) => crate::runtime::values::custom::insert_one(entity, p, id, live),
         }
     } else {
         #[cfg(feature = "builtins")]
@@ -506,13 +507,15 @@ fn patch_builtin(
     scene: &ForgeScene,
 ) {
     match change {
-        ComponentChange::Removed { key } => super::builtin::remove(entity, key),
+        ComponentChange::Removed { key } => crate::runtime::values::builtin::remove(entity, key),
         ComponentChange::Added { .. } | ComponentChange::Changed { .. } => {
             let prepared =
                 index.and_then(|i| scene.prepared.entity(i).iter().find(|c| c.tag() == key));
             match prepared {
-                Some(component) => super::spawn::insert_builtin(entity, component, scene_id, scene),
-                None => super::builtin::remove(entity, key),
+                Some(component) => crate::runtime::instance::spawn::insert_builtin(
+                    entity, component, scene_id, scene,
+                ),
+                None => crate::runtime::values::builtin::remove(entity, key),
             }
         }
     }

@@ -1,0 +1,3 @@
+//! The instance core: roots, their instances and the spawn.
+
+pub(crate) mod spawn;
