@@ -294,65 +294,41 @@ fn parts_import_only_parts_below_them() {
     );
 }
 
-/// The modules of `runtime/` from the bottom up (paths below `runtime`, a folder standing for
-/// every file in it): each may use only the ones before it.
-const RUNTIME_FLOORS: &[&str] = &[
-    "values::components",
-    "values::refs",
-    "values::registry",
-    "values::custom",
-    "values::builtin",
-    "import",
-    "live::painted",
-    "asset::scene",
-    "asset::cell_plan",
-    "instance::spawn",
-    "asset::progress",
-    "asset::loader",
-    "asset::processor",
-    "streaming",
-    "live::reload",
-    "live::capture",
-    "asset::twins",
-    "plugin",
+/// The parts of `runtime/` from the ground up, with the parts each may import: the same rule
+/// as [`PARTS`], one level in. `plugin` (`runtime/plugin.rs`) adds the others' plugins in
+/// order; streaming and the live part both stand on the instance core and never on each other
+/// (what streaming holds back, they say through the core).
+const RUNTIME_PARTS: &[(&str, &[&str])] = &[
+    // What a file's values become in Bevy; no systems.
+    ("values", &[]),
+    ("import", &["values"]),
+    ("asset", &["values"]),
+    // The instance core.
+    ("instance", &["values", "asset"]),
+    ("streaming", &["values", "asset", "instance"]),
+    ("live", &["values", "asset", "instance"]),
+    (
+        "plugin",
+        &["values", "asset", "instance", "streaming", "live"],
+    ),
 ];
 
-/// The floor of a module path below `runtime` (`[values, custom, X]`): the longest entry of
-/// [`RUNTIME_FLOORS`] it starts with.
-fn runtime_floor(path: &[String]) -> Option<usize> {
-    RUNTIME_FLOORS
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| {
-            let f: Vec<&str> = f.split("::").collect();
-            path.len() >= f.len() && path.iter().zip(&f).all(|(a, b)| a == b)
-        })
-        .max_by_key(|(_, f)| f.len())
-        .map(|(i, _)| i)
-}
-
 #[test]
-fn runtime_files_use_only_files_below_them() {
+fn runtime_parts_import_only_parts_below_them() {
     let files = files();
     let modules: Vec<Vec<String>> = files.iter().map(|(_, _, m, _)| m.clone()).collect();
+    let tops: BTreeSet<&str> = modules
+        .iter()
+        .filter_map(|m| m.first().map(String::as_str))
+        .collect();
     let mut wrong = Vec::new();
     for (file, part, module, code) in &files {
         if part.as_deref() != Some("runtime") || module.len() < 2 {
-            continue; // `runtime/mod.rs` lists and re-exports them all
+            continue; // `runtime/mod.rs` lists the parts and re-exports their items
         }
-        let own = &module[1..];
-        let Some(floor) = runtime_floor(own) else {
-            // A folder's `mod.rs` lists the files it holds.
-            let folder = RUNTIME_FLOORS.iter().any(|f| {
-                f.split("::").zip(own).all(|(a, b)| a == b) && f.split("::").count() > own.len()
-            });
-            if !folder {
-                wrong.push(format!(
-                    "{}: `runtime::{}` has no floor",
-                    file.display(),
-                    own.join("::")
-                ));
-            }
+        let own = module[1].as_str();
+        let Some((_, allowed)) = RUNTIME_PARTS.iter().find(|(p, _)| *p == own) else {
+            wrong.push(format!("{}: `runtime::{own}` has no floor", file.display()));
             continue;
         };
         let children: BTreeSet<String> = modules
@@ -361,27 +337,55 @@ fn runtime_files_use_only_files_below_them() {
             .filter_map(|m| m.last().cloned())
             .collect();
         for path in deep_paths(code, module, &children) {
-            if path.first().map(String::as_str) != Some("runtime") || path.len() < 2 {
+            let Some(first) = path.first().map(String::as_str) else {
+                continue;
+            };
+            // The crate's face (`crate::ForgeSceneRoot`) would hide which part is named.
+            if !tops.contains(first) {
+                wrong.push(format!(
+                    "{}: `{own}` names `{}` through the crate root",
+                    file.display(),
+                    path.join("::")
+                ));
                 continue;
             }
-            if let Some(at) = runtime_floor(&path[1..])
-                && at > floor
-            {
+            if first != "runtime" {
+                continue;
+            }
+            let Some(used) = path.get(1).map(String::as_str) else {
+                continue;
+            };
+            let is_part = RUNTIME_PARTS.iter().any(|(p, _)| *p == used);
+            if !is_part {
                 wrong.push(format!(
-                    "{}: `{}` uses `{}`, above it",
-                    file.display(),
-                    RUNTIME_FLOORS[floor],
-                    RUNTIME_FLOORS[at]
+                    "{}: `{own}` names `runtime::{used}`, not a part (the runtime's re-exports are for the crate root)",
+                    file.display()
                 ));
+            } else if used != own && !allowed.contains(&used) {
+                wrong.push(format!("{}: `{own}` imports `{used}`", file.display()));
             }
         }
     }
+    wrong.sort();
     wrong.dedup();
     assert!(
         wrong.is_empty(),
-        "runtime files against their floors:\n{}",
+        "runtime parts against their floors:\n{}",
         wrong.join("\n")
     );
+}
+
+#[test]
+fn the_runtime_floors_have_no_loop() {
+    for (i, (part, allowed)) in RUNTIME_PARTS.iter().enumerate() {
+        for below in *allowed {
+            let at = RUNTIME_PARTS.iter().position(|(p, _)| p == below);
+            assert!(
+                at.is_some_and(|at| at < i),
+                "`runtime::{part}` may import `{below}`, which is not on a floor below it"
+            );
+        }
+    }
 }
 
 #[test]
