@@ -20,7 +20,7 @@ use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::validate::report::{Source, human_with};
+use bevy_forge_scene::validate::report::{FileText, human_with};
 use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_reflect::Reflect;
 use bevy_transform::TransformPlugin;
@@ -182,7 +182,7 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
     } else {
         Vec::new()
     };
-    let source = Source::new(shown.to_owned(), &bytes);
+    let source = FileText::new(shown.to_owned(), &bytes);
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let diagnostics = scene_error.diagnostics();
     // A prefab's problems point into the prefab file (an asset path under the same root), named
@@ -194,12 +194,15 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
     let cooked = scene_path.ends_with(".forge.bin");
     let other = |asset: &str| {
         if cooked {
-            return Some(Source::new(format!("{asset} (bundled in `{shown}`)"), b""));
+            return Some(FileText::new(
+                format!("{asset} (bundled in `{shown}`)"),
+                b"",
+            ));
         }
         let file = root_dir.join(asset);
         let small = std::fs::metadata(&file).is_ok_and(|m| m.len() <= SHOWN_FILE_LIMIT);
         let bytes = std::fs::read(&file).ok().filter(|_| small)?;
-        Some(Source::new(format!("{shown_root}{asset}"), &bytes))
+        Some(FileText::new(format!("{shown_root}{asset}"), &bytes))
     };
     eprint!("{}", human_with(&source, &diagnostics, colour, &other));
     let n = diagnostics.len();
