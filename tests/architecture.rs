@@ -569,6 +569,42 @@ fn no_files_import_each_other_in_a_circle() {
     }
 }
 
+/// The most lines a file of the library has: a file longer than this holds more than one job.
+const MOST_LINES: usize = 1_000;
+
+/// Files over [`MOST_LINES`] being split on branches of their own (the reader's grammar and
+/// the source map; the `.scn.ron` import). Remove an entry when its file is split.
+const BEING_SPLIT: &[&str] = &[
+    "format/read/grammar.rs",
+    "format/source_map.rs",
+    "runtime/import/",
+];
+
+#[test]
+fn no_library_file_is_over_a_thousand_lines() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut long = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(src()).unwrap_or(&file);
+        let name = relative.to_string_lossy().replace('\\', "/");
+        if BEING_SPLIT.iter().any(|s| name.starts_with(s)) {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let lines = text.lines().count();
+        if lines > MOST_LINES {
+            long.push(format!("src/{name}: {lines} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "library files over {MOST_LINES} lines:\n{}",
+        long.join("\n")
+    );
+}
+
 /// The scanner itself: what counts as an import and what does not.
 #[test]
 fn the_scanner_reads_paths_groups_and_supers_and_skips_comments() {

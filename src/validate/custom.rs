@@ -31,7 +31,7 @@ pub(crate) fn check_offline(
     schemas: &SchemaFile,
     referable: &Referable<'_>,
 ) -> Vec<Diagnostic> {
-    let refs = Checked(referable);
+    let refs = OfflineRefs(referable);
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
     // The types of the entity's custom components so far: (type path, as written).
@@ -790,9 +790,9 @@ pub(crate) fn reference_text(path: &[u64]) -> String {
 
 /// References checked against the scene, without building entities (offline checks): a
 /// reference that resolves evaluates to a stand-in value.
-pub(crate) struct Checked<'r, 'a>(pub(crate) &'r Referable<'a>);
+pub(crate) struct OfflineRefs<'r, 'a>(pub(crate) &'r Referable<'a>);
 
-impl EntityRefs for Checked<'_, '_> {
+impl EntityRefs for OfflineRefs<'_, '_> {
     fn resolve(&self, path: &[u64]) -> Result<Box<dyn PartialReflect>, String> {
         self.0
             .find(path)

@@ -12,6 +12,7 @@ use bevy_transform::components::Transform;
 
 use crate::prefab::PlacedPaths;
 use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::values::builtin;
 use crate::runtime::values::components::ForgeEntityPath;
 
 /// Spawns a scene as children of this entity once the asset has loaded.
@@ -35,11 +36,8 @@ use crate::runtime::values::components::ForgeEntityPath;
 // and reflected scenes name it.
 #[type_path = "bevy_forge_scene"]
 #[reflect(Component)]
-#[cfg_attr(
-    feature = "builtins",
-    require(Transform, bevy_camera::visibility::Visibility)
-)]
-#[cfg_attr(not(feature = "builtins"), require(Transform))]
+// With built-ins, `Visibility` too (`builtin::RootRequires`).
+#[require(Transform, builtin::RootRequires)]
 pub struct ForgeSceneRoot(pub Handle<ForgeScene>);
 
 /// A spawned instance of a scene, on its [`ForgeSceneRoot`] entity: which live [`Entity`] each

@@ -1,5 +1,6 @@
-//! Streaming by distance: prefab instances marked `streaming` in the file are **cells** whose
-//! entities are in the world only while a [`ForgeStreamingSource`] is near.
+//! Streaming by distance: prefab instances marked `streaming` in the file are **streamed
+//! cells** (here simply cells; not the tile cells of a layer) whose entities are in the world
+//! only while a [`ForgeStreamingSource`] is near.
 //!
 //! A cell is the subtree below its instance entity (the **anchor**): what the prefab places and
 //! the scene's own entities under it. The anchor itself always spawns with the scene (it holds

@@ -95,6 +95,10 @@ pub(crate) fn read_entity(
 /// No sub-asset types are needed.
 pub(crate) fn init_sub_assets(_app: &mut App) {}
 
+/// What a `ForgeSceneRoot` requires besides `Transform`: without built-ins no `Visibility`, only
+/// the `GlobalTransform` that `Transform` requires already.
+pub(crate) type RootRequires = bevy_transform::components::GlobalTransform;
+
 /// Nothing spawned has `Visibility`.
 pub(crate) fn visibility_id(_world: &mut World) -> Option<ComponentId> {
     None

@@ -10,6 +10,10 @@ use bevy_ecs::prelude::*;
 
 use crate::runtime::values::components::ForgeEntityId;
 
+/// What a `ForgeSceneRoot` requires besides `Transform`: `Visibility`, so a hidden root hides
+/// its instance.
+pub(crate) type RootRequires = Visibility;
+
 /// The component id of `Visibility` in `world` (registered if it was not yet): checking each
 /// spawned entity by id is cheaper than by type. `None` without the `builtins` feature, where
 /// nothing spawned has it.

@@ -65,7 +65,9 @@ mod sprite;
 mod text2d;
 mod visibility;
 
-pub(crate) use hierarchy::{Shown, hide, link_visibility, observe_parents, show, visibility_id};
+pub(crate) use hierarchy::{
+    RootRequires, Shown, hide, link_visibility, observe_parents, show, visibility_id,
+};
 pub(crate) use prepared::{PreparedBuiltins, insert_prepared, prepare_all, prepare_in_world};
 
 use std::collections::HashMap;
