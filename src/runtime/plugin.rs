@@ -94,6 +94,10 @@ impl Plugin for ForgeScenePlugin {
         {
             if !app.world().contains_resource::<Assets<bevy_mesh::Mesh>>() {
                 app.init_asset::<bevy_mesh::Mesh>();
+                // No `MeshPlugin`: nothing draws meshes, so none needs a material.
+                if let Some(mut materials) = app.world_mut().get_resource_mut::<ForgeMaterials>() {
+                    materials.draws_nothing = true;
+                }
             }
             if !app.world().contains_resource::<Assets<bevy_image::Image>>() {
                 app.init_asset::<bevy_image::Image>();

@@ -274,6 +274,9 @@ impl AppliedDoc {
 pub(crate) struct ForgeMaterials {
     handles: HashMap<(AssetId<ForgeScene>, usize), Option<UntypedHandle>>,
     warned: bool,
+    /// The app has no `MeshPlugin` (the plugin added the mesh assets itself): nothing draws a
+    /// mesh, so a mesh without a material is no problem to warn of.
+    pub(crate) draws_nothing: bool,
 }
 
 /// How much spawning one frame may do: wall-clock time, a number of entities, or both. With
@@ -1098,7 +1101,13 @@ fn material_handle(
         Err(reason) => {
             if !cache.warned {
                 cache.warned = true;
-                tracing::warn!("mesh3d entities spawn without materials: {reason}");
+                if cache.draws_nothing {
+                    tracing::debug!(
+                        "mesh3d entities spawn without materials in this app, which draws no meshes: {reason}"
+                    );
+                } else {
+                    tracing::warn!("mesh3d entities spawn without materials: {reason}");
+                }
             }
             None
         }

@@ -19,8 +19,9 @@
 //! needs a newer Rust). Materials are built at spawn time through the app's type registry:
 //! `StandardMaterial` from its `ReflectDefault` with the file's fields applied, added to its
 //! `Assets` through `ReflectAsset`, and `MeshMaterial3d<StandardMaterial>` inserted through
-//! `ReflectComponent`. An app without the PBR types registered gets meshes without materials and
-//! one warning saying why.
+//! `ReflectComponent`. An app that draws meshes (it has Bevy's `MeshPlugin`) without the PBR
+//! types registered gets meshes without materials and one warning saying why; a headless app
+//! (no `MeshPlugin`: nothing draws a mesh) gets them without materials quietly.
 
 /// `Prepared`, `prepare`, `insert` and `remove` of a tag that is one Bevy component `$bevy`,
 /// made from the payload `$data` by the file's `fn bevy(&$data) -> $bevy`.
