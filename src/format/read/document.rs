@@ -247,10 +247,6 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// One tile layer: `(id: .., name: .., parent: .., plane: xy, cell_size: (..), origin: (..),
-    /// start: (i: .., j: ..), palette: {"g": ".."}, rows: [..], cells: [..], overrides: [..])`;
-    /// `id`, `plane`, `cell_size` and `palette` are required.
-
     /// One override: `(target: [..], name: Some(..), transform: Some(..), set: [..], add: [..],
     /// remove: [..], children: [..])`, everything but `target` optional.
     pub(super) fn override_entry(&mut self) -> PResult<(Override, OverrideSpans)> {

@@ -7,6 +7,9 @@ use crate::format::layer::{MAX_CELL_INDEX, TILE_PLANES, TileCell, TileLayer, Til
 use crate::format::source_map::{LAYER_FIELDS, LayerSpans};
 
 impl<'a> Parser<'a> {
+    /// One tile layer: `(id: .., name: .., parent: .., plane: xy, cell_size: (..), origin: (..),
+    /// start: (i: .., j: ..), palette: {"g": ".."}, rows: [..], cells: [..], overrides: [..])`;
+    /// `id`, `plane`, `cell_size` and `palette` are required.
     pub(super) fn layer(&mut self) -> PResult<(TileLayer, LayerSpans)> {
         let mut l = TileLayer::new(0, "");
         let mut spans = LayerSpans::new();

@@ -40,7 +40,7 @@ pub struct Recovered {
 /// The errors met while reading past them.
 #[derive(Default)]
 pub(super) struct Recovery {
-    errors: Vec<Box<PErr>>,
+    errors: Vec<PErr>,
     /// Inside an entry or field whose error is kept: what else goes wrong there follows from it.
     muted: bool,
 }
@@ -103,7 +103,7 @@ impl Parser<'_> {
     /// Keeps `error` as a problem of the text, unless it follows from one kept before: inside an
     /// entry whose error is kept, at or before the place of the last one, or at the end of the
     /// text after any. Dropped when not reading past errors.
-    pub(super) fn tolerate(&mut self, error: Box<PErr>) {
+    pub(super) fn tolerate(&mut self, error: PErr) {
         let len = self.b.len();
         let Some(rec) = &mut self.rec else {
             return;
@@ -184,8 +184,7 @@ impl Parser<'_> {
     fn skip_to_boundary(&mut self, from: usize, own: &[&str]) -> Stop {
         let text = self.text.get(from..).unwrap_or_default();
         let mut depth = 0usize;
-        let mut all = tokens(text);
-        while let Some(t) = all.next() {
+        for t in tokens(text) {
             let at = from + t.range.start;
             let stop = match t.kind {
                 TokenKind::String { closed: false } | TokenKind::Comment { closed: false } => {
@@ -295,7 +294,7 @@ impl Parser<'_> {
         let mut next = 0usize;
         loop {
             if let Err(e) = self.skip_ws() {
-                self.tolerate(e);
+                self.tolerate(*e);
                 self.pos = self.b.len();
                 return seen;
             }
@@ -306,13 +305,13 @@ impl Parser<'_> {
                 }
                 None | Some(b']' | b'}') => {
                     if let Err(e) = self.unexpected::<()>("a field name or `)`") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     return seen;
                 }
                 Some(b',') => {
                     if let Err(e) = self.unexpected::<()>("a field name or `)`") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     self.pos += 1;
                     continue;
@@ -327,7 +326,7 @@ impl Parser<'_> {
             };
             let Some(name) = name else {
                 if let Err(e) = self.unexpected::<()>("a field name or `)`") {
-                    self.tolerate(e);
+                    self.tolerate(*e);
                 }
                 if self.at_boundary() && self.open.len() > 1 {
                     return seen;
@@ -348,7 +347,7 @@ impl Parser<'_> {
             let i = match found {
                 None if self.pos == self.b.len() => {
                     if let Err(e) = self.unexpected::<()>("`:` after a field name") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     return seen;
                 }
@@ -363,7 +362,7 @@ impl Parser<'_> {
                         },
                     );
                     if let Err(e) = e {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     // A field of a structure this one is inside: this one was not closed.
                     let outer = self.open.len().saturating_sub(1);
@@ -385,7 +384,7 @@ impl Parser<'_> {
                         },
                     );
                     if let Err(e) = e {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     self.skip_field_value(fields);
                     continue;
@@ -396,10 +395,10 @@ impl Parser<'_> {
             next = i + 1;
             if let Err(mut e) = self.expect(b':', "`:`") {
                 e.segs.push(Seg::Field(fields[i]));
-                self.tolerate(e);
+                self.tolerate(*e);
             }
             if let Err(e) = self.skip_ws() {
-                self.tolerate(e);
+                self.tolerate(*e);
                 self.pos = self.b.len();
                 return seen;
             }
@@ -409,7 +408,7 @@ impl Parser<'_> {
                 if e.entity.is_none() {
                     e.segs.push(Seg::Field(fields[i]));
                 }
-                self.tolerate(e);
+                self.tolerate(*e);
                 // Where the value's brackets are not closed, a field not read yet ends it.
                 let unseen: Vec<&str> = (0..fields.len())
                     .filter(|k| seen & (1 << k) == 0)
@@ -421,7 +420,7 @@ impl Parser<'_> {
                 continue;
             }
             if let Err(e) = self.skip_ws() {
-                self.tolerate(e);
+                self.tolerate(*e);
                 self.pos = self.b.len();
                 return seen;
             }
@@ -433,7 +432,7 @@ impl Parser<'_> {
                 _ if self.errors_kept() > kept => {}
                 _ => {
                     if let Err(e) = self.unexpected::<()>("`,` or `)`") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                 }
             }
@@ -463,7 +462,7 @@ impl Parser<'_> {
         loop {
             let began = self.pos;
             if let Err(e) = self.skip_ws() {
-                self.tolerate(e);
+                self.tolerate(*e);
                 self.pos = self.b.len();
                 return Ok(());
             }
@@ -474,13 +473,13 @@ impl Parser<'_> {
                 }
                 None | Some(b')' | b'}') => {
                     if let Err(e) = self.unexpected::<()>("`,` or `]`") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     return Ok(());
                 }
                 Some(b',') => {
                     if let Err(e) = self.unexpected::<()>("a value or `]`") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                     self.pos += 1;
                     continue;
@@ -489,7 +488,7 @@ impl Parser<'_> {
             }
             if self.at_boundary() {
                 if let Err(e) = self.unexpected::<()>("`,` or `]`") {
-                    self.tolerate(e);
+                    self.tolerate(*e);
                 }
                 return Ok(());
             }
@@ -498,7 +497,7 @@ impl Parser<'_> {
             if let Err(mut e) = item(self, i) {
                 self.tables.undo(mark);
                 e.segs.push(Seg::Index(i));
-                self.tolerate(e);
+                self.tolerate(*e);
                 i += 1;
                 match self.skip_to_boundary(item_at, &[]) {
                     Stop::Comma => self.pos += 1,
@@ -509,7 +508,7 @@ impl Parser<'_> {
             }
             i += 1;
             if let Err(e) = self.skip_ws() {
-                self.tolerate(e);
+                self.tolerate(*e);
                 self.pos = self.b.len();
                 return Ok(());
             }
@@ -518,7 +517,7 @@ impl Parser<'_> {
                 Some(b']') => {}
                 _ => {
                     if let Err(e) = self.unexpected::<()>("`,` or `]`") {
-                        self.tolerate(e);
+                        self.tolerate(*e);
                     }
                 }
             }
@@ -550,7 +549,7 @@ impl Parser<'_> {
                 if e.entity.is_none() {
                     e.segs.push(Seg::Field(TOP_FIELDS[i]));
                 }
-                p.tolerate(e);
+                p.tolerate(*e);
                 p.pos = at;
                 p.muted(|p| {
                     if p.top_field(&mut top, i, at).is_err() {
@@ -563,8 +562,8 @@ impl Parser<'_> {
         });
         match read {
             Ok((open, seen)) => {
-                if self.errors_kept() == 0 {
-                    if let Err(e) = self.strictly(|p| {
+                if self.errors_kept() == 0
+                    && let Err(e) = self.strictly(|p| {
                         p.require(open, "the scene", &TOP_FIELDS, seen, all(5))?;
                         p.skip_ws()?;
                         if p.pos < p.b.len() {
@@ -572,13 +571,13 @@ impl Parser<'_> {
                             return p.fail(p.pos, ReadErrorKind::TrailingCharacters { found });
                         }
                         Ok(())
-                    }) {
-                        self.tolerate(e);
-                    }
+                    })
+                {
+                    self.tolerate(*e);
                 }
             }
             Err(e) => {
-                self.tolerate(e);
+                self.tolerate(*e);
                 self.pos = start;
             }
         }
@@ -617,7 +616,7 @@ impl Parser<'_> {
         };
         let mut map = self.entity_map(spans);
         if let Err(e) = self.strictly(|p| p.expect(b'{', "`{` starting the entity map")) {
-            self.tolerate(in_map(e));
+            self.tolerate(*in_map(e));
             if !self.entry_starts(self.pos) {
                 let at = self.pos;
                 self.skip_to_boundary(at, &TOP_FIELDS);
@@ -627,13 +626,13 @@ impl Parser<'_> {
         let mut broken = false;
         loop {
             if let Err(e) = self.skip_ws() {
-                self.tolerate(in_map(e));
+                self.tolerate(*in_map(e));
                 self.pos = self.b.len();
                 return map;
             }
             if self.peek().is_none() || self.field_starts(self.pos, &TOP_ONLY) {
                 if let Err(e) = self.unexpected::<()>("an entity id (an unsigned integer)") {
-                    self.tolerate(in_map(e));
+                    self.tolerate(*in_map(e));
                 }
                 return map;
             }
@@ -649,7 +648,7 @@ impl Parser<'_> {
                 Ok(false) => return map,
                 Err(e) => {
                     self.tables.undo(mark);
-                    self.tolerate(in_map(e));
+                    self.tolerate(*in_map(e));
                     self.pos = key_at;
                     self.muted(|p| p.entry_lenient(&mut map, spans, key_at));
                     broken = true;
