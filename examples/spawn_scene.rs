@@ -6,8 +6,9 @@
 //! cargo run --example spawn_scene -- path/to/level.forge.ron
 //! ```
 //!
-//! For each entity it prints the `Entity`, the file id, the name, the world translation and the
-//! components it has (short type names). A file with errors prints its diagnostics once,
+//! It says in one line what it spawned, then prints for each entity the `Entity`, the file id,
+//! the name, the world translation and the components it has (short type names). Nothing is
+//! drawn (no renderer, no `bevy_pbr`), so a mesh spawns without a material, quietly. A file with errors prints its diagnostics once,
 //! rustc-style with the offending line, and exits with status 1.
 
 use std::io::{self, IsTerminal, Write};
@@ -267,7 +268,7 @@ fn main() -> ExitCode {
                 .get(&handle);
             let title = match (instance, scene) {
                 (Some(instance), Some(scene)) => format!(
-                    "spawned {:?} from {scene_path}: {} entities",
+                    "spawned {:?} from {scene_path}: {} entities under one root, headless (nothing is drawn, so meshes get no material); the live hierarchy:",
                     scene.doc().name,
                     instance.len()
                 ),

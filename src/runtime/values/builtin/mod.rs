@@ -19,8 +19,9 @@
 //! needs a newer Rust). Materials are built at spawn time through the app's type registry:
 //! `StandardMaterial` from its `ReflectDefault` with the file's fields applied, added to its
 //! `Assets` through `ReflectAsset`, and `MeshMaterial3d<StandardMaterial>` inserted through
-//! `ReflectComponent`. An app without the PBR types registered gets meshes without materials and
-//! one warning saying why.
+//! `ReflectComponent`. An app that draws meshes (it has Bevy's `MeshPlugin`) without the PBR
+//! types registered gets meshes without materials and one warning saying why; a headless app
+//! (no `MeshPlugin`: nothing draws a mesh) gets them without materials quietly.
 
 /// `Prepared`, `prepare`, `insert` and `remove` of a tag that is one Bevy component `$bevy`,
 /// made from the payload `$data` by the file's `fn bevy(&$data) -> $bevy`.
@@ -293,6 +294,10 @@ pub(crate) fn init_sub_assets(app: &mut bevy_app::App) {
     use bevy_asset::AssetApp;
     if !app.world().contains_resource::<bevy_asset::Assets<Mesh>>() {
         app.init_asset::<Mesh>();
+        // No `MeshPlugin`: nothing draws meshes, so none needs a material.
+        app.world_mut()
+            .get_resource_or_insert_with(prepared::ForgeMaterials::default)
+            .draws_nothing = true;
     }
     if !app
         .world()

@@ -167,6 +167,9 @@ pub(crate) fn prepare_in_world(
 pub(crate) struct ForgeMaterials {
     handles: HashMap<(UntypedAssetId, usize), Option<UntypedHandle>>,
     warned: bool,
+    /// The app has no `MeshPlugin` (the plugin added the mesh assets itself): nothing draws a
+    /// mesh, so a mesh without a material is no problem to warn of.
+    pub(crate) draws_nothing: bool,
 }
 
 /// Inserts one prepared built-in on `entity`, its material (slot of `materials`, the scene's)
@@ -202,7 +205,13 @@ fn material_handle(
         Err(reason) => {
             if !cache.warned {
                 cache.warned = true;
-                tracing::warn!("mesh3d entities spawn without materials: {reason}");
+                if cache.draws_nothing {
+                    tracing::debug!(
+                        "mesh3d entities spawn without materials in this app, which draws no meshes: {reason}"
+                    );
+                } else {
+                    tracing::warn!("mesh3d entities spawn without materials: {reason}");
+                }
             }
             None
         }
