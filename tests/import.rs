@@ -6,6 +6,8 @@
 
 // The harness alone: the shared game types name `forge_demo::Health` differently from the
 // goblin prefab, which this file's `Health` matches.
+#[path = "importing/dump.rs"]
+mod dump;
 #[path = "../examples/support/gate.rs"]
 mod gate;
 #[allow(dead_code)]
@@ -24,7 +26,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::reflect::AppTypeRegistry;
 use bevy_forge_scene::format::{ComponentData, MeshSource, SceneDoc, TransformData};
 use bevy_forge_scene::import::{
-    self, ImportError, ImportOptions, ImportReport, NoteKind, file_transform,
+    self, ImportError, ImportNote, ImportOptions, ImportReport, NoteKind, file_transform,
 };
 use bevy_forge_scene::prelude::*;
 use bevy_reflect::Reflect;

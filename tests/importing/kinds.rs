@@ -94,12 +94,37 @@ struct Stock {
     gold: u32,
 }
 
+#[derive(Reflect, Default, Debug, Clone, PartialEq)]
+#[reflect(Default)]
+struct Badge(u8, String);
+
+/// References (plain and optional) and a tuple struct as a field.
+#[derive(Component, Reflect, Debug, PartialEq, ForgeComponent)]
+#[reflect(Component, Default)]
+#[type_path = "kinds"]
+struct Link {
+    target: Entity,
+    backup: Option<Entity>,
+    badge: Badge,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            target: Entity::PLACEHOLDER,
+            backup: None,
+            badge: Badge::default(),
+        }
+    }
+}
+
 fn kinds_schemas() -> ForgeSchemas {
     let schemas = ForgeSchemas::default();
     schemas.insert::<Palette>();
     schemas.insert::<Shapes>();
     schemas.insert::<Glint>();
     schemas.insert::<Stock>();
+    schemas.insert::<Link>();
     schemas
 }
 
@@ -108,7 +133,8 @@ fn kinds_setup(app: &mut App) {
     app.register_type::<Palette>()
         .register_type::<Shapes>()
         .register_type::<Glint>()
-        .register_type::<Stock>();
+        .register_type::<Stock>()
+        .register_type::<Link>();
 }
 
 fn kinds_registry() -> App {
@@ -565,5 +591,131 @@ fn a_damaged_field_lists_its_component_and_entity_and_the_rest_imports() {
                 "{at}"
             );
         }
+    }
+}
+
+const EVERY_KIND: &str = "tests/fixtures/import/every-kind.scn.ron";
+const EVERY_KIND_SCHEMA: &str = "tests/fixtures/import/every-kind.forge-schema.ron";
+
+/// The world of `every-kind.scn.ron`: eight game components of five types over four entities,
+/// every field kind a schema describes among them.
+fn every_kind_world() -> (App, Vec<Entity>) {
+    let mut app = kinds_registry();
+    let world = app.world_mut();
+    let painter = world
+        .spawn((
+            Name::new("Painter"),
+            palette_of(Era { minor: 20 }),
+            shapes(),
+            Glint(Color::oklcha(0.5, 0.25, 120.0, 1.0)),
+        ))
+        .id();
+    let shop = world
+        .spawn((
+            Name::new("Shop"),
+            Stock {
+                counts: [("apple".to_owned(), 3), ("pear".to_owned(), 1)].into(),
+                gold: 9,
+            },
+            Glint(Color::srgba(0.0, 1.0, 0.0, 1.0)),
+        ))
+        .id();
+    let guard = world
+        .spawn((
+            Name::new("Guard"),
+            Shapes {
+                mode: Mode::Idle,
+                fallback: None,
+                tags: Vec::new(),
+                ..shapes()
+            },
+            Link {
+                target: painter,
+                backup: Some(shop),
+                badge: Badge(3, "night".into()),
+            },
+        ))
+        .id();
+    let lamp = world
+        .spawn((Name::new("Lamp"), Glint(Color::hsva(40.0, 0.5, 1.0, 0.75))))
+        .id();
+    (app, vec![painter, shop, guard, lamp])
+}
+
+#[test]
+fn the_every_kind_scene_is_what_bevy_writes_and_keeps_all_but_its_map() {
+    let (app, entities) = every_kind_world();
+    let text = bevy_text(app.world(), &entities);
+    let path = Path::new(ROOT).join(EVERY_KIND);
+    let schema_path = Path::new(ROOT).join(EVERY_KIND_SCHEMA);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        kinds_schemas().export(&schema_path).unwrap();
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert_eq!(
+        bevy_forge_scene::schema::SchemaFile::read(&schema_path).unwrap(),
+        kinds_schemas().to_schema_file()
+    );
+    let game = |path: &str| path.starts_with("kinds::");
+    let total = text.matches("\"kinds::").count();
+    for (how, imported) in import_both(&text) {
+        let kept: usize = imported
+            .doc
+            .entities
+            .values()
+            .map(|e| {
+                e.components
+                    .iter()
+                    .filter(|c| matches!(c, ComponentData::Custom(c) if game(&c.type_path)))
+                    .count()
+            })
+            .sum();
+        // The one left out is the map, listed with its entity and field.
+        assert_eq!((kept, total), (7, 8), "{how}: {:?}", notes_of(&imported));
+        let [note] = imported.report.notes.as_slice() else {
+            panic!("{how}: {:?}", notes_of(&imported));
+        };
+        assert_eq!(
+            (note.entity_name.as_deref(), note.type_path.as_str()),
+            (Some("Shop"), "kinds::Stock")
+        );
+        // Spawned, each kept component is the value Bevy wrote.
+        let doc = &imported.doc;
+        let (h, instance) = spawn_kinds(doc);
+        let world = h.world();
+        let spawned = |name: &str| {
+            instance
+                .entity(doc.find_by_name(name).next().unwrap())
+                .unwrap()
+        };
+        let source = app.world();
+        for (i, name) in ["Painter", "Shop", "Guard", "Lamp"].iter().enumerate() {
+            let (from, to) = (entities[i], spawned(name));
+            assert_eq!(
+                world.get::<Palette>(to),
+                source.get::<Palette>(from),
+                "{how} {name}"
+            );
+            assert_eq!(
+                world.get::<Shapes>(to),
+                source.get::<Shapes>(from),
+                "{how} {name}"
+            );
+            assert_eq!(
+                world.get::<Glint>(to),
+                source.get::<Glint>(from),
+                "{how} {name}"
+            );
+        }
+        assert_eq!(
+            world.get::<Link>(spawned("Guard")),
+            Some(&Link {
+                target: spawned("Painter"),
+                backup: Some(spawned("Shop")),
+                badge: Badge(3, "night".into()),
+            }),
+            "{how}"
+        );
     }
 }

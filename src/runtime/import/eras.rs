@@ -489,12 +489,27 @@ fn era_of(text: &str, skeleton: &Skeleton) -> Probe {
     }
 }
 
-/// The type paths of Bevy types that moved, as Bevy 0.20 names them.
+/// The type paths of Bevy types that moved, as Bevy 0.20 names them (Bevy 0.15-0.16's paths
+/// of the built-ins' components; `bevy_core`'s `Name` and `bevy_hierarchy`'s types).
 pub(crate) fn alias(type_path: &str) -> Option<&'static str> {
     Some(match type_path {
         "bevy_core::name::Name" => "bevy_ecs::name::Name",
         "bevy_hierarchy::components::parent::Parent" => "bevy_ecs::hierarchy::ChildOf",
         "bevy_hierarchy::components::children::Children" => "bevy_ecs::hierarchy::Children",
+        // The built-ins' components, which moved to `bevy_camera`, `bevy_light`, `bevy_mesh`
+        // and `bevy_sprite` in Bevy 0.17.
+        "bevy_text::text2d::Text2d" => "bevy_sprite::text2d::Text2d",
+        "bevy_core_pipeline::core_2d::camera_2d::Camera2d" => "bevy_camera::components::Camera2d",
+        "bevy_core_pipeline::core_3d::camera_3d::Camera3d" => "bevy_camera::components::Camera3d",
+        "bevy_render::camera::camera::Camera" => "bevy_camera::camera::Camera",
+        "bevy_render::camera::projection::Projection" => "bevy_camera::projection::Projection",
+        "bevy_pbr::light::point_light::PointLight" => "bevy_light::point_light::PointLight",
+        "bevy_pbr::light::directional_light::DirectionalLight" => {
+            "bevy_light::directional_light::DirectionalLight"
+        }
+        "bevy_pbr::light::spot_light::SpotLight" => "bevy_light::spot_light::SpotLight",
+        "bevy_render::mesh::components::Mesh3d" => "bevy_mesh::components::Mesh3d",
+        "bevy_render::view::visibility::Visibility" => "bevy_camera::visibility::Visibility",
         _ => return None,
     })
 }

@@ -9,8 +9,15 @@
 //! its `font_size` was an `f32` (`20.0`) and is `FontSize::Px(..)`. A value written as one of
 //! the enum's variants reads as itself. Only Bevy's types (`bevy_*` paths), whose history is
 //! known; a game's enum is read as it is.
+//!
+//! **A Bevy struct that lost a field** reads without it: a 0.15 `Sprite` writes `anchor`, which
+//! is a component of its own since 0.17. The field's value is read past and named in
+//! [`EraProcessor::removed`] (a [`NoteKind::RemovedFields`](super::NoteKind::RemovedFields)
+//! of the component); fields a file does not write (added since) take the type's default, as
+//! Bevy's `FromReflect` does for a type with `#[reflect(Default)]`.
 
 use std::any::TypeId;
+use std::fmt;
 
 use bevy_asset::{HandleDeserializeProcessor, LoadFromPath, ReflectHandle, UntypedHandle};
 use bevy_color::Color;
@@ -19,14 +26,18 @@ use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_reflect::enums::{DynamicEnum, DynamicVariant, VariantInfo};
 use bevy_reflect::list::DynamicList;
-use bevy_reflect::serde::{ReflectDeserializerProcessor, TypedReflectDeserializer};
+use bevy_reflect::serde::{
+    ReflectDeserializeWithRegistry, ReflectDeserializerProcessor, SerializationData,
+    TypedReflectDeserializer,
+};
+use bevy_reflect::structs::{DynamicStruct, StructInfo};
 use bevy_reflect::tuple::DynamicTuple;
 use bevy_reflect::tuple_struct::DynamicTupleStruct;
-use bevy_reflect::{PartialReflect, TypeInfo, TypeRegistration, TypeRegistry};
+use bevy_reflect::{PartialReflect, ReflectDeserialize, TypeInfo, TypeRegistration, TypeRegistry};
 use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 use ron::value::RawValue;
 use serde::Deserializer;
-use serde::de::{DeserializeSeed, Error as _};
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
 use super::colour;
 use super::eras::{EntitiesSeed, EntitySeed, FloatsSeed, Keys, NameSeed, first_token};
@@ -39,6 +50,9 @@ pub(crate) struct EraProcessor<'a> {
     /// A type to leave to Bevy's own reading once: an enum whose text was found to be one of
     /// its variants.
     bypass: Option<TypeId>,
+    /// The fields read past because their Bevy struct no longer has them, as
+    /// `Type.field` (`Sprite.anchor`), in file order.
+    pub(crate) removed: Vec<String>,
 }
 
 impl<'a> EraProcessor<'a> {
@@ -48,6 +62,7 @@ impl<'a> EraProcessor<'a> {
             keys,
             load,
             bypass: None,
+            removed: Vec::new(),
         }
     }
 }
@@ -119,12 +134,65 @@ impl ReflectDeserializerProcessor for EraProcessor<'_> {
             let untyped = untyped_handle(&handle, reflect.asset_type_id(), &mut *self.load)
                 .map_err(D::Error::custom)?;
             reflect.typed(untyped).into_partial_reflect()
+        } else if cfg!(feature = "builtins") && registration.type_info().type_path() == ANCHOR {
+            // An enum of named places before Bevy 0.17 (`Center`, `Custom((x, y))`).
+            self.anchor(registration, registry, deserializer)?
         } else if let Some(first) = became_enum(registration) {
             self.enum_or_first(registration, registry, first, deserializer)?
+        } else if let Some(info) = bevy_struct(registration) {
+            Box::new(deserializer.deserialize_struct(
+                "",
+                info.field_names(),
+                StructWithout {
+                    processor: self,
+                    registration,
+                    registry,
+                    info,
+                },
+            )?)
         } else {
             return Ok(Err(deserializer));
         };
         Ok(Ok(value))
+    }
+}
+
+/// Two floats inside a newtype's parentheses: `((x, y))` or `((x: .., y: ..))`.
+struct FloatsInNewtype;
+
+impl<'de> DeserializeSeed<'de> for FloatsInNewtype {
+    type Value = [f32; 4];
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<[f32; 4], D::Error> {
+        d.deserialize_newtype_struct("", self)
+    }
+}
+
+impl<'de> Visitor<'de> for FloatsInNewtype {
+    type Value = [f32; 4];
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a point `((x, y))`")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<[f32; 4], D::Error> {
+        d.deserialize_any(FloatsSeed(2))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<[f32; 4], A::Error> {
+        let out = seq
+            .next_element_seed(FloatsSeedOnce)?
+            .ok_or_else(|| A::Error::invalid_length(0, &self))?;
+        Ok(out)
+    }
+}
+
+/// [`FloatsSeed`] of two, as a seed.
+struct FloatsSeedOnce;
+
+impl<'de> DeserializeSeed<'de> for FloatsSeedOnce {
+    type Value = [f32; 4];
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<[f32; 4], D::Error> {
+        d.deserialize_any(FloatsSeed(2))
     }
 }
 
@@ -144,6 +212,74 @@ fn became_enum(registration: &TypeRegistration) -> Option<&'static VariantInfo> 
     }
 }
 
+/// A Bevy struct read field by field (not by its own serde implementation): one whose
+/// fields may have changed between eras (see the module docs).
+fn bevy_struct(registration: &TypeRegistration) -> Option<&'static StructInfo> {
+    let TypeInfo::Struct(info) = registration.type_info() else {
+        return None;
+    };
+    let own_serde = registration.data::<ReflectDeserialize>().is_some()
+        || registration
+            .data::<ReflectDeserializeWithRegistry>()
+            .is_some();
+    (info.type_path().starts_with("bevy_") && !own_serde).then_some(info)
+}
+
+/// A Bevy struct's fields, those it no longer has read past (see the module docs), as Bevy's
+/// own struct reading does otherwise (skipped fields at their defaults).
+struct StructWithout<'p, 'a, 'r> {
+    processor: &'p mut EraProcessor<'a>,
+    registration: &'r TypeRegistration,
+    registry: &'r TypeRegistry,
+    info: &'static StructInfo,
+}
+
+impl<'de> Visitor<'de> for StructWithout<'_, '_, '_> {
+    type Value = DynamicStruct;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a `{}` struct", self.info.type_path_table().short_path())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DynamicStruct, A::Error> {
+        let mut out = DynamicStruct::default();
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(field) = self.info.field(&key) else {
+                map.next_value::<IgnoredAny>()?;
+                self.processor.removed.push(format!(
+                    "{}.{key}",
+                    self.info.type_path_table().short_path()
+                ));
+                continue;
+            };
+            let registration = self.registry.get(field.type_id()).ok_or_else(|| {
+                A::Error::custom(format_args!(
+                    "`{}` is not in the type registry",
+                    field.type_path()
+                ))
+            })?;
+            let value = map.next_value_seed(TypedReflectDeserializer::with_processor(
+                registration,
+                self.registry,
+                &mut *self.processor,
+            ))?;
+            out.insert_boxed(key, value);
+        }
+        if let Some(data) = self.registration.data::<SerializationData>() {
+            for (index, skipped) in data.iter_skipped() {
+                if let Some(field) = self.info.field_at(*index) {
+                    out.insert_boxed(
+                        field.name(),
+                        skipped.generate_default().into_partial_reflect(),
+                    );
+                }
+            }
+        }
+        out.set_represented_type(Some(self.registration.type_info()));
+        Ok(out)
+    }
+}
+
 /// The identifier a RON value opens with (`Weak` of `Weak(..)`), if any.
 fn leading_ident(text: &str) -> Option<&str> {
     let b = text.as_bytes();
@@ -160,7 +296,67 @@ fn leading_ident(text: &str) -> Option<&str> {
         .then_some(ident)
 }
 
+/// `bevy_sprite`'s `Anchor`: an enum up to Bevy 0.16, a `Vec2` newtype since.
+const ANCHOR: &str = "bevy_sprite::sprite::Anchor";
+
+/// The point of an anchor named as Bevy 0.15-0.16 named it.
+fn anchor_point(name: &str) -> Option<Vec2> {
+    Some(match name {
+        "Center" => Vec2::ZERO,
+        "BottomLeft" => Vec2::new(-0.5, -0.5),
+        "BottomCenter" => Vec2::new(0.0, -0.5),
+        "BottomRight" => Vec2::new(0.5, -0.5),
+        "CenterLeft" => Vec2::new(-0.5, 0.0),
+        "CenterRight" => Vec2::new(0.5, 0.0),
+        "TopLeft" => Vec2::new(-0.5, 0.5),
+        "TopCenter" => Vec2::new(0.0, 0.5),
+        "TopRight" => Vec2::new(0.5, 0.5),
+        _ => return None,
+    })
+}
+
 impl EraProcessor<'_> {
+    /// An `Anchor` in either era's spelling: a named place or `Custom((x, y))` of Bevy
+    /// 0.15-0.16, or its point (`((x, y))`, Bevy's own reading).
+    fn anchor<'de, D: Deserializer<'de>>(
+        &mut self,
+        registration: &TypeRegistration,
+        registry: &TypeRegistry,
+        deserializer: D,
+    ) -> Result<Box<dyn PartialReflect>, D::Error> {
+        use serde::Deserialize;
+        let raw = <&RawValue>::deserialize(deserializer)?;
+        let text = raw.get_ron();
+        let name = leading_ident(text);
+        let point = match name {
+            Some("Custom") => {
+                let rest = text.trim_start().trim_start_matches("Custom");
+                let [x, y, _, _] = ron::Options::default()
+                    .from_str_seed(rest, FloatsInNewtype)
+                    .map_err(|e| D::Error::custom(e.code))?;
+                Vec2::new(x, y)
+            }
+            Some(n) => anchor_point(n).ok_or_else(|| {
+                D::Error::custom(format_args!(
+                    "`{n}` is not an anchor (`Center`, `TopLeft`, ..., `Custom((x, y))`)"
+                ))
+            })?,
+            None => {
+                self.bypass = Some(registration.type_id());
+                let read = ron::Options::default().from_str_seed(
+                    text,
+                    TypedReflectDeserializer::with_processor(registration, registry, self),
+                );
+                self.bypass = None;
+                return read.map_err(|e| D::Error::custom(e.code));
+            }
+        };
+        let mut out = DynamicTupleStruct::default();
+        out.insert(point);
+        out.set_represented_type(Some(registration.type_info()));
+        Ok(Box::new(out))
+    }
+
     /// A value of a Bevy enum that was another type before: as itself when the text writes
     /// one of its variants, else as `first` holding the text read as its value's type.
     fn enum_or_first<'de, D: Deserializer<'de>>(

@@ -334,6 +334,14 @@ impl Cx<'_> {
                         ),
                     )
                     .map_err(|e| unreadable(self.text, raw, &e))?;
+                if !processor.removed.is_empty() {
+                    let fields = std::mem::take(&mut processor.removed);
+                    self.extras.parts.push((
+                        entity,
+                        written.to_owned(),
+                        Extra::Listed(NoteKind::RemovedFields { fields }),
+                    ));
+                }
                 // The concrete type where it has `FromReflect`, as Bevy's deserializer does.
                 let value = registration
                     .data::<ReflectFromReflect>()
@@ -401,6 +409,7 @@ fn unreadable(text: &str, raw: &str, error: &ron::error::SpannedError) -> NoteKi
         field: fields::field_at(raw, at.line, at.col),
         line,
         column,
-        message: error.code.to_string(),
+        // Bevy's reflection errors end with the types they were in; none is no news.
+        message: error.code.to_string().replace(" (stack: )", ""),
     }
 }

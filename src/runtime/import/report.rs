@@ -122,6 +122,13 @@ pub enum NoteKind {
     /// A schema file was given ([`ImportOptions::schema_file`]) and has no component of this
     /// type path (or an old path of one): not a `ForgeComponent` of the game, so left out.
     NotInSchema,
+    /// Kept, but the file writes fields Bevy 0.20's types no longer have (a Bevy 0.15
+    /// `Sprite`'s `anchor`, a component of its own since 0.17): read past, so their values
+    /// are lost.
+    RemovedFields {
+        /// `Type.field` of each (`Sprite.anchor`), in file order.
+        fields: Vec<String>,
+    },
     /// The value does not read as its type (its schema's, or the registry's): a field of
     /// another kind, a colour channel of another space, a variant the type does not have, a
     /// field the type no longer has. Left out; the rest of the file is imported.
@@ -229,6 +236,15 @@ impl fmt::Display for ImportNote {
             NoteKind::NotInSchema => write!(
                 f,
                 "`{path}` is not in the schema file (not a `ForgeComponent` of the game); left out"
+            ),
+            NoteKind::RemovedFields { fields } => write!(
+                f,
+                "`{path}` kept without {}, which Bevy 0.20's types no longer have",
+                fields
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             NoteKind::Unreadable {
                 field: Some(field),
