@@ -152,9 +152,11 @@ fn a_0_15_world_dump_with_weak_handles_imports_with_each_handle_listed() {
         faction.contains(&("ally".into(), format!("Some(#{})", id("Lamp")))),
         "{faction:?}"
     );
-    // Bevy's own: the sprite is kept without its image (a runtime index names no file) and
-    // without 0.15's `anchor`; the text keeps its size, its font is the default one
-    // (`Weak(Uuid(..))` of the default handle); the mesh names no file.
+    // Bevy's own: the sprite is kept without its image (a runtime index names no file); its
+    // 0.15 `anchor` field is read as the `Anchor` component it became, at its default
+    // (`Center`), so nothing is lost; the text keeps its size, its font is the default one
+    // (`Weak(Uuid(..))` of the default handle), and its changed `Anchor` (0.15's named
+    // `TopLeft`) is listed; the mesh names no file.
     let sprite = doc.entities[&hero]
         .components
         .iter()
@@ -165,9 +167,32 @@ fn a_0_15_world_dump_with_weak_handles_imports_with_each_handle_listed() {
         .unwrap_or_else(|| panic!("{notes:?}"));
     assert!(sprite.image.is_none() && sprite.flip_x);
     assert!(
-        notes
+        note("Hero", "bevy_sprite::sprite::Anchor").is_empty(),
+        "{notes:?}"
+    );
+    assert!(
+        !notes.iter().any(|n| n.contains("Sprite.anchor")),
+        "{notes:?}"
+    );
+    // The lamp's 0.15 `shadows_enabled` is 0.20's `shadow_maps_enabled`; its
+    // `soft_shadows_enabled` (a field only with Bevy's `experimental_pbr_pcss`) is listed.
+    let lamp = doc.entities[&id("Lamp")]
+        .components
+        .iter()
+        .find_map(|c| match c {
+            ComponentData::PointLight(l) => Some(l),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(lamp.shadows, "{notes:?}");
+    assert_eq!(
+        note("Lamp", "bevy_light::point_light::PointLight")
             .iter()
-            .any(|n| n.contains("`bevy_sprite::sprite::Sprite` kept without `Sprite.anchor`")),
+            .map(|n| &n.kind)
+            .collect::<Vec<_>>(),
+        [&NoteKind::RemovedFields {
+            fields: vec!["PointLight.soft_shadows_enabled".into()]
+        }],
         "{notes:?}"
     );
     let title = doc.entities[&id("Title")]
@@ -184,6 +209,14 @@ fn a_0_15_world_dump_with_weak_handles_imports_with_each_handle_listed() {
         "{notes:?}"
     );
     assert_eq!(
+        note("Title", "bevy_sprite::sprite::Anchor")
+            .iter()
+            .map(|n| &n.kind)
+            .collect::<Vec<_>>(),
+        [&NoteKind::Implied { tag: "text2d" }],
+        "{notes:?}"
+    );
+    assert_eq!(
         note("Crate", "bevy_mesh::components::Mesh3d")[0].kind,
         NoteKind::MeshWithoutPath,
         "{notes:?}"
@@ -191,4 +224,170 @@ fn a_0_15_world_dump_with_weak_handles_imports_with_each_handle_listed() {
     assert_eq!(doc.entities[&id("Title")].parent, Some(hero));
     // Nothing about a handle spelling, and no value refused for its spelling.
     assert!(!notes.iter().any(|n| n.contains("Weak")), "{notes:?}");
+}
+
+/// Two 0.15 cameras (`hdr`, `msaa_writeback` of each), a sprite and a light as Bevy 0.15
+/// writes them, each field Bevy 0.20's struct changed written by its 0.15 name and type.
+fn fields_0_15(quiet: (bool, &str), bright: (bool, &str), anchor: &str) -> String {
+    let camera = |name: &str, key: u64, (hdr, writeback): (bool, &str)| {
+        format!(
+            r#"
+    {key}: (
+      components: {{
+        "bevy_core::name::Name": (hash: 1, name: "{name}"),
+        "bevy_core_pipeline::core_2d::camera_2d::Camera2d": (),
+        "bevy_render::camera::camera::Camera": (
+          viewport: None,
+          order: 0,
+          is_active: true,
+          target: Window(Primary),
+          hdr: {hdr},
+          msaa_writeback: {writeback},
+          clear_color: Default,
+          sub_camera_view: None,
+        ),
+      }},
+    ),"#
+        )
+    };
+    format!(
+        r#"(
+  resources: {{}},
+  entities: {{{}{}
+    4294967298: (
+      components: {{
+        "bevy_core::name::Name": (hash: 3, name: "Sign"),
+        "bevy_sprite::sprite::Sprite": (
+          image: Weak(Uuid(uuid: "97128bb1-2588-480b-bdc6-87b4adbec477")),
+          texture_atlas: None,
+          color: Srgba((red: 1.0, green: 1.0, blue: 1.0, alpha: 1.0)),
+          flip_x: false,
+          flip_y: false,
+          custom_size: None,
+          rect: None,
+          anchor: {anchor},
+          image_mode: Auto,
+        ),
+      }},
+    ),
+    4294967299: (
+      components: {{
+        "bevy_core::name::Name": (hash: 4, name: "Sun"),
+        "bevy_pbr::light::directional_light::DirectionalLight": (
+          color: Srgba((red: 1.0, green: 1.0, blue: 1.0, alpha: 1.0)),
+          illuminance: 10000.0,
+          shadows_enabled: true,
+          shadow_depth_bias: 0.02,
+          shadow_normal_bias: 1.8,
+        ),
+      }},
+    ),
+  }},
+)"#,
+        camera("Quiet", 4294967296, quiet),
+        camera("Bright", 4294967297, bright),
+    )
+}
+
+/// The notes of the entity named `entity`, as type path and kind.
+fn listed<'a>(imported: &'a import::Imported, entity: &str) -> Vec<(&'a str, &'a NoteKind)> {
+    imported
+        .report
+        .notes
+        .iter()
+        .filter(|n| n.entity_name.as_deref() == Some(entity))
+        .map(|n| (n.type_path.as_str(), &n.kind))
+        .collect()
+}
+
+#[test]
+fn bevy_0_15_fields_that_changed_read_as_what_they_became() {
+    let text = fields_0_15((false, "true"), (true, "true"), "TopLeft");
+    let imported = import::from_scn_ron(&text, &import::builtin_types()).unwrap();
+    let notes = notes_of(&imported);
+    let doc = &imported.doc;
+    let id = |name: &str| doc.find_by_name(name).next().unwrap();
+    // A default camera: `target: Window(Primary)` is the default `RenderTarget`, `hdr: false`
+    // no `Hdr`, `msaa_writeback: true` the default `MsaaWriteback::Auto`. Nothing is lost.
+    assert_eq!(listed(&imported, "Quiet"), [], "{notes:?}");
+    assert!(
+        doc.entities[&id("Quiet")]
+            .components
+            .iter()
+            .any(|c| matches!(c, ComponentData::Camera2d)),
+        "{notes:?}"
+    );
+    // `hdr: true` is the `Hdr` marker, which `forge import`'s registry does not have: listed
+    // as lost, the camera otherwise at its default.
+    assert_eq!(
+        listed(&imported, "Bright"),
+        [(
+            "bevy_camera::camera::Camera",
+            &NoteKind::RemovedFields {
+                fields: vec!["Camera.hdr".into()]
+            }
+        )],
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains(
+            "`bevy_camera::camera::Camera` read without `Camera.hdr`: not a field of the type as registered"
+        )),
+        "{notes:?}"
+    );
+    // The sprite's `anchor` field is the `Anchor` component: a named place other than
+    // `Center` is a changed one, listed as such.
+    assert_eq!(
+        listed(&imported, "Sign"),
+        [(
+            "bevy_sprite::sprite::Anchor",
+            &NoteKind::Implied { tag: "sprite" }
+        )],
+        "{notes:?}"
+    );
+    // The light's `shadows_enabled` is `shadow_maps_enabled`: the shadows are kept.
+    let sun = doc.entities[&id("Sun")]
+        .components
+        .iter()
+        .find_map(|c| match c {
+            ComponentData::DirectionalLight(l) => Some(l),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(sun.shadows, "{notes:?}");
+    assert_eq!(listed(&imported, "Sun"), [], "{notes:?}");
+
+    // `msaa_writeback: false` is `Off`, a changed `Camera` (a camera keeps none of its values:
+    // listed once); one that is neither a `bool` nor a variant is listed with its field, the
+    // rest imported. `Center` is the default anchor.
+    let text = fields_0_15((false, "false"), (false, "7"), "Center");
+    let imported = import::from_scn_ron(&text, &import::builtin_types()).unwrap();
+    let notes = notes_of(&imported);
+    assert_eq!(
+        listed(&imported, "Quiet"),
+        [(
+            "bevy_camera::camera::Camera",
+            &NoteKind::Implied { tag: "camera2d" }
+        )],
+        "{notes:?}"
+    );
+    let bright = listed(&imported, "Bright");
+    assert!(
+        matches!(
+            bright.as_slice(),
+            [(
+                "bevy_render::camera::camera::Camera",
+                NoteKind::Unreadable { field: Some(f), .. }
+            )] if f == "msaa_writeback"
+        ),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains(
+            "`7` is neither a `bool` (older Bevy) nor a `MsaaWriteback` (`Off`, `Auto`, `Always`)"
+        )),
+        "{notes:?}"
+    );
+    assert_eq!(listed(&imported, "Sign"), [], "{notes:?}");
+    assert_eq!(imported.doc.entities.len(), 4);
 }

@@ -10,23 +10,31 @@ use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 /// The field of the struct or tuple struct written as `raw` that holds the 1-based `line` and
 /// `column` of `raw` (a tuple struct's fields are `0`, `1`, ...), or `None` when `raw` is
-/// neither or the place is outside its fields. A place between two values (after a field's
-/// name) belongs to the field after it.
+/// neither or the place is outside its fields. A place after a field's name and before its
+/// value belongs to that field; so does the comma after its value and the space after the
+/// comma (where a reader that took the whole value stands when it finds the value wrong).
 pub(crate) fn field_at(raw: &str, line: usize, column: usize) -> Option<String> {
     let at = offset_of(raw, line, column)?;
     let fields = ron::Options::default()
         .from_str_seed(raw, FieldsSeed { raw })
         .ok()?;
-    // Each field reaches from the end of the one before to the separator after its value.
+    // Each field reaches from the end of the one before to the next field's name.
     let b = raw.as_bytes();
+    let space = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
     fields
         .into_iter()
         .find(|(_, range)| {
-            let mut end = range.end;
-            while end < b.len() && b[end].is_ascii_whitespace() {
-                end += 1;
+            let end = space(range.end);
+            if b.get(end) == Some(&b',') {
+                at < space(end + 1)
+            } else {
+                at <= end
             }
-            at <= end
         })
         .map(|(name, _)| name)
 }
@@ -114,6 +122,9 @@ mod tests {
     fn a_place_names_the_field_it_is_in_or_the_one_after_it() {
         let raw = "(\n  hp: 75,\n  colour: Srgba((red: oops)),\n  max: 100,\n)";
         assert_eq!(field_at(raw, 2, 7).as_deref(), Some("hp"));
+        // After `75,`, at the end of its line: still `hp`; at the next name, `colour`.
+        assert_eq!(field_at(raw, 2, 10).as_deref(), Some("hp"));
+        assert_eq!(field_at(raw, 3, 3).as_deref(), Some("colour"));
         assert_eq!(field_at(raw, 3, 22).as_deref(), Some("colour"));
         // After `max:`, before its value: `max`.
         assert_eq!(field_at(raw, 4, 6).as_deref(), Some("max"));

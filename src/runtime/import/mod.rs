@@ -203,7 +203,8 @@ impl Default for ImportOptions {
 /// A type registry with the types `forge import` knows without a game: `Name`, `Transform`,
 /// `GlobalTransform`, `ChildOf`, `Children`, this crate's entity ids, and with the `builtins`
 /// feature the Bevy types of the built-in components and those they bring (`Sprite`, `Text2d`,
-/// `TextFont`, `TextColor`, `Camera2d`, `Camera3d`, `Camera`, `Projection`, `PointLight`,
+/// `TextFont`, `TextColor`, `Camera2d`, `Camera3d`, `Camera` (and its `RenderTarget`),
+/// `Projection`, `PointLight`,
 /// `DirectionalLight`, `SpotLight`, `Mesh3d`, `Visibility`, ...).
 pub fn builtin_types() -> TypeRegistry {
     let mut registry = TypeRegistry::default();
@@ -228,6 +229,11 @@ pub fn builtin_types() -> TypeRegistry {
         registry.register::<bevy_camera::Camera2d>();
         registry.register::<bevy_camera::Camera3d>();
         registry.register::<bevy_camera::Camera>();
+        // What a 0.15-0.16 `Camera`'s `target` became (a camera brings it); it implements
+        // `Default` without reflecting it, which tells a target at its default from a changed
+        // one.
+        registry.register::<bevy_camera::RenderTarget>();
+        registry.register_type_data::<bevy_camera::RenderTarget, ReflectDefault>();
         registry.register::<bevy_camera::Projection>();
         registry.register::<bevy_light::PointLight>();
         registry.register::<bevy_light::DirectionalLight>();
@@ -577,6 +583,15 @@ fn convert(
         }
         // What was read by schema or without a type.
         extras.map_entity(e.entity, &mut node, &mut entity_notes, &ids_by_entity);
+        // A component left out whole needs no note of the fields it was read without.
+        let left_out: Vec<String> = entity_notes
+            .iter()
+            .filter(|(_, kind)| !kind.keeps())
+            .map(|(path, _)| path.clone())
+            .collect();
+        entity_notes.retain(|(path, kind)| {
+            !matches!(kind, NoteKind::RemovedFields { .. }) || !left_out.contains(path)
+        });
         for type_path in unknown_of.get(&e.entity).into_iter().flatten() {
             if !(is_bevy(type_path) && COMPUTED.contains(&ident(type_path))) {
                 entity_notes.push(((*type_path).to_owned(), NoteKind::Unregistered));

@@ -10,10 +10,15 @@
 //! the enum's variants reads as itself. Only Bevy's types (`bevy_*` paths), whose history is
 //! known; a game's enum is read as it is.
 //!
-//! **A Bevy struct that lost a field** reads without it: a 0.15 `Sprite` writes `anchor`, which
-//! is a component of its own since 0.17. The field's value is read past and named in
-//! [`EraProcessor::removed`] (a [`NoteKind::RemovedFields`](super::NoteKind::RemovedFields)
-//! of the component); fields a file does not write (added since) take the type's default, as
+//! **A Bevy struct whose field changed** reads it as what it became ([`became`]): a renamed
+//! field under its new name (the lights' `shadows_enabled` of Bevy 0.15 is
+//! `shadow_maps_enabled`), a field that became a component of its own as that component
+//! ([`EraProcessor::moved`]: a 0.15 `Sprite`'s `anchor` is the `Anchor` component in 0.20, so
+//! the entity gets its `Anchor` as a 0.20 file writes it), a `bool` that became a marker as
+//! the marker when `true` (`Camera.hdr`, `Hdr`), a `bool` that became an enum as its variants
+//! (`Camera.msaa_writeback`). Any other field the struct no longer has is read past and named in
+//! [`EraProcessor::removed`] (a [`NoteKind::RemovedFields`](super::NoteKind::RemovedFields) of
+//! the component); fields a file does not write (added since) take the type's default, as
 //! Bevy's `FromReflect` does for a type with `#[reflect(Default)]`.
 
 use std::any::TypeId;
@@ -30,6 +35,7 @@ use bevy_reflect::serde::{
     ReflectDeserializeWithRegistry, ReflectDeserializerProcessor, SerializationData,
     TypedReflectDeserializer,
 };
+use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::structs::{DynamicStruct, StructInfo};
 use bevy_reflect::tuple::DynamicTuple;
 use bevy_reflect::tuple_struct::DynamicTupleStruct;
@@ -51,8 +57,11 @@ pub(crate) struct EraProcessor<'a> {
     /// its variants.
     bypass: Option<TypeId>,
     /// The fields read past because their Bevy struct no longer has them, as
-    /// `Type.field` (`Sprite.anchor`), in file order.
+    /// `Type.field`, in file order.
     pub(crate) removed: Vec<String>,
+    /// The values of fields that became components of their own ([`moved_out`]), read as
+    /// those components, in file order.
+    pub(crate) moved: Vec<Box<dyn PartialReflect>>,
 }
 
 impl<'a> EraProcessor<'a> {
@@ -63,6 +72,7 @@ impl<'a> EraProcessor<'a> {
             load,
             bypass: None,
             removed: Vec::new(),
+            moved: Vec::new(),
         }
     }
 }
@@ -225,6 +235,53 @@ fn bevy_struct(registration: &TypeRegistration) -> Option<&'static StructInfo> {
     (info.type_path().starts_with("bevy_") && !own_serde).then_some(info)
 }
 
+/// What became of a field an older Bevy wrote in one of its structs, by Bevy 0.20 (the
+/// field's struct and Bevy 0.20's types as 0.20.1's sources declare them).
+#[derive(Clone, Copy)]
+enum Became {
+    /// Renamed: the lights' `shadows_enabled` (Bevy 0.15) is `shadow_maps_enabled`.
+    Renamed(&'static str),
+    /// A component of its own, read as it (Bevy 0.20's type path): a `Sprite`'s `anchor` is
+    /// the `Anchor` component, a `Camera`'s `target` the `RenderTarget` component.
+    Component(&'static str),
+    /// A `bool` that became a marker component, there when `true`: a `Camera`'s `hdr` is the
+    /// `Hdr` component. `false` is nothing lost; `true` without the marker in the registry is
+    /// a field read past.
+    Marker(&'static str),
+    /// A `bool` that became an enum, `true` and `false` these unit variants: a `Camera`'s
+    /// `msaa_writeback` is `MsaaWriteback::Auto` (write back when an earlier camera drew to
+    /// the target, what `true` did) or `Off`.
+    Variants {
+        /// The variant of `true`.
+        yes: &'static str,
+        /// The variant of `false`.
+        no: &'static str,
+    },
+}
+
+/// What became of the field `field` of the Bevy struct `struct_path` (Bevy 0.20's path), if
+/// it changed.
+fn became(struct_path: &str, field: &str) -> Option<Became> {
+    Some(match (struct_path, field) {
+        (
+            "bevy_light::point_light::PointLight"
+            | "bevy_light::spot_light::SpotLight"
+            | "bevy_light::directional_light::DirectionalLight",
+            "shadows_enabled",
+        ) => Became::Renamed("shadow_maps_enabled"),
+        ("bevy_sprite::sprite::Sprite", "anchor") => Became::Component(ANCHOR),
+        ("bevy_camera::camera::Camera", "target") => {
+            Became::Component("bevy_camera::camera::RenderTarget")
+        }
+        ("bevy_camera::camera::Camera", "hdr") => Became::Marker("bevy_camera::components::Hdr"),
+        ("bevy_camera::camera::Camera", "msaa_writeback") => Became::Variants {
+            yes: "Auto",
+            no: "Off",
+        },
+        _ => return None,
+    })
+}
+
 /// A Bevy struct's fields, those it no longer has read past (see the module docs), as Bevy's
 /// own struct reading does otherwise (skipped fields at their defaults).
 struct StructWithout<'p, 'a, 'r> {
@@ -241,10 +298,57 @@ impl<'de> Visitor<'de> for StructWithout<'_, '_, '_> {
         write!(f, "a `{}` struct", self.info.type_path_table().short_path())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DynamicStruct, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<DynamicStruct, A::Error> {
         let mut out = DynamicStruct::default();
-        while let Some(key) = map.next_key::<String>()? {
-            let Some(field) = self.info.field(&key) else {
+        while let Some(written) = map.next_key::<String>()? {
+            let change = became(self.info.type_path(), &written);
+            let key = match change {
+                Some(Became::Renamed(new)) => new.to_owned(),
+                _ => written,
+            };
+            let component = match change {
+                Some(Became::Component(path) | Became::Marker(path)) => {
+                    self.registry.get_with_type_path(path)
+                }
+                _ => None,
+            };
+            let field = self.info.field(&key);
+            match (change, component, field) {
+                (Some(Became::Component(_)), Some(registration), None) => {
+                    let value = map.next_value_seed(TypedReflectDeserializer::with_processor(
+                        registration,
+                        self.registry,
+                        &mut *self.processor,
+                    ))?;
+                    self.processor.moved.push(value);
+                    continue;
+                }
+                (Some(Became::Marker(_)), _, None) => {
+                    // `false` is no marker: nothing to keep. `true` is the marker where the
+                    // registry has it, else a field read past.
+                    if map.next_value::<bool>()? {
+                        match component.and_then(|r| r.data::<ReflectDefault>()) {
+                            Some(marker) => self
+                                .processor
+                                .moved
+                                .push(marker.default().into_partial_reflect()),
+                            None => self.processor.removed.push(format!(
+                                "{}.{key}",
+                                self.info.type_path_table().short_path()
+                            )),
+                        }
+                    }
+                    continue;
+                }
+                (Some(Became::Variants { yes, no }), _, Some(field)) => {
+                    let raw: &RawValue = map.next_value()?;
+                    let value = self.older_bool(field, raw.get_ron(), [yes, no])?;
+                    out.insert_boxed(key, value);
+                    continue;
+                }
+                _ => {}
+            }
+            let Some(field) = field else {
                 map.next_value::<IgnoredAny>()?;
                 self.processor.removed.push(format!(
                     "{}.{key}",
@@ -277,6 +381,57 @@ impl<'de> Visitor<'de> for StructWithout<'_, '_, '_> {
         }
         out.set_represented_type(Some(self.registration.type_info()));
         Ok(out)
+    }
+}
+
+impl StructWithout<'_, '_, '_> {
+    /// A field that was a `bool` and is an enum: `true` and `false` as the variants `[yes,
+    /// no]`, anything else as the enum.
+    fn older_bool<E: serde::de::Error>(
+        &mut self,
+        field: &bevy_reflect::NamedField,
+        text: &str,
+        [yes, no]: [&'static str; 2],
+    ) -> Result<Box<dyn PartialReflect>, E> {
+        let registration = self.registry.get(field.type_id()).ok_or_else(|| {
+            E::custom(format_args!(
+                "`{}` is not in the type registry",
+                field.type_path()
+            ))
+        })?;
+        let variant = match text.trim() {
+            "true" => yes,
+            "false" => no,
+            other => {
+                return ron::Options::default()
+                    .from_str_seed(
+                        text,
+                        TypedReflectDeserializer::with_processor(
+                            registration,
+                            self.registry,
+                            &mut *self.processor,
+                        ),
+                    )
+                    .map_err(|_| {
+                        let variants = match registration.type_info() {
+                            TypeInfo::Enum(info) => info
+                                .variant_names()
+                                .iter()
+                                .map(|v| format!("`{v}`"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            _ => String::new(),
+                        };
+                        E::custom(format_args!(
+                            "`{other}` is neither a `bool` (older Bevy) nor a `{}` ({variants})",
+                            field.type_path_table().short_path()
+                        ))
+                    });
+            }
+        };
+        let mut out = DynamicEnum::new(variant, DynamicVariant::Unit);
+        out.set_represented_type(Some(registration.type_info()));
+        Ok(Box::new(out))
     }
 }
 

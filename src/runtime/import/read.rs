@@ -78,6 +78,7 @@ pub(super) fn read(
         schemas: &schemas,
         text,
         derived,
+        moved: Vec::new(),
     };
     let world = ron::Options::default()
         .from_str_seed(text, WorldSeed { cx: &mut cx })
@@ -105,6 +106,9 @@ struct Cx<'r> {
     schemas: &'r SchemaIndex,
     text: &'r str,
     derived: fn(&str) -> bool,
+    /// The components read from a field of another component ([`EraProcessor::moved`]),
+    /// taken by the entity being read.
+    moved: Vec<Box<dyn PartialReflect>>,
 }
 
 struct WorldSeed<'a, 'r> {
@@ -302,6 +306,13 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
                 Err(kind) => cx.extras.parts.push((entity, written, Extra::Listed(kind))),
             }
         }
+        // A component read from an older struct's field, unless the entity also writes it.
+        for value in cx.moved.drain(..) {
+            let path = value.get_represented_type_info().map(|t| t.type_path());
+            if path.is_none_or(|p| !seen.iter().any(|s| eras::alias(s).unwrap_or(s) == p)) {
+                values.push(value);
+            }
+        }
         Ok(values)
     }
 }
@@ -334,11 +345,25 @@ impl Cx<'_> {
                         ),
                     )
                     .map_err(|e| unreadable(self.text, raw, &e))?;
+                // Fields that became components of their own, as those components (concrete,
+                // as below).
+                for moved in processor.moved.drain(..) {
+                    let concrete = moved
+                        .get_represented_type_info()
+                        .and_then(|t| {
+                            self.registry
+                                .get_type_data::<ReflectFromReflect>(t.type_id())
+                        })
+                        .and_then(|fr| fr.from_reflect(moved.as_partial_reflect()))
+                        .map(PartialReflect::into_partial_reflect);
+                    self.moved.push(concrete.unwrap_or(moved));
+                }
                 if !processor.removed.is_empty() {
                     let fields = std::mem::take(&mut processor.removed);
+                    // Named as the component kept, as the other notes of a kept one are.
                     self.extras.parts.push((
                         entity,
-                        written.to_owned(),
+                        path.to_owned(),
                         Extra::Listed(NoteKind::RemovedFields { fields }),
                     ));
                 }

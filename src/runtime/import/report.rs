@@ -122,11 +122,12 @@ pub enum NoteKind {
     /// A schema file was given ([`ImportOptions::schema_file`]) and has no component of this
     /// type path (or an old path of one): not a `ForgeComponent` of the game, so left out.
     NotInSchema,
-    /// Kept, but the file writes fields Bevy 0.20's types no longer have (a Bevy 0.15
-    /// `Sprite`'s `anchor`, a component of its own since 0.17): read past, so their values
-    /// are lost.
+    /// Read, but the file writes fields the type (as the registry has it) does not have, and
+    /// that did not become another field or component there: read past, so their values are
+    /// lost (a Bevy 0.15 `Camera`'s `hdr: true` where the registry has no `Hdr` marker). Not
+    /// listed when the component is left out whole (another note says why).
     RemovedFields {
-        /// `Type.field` of each (`Sprite.anchor`), in file order.
+        /// `Type.field` of each (`Camera.hdr`), in file order.
         fields: Vec<String>,
     },
     /// The value does not read as its type (its schema's, or the registry's): a field of
@@ -143,6 +144,23 @@ pub enum NoteKind {
         /// What the reading found (ron's or the reflection deserializer's words).
         message: String,
     },
+}
+
+impl NoteKind {
+    /// Whether the value the note is about is still in the document (in part or whole), not
+    /// left out.
+    pub(crate) fn keeps(&self) -> bool {
+        matches!(
+            self,
+            NoteKind::Partial { .. }
+                | NoteKind::ParentLoop
+                | NoteKind::ParentOutside { .. }
+                | NoteKind::NotForgeComponent
+                | NoteKind::Renamed { .. }
+                | NoteKind::RenamedField { .. }
+                | NoteKind::RemovedFields { .. }
+        )
+    }
 }
 
 impl fmt::Display for ImportNote {
@@ -239,7 +257,7 @@ impl fmt::Display for ImportNote {
             ),
             NoteKind::RemovedFields { fields } => write!(
                 f,
-                "`{path}` kept without {}, which Bevy 0.20's types no longer have",
+                "`{path}` read without {}: not a field of the type as registered (Bevy 0.20's), so its value is lost",
                 fields
                     .iter()
                     .map(|f| format!("`{f}`"))

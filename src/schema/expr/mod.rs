@@ -92,7 +92,9 @@ pub fn entity_references(expr: &str) -> Vec<EntityReference> {
 pub use render::{render, render_with};
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
 pub(crate) use target::Target;
-pub(crate) use types::{COLOUR_SPACES, ColourSpace, IntTy, special_kind};
+#[cfg(feature = "import")]
+pub(crate) use types::{COLOUR_SPACES, ColourSpace};
+pub(crate) use types::{IntTy, special_kind};
 
 use std::any::TypeId;
 

@@ -461,13 +461,15 @@ pub(crate) fn special_const(special: Special, name: &str) -> Option<Value> {
 /// `ColorToComponents::to_f32_array` order).
 #[derive(Debug)]
 pub(crate) struct ColourSpace {
-    /// The `Color` variant (`Hsla`).
+    /// The `Color` variant (`Hsla`); read by the import.
+    #[cfg_attr(not(feature = "import"), allow(dead_code))]
     pub(crate) variant: &'static str,
     /// The constructor with alpha (`hsla`).
     pub(crate) func: &'static str,
     /// The constructor without alpha (`hsl`).
     pub(crate) opaque: &'static str,
-    /// The channels, as the space's struct names its fields.
+    /// The channels, as the space's struct names its fields; read by the import.
+    #[cfg_attr(not(feature = "import"), allow(dead_code))]
     pub(crate) channels: [&'static str; 4],
     /// `Color::<func>`.
     pub(crate) make: fn(f32, f32, f32, f32) -> Color,
