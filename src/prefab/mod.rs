@@ -35,6 +35,10 @@ use crate::format::{
 };
 use crate::validate::{Diagnostic, Severity};
 
+mod located;
+
+use located::override_part;
+
 /// The key in an [`ExpandedScene`]'s document of the entity at `path`: the id itself for a
 /// one-element path (the scene's own entities), else a hash of the path with the top bit set.
 pub fn key_of(path: &[u64]) -> u64 {
@@ -58,6 +62,9 @@ pub struct ExpandedScene {
     paths: Arc<PlacedPaths>,
     /// The instance entities, by key, with the prefab each places.
     instances: HashMap<u64, EcoString>,
+    /// The tile layers expanded, by id, with the cells each has
+    /// ([`TileLayer::cell_bounds`](crate::format::TileLayer::cell_bounds)).
+    layers: HashMap<u64, Option<crate::format::CellRect>>,
 }
 
 impl ExpandedScene {
@@ -251,102 +258,6 @@ impl ExpandedScene {
     }
 }
 
-/// The part of override `o` that set what `field` (a diagnostic path of the expanded entity
-/// `node`: `name`, `transform.scale.x`, `components[1].data.intensity`,
-/// `components[0].data.fields[2].expr`) is about, with its path inside the override.
-fn override_part(
-    o: &crate::format::Override,
-    node: &EntityNode,
-    field: &str,
-) -> Option<(OverridePart<'static>, String)> {
-    if field == "name" {
-        return o
-            .name
-            .is_some()
-            .then(|| (OverridePart::Field("name"), "name".to_owned()));
-    }
-    if let Some(rest) = field.strip_prefix("transform") {
-        o.transform?;
-        let part = match rest.strip_prefix('.') {
-            Some(part) => OverridePart::Transform(leak_transform_part(part)),
-            None => OverridePart::Field("transform"),
-        };
-        return Some((part, field.to_owned()));
-    }
-    let rest = field.strip_prefix("components[")?;
-    let (index, rest) = rest.split_once(']')?;
-    let component = node.components.get(index.parse::<usize>().ok()?)?;
-    let payload = rest.strip_prefix(".data.").unwrap_or("");
-    if let Some(j) = o.add.iter().position(|a| same_component(a, component)) {
-        return Some((OverridePart::Add(j), format!("add[{j}]{rest}")));
-    }
-    let j = o
-        .set
-        .iter()
-        .position(|p| same_component(&p.component, component))?;
-    let patch = &o.set[j];
-    // A custom field: the patch lists fields by name, in its own order.
-    if let (Some(fields), crate::format::ComponentData::Custom(expanded)) =
-        (payload.strip_prefix("fields["), component)
-        && let Some((k, part)) = fields.split_once("].")
-        && let crate::format::ComponentData::Custom(set) = &patch.component
-    {
-        let name = &expanded.fields.get(k.parse::<usize>().ok()?)?.name;
-        let f = set.fields.iter().position(|f| &f.name == name)?;
-        let (part, what) = match part {
-            "name" => (OverridePart::SetCustomName(j, f), "name"),
-            _ => (OverridePart::SetCustomExpr(j, f), "expr"),
-        };
-        return Some((part, format!("set[{j}].data.fields[{f}].{what}")));
-    }
-    // An enum's whole value.
-    if payload == "value"
-        && let crate::format::ComponentData::Custom(set) = &patch.component
-        && set.value.is_some()
-    {
-        return Some((
-            OverridePart::SetField(j, "value"),
-            format!("set[{j}].data.value"),
-        ));
-    }
-    if payload.is_empty() {
-        // About the component as a whole (the visibility value).
-        return Some((OverridePart::Set(j), format!("set[{j}]")));
-    }
-    // About a field: this override's only when it set that field.
-    let field = crate::format::ComponentPatch::fields_of(component.tag())
-        .into_iter()
-        .find(|f| payload == *f || payload.starts_with(&format!("{f}.")))
-        .filter(|f| patch.sets(f))?;
-    Some((
-        OverridePart::SetField(j, field),
-        format!("set[{j}].data.{payload}"),
-    ))
-}
-
-/// The `'static` name of a transform part (`scale.x`), as [`OverridePart::Transform`] takes it.
-fn leak_transform_part(part: &str) -> &'static str {
-    const PARTS: [&str; 12] = [
-        "translation",
-        "translation.x",
-        "translation.y",
-        "translation.z",
-        "rotation",
-        "rotation.x",
-        "rotation.y",
-        "rotation.z",
-        "scale",
-        "scale.x",
-        "scale.y",
-        "scale.z",
-    ];
-    PARTS
-        .iter()
-        .find(|p| **p == part)
-        .copied()
-        .unwrap_or("translation")
-}
-
 /// Expands the instances of `parsed`, the scene read from its file. `prefab` gives each prefab
 /// by its asset path, already expanded; an instance whose prefab it does not give (the caller
 /// failed to read it and reports why) places nothing.
@@ -464,10 +375,17 @@ pub fn expand<'p>(
     if let Some(max) = out.entities.keys().max() {
         out.next_id = out.next_id.max(max.saturating_add(1));
     }
+    let layers = doc
+        .layers
+        .iter()
+        .filter(|l| out.entities.contains_key(&l.id) && !doc.entities.contains_key(&l.id))
+        .map(|l| (l.id, l.cell_bounds()))
+        .collect();
     let expanded = ExpandedScene {
         doc: Arc::new(out),
         paths: Arc::new(paths),
         instances,
+        layers,
     };
     (Some(expanded), diagnostics)
 }
@@ -615,10 +533,22 @@ fn expand_layer<'p>(
             continue; // a validation error of its own
         };
         let Some(&k) = cells.get(&(*i, *j)) else {
+            let inside = layer.cell_bounds().filter(|r| {
+                (u64::from(r.i0)..=u64::from(r.i1)).contains(i)
+                    && (u64::from(r.j0)..=u64::from(r.j1)).contains(j)
+            });
+            let why = match (inside, layer.cell_bounds()) {
+                (Some(_), _) => "of the layer is empty".to_owned(),
+                (None, Some(r)) => format!(
+                    "is outside the layer, whose cells run from ({}, {}) to ({}, {})",
+                    r.i0, r.j0, r.i1, r.j1
+                ),
+                (None, None) => "is outside the layer, which has no cells".to_owned(),
+            };
             let mut d = Diagnostic::new(
                 Severity::Warning,
                 "forge::prefab::unused_override",
-                format!("override target {:?}: cell ({i}, {j}) of the layer is empty", o.target),
+                format!("override target {:?}: cell ({i}, {j}) {why}", o.target),
             )
             .with_entity(id)
             .with_path(format!("{field}.overrides[{index}]"))
@@ -979,5 +909,9 @@ impl crate::validate::custom::PlacedEntities for ExpandedScene {
 
     fn places(&self, key: u64) -> Option<&str> {
         self.instances.get(&key).map(EcoString::as_str)
+    }
+
+    fn layer_cells(&self, key: u64) -> Option<Option<crate::format::CellRect>> {
+        self.layers.get(&key).copied()
     }
 }

@@ -9,7 +9,7 @@ use bevy_ecs::entity::Entity;
 use bevy_reflect::{FromReflect, PartialReflect};
 
 use super::NoteKind;
-use super::schema::{Unwritable, Val};
+use super::typed::{Unwritable, Val};
 use crate::format::CustomComponent;
 use crate::schema::expr::render_with;
 
