@@ -347,7 +347,10 @@ fn entity_references_become_variables_and_names() {
         "{code}"
     );
     assert!(code.contains("link: Link(e2, -1.0),"), "{code}");
-    assert!(code.contains("route: Route { speed: 2.0, to: e3 },"), "{code}");
+    assert!(
+        code.contains("route: Route { speed: 2.0, to: e3 },"),
+        "{code}"
+    );
     assert!(code.contains("note: \"#1 stays text\","), "{code}");
     // Inserted after every entity exists, on the entity's variable.
     let spawned_last = code.rfind(".spawn((").unwrap();

@@ -337,7 +337,11 @@ fn enum_variants_and_struct_literals() {
         e.to_string(),
         "`Shape` has no variant `Square`; its variants are `Point`, `Circle`, `Rect`"
     );
-    assert_eq!(e.at(), "Shape::".len(), "at the variant's name, past the enum's path");
+    assert_eq!(
+        e.at(),
+        "Shape::".len(),
+        "at the variant's name, past the enum's path"
+    );
     assert_eq!(err::<Shape>("Squar").at(), 0);
     assert!(matches!(
         err::<Shape>("Shape::Rect { w: 1.0 }"),

@@ -68,7 +68,8 @@ fn body(value: &str) -> String {
     )
 }
 
-const SPEED: &str = "(type: custom, data: (type_path: \"game::Speed\", fields: [(name: \"0\", expr: \"2.5\")]))";
+const SPEED: &str =
+    "(type: custom, data: (type_path: \"game::Speed\", fields: [(name: \"0\", expr: \"2.5\")]))";
 const MARKER: &str = "(type: custom, data: (type_path: \"game::Marker\", fields: []))";
 const DEFAULT_BODY: &str = "(type: custom, data: (type_path: \"game::RigidBody\"))";
 
@@ -141,7 +142,8 @@ fn every_shape_reads_back_from_its_canonical_text() {
     assert_eq!(again.to_canonical_string(), canonical, "a fixed point");
     // The enum's value replaces `fields`, which an enum never writes.
     assert!(
-        canonical.contains("type_path: \"game::RigidBody\",\n") && !canonical.contains("value: \"\""),
+        canonical.contains("type_path: \"game::RigidBody\",\n")
+            && !canonical.contains("value: \"\""),
         "{canonical}"
     );
     let customs = |id: u64| -> Vec<CustomComponent> {
@@ -154,10 +156,7 @@ fn every_shape_reads_back_from_its_canonical_text() {
             })
             .collect()
     };
-    assert_eq!(
-        customs(2)[0].value.as_deref(),
-        Some("Pushed(2.0, Vec3::Y)")
-    );
+    assert_eq!(customs(2)[0].value.as_deref(), Some("Pushed(2.0, Vec3::Y)"));
     assert!(customs(2)[0].fields.is_empty());
     assert_eq!(customs(4)[0].value, None, "the default: no value");
     assert_eq!(customs(1)[1].fields[0].name, "0");
@@ -179,7 +178,10 @@ fn an_enum_schema_lists_its_variants_default_and_old_names() {
         "How the physics engine moves a body (avian's `RigidBody`, with a payload or two more)."
     );
     let names: Vec<&str> = schema.variants.iter().map(VariantSchema::name).collect();
-    assert_eq!(names, ["Dynamic", "Static", "Kinematic", "Pushed", "Driven"]);
+    assert_eq!(
+        names,
+        ["Dynamic", "Static", "Kinematic", "Pushed", "Driven"]
+    );
     match schema.variant("Pushed").unwrap() {
         VariantSchema::Tuple { fields, .. } => {
             assert_eq!(fields[0].kind, FieldKind::Float { bits: 32 });
@@ -214,7 +216,10 @@ fn the_schema_file_of_an_enum_reads_back_and_struct_schemas_are_written_as_befor
         text.contains("from: \"Moving\",") && text.contains("to: \"Kinematic\","),
         "{text}"
     );
-    assert!(text.contains("default: Some(\"RigidBody::Dynamic\")"), "{text}");
+    assert!(
+        text.contains("default: Some(\"RigidBody::Dynamic\")"),
+        "{text}"
+    );
     // Struct schemas have none of the enum parts: files of struct components are unchanged.
     let structs = SchemaFile::new(vec![Speed::schema(), Marker::schema()])
         .to_ron_string()
@@ -258,7 +263,11 @@ fn an_unknown_variant_is_reported_at_its_column_with_the_nearest_name_offline_an
     assert_eq!(errors.len(), 1, "{d:?}");
     let e = errors[0];
     assert_eq!(e.code, "forge::custom::expr");
-    assert!(e.message.contains("`RigidBody` has no variant `Kinematik`"), "{}", e.message);
+    assert!(
+        e.message.contains("`RigidBody` has no variant `Kinematik`"),
+        "{}",
+        e.message
+    );
     assert_eq!(e.help.as_deref(), Some("did you mean `Kinematic`?"));
     assert_eq!(e.entity, Some(1));
     assert_eq!(e.path.as_deref(), Some("components[0].data.value"));
@@ -269,8 +278,14 @@ fn an_unknown_variant_is_reported_at_its_column_with_the_nearest_name_offline_an
     // The loader: the same error at the same place, and nothing spawns.
     let mut h = Harness::new();
     let loaded = outcome(&mut h, "typo.forge.ron", &text).unwrap_err();
-    assert_eq!(places(&loaded, Severity::Error), places(&d, Severity::Error));
-    let at_load = loaded.iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!(
+        places(&loaded, Severity::Error),
+        places(&d, Severity::Error)
+    );
+    let at_load = loaded
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .unwrap();
     assert_eq!(at_load.help.as_deref(), Some("did you mean `Kinematic`?"));
 }
 
@@ -279,7 +294,13 @@ fn a_value_of_the_wrong_shape_fields_on_an_enum_and_a_value_on_a_struct_are_erro
     let text = scene(
         &[
             // A tuple variant whose first field is a string, escaped in the file.
-            entity(1, "A", None, &[], &body("RigidBody::Pushed(\"fast\", Vec3::Y)")),
+            entity(
+                1,
+                "A",
+                None,
+                &[],
+                &body("RigidBody::Pushed(\"fast\", Vec3::Y)"),
+            ),
             // A unit variant written with fields.
             entity(2, "B", None, &[], &body("Static(1.0)")),
             entity(
@@ -321,10 +342,18 @@ fn a_value_of_the_wrong_shape_fields_on_an_enum_and_a_value_on_a_struct_are_erro
     ];
     assert_eq!(found, expected, "{d:#?}");
     let value_on_struct = d.iter().find(|d| d.entity == Some(4)).unwrap();
-    assert!(value_on_struct.message.contains("`Speed` is a struct"), "{}", value_on_struct.message);
+    assert!(
+        value_on_struct.message.contains("`Speed` is a struct"),
+        "{}",
+        value_on_struct.message
+    );
     let fields_on_enum = d.iter().find(|d| d.entity == Some(3)).unwrap();
     assert!(
-        fields_on_enum.help.as_deref().unwrap().contains("value: \"RigidBody::Dynamic\""),
+        fields_on_enum
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("value: \"RigidBody::Dynamic\""),
         "{fields_on_enum:?}"
     );
     let mut h = Harness::new();
@@ -343,7 +372,9 @@ fn a_renamed_variant_loads_as_the_new_one_with_a_warning_and_migrate_rewrites_it
         .unwrap();
     assert_eq!(warning.severity, Severity::Warning);
     assert!(
-        warning.message.contains("variant `Moving` of `RigidBody` was renamed to `Kinematic`"),
+        warning
+            .message
+            .contains("variant `Moving` of `RigidBody` was renamed to `Kinematic`"),
         "{}",
         warning.message
     );
@@ -497,11 +528,17 @@ fn captured_values_are_kept_as_written_and_changed_ones_are_rendered() {
             })
             .unwrap()
     };
-    assert_eq!(value(1, "game::RigidBody").value.as_deref(), Some("RigidBody::Static"));
+    assert_eq!(
+        value(1, "game::RigidBody").value.as_deref(),
+        Some("RigidBody::Static")
+    );
     assert_eq!(value(1, "game::Speed").fields[0].expr, "4.5");
     assert!(value(1, "game::Marker").fields.is_empty());
     // Set to the default where the file wrote a value: the value says so.
-    assert_eq!(value(2, "game::RigidBody").value.as_deref(), Some("RigidBody::Dynamic"));
+    assert_eq!(
+        value(2, "game::RigidBody").value.as_deref(),
+        Some("RigidBody::Dynamic")
+    );
     assert_eq!(
         value(3, "game::RigidBody").value.as_deref(),
         Some("RigidBody::Driven { speed: 1.5, target: Some(#1) }")
@@ -533,23 +570,24 @@ fn captured_values_are_kept_as_written_and_changed_ones_are_rendered() {
 
 #[test]
 fn the_edit_layer_replaces_only_the_value_string_and_undoes_it() {
-    let text = shapes().replace(
-        "  2: (id: 2,",
-        "  // the ball\n  2: (id: 2,",
-    );
+    let text = shapes().replace("  2: (id: 2,", "  // the ball\n  2: (id: 2,");
     let mut edit = SceneEdit::from_text(&text).unwrap();
     edit.set_custom_value(2, "game::RigidBody", "RigidBody::Static")
         .unwrap();
     let after = edit.text();
     assert_eq!(
         after,
-        text.replace("value: \"Pushed(2.0, Vec3::Y)\"", "value: \"RigidBody::Static\""),
+        text.replace(
+            "value: \"Pushed(2.0, Vec3::Y)\"",
+            "value: \"RigidBody::Static\""
+        ),
         "one string changed, the comment kept"
     );
     edit.undo().unwrap();
     assert_eq!(edit.text(), text);
     // The default component gets a value: the entry is written again, canonically.
-    edit.set_custom_value(4, "game::RigidBody", "Static").unwrap();
+    edit.set_custom_value(4, "game::RigidBody", "Static")
+        .unwrap();
     let doc = SceneDoc::from_str(&edit.text()).unwrap().doc;
     let ComponentData::Custom(c) = &doc.entities[&4].components[0] else {
         panic!()
@@ -559,18 +597,29 @@ fn the_edit_layer_replaces_only_the_value_string_and_undoes_it() {
 
 #[test]
 fn an_override_sets_an_enum_value_and_its_errors_point_into_the_override() {
-    let prefab = scene(&[entity(1, "Crate", None, &[], &body("RigidBody::Static"))], &[1]);
+    let prefab = scene(
+        &[entity(1, "Crate", None, &[], &body("RigidBody::Static"))],
+        &[1],
+    );
     let set = |value: &str| {
         format!(
             "(target: [1], set: [(type: custom, data: (type_path: \"game::RigidBody\", value: \"{value}\"))])"
         )
     };
-    let level = |value: &str| scene(&[placing(5, "Crate 1", "crate.forge.ron", &set(value))], &[5]);
+    let level = |value: &str| {
+        scene(
+            &[placing(5, "Crate 1", "crate.forge.ron", &set(value))],
+            &[5],
+        )
+    };
     let mut h = Harness::new();
     h.add("crate.forge.ron", &prefab);
     let (_, instance) = outcome(&mut h, "level.forge.ron", &level("Kinematic")).unwrap();
     let placed = instance.entity_path(&[5, 1]).unwrap();
-    assert_eq!(h.world().get::<RigidBody>(placed), Some(&RigidBody::Kinematic));
+    assert_eq!(
+        h.world().get::<RigidBody>(placed),
+        Some(&RigidBody::Kinematic)
+    );
 
     let text = level("Kinematc");
     h.add("typo.forge.ron", &text);
@@ -579,16 +628,20 @@ fn an_override_sets_an_enum_value_and_its_errors_point_into_the_override() {
         .iter()
         .find(|d| d.severity == Severity::Error)
         .unwrap();
-    assert_eq!(e.help.as_deref().map(|h| h.starts_with("did you mean `Kinematic`?")), Some(true), "{e:?}");
+    assert_eq!(
+        e.help
+            .as_deref()
+            .map(|h| h.starts_with("did you mean `Kinematic`?")),
+        Some(true),
+        "{e:?}"
+    );
     let p = e.position.unwrap();
     assert_eq!((p.line, p.column), position_of(&text, "Kinematc", 0));
 }
 
 #[test]
 fn a_range_error_points_at_the_value_in_an_override_as_in_the_entity_itself() {
-    let brain = |hp: &str| {
-        common::scenes::custom("forge_demo::Brain", &[("hp", hp)])
-    };
+    let brain = |hp: &str| common::scenes::custom("forge_demo::Brain", &[("hp", hp)]);
     let prefab = scene(&[entity(1, "Goblin", None, &[], &brain("50"))], &[1]);
     let overridden = scene(
         &[placing(
@@ -602,7 +655,10 @@ fn a_range_error_points_at_the_value_in_an_override_as_in_the_entity_itself() {
     let own = scene(&[entity(1, "Goblin", None, &[], &brain("150"))], &[1]);
     let mut h = Harness::new();
     h.add("goblin.forge.ron", &prefab);
-    for (file, text) in [("overridden.forge.ron", &overridden), ("own.forge.ron", &own)] {
+    for (file, text) in [
+        ("overridden.forge.ron", &overridden),
+        ("own.forge.ron", &own),
+    ] {
         h.add(file, text);
         let errors = load_errors(&mut h, file);
         let e = errors
@@ -648,9 +704,13 @@ fn export_writes_each_variant_by_the_type_path() {
         assert!(bsn.contains(expected), "{expected} in\n{bsn}");
     }
     // `bsn!` patches a tuple struct by position: a field left out before one set is refused.
-    let sparse = SceneDoc::from_str(&shapes().replace("(name: \\\"0\\\"", "(name: \\\"1\\\"").replace("(name: \"0\"", "(name: \"1\""))
-        .unwrap()
-        .doc;
+    let sparse = SceneDoc::from_str(
+        &shapes()
+            .replace("(name: \\\"0\\\"", "(name: \\\"1\\\"")
+            .replace("(name: \"0\"", "(name: \"1\""),
+    )
+    .unwrap()
+    .doc;
     let err = to_bsn(&sparse, &ExportOptions::default()).unwrap_err();
     assert!(
         err.to_string().contains("field `0` is not set before `1`"),
@@ -707,7 +767,10 @@ mod import {
             .values()
             .flat_map(|e| e.components.iter())
             .filter_map(|c| match c {
-                ComponentData::Custom(c) => Some((c.type_path.to_string(), c.value.as_deref().map(str::to_owned))),
+                ComponentData::Custom(c) => Some((
+                    c.type_path.to_string(),
+                    c.value.as_deref().map(str::to_owned),
+                )),
                 _ => None,
             })
             .collect();
@@ -723,8 +786,16 @@ mod import {
             values,
             [
                 (path.clone(), Some("RigidBody::Dynamic".to_owned())),
-                (path.clone(), Some("RigidBody::Pushed(2.0, Vec3::new(0.0, 1.0, 0.0))".to_owned())),
-                (path, Some(format!("RigidBody::Driven {{ speed: 3.0, target: Some(#{ball}) }}"))),
+                (
+                    path.clone(),
+                    Some("RigidBody::Pushed(2.0, Vec3::new(0.0, 1.0, 0.0))".to_owned())
+                ),
+                (
+                    path,
+                    Some(format!(
+                        "RigidBody::Driven {{ speed: 3.0, target: Some(#{ball}) }}"
+                    ))
+                ),
             ]
         );
     }
@@ -735,7 +806,9 @@ mod import {
         let (_, instance) = outcome(&mut h, "shapes.forge.ron", &shapes()).unwrap();
         let entities: Vec<Entity> = (1..=4).map(|id| instance.entity(id).unwrap()).collect();
         let world = h.app.world();
-        let registry = world.resource::<bevy_ecs::reflect::AppTypeRegistry>().read();
+        let registry = world
+            .resource::<bevy_ecs::reflect::AppTypeRegistry>()
+            .read();
         let dynamic = bevy_world_serialization::DynamicWorldBuilder::from_world(world, &registry)
             .extract_entities(entities.iter().copied())
             .build();
@@ -751,7 +824,10 @@ mod import {
         let imported = from_scn_ron_with(&text, &registry, &options).unwrap();
         drop(registry);
         let doc_text = imported.doc.to_canonical_string();
-        assert!(doc_text.contains("value: \"RigidBody::Kinematic\""), "{doc_text}");
+        assert!(
+            doc_text.contains("value: \"RigidBody::Kinematic\""),
+            "{doc_text}"
+        );
         let mut again = Harness::new();
         let (_, respawned) = outcome(&mut again, "imported.forge.ron", &doc_text).unwrap();
         let bodies: Vec<RigidBody> = imported
@@ -762,7 +838,13 @@ mod import {
             .collect();
         assert_eq!(bodies[0], RigidBody::Kinematic);
         assert_eq!(bodies[1], RigidBody::Pushed(2.0, Vec3::Y));
-        assert!(matches!(bodies[2], RigidBody::Driven { speed: 3.0, target: Some(_) }));
+        assert!(matches!(
+            bodies[2],
+            RigidBody::Driven {
+                speed: 3.0,
+                target: Some(_)
+            }
+        ));
         assert_eq!(bodies[3], RigidBody::Dynamic);
     }
 }

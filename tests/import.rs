@@ -407,7 +407,7 @@ struct Inventory {
     items: std::collections::HashMap<String, u32>,
 }
 
-/// An enum component has no fields to write.
+/// An enum component, not a `ForgeComponent`: kept whole (`value`), and said not to load.
 #[derive(Component, Reflect, Default, Clone, Debug)]
 #[reflect(Component, Default)]
 enum Stance {
@@ -663,7 +663,11 @@ fn what_cannot_be_mapped_is_listed_and_left_out() {
                 "import::Secret".to_owned(),
                 NoteKind::NotForgeComponent
             ),
-            (Some(odd), "import::Stance".to_owned(), NoteKind::NotAStruct),
+            (
+                Some(odd),
+                "import::Stance".to_owned(),
+                NoteKind::NotForgeComponent
+            ),
             (
                 Some(odd),
                 "import::Tagged<f32>".to_owned(),
@@ -674,6 +678,11 @@ fn what_cannot_be_mapped_is_listed_and_left_out() {
     // `Secret` is a plain reflected struct: kept, and said not to load until it derives
     // `ForgeComponent`.
     assert!(custom_of(doc, odd, "import::Secret").is_some());
+    // `Stance` is an enum: written whole, as the variant.
+    assert_eq!(
+        custom_of(doc, odd, "import::Stance").and_then(|c| c.value.as_deref()),
+        Some("Stance::Crouching")
+    );
     let secret = imported.report.notes[4].to_string();
     assert!(
         secret.contains("does not derive `ForgeComponent`"),
@@ -1214,7 +1223,18 @@ fn children_come_in_children_order_and_ids_do_not_depend_on_the_file_order() {
     reversed.entities.reverse();
     let backward = import::from_world(&reversed, &registry).unwrap();
     assert_eq!(forward.doc, backward.doc);
-    assert_eq!(forward.doc, imported.doc);
+    // Bevy's text lists an entity's components by type path, a world in its archetype's order.
+    let by_path = |doc: &SceneDoc| {
+        let mut doc = doc.clone();
+        for node in doc.entities.values_mut() {
+            node.components.sort_by_key(|c| match c {
+                ComponentData::Custom(c) => Some(c.type_path.clone()),
+                _ => None,
+            });
+        }
+        doc
+    };
+    assert_eq!(by_path(&forward.doc), by_path(&imported.doc));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1942,8 +1962,8 @@ fn references_in_every_container_shape_load_as_the_entities_they_name() {
     let doc = &imported.doc;
     let id = |name: &str| doc.find_by_name(name).next().unwrap();
     let sentry = id("Sentry");
-    // `Stance` is an enum component, which a scene's custom component cannot be: listed for
-    // each entity, with its type path. `Patrol` is written with its new path, and said so.
+    // `Stance` is an enum component the schema file does not list: listed for each entity,
+    // with its type path. `Patrol` is written with its new path, and said so.
     let notes = notes_of(&imported);
     assert_eq!(notes.len(), 4, "{notes:?}");
     assert_eq!(

@@ -224,7 +224,11 @@ fn custom_patch(plan: &Plan, key: u64, custom: &CustomComponent) -> Result<Strin
     }
     if tuple.is_some() {
         // A tuple struct: its fields in order, `Speed(2.5)`.
-        return Ok(format!("{}({})", custom.type_path.trim(), values.join(", ")));
+        return Ok(format!(
+            "{}({})",
+            custom.type_path.trim(),
+            values.join(", ")
+        ));
     }
     Ok(patch(custom.type_path.trim(), &fields))
 }

@@ -56,7 +56,10 @@ pub(crate) fn check_custom(
     }
     let value = qualified_value(custom);
     let value = value.as_deref().map(|v| ("value", v));
-    let fields = custom.fields.iter().map(|f| (f.name.as_str(), f.expr.as_str()));
+    let fields = custom
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.expr.as_str()));
     // The whole value is checked as `value`, an identifier too; a tuple struct's fields are
     // indices (`0`), which a struct literal writes as members (`Speed { 0: 2.5 }`).
     for (name, expr) in fields.chain(value) {
@@ -155,7 +158,9 @@ pub(crate) fn bsn_enum(plan: &Plan, custom: &CustomComponent) -> Option<String> 
     let value = qualified_value(custom)?;
     // No `#` in it: the value as written, without references.
     let rewritten = references(&value);
-    let text = rewritten.as_ref().map_or(value.as_str(), |r| r.text.as_str());
+    let text = rewritten
+        .as_ref()
+        .map_or(value.as_str(), |r| r.text.as_str());
     let parsed = syn::parse_str::<syn::Expr>(text).ok();
     let refs: Vec<Ref> = rewritten
         .iter()

@@ -10,11 +10,37 @@ pub struct CustomComponent {
     /// A Rust type path: `Health`, `my_game::Health`, `my_game::components::Health`.
     pub type_path: EcoString,
     /// Ordered field initialisers (of a struct; an enum is written whole, in `value`).
+    #[serde(default)]
     pub fields: Vec<CustomField>,
     /// The whole value as one field expression (`"RigidBody::Dynamic"`,
     /// `"Shape::Circle(1.0)"`): how an enum component is written. `None` when the file writes
-    /// no `value` (a struct's `fields`; an enum's `Default`).
+    /// no `value` (a struct's `fields`; an enum's `Default`). The file writes a plain string
+    /// (`value: ".."`), never `Some(..)`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "plain_string"
+    )]
     pub value: Option<EcoString>,
+}
+
+/// `Option<EcoString>` as the file writes it: a present string, or no field at all.
+mod plain_string {
+    use super::EcoString;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(v: &Option<EcoString>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_str(v),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<EcoString>, D::Error> {
+        EcoString::deserialize(d).map(Some)
+    }
 }
 
 /// One field initialiser of a custom component: `(name: "radius", expr: "2.0")`.

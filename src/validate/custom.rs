@@ -17,8 +17,8 @@ use bevy_platform::collections::HashMap;
 use bevy_reflect::{PartialReflect, TypeRegistry};
 
 use super::diagnostic::Diagnostic;
-pub(crate) use super::site::Site;
 use super::site::ExprPlace;
+pub(crate) use super::site::Site;
 use crate::format::{ComponentData, CustomComponent, EntityNode, Position, SceneDoc, SourceMap};
 use crate::schema::expr::{self, EntityRefs, ExprError, Target};
 use crate::schema::{ComponentSchema, SchemaFile};

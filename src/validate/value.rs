@@ -2,8 +2,8 @@
 //! (`value: "RigidBody::Dynamic"`), a struct component by its `fields`. The loader and
 //! `forge validate --schema` share it (through [`super::custom::check_fields`]).
 
-use super::site::Site;
 use super::diagnostic::Diagnostic;
+use super::site::Site;
 use crate::format::CustomComponent;
 use crate::schema::ComponentSchema;
 

@@ -613,7 +613,10 @@ fn enum_variants(
                     .map(|(i, f)| format!("{}: {}", f.name, placeholder(i, &f.type_name)))
                     .collect();
                 // `}` outside a placeholder escaped too, as snippets allow.
-                (format!("{path} {{ {} \\}}", members.join(", ")), "struct variant")
+                (
+                    format!("{path} {{ {} \\}}", members.join(", ")),
+                    "struct variant",
+                )
             }
             _ => (path.clone(), "unit variant"),
         };

@@ -824,7 +824,8 @@ const ENUM_SCHEMA: &str = r#"(format: 1, components: [(
 fn completion_in_an_enum_value_offers_its_variants_with_their_fields() {
     let dir = project(&[("assets/game.forge-schema.ron", ENUM_SCHEMA)]);
     let path = dir.path().join("assets/scenes/a.forge.ron");
-    let body = "(type: custom, data: (type_path: \"game::RigidBody\", value: \"RigidBody::Static\"))";
+    let body =
+        "(type: custom, data: (type_path: \"game::RigidBody\", value: \"RigidBody::Static\"))";
     let text = scene(&[(1, "Crate", None, &[], body)], &[1], 2);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, &text).unwrap();

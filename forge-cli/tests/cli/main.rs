@@ -1596,13 +1596,25 @@ const BODY_SCHEMA: &str = r#"(format: 1, components: [(
     renamed_variants: [(from: "Moving", to: "Kinematic")],
 )])"#;
 
+/// A scene of one entity per value, each with the enum component set to it.
 fn body_scene(values: &[&str]) -> String {
-    let lines: Vec<String> = values
+    let entities: Vec<String> = values
         .iter()
-        .map(|v| format!("        (type: custom, data: (type_path: \"game::RigidBody\", value: \"{v}\")), // a body"))
+        .enumerate()
+        .map(|(i, v)| {
+            let id = i + 1;
+            format!(
+                "    {id}: (id: {id}, name: \"Body {id}\", parent: None, children: [],\n      transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),\n      components: [\n        (type: custom, data: (type_path: \"game::RigidBody\", value: \"{v}\")), // a body\n      ]),"
+            )
+        })
         .collect();
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    guard_scene(&lines)
+    let roots: Vec<String> = (1..=values.len()).map(|i| i.to_string()).collect();
+    format!(
+        "(\n  format_version: 1,\n  name: \"Bodies\",\n  entities: {{\n{}\n  }},\n  roots: [{}],\n  next_id: {},\n)\n",
+        entities.join("\n"),
+        roots.join(", "),
+        values.len() + 1
+    )
 }
 
 #[test]

@@ -83,8 +83,8 @@ use crate::format::{
 use crate::schema::SchemaFile;
 use crate::schema::expr::render_with;
 use crate::validate::is_type_path;
-pub use eras::BevyEra;
 use enums::enum_component;
+pub use eras::BevyEra;
 use handles::{HandlePaths, handle_note};
 use read::Unknown;
 pub use report::{ImportNote, ImportReport, NoteKind};
