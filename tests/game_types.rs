@@ -392,6 +392,60 @@ fn a_renamed_variant_loads_as_the_new_one_with_a_warning_and_migrate_rewrites_it
     assert!(migrate_names(&mut edit, &schema_file()).unwrap().is_none());
 }
 
+#[test]
+fn a_schema_diff_lists_variants_added_removed_renamed_and_changed() {
+    let old = schema_file();
+    let mut schema = RigidBody::schema();
+    // `Static` goes, `Pushed` takes one field, `Dynamic` becomes `Free` (and stays the
+    // default), `Frozen` is new.
+    schema.variants.retain(|v| v.name() != "Static");
+    for v in &mut schema.variants {
+        match v {
+            VariantSchema::Tuple { fields, .. } => fields.truncate(1),
+            VariantSchema::Unit { name } if name == "Dynamic" => *name = "Free".to_owned(),
+            _ => {}
+        }
+    }
+    schema.variants.push(VariantSchema::Unit {
+        name: "Frozen".to_owned(),
+    });
+    schema
+        .renamed_variants
+        .push(bevy_forge_scene::schema::RenamedVariant {
+            from: "Dynamic".to_owned(),
+            to: "Free".to_owned(),
+        });
+    schema.default = Some("RigidBody::Free".to_owned());
+    let new = SchemaFile::new(vec![schema.clone(), Speed::schema(), Marker::schema()]);
+    let changes: Vec<(String, bool)> = old
+        .diff(&new)
+        .iter()
+        .map(|c| (c.to_string(), c.may_break()))
+        .collect();
+    let t = "`game::RigidBody`";
+    assert_eq!(
+        changes,
+        [
+            (
+                format!("~ {t}: variant `Free` renamed from `Dynamic`"),
+                false
+            ),
+            (format!("~ {t}: variant `Pushed` has other fields"), true),
+            (format!("+ {t}: new variant `Frozen`"), false),
+            (format!("- {t}: variant `Static` removed"), true),
+        ],
+        "the default followed its variant's rename: no change"
+    );
+    schema.default = Some("RigidBody::Frozen".to_owned());
+    let moved = SchemaFile::new(vec![schema, Speed::schema(), Marker::schema()]);
+    let last = old.diff(&moved).last().unwrap().to_string();
+    assert_eq!(
+        last,
+        format!("~ {t}: default is now `RigidBody::Frozen` (was `RigidBody::Dynamic`)")
+    );
+    assert!(old.diff(&old).is_empty());
+}
+
 // ---- the runtime ----
 
 #[test]

@@ -1,10 +1,11 @@
 //! What changed between two exports of a game's schemas ([`SchemaFile::diff`]): types and
-//! fields added, removed or renamed, and fields whose kind, requirement or range changed.
+//! fields added, removed or renamed, fields whose kind, requirement or range changed, and an
+//! enum component's variants added, removed, renamed or given other fields.
 //! `forge schema diff old new scenes/` lists it and checks which scenes it breaks.
 
 use std::fmt;
 
-use super::{ComponentSchema, FieldRange, FieldSchema, SchemaFile};
+use super::{ComponentSchema, FieldRange, FieldSchema, SchemaFile, VariantSchema};
 
 /// One change from an old schema file to a new one. Type paths are the new file's, except for
 /// a removed type.
@@ -83,6 +84,46 @@ pub enum SchemaChange {
         /// The new range.
         to: Option<FieldRange>,
     },
+    /// A variant the enum component did not have.
+    VariantAdded {
+        /// The type's path.
+        type_path: String,
+        /// The variant.
+        variant: String,
+    },
+    /// A variant the enum component no longer has: a scene writing it fails to load.
+    VariantRemoved {
+        /// The type's path.
+        type_path: String,
+        /// The variant.
+        variant: String,
+    },
+    /// A variant whose new schema lists the old name in `renamed_variants`.
+    VariantRenamed {
+        /// The type's path.
+        type_path: String,
+        /// The old name.
+        from: String,
+        /// The new name.
+        to: String,
+    },
+    /// A variant whose fields changed (their number, names or kinds, or the variant's shape).
+    VariantChanged {
+        /// The type's path.
+        type_path: String,
+        /// The variant.
+        variant: String,
+    },
+    /// The enum component's `Default` (`None`: not an enum) is another value: scenes that write
+    /// no `value` spawn it.
+    DefaultChanged {
+        /// The type's path.
+        type_path: String,
+        /// The old default (`RigidBody::Dynamic`).
+        from: Option<String>,
+        /// The new default.
+        to: Option<String>,
+    },
 }
 
 impl SchemaChange {
@@ -94,7 +135,9 @@ impl SchemaChange {
             SchemaChange::TypeRemoved { .. }
             | SchemaChange::FieldRemoved { .. }
             | SchemaChange::FieldTypeChanged { .. }
-            | SchemaChange::FieldRequired { .. } => true,
+            | SchemaChange::FieldRequired { .. }
+            | SchemaChange::VariantRemoved { .. }
+            | SchemaChange::VariantChanged { .. } => true,
             SchemaChange::FieldAdded { required, .. } => *required,
             SchemaChange::RangeChanged { from, to, .. } => match (from, to) {
                 (_, None) => false,
@@ -161,6 +204,33 @@ impl fmt::Display for SchemaChange {
                 range_text(to),
                 range_text(from)
             ),
+            SchemaChange::VariantAdded { type_path, variant } => {
+                write!(f, "+ `{type_path}`: new variant `{variant}`")
+            }
+            SchemaChange::VariantRemoved { type_path, variant } => {
+                write!(f, "- `{type_path}`: variant `{variant}` removed")
+            }
+            SchemaChange::VariantRenamed {
+                type_path,
+                from,
+                to,
+            } => write!(f, "~ `{type_path}`: variant `{to}` renamed from `{from}`"),
+            SchemaChange::VariantChanged { type_path, variant } => {
+                write!(f, "~ `{type_path}`: variant `{variant}` has other fields")
+            }
+            SchemaChange::DefaultChanged {
+                type_path,
+                from,
+                to,
+            } => {
+                let text = |d: &Option<String>| d.as_deref().unwrap_or("none").to_owned();
+                write!(
+                    f,
+                    "~ `{type_path}`: default is now `{}` (was `{}`)",
+                    text(to),
+                    text(from)
+                )
+            }
         }
     }
 }
@@ -254,6 +324,7 @@ impl SchemaFile {
                     });
                 }
             }
+            variant_changes(was, now, &mut out);
         }
         for was in &self.components {
             if !matched.contains(&was.type_path.as_str()) {
@@ -263,5 +334,87 @@ impl SchemaFile {
             }
         }
         out
+    }
+}
+
+/// The variant changes from the enum component `was` to `now` (the same type), after its field
+/// changes: in `now`'s variant order, then the removed variants, then a changed default.
+fn variant_changes(was: &ComponentSchema, now: &ComponentSchema, out: &mut Vec<SchemaChange>) {
+    let path = &now.type_path;
+    let old_variant = |name: &str| was.variants.iter().find(|v| v.name() == name);
+    let mut matched: Vec<&str> = Vec::new();
+    for variant in &now.variants {
+        let name = variant.name();
+        let before = old_variant(name).map(|v| (v, false)).or_else(|| {
+            now.renamed_variants
+                .iter()
+                .rev()
+                .filter(|r| r.to == name)
+                .find_map(|r| old_variant(&r.from).map(|v| (v, true)))
+        });
+        let Some((old, renamed)) = before else {
+            out.push(SchemaChange::VariantAdded {
+                type_path: path.clone(),
+                variant: name.to_owned(),
+            });
+            continue;
+        };
+        matched.push(old.name());
+        if renamed {
+            out.push(SchemaChange::VariantRenamed {
+                type_path: path.clone(),
+                from: old.name().to_owned(),
+                to: name.to_owned(),
+            });
+        }
+        if !same_fields(old, variant) {
+            out.push(SchemaChange::VariantChanged {
+                type_path: path.clone(),
+                variant: name.to_owned(),
+            });
+        }
+    }
+    for old in &was.variants {
+        if !matched.contains(&old.name()) {
+            out.push(SchemaChange::VariantRemoved {
+                type_path: path.clone(),
+                variant: old.name().to_owned(),
+            });
+        }
+    }
+    // The old default as the new schema names it: its type's new name, its variant's new name.
+    let was_default = was.default.as_deref().map(|d| {
+        let variant = d.strip_prefix(&format!("{}::", was.type_name)).unwrap_or(d);
+        let (name, rest) = variant.split_at(
+            variant
+                .find(|c: char| !(c == '_' || c.is_alphanumeric()))
+                .unwrap_or(variant.len()),
+        );
+        let name = now
+            .renamed_variants
+            .iter()
+            .rev()
+            .find(|r| r.from == name)
+            .map_or(name, |r| r.to.as_str());
+        format!("{}::{name}{rest}", now.type_name)
+    });
+    if was_default != now.default {
+        out.push(SchemaChange::DefaultChanged {
+            type_path: path.clone(),
+            from: was.default.clone(),
+            to: now.default.clone(),
+        });
+    }
+}
+
+/// Whether two variants (of any names) take the same fields.
+fn same_fields(a: &VariantSchema, b: &VariantSchema) -> bool {
+    match (a, b) {
+        (VariantSchema::Unit { .. }, VariantSchema::Unit { .. }) => true,
+        (VariantSchema::Tuple { fields: x, .. }, VariantSchema::Tuple { fields: y, .. }) => x == y,
+        (VariantSchema::Struct { fields: x, .. }, VariantSchema::Struct { fields: y, .. }) => {
+            x == y
+        }
+        _ => false,
     }
 }
