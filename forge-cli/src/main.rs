@@ -78,6 +78,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bevy_forge_scene::codes;
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
 use bevy_forge_scene::pipeline::{self, PrefabFiles, PrefabSource};
 use bevy_forge_scene::prefab::ExpandedScene;
@@ -332,7 +333,7 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
     match bevy_forge_scene::cook::CookedScene::decode(bytes) {
         Ok(cooked) => Diagnostic::new(
             Severity::Error,
-            "forge::cook::not_text",
+            codes::cook::NOT_TEXT,
             format!("`{name}` is a cooked scene (`.forge.bin`); `forge` reads text"),
         )
         .with_help(format!(
@@ -677,9 +678,9 @@ fn schema_file_error(path: &Path, e: &SchemaFileError, format: OutputFormat) -> 
             "file": path.display().to_string(),
             "severity": "error",
             "code": if unreadable {
-                "forge::schema_file::unreadable"
+                codes::schema_file::UNREADABLE
             } else {
-                "forge::schema_file::invalid"
+                codes::schema_file::INVALID
             },
             "message": e.message(),
             "line": line,

@@ -17,6 +17,7 @@ use bevy_platform::collections::HashMap;
 use bevy_reflect::{PartialReflect, TypeRegistry};
 
 use super::diagnostic::{Diagnostic, Severity};
+use crate::codes;
 use crate::format::{ComponentData, CustomComponent, EntityNode, Position, SceneDoc, SourceMap};
 use crate::schema::expr::{self, EntityRefs, ExprError, Target};
 use crate::schema::{ComponentSchema, SchemaFile};
@@ -154,7 +155,7 @@ pub(crate) fn spelled_twice(
     }
     Some(
         site.error(
-            "forge::component::duplicate_key",
+            codes::component::DUPLICATE_KEY,
             format!(
                 "component `custom:{type_path}` appears twice on this entity (as `{first}` and as `{}`)",
                 custom.type_path
@@ -349,7 +350,7 @@ pub(crate) fn check_fields<'k>(
                 && !range.contains(n)
             {
                 return Err(Box::new(site.error(
-                    "forge::custom::range",
+                    codes::custom::RANGE,
                     format!("{}: {n} is outside `{range}`", described()),
                     format!("{}.expr", path()),
                     site.expr_position(j, &field.expr, 0),
@@ -357,7 +358,7 @@ pub(crate) fn check_fields<'k>(
             }
             store(&field.name, v).map_err(|reason| {
                 Box::new(site.error(
-                    "forge::custom::expr",
+                    codes::custom::EXPR,
                     format!("{}: the value does not fit: {reason}", described()),
                     format!("{}.expr", path()),
                     site.expr_position(j, &field.expr, 0),
@@ -378,7 +379,7 @@ pub(crate) fn check_fields<'k>(
         {
             errors.push(
                 site.error(
-                    "forge::custom::missing_required",
+                    codes::custom::MISSING_REQUIRED,
                     format!(
                         "entity {} (`{}`): `{}` needs field `{}` (marked `required`)",
                         site.label(),
@@ -418,7 +419,7 @@ pub(crate) fn unknown_type(
         let list: Vec<String> = same_name.iter().map(|p| format!("`{p}`")).collect();
         return site
             .error(
-                "forge::custom::unknown_type",
+                codes::custom::UNKNOWN_TYPE,
                 format!(
                     "custom component type `{type_path}` is ambiguous: it may be {}",
                     list.join(" or ")
@@ -431,7 +432,7 @@ pub(crate) fn unknown_type(
     if let Some(what) = registered_as {
         return site
             .error(
-                "forge::custom::not_allowed",
+                codes::custom::NOT_ALLOWED,
                 format!("`{type_path}` is {what}; scenes may only create built-in components and `ForgeComponent` types"),
                 ".type_path".into(),
                 position,
@@ -455,7 +456,7 @@ pub(crate) fn unknown_type(
         help.push_str(STALE_HINT);
     }
     site.error(
-        "forge::custom::unknown_type",
+        codes::custom::UNKNOWN_TYPE,
         format!("unknown custom component type `{type_path}`"),
         ".type_path".into(),
         position,
@@ -498,7 +499,7 @@ pub(crate) fn unknown_field(
         help.push_str(STALE_HINT);
     }
     site.error(
-        "forge::custom::unknown_field",
+        codes::custom::UNKNOWN_FIELD,
         message,
         format!("{path}.name"),
         position,
@@ -522,8 +523,8 @@ pub(crate) fn expr_error(
     };
     // A reference that does not resolve has its own code: the expression itself is fine.
     let code = match e {
-        ExprError::Reference { .. } => "forge::custom::reference",
-        _ => "forge::custom::expr",
+        ExprError::Reference { .. } => codes::custom::REFERENCE,
+        _ => codes::custom::EXPR,
     };
     let mut d = site.error(
         code,
