@@ -15,7 +15,7 @@ use bevy_internal::asset::io::{
     AssetReader, AssetReaderError, AssetSourceBuilder, AssetSourceId, PathStream, Reader, VecReader,
 };
 use bevy_internal::asset::{
-    AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle, RecursiveDependencyLoadState,
+    AssetApp, AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle, RecursiveDependencyLoadState,
     RenderAssetUsages,
 };
 use bevy_internal::camera::primitives::Aabb;

@@ -163,9 +163,9 @@ fn a_changed_light_a_moved_and_a_removed_entity_show_inside_their_outlines() {
     assert_eq!(
         lamp.change.lines,
         [
-            "point_light color.r 0.4 -> 1.0",
+            "point_light color.b 0.4 -> 0.1",
             "point_light color.g 1.0 -> 0.2",
-            "point_light color.b 0.4 -> 0.1"
+            "point_light color.r 0.4 -> 1.0"
         ]
     );
     assert_eq!(
