@@ -166,6 +166,30 @@ pub fn check_not_blank(image: &RgbaImage) -> Result<(), BlankCapture> {
     Err(BlankCapture { r, g, b, a })
 }
 
+/// Writes `image` as a PNG file, small: RGB when every pixel is opaque (captures are), the
+/// encoder's best compression and adaptive filtering (golden images and README pictures are
+/// kept in the repository; a capture is about half the size of the encoder's default).
+///
+/// # Errors
+/// The file's or the encoder's error, as an I/O error.
+pub fn save_png(image: &RgbaImage, path: &std::path::Path) -> std::io::Result<()> {
+    use image::ImageEncoder;
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let encoder = PngEncoder::new_with_quality(file, CompressionType::Best, FilterType::Adaptive);
+    let (w, h) = image.dimensions();
+    let result = if image.pixels().all(|p| p.0[3] == 255) {
+        let rgb: Vec<u8> = image
+            .pixels()
+            .flat_map(|p| [p.0[0], p.0[1], p.0[2]])
+            .collect();
+        encoder.write_image(&rgb, w, h, image::ExtendedColorType::Rgb8)
+    } else {
+        encoder.write_image(image.as_raw(), w, h, image::ExtendedColorType::Rgba8)
+    };
+    result.map_err(std::io::Error::other)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +247,22 @@ mod tests {
         image.put_pixel(7, 7, Rgba([200, 40, 50, 255]));
         assert!(check_not_blank(&image).is_ok());
         assert!(check_not_blank(&RgbaImage::new(0, 0)).is_err());
+    }
+
+    #[test]
+    fn a_saved_png_reads_back_the_same_pixels() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opaque = filled(5, 3, [10, 20, 30, 255]);
+        opaque.put_pixel(4, 2, Rgba([200, 0, 90, 255]));
+        let mut clear = opaque.clone();
+        clear.put_pixel(0, 0, Rgba([1, 2, 3, 4]));
+        for (name, image) in [("opaque.png", &opaque), ("clear.png", &clear)] {
+            let path = dir.path().join(name);
+            save_png(image, &path).unwrap();
+            assert_eq!(&image::open(&path).unwrap().to_rgba8(), image);
+        }
+        let colour = |name: &str| image::open(dir.path().join(name)).unwrap().color();
+        assert_eq!(colour("opaque.png"), image::ColorType::Rgb8);
+        assert_eq!(colour("clear.png"), image::ColorType::Rgba8);
     }
 }

@@ -1,7 +1,9 @@
 //! The scenes of a [`RenderJob`] drawn by Bevy's renderer without a window, in this process:
 //! rendered to an `Image` target and read back with `Screenshot`, time advancing a fixed 1/60 s
 //! per frame, a few warm-up frames first, and nothing temporal (no TAA, no bloom history), so
-//! the same scene gives the same picture. [`render_in_process`] is what the child process runs.
+//! the same scene gives the same picture. Cameras draw without deband dithering: its noise
+//! makes a capture's PNG many times larger (the showcase scene at 1280x720: 46 KB without,
+//! 310 KB with). [`render_in_process`] is what the child process runs.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,6 +36,7 @@ use bevy_internal::render::render_resource::{
     Extent3d, PollType, TextureDimension, TextureFormat, TextureUsages,
 };
 use bevy_internal::render::renderer::{RenderAdapterInfo, RenderDevice};
+use bevy_internal::render::view::DebandDither;
 use bevy_internal::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy_internal::sprite::{Sprite, Text2d};
 use bevy_internal::time::TimeUpdateStrategy;
@@ -59,12 +62,14 @@ pub enum RenderError {
         message: String,
     },
     /// A capture showed nothing.
-    #[error("{file}: {blank}")]
+    #[error("{file}: {blank}{note}")]
     Blank {
         /// The scene file.
         file: PathBuf,
         /// The colour of every pixel.
         blank: BlankCapture,
+        /// Empty, or why the scene may show nothing here (`; its 3 custom components ...`).
+        note: String,
     },
     /// `--camera` named no camera of the scene.
     #[error("{file}: {message}")]
@@ -160,6 +165,11 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
             .all(|r| world.get::<ForgeSceneInstance>(*r).is_some())
     })?;
     // Bounds (meshes, sprite images, text layout) are computed in the frames after spawning.
+    // Bevy lays text out only for the scale factor of an active camera that sees a sprite or
+    // text, and the scene's cameras have no target yet: our 2D camera looks at every scene,
+    // zoomed far out, for these frames.
+    let all = AutoCameras::spawn(app.world_mut(), &target);
+    all.survey(app.world_mut(), &roots_spawned);
     for _ in 0..2 {
         frame(&mut app);
     }
@@ -170,7 +180,6 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
         .iter()
         .map(|r| scene_bounds(app.world_mut(), *r))
         .collect();
-    let all = AutoCameras::spawn(app.world_mut(), &target);
     let together: Vec<Bounds> = bounds.iter().flatten().copied().collect();
     let mut captures = Vec::new();
     for (i, scene) in job.scenes.iter().enumerate() {
@@ -207,9 +216,9 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
         })?;
         let image = capture(&mut app, &target, job.warmup_frames.max(1), &scene.file)?;
         let path = job.capture_path(i);
-        image.save(&path).map_err(|e| RenderError::Io {
+        crate::compare::save_png(&image, &path).map_err(|source| RenderError::Io {
             path: path.clone(),
-            source: std::io::Error::other(e),
+            source,
         })?;
         let entities = entity_boxes(app.world_mut(), roots_spawned[i], job);
         captures.push(Capture {
@@ -431,6 +440,10 @@ fn capture(
             Err(e) => blank = Some(e),
         }
     }
+    let custom = std::fs::read(file).map_or(0, |bytes| {
+        bevy_forge_scene::format::SceneDoc::from_slice(&bytes)
+            .map_or(0, |mut parsed| strip_custom(&mut parsed.doc))
+    });
     Err(RenderError::Blank {
         file: file.to_owned(),
         blank: blank.unwrap_or(BlankCapture {
@@ -439,6 +452,14 @@ fn capture(
             b: 0,
             a: 0,
         }),
+        note: match custom {
+            0 => String::new(),
+            1 => "; its one custom component is a game type, left out here (it draws nothing)"
+                .to_owned(),
+            n => format!(
+                "; its {n} custom components are game types, left out here (they draw nothing)"
+            ),
+        },
     })
 }
 
@@ -520,6 +541,80 @@ struct AutoCameras {
     two_d: Option<Entity>,
 }
 
+/// Where the auto 3D camera stands and looks to show every corner of `boxes` (world-space
+/// `(min, max)` boxes) along [`three_quarter`], with vertical field of view `fov` (radians)
+/// and `aspect` (width / height): `(eye, target, near, far)`. The corners of each box are
+/// projected (not of their union, whose empty corners would waste the frame); the target is
+/// moved sideways and the distance scaled a few times until the projected corners sit centred
+/// and fill the frame but for a margin of about 5% on each side of the tighter direction.
+fn aim_three_quarter(boxes: &[(Vec3, Vec3)], fov: f32, aspect: f32) -> (Vec3, Vec3, f32, f32) {
+    let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    for (min, max) in boxes {
+        lo = lo.min(*min);
+        hi = hi.max(*max);
+    }
+    // Very many boxes: the corners of their union (the frame is then a little looser).
+    let points: Vec<Vec3> = if boxes.len() <= 20_000 {
+        boxes.iter().flat_map(|(a, b)| corners(*a, *b)).collect()
+    } else {
+        corners(lo, hi).to_vec()
+    };
+    let radius = ((hi - lo).length() / 2.0).max(0.5);
+    let back = three_quarter();
+    let right = Vec3::Y.cross(back).normalize();
+    let up = back.cross(right);
+    let tan_y = (fov / 2.0).tan();
+    let tan_x = tan_y * aspect;
+    let mut target = (lo + hi) / 2.0;
+    // Far enough for every corner to be in front and inside the frame (a start that is too
+    // far, never too near).
+    let mut distance = 0.5f32;
+    for p in &points {
+        let r = *p - target;
+        let towards = r.dot(back);
+        distance = distance
+            .max(towards + radius * 0.1)
+            .max(towards + 1.1 * r.dot(right).abs() / tan_x)
+            .max(towards + 1.1 * r.dot(up).abs() / tan_y);
+    }
+    let span = |target: Vec3, distance: f32| {
+        let eye = target + back * distance;
+        let (mut min, mut max) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+        let mut nearest = f32::INFINITY;
+        for p in &points {
+            let r = *p - eye;
+            let depth = -r.dot(back);
+            nearest = nearest.min(depth);
+            let s = Vec2::new(
+                r.dot(right) / (depth * tan_x),
+                r.dot(up) / (depth * tan_y),
+            );
+            min = min.min(s);
+            max = max.max(s);
+        }
+        (min, max, nearest)
+    };
+    for _ in 0..8 {
+        let (min, max, _) = span(target, distance);
+        let mid = (min + max) / 2.0;
+        let half = ((max - min) / 2.0).max_element();
+        target += (right * mid.x * tan_x + up * mid.y * tan_y) * distance;
+        // Nearer scales the picture about as 1 / distance; never so near that a corner
+        // comes within a tenth of the scene's size of the camera.
+        let nearest_allowed = points
+            .iter()
+            .map(|p| (*p - target).dot(back))
+            .fold(0.0f32, f32::max)
+            + radius * 0.1;
+        distance = (distance * half * 1.1).max(nearest_allowed);
+    }
+    let (_, _, nearest) = span(target, distance);
+    let eye = target + back * distance;
+    let near = (nearest * 0.5).max(0.05);
+    let far = distance + radius * 2.0 + 10.0;
+    (eye, target, near, far)
+}
+
 /// The three-quarter view's direction from the target: 35 degrees around from +Z towards +X,
 /// 30 degrees up.
 fn three_quarter() -> Vec3 {
@@ -544,6 +639,7 @@ impl AutoCameras {
                 },
                 Projection::Perspective(PerspectiveProjection::default()),
                 RenderTarget::Image(target.clone().into()),
+                DebandDither::Disabled,
                 Transform::default(),
             ))
             .id();
@@ -557,12 +653,30 @@ impl AutoCameras {
                 },
                 Projection::Orthographic(OrthographicProjection::default_2d()),
                 RenderTarget::Image(target.clone().into()),
+                DebandDither::Disabled,
                 Transform::default(),
             ))
             .id();
         Self {
             three_d: Some(three_d),
             two_d: Some(two_d),
+        }
+    }
+
+    /// Shows every scene of `roots` to our 2D camera zoomed far out (one pixel for a thousand
+    /// units), so Bevy lays out their text and computes its bounds; the 3D camera stays off.
+    fn survey(&self, world: &mut World, roots: &[Entity]) {
+        for root in roots {
+            world.entity_mut(*root).insert(Visibility::Inherited);
+        }
+        if let Some(e) = self.two_d {
+            world.entity_mut(e).insert(Projection::Orthographic(OrthographicProjection {
+                scale: 1_000.0,
+                ..OrthographicProjection::default_2d()
+            }));
+            if let Some(mut camera) = world.get_mut::<Camera>(e) {
+                camera.is_active = true;
+            }
         }
     }
 
@@ -586,21 +700,24 @@ impl AutoCameras {
         let aspect = width as f32 / height as f32;
         self.three_d = None;
         self.two_d = None;
-        if let (Some(e), Some((min, max))) = (all.three_d, union(false)) {
-            let centre = (min + max) / 2.0;
-            let radius = ((max - min).length() / 2.0).max(0.5);
+        let boxes: Vec<(Vec3, Vec3)> = bounds
+            .iter()
+            .filter(|b| !b.two_d)
+            .map(|b| (b.min, b.max))
+            .collect();
+        if let Some(e) = all.three_d
+            && !boxes.is_empty()
+        {
             let fov = std::f32::consts::FRAC_PI_4;
-            let half = (fov / 2.0).min(((fov / 2.0).tan() * aspect).atan());
-            let distance = radius / half.sin() * 1.05;
-            let eye = centre + three_quarter() * distance;
+            let (eye, target, near, far) = aim_three_quarter(&boxes, fov, aspect);
             world.entity_mut(e).insert((
                 Projection::Perspective(PerspectiveProjection {
                     fov,
-                    near: ((distance - radius) * 0.5).max(0.05),
-                    far: distance + radius * 2.0 + 10.0,
+                    near,
+                    far,
                     ..Default::default()
                 }),
-                Transform::from_translation(eye).looking_at(centre, Vec3::Y),
+                Transform::from_translation(eye).looking_at(target, Vec3::Y),
             ));
             self.three_d = Some(e);
         }
@@ -720,7 +837,13 @@ fn choose_cameras(
         words.push(format!("the scene's camera {} {name:?}", path_text(path)));
         world
             .entity_mut(*e)
-            .insert(RenderTarget::Image(target.clone().into()));
+            .insert((RenderTarget::Image(target.clone().into()), DebandDither::Disabled));
+        // Bevy's `camera_system` computes a camera's target size only when the camera is
+        // added, its projection changes or its target's image or window changes, not when
+        // its `RenderTarget` is replaced: touch the projection so the image's size is taken.
+        if let Some(mut projection) = world.get_mut::<Projection>(*e) {
+            projection.set_changed();
+        }
         if let Some(mut camera) = world.get_mut::<Camera>(*e) {
             camera.is_active = true;
             camera.order = n as isize;
@@ -944,11 +1067,21 @@ impl AssetReader for SideReader {
 /// they draw nothing. A file with none, or that does not read, is given as it is (so its
 /// errors keep their lines and columns).
 pub fn without_custom(bytes: Vec<u8>) -> Vec<u8> {
-    use bevy_forge_scene::format::{ComponentData, Override, SceneDoc};
-    let Ok(parsed) = SceneDoc::from_slice(&bytes) else {
+    let Ok(parsed) = bevy_forge_scene::format::SceneDoc::from_slice(&bytes) else {
         return bytes;
     };
     let mut doc = parsed.doc;
+    if strip_custom(&mut doc) == 0 {
+        bytes
+    } else {
+        doc.to_canonical_string().into_bytes()
+    }
+}
+
+/// Takes the custom components out of `doc` (in entities, and set, added or removed by
+/// overrides of instances and tile layers); returns how many there were.
+fn strip_custom(doc: &mut bevy_forge_scene::format::SceneDoc) -> usize {
+    use bevy_forge_scene::format::{ComponentData, Override};
     let mut removed = 0;
     let is_custom = |c: &ComponentData| matches!(c, ComponentData::Custom(_));
     let strip = |overrides: &mut Vec<Override>, removed: &mut usize| {
@@ -971,9 +1104,5 @@ pub fn without_custom(bytes: Vec<u8>) -> Vec<u8> {
     for layer in &mut doc.layers {
         strip(&mut layer.overrides, &mut removed);
     }
-    if removed == 0 {
-        bytes
-    } else {
-        doc.to_canonical_string().into_bytes()
-    }
+    removed
 }

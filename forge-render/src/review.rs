@@ -294,7 +294,7 @@ impl Review {
             ("after.png", &self.after),
             ("difference.png", &self.difference),
         ] {
-            image.save(dir.join(name)).map_err(std::io::Error::other)?;
+            crate::compare::save_png(image, &dir.join(name))?;
         }
         Ok(())
     }

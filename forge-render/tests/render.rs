@@ -122,6 +122,10 @@ fn the_same_scene_rendered_twice_is_the_same_picture() {
         load(&second.captures[0].image),
     );
     let c = compare(&x, &y, Tolerance::DEFAULT).unwrap();
+    eprintln!(
+        "two renders of meshes: {} of {} pixels differ, largest channel difference {}",
+        c.differing, c.pixels, c.max_channel_delta
+    );
     assert!(
         c.within(Tolerance::DEFAULT),
         "{:.3}% of pixels differ between two renders",
@@ -181,6 +185,10 @@ fn a_changed_light_a_moved_and_a_removed_entity_show_inside_their_outlines() {
             .flatten()
             .map(|r| u64::from(r.x1 - r.x0) * u64::from(r.y1 - r.y0))
             .sum();
+        eprintln!(
+            "{what}: {} differing pixels in outlines of {area} pixels",
+            e.differing_inside
+        );
         assert!(
             e.differing_inside * 20 > area,
             "{what}: {} differing pixels in an outline of {area}",
@@ -196,6 +204,23 @@ fn a_changed_light_a_moved_and_a_removed_entity_show_inside_their_outlines() {
     assert!(
         magenta > 20,
         "{magenta} magenta pixels in the ball's outline"
+    );
+    // The lamp's new colour shows where its light falls, not only where the crate and the
+    // ball changed: magenta pixels in its outline outside theirs.
+    let others: Vec<_> = [crate_.before, crate_.after, ball.before]
+        .into_iter()
+        .flatten()
+        .collect();
+    let r = lamp.before.unwrap();
+    let light_only = (r.x0..r.x1)
+        .flat_map(|x| (r.y0..r.y1).map(move |y| (x, y)))
+        .filter(|(x, y)| !others.iter().any(|o| o.contains(*x, *y)))
+        .filter(|(x, y)| review.difference.get_pixel(*x, *y).0 == [255, 0, 255, 255])
+        .count();
+    eprintln!("lamp: {light_only} magenta pixels in its outline outside the crate's and the ball's");
+    assert!(
+        light_only > 200,
+        "{light_only} magenta pixels of the lamp's light alone"
     );
     // Nearly everything that differs is inside some outline.
     assert!(
@@ -237,6 +262,28 @@ fn a_blank_capture_is_refused() {
         .unwrap();
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stderr).contains("one colour"));
+    assert!(!png.exists());
+
+    // A scene of game types only says why it may show nothing.
+    let run = Command::new(EXE)
+        .args([
+            "render",
+            &scene("game_only").file.to_string_lossy(),
+            "--size",
+            "64x32",
+            "--out",
+        ])
+        .arg(&png)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "one colour (rgba 43, 44, 47, 255 in every pixel): nothing was drawn; check that the scene has visible sprites, text or meshes in front of the camera; its 2 custom components are game types, left out here (they draw nothing)"
+        ),
+        "{err}"
+    );
     assert!(!png.exists());
 }
 
