@@ -6,8 +6,9 @@
 //! cargo run --example spawn_scene -- path/to/level.forge.ron
 //! ```
 //!
-//! For each entity it prints the `Entity`, the file id, the name, the world translation and the
-//! components it has (short type names). A file with errors prints its diagnostics once,
+//! It says in one line what it spawned, then prints for each entity the `Entity`, the file id,
+//! the name, the world translation and the components it has (short type names). Nothing is
+//! drawn (no renderer, no `bevy_pbr`), so a mesh spawns without a material, quietly. A file with errors prints its diagnostics once,
 //! rustc-style with the offending line, and exits with status 1.
 
 use std::io::{self, IsTerminal, Write};
@@ -20,7 +21,7 @@ use bevy_ecs::hierarchy::Children;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::prelude::*;
-use bevy_forge_scene::validate::report::{Source, human_with};
+use bevy_forge_scene::validate::report::{FileText, human_with};
 use bevy_forge_scene::{ForgeEntityPath, ForgeSceneLoadError};
 use bevy_reflect::Reflect;
 use bevy_transform::TransformPlugin;
@@ -182,7 +183,7 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
     } else {
         Vec::new()
     };
-    let source = Source::new(shown.to_owned(), &bytes);
+    let source = FileText::new(shown.to_owned(), &bytes);
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let diagnostics = scene_error.diagnostics();
     // A prefab's problems point into the prefab file (an asset path under the same root), named
@@ -194,12 +195,15 @@ fn report_failure(root_dir: &Path, scene_path: &str, shown: &str, error: &AssetL
     let cooked = scene_path.ends_with(".forge.bin");
     let other = |asset: &str| {
         if cooked {
-            return Some(Source::new(format!("{asset} (bundled in `{shown}`)"), b""));
+            return Some(FileText::new(
+                format!("{asset} (bundled in `{shown}`)"),
+                b"",
+            ));
         }
         let file = root_dir.join(asset);
         let small = std::fs::metadata(&file).is_ok_and(|m| m.len() <= SHOWN_FILE_LIMIT);
         let bytes = std::fs::read(&file).ok().filter(|_| small)?;
-        Some(Source::new(format!("{shown_root}{asset}"), &bytes))
+        Some(FileText::new(format!("{shown_root}{asset}"), &bytes))
     };
     eprint!("{}", human_with(&source, &diagnostics, colour, &other));
     let n = diagnostics.len();
@@ -264,7 +268,7 @@ fn main() -> ExitCode {
                 .get(&handle);
             let title = match (instance, scene) {
                 (Some(instance), Some(scene)) => format!(
-                    "spawned {:?} from {scene_path}: {} entities",
+                    "spawned {:?} from {scene_path}: {} entities under one root, headless (nothing is drawn, so meshes get no material); the live hierarchy:",
                     scene.doc().name,
                     instance.len()
                 ),

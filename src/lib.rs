@@ -91,7 +91,7 @@ pub mod prelude {
 /// Paths used by the code `#[derive(ForgeComponent)]` generates. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::runtime::registry::{CopyByClone, CopyByReflection, CopyProbe};
+    pub use crate::runtime::values::registry::{CopyByClone, CopyByReflection, CopyProbe};
     pub use crate::runtime::{ForgeComponent, ForgeComponentRegistration};
     pub use crate::schema::{ComponentSchema, FieldRange, FieldSchema};
     pub use bevy_reflect::TypePath;

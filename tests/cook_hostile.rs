@@ -75,7 +75,7 @@ fn virtual_rise<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
     )
 }
 
-// ---- a mirror of the private wire types (src/cook/wire.rs), to write any body ----
+// ---- a mirror of the private wire types (src/cook/wire/), to write any body ----
 
 mod wire {
     use bevy_forge_scene::format::*;

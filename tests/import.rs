@@ -6,11 +6,15 @@
 
 // The harness alone: the shared game types name `forge_demo::Health` differently from the
 // goblin prefab, which this file's `Health` matches.
+#[path = "importing/dump.rs"]
+mod dump;
 #[path = "../examples/support/gate.rs"]
 mod gate;
 #[allow(dead_code)]
 #[path = "common/harness.rs"]
 mod harness;
+#[path = "importing/kinds.rs"]
+mod kinds;
 
 use std::path::Path;
 
@@ -22,7 +26,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::reflect::AppTypeRegistry;
 use bevy_forge_scene::format::{ComponentData, MeshSource, SceneDoc, TransformData};
 use bevy_forge_scene::import::{
-    self, ImportError, ImportOptions, ImportReport, NoteKind, file_transform,
+    self, ImportError, ImportNote, ImportOptions, ImportReport, NoteKind, file_transform,
 };
 use bevy_forge_scene::prelude::*;
 use bevy_reflect::Reflect;
@@ -858,14 +862,6 @@ fn malformed_worlds_are_errors_at_their_line_and_column() {
     let registry = import::builtin_types();
     let cases: &[(&str, String, (usize, usize), &str)] = &[
         (
-            "a value of the wrong type",
-            format!(
-                "(\n  resources: {{}},\n  entities: {{\n    4294967295: (components: {{\n      \"{TRANSFORM}\": (translation: \"up\"),\n    }}),\n  }},\n)"
-            ),
-            (5, 0),
-            "",
-        ),
-        (
             "cut short",
             format!(
                 "(\n  resources: {{}},\n  entities: {{\n    4294967295: (components: {{\"{NAME}\": \"A\""
@@ -903,6 +899,39 @@ fn malformed_worlds_are_errors_at_their_line_and_column() {
             "{what}: {e}"
         );
     }
+}
+
+/// A value that does not fit its type leaves that component out, listed at its line and
+/// column with its field; the entity and the rest of the file are imported.
+#[test]
+fn a_value_of_the_wrong_type_is_listed_at_its_line_and_column() {
+    let text = format!(
+        "(\n  resources: {{}},\n  entities: {{\n    4294967295: (components: {{\n      \"{NAME}\": \"Crate\",\n      \"{TRANSFORM}\": (translation: \"up\"),\n    }}),\n  }},\n)"
+    );
+    let imported = import::from_scn_ron(&text, &import::builtin_types()).unwrap();
+    assert_eq!(imported.doc.entities[&1].name, "Crate");
+    let [note] = imported.report.notes.as_slice() else {
+        panic!("{:?}", notes_of(&imported));
+    };
+    assert_eq!((note.entity, note.type_path.as_str()), (Some(1), TRANSFORM));
+    let column = text.lines().nth(5).unwrap().find("\"up\"").unwrap() + 1;
+    match &note.kind {
+        NoteKind::Unreadable {
+            field: Some(field),
+            line: 6,
+            column: c,
+            message,
+        } if field == "translation" && *c >= column && *c <= column + 4 => {
+            assert!(message.contains("found the string \"up\""), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        note.to_string().starts_with(
+            "entity 1 (`Crate`): `bevy_transform::components::transform::Transform` left out: its field `translation` does not read as its type (6:"
+        ),
+        "{note}"
+    );
 }
 
 #[test]
@@ -1751,13 +1780,33 @@ fn string_entity_keys_read_as_the_numbers_they_stand_for() {
     let era = from_strings.era.unwrap();
     assert_eq!((era.oldest, era.newest), (21, None));
     assert_eq!(era.to_string(), "after Bevy 0.20 (string entity keys)");
-    // A string that is not an entity is an error at its place.
+    // A string that is not an entity leaves its component out, listed at its place; the rest
+    // of the file imports.
     let bad = strings.replacen("\"2v0\"", "\"2w0\"", 1);
-    let e = import::from_scn_ron_with(&bad, &registry, &options).unwrap_err();
+    let imported = import::from_scn_ron_with(&bad, &registry, &options).unwrap();
     let at = bad.find("\"2w0\"").unwrap();
     let line = bad[..at].matches('\n').count() + 1;
-    assert_eq!(e.position().map(|p| p.0), Some(line), "{e}");
-    assert!(e.to_string().contains("`2w0` is not an entity"), "{e}");
+    let unreadable: Vec<_> = imported
+        .report
+        .notes
+        .iter()
+        .filter(|n| matches!(n.kind, NoteKind::Unreadable { .. }))
+        .collect();
+    let [note] = unreadable.as_slice() else {
+        panic!("{:?}", notes_of(&imported));
+    };
+    let NoteKind::Unreadable {
+        field,
+        line: l,
+        message,
+        ..
+    } = &note.kind
+    else {
+        unreachable!()
+    };
+    assert_eq!((field.as_deref(), *l), (Some("target"), line), "{note}");
+    assert!(message.contains("`2w0` is not an entity"), "{note}");
+    assert_eq!(imported.doc.entities.len(), from_strings.doc.entities.len());
 }
 
 // ---- the extra samples: shapes seen in public save files ----

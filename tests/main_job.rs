@@ -63,6 +63,16 @@ fn the_main_job_spawns_the_garden_and_prints_its_hierarchy() {
         "{stdout}"
     );
     assert!(stdout.contains("ForgeEntityId"), "{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("spawned")).count(),
+        1
+    );
+    // A clean run: nothing logged at warning level or above (the garden's mesh has no
+    // material headless, which is no problem where nothing is drawn).
+    assert!(
+        !stderr.contains("WARN") && !stderr.contains("ERROR"),
+        "{stderr}"
+    );
 }
 
 #[test]

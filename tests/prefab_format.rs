@@ -956,6 +956,85 @@ mod tiles {
         assert!(unused[0].message.contains("empty"), "{}", unused[0].message);
     }
 
+    /// A sparse cell on a cell the rows also give is the layer's one problem: both `rows` and
+    /// `cells`, not a duplicate cell as well.
+    #[test]
+    fn rows_and_cells_on_one_cell_is_one_diagnostic() {
+        let text = level(&["g.", "gg"]).replace(
+            "      overrides: [",
+            "      cells: [(i: 0, j: 0, key: \"l\")],\n      overrides: [",
+        );
+        let parsed = SceneDoc::from_str(&text).unwrap();
+        let layer: Vec<&str> = validate_parsed(&parsed, None)
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.starts_with("forge::layer"))
+            .map(|d| d.code)
+            .collect();
+        assert_eq!(layer, ["forge::layer::rows_and_cells"]);
+        // Two sparse cells on one cell are still a duplicate.
+        let twice = text.replace(
+            "(i: 0, j: 0, key: \"l\")",
+            "(i: 0, j: 0, key: \"l\"), (i: 0, j: 0, key: \"g\")",
+        );
+        let parsed = SceneDoc::from_str(&twice).unwrap();
+        let codes: Vec<&str> = validate_parsed(&parsed, None)
+            .diagnostics
+            .iter()
+            .map(|d| d.code)
+            .collect();
+        assert_eq!(
+            codes
+                .iter()
+                .filter(|c| **c == "forge::layer::duplicate_cell")
+                .count(),
+            1,
+            "{codes:?}"
+        );
+    }
+
+    /// A reference into a cell outside a 2 x 2 layer says it is outside and where the cells
+    /// are; one into an empty cell inside says it is empty. An override of a cell outside the
+    /// layer says the same.
+    #[test]
+    fn a_reference_outside_the_layer_names_its_cells() {
+        let text = level(&["g.", "gg"])
+            .replace(
+                "components: []),",
+                "components: [(type: custom, data: (type_path: \"game::Looks\", fields: [(name: \"far\", expr: \"#9/7/0/1\"), (name: \"near\", expr: \"#9/1/1/1\")]))]),",
+            )
+            .replace("[1, 0, 1]", "[5, 5, 1]");
+        let source =
+            bevy_forge_scene::pipeline::Source::read("t.forge.ron", text.as_bytes()).unwrap();
+        let checked =
+            bevy_forge_scene::pipeline::check(source, &mut PrefabFiles::new(reader(tile_files())));
+        let messages: Vec<&str> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| {
+                d.code.starts_with("forge::custom::") || d.code == "forge::prefab::unused_override"
+            })
+            .map(|d| d.message.as_str())
+            .collect();
+        let has = |want: &str| messages.iter().any(|m| m.contains(want));
+        assert!(
+            has("cell (7, 0) is outside tile layer `#9`, whose cells run from (0, 0) to (1, 1)"),
+            "{messages:#?}"
+        );
+        assert!(
+            has("cell (1, 1) of tile layer `#9` is empty"),
+            "{messages:#?}"
+        );
+        assert!(
+            has("cell (5, 5) is outside the layer, whose cells run from (0, 0) to (1, 1)"),
+            "{messages:#?}"
+        );
+        assert!(
+            !messages.iter().any(|m| m.contains("(7, 0) of tile layer")),
+            "{messages:#?}"
+        );
+    }
+
     fn rows() -> impl Strategy<Value = Vec<String>> {
         (1usize..6, 1usize..6).prop_flat_map(|(w, h)| {
             prop::collection::vec(

@@ -116,7 +116,7 @@ fn write_out(out: &Path, code: &str) -> Result<(), String> {
     write_file_atomic(out, code.as_bytes()).map_err(|e| e.to_string())
 }
 
-fn print_report(source: &report::Source, diagnostics: &[Diagnostic]) {
+fn print_report(source: &report::FileText, diagnostics: &[Diagnostic]) {
     let text = report::human(source, diagnostics, render::use_colour());
     let _ = std::io::stderr().write_all(text.as_bytes());
 }

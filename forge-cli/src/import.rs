@@ -63,7 +63,7 @@ pub fn import(args: &ImportArgs) -> Status {
     };
     if !errors.is_empty() {
         let name = args.file.display().to_string();
-        let source = report::Source::new(format!("{name} (imported)"), text.as_bytes());
+        let source = report::FileText::new(format!("{name} (imported)"), text.as_bytes());
         let shown = report::human(&source, &errors, super::render::use_colour());
         let _ = std::io::Write::write_all(&mut std::io::stderr(), shown.as_bytes());
         eprintln!("error: the imported scene does not validate; nothing written");

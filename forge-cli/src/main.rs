@@ -80,15 +80,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
-use bevy_forge_scene::pipeline::{self, PrefabFiles};
+use bevy_forge_scene::pipeline::{self, PrefabFiles, PrefabSource};
 use bevy_forge_scene::prefab::ExpandedScene;
 use bevy_forge_scene::project::{AssetIndex, Project, slugify};
 use bevy_forge_scene::schema::{SchemaFile, SchemaFileError};
-use bevy_forge_scene::validate::{Diagnostic, Severity, validate_parsed};
+use bevy_forge_scene::validate::{Diagnostic, Severity};
 use bevy_forge_scene_cli::files::{self, asset_path_of, prefab_root};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use bevy_forge_scene::validate::report::{self, Source};
+use bevy_forge_scene::validate::report::{self, FileText};
 
 /// Checks, formats, creates and shows Bevy Forge `.forge.ron` scenes.
 #[derive(Debug, Parser)]
@@ -308,8 +308,8 @@ fn fail(message: &str) -> Status {
 
 /// What reading one file gave.
 enum Loaded {
-    Parsed(Source, Box<ParsedScene>),
-    ReadError(Source, Diagnostic),
+    Parsed(FileText, Box<ParsedScene>),
+    ReadError(FileText, Diagnostic),
 }
 
 /// Reads a scene file; `Err` when the file cannot be read at all.
@@ -318,11 +318,11 @@ fn load(path: &Path) -> Result<Loaded, String> {
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     if bevy_forge_scene::cook::is_cooked(&bytes) {
         return Ok(Loaded::ReadError(
-            Source::new(path.display().to_string(), b""),
+            FileText::new(path.display().to_string(), b""),
             cooked_file(path, &bytes),
         ));
     }
-    let source = Source::new(path.display().to_string(), &bytes);
+    let source = FileText::new(path.display().to_string(), &bytes);
     Ok(match SceneDoc::from_slice(&bytes) {
         Ok(parsed) => Loaded::Parsed(source, Box::new(parsed)),
         Err(e) => Loaded::ReadError(source, Diagnostic::from_read_error(&e)),
@@ -375,22 +375,27 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
     }
 }
 
-/// Reads a prefab file by asset path.
-type ReadPrefab = Box<dyn FnMut(&str) -> Result<Vec<u8>, String>>;
+/// Prefab files read from disk, by asset path under an assets directory.
+struct OnDisk {
+    root: PathBuf,
+}
+
+impl PrefabSource for OnDisk {
+    fn read(&mut self, asset: &str) -> Result<Vec<u8>, String> {
+        let file = self.root.join(asset);
+        std::fs::read(&file).map_err(|e| format!("`{}`: {e}", file.display()))
+    }
+}
 
 /// Prefab files under one root, read once each.
-type Prefabs = PrefabFiles<ReadPrefab>;
+type Prefabs = PrefabFiles<OnDisk>;
 
 fn prefab_files(
     root: PathBuf,
     schemas: Option<&SchemaFile>,
     assets: Option<AssetIndex>,
 ) -> Prefabs {
-    let read: ReadPrefab = Box::new(move |asset: &str| {
-        let file = root.join(asset);
-        std::fs::read(&file).map_err(|e| format!("`{}`: {e}", file.display()))
-    });
-    let mut files = PrefabFiles::new(read);
+    let mut files = PrefabFiles::new(OnDisk { root });
     if let Some(schemas) = schemas {
         files = files.with_schemas(schemas.clone());
     }
@@ -417,7 +422,7 @@ fn report_prefab_errors(prefabs: &Prefabs, root: &Path) -> bool {
         any = true;
         localize(&mut errors, root);
         let name = shown(&root.join(asset));
-        let source = Source::new(name, file.text.as_bytes());
+        let source = FileText::new(name, file.text.as_bytes());
         let text = report::human(&source, &errors, render::use_colour());
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
@@ -551,7 +556,7 @@ fn validate(args: &ValidateArgs) -> Status {
             }) {
                 status = status.max(Status::Failed);
             }
-            let source = Source::new(name.clone(), file.text.as_bytes());
+            let source = FileText::new(name.clone(), file.text.as_bytes());
             match args.format {
                 OutputFormat::Human => print(&report::human(&source, diagnostics, colour)),
                 OutputFormat::Json => {
@@ -643,7 +648,7 @@ impl Checker {
             let text = files
                 .and_then(|f| f.file(file))
                 .map_or(&[][..], |f| f.text.as_bytes());
-            let source = Source::new(shown(&root.join(file)), text);
+            let source = FileText::new(shown(&root.join(file)), text);
             print(&report::human(&source, &errors, colour));
         }
     }
@@ -800,36 +805,40 @@ fn show_tree(args: &TreeArgs) -> Status {
             Status::Failed
         }
         Ok(Loaded::Parsed(source, parsed)) => {
+            // Through the pipeline as every command: the expansion and every problem, once.
             let root = prefab_root(&args.file, args.assets.as_deref());
             let mut prefabs = prefab_files(root.clone(), None, None);
             let asset_path = asset_path_of(&args.file, &root);
-            let (expanded, mut problems) = prefabs.expand_scene(&asset_path, &parsed);
-            let expanded =
-                expanded.unwrap_or_else(|| ExpandedScene::plain(parsed.doc.clone().into()));
+            let scene = pipeline::Source::from_parsed(asset_path, *parsed);
+            let checked = pipeline::check(scene, &mut prefabs);
+            let doc = &checked.source.parsed.doc;
+            let plain;
+            let expanded = match &checked.expanded {
+                Some(expanded) => expanded,
+                None => {
+                    plain = ExpandedScene::plain(doc.clone().into());
+                    &plain
+                }
+            };
             print(&if args.flat {
-                tree::render_flat(&expanded)
+                tree::render_flat(expanded)
             } else {
-                tree::render_expanded(&expanded, &parsed.doc)
+                tree::render_expanded(expanded, doc)
             });
-            // What kept the tree from being whole: on stderr, rustc-style. Instances whose
-            // `scene` is not a usable path place nothing; validation says why.
-            problems.extend(
-                validate_parsed(&parsed, None)
-                    .diagnostics
-                    .into_iter()
-                    .filter(|d| {
-                        d.path.as_deref() == Some("instance.scene")
-                            || d.code.starts_with("forge::layer::")
-                    }),
-            );
+            // What kept the tree from being whole, and what else the check found: on stderr,
+            // rustc-style, the scene's under its name, each prefab file's under its own.
+            let mut problems: Vec<Diagnostic> = checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.file.is_none() && d.severity != Severity::Info)
+                .cloned()
+                .collect();
             localize(&mut problems, &root);
-            problems.retain(|d| d.severity != Severity::Info);
             if !problems.is_empty() {
                 let text = report::human(&source, &problems, render::use_colour());
                 let _ = std::io::stderr().write_all(text.as_bytes());
             }
             let mut failed = problems.iter().any(|d| d.severity == Severity::Error);
-            // And the prefab files' own errors, under their names.
             failed |= report_prefab_errors(&prefabs, &root);
             if failed { Status::Failed } else { Status::Ok }
         }

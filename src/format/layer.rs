@@ -214,6 +214,26 @@ impl TileLayer {
         }
     }
 
+    /// The cells the layer has, as a rectangle: the grid of its `rows` (the first row's width),
+    /// grown to hold its sparse `cells`; `None` for a layer with neither (or only empty rows).
+    pub fn cell_bounds(&self) -> Option<CellRect> {
+        let width = self.rows.first().map_or(0, |r| r.chars().count());
+        let mut bounds = (width > 0).then(|| {
+            let (i, j) = self.start;
+            let up = u32::try_from(self.rows.len() - 1).unwrap_or(u32::MAX);
+            let right = u32::try_from(width - 1).unwrap_or(u32::MAX);
+            CellRect::between((i, j), (i.saturating_add(right), j.saturating_add(up)))
+        });
+        for c in &self.cells {
+            let r = bounds.get_or_insert(CellRect::cell(c.i, c.j));
+            *r = CellRect::between(
+                (r.i0.min(c.i), r.j0.min(c.j)),
+                (r.i1.max(c.i), r.j1.max(c.j)),
+            );
+        }
+        bounds
+    }
+
     /// The number of cells the layer spans: width × height for `rows` (the first row's width),
     /// plus the number of sparse cells.
     pub fn extent(&self) -> usize {

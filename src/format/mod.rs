@@ -37,7 +37,8 @@ pub use layer::{
     CellRect, CellSource, EMPTY_CELL, MAX_CELL_INDEX, MAX_LAYER_CELLS, TILE_PLANES, TileCell,
     TileLayer, TilePlane,
 };
-pub use read::{ParsedScene, ReadWarning, ReadWarningKind};
+pub use lexical::{Token, TokenKind, Tokens, tokens};
+pub use read::{ParsedScene, ReadWarning, ReadWarningKind, Recovered};
 pub(crate) use read::{Step as StreamStep, StreamRead};
 pub use source_map::{CustomPart, LayerPart, OverridePart, Position, SourceMap, Span};
 pub use value::{ColorData, TransformData, Vec2Data, Vec3Data};
@@ -167,6 +168,34 @@ impl SceneDoc {
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<ParsedScene, ReadError> {
         read::read_str(text)
+    }
+
+    /// Reads as much of `text` as reads, going on past its errors, as an editor reads a file
+    /// being typed (the language server, `forge lsp`, does): an entity entry or top-level field
+    /// that does not read is read again skipping what does not (an unknown field with its
+    /// value, a value of the wrong shape, a list item; a structure not closed ends where the
+    /// next entity entry or top-level field starts), and an entry whose key does not read is
+    /// skipped whole. The parts that read keep their spans in the source map.
+    ///
+    /// [`Recovered::errors`] has the error [`SceneDoc::from_str`] gives first, then at most one
+    /// more per entity entry and top-level field, none that only follows from an earlier one.
+    /// Without errors, [`Recovered::parsed`] is exactly what `from_str` gives. A scene with
+    /// errors is still not a scene: the loader and `forge validate` read with `from_str`.
+    ///
+    /// ```
+    /// use bevy_forge_scene::format::SceneDoc;
+    /// let text = r#"(format_version: 1, name: "", entities: {
+    ///     1: (id: 1, name: "Lamp", parent: None, children: [], colour: 3, transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: []),
+    ///     2: (id: 2, name: "Crate", parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: []),
+    /// }, roots: [1, 2], next_id: 3)"#;
+    /// let read = SceneDoc::from_str_recovering(text);
+    /// assert_eq!(read.errors.len(), 1);
+    /// assert_eq!(Some(&read.errors[0]), SceneDoc::from_str(text).err().as_ref());
+    /// assert_eq!(read.parsed.doc.entities[&1].name, "Lamp");
+    /// assert_eq!(read.parsed.doc.entities.len(), 2);
+    /// ```
+    pub fn from_str_recovering(text: &str) -> Recovered {
+        read::read_recovering(text)
     }
 
     /// Reads a document from bytes; like [`SceneDoc::from_str`], and refuses invalid UTF-8 with

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::rules::{CustomRules, Offline, check_all};
 use crate::cook::CookedScene;
 use crate::format::MAX_PREFAB_DEPTH;
-use crate::format::{ParsedScene, SceneDoc};
+use crate::format::{ParsedScene, ReadError, SceneDoc};
 use crate::prefab::{ExpandedScene, expand};
 use crate::project::AssetIndex;
 use crate::schema::SchemaFile;
@@ -79,8 +79,28 @@ pub struct PrefabFile {
     pub unreadable: Option<String>,
 }
 
-/// The prefab files a scene places, read through `read` (an asset path to the file's bytes, or
-/// why it cannot be read), each once however many instances place it.
+/// Where the prefab files a scene places are read from: an asset path (`prefabs/lamp.forge.ron`,
+/// relative to the assets directory) to the file's bytes, text or cooked.
+///
+/// Any `FnMut(&str) -> Result<Vec<u8>, String>` is one, so a closure will do:
+/// `PrefabFiles::new(|path: &str| std::fs::read(root.join(path)).map_err(|e| e.to_string()))`.
+pub trait PrefabSource {
+    /// The bytes of the prefab file at asset path `path`.
+    ///
+    /// # Errors
+    /// Why the file cannot be read, as a phrase that completes "prefab `path` cannot be read:"
+    /// (`` `assets/prefabs/lamp.forge.ron`: No such file or directory ``).
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String>;
+}
+
+impl<F: FnMut(&str) -> Result<Vec<u8>, String>> PrefabSource for F {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        self(path)
+    }
+}
+
+/// The prefab files a scene places, read through `read` (a [`PrefabSource`]), each read,
+/// parsed and checked once however many instances place it.
 ///
 /// ```
 /// use std::collections::HashMap;
@@ -131,11 +151,31 @@ pub struct PrefabFiles<R> {
 enum Given {
     /// A document without text (a cooked scene's bundled prefab).
     Document(SceneDoc),
-    /// What reading the file gave: its bytes, or why it cannot be read.
-    Read(Result<Vec<u8>, String>),
+    /// A text file, parsed once: its text (for showing diagnostics) and what reading it gave.
+    Text(String, Box<Result<ParsedScene, ReadError>>),
+    /// Why the file cannot be read.
+    Unreadable(String),
 }
 
-impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
+impl Given {
+    /// The file whose bytes are `bytes` (text; a cooked file is given as its documents).
+    fn text(bytes: &[u8]) -> Given {
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
+        Given::Text(text, Box::new(SceneDoc::from_slice(bytes)))
+    }
+
+    /// The document of the file, when it has one.
+    fn doc(&self) -> Option<&SceneDoc> {
+        match self {
+            Given::Document(doc) => Some(doc),
+            Given::Text(_, read) => read.as_ref().as_ref().ok().map(|p| &p.doc),
+            Given::Unreadable(_) => None,
+        }
+    }
+}
+
+impl<R: PrefabSource> PrefabFiles<R> {
     /// Prefab files read through `read`.
     pub fn new(read: R) -> Self {
         Self {
@@ -196,11 +236,14 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                 }
                 Err(e) => {
                     let why = format!("its cooked bytes are not a usable cooked scene: {e}");
-                    self.given.insert(path, Given::Read(Err(why)));
+                    self.given.insert(path, Given::Unreadable(why));
                 }
             },
-            read => {
-                self.given.insert(path, Given::Read(read));
+            Ok(bytes) => {
+                self.given.insert(path, Given::text(&bytes));
+            }
+            Err(why) => {
+                self.given.insert(path, Given::Unreadable(why));
             }
         }
     }
@@ -220,12 +263,8 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
                 continue;
             }
             let nested = match (self.files.get(&path), self.given.get(&path)) {
-                (Some(file), _) => file.parsed.as_ref().map(|p| &p.doc).cloned(),
-                (None, Some(Given::Document(doc))) => Some(doc.clone()),
-                (None, Some(Given::Read(Ok(bytes)))) => {
-                    SceneDoc::from_slice(bytes).ok().map(|p| p.doc)
-                }
-                (None, Some(Given::Read(Err(_)))) => None,
+                (Some(file), _) => file.parsed.as_ref().map(|p| &p.doc),
+                (None, Some(given)) => given.doc(),
                 (None, None) => {
                     missing.push(path);
                     continue;
@@ -233,7 +272,7 @@ impl<R: FnMut(&str) -> Result<Vec<u8>, String>> PrefabFiles<R> {
             };
             if let Some(doc) = nested {
                 pending.extend(
-                    crate::prefab::instance_scenes(&doc)
+                    crate::prefab::instance_scenes(doc)
                         .into_iter()
                         .map(str::to_owned),
                 );
@@ -391,7 +430,7 @@ pub(crate) fn check_file<R, C>(
     whole: bool,
 ) -> FileChecked<C::Built>
 where
-    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    R: PrefabSource,
     C: CustomRules,
     C::Part: 'static,
 {
@@ -479,7 +518,7 @@ fn load_instances<R, C>(
     rules: &C,
 ) -> Vec<Diagnostic>
 where
-    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    R: PrefabSource,
     C: CustomRules,
     C::Part: 'static,
 {
@@ -562,7 +601,7 @@ where
 /// it cannot.
 fn load<R, C>(files: &mut PrefabFiles<R>, chain: &mut Vec<Link>, rules: &C) -> Option<String>
 where
-    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    R: PrefabSource,
     C: CustomRules,
     C::Part: 'static,
 {
@@ -570,22 +609,23 @@ where
     if let Some(file) = files.files.get(&path) {
         return file.unreadable.clone();
     }
-    let read = match files.given.remove(&path) {
-        Some(Given::Document(doc)) => {
+    let given = match files.given.remove(&path) {
+        Some(given) => given,
+        None => match files.read.read(&path) {
+            Ok(bytes) => Given::text(&bytes),
+            Err(why) => Given::Unreadable(why),
+        },
+    };
+    match given {
+        Given::Document(doc) => {
             let parsed = ParsedScene {
                 doc,
                 source_map: crate::format::SourceMap::default(),
                 warnings: Vec::new(),
             };
             check_prefab(files, path, parsed, String::new(), chain, rules);
-            return None;
         }
-        Some(Given::Read(read)) => read,
-        None => (files.read)(&path),
-    };
-    let bytes = match read {
-        Ok(bytes) => bytes,
-        Err(why) => {
+        Given::Unreadable(why) => {
             let file = PrefabFile {
                 parsed: None,
                 text: String::new(),
@@ -596,23 +636,21 @@ where
             files.files.insert(path, file);
             return Some(why);
         }
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
-    match SceneDoc::from_slice(&bytes) {
-        Ok(parsed) => check_prefab(files, path, parsed, text, chain, rules),
-        Err(e) => {
-            let mut d = Diagnostic::from_read_error(&e);
-            d.related = placed_by(chain);
-            let file = PrefabFile {
-                parsed: None,
-                text,
-                diagnostics: vec![d],
-                expanded: None,
-                unreadable: None,
-            };
-            files.files.insert(path, file);
-        }
+        Given::Text(text, read) => match *read {
+            Ok(parsed) => check_prefab(files, path, parsed, text, chain, rules),
+            Err(e) => {
+                let mut d = Diagnostic::from_read_error(&e);
+                d.related = placed_by(chain);
+                let file = PrefabFile {
+                    parsed: None,
+                    text,
+                    diagnostics: vec![d],
+                    expanded: None,
+                    unreadable: None,
+                };
+                files.files.insert(path, file);
+            }
+        },
     }
     None
 }
@@ -627,7 +665,7 @@ fn check_prefab<R, C>(
     chain: &mut Vec<Link>,
     rules: &C,
 ) where
-    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    R: PrefabSource,
     C: CustomRules,
     C::Part: 'static,
 {

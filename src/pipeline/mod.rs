@@ -12,11 +12,11 @@
 //!
 //! - [`Source`]: the bytes read ([`Source::read`] tells a cooked scene from text by its first
 //!   byte; a damaged cooked file is said to be one).
-//! - [`PrefabFiles`]: the prefab files a scene places, read through a function (from disk for
-//!   tools; fetched by the loader through the asset server, [`PrefabFiles::missing`] and
-//!   [`PrefabFiles::provide`]), or given as documents (a cooked scene's bundle). Each file is
-//!   checked once, as a scene is, and its problems stay in its own frame, told the chain of
-//!   instances that placed it.
+//! - [`PrefabFiles`]: the prefab files a scene places, read through a [`PrefabSource`] (from
+//!   disk for tools; fetched by the loader through the asset server, [`PrefabFiles::missing`]
+//!   and [`PrefabFiles::provide`]), or given as documents (a cooked scene's bundle). Each file is
+//!   read, parsed and checked once, as a scene is, and its problems stay in its own frame, told
+//!   the chain of instances that placed it.
 //! - [`check`]: a scene checked with its prefabs: a [`Checked`], whose diagnostics are every
 //!   problem of the scene and of each prefab it places, each once, sorted as a
 //!   [`ValidationReport`] sorts them. A problem a prefab
@@ -34,7 +34,7 @@ pub(crate) mod rules;
 mod source;
 
 pub(crate) use files::{Link, check_file};
-pub use files::{PrefabFile, PrefabFiles};
+pub use files::{PrefabFile, PrefabFiles, PrefabSource};
 pub use source::{Cooked, Source, SourceError};
 
 use crate::prefab::ExpandedScene;
@@ -78,7 +78,7 @@ impl<B> Checked<B> {
 /// start from (an asset path, for chains to name their files alike).
 pub fn check<R>(source: Source, files: &mut PrefabFiles<R>) -> Checked
 where
-    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    R: PrefabSource,
 {
     let schemas = files.schemas().cloned();
     check_with(source, files, &Offline(schemas.as_ref()), None)
@@ -92,7 +92,7 @@ pub(crate) fn check_with<R, C>(
     pool: Option<&bevy_tasks::TaskPool>,
 ) -> Checked<C::Built>
 where
-    R: FnMut(&str) -> Result<Vec<u8>, String>,
+    R: PrefabSource,
     C: CustomRules,
     C::Part: 'static,
 {

@@ -58,6 +58,9 @@ pub struct ExpandedScene {
     paths: Arc<PlacedPaths>,
     /// The instance entities, by key, with the prefab each places.
     instances: HashMap<u64, EcoString>,
+    /// The tile layers expanded, by id, with the cells each has
+    /// ([`TileLayer::cell_bounds`](crate::format::TileLayer::cell_bounds)).
+    layers: HashMap<u64, Option<crate::format::CellRect>>,
 }
 
 impl ExpandedScene {
@@ -447,10 +450,17 @@ pub fn expand<'p>(
     if let Some(max) = out.entities.keys().max() {
         out.next_id = out.next_id.max(max.saturating_add(1));
     }
+    let layers = doc
+        .layers
+        .iter()
+        .filter(|l| out.entities.contains_key(&l.id) && !doc.entities.contains_key(&l.id))
+        .map(|l| (l.id, l.cell_bounds()))
+        .collect();
     let expanded = ExpandedScene {
         doc: Arc::new(out),
         paths: Arc::new(paths),
         instances,
+        layers,
     };
     (Some(expanded), diagnostics)
 }
@@ -598,10 +608,22 @@ fn expand_layer<'p>(
             continue; // a validation error of its own
         };
         let Some(&k) = cells.get(&(*i, *j)) else {
+            let inside = layer.cell_bounds().filter(|r| {
+                (u64::from(r.i0)..=u64::from(r.i1)).contains(i)
+                    && (u64::from(r.j0)..=u64::from(r.j1)).contains(j)
+            });
+            let why = match (inside, layer.cell_bounds()) {
+                (Some(_), _) => "of the layer is empty".to_owned(),
+                (None, Some(r)) => format!(
+                    "is outside the layer, whose cells run from ({}, {}) to ({}, {})",
+                    r.i0, r.j0, r.i1, r.j1
+                ),
+                (None, None) => "is outside the layer, which has no cells".to_owned(),
+            };
             let mut d = Diagnostic::new(
                 Severity::Warning,
                 "forge::prefab::unused_override",
-                format!("override target {:?}: cell ({i}, {j}) of the layer is empty", o.target),
+                format!("override target {:?}: cell ({i}, {j}) {why}", o.target),
             )
             .with_entity(id)
             .with_path(format!("{field}.overrides[{index}]"))
@@ -962,5 +984,9 @@ impl crate::validate::custom::PlacedEntities for ExpandedScene {
 
     fn places(&self, key: u64) -> Option<&str> {
         self.instances.get(&key).map(EcoString::as_str)
+    }
+
+    fn layer_cells(&self, key: u64) -> Option<Option<crate::format::CellRect>> {
+        self.layers.get(&key).copied()
     }
 }

@@ -1,55 +1,50 @@
 //! The Bevy side: the [`ForgeScene`] asset and its [`ForgeSceneLoader`], custom component types
-//! in the app ([`ForgeSchemas`], [`ForgeComponent`]), spawning [`ForgeSceneRoot`]s, hot reload,
-//! and the [`ForgeScenePlugin`] that wires them into an `App`.
+//! in the app ([`ForgeSchemas`], [`ForgeComponent`]), spawning [`ForgeSceneRoot`]s, streaming,
+//! hot reload, and the [`ForgeScenePlugin`] that wires them into an `App`.
 //!
 //! Everything here stands on the pure parts below it ([`format`](crate::format),
 //! [`project`](crate::project), [`schema`](crate::schema), [`validate`](crate::validate),
-//! [`diff`](mod@crate::diff), [`prefab`](crate::prefab)); nothing below imports from here. A scene goes through it in this order:
+//! [`diff`](mod@crate::diff), [`prefab`](crate::prefab), [`pipeline`](crate::pipeline));
+//! nothing below imports from here. Inside, the parts stand on each other in this order
+//! (`tests/architecture.rs` keeps it):
 //!
-//! 1. [`loader`]: bytes to a [`ParsedScene`](crate::format::ParsedScene), its prefab instances
-//!    expanded (each prefab file loaded once, as a dependency), validated, with every custom
-//!    component built through reflection ([`registry`] says which types may be) and every
-//!    built-in prepared: a [`ForgeScene`] ([`scene`]).
-//! 2. [`spawn`]: a [`ForgeSceneRoot`] whose scene has loaded gets its entities, parents before
-//!    children, and a [`ForgeSceneInstance`] mapping file ids to entities.
-//! 3. [`reload`]: when the asset changes, the [`SceneDiff`](crate::diff::SceneDiff) between the
-//!    applied document and the new one is applied to every live instance.
+//! 1. [`values`]: what a file's values become in Bevy (components, entity references, the
+//!    registry of custom types, custom values, built-ins).
+//! 2. [`import`] (feature `import`): a Bevy `.scn.ron` world read into a document, on values.
+//! 3. [`asset`]: bytes to a [`ForgeScene`] through the pipeline, its loader and processor.
+//! 4. [`instance`]: a [`ForgeSceneRoot`] whose scene has loaded gets its entities, parents
+//!    before children, and a [`ForgeSceneInstance`] mapping file ids to entities; the few
+//!    functions every later part changes an instance through.
+//! 5. [`streaming`]: streamed cells in and out by distance, through the instance core.
+//! 6. [`live`]: when the asset changes, the [`SceneDiff`](crate::diff::SceneDiff) between the
+//!    applied version and the new one is applied to every live instance; an instance saved
+//!    back to a document.
+//! 7. [`plugin`]: [`ForgeScenePlugin`], the parts' plugins in that order.
 
-#[cfg(feature = "builtins")]
-mod builtin;
-pub mod capture;
-mod cells;
-mod components;
-mod custom;
+mod asset;
 #[cfg(feature = "import")]
 pub mod import;
-mod loader;
-mod painted;
+mod instance;
+mod live;
 mod plugin;
-mod processor;
-mod progress;
-mod refs;
-pub(crate) mod registry;
-mod reload;
-mod scene;
-mod spawn;
 mod streaming;
-mod twins;
+pub(crate) mod values;
 
-pub use components::{ForgeEntityId, ForgeEntityPath};
-pub use loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
-pub use plugin::{ForgeScenePlugin, ForgeSceneSystems};
-pub use processor::{ForgeSceneProcess, ForgeSceneSaver};
-pub use progress::ForgeLoadProgress;
-pub use registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
-pub use reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
-pub use scene::ForgeScene;
-pub use spawn::{
+pub use asset::loader::{ForgeSceneLoadError, ForgeSceneLoader, ForgeSceneLoaderSettings};
+pub use asset::processor::{ForgeSceneProcess, ForgeSceneSaver};
+pub use asset::progress::ForgeLoadProgress;
+pub use asset::scene::ForgeScene;
+pub use asset::twins::{ForgeTwinReader, with_cooked_twins};
+pub use instance::{
     ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneReady,
-    ForgeSceneRoot, ForgeSpawnBudget, ForgeSpawnProgress,
+    ForgeSceneRoot, ForgeSceneSystems, ForgeSpawnBudget, ForgeSpawnProgress,
 };
+pub use live::capture;
+pub use live::reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
+pub use plugin::ForgeScenePlugin;
 pub use streaming::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
-pub use twins::{ForgeTwinReader, with_cooked_twins};
+pub use values::components::{ForgeEntityId, ForgeEntityPath};
+pub use values::registry::{ForgeComponent, ForgeSchemas, RegisterForgeComponent};
 
 #[doc(hidden)]
-pub use registry::ForgeComponentRegistration;
+pub use values::registry::ForgeComponentRegistration;

@@ -31,7 +31,7 @@ pub(crate) fn check_offline(
     schemas: &SchemaFile,
     referable: &Referable<'_>,
 ) -> Vec<Diagnostic> {
-    let refs = Checked(referable);
+    let refs = OfflineRefs(referable);
     let registry = expr::schema_registry();
     let mut errors = Vec::new();
     // The types of the entity's custom components so far: (type path, as written).
@@ -569,6 +569,9 @@ pub(crate) trait PlacedEntities {
     fn key(&self, path: &[u64]) -> Option<u64>;
     /// The prefab the entity with key `key` places, when it is an instance entity.
     fn places(&self, key: u64) -> Option<&str>;
+    /// When the entity with key `key` is a tile layer's: the cells the layer has (`None` for
+    /// none).
+    fn layer_cells(&self, key: u64) -> Option<Option<crate::format::CellRect>>;
 }
 
 /// The entities a scene's references (`#7`, `#7/2`) may name: every entity of `doc`, the
@@ -655,9 +658,24 @@ impl<'a> Referable<'a> {
             && self.key(&[layer]).is_some()
             && self.placed.is_some_and(|p| p.places(layer).is_none())
             && self.beside(&path[..3]).is_empty()
-            && self.index().keys().any(|k| k.len() == 3 && k[0] == layer)
+            && let Some(cells) = self.placed.and_then(|p| p.layer_cells(layer))
         {
-            return Err(format!("cell ({i}, {j}) of tile layer `#{layer}` is empty"));
+            let inside = |r: &crate::format::CellRect| {
+                (u64::from(r.i0)..=u64::from(r.i1)).contains(&i)
+                    && (u64::from(r.j0)..=u64::from(r.j1)).contains(&j)
+            };
+            return Err(match cells {
+                Some(r) if inside(&r) => {
+                    format!("cell ({i}, {j}) of tile layer `#{layer}` is empty")
+                }
+                Some(r) => format!(
+                    "cell ({i}, {j}) is outside tile layer `#{layer}`, whose cells run from ({}, {}) to ({}, {})",
+                    r.i0, r.j0, r.i1, r.j1
+                ),
+                None => {
+                    format!("cell ({i}, {j}) is outside tile layer `#{layer}`, which has no cells")
+                }
+            });
         }
         let (prefix, last) = path.split_at(path.len().saturating_sub(1));
         let last = last.first().copied().unwrap_or_default();
@@ -790,9 +808,9 @@ pub(crate) fn reference_text(path: &[u64]) -> String {
 
 /// References checked against the scene, without building entities (offline checks): a
 /// reference that resolves evaluates to a stand-in value.
-pub(crate) struct Checked<'r, 'a>(pub(crate) &'r Referable<'a>);
+pub(crate) struct OfflineRefs<'r, 'a>(pub(crate) &'r Referable<'a>);
 
-impl EntityRefs for Checked<'_, '_> {
+impl EntityRefs for OfflineRefs<'_, '_> {
     fn resolve(&self, path: &[u64]) -> Result<Box<dyn PartialReflect>, String> {
         self.0
             .find(path)

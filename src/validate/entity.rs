@@ -409,11 +409,10 @@ impl At<'_> {
             Ok(()) => {
                 let Some(index) = assets else { return };
                 match index.get(path) {
-                    None => (
-                        "forge::asset::missing",
-                        format!("{what} `{path}` does not exist in the assets directory"),
-                        "paths are relative to the assets directory and case-sensitive".to_owned(),
-                    ),
+                    None => {
+                        let d = missing_asset(what, path);
+                        (d.code, d.message, d.help.unwrap_or_default())
+                    }
                     Some(kind) if kind != want => (
                         "forge::asset::wrong_kind",
                         format!(
@@ -528,4 +527,18 @@ pub(super) fn with_article(kind: AssetKind) -> String {
         AssetKind::Other => "an unknown kind of".to_owned(),
         other => format!("a {}", other.name()),
     }
+}
+
+/// The problem of an asset file that does not exist (`forge::asset::missing`), whoever looked
+/// for it: `forge validate` in its asset index, the scene loader in its asset source. `what`
+/// names the value (`sprite image`), `path` is the asset path as written (a label after `#`
+/// is not part of the file).
+pub(crate) fn missing_asset(what: &str, path: &str) -> Diagnostic {
+    let file = path.split_once('#').map_or(path, |(f, _)| f);
+    Diagnostic::new(
+        Severity::Error,
+        "forge::asset::missing",
+        format!("{what} asset `{file}` does not exist in the assets directory"),
+    )
+    .with_help("paths are relative to the assets directory and case-sensitive")
 }

@@ -211,8 +211,8 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
     }
 }
 
-/// Ragged rows, unknown palette keys (once per key and layer, at its first cell), duplicate
-/// sparse cells.
+/// Ragged rows, unknown palette keys (once per key and layer, at its first cell), sparse cells
+/// given twice (a sparse cell on a cell of the rows is `rows_and_cells`' problem, not one more).
 fn rows_and_keys(c: &mut Collector, n: usize, layer: &TileLayer) {
     let id = layer.id;
     let width = layer.rows.first().map(|r| r.chars().count());
@@ -261,8 +261,6 @@ fn rows_and_keys(c: &mut Collector, n: usize, layer: &TileLayer) {
                 .with_help("a cell holds one prefab: delete one of the entries"),
                 Loc::Layer(LayerPart::Cell(k)),
             );
-        } else if let CellSource::Row { .. } = source {
-            seen.insert((i, j));
         }
     }
     for key in order {

@@ -41,6 +41,7 @@ mod scene;
 mod structure;
 
 pub use diagnostic::{Diagnostic, Related, Severity};
+pub(crate) use entity::missing_asset;
 pub(crate) use instance::is_component_key;
 pub(crate) use names::{is_field_name, is_type_path};
 

@@ -2,14 +2,14 @@
 //! value, through [`codespan_reporting`]. `forge validate` prints this; a game or tool can too:
 //!
 //! ```
-//! use bevy_forge_scene::validate::report::{Source, human};
+//! use bevy_forge_scene::validate::report::{FileText, human};
 //! use bevy_forge_scene::format::SceneDoc;
 //! use bevy_forge_scene::validate::validate_parsed;
 //!
 //! let text = r#"(format_version: 1, name: "", entities: {}, roots: [], next_id: 1)"#;
 //! let parsed = SceneDoc::from_str(text)?;
 //! let report = validate_parsed(&parsed, None);
-//! let source = Source::new("level.forge.ron".into(), text.as_bytes());
+//! let source = FileText::new("level.forge.ron".into(), text.as_bytes());
 //! let out = human(&source, &report.diagnostics, false);
 //! assert!(out.starts_with("warning[forge::scene::empty_name]: the scene name is empty"));
 //! assert!(out.contains("--> level.forge.ron:1:"));
@@ -27,14 +27,14 @@ use super::diagnostic::printable;
 use super::{Diagnostic, Severity};
 
 /// One scene file's text as shown in diagnostics.
-pub struct Source {
+pub struct FileText {
     /// The path as the user wrote it (or as found below a directory they named).
     pub name: String,
     /// The text, without a byte-order mark (source positions count from after it).
     pub text: String,
 }
 
-impl Source {
+impl FileText {
     /// A source from the bytes of a file; invalid UTF-8 is shown with replacement characters.
     pub fn new(name: String, bytes: &[u8]) -> Self {
         let text = String::from_utf8_lossy(bytes);
@@ -47,17 +47,17 @@ impl Source {
 /// source line with carets under the value, and a `= help:` line. A diagnostic about another
 /// file ([`Diagnostic::file`], a prefab's problem) is drawn without a source line; see
 /// [`human_with`] to show its lines too.
-pub fn human(source: &Source, diagnostics: &[Diagnostic], colour: bool) -> String {
+pub fn human(source: &FileText, diagnostics: &[Diagnostic], colour: bool) -> String {
     human_with(source, diagnostics, colour, &|_| None)
 }
 
 /// [`human`], with `other` giving the text of the other files diagnostics point into (by
 /// [`Diagnostic::file`]; each asked once).
 pub fn human_with(
-    source: &Source,
+    source: &FileText,
     diagnostics: &[Diagnostic],
     colour: bool,
-    other: &dyn Fn(&str) -> Option<Source>,
+    other: &dyn Fn(&str) -> Option<FileText>,
 ) -> String {
     let mut buffer = if colour {
         Buffer::ansi()
@@ -68,7 +68,7 @@ pub fn human_with(
         chars: Chars::ascii(),
         ..Config::default()
     };
-    let mut others: Vec<(String, Option<Source>)> = Vec::new();
+    let mut others: Vec<(String, Option<FileText>)> = Vec::new();
     for d in diagnostics {
         let elsewhere = d.file.as_deref().filter(|f| *f != source.name);
         let shown = match elsewhere {
@@ -117,7 +117,7 @@ pub fn human_with(
     String::from_utf8_lossy(buffer.as_slice()).into_owned()
 }
 
-fn to_report(source: &Source, d: &Diagnostic) -> Report<()> {
+fn to_report(source: &FileText, d: &Diagnostic) -> Report<()> {
     let level = match d.severity {
         Severity::Error => Level::Error,
         Severity::Warning => Level::Warning,
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn human_output_points_at_the_value() {
-        let source = Source::new("s.forge.ron".into(), b"(\n  x: (range: 0.0),\n)");
+        let source = FileText::new("s.forge.ron".into(), b"(\n  x: (range: 0.0),\n)");
         let offset = source.text.find("0.0").unwrap_or_default();
         let mut d = Diagnostic::new(
             Severity::Error,

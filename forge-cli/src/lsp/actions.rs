@@ -6,42 +6,44 @@
 //!
 //! [`edit::format_text`]: bevy_forge_scene::edit::format_text
 
-use std::collections::HashMap;
+use std::ops::Range;
 
 use bevy_forge_scene::edit::{SceneEdit, format_text, migrate};
 use bevy_forge_scene::format::{ComponentData, EditError};
 use bevy_forge_scene::schema::FieldKind;
 use bevy_forge_scene::validate::Diagnostic;
-use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse,
-    DocumentFormattingParams, Range, TextEdit, WorkspaceEdit,
-};
 
-use super::diagnostics::to_lsp;
-use super::server::Failure;
-use super::state::{Document, State, document};
-use super::text::Encoding;
+use super::diagnostics::{Problem, problems};
+use super::state::{Document, State, Texts};
 
-pub fn format(
-    state: &mut State,
-    params: DocumentFormattingParams,
-) -> Result<Option<Vec<TextEdit>>, Failure> {
-    let doc = document(state, &params.text_document.uri)?;
-    // A text that does not read is left as it is (its diagnostic says why).
-    let Ok(formatted) = format_text(doc.body()) else {
-        return Ok(None);
-    };
-    Ok(Some(
-        minimal_edit(doc, &formatted, state.encoding)
-            .into_iter()
-            .collect(),
-    ))
+/// A change of the document's text: the bytes at `range` (after its byte-order mark) replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub new_text: String,
 }
 
-/// The one edit that turns `doc`'s text into `new`: the part between their common start and
-/// common end (none when they are equal).
-fn minimal_edit(doc: &Document, new: &str, encoding: Encoding) -> Option<TextEdit> {
-    let old = doc.text.as_str();
+/// The edit that lays `doc` out canonically (none when it is), or why it cannot be: a text
+/// that does not read is not formatted (formatting what did read would drop what did not).
+pub fn format(doc: &Document) -> Result<Option<Edit>, String> {
+    if let Some(e) = doc.read_errors.first() {
+        let more = match doc.read_errors.len() {
+            1 => String::new(),
+            n => format!(" (and {} more problems)", n - 1),
+        };
+        return Err(format!(
+            "forge lsp: the file is not formatted while it does not read: {e}{more}"
+        ));
+    }
+    let formatted =
+        format_text(doc.body()).map_err(|e| format!("forge lsp: not formatted: {e}"))?;
+    Ok(minimal_edit(doc, &formatted))
+}
+
+/// The one edit that turns `doc`'s text (after its byte-order mark) into `new`: the part
+/// between their common start and common end (none when they are equal).
+fn minimal_edit(doc: &Document, new: &str) -> Option<Edit> {
+    let old = doc.body();
     if old == new {
         return None;
     }
@@ -64,71 +66,70 @@ fn minimal_edit(doc: &Document, new: &str, encoding: Encoding) -> Option<TextEdi
     while !old.is_char_boundary(old.len() - end) || !new.is_char_boundary(new.len() - end) {
         end -= 1;
     }
-    Some(TextEdit::new(
-        doc.text.range(start..old.len() - end, encoding),
-        new[start..new.len() - end].to_owned(),
-    ))
+    Some(Edit {
+        range: start..old.len() - end,
+        new_text: new[start..new.len() - end].to_owned(),
+    })
 }
 
-pub fn code_actions(
-    state: &mut State,
-    params: CodeActionParams,
-) -> Result<Option<CodeActionResponse>, Failure> {
-    let schema = {
-        let doc = document(state, &params.text_document.uri)?;
-        let path = doc.path.clone();
-        state.schema_for(path.as_deref())
-    };
-    let uri = params.text_document.uri.clone();
-    let doc = document(state, &uri)?;
-    let Some(checked) = &doc.checked else {
-        return Ok(None);
-    };
-    let encoding = state.encoding;
-    let shown = to_lsp(state, doc);
+/// A quick fix of one problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fix {
+    pub title: String,
+    pub edit: Edit,
+    /// Whether the client may apply it first.
+    pub preferred: bool,
+    /// The problem it fixes: an index into the [`problems`] of the document.
+    pub problem: usize,
+}
+
+/// The quick fixes of the problems of `doc` (its [`problems`], placed through `texts`) that
+/// overlap bytes `range`.
+pub fn code_actions<'d>(
+    state: &State,
+    doc: &'d Document,
+    texts: &mut Texts<'_>,
+    range: Range<usize>,
+) -> (Vec<Problem<'d>>, Vec<Fix>) {
+    let schema = state.schema_of(doc);
+    let shown = problems(texts, doc);
     let mut out = Vec::new();
-    for (d, lsp) in checked.diagnostics.iter().zip(&shown) {
-        if d.file.is_some() || !overlaps(lsp.range, params.range) {
+    for (n, problem) in shown.iter().enumerate() {
+        let d = problem.diagnostic;
+        if d.file.is_some() || !overlaps(&problem.range, &range) {
             continue;
         }
-        let mut fix = |title: String, edit: Option<TextEdit>, preferred: bool| {
-            let Some(edit) = edit else {
-                return;
-            };
-            out.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title,
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![lsp.clone()]),
-                edit: Some(WorkspaceEdit {
-                    changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
-                    ..Default::default()
-                }),
-                is_preferred: Some(preferred),
-                ..Default::default()
-            }));
+        let mut fix = |title: String, edit: Option<Edit>, preferred: bool| {
+            if let Some(edit) = edit {
+                out.push(Fix {
+                    title,
+                    edit,
+                    preferred,
+                    problem: n,
+                });
+            }
         };
         for (i, s) in d.suggestions().into_iter().enumerate() {
-            let written = &doc.text.as_str()[doc.text.offset(lsp.range.start, encoding)
-                ..doc.text.offset(lsp.range.end, encoding)];
+            let written = doc.body().get(problem.range.clone()).unwrap_or_default();
             let new = if written.starts_with('"') {
                 format!("\"{}\"", s.escape_debug())
             } else {
                 s.to_owned()
             };
-            fix(
-                format!("Replace with `{s}`"),
-                Some(TextEdit::new(lsp.range, new)),
-                i == 0,
-            );
+            let edit = Edit {
+                range: problem.range.clone(),
+                new_text: new,
+            };
+            fix(format!("Replace with `{s}`"), Some(edit), i == 0);
         }
         let structural = match d.code {
             "forge::structure::next_id" => {
-                Some(("Set `next_id` to the next free id", next_id(doc, encoding)))
+                Some(("Set `next_id` to the next free id", next_id(doc)))
             }
             "forge::structure::not_listed_by_parent" => d.entity.map(|id| {
                 (
                     "Add the entity to its parent's `children`",
-                    edited(doc, encoding, |doc| {
+                    edited(doc, |doc| {
                         let parent = doc
                             .entity(id)
                             .and_then(|e| e.parent)
@@ -145,7 +146,7 @@ pub fn code_actions(
                 let child = number_after(&d.help.clone().unwrap_or_default(), "on entity ")?;
                 Some((
                     "Set the child's `parent` to this entity",
-                    edited(doc, encoding, move |doc| {
+                    edited(doc, move |doc| {
                         let c = doc
                             .entity_mut(child)
                             .ok_or(EditError::NoSuchEntity(child))?;
@@ -156,20 +157,21 @@ pub fn code_actions(
             }),
             "forge::format::version_zero" => Some((
                 "Migrate to the current format version (`forge migrate`)",
-                migrated(doc, encoding),
+                migrated(doc),
             )),
-            "forge::custom::missing_required" => missing_field(doc, d, schema.as_ref(), encoding)
-                .map(|e| ("Add the required field", Some(e))),
+            "forge::custom::missing_required" => {
+                missing_field(doc, d, schema).map(|e| ("Add the required field", Some(e)))
+            }
             _ => None,
         };
         if let Some((title, edit)) = structural {
             fix(title.to_owned(), edit, true);
         }
     }
-    Ok(Some(out))
+    (shown, out)
 }
 
-fn overlaps(a: Range, b: Range) -> bool {
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start <= b.end && b.start <= a.end
 }
 
@@ -183,28 +185,28 @@ fn number_after(text: &str, after: &str) -> Option<u64> {
 /// The edit `change` makes through the edit layer (comments kept).
 fn edited(
     doc: &Document,
-    encoding: Encoding,
     change: impl FnOnce(&mut bevy_forge_scene::format::SceneDoc) -> Result<(), EditError>,
-) -> Option<TextEdit> {
+) -> Option<Edit> {
     let mut edit = SceneEdit::from_text(doc.body()).ok()?;
     edit.change("quick fix", change).ok()??;
-    let bom = &doc.text.as_str()[..doc.text.bom()];
-    minimal_edit(doc, &format!("{bom}{}", edit.text()), encoding)
+    minimal_edit(doc, &edit.text())
 }
 
-fn next_id(doc: &Document, encoding: Encoding) -> Option<TextEdit> {
+fn next_id(doc: &Document) -> Option<Edit> {
     let parsed = doc.parsed.as_ref()?;
     let max = parsed.doc.entities.keys().max().copied().unwrap_or(0);
     let span = parsed.source_map.top_field_span("next_id")?.range()?;
     let next = max.checked_add(1)?;
-    Some(TextEdit::new(doc.range(span, encoding), next.to_string()))
+    Some(Edit {
+        range: span,
+        new_text: next.to_string(),
+    })
 }
 
-fn migrated(doc: &Document, encoding: Encoding) -> Option<TextEdit> {
+fn migrated(doc: &Document) -> Option<Edit> {
     let mut edit = SceneEdit::from_text(doc.body()).ok()?;
     migrate(&mut edit).ok()??;
-    let bom = &doc.text.as_str()[..doc.text.bom()];
-    minimal_edit(doc, &format!("{bom}{}", edit.text()), encoding)
+    minimal_edit(doc, &edit.text())
 }
 
 /// The required field a `forge::custom::missing_required` names, added with its default (else
@@ -213,8 +215,7 @@ fn missing_field(
     doc: &Document,
     d: &Diagnostic,
     schema: Option<&bevy_forge_scene::schema::SchemaFile>,
-    encoding: Encoding,
-) -> Option<TextEdit> {
+) -> Option<Edit> {
     let id = d.entity?;
     let index: usize = d
         .path
@@ -255,6 +256,5 @@ fn missing_field(
         edit.set_custom_field(id, &type_path, &name, &expr).ok()??;
         edit.text()
     };
-    let bom = &doc.text.as_str()[..doc.text.bom()];
-    minimal_edit(doc, &format!("{bom}{fixed}"), encoding)
+    minimal_edit(doc, &fixed)
 }

@@ -1,22 +1,53 @@
-//! `textDocument/completion`: what may be written where the cursor is, found by reading the
-//! text before it (it need not read as a scene while being typed): component tags with their
+//! Completion: what may be written where the cursor is, found by reading the text before it
+//! with the format's lexer (it need not read as a scene while being typed): component tags with their
 //! payload, payload fields not yet set, enum values, custom type paths and fields from the
 //! schema file, `#` and the scene's ids with their names, ids in `parent`, `children`, `roots`
 //! and override targets, asset paths from the assets directory, and a new entity entry.
 
 use std::collections::HashSet;
+use std::ops::Range;
 
-use bevy_forge_scene::format::{BuiltinTag, SceneDoc};
+use bevy_forge_scene::format::{BuiltinTag, SceneDoc, TokenKind, tokens};
 use bevy_forge_scene::project::AssetKind;
-use lsp_types::{
-    CompletionItem, CompletionItemKind, CompletionParams, CompletionResponse, CompletionTextEdit,
-    Documentation, InsertTextFormat, MarkupContent, MarkupKind, TextEdit,
-};
 
 use super::builtin::{self, BUILTINS, SHAPES};
 use super::hover::{builtin_markdown, custom_field_markdown, field_markdown};
-use super::server::Failure;
-use super::state::{State, document};
+use super::state::{Document, State};
+
+/// What a completion item is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A component tag.
+    Component,
+    /// A custom component's type path.
+    Type,
+    /// A field to write.
+    Field,
+    /// A value of a closed set (a visibility mode, a mesh source or shape).
+    Value,
+    /// An entity (an id or a reference).
+    Entity,
+    /// An asset file.
+    File,
+    /// A whole new entry.
+    Snippet,
+}
+
+/// One thing that may be written at the cursor: `insert` in place of bytes `replace`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: Kind,
+    pub detail: Option<String>,
+    pub insert: String,
+    /// Whether `insert` is a snippet (`${1:..}` tab stops).
+    pub snippet: bool,
+    /// Markdown documentation.
+    pub docs: Option<String>,
+    pub replace: Range<usize>,
+    /// What the client filters by, when not the label.
+    pub filter: Option<String>,
+}
 
 /// One open bracket before the cursor.
 #[derive(Debug, Default, Clone)]
@@ -53,134 +84,92 @@ struct Context {
     word: usize,
 }
 
-/// Reads `text[..end]`, from `start` (a place outside any string or comment, `stack` open).
-fn scan(text: &str, start: usize, end: usize, stack: Vec<Frame>) -> Context {
-    let bytes = text.as_bytes();
-    let end = end.min(bytes.len());
-    let mut stack = stack;
-    let mut i = start;
-    let mut last_word: Option<(usize, usize)> = None;
+/// Reads `text[..end]` with the format's lexer: the brackets open at `end`, the field being
+/// written in each, and whether `end` is inside a string (it need not read as a scene).
+fn scan(text: &str, end: usize) -> Context {
+    let end = end.min(text.len());
+    let before = text.get(..end).unwrap_or_default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut last_word: Option<Range<usize>> = None;
     let mut string = None;
-    while i < end {
-        let b = bytes[i];
-        match b {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < end && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
+    let mut all = tokens(before).peekable();
+    while let Some(t) = all.next() {
+        let token = &before[t.range.clone()];
+        match t.kind {
+            TokenKind::Whitespace | TokenKind::Comment { .. } => continue,
+            TokenKind::String { closed: false } => {
+                string = Some(t.range.start + token.find('"').map_or(1, |q| q + 1));
+                break;
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < end && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 2;
-                continue;
-            }
-            b'"' => {
-                let content = i + 1;
-                i += 1;
-                let mut closed = false;
-                while i < end {
-                    match bytes[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            closed = true;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-                if !closed {
-                    string = Some(content);
-                    break;
-                }
+            TokenKind::String { closed: true } => {
                 if let Some(f) = stack.last_mut()
                     && let Some(key) = f.current.clone()
                 {
-                    let value = text.get(content..i).unwrap_or_default().to_owned();
-                    f.values.push((key, value));
-                }
-                i += 1;
-                last_word = None;
-                continue;
-            }
-            b'(' | b'[' | b'{' => {
-                let word = last_word.map(|(s, e)| &text[s..e]);
-                let top = stack.last();
-                let key = match word {
-                    Some("Some") => top
-                        .and_then(|f| f.current.clone())
-                        .or_else(|| top.and_then(|f| f.key.clone())),
-                    _ => top.and_then(|f| f.current.clone()),
-                };
-                stack.push(Frame {
-                    key,
-                    ..Frame::default()
-                });
-                last_word = None;
-            }
-            b')' | b']' | b'}' => {
-                if let Some(closed) = stack.pop()
-                    && let Some(parent) = stack.last_mut()
-                    && let Some(name) = closed.value("name")
-                {
-                    parent.names.push(name.to_owned());
+                    let open = token.find('"').map_or(1, |q| q + 1);
+                    let close = token.rfind('"').unwrap_or(token.len()).max(open);
+                    f.values.push((key, token[open..close].to_owned()));
                 }
                 last_word = None;
             }
-            b',' => {
-                if let Some(f) = stack.last_mut() {
-                    f.current = None;
-                }
-                last_word = None;
-            }
-            b':' if bytes.get(i + 1) == Some(&b':') => {
-                i += 2;
-                continue;
-            }
-            b':' => {
-                if let (Some((s, e)), Some(f)) = (last_word, stack.last_mut()) {
-                    let key = text[s..e].to_owned();
-                    f.keys.push(key.clone());
-                    f.current = Some(key);
-                }
-                last_word = None;
-            }
-            b if b.is_ascii_alphanumeric() || b == b'_' || b == b'#' => {
-                let s = i;
-                while i < end
-                    && (bytes[i].is_ascii_alphanumeric()
-                        || matches!(bytes[i], b'_' | b'.' | b'#' | b'/' | b'-'))
-                {
-                    i += 1;
-                }
-                last_word = Some((s, i));
+            TokenKind::Ident | TokenKind::Number => {
                 if let Some(f) = stack.last_mut()
                     && let Some(key) = f.current.clone()
                     && f.keys.last() == Some(&key)
                 {
-                    f.values.push((key, text[s..i].to_owned()));
+                    f.values.push((key, token.to_owned()));
                 }
-                continue;
+                last_word = Some(t.range.clone());
             }
-            _ => {
-                if !b.is_ascii_whitespace() {
+            TokenKind::Punct => match token {
+                "(" | "[" | "{" => {
+                    let word = last_word.take().map(|r| &before[r]);
+                    let top = stack.last();
+                    let key = match word {
+                        Some("Some") => top
+                            .and_then(|f| f.current.clone())
+                            .or_else(|| top.and_then(|f| f.key.clone())),
+                        _ => top.and_then(|f| f.current.clone()),
+                    };
+                    stack.push(Frame {
+                        key,
+                        ..Frame::default()
+                    });
+                }
+                ")" | "]" | "}" => {
+                    if let Some(closed) = stack.pop()
+                        && let Some(parent) = stack.last_mut()
+                        && let Some(name) = closed.value("name")
+                    {
+                        parent.names.push(name.to_owned());
+                    }
                     last_word = None;
                 }
-            }
+                "," => {
+                    if let Some(f) = stack.last_mut() {
+                        f.current = None;
+                    }
+                    last_word = None;
+                }
+                // `a::b` (a type path outside a string) is not a field.
+                _ if all.peek().is_some_and(|n| &before[n.range.clone()] == ":") => {
+                    all.next();
+                }
+                _ => {
+                    if let (Some(w), Some(f)) = (last_word.take(), stack.last_mut()) {
+                        let key = before[w].to_owned();
+                        f.keys.push(key.clone());
+                        f.current = Some(key);
+                    }
+                }
+            },
+            _ => last_word = None,
         }
-        i += 1;
     }
     let word = match string {
         Some(s) => s,
-        None => {
-            let before = &text[..end];
-            before
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .map_or(0, |i| i + 1)
-        }
+        None => before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1),
     };
     Context {
         stack,
@@ -189,52 +178,31 @@ fn scan(text: &str, start: usize, end: usize, stack: Vec<Frame>) -> Context {
     }
 }
 
-pub fn completion(
-    state: &mut State,
-    params: CompletionParams,
-) -> Result<Option<CompletionResponse>, Failure> {
-    let p = params.text_document_position;
-    let (schema, index) = {
-        let doc = document(state, &p.text_document.uri)?;
-        let path = doc.path.clone();
-        let assets = path
-            .as_deref()
-            .and_then(crate::files::project_of)
-            .map(|project| project.assets_dir());
-        let index = assets.and_then(|dir| state.index(&dir));
-        (state.schema_for(path.as_deref()), index)
-    };
-    let doc = document(state, &p.text_document.uri)?;
-    let encoding = state.encoding;
+/// What may be written at byte `offset` of `doc`.
+pub fn completion(state: &State, doc: &Document, offset: usize) -> Vec<Completion> {
+    let schema = state.schema_of(doc);
+    let index = state.assets_of(doc);
     let body = doc.body();
-    let offset = doc.offset(p.position, encoding).min(body.len());
-    let cx = scan(body, 0, offset, Vec::new());
-    let replace = doc.range(cx.word..offset, encoding);
+    let offset = offset.min(body.len());
+    let cx = scan(body, offset);
+    let replace = cx.word..offset;
     let scene = doc.doc();
-    let mut items: Vec<CompletionItem> = Vec::new();
+    let mut items: Vec<Completion> = Vec::new();
     let mut add = |label: String,
-                   kind: CompletionItemKind,
+                   kind: Kind,
                    detail: Option<String>,
                    insert: String,
                    snippet: bool,
                    docs: Option<String>| {
-        items.push(CompletionItem {
+        items.push(Completion {
             label,
-            kind: Some(kind),
+            kind,
             detail,
-            documentation: docs.map(|value| {
-                Documentation::MarkupContent(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value,
-                })
-            }),
-            insert_text_format: Some(if snippet {
-                InsertTextFormat::SNIPPET
-            } else {
-                InsertTextFormat::PLAIN_TEXT
-            }),
-            text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(replace, insert))),
-            ..Default::default()
+            insert,
+            snippet,
+            docs,
+            replace: replace.clone(),
+            filter: None,
         });
     };
     let top = cx.stack.last().cloned().unwrap_or_default();
@@ -258,33 +226,42 @@ pub fn completion(
                 .all(|c| c.is_ascii_digit() || c == '/')
         {
             let typed_ref = &content[hash..];
-            let at = doc.range(start + hash..offset, encoding);
+            let at = start + hash..offset;
             for (path, name) in entity_paths(doc, scene) {
                 let label = format!("#{path}");
                 if !label.starts_with(typed_ref) {
                     continue;
                 }
-                items_push_ref(&mut items, label, name, at);
+                items.push(Completion {
+                    label: label.clone(),
+                    kind: Kind::Entity,
+                    detail: Some(name),
+                    insert: label.clone(),
+                    snippet: false,
+                    docs: None,
+                    replace: at.clone(),
+                    filter: Some(label),
+                });
             }
-            return Ok(Some(CompletionResponse::Array(items)));
+            return items;
         }
         let kinds: &[AssetKind] = match (key.or(frame_key), frame_key) {
             (Some("type_path"), _) => {
                 for s in schema.iter().flat_map(|s| &s.components) {
                     add(
                         s.type_path.clone(),
-                        CompletionItemKind::CLASS,
+                        Kind::Type,
                         Some(s.type_name.clone()),
                         s.type_path.clone(),
                         false,
                         (!s.docs.is_empty()).then(|| s.docs.clone()),
                     );
                 }
-                return Ok(Some(CompletionResponse::Array(items)));
+                return items;
             }
             (Some("name"), _) if parent.key.as_deref() == Some("fields") => {
-                custom_fields(&cx, schema.as_ref(), false, &mut add);
-                return Ok(Some(CompletionResponse::Array(items)));
+                custom_fields(&cx, schema, false, &mut add);
+                return items;
             }
             (Some("scene"), _) => &[AssetKind::Scene],
             (Some("image"), _) => &[AssetKind::Image],
@@ -302,7 +279,7 @@ pub fn completion(
             if kinds.contains(&kind) && path.starts_with(content) {
                 add(
                     path.to_owned(),
-                    CompletionItemKind::FILE,
+                    Kind::File,
                     Some(kind.name().to_owned()),
                     path.to_owned(),
                     false,
@@ -311,7 +288,7 @@ pub fn completion(
             }
         }
         // The editor replaces from the string's start.
-        return Ok(Some(CompletionResponse::Array(items)));
+        return items;
     }
 
     match (key, frame_key) {
@@ -326,7 +303,7 @@ pub fn completion(
                 };
                 add(
                     b.tag.to_owned(),
-                    CompletionItemKind::STRUCT,
+                    Kind::Component,
                     Some(b.bevy.to_owned()),
                     insert,
                     !has_data,
@@ -340,7 +317,7 @@ pub fn completion(
             };
             add(
                 "custom".to_owned(),
-                CompletionItemKind::STRUCT,
+                Kind::Component,
                 Some("a component of the game's own type".to_owned()),
                 custom,
                 !has_data,
@@ -352,7 +329,7 @@ pub fn completion(
                 for v in builtin::modes(b) {
                     add(
                         (*v).to_owned(),
-                        CompletionItemKind::ENUM_MEMBER,
+                        Kind::Value,
                         None,
                         (*v).to_owned(),
                         false,
@@ -363,21 +340,14 @@ pub fn completion(
         }
         (Some("source"), Some("mesh")) => {
             for v in ["primitive", "asset"] {
-                add(
-                    v.to_owned(),
-                    CompletionItemKind::ENUM_MEMBER,
-                    None,
-                    v.to_owned(),
-                    false,
-                    None,
-                );
+                add(v.to_owned(), Kind::Value, None, v.to_owned(), false, None);
             }
         }
         (Some("value"), Some("mesh")) => {
             for (name, example) in SHAPES {
                 add(
                     (*name).to_owned(),
-                    CompletionItemKind::ENUM_MEMBER,
+                    Kind::Value,
                     None,
                     snippet_of(example),
                     true,
@@ -395,7 +365,7 @@ pub fn completion(
             {
                 add(
                     id.to_string(),
-                    CompletionItemKind::REFERENCE,
+                    Kind::Entity,
                     Some(name),
                     id.to_string(),
                     false,
@@ -412,15 +382,12 @@ pub fn completion(
                 .find_map(|f| f.value("scene").map(str::to_owned));
             let root = doc.checked.as_ref().map(|c| c.root.clone());
             if let (Some(prefab), Some(root)) = (prefab, root)
-                && let Ok(bytes) = state.file_text(&root.join(&prefab))
-                && let Ok(parsed) = SceneDoc::from_str(
-                    String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}'),
-                )
+                && let Some((_, parsed)) = state.read_scene(&root.join(&prefab))
             {
                 for e in parsed.doc.entities.values() {
                     add(
                         e.id.to_string(),
-                        CompletionItemKind::REFERENCE,
+                        Kind::Entity,
                         Some(e.name.to_string()),
                         e.id.to_string(),
                         false,
@@ -432,12 +399,12 @@ pub fn completion(
         (None, Some("data" | "material" | "mesh")) => {
             payload_fields(&cx, &top, &parent, &mut add);
         }
-        (None, Some("fields")) => custom_fields(&cx, schema.as_ref(), true, &mut add),
+        (None, Some("fields")) => custom_fields(&cx, schema, true, &mut add),
         (None, Some("components")) => {
             for b in BUILTINS {
                 add(
                     b.tag.to_owned(),
-                    CompletionItemKind::STRUCT,
+                    Kind::Component,
                     Some(b.bevy.to_owned()),
                     format!("({})", tag_snippet_full(b)),
                     true,
@@ -454,7 +421,7 @@ pub fn completion(
             );
             add(
                 format!("{next}: new entity"),
-                CompletionItemKind::SNIPPET,
+                Kind::Snippet,
                 Some(format!(
                     "entity {next}, the next free id (remember `roots` or a parent's `children`, and `next_id`)"
                 )),
@@ -465,28 +432,12 @@ pub fn completion(
         }
         _ => {}
     }
-    Ok(Some(CompletionResponse::Array(items)))
-}
-
-fn items_push_ref(
-    items: &mut Vec<CompletionItem>,
-    label: String,
-    name: String,
-    at: lsp_types::Range,
-) {
-    items.push(CompletionItem {
-        label: label.clone(),
-        kind: Some(CompletionItemKind::REFERENCE),
-        detail: Some(name),
-        filter_text: Some(label.clone()),
-        text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(at, label))),
-        ..Default::default()
-    });
+    items
 }
 
 /// Each entity the scene can name, by id path, with its name: its own, then those its
 /// instances place.
-fn entity_paths(doc: &super::state::Document, scene: Option<&SceneDoc>) -> Vec<(String, String)> {
+fn entity_paths(doc: &Document, scene: Option<&SceneDoc>) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = scene
         .iter()
         .flat_map(|s| s.entities.values())
@@ -503,8 +454,7 @@ fn entity_paths(doc: &super::state::Document, scene: Option<&SceneDoc>) -> Vec<(
     out
 }
 
-type Add<'a> =
-    dyn FnMut(String, CompletionItemKind, Option<String>, String, bool, Option<String>) + 'a;
+type Add<'a> = dyn FnMut(String, Kind, Option<String>, String, bool, Option<String>) + 'a;
 
 /// The payload fields of the built-in whose `data` (or a group of it) the cursor is in, those
 /// not yet written first.
@@ -547,7 +497,7 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
                 };
                 add(
                     name.to_owned(),
-                    CompletionItemKind::FIELD,
+                    Kind::Field,
                     Some(detail),
                     format!("{name}: ${{1:{}}}", snippet_escape(&value)),
                     true,
@@ -565,7 +515,7 @@ fn payload_fields(cx: &Context, top: &Frame, parent: &Frame, add: &mut Add<'_>) 
                 }
                 add(
                     name.to_owned(),
-                    CompletionItemKind::FIELD,
+                    Kind::Field,
                     Some(f.kind.describe().to_owned()),
                     format!("{name}: ${{1:{}}}", snippet_escape(builtin::example(f))),
                     true,
@@ -620,7 +570,7 @@ fn custom_fields(
         };
         add(
             f.name.clone(),
-            CompletionItemKind::FIELD,
+            Kind::Field,
             Some(f.type_name.clone()),
             insert,
             entries,
@@ -680,7 +630,7 @@ mod tests {
     #[test]
     fn the_scan_knows_the_field_and_frames_at_the_cursor() {
         let text = r#"( entities: { 1: (components: [(type: point_light, data: (intensity: 1.0, "#;
-        let cx = scan(text, 0, text.len(), Vec::new());
+        let cx = scan(text, text.len());
         let keys: Vec<Option<&str>> = cx.stack.iter().map(|f| f.key.as_deref()).collect();
         assert_eq!(
             keys,
@@ -698,7 +648,7 @@ mod tests {
         assert_eq!(cx.stack[5].current, None);
         let text = r#"(a: "x(", // (
           scene: "pre"#;
-        let cx = scan(text, 0, text.len(), Vec::new());
+        let cx = scan(text, text.len());
         assert_eq!(cx.stack.len(), 1);
         assert_eq!(cx.string, Some(text.len() - 3));
         assert_eq!(cx.stack[0].current.as_deref(), Some("scene"));

@@ -1,113 +1,98 @@
-//! The library's diagnostics as the protocol's: ranges in the client's encoding, the code, the
-//! help, and related places (a prefab's own problem shown where the scene places it, with the
-//! place in the prefab file; each link of a chain).
+//! The library's diagnostics placed in the document: the bytes each covers (the token at its
+//! position), the message with its help, and related places (a prefab's own problem shown where
+//! the scene places it, with the place in the prefab file; each link of a chain).
 
-use std::collections::HashMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use bevy_forge_scene::validate::{Diagnostic, Severity};
-use lsp_types::{
-    DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Position, Range,
-};
+use bevy_forge_scene::validate::Diagnostic;
 
-use super::locate::token_end;
-use super::state::{Document, State, path_uri};
-use super::text::{Encoding, Text};
+use super::locate::{At, Place, token_end};
+use super::state::{Document, Texts};
 
-/// The texts of other files that related places point into, read once per conversion.
-struct Others<'a> {
-    state: &'a State,
-    texts: HashMap<PathBuf, Option<Text>>,
+/// A diagnostic of the document's latest check, placed.
+#[derive(Debug, Clone)]
+pub struct Problem<'d> {
+    /// The diagnostic, as the library gave it (severity, code, suggestions).
+    pub diagnostic: &'d Diagnostic,
+    /// Where it shows in the document.
+    pub range: Range<usize>,
+    /// The message with its help (`in prefab ..:` first for a prefab's own).
+    pub message: String,
+    /// Other places that explain it, each with what it is.
+    pub related: Vec<(Place, String)>,
 }
 
-impl Others<'_> {
-    /// The range at library position `position` of file `path` (its line and column when the
-    /// file cannot be read).
-    fn range(&mut self, path: &Path, position: bevy_forge_scene::format::Position) -> Range {
-        let state = self.state;
-        let text = self.texts.entry(path.to_owned()).or_insert_with(|| {
-            let bytes = state.file_text(path).ok()?;
-            Some(Text::new(String::from_utf8_lossy(&bytes).into_owned()))
-        });
-        match text {
-            Some(text) => token_range(text, position.offset + text.bom(), state.encoding),
-            None => {
-                let p = Position::new(
-                    position.line.saturating_sub(1),
-                    position.column.saturating_sub(1),
-                );
-                Range::new(p, p)
-            }
-        }
-    }
-}
-
-/// The range of the token at byte `offset` of `text` (a word, number, string or reference; one
+/// The bytes of the token at byte `offset` of `text` (a word, number, string or reference; one
 /// character for a bracket).
-pub fn token_range(text: &Text, offset: usize, encoding: Encoding) -> Range {
-    let end = token_end(text.as_str(), offset);
-    text.range(offset..end, encoding)
+fn token(text: &str, offset: usize) -> Range<usize> {
+    offset..token_end(text, offset)
 }
 
-/// The protocol's diagnostics for document `doc`.
-pub fn to_lsp(state: &State, doc: &Document) -> Vec<lsp_types::Diagnostic> {
+/// Each diagnostic of `doc`'s latest check, placed (other files' texts read through `texts`).
+pub fn problems<'d>(texts: &mut Texts<'_>, doc: &'d Document) -> Vec<Problem<'d>> {
     let Some(checked) = &doc.checked else {
         return Vec::new();
-    };
-    let mut others = Others {
-        state,
-        texts: HashMap::new(),
     };
     checked
         .diagnostics
         .iter()
-        .map(|d| convert(doc, &checked.root, d, &mut others))
+        .map(|d| place(doc, &checked.root, d, texts))
         .collect()
 }
 
-fn convert(
-    doc: &Document,
-    root: &Path,
-    d: &Diagnostic,
-    others: &mut Others<'_>,
-) -> lsp_types::Diagnostic {
-    let encoding = others.state.encoding;
-    let bom = doc.text.bom();
+/// The place of library position `position` in the file at `path`: the token there, or its
+/// line and column when the file cannot be read.
+fn elsewhere(
+    texts: &mut Texts<'_>,
+    path: &Path,
+    position: bevy_forge_scene::format::Position,
+) -> Place {
+    let at = match texts.get(path) {
+        Some(text) => {
+            let body = &text.as_str()[text.bom()..];
+            At::Bytes(token(body, position.offset))
+        }
+        None => At::LineColumn(position.line, position.column),
+    };
+    Place {
+        file: Some(path.to_owned()),
+        at,
+    }
+}
+
+fn place<'d>(doc: &Document, root: &Path, d: &'d Diagnostic, texts: &mut Texts<'_>) -> Problem<'d> {
+    let body = doc.body();
     let mut related = Vec::new();
     let range = match &d.file {
         None => match (d.position, d.entity) {
-            (Some(p), _) => token_range(&doc.text, p.offset + bom, encoding),
+            (Some(p), _) => token(body, p.offset),
             (None, Some(id)) => doc
                 .parsed
                 .as_ref()
                 .and_then(|p| p.source_map.entity_span(id))
-                .map_or_else(Range::default, |s| {
-                    token_range(&doc.text, s.start as usize + bom, encoding)
-                }),
-            (None, None) => Range::default(),
+                .map_or(0..0, |s| token(body, s.start as usize)),
+            (None, None) => 0..0,
         },
         Some(file) => {
             // A prefab's own problem: shown on the instance placing it, and where it is.
             let path = root.join(file);
-            if let (Some(uri), Some(p)) = (path_uri(&path), d.position) {
-                related.push(DiagnosticRelatedInformation {
-                    location: Location::new(uri, others.range(&path, p)),
-                    message: format!("in `{file}`{}", entity_note(d)),
-                });
+            if let Some(p) = d.position {
+                related.push((
+                    elsewhere(texts, &path, p),
+                    format!("in `{file}`{}", entity_note(d)),
+                ));
             }
-            placing_range(doc, file, d, encoding)
+            placing_range(doc, file, d)
         }
     };
     for r in &d.related {
-        let (uri, range) = match &r.file {
+        let place = match &r.file {
             None => {
-                let Some(uri) = doc.path.as_deref().and_then(path_uri) else {
+                if doc.path.is_none() {
                     continue;
-                };
-                let range = r.position.map_or_else(Range::default, |p| {
-                    token_range(&doc.text, p.offset + bom, encoding)
-                });
-                (uri, range)
+                }
+                Place::here(r.position.map_or(0..0, |p| token(body, p.offset)))
             }
             Some(file) => {
                 let path = if Path::new(file).is_absolute() {
@@ -115,50 +100,28 @@ fn convert(
                 } else {
                     root.join(file)
                 };
-                let Some(uri) = path_uri(&path) else {
-                    continue;
-                };
-                let range = r
-                    .position
-                    .map_or_else(Range::default, |p| others.range(&path, p));
-                (uri, range)
+                match r.position {
+                    Some(p) => elsewhere(texts, &path, p),
+                    None => Place::in_file(path, 0..0),
+                }
             }
         };
-        related.push(DiagnosticRelatedInformation {
-            location: Location::new(uri, range),
-            message: r.message.clone(),
-        });
+        related.push((place, r.message.clone()));
     }
     let mut message = d.message.clone();
-    if d.file.is_some()
-        && let Some(file) = &d.file
-    {
+    if let Some(file) = &d.file {
         message = format!("in prefab `{file}`: {message}");
     }
     if let Some(help) = &d.help {
         message.push_str("\nhelp: ");
         message.push_str(help);
     }
-    lsp_types::Diagnostic {
+    Problem {
+        diagnostic: d,
         range,
-        severity: Some(match d.severity {
-            Severity::Error => DiagnosticSeverity::ERROR,
-            Severity::Warning => DiagnosticSeverity::WARNING,
-            Severity::Info => DiagnosticSeverity::INFORMATION,
-        }),
-        code: Some(NumberOrString::String(d.code.to_owned())),
-        source: Some("forge".to_owned()),
         message,
-        related_information: (!related.is_empty()).then_some(related),
-        data: data(d),
-        ..Default::default()
+        related,
     }
-}
-
-/// What code actions need of a diagnostic: its did-you-mean replacements.
-fn data(d: &Diagnostic) -> Option<serde_json::Value> {
-    let suggestions = d.suggestions();
-    (!suggestions.is_empty()).then(|| serde_json::json!({ "suggestions": suggestions }))
 }
 
 fn entity_note(d: &Diagnostic) -> String {
@@ -170,18 +133,17 @@ fn entity_note(d: &Diagnostic) -> String {
 
 /// Where a problem of prefab `file` shows in the scene: the place a related link of the scene
 /// names, else the `scene` of the first instance placing the file, else of the first instance.
-fn placing_range(doc: &Document, file: &str, d: &Diagnostic, encoding: Encoding) -> Range {
-    let bom = doc.text.bom();
+fn placing_range(doc: &Document, file: &str, d: &Diagnostic) -> Range<usize> {
     if let Some(p) = d
         .related
         .iter()
         .find(|r| r.file.is_none())
         .and_then(|r| r.position)
     {
-        return token_range(&doc.text, p.offset + bom, encoding);
+        return token(doc.body(), p.offset);
     }
     let Some(parsed) = &doc.parsed else {
-        return Range::default();
+        return 0..0;
     };
     let instances = || {
         parsed
@@ -196,7 +158,5 @@ fn placing_range(doc: &Document, file: &str, d: &Diagnostic, encoding: Encoding)
         .map(|(id, _)| id);
     id.and_then(|id| parsed.source_map.instance_scene_span(id))
         .and_then(|s| s.range())
-        .map_or_else(Range::default, |r| {
-            doc.text.range(r.start + bom..r.end + bom, encoding)
-        })
+        .unwrap_or(0..0)
 }

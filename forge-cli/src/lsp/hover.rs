@@ -1,35 +1,32 @@
-//! `textDocument/hover`: what a built-in field takes (type, unit, range, default), a custom
+//! Hover: what a built-in field takes (type, unit, range, default), a custom
 //! component or field as the game's schema file describes it (kind, range, its Rust doc
 //! comment), the entity an id, reference or override target names (name, path, components),
 //! the prefab an instance places (name, roots), and a tile layer's cell (its palette key and
 //! prefab, its `(i, j)` and id path, the prefab's roots there).
 
+use std::ops::Range;
+
 use bevy_forge_scene::format::{
     BuiltinField, BuiltinTag, ComponentData, EMPTY_CELL, FieldRange, SceneDoc, TileLayer,
 };
 use bevy_forge_scene::schema::{ComponentSchema, FieldSchema, SchemaFile};
-use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
 use super::builtin;
 use super::locate::{Item, item_at};
-use super::server::Failure;
-use super::state::{Document, State, document};
+use super::state::{Document, State};
 
-pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Failure> {
-    let p = params.text_document_position_params;
-    let schema = {
-        let doc = document(state, &p.text_document.uri)?;
-        let path = doc.path.clone();
-        state.schema_for(path.as_deref())
-    };
-    let doc = document(state, &p.text_document.uri)?;
-    let Some(parsed) = &doc.parsed else {
-        return Ok(None);
-    };
-    let offset = doc.offset(p.position, state.encoding);
-    let Some(item) = item_at(parsed, doc.body(), offset) else {
-        return Ok(None);
-    };
+/// What hover shows: markdown about the item at `range`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hover {
+    pub markdown: String,
+    pub range: Range<usize>,
+}
+
+/// What byte `offset` of `doc` falls on, in markdown.
+pub fn hover(state: &State, doc: &Document, offset: usize) -> Option<Hover> {
+    let schema = state.schema_of(doc);
+    let parsed = doc.parsed.as_ref()?;
+    let item = item_at(parsed, doc.body(), offset)?;
     let text = match &item {
         Item::Entity { id, .. } | Item::Id { id, .. } => entity_markdown(doc, &[*id]),
         Item::Reference {
@@ -49,7 +46,6 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
                 .and_then(|e| e.components.get(*index));
             match c {
                 Some(ComponentData::Custom(custom)) => schema
-                    .as_ref()
                     .and_then(|s| s.get(&custom.type_path))
                     .map(component_markdown)
                     .or(Some(
@@ -75,10 +71,10 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
                 .get(entity)
                 .and_then(|e| e.components.get(*index));
             let Some(ComponentData::Custom(custom)) = c else {
-                return Ok(None);
+                return None;
             };
             custom_markdown(
-                schema.as_ref(),
+                schema,
                 &custom.type_path,
                 field.map(|fi| custom.fields.get(fi).map_or("", |f| f.name.as_str())),
             )
@@ -99,13 +95,10 @@ pub fn hover(state: &mut State, params: HoverParams) -> Result<Option<Hover>, Fa
             layer.map(|l| cell_markdown(state, doc, l, (*i, *j), *key))
         }
     };
-    Ok(text.map(|value| Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value,
-        }),
-        range: Some(doc.range(item.range(), state.encoding)),
-    }))
+    Some(Hover {
+        markdown: text?,
+        range: item.range(),
+    })
 }
 
 /// The entity at id path `path` of the scene (through its instances): name, path, components.
@@ -282,17 +275,10 @@ fn custom_markdown(
     }
 }
 
-/// The prefab file `scene` (an asset path) as it is on disk, when it reads.
+/// The prefab file `scene` (an asset path), as far as it reads.
 fn read_prefab(state: &State, doc: &Document, scene: &str) -> Option<SceneDoc> {
-    let root = doc.checked.as_ref()?.root.clone();
-    let path = root.join(scene);
-    let bytes = state.file_text(&path).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    Some(
-        SceneDoc::from_str(text.trim_start_matches('\u{feff}'))
-            .ok()?
-            .doc,
-    )
+    let root = &doc.checked.as_ref()?.root;
+    Some(state.read_scene(&root.join(scene))?.1.doc)
 }
 
 /// A palette key in code: `` ` `` itself needs a longer fence.

@@ -1,11 +1,52 @@
-//! What is at a place of a document: the entity, component, field, id or reference a position
-//! falls on, found through the reader's source map (byte offsets after a byte-order mark), and
-//! the places where each entity is named.
+//! What is at a place of a document: the entity, component, field, id or reference a byte
+//! offset (after a byte-order mark) falls on, found through the reader's source map and the
+//! format's lexer ([`tokens`]), and the places where each entity is named. Plain byte ranges:
+//! the protocol's positions are `proto`'s.
 
 use std::ops::Range;
+use std::path::PathBuf;
 
-use bevy_forge_scene::format::{CustomPart, LayerPart, OverridePart, ParsedScene, Span};
+use bevy_forge_scene::format::{
+    CustomPart, LayerPart, OverridePart, ParsedScene, Span, TokenKind, tokens,
+};
 use bevy_forge_scene::schema::expr::entity_references;
+
+/// A place in a file: this document (`file` `None`) or another, in bytes of its text after a
+/// byte-order mark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    /// The other file, when it is not the document asked about.
+    pub file: Option<PathBuf>,
+    /// Where in it.
+    pub at: At,
+}
+
+/// Where a [`Place`] is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum At {
+    /// A byte range of the text.
+    Bytes(Range<usize>),
+    /// A 1-based line and column (in characters) of a file whose text could not be read.
+    LineColumn(u32, u32),
+}
+
+impl Place {
+    /// Bytes `range` of this document.
+    pub fn here(range: Range<usize>) -> Self {
+        Self {
+            file: None,
+            at: At::Bytes(range),
+        }
+    }
+
+    /// Bytes `range` of the file at `path`.
+    pub fn in_file(path: PathBuf, range: Range<usize>) -> Self {
+        Self {
+            file: Some(path),
+            at: At::Bytes(range),
+        }
+    }
+}
 
 /// Something a position falls on.
 #[derive(Debug, Clone, PartialEq)]
@@ -459,35 +500,22 @@ pub fn names(parsed: &ParsedScene, text: &str) -> Vec<(Range<usize>, Vec<u64>, &
     out
 }
 
-/// The unsigned integers written in `range` of `text`, with where each is.
+/// The unsigned integers written in `range` of `text`, with where each is (numbers of the
+/// format's lexer: not those in comments or strings).
 pub fn ids_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (Range<usize>, u64)> + '_ {
-    let bytes = text.as_bytes();
-    let end = range.end.min(bytes.len());
-    let mut i = range.start.min(end);
-    std::iter::from_fn(move || {
-        while i < end {
-            if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'/') {
-                // A comment runs to the end of its line.
-                while i < end && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            if bytes[i].is_ascii_digit() {
-                let start = i;
-                while i < end && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                let digits: String = text[start..i].chars().filter(|c| *c != '_').collect();
-                if let Ok(id) = digits.parse() {
-                    return Some((start..i, id));
-                }
-                continue;
-            }
-            i += 1;
-        }
-        None
-    })
+    let end = range.end.min(text.len());
+    let start = range.start.min(end);
+    let inside = text.get(start..end).unwrap_or_default();
+    tokens(inside)
+        .filter(|t| t.kind == TokenKind::Number)
+        .filter_map(move |t| {
+            let digits: String = inside[t.range.clone()]
+                .chars()
+                .filter(|c| *c != '_')
+                .collect();
+            let id = digits.parse().ok()?;
+            Some((start + t.range.start..start + t.range.end, id))
+        })
 }
 
 /// The field name written before the value starting at byte `value` (`intensity` of
@@ -508,40 +536,34 @@ pub fn token_end(text: &str, offset: usize) -> usize {
     let Some(rest) = text.get(offset..) else {
         return offset.min(text.len());
     };
-    let mut chars = rest.char_indices();
-    let Some((_, first)) = chars.next() else {
+    let Some(first) = rest.chars().next() else {
         return offset;
     };
-    if first == '"' {
-        let mut escaped = false;
-        for (i, c) in chars {
-            match c {
-                '\\' if !escaped => escaped = true,
-                '"' if !escaped => return offset + i + 1,
-                '\n' => return offset + i,
-                _ => escaped = false,
-            }
+    if first == '"' || (first == 'r' && rest[1..].starts_with(['"', '#'])) {
+        // A string whole; one not closed to the end of its line.
+        if let Some(t) = tokens(rest).next()
+            && let TokenKind::String { closed } = t.kind
+        {
+            let line = rest.find('\n').unwrap_or(rest.len());
+            return offset + if closed { t.range.end } else { line };
         }
-        return text.len();
     }
     let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '+' | '#' | '/');
-    if let Some(close) = match first {
-        '[' => Some(']'),
-        '(' => Some(')'),
-        '{' => Some('}'),
-        _ => None,
-    } {
-        // A bracketed value that closes on its line, whole (`[9]`, `(x: 1.0, y: 2.0)`).
+    if matches!(first, '[' | '(' | '{') {
+        // A bracketed value that closes on its line, whole (`[9]`, `(x: 1.0, y: 2.0)`); brackets
+        // in strings and comments do not count.
         let line = rest.split('\n').next().unwrap_or_default();
         let mut depth = 0usize;
-        for (i, c) in line.char_indices() {
-            if c == first {
-                depth += 1;
-            } else if c == close {
-                depth -= 1;
-                if depth == 0 {
-                    return offset + i + 1;
+        for t in tokens(line).filter(|t| t.kind == TokenKind::Punct) {
+            match &line[t.range.clone()] {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return offset + t.range.end;
+                    }
                 }
+                _ => {}
             }
         }
         return offset + 1;
@@ -602,5 +624,14 @@ mod tests {
         let open = list.rfind('[').unwrap_or_default();
         assert_eq!(token_end(list, open), open + 1);
         assert_eq!(name_before("  intensity:  8", 14), Some(2));
+        assert_eq!(token_end("[1, \"]\", 2] x", 0), 11);
+    }
+
+    /// Ids in comments are not ids: block comments as line comments.
+    #[test]
+    fn ids_skip_comments_and_strings() {
+        let text = "children: [2, /* 3 */ 4, // 5\n 6_0], \"7\"";
+        let ids: Vec<u64> = ids_in(text, 0..text.len()).map(|(_, id)| id).collect();
+        assert_eq!(ids, [2, 4, 60]);
     }
 }

@@ -26,6 +26,18 @@
 //! any request about it, and on save. Scenes placing a prefab that changed (in the editor or on
 //! disk) are checked again.
 //!
+//! **Reading.** A document is read past its errors
+//! ([`SceneDoc::from_str_recovering`](bevy_forge_scene::format::SceneDoc::from_str_recovering)):
+//! while it does not read, its diagnostics are the read errors (one per problem), and hover,
+//! definition, references, symbols, inlay hints and completion answer on the parts that read.
+//! Formatting a text that does not read answers why, in one message.
+//!
+//! **Analysis apart from protocol.** The analysis (`locate`, `hover`, `navigation`,
+//! `completion`, `diagnostics`, `actions`) reads the state and answers in plain byte ranges and
+//! items; `proto` converts positions to offsets and answers to `lsp_types` (UTF-16 columns by
+//! default). A request only reads the state: what it needs read from disk (a schema file that
+//! changed, the assets) is brought up to date before it, in the main loop.
+//!
 //! **Robustness.** A request that fails (a panic in a handler) is answered with an error and the
 //! server goes on; nothing is kept per request, only per open document.
 
@@ -36,6 +48,7 @@ mod diagnostics;
 mod hover;
 mod locate;
 mod navigation;
+mod proto;
 mod server;
 mod state;
 mod text;
@@ -60,5 +73,30 @@ pub fn stdio() -> ExitCode {
             eprintln!("forge lsp: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The analysis answers in bytes and plain items: only `proto`, the loop (`server`) and the
+    /// positions (`text`) name the protocol's types, and nothing imports the loop back.
+    #[test]
+    fn the_analysis_names_no_protocol_type() {
+        let analysis = [
+            ("actions.rs", include_str!("actions.rs")),
+            ("builtin.rs", include_str!("builtin.rs")),
+            ("completion.rs", include_str!("completion.rs")),
+            ("diagnostics.rs", include_str!("diagnostics.rs")),
+            ("hover.rs", include_str!("hover.rs")),
+            ("locate.rs", include_str!("locate.rs")),
+            ("navigation.rs", include_str!("navigation.rs")),
+            ("state.rs", include_str!("state.rs")),
+        ];
+        for (file, text) in analysis {
+            for banned in ["lsp_types", "super::proto", "super::server"] {
+                assert!(!text.contains(banned), "{file} names `{banned}`");
+            }
+        }
+        assert!(!include_str!("proto.rs").contains("super::server"));
     }
 }

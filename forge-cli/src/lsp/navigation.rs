@@ -1,22 +1,16 @@
 //! Go to definition (ids, references, instance scenes and override targets, into prefab files),
 //! find references of an entity, document symbols (the entity tree) and inlay hints (the name
-//! of the entity each id and reference names).
+//! of the entity each id and reference names), as places in bytes.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use bevy_forge_scene::format::{ParsedScene, SceneDoc};
-use lsp_types::{
-    DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams,
-    GotoDefinitionResponse, InlayHint, InlayHintLabel, InlayHintParams, Location, Range,
-    ReferenceParams, SymbolKind, Uri,
-};
+use bevy_forge_scene::format::ParsedScene;
 
 use super::hover::resolve;
-use super::locate::{Item, item_at, names, token_end};
-use super::server::Failure;
-use super::state::{Document, State, document, path_uri};
-use super::text::{Encoding, Text};
+use super::locate::{Item, Place, item_at, names, token_end};
+use super::state::{Document, State};
 
 /// The id path an item names, from this file (`[7]`, `[7, 2]`).
 fn named_path(item: &Item) -> Option<Vec<u64>> {
@@ -32,21 +26,12 @@ fn named_path(item: &Item) -> Option<Vec<u64>> {
     }
 }
 
-pub fn definition(
-    state: &mut State,
-    params: GotoDefinitionParams,
-) -> Result<Option<GotoDefinitionResponse>, Failure> {
-    let p = params.text_document_position_params;
-    let doc = document(state, &p.text_document.uri)?;
-    let Some(parsed) = &doc.parsed else {
-        return Ok(None);
-    };
-    let offset = doc.offset(p.position, state.encoding);
-    let Some(item) = item_at(parsed, doc.body(), offset) else {
-        return Ok(None);
-    };
+/// Where what byte `offset` of `doc` names is written.
+pub fn definition(state: &State, doc: &Document, offset: usize) -> Option<Place> {
+    let parsed = doc.parsed.as_ref()?;
+    let item = item_at(parsed, doc.body(), offset)?;
     let root = doc.checked.as_ref().map(|c| c.root.clone());
-    let location = match &item {
+    match &item {
         Item::Scene { entity, .. } => {
             let scene = parsed
                 .doc
@@ -54,10 +39,7 @@ pub fn definition(
                 .get(entity)
                 .and_then(|e| e.instance.as_ref())
                 .map(|i| i.scene.to_string());
-            match (scene, root) {
-                (Some(scene), Some(root)) => prefab_location(state, &root.join(scene)),
-                _ => None,
-            }
+            prefab_place(state, &root?.join(scene?))
         }
         // A cell: the prefab its key places.
         Item::Cell { layer, key, .. } => {
@@ -68,54 +50,37 @@ pub fn definition(
                 .find(|l| l.id == *layer)
                 .and_then(|l| l.prefab(*key))
                 .map(str::to_owned);
-            match (scene, root) {
-                (Some(scene), Some(root)) => prefab_location(state, &root.join(scene)),
-                _ => None,
-            }
+            prefab_place(state, &root?.join(scene?))
         }
-        other => match named_path(other) {
-            Some(path) => path_location(state, doc, &p.text_document.uri, &path),
-            None => None,
-        },
-    };
-    Ok(location.map(GotoDefinitionResponse::Scalar))
+        other => path_place(state, doc, &named_path(other)?),
+    }
 }
 
 /// The file's first root entity, else its start.
-fn prefab_location(state: &State, path: &Path) -> Option<Location> {
-    let uri = path_uri(path)?;
-    let (text, parsed) = read_file(state, path)?;
+fn prefab_place(state: &State, path: &Path) -> Option<Place> {
+    let (text, parsed) = state.read_scene(path)?;
     let range = parsed
-        .as_ref()
-        .and_then(|p| Some((p, *p.doc.roots.first()?)))
-        .and_then(|(p, id)| key_range(&text, p, id, state.encoding))
+        .doc
+        .roots
+        .first()
+        .and_then(|id| key_range(&text, &parsed, *id))
         .unwrap_or_default();
-    Some(Location::new(uri, range))
+    Some(Place::in_file(path.to_owned(), range))
 }
 
-fn read_file(state: &State, path: &Path) -> Option<(Text, Option<ParsedScene>)> {
-    let bytes = state.file_text(path).ok()?;
-    let text = Text::new(String::from_utf8_lossy(&bytes).into_owned());
-    let parsed = SceneDoc::from_str(&text.as_str()[text.bom()..]).ok();
-    Some((text, parsed))
-}
-
-/// The range of entity `id`'s key in `text`, read as `parsed`.
-fn key_range(text: &Text, parsed: &ParsedScene, id: u64, encoding: Encoding) -> Option<Range> {
-    let start = parsed.source_map.entity_span(id)?.start as usize + text.bom();
-    Some(text.range(start..token_end(text.as_str(), start), encoding))
+/// The bytes of entity `id`'s key in `text`, read as `parsed`.
+fn key_range(text: &str, parsed: &ParsedScene, id: u64) -> Option<Range<usize>> {
+    let start = parsed.source_map.entity_span(id)?.start as usize;
+    Some(start..token_end(text, start))
 }
 
 /// Where the entity at id path `path` of the document is written: its key in this file, or in
 /// the prefab file an instance places (following nested instances).
-fn path_location(state: &State, doc: &Document, uri: &Uri, path: &[u64]) -> Option<Location> {
+fn path_place(state: &State, doc: &Document, path: &[u64]) -> Option<Place> {
     let (first, rest) = path.split_first()?;
     let parsed = doc.parsed.as_ref()?;
     if rest.is_empty() {
-        return Some(Location::new(
-            uri.clone(),
-            key_range(&doc.text, parsed, *first, state.encoding)?,
-        ));
+        return Some(Place::here(key_range(doc.body(), parsed, *first)?));
     }
     let root = doc.checked.as_ref()?.root.clone();
     let mut scene = parsed
@@ -130,12 +95,10 @@ fn path_location(state: &State, doc: &Document, uri: &Uri, path: &[u64]) -> Opti
     let mut guard = 0;
     loop {
         let file = root.join(&scene);
-        let (text, parsed) = read_file(state, &file)?;
-        let parsed = parsed?;
+        let (text, parsed) = state.read_scene(&file)?;
         let (id, more) = rest.split_first()?;
         if more.is_empty() {
-            let range = key_range(&text, &parsed, *id, state.encoding)?;
-            return Some(Location::new(path_uri(&file)?, range));
+            return Some(Place::in_file(file, key_range(&text, &parsed, *id)?));
         }
         scene = parsed
             .doc
@@ -153,49 +116,40 @@ fn path_location(state: &State, doc: &Document, uri: &Uri, path: &[u64]) -> Opti
     }
 }
 
+/// Every place naming the entity byte `offset` of document `key` names: in the document, and
+/// in the other open scenes that name it through an instance of this file.
 pub fn references(
-    state: &mut State,
-    params: ReferenceParams,
-) -> Result<Option<Vec<Location>>, Failure> {
-    let p = params.text_document_position;
-    let uri = &p.text_document.uri;
-    let doc = document(state, uri)?;
-    let Some(parsed) = &doc.parsed else {
-        return Ok(None);
-    };
-    let offset = doc.offset(p.position, state.encoding);
-    let Some(path) = item_at(parsed, doc.body(), offset)
+    state: &State,
+    key: &str,
+    doc: &Document,
+    offset: usize,
+    declaration: bool,
+) -> Option<Vec<Place>> {
+    let parsed = doc.parsed.as_ref()?;
+    let path = item_at(parsed, doc.body(), offset)
         .as_ref()
-        .and_then(named_path)
-    else {
-        return Ok(None);
-    };
-    let declaration = params.context.include_declaration;
-    let mut out: Vec<Location> = names(parsed, doc.body())
+        .and_then(named_path)?;
+    let mut out: Vec<Place> = names(parsed, doc.body())
         .into_iter()
         .filter(|(_, p, kind)| *p == path && (declaration || !matches!(*kind, "key" | "id")))
-        .map(|(r, _, _)| Location::new(uri.clone(), doc.range(r, state.encoding)))
+        .map(|(r, _, _)| Place::here(r))
         .collect();
     // Scenes open in the editor that name this entity of a prefab through an instance.
     if let (Some(me), [id]) = (&doc.path, &path[..]) {
-        for (key, other) in &state.documents {
-            if key == uri.as_str() {
-                continue;
+        for (other_key, other) in &state.documents {
+            if other_key != key {
+                out.extend(placing_references(other, me, *id));
             }
-            out.extend(placing_references(state, other, me, *id));
         }
     }
-    Ok(Some(out))
+    Some(out)
 }
 
 /// The places of document `other` that name entity `id` of the prefab at `prefab` through an
 /// instance of it (override targets, references `#5/id`).
-fn placing_references(state: &State, other: &Document, prefab: &Path, id: u64) -> Vec<Location> {
+fn placing_references(other: &Document, prefab: &Path, id: u64) -> Vec<Place> {
     let (Some(parsed), Some(checked), Some(path)) = (&other.parsed, &other.checked, &other.path)
     else {
-        return Vec::new();
-    };
-    let Some(uri) = path_uri(path) else {
         return Vec::new();
     };
     let same = |a: &Path| same_file(a, prefab);
@@ -211,7 +165,7 @@ fn placing_references(state: &State, other: &Document, prefab: &Path, id: u64) -
                     .and_then(|e| e.instance.as_ref())
                     .is_some_and(|i| same(&checked.root.join(i.scene.as_str())))
         })
-        .map(|(r, _, _)| Location::new(uri.clone(), other.range(r, state.encoding)))
+        .map(|(r, _, _)| Place::in_file(path.clone(), r))
         .collect()
 }
 
@@ -220,22 +174,32 @@ fn same_file(a: &Path, b: &Path) -> bool {
     a == b || canon(a) == canon(b)
 }
 
-#[allow(deprecated)] // `DocumentSymbol::deprecated` must be written.
-pub fn symbols(
-    state: &mut State,
-    params: DocumentSymbolParams,
-) -> Result<Option<DocumentSymbolResponse>, Failure> {
-    let doc = document(state, &params.text_document.uri)?;
-    let Some(parsed) = &doc.parsed else {
-        return Ok(None);
-    };
-    let encoding = state.encoding;
+/// An entity of the document's tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Symbol {
+    /// Its name (`#7` when it has none).
+    pub name: String,
+    /// Its id, the prefab it places, its components' keys.
+    pub detail: String,
+    /// Whether it places a prefab.
+    pub instance: bool,
+    /// Its entry.
+    pub range: Range<usize>,
+    /// Its key.
+    pub selection: Range<usize>,
+    pub children: Vec<Symbol>,
+}
+
+/// The entity tree of the document, as far as it reads: its roots with what is under them,
+/// then the entities no root reaches.
+pub fn symbols(doc: &Document) -> Option<Vec<Symbol>> {
+    let parsed = doc.parsed.as_ref()?;
     let mut seen = HashSet::new();
-    let mut out: Vec<DocumentSymbol> = parsed
+    let mut out: Vec<Symbol> = parsed
         .doc
         .roots
         .iter()
-        .filter_map(|id| symbol(doc, parsed, *id, encoding, &mut seen, 0))
+        .filter_map(|id| symbol(doc, parsed, *id, &mut seen, 0))
         .collect();
     // Entities no root reaches (an error the diagnostics name) are still listed.
     let rest: Vec<u64> = parsed
@@ -247,23 +211,21 @@ pub fn symbols(
         .collect();
     for id in rest {
         if !seen.contains(&id)
-            && let Some(s) = symbol(doc, parsed, id, encoding, &mut seen, 0)
+            && let Some(s) = symbol(doc, parsed, id, &mut seen, 0)
         {
             out.push(s);
         }
     }
-    Ok(Some(DocumentSymbolResponse::Nested(out)))
+    Some(out)
 }
 
-#[allow(deprecated)]
 fn symbol(
     doc: &Document,
     parsed: &ParsedScene,
     id: u64,
-    encoding: Encoding,
     seen: &mut HashSet<u64>,
     depth: usize,
-) -> Option<DocumentSymbol> {
+) -> Option<Symbol> {
     if depth > 512 || !seen.insert(id) {
         return None;
     }
@@ -277,11 +239,11 @@ fn symbol(
         .iter()
         .flat_map(|i| &i.overrides)
         .flat_map(|o| &o.children);
-    let children: Vec<DocumentSymbol> = entity
+    let children: Vec<Symbol> = entity
         .children
         .iter()
         .chain(placed)
-        .filter_map(|c| symbol(doc, parsed, *c, encoding, seen, depth + 1))
+        .filter_map(|c| symbol(doc, parsed, *c, seen, depth + 1))
         .collect();
     let mut detail = format!("#{id}");
     if let Some(i) = &entity.instance {
@@ -290,54 +252,44 @@ fn symbol(
     for c in &entity.components {
         detail.push_str(&format!(" {}", c.key()));
     }
-    Some(DocumentSymbol {
+    Some(Symbol {
         name: if entity.name.trim().is_empty() {
             format!("#{id}")
         } else {
             entity.name.to_string()
         },
-        detail: Some(detail),
-        kind: if entity.instance.is_some() {
-            SymbolKind::MODULE
-        } else {
-            SymbolKind::OBJECT
-        },
-        tags: None,
-        deprecated: None,
-        range: doc.range(span, encoding),
-        selection_range: doc.range(key, encoding),
-        children: (!children.is_empty()).then_some(children),
+        detail,
+        instance: entity.instance.is_some(),
+        range: span,
+        selection: key,
+        children,
     })
 }
 
-pub fn inlay_hints(
-    state: &mut State,
-    params: InlayHintParams,
-) -> Result<Option<Vec<InlayHint>>, Failure> {
-    let doc = document(state, &params.text_document.uri)?;
+/// A name shown after an id or reference: the entity's, at byte `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    pub at: usize,
+    pub label: String,
+}
+
+/// The names of the entities the ids and references in bytes `range` of `doc` name.
+pub fn inlay_hints(doc: &Document, range: Range<usize>) -> Vec<Hint> {
     let Some(parsed) = &doc.parsed else {
-        return Ok(None);
+        return Vec::new();
     };
-    let start = doc.offset(params.range.start, state.encoding);
-    let end = doc.offset(params.range.end, state.encoding);
-    let hints = names(parsed, doc.body())
+    names(parsed, doc.body())
         .into_iter()
-        .filter(|(r, _, kind)| !matches!(*kind, "key" | "id") && r.end >= start && r.start <= end)
+        .filter(|(r, _, kind)| {
+            !matches!(*kind, "key" | "id") && r.end >= range.start && r.start <= range.end
+        })
         .filter_map(|(r, path, _)| {
             let (scene, key) = resolve(doc, &path)?;
             let name = &scene.entities.get(&key)?.name;
-            let at = doc.range(r.end..r.end, state.encoding).end;
-            Some(InlayHint {
-                position: at,
-                label: InlayHintLabel::String(format!("\"{}\"", name.escape_debug())),
-                kind: None,
-                text_edits: None,
-                tooltip: None,
-                padding_left: Some(true),
-                padding_right: None,
-                data: None,
+            Some(Hint {
+                at: r.end,
+                label: format!("\"{}\"", name.escape_debug()),
             })
         })
-        .collect();
-    Ok(Some(hints))
+        .collect()
 }

@@ -14,7 +14,8 @@ use lsp_types::{
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 
-use super::state::{Document, State, split, uri_path};
+use super::proto::{self, Failure, uri_path};
+use super::state::{Document, Level, State, Texts};
 use super::text::Encoding;
 use super::{actions, completion, diagnostics, hover, navigation};
 
@@ -169,9 +170,6 @@ struct Server<'c> {
     state: State,
 }
 
-/// How a request handler fails: a message for the client.
-pub type Failure = String;
-
 impl Server<'_> {
     fn run(&mut self) -> Result<(), Error> {
         loop {
@@ -183,7 +181,11 @@ impl Server<'_> {
                     if self.connection.handle_shutdown(&request)? {
                         return Ok(());
                     }
-                    // A request sees every change before it checked.
+                    // A request sees every change before it checked, and the schema file as
+                    // it is on disk now; then it only reads the state.
+                    if let Some(key) = request.params["textDocument"]["uri"].as_str() {
+                        self.state.prepare(key);
+                    }
                     self.flush()?;
                     let response = self.request(request);
                     self.connection.sender.send(Message::Response(response))?;
@@ -232,20 +234,7 @@ impl Server<'_> {
         dirty.sort();
         for key in dirty {
             let state = &mut self.state;
-            let checked = catch_unwind(AssertUnwindSafe(|| {
-                if let Some(doc) = state.documents.get_mut(&key)
-                    && doc.parsed.is_none()
-                    && doc.read_error.is_none()
-                {
-                    let (parsed, error) = split(super::state::read(&doc.text));
-                    if parsed.is_some() {
-                        doc.last_good = None;
-                    }
-                    doc.parsed = parsed;
-                    doc.read_error = error;
-                }
-                state.check(&key);
-            }));
+            let checked = catch_unwind(AssertUnwindSafe(|| state.check(&key)));
             if checked.is_err()
                 && let Some(doc) = self.state.documents.get_mut(&key)
             {
@@ -254,7 +243,11 @@ impl Server<'_> {
             }
             self.publish(&key)?;
         }
-        for (typ, message) in std::mem::take(&mut self.state.messages) {
+        for (level, message) in std::mem::take(&mut self.state.messages) {
+            let typ = match level {
+                Level::Info => lsp_types::MessageType::INFO,
+                Level::Warning => lsp_types::MessageType::WARNING,
+            };
             self.show(typ, message)?;
         }
         Ok(())
@@ -267,8 +260,12 @@ impl Server<'_> {
         let Ok(uri) = key.parse::<Uri>() else {
             return Ok(());
         };
-        let diagnostics = catch_unwind(AssertUnwindSafe(|| diagnostics::to_lsp(&self.state, doc)))
-            .unwrap_or_default();
+        let diagnostics = catch_unwind(AssertUnwindSafe(|| {
+            let mut texts = Texts::new(&self.state);
+            let problems = diagnostics::problems(&mut texts, doc);
+            proto::diagnostics(&self.state, &mut texts, &uri, doc, &problems)
+        }))
+        .unwrap_or_default();
         self.send_diagnostics(uri, diagnostics, Some(doc.version))
     }
 
@@ -378,30 +375,97 @@ impl Server<'_> {
         }
     }
 
-    fn request(&mut self, request: Request) -> Response {
+    fn request(&self, request: Request) -> Response {
         let id = request.id.clone();
-        let state = &mut self.state;
+        let state = &self.state;
         match request.method.as_str() {
-            req::HoverRequest::METHOD => handle::<req::HoverRequest>(state, request, hover::hover),
-            req::GotoDefinition::METHOD => {
-                handle::<req::GotoDefinition>(state, request, navigation::definition)
-            }
-            req::References::METHOD => {
-                handle::<req::References>(state, request, navigation::references)
-            }
+            req::HoverRequest::METHOD => handle::<req::HoverRequest>(request, |p| {
+                let p = p.text_document_position_params;
+                let doc = proto::document(state, &p.text_document.uri)?;
+                let offset = proto::offset(state, doc, p.position);
+                Ok(hover::hover(state, doc, offset).map(|h| proto::hover(state, doc, h)))
+            }),
+            req::GotoDefinition::METHOD => handle::<req::GotoDefinition>(request, |p| {
+                let p = p.text_document_position_params;
+                let uri = &p.text_document.uri;
+                let doc = proto::document(state, uri)?;
+                let offset = proto::offset(state, doc, p.position);
+                let place = navigation::definition(state, doc, offset);
+                let mut texts = Texts::new(state);
+                Ok(place
+                    .and_then(|place| proto::location(state, &mut texts, uri, doc, &place))
+                    .map(lsp_types::GotoDefinitionResponse::Scalar))
+            }),
+            req::References::METHOD => handle::<req::References>(request, |p| {
+                let declaration = p.context.include_declaration;
+                let p = p.text_document_position;
+                let uri = &p.text_document.uri;
+                let doc = proto::document(state, uri)?;
+                let offset = proto::offset(state, doc, p.position);
+                let places = navigation::references(state, uri.as_str(), doc, offset, declaration);
+                let mut texts = Texts::new(state);
+                Ok(places.map(|places| {
+                    places
+                        .iter()
+                        .filter_map(|place| proto::location(state, &mut texts, uri, doc, place))
+                        .collect()
+                }))
+            }),
             req::DocumentSymbolRequest::METHOD => {
-                handle::<req::DocumentSymbolRequest>(state, request, navigation::symbols)
+                handle::<req::DocumentSymbolRequest>(request, |p| {
+                    let doc = proto::document(state, &p.text_document.uri)?;
+                    Ok(navigation::symbols(doc).map(|symbols| {
+                        lsp_types::DocumentSymbolResponse::Nested(
+                            symbols
+                                .into_iter()
+                                .map(|s| proto::symbol(state, doc, s))
+                                .collect(),
+                        )
+                    }))
+                })
             }
-            req::InlayHintRequest::METHOD => {
-                handle::<req::InlayHintRequest>(state, request, navigation::inlay_hints)
-            }
-            req::Completion::METHOD => {
-                handle::<req::Completion>(state, request, completion::completion)
-            }
-            req::Formatting::METHOD => handle::<req::Formatting>(state, request, actions::format),
-            req::CodeActionRequest::METHOD => {
-                handle::<req::CodeActionRequest>(state, request, actions::code_actions)
-            }
+            req::InlayHintRequest::METHOD => handle::<req::InlayHintRequest>(request, |p| {
+                let doc = proto::document(state, &p.text_document.uri)?;
+                let start = proto::offset(state, doc, p.range.start);
+                let end = proto::offset(state, doc, p.range.end);
+                let hints = navigation::inlay_hints(doc, start..end);
+                Ok(Some(
+                    hints
+                        .into_iter()
+                        .map(|h| proto::inlay_hint(state, doc, h))
+                        .collect(),
+                ))
+            }),
+            req::Completion::METHOD => handle::<req::Completion>(request, |p| {
+                let p = p.text_document_position;
+                let doc = proto::document(state, &p.text_document.uri)?;
+                let offset = proto::offset(state, doc, p.position);
+                let items = completion::completion(state, doc, offset)
+                    .into_iter()
+                    .map(|c| proto::completion(state, doc, c))
+                    .collect();
+                Ok(Some(lsp_types::CompletionResponse::Array(items)))
+            }),
+            req::Formatting::METHOD => handle::<req::Formatting>(request, |p| {
+                let doc = proto::document(state, &p.text_document.uri)?;
+                let edit = actions::format(doc)?;
+                Ok(Some(
+                    edit.into_iter()
+                        .map(|e| proto::edit(state, doc, e))
+                        .collect(),
+                ))
+            }),
+            req::CodeActionRequest::METHOD => handle::<req::CodeActionRequest>(request, |p| {
+                let uri = &p.text_document.uri;
+                let doc = proto::document(state, uri)?;
+                let start = proto::offset(state, doc, p.range.start);
+                let end = proto::offset(state, doc, p.range.end);
+                let mut texts = Texts::new(state);
+                let (problems, fixes) = actions::code_actions(state, doc, &mut texts, start..end);
+                Ok(Some(proto::code_actions(
+                    state, &mut texts, uri, doc, &problems, fixes,
+                )))
+            }),
             _ => Response::new_err(
                 id,
                 ErrorCode::MethodNotFound as i32,
@@ -412,7 +476,8 @@ impl Server<'_> {
 }
 
 /// Applies one change to `doc`'s text, and to its read: the edited entity entry read again
-/// alone when the edit is inside one, else the read dropped to be done whole at the next check.
+/// alone when the edit is inside one of a text that read, else the read dropped to be done
+/// whole at the next check.
 fn apply(
     doc: &mut Document,
     change: lsp_types::TextDocumentContentChangeEvent,
@@ -422,28 +487,25 @@ fn apply(
     let edit = doc.text.apply(change, encoding);
     let bom = doc.text.bom();
     let reread = match &mut doc.parsed {
-        Some(parsed) if bom == bom_before && edit.old.start >= bom => {
+        Some(parsed)
+            if doc.read_errors.is_empty() && bom == bom_before && edit.old.start >= bom =>
+        {
             let body = &doc.text.as_str()[bom..];
             parsed.reread_edit(body, edit.old.start - bom..edit.old.end - bom, edit.new_len)
         }
         _ => false,
     };
     if !reread {
-        // Read whole at the next check; until then (and while it does not read) the last
-        // document that read serves completion.
-        if let Some(parsed) = doc.parsed.take() {
-            doc.last_good = Some(parsed.doc);
-        }
-        doc.read_error = None;
+        doc.parsed = None;
+        doc.read_errors.clear();
     }
 }
 
 /// Runs request handler `f` on `request`'s parameters: its result, or an error response when
 /// the parameters do not fit, the handler fails or panics (the server goes on).
 pub fn handle<R>(
-    state: &mut State,
     request: Request,
-    f: fn(&mut State, R::Params) -> Result<R::Result, Failure>,
+    f: impl FnOnce(R::Params) -> Result<R::Result, Failure>,
 ) -> Response
 where
     R: req::Request,
@@ -455,7 +517,7 @@ where
             return Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"));
         }
     };
-    match catch_unwind(AssertUnwindSafe(|| f(state, params))) {
+    match catch_unwind(AssertUnwindSafe(|| f(params))) {
         Ok(Ok(result)) => Response::new_ok(id, result),
         Ok(Err(message)) => Response::new_err(id, ErrorCode::RequestFailed as i32, message),
         Err(panic) => {
@@ -477,17 +539,13 @@ where
 mod tests {
     use super::*;
 
-    fn panics(
-        _: &mut State,
-        _: lsp_types::HoverParams,
-    ) -> Result<Option<lsp_types::Hover>, Failure> {
+    fn panics(_: lsp_types::HoverParams) -> Result<Option<lsp_types::Hover>, Failure> {
         panic!("boom")
     }
 
-    /// A handler that panics is answered with an error, and the state is still usable.
+    /// A handler that panics is answered with an error.
     #[test]
     fn a_panicking_handler_answers_an_error() {
-        let mut state = State::new(Encoding::Utf16, Vec::new(), None);
         let params = serde_json::json!({
             "textDocument": { "uri": "file:///x.forge.ron" },
             "position": { "line": 0, "character": 0 },
@@ -497,7 +555,7 @@ mod tests {
             req::HoverRequest::METHOD.to_owned(),
             params,
         );
-        let response = handle::<req::HoverRequest>(&mut state, request, panics);
+        let response = handle::<req::HoverRequest>(request, panics);
         let error = response.response_result.err().map(|e| (e.code, e.message));
         assert_eq!(
             error,
@@ -506,6 +564,5 @@ mod tests {
                 "forge lsp: `textDocument/hover` failed: boom".to_owned()
             ))
         );
-        assert!(state.documents.is_empty());
     }
 }

@@ -9,7 +9,6 @@ use bevy_forge_scene::format::{ParsedScene, ReadError, SceneDoc};
 use bevy_forge_scene::pipeline::{self, PrefabFiles};
 use bevy_forge_scene::project::AssetIndex;
 use bevy_forge_scene::schema::{SCHEMA_EXTENSION, SchemaFile};
-use lsp_types::Uri;
 
 use super::text::{Encoding, Text};
 use crate::files::{asset_path_of, prefab_root, project_of};
@@ -22,23 +21,29 @@ pub struct Document {
     pub version: i32,
     /// The text as the client has it.
     pub text: Text,
-    /// The text read: the document and where each part is (`None` when it does not read).
+    /// The text read, as far as it reads ([`SceneDoc::from_str_recovering`]): the document and
+    /// where each part is; `None` until the text is read again after a change.
     pub parsed: Option<ParsedScene>,
-    /// Why the text does not read, when it does not.
-    pub read_error: Option<ReadError>,
-    /// The last document that read, while the text does not (for completion).
-    pub last_good: Option<SceneDoc>,
+    /// Why the text does not read as a scene: empty when it does.
+    pub read_errors: Vec<ReadError>,
     /// The latest check of `parsed` (prefabs expanded, every diagnostic).
     pub checked: Option<Checked>,
     /// Whether the text changed since the latest check.
     pub dirty: bool,
+    /// The schema file its custom components are checked against, when there is one (read at
+    /// its check, and before each request about it).
+    pub schema: Option<PathBuf>,
+    /// The assets directory of its project, when it is in one.
+    pub assets: Option<PathBuf>,
 }
 
 /// What the latest check of a document gave, beside its read.
 pub struct Checked {
     /// The expansion of its instances (when it places any).
     pub expanded: Option<bevy_forge_scene::prefab::ExpandedScene>,
-    /// Every diagnostic, the prefabs' naming their file.
+    /// Every diagnostic, the prefabs' naming their file: the read errors when the text does
+    /// not read (the rules are not run on a scene that is not one: no cascade of their
+    /// problems), else every rule's.
     pub diagnostics: Vec<bevy_forge_scene::validate::Diagnostic>,
     /// Where its prefabs were read from.
     pub root: PathBuf,
@@ -47,20 +52,28 @@ pub struct Checked {
 }
 
 impl Document {
-    /// A document opened with `text`.
+    /// A document opened with `text`, read.
     pub fn new(path: Option<PathBuf>, version: i32, text: String) -> Self {
-        let text = Text::new(text);
-        let (parsed, read_error) = split(read(&text));
-        Self {
+        let mut doc = Self {
             path,
             version,
-            text,
-            parsed,
-            read_error,
-            last_good: None,
+            text: Text::new(text),
+            parsed: None,
+            read_errors: Vec::new(),
             checked: None,
             dirty: true,
-        }
+            schema: None,
+            assets: None,
+        };
+        doc.read();
+        doc
+    }
+
+    /// Reads the text whole, as far as it reads.
+    pub fn read(&mut self) {
+        let read = SceneDoc::from_str_recovering(self.body());
+        self.parsed = Some(read.parsed);
+        self.read_errors = read.errors;
     }
 
     /// The byte-order-mark-free text the library's offsets count in.
@@ -68,26 +81,48 @@ impl Document {
         &self.text.as_str()[self.text.bom()..]
     }
 
-    /// The latest document that read: the current one, else the last good one.
+    /// The document as far as it reads.
     pub fn doc(&self) -> Option<&SceneDoc> {
-        match &self.parsed {
-            Some(p) => Some(&p.doc),
-            None => self.last_good.as_ref(),
+        self.parsed.as_ref().map(|p| &p.doc)
+    }
+}
+
+/// The texts of files other than the document, read once each for one answer (the places of
+/// a prefab's problems, a definition in a prefab file).
+pub struct Texts<'s> {
+    state: &'s State,
+    texts: HashMap<PathBuf, Option<Text>>,
+}
+
+impl<'s> Texts<'s> {
+    pub fn new(state: &'s State) -> Self {
+        Self {
+            state,
+            texts: HashMap::new(),
         }
     }
-}
 
-/// A read as the document keeps it.
-pub fn split(read: Result<ParsedScene, ReadError>) -> (Option<ParsedScene>, Option<ReadError>) {
-    match read {
-        Ok(p) => (Some(p), None),
-        Err(e) => (None, Some(e)),
+    /// The text of the file at `path` (the open document's, else the file's on disk), `None`
+    /// when it cannot be read.
+    pub fn get(&mut self, path: &Path) -> Option<&Text> {
+        let state = self.state;
+        self.texts
+            .entry(path.to_owned())
+            .or_insert_with(|| {
+                let bytes = state.file_text(path).ok()?;
+                Some(Text::new(String::from_utf8_lossy(&bytes).into_owned()))
+            })
+            .as_ref()
     }
 }
 
-/// Reads `text` whole.
-pub fn read(text: &Text) -> Result<ParsedScene, ReadError> {
-    SceneDoc::from_str(&text.as_str()[text.bom()..])
+/// How much a message to the client ([`State::messages`]) matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Something to know.
+    Info,
+    /// Something wrong outside the scene (a schema file that does not read).
+    Warning,
 }
 
 /// The server's state besides the protocol.
@@ -107,7 +142,7 @@ pub struct State {
     /// Whether the "no schema file" message was shown.
     pub told_no_schema: bool,
     /// Messages to show the client (`window/showMessage`), taken by the server loop.
-    pub messages: Vec<(lsp_types::MessageType, String)>,
+    pub messages: Vec<(Level, String)>,
 }
 
 impl State {
@@ -129,9 +164,9 @@ impl State {
         }
     }
 
-    /// The schema file for the scene at `path` (the module docs give the rule), read again when
-    /// it changed on disk; `None` when there is none or it does not read (said once).
-    pub fn schema_for(&mut self, path: Option<&Path>) -> Option<SchemaFile> {
+    /// Where the schema file for the scene at `path` is (the module docs give the rule), read
+    /// (again when it changed on disk since); `None` when there is none (said once).
+    fn schema_path(&mut self, path: Option<&Path>) -> Option<PathBuf> {
         let found = self
             .schema_setting
             .clone()
@@ -140,7 +175,7 @@ impl State {
             if !self.told_no_schema {
                 self.told_no_schema = true;
                 self.messages.push((
-                    lsp_types::MessageType::INFO,
+                    Level::Info,
                     format!(
                         "forge lsp: no `*.{SCHEMA_EXTENSION}` schema file found (set \
                          `schemaPath` in the initialization options, or write one with \
@@ -152,16 +187,18 @@ impl State {
             return None;
         };
         let modified = std::fs::metadata(&found).and_then(|m| m.modified()).ok();
-        if let Some((when, file)) = self.schemas.get(&found)
-            && *when == modified
+        if self
+            .schemas
+            .get(&found)
+            .is_some_and(|(when, _)| *when == modified)
         {
-            return file.clone();
+            return Some(found);
         }
         let file = match SchemaFile::read(&found) {
             Ok(file) => Some(file),
             Err(e) => {
                 self.messages.push((
-                    lsp_types::MessageType::WARNING,
+                    Level::Warning,
                     format!(
                         "forge lsp: schema file `{}`: {}",
                         found.display(),
@@ -171,13 +208,23 @@ impl State {
                 None
             }
         };
-        self.schemas.insert(found, (modified, file.clone()));
-        file
+        self.schemas.insert(found.clone(), (modified, file));
+        Some(found)
     }
 
-    /// The asset index of the assets directory `dir` (scanned once; again by
+    /// The schema file document `doc` was last checked against, as read then.
+    pub fn schema_of(&self, doc: &Document) -> Option<&SchemaFile> {
+        self.schemas.get(doc.schema.as_ref()?)?.1.as_ref()
+    }
+
+    /// The asset index of document `doc`'s project.
+    pub fn assets_of(&self, doc: &Document) -> Option<&AssetIndex> {
+        self.assets.get(doc.assets.as_ref()?)
+    }
+
+    /// The asset index of the assets directory `dir` (scanned once; again after
     /// [`forget_assets`](Self::forget_assets)).
-    pub fn index(&mut self, dir: &Path) -> Option<AssetIndex> {
+    fn index(&mut self, dir: &Path) -> Option<AssetIndex> {
         if let Some(index) = self.assets.get(dir) {
             return Some(index.clone());
         }
@@ -189,6 +236,34 @@ impl State {
     /// Forgets the asset indexes: files were created or deleted.
     pub fn forget_assets(&mut self) {
         self.assets.clear();
+    }
+
+    /// Brings what a request about document `key` reads up to date: its schema file read again
+    /// when it changed on disk (the document then checked again), its project's assets
+    /// indexed. Requests themselves only read the state.
+    pub fn prepare(&mut self, key: &str) {
+        let Some(path) = self.documents.get(key).map(|d| d.path.clone()) else {
+            return;
+        };
+        let before = self.documents.get(key).and_then(|d| d.schema.clone());
+        let when =
+            |s: &Self, p: &Option<PathBuf>| p.as_ref().and_then(|p| s.schemas.get(p)).map(|e| e.0);
+        let was = when(self, &before);
+        let schema = self.schema_path(path.as_deref());
+        let assets = path
+            .as_deref()
+            .and_then(project_of)
+            .map(|project| project.assets_dir());
+        if let Some(dir) = &assets {
+            self.index(dir);
+        }
+        let changed = schema != before || when(self, &schema) != was;
+        if let Some(doc) = self.documents.get_mut(key) {
+            doc.assets = assets;
+            if changed {
+                doc.dirty = true;
+            }
+        }
     }
 
     /// The text of the file at `path`: the open document's, else the file's on disk.
@@ -204,23 +279,44 @@ impl State {
         std::fs::read(path).map_err(|e| format!("`{}`: {e}", path.display()))
     }
 
+    /// The scene file at `path` (a prefab; as [`file_text`](Self::file_text) gives it): its text
+    /// after the byte-order mark, and its read as far as it reads (a prefab being typed is
+    /// reached as the open scene is).
+    pub fn read_scene(&self, path: &Path) -> Option<(String, ParsedScene)> {
+        let bytes = self.file_text(path).ok()?;
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
+        let parsed = SceneDoc::from_str_recovering(&text).parsed;
+        Some((text, parsed))
+    }
+
     /// Checks the document `key` through the library's pipeline, as `forge validate` does: its
     /// prefabs read from its project's assets directory (open documents as the editor has
-    /// them), custom components against the schema file, asset paths against the assets.
+    /// them), custom components against the schema file, asset paths against the assets. A
+    /// text that does not read is expanded as far as it reads (hover and definition reach
+    /// into its prefabs), its diagnostics the read errors alone.
     pub fn check(&mut self, key: &str) {
-        let Some(doc) = self.documents.get(key) else {
+        let Some(doc) = self.documents.get_mut(key) else {
             return;
         };
+        if doc.parsed.is_none() {
+            doc.read();
+        }
         let path = doc.path.clone();
         let root = match &path {
             Some(p) => prefab_root(p, None),
             None => PathBuf::from("."),
         };
-        let schema = self.schema_for(path.as_deref());
-        let index = path
+        let schema_path = self.schema_path(path.as_deref());
+        let schema = schema_path
+            .as_ref()
+            .and_then(|p| self.schemas.get(p))
+            .and_then(|(_, f)| f.clone());
+        let assets = path
             .as_deref()
             .and_then(project_of)
-            .and_then(|project| self.index(&project.assets_dir()));
+            .map(|project| project.assets_dir());
+        let index = assets.as_deref().and_then(|dir| self.index(dir));
         // The other open documents below the root, as the editor has them (the scene itself is
         // not its own prefab).
         let canonical_root = root.canonicalize().ok();
@@ -253,30 +349,29 @@ impl State {
             return;
         };
         doc.dirty = false;
+        doc.schema = schema_path;
+        doc.assets = assets;
         let name = match &path {
             Some(p) => asset_path_of(p, &root),
             None => key.to_owned(),
         };
         let Some(parsed) = doc.parsed.take() else {
-            let diagnostics = doc
-                .read_error
-                .iter()
-                .map(bevy_forge_scene::validate::Diagnostic::from_read_error)
-                .collect();
-            doc.checked = Some(Checked {
-                expanded: None,
-                diagnostics,
-                root,
-                prefabs: Vec::new(),
-            });
             return;
         };
         let checked = pipeline::check(pipeline::Source::from_parsed(name, parsed), &mut files);
         let prefabs = files.files().map(|(p, _)| p.to_owned()).collect();
         doc.parsed = Some(checked.source.parsed);
+        let diagnostics = if doc.read_errors.is_empty() {
+            checked.diagnostics
+        } else {
+            doc.read_errors
+                .iter()
+                .map(bevy_forge_scene::validate::Diagnostic::from_read_error)
+                .collect()
+        };
         doc.checked = Some(Checked {
             expanded: checked.expanded,
-            diagnostics: checked.diagnostics,
+            diagnostics,
             root,
             prefabs,
         });
@@ -316,105 +411,4 @@ fn schema_in(dir: &Path) -> Option<PathBuf> {
         .collect();
     found.sort();
     found.into_iter().next()
-}
-
-/// The path of a `file:` URI.
-pub fn uri_path(uri: &Uri) -> Option<PathBuf> {
-    let rest = uri.as_str().strip_prefix("file://")?;
-    // `file:///c%3A/x` on Windows, `file:///home/x` elsewhere; a host other than empty or
-    // `localhost` is not a local file.
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return None;
-    }
-    let bytes = percent_decode(rest)?;
-    let text = String::from_utf8(bytes).ok()?;
-    if cfg!(windows) {
-        let trimmed = text.trim_start_matches('/');
-        return Some(PathBuf::from(trimmed));
-    }
-    Some(PathBuf::from(text))
-}
-
-fn percent_decode(s: &str) -> Option<Vec<u8>> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(out)
-}
-
-/// The `file:` URI of `path` (made absolute).
-pub fn path_uri(path: &Path) -> Option<Uri> {
-    let path = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir().ok()?.join(path)
-    };
-    let text = path.to_str()?.replace('\\', "/");
-    let mut out = String::from("file://");
-    if !text.starts_with('/') {
-        out.push('/');
-    }
-    for b in text.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                out.push(b as char)
-            }
-            b':' if cfg!(windows) => out.push(':'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out.parse().ok()
-}
-
-/// The open document at `uri`, or the failure a request about another answers.
-pub fn document<'s>(state: &'s State, uri: &Uri) -> Result<&'s Document, String> {
-    state
-        .documents
-        .get(uri.as_str())
-        .ok_or_else(|| format!("forge lsp: `{}` is not open", uri.as_str()))
-}
-
-impl Document {
-    /// The byte offset after the byte-order mark of `position`, in the text the read counts.
-    pub fn offset(&self, position: lsp_types::Position, encoding: Encoding) -> usize {
-        self.text
-            .offset(position, encoding)
-            .saturating_sub(self.text.bom())
-    }
-
-    /// The protocol range of bytes `range` of the text after the byte-order mark.
-    pub fn range(&self, range: std::ops::Range<usize>, encoding: Encoding) -> lsp_types::Range {
-        let bom = self.text.bom();
-        self.text
-            .range(range.start + bom..range.end + bom, encoding)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uris_and_paths_round_trip() {
-        let path = PathBuf::from("/tmp/a b/zoë#1.forge.ron");
-        let uri = path_uri(&path);
-        assert_eq!(
-            uri.as_ref().map(|u| u.as_str().to_owned()),
-            Some("file:///tmp/a%20b/zo%C3%AB%231.forge.ron".to_owned())
-        );
-        assert_eq!(uri.as_ref().and_then(uri_path), Some(path));
-        let other: Option<Uri> = "untitled:Untitled-1".parse().ok();
-        assert_eq!(other.as_ref().and_then(uri_path), None);
-    }
 }

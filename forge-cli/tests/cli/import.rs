@@ -277,3 +277,97 @@ fn forge_import_refuses_bevy_0_8_naming_its_era() {
     );
     assert!(o.stdout.is_empty());
 }
+
+/// A whole world as a Bevy 0.15 app dumps it, weak handles in both of 0.15's spellings
+/// (`Weak(Index(..))`, `Weak(Uuid(..))`), in Bevy's components and the game's: it imports with
+/// the game's schema file, each handle without a path listed with its entity and field, and
+/// what it writes validates with the schemas.
+#[test]
+fn forge_import_schema_of_a_0_15_world_dump_with_weak_handles() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture_into(dir.path(), "world-dump-0.15.scn.ron");
+    fixture_into(dir.path(), "world-dump.forge-schema.ron");
+    let o = forge(
+        dir.path(),
+        &[
+            "import",
+            "world-dump-0.15.scn.ron",
+            "--schema",
+            "world-dump.forge-schema.ron",
+            "--out",
+            "world.forge.ron",
+        ],
+    );
+    let stderr = text_of(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with("note: read as written by Bevy 0.15\n"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("unknown variant"), "{stderr}");
+    for (entity, component, field) in [
+        ("entity 3 (`Hero`)", "game::Portrait", "image"),
+        ("entity 3 (`Hero`)", "game::Skin", "texture"),
+    ] {
+        assert!(
+            stderr.contains(&format!(
+                "warning: {entity}: `{component}` left out: its field `{field}` is an asset handle, which a custom field cannot hold (and the file does not say its asset path)"
+            )),
+            "{stderr}"
+        );
+    }
+    // A weak handle to no file on a built-in: the sprite is kept without its image.
+    assert!(
+        stderr.contains("`bevy_sprite::sprite::Sprite` became `sprite` without `image`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("imported world-dump-0.15.scn.ron -> world.forge.ron (6 entities"),
+        "{stderr}"
+    );
+    let written = std::fs::read_to_string(dir.path().join("world.forge.ron")).unwrap();
+    let doc = SceneDoc::from_str(&written).unwrap().doc;
+    let entity = |name: &str| &doc.entities[&doc.find_by_name(name).next().unwrap()];
+    let custom = |name: &str| -> Vec<String> {
+        entity(name)
+            .components
+            .iter()
+            .filter_map(|c| match c {
+                ComponentData::Custom(c) => Some(c.type_path.to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        custom("Hero"),
+        ["game::Faction", "game::Health", "game::Tint"]
+    );
+    assert_eq!(custom("Crate"), ["game::Loot"]);
+    // The text's default font (`Weak(Uuid(..))` of the default handle) is no loss: the text
+    // and its size and colour are kept.
+    let text = entity("Title")
+        .components
+        .iter()
+        .find_map(|c| match c {
+            ComponentData::Text2d(t) => Some(t),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((text.text.as_str(), text.font_size), ("Forge", 32.0));
+    assert_eq!((text.color.r, text.color.g, text.color.b), (0.9, 0.9, 0.2));
+    assert!(
+        written.contains("Color::hsla(200.0, 0.5, 0.25, 1.0)"),
+        "{written}"
+    );
+    let v = forge(
+        dir.path(),
+        &[
+            "validate",
+            "--no-assets",
+            "--schema",
+            "world-dump.forge-schema.ron",
+            "world.forge.ron",
+        ],
+    );
+    assert_eq!(v.status.code(), Some(0), "{}", text_of(&v.stdout));
+}

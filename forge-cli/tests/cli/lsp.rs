@@ -1060,9 +1060,21 @@ fn mutated_scenes_never_take_the_server_down() {
                 "{m}: {answer}"
             );
         }
-        for m in ["textDocument/documentSymbol", "textDocument/formatting"] {
-            let answer = c.request(m, json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
-            assert!(answer.get("error").is_none(), "{m}: {answer}");
+        let symbols = c.request(
+            "textDocument/documentSymbol",
+            json!({ "textDocument": { "uri": u } }),
+        );
+        assert!(symbols.get("error").is_none(), "{symbols}");
+        // Formatting works, or says in one message that the text does not read.
+        let answer = c.request("textDocument/formatting", json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }));
+        if let Some(e) = answer.get("error") {
+            assert_eq!(e["code"], -32803, "{answer}");
+            let message = e["message"].as_str().unwrap_or_default();
+            assert!(
+                message
+                    .starts_with("forge lsp: the file is not formatted while it does not read: "),
+                "{answer}"
+            );
         }
         let answer = c.request("textDocument/codeAction", json!({ "textDocument": { "uri": u }, "range": range_json([0, 0, 999, 0]), "context": { "diagnostics": [] } }));
         assert!(answer.get("error").is_none(), "{answer}");
@@ -1300,6 +1312,181 @@ fn a_prefab_changed_on_disk_is_checked_again() {
     assert_eq!(
         codes(&problems(c.diagnostics(&u))),
         ["forge::structure::missing_child"]
+    );
+    c.stop();
+}
+
+/// A scene being typed, with three slips: an unknown field in a light, a missing comma, an
+/// entry not closed. One diagnostic each, and every feature answers on what reads.
+fn three_slips() -> String {
+    format!(
+        "(\n  format_version: 1,\n  name: \"Slips\",\n  entities: {{\n    \
+         1: (id: 1, name: \"🌲 Lamp\", parent: None, children: [2], {T}, components: [(type: point_light, data: (color: (r: 1.0, g: 1.0, b: 1.0, a: 1.0), intensty: 800.0, range: 20.0, shadows: false))]),\n    \
+         2: (id: 2, name: \"Crate\" parent: Some(1), children: [], {T}, components: []),\n    \
+         3: (id: 3, name: \"Open 🌲\", parent: None, children: [], {T}, components: [],\n    \
+         4: (id: 4, name: \"Camera\", parent: None, children: [], {T}, components: [(type: camera3d)]),\n  \
+         }},\n  roots: [1, 3, 4],\n  next_id: 5,\n)\n"
+    )
+}
+
+#[test]
+fn a_scene_being_typed_answers_on_the_parts_that_read() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/slips.forge.ron");
+    let text = three_slips();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    // One diagnostic per slip, the first at the UTF-16 column of the typo.
+    let d = c.diagnostics(&u);
+    assert_eq!(
+        codes(&d),
+        [
+            "forge::read::unknown_field",
+            "forge::read::syntax",
+            "forge::read::syntax"
+        ],
+        "{d:#?}"
+    );
+    let (l, ch) = pos(&text, "intensty", 0, 0);
+    assert_eq!(d[0]["range"], range_json([l, ch, l, ch + 8]));
+    assert!(
+        d[0]["message"].as_str().unwrap().contains("`intensity`"),
+        "{d:#?}"
+    );
+    // The missing comma at the field after it, the entry not closed at the next entry's key.
+    let (l, ch) = pos(&text, "parent: Some(1)", 0, 0);
+    assert_eq!(d[1]["range"], range_json([l, ch, l, ch + 6]), "{d:#?}");
+    let (l, ch) = pos(&text, "4: (id: 4", 0, 0);
+    assert_eq!(d[2]["range"], range_json([l, ch, l, ch + 1]), "{d:#?}");
+    // Hover: the lamp's field that read, the entity after the one not closed, an id.
+    let h = hover_text(&mut c, &u, pos(&text, "range: 20.0", 0, 1));
+    assert!(h.starts_with("`point_light.range`"), "{h}");
+    let h = hover_text(&mut c, &u, pos(&text, "3: (id: 3", 0, 0));
+    assert!(h.starts_with("**Open 🌲** `#3`"), "{h}");
+    let h = hover_text(&mut c, &u, pos(&text, "4: (id: 4", 0, 0));
+    assert!(h.starts_with("**Camera** `#4`"), "{h}");
+    let h = hover_text(&mut c, &u, pos(&text, "Some(1)", 0, 5));
+    assert!(h.starts_with("**🌲 Lamp** `#1`"), "{h}");
+    // Definition: the crate's parent is the lamp's key.
+    let (l, ch) = pos(&text, "Some(1)", 0, 5);
+    let def = c.at("textDocument/definition", &u, l, ch);
+    let (kl, kc) = pos(&text, "1: (id: 1", 0, 0);
+    assert_eq!(def["range"], range_json([kl, kc, kl, kc + 1]), "{def}");
+    // Symbols: the whole tree, the crate under the lamp.
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": u } }),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap_or_else(|| panic!("{symbols}"))
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["🌲 Lamp", "Open 🌲", "Camera"], "{symbols}");
+    assert_eq!(symbols[0]["children"][0]["name"], "Crate");
+    // The entry not closed ends at its last field, not at the next entry.
+    let end = &symbols[1]["range"]["end"];
+    assert_eq!(end["line"], pos(&text, "3: (id: 3", 0, 0).0, "{symbols}");
+    // Completion: the ids of every entity that read, with their names.
+    let (l, ch) = pos(&text, "name: \"Camera\", parent: None, children: [", 0, 41);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    let offered: Vec<(String, String)> = items
+        .as_array()
+        .unwrap_or_else(|| panic!("{items}"))
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap().to_owned(),
+                i["detail"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    for (id, name) in [
+        ("1", "🌲 Lamp"),
+        ("2", "Crate"),
+        ("3", "Open 🌲"),
+        ("4", "Camera"),
+    ] {
+        assert!(
+            offered.contains(&(id.to_owned(), name.to_owned())),
+            "{offered:?}"
+        );
+    }
+    // Formatting says why it does not, in one message.
+    let formatting =
+        json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } });
+    let refused = c.request("textDocument/formatting", formatting.clone());
+    let message = refused["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{refused}"));
+    assert!(
+        message.contains("does not read")
+            && message.contains("5:")
+            && message.contains("(and 2 more problems)"),
+        "{message}"
+    );
+    // The slips fixed: no read error, and formatting works.
+    let fixed = text
+        .replace("intensty", "intensity")
+        .replace("\"Crate\" parent", "\"Crate\", parent")
+        .replace("components: [],\n    4:", "components: []),\n    4:");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": u, "version": 2 }, "contentChanges": [{ "text": fixed }] }),
+    );
+    let d = problems(c.diagnostics(&u));
+    assert!(
+        d.iter()
+            .all(|d| !d["code"].as_str().unwrap().starts_with("forge::read::")),
+        "{d:#?}"
+    );
+    let edits = c.request("textDocument/formatting", formatting);
+    assert!(edits.as_array().is_some_and(|e| !e.is_empty()), "{edits}");
+    c.stop();
+}
+
+/// An id in a block comment of a list is no id: no hover, no inlay hint, not a reference.
+#[test]
+fn ids_in_block_comments_name_nothing() {
+    let dir = project(&[]);
+    let path = dir.path().join("scenes/c.forge.ron");
+    let text = scene(
+        &[
+            (1, "Lamp", None, &[2], ""),
+            (2, "Crate", Some(1), &[], ""),
+            (3, "Shelf", None, &[], ""),
+        ],
+        &[1, 3],
+        4,
+    )
+    .replace("children: [2]", "children: [2 /* , 3 */]");
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&path);
+    c.open(&u, &text);
+    assert_eq!(problems(c.diagnostics(&u)), Vec::<Value>::new());
+    let (l, ch) = pos(&text, "/* , 3", 0, 5);
+    assert_eq!(c.at("textDocument/hover", &u, l, ch), Value::Null);
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": u }, "range": range_json([l, 0, l + 1, 0]) }),
+    );
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["\"Crate\""], "{hints}");
+    let (l3, c3) = pos(&text, "\n    3: (", 0, 5);
+    let refs = c.at("textDocument/references", &u, l3, c3);
+    assert!(
+        refs.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["range"]["start"]["line"] != l),
+        "{refs}"
     );
     c.stop();
 }

@@ -96,16 +96,22 @@ pub fn builtin_tag(tag: &str) -> Option<&'static BuiltinTag> {
     BUILTINS.iter().copied().find(|b| b.tag == tag)
 }
 
-/// The asset paths a component names, with the field that holds each (`image`, `mesh.value`).
-pub(crate) fn assets(c: &ComponentData) -> Vec<(&'static str, &str)> {
+/// The asset paths a component names, with the field that holds each (`image`, `mesh.value`)
+/// and how messages name its value (`sprite image`).
+pub(crate) fn assets(c: &ComponentData) -> Vec<(&'static str, &'static str, &str)> {
     let Some(b) = c.builtin() else {
         return Vec::new();
     };
     (0..b.fields().len())
-        .filter_map(|i| match (b.get)(c, i)? {
-            ValueRef::Image(Some(path)) => Some((b.fields()[i].path, path)),
-            ValueRef::Mesh(MeshSource::Asset(path)) => Some(("mesh.value", path.as_str())),
-            _ => None,
+        .filter_map(|i| {
+            let field = &b.fields()[i];
+            match (b.get)(c, i)? {
+                ValueRef::Image(Some(path)) => Some((field.path, field.noun, path)),
+                ValueRef::Mesh(MeshSource::Asset(path)) => {
+                    Some(("mesh.value", field.noun, path.as_str()))
+                }
+                _ => None,
+            }
         })
         .collect()
 }

@@ -6,14 +6,22 @@
 //! input can overflow the stack. Every refusal carries its line and column.
 //!
 //! - this file: the entry points, the parser's state and how errors climb to their field path;
-//! - `grammar`: the document's structure, field by field;
+//! - `grammar`: the shapes (structures, sequences, options, vectors); `document`, `component`
+//!   and `layer`: the document's parts, field by field;
 //! - `lex`: tokens (whitespace, comments, identifiers, numbers, strings);
+//! - `recover`: reading past errors, for editors;
 //! - `stream`: large files read one entity entry at a time.
 
+mod component;
+mod document;
 mod grammar;
+mod layer;
 mod lex;
+mod recover;
 mod stream;
 
+pub use recover::Recovered;
+pub(crate) use recover::read_recovering;
 pub(crate) use stream::{Step, StreamRead};
 
 use lex::is_ident_start;
@@ -281,6 +289,14 @@ struct Parser<'a> {
     tables: Tables,
     /// Reading the `set` entries of an override: payload fields are optional.
     patching: bool,
+    /// Reading past errors (`recover`): a structure or sequence skips what does not read and
+    /// goes on, missing fields are not required. Off for every read but an editor's.
+    lenient: bool,
+    /// While lenient: the fields of each structure being read, outermost first (a field of an
+    /// outer one tells that an inner one was not closed).
+    open: Vec<&'static [&'static str]>,
+    /// While reading past errors: the errors met (`recover`).
+    rec: Option<Box<recover::Recovery>>,
 }
 
 /// What the parser builds besides the document: everything that outlives one window of text.
@@ -367,7 +383,17 @@ impl Tables {
         }
         // The parser crossed every newline of a text it accepted (they can only be in
         // whitespace, comments and strings), so the line index needs no pass of its own.
-        let lines = LineIndex::from_parts(self.line_starts, wide.table);
+        let lines = LineIndex::from_parts(std::mem::take(&mut self.line_starts), wide.table);
+        self.finish_with(doc, source_map, lines)
+    }
+
+    /// [`finish`](Self::finish) with the line index of the text given.
+    fn finish_with(
+        mut self,
+        doc: SceneDoc,
+        mut source_map: SourceMap,
+        lines: LineIndex,
+    ) -> ParsedScene {
         let warnings = self
             .warnings
             .into_iter()
@@ -453,6 +479,9 @@ impl<'a> Parser<'a> {
             base,
             tables,
             patching: false,
+            lenient: false,
+            open: Vec::new(),
+            rec: None,
         }
     }
 

@@ -6,15 +6,16 @@
 //! references inside components as `(generation: g, index: i)` structs or as those keys;
 //! `Vec3` and `Quat` as structs or tuples; `Name` as `(hash, name)` or a string;
 //! `bevy_hierarchy`'s `Parent` or `bevy_ecs`'s `ChildOf`; handles as `(id: AssetPathId(..))`,
-//! `Weak(Uuid(..))`, `Uuid(".."), Path("..")`. Bevy 0.20's own deserializer reads only the last
-//! shape.
+//! `Weak(Index(..))`, `Weak(Uuid(..))`, `Uuid("..")`, `Path("..")` ([`super::handles`]);
+//! colours as `bevy_render`'s struct variants or `bevy_color`'s newtype variants
+//! ([`super::colour`]). Bevy 0.20's own deserializer reads only the last shape of each.
 //!
 //! **Why a reader by type, not a rewrite of the text.** Entity references are the one part that
 //! cannot be found in the text: from 0.11 on they are bare numbers, told from any other number
 //! only by the field's type. So the reading is done once, by type, as Bevy's reflection
-//! deserializer does it, with a [`ReflectDeserializerProcessor`] ([`EraProcessor`]) that takes
-//! over the few types whose spelling changed (`Entity`, `Name`, `ChildOf`, `Children`, glam
-//! vectors and quaternions, handles) and reads every spelling of each; old type paths
+//! deserializer does it, with a `ReflectDeserializerProcessor` ([`super::processor`]) that
+//! takes over the few types whose spelling changed (`Entity`, `Name`, `ChildOf`, `Children`,
+//! glam vectors and quaternions, colours, handles) and reads every spelling of each; old type paths
 //! (`bevy_core::name::Name`, `bevy_hierarchy::..::Parent`) are read as the types that replaced
 //! them ([`alias`]). A text rewrite would have had to guess which numbers are entities.
 //!
@@ -23,21 +24,9 @@
 //! naming it), whether `resources` is written, the key numbers themselves, and the spellings
 //! above; the result is a [`BevyEra`] range, reported with the import.
 
-use std::any::TypeId;
 use std::fmt;
 
-use bevy_asset::uuid::Uuid;
-use bevy_asset::{
-    AssetPath, HandleDeserializeProcessor, LoadFromPath, ReflectHandle, UntypedHandle,
-};
 use bevy_ecs::entity::{Entity, EntityGeneration, EntityIndex};
-use bevy_ecs::hierarchy::{ChildOf, Children};
-use bevy_ecs::name::Name;
-use bevy_reflect::list::DynamicList;
-use bevy_reflect::serde::ReflectDeserializerProcessor;
-use bevy_reflect::tuple_struct::DynamicTupleStruct;
-use bevy_reflect::{PartialReflect, TypeRegistration, TypeRegistry};
-use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -102,7 +91,7 @@ pub(crate) struct ProbeError {
 }
 
 /// The first byte that is not whitespace or a comment, if any.
-fn first_token(b: &[u8]) -> Option<usize> {
+pub(crate) fn first_token(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -345,7 +334,7 @@ impl<'de> Visitor<'de> for SortedSeed {
 }
 
 /// The 1-based line and column of byte `at` of `text`.
-fn line_column(text: &str, at: usize) -> (usize, usize) {
+pub(crate) fn line_column(text: &str, at: usize) -> (usize, usize) {
     let before = text.get(..at).unwrap_or(text);
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (
@@ -500,12 +489,27 @@ fn era_of(text: &str, skeleton: &Skeleton) -> Probe {
     }
 }
 
-/// The type paths of Bevy types that moved, as Bevy 0.20 names them.
+/// The type paths of Bevy types that moved, as Bevy 0.20 names them (Bevy 0.15-0.16's paths
+/// of the built-ins' components; `bevy_core`'s `Name` and `bevy_hierarchy`'s types).
 pub(crate) fn alias(type_path: &str) -> Option<&'static str> {
     Some(match type_path {
         "bevy_core::name::Name" => "bevy_ecs::name::Name",
         "bevy_hierarchy::components::parent::Parent" => "bevy_ecs::hierarchy::ChildOf",
         "bevy_hierarchy::components::children::Children" => "bevy_ecs::hierarchy::Children",
+        // The built-ins' components, which moved to `bevy_camera`, `bevy_light`, `bevy_mesh`
+        // and `bevy_sprite` in Bevy 0.17.
+        "bevy_text::text2d::Text2d" => "bevy_sprite::text2d::Text2d",
+        "bevy_core_pipeline::core_2d::camera_2d::Camera2d" => "bevy_camera::components::Camera2d",
+        "bevy_core_pipeline::core_3d::camera_3d::Camera3d" => "bevy_camera::components::Camera3d",
+        "bevy_render::camera::camera::Camera" => "bevy_camera::camera::Camera",
+        "bevy_render::camera::projection::Projection" => "bevy_camera::projection::Projection",
+        "bevy_pbr::light::point_light::PointLight" => "bevy_light::point_light::PointLight",
+        "bevy_pbr::light::directional_light::DirectionalLight" => {
+            "bevy_light::directional_light::DirectionalLight"
+        }
+        "bevy_pbr::light::spot_light::SpotLight" => "bevy_light::spot_light::SpotLight",
+        "bevy_render::mesh::components::Mesh3d" => "bevy_mesh::components::Mesh3d",
+        "bevy_render::view::visibility::Visibility" => "bevy_camera::visibility::Visibility",
         _ => return None,
     })
 }
@@ -615,7 +619,7 @@ impl<'de> Visitor<'de> for EntitySeed {
 }
 
 /// `Name` as a string (0.16 on, or with Bevy's `serialize` feature) or as `(hash, name)`.
-struct NameSeed;
+pub(crate) struct NameSeed;
 
 impl<'de> Visitor<'de> for NameSeed {
     type Value = String;
@@ -653,7 +657,7 @@ impl<'de> Visitor<'de> for NameSeed {
 }
 
 /// `ChildOf(k)` / `Parent(k)`, or `Children([k, ..])`: the entities, in order.
-struct EntitiesSeed(Keys);
+pub(crate) struct EntitiesSeed(pub(crate) Keys);
 
 impl<'de> DeserializeSeed<'de> for EntitiesSeed {
     type Value = Vec<Entity>;
@@ -737,176 +741,6 @@ impl<'de> Visitor<'de> for FloatsSeed {
             return Err(A::Error::missing_field(["x", "y", "z", "w"][i]));
         }
         Ok(out)
-    }
-}
-
-/// A handle as some era wrote it, reduced to what it says about its asset.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum HandleRef {
-    /// An asset path (`Path("..")`, 0.19 on).
-    Path(String),
-    /// A constant UUID (`Uuid("..")`, 0.17 on).
-    Uuid(Uuid),
-    /// A spelling without a path: `(id: AssetPathId(..))` (the path hashed, 0.9-0.11),
-    /// `(id: Id(..))`, `Weak(Index(..))`, `Weak(Uuid(..))` (0.12-0.16).
-    NoPath(&'static str),
-}
-
-pub(crate) struct HandleSeed;
-
-impl<'de> DeserializeSeed<'de> for HandleSeed {
-    type Value = HandleRef;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<HandleRef, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for HandleSeed {
-    type Value = HandleRef;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an asset handle: `Path(\"..\")`, `Uuid(\"..\")`, `Weak(..)` or `(id: ..)`")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HandleRef, E> {
-        Ok(match Uuid::parse_str(v) {
-            Ok(uuid) => HandleRef::Uuid(uuid),
-            Err(_) => HandleRef::Path(v.to_owned()),
-        })
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HandleRef, A::Error> {
-        // `(id: ..)` of the old asset system; `(uuid: ..)` / `(index: ..)` inside `Weak`.
-        let mut spelling = "an old handle";
-        while let Some(key) = map.next_key::<String>()? {
-            spelling = match key.as_str() {
-                "id" => "`(id: ..)` (Bevy 0.9-0.11: the path only as a hash)",
-                "uuid" => "`Weak(Uuid(..))`",
-                "index" => "`Weak(Index(..))` (a runtime index)",
-                _ => spelling,
-            };
-            map.next_value::<IgnoredAny>()?;
-        }
-        Ok(HandleRef::NoPath(spelling))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HandleRef, A::Error> {
-        let inner = seq
-            .next_element_seed(HandleSeed)?
-            .ok_or_else(|| A::Error::invalid_length(0, &self))?;
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(inner)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<HandleRef, E> {
-        Ok(HandleRef::NoPath("a number"))
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<HandleRef, E> {
-        Ok(HandleRef::NoPath("`()`"))
-    }
-}
-
-/// The UUID of a handle read from a file that names no asset (a runtime index, a hash of a
-/// path): not Bevy's default handle, so that such a handle is never taken for a field left at
-/// its default (and silently dropped), but listed.
-pub(crate) const PATHLESS: Uuid = Uuid::from_u128(0x6b1f_04d2_6c0e_4f59_9a57_4e61_7468_6c65);
-
-/// The handle a [`HandleRef`] read from a file makes: a path is given to `load` (which keeps
-/// it, loading nothing), a UUID kept, a spelling without a path made a handle of [`PATHLESS`].
-pub(crate) fn untyped_handle(
-    handle: &HandleRef,
-    type_id: TypeId,
-    load: &mut dyn LoadFromPath,
-) -> Result<UntypedHandle, String> {
-    Ok(match handle {
-        HandleRef::Path(path) => {
-            let path = AssetPath::try_parse(path)
-                .map_err(|e| format!("`{path}` is not an asset path: {e}"))?;
-            load.load_from_path_erased(type_id, path.into_owned())
-        }
-        HandleRef::Uuid(uuid) => UntypedHandle::Uuid {
-            type_id,
-            uuid: *uuid,
-        },
-        HandleRef::NoPath(_) => UntypedHandle::Uuid {
-            type_id,
-            uuid: PATHLESS,
-        },
-    })
-}
-
-/// The processor of the reading: the types whose spelling changed between eras (see the module
-/// docs), read in every spelling.
-pub(crate) struct EraProcessor<'a> {
-    pub(crate) keys: Keys,
-    pub(crate) load: &'a mut dyn LoadFromPath,
-}
-
-impl ReflectDeserializerProcessor for EraProcessor<'_> {
-    fn try_deserialize<'de, D: Deserializer<'de>>(
-        &mut self,
-        registration: &TypeRegistration,
-        registry: &TypeRegistry,
-        deserializer: D,
-    ) -> Result<Result<Box<dyn PartialReflect>, D>, D::Error> {
-        let id = registration.type_id();
-        let floats = |n: usize, d: D| d.deserialize_any(FloatsSeed(n));
-        let value: Box<dyn PartialReflect> = if id == TypeId::of::<Entity>() {
-            Box::new(EntitySeed(self.keys).deserialize(deserializer)?)
-        } else if id == TypeId::of::<Name>() {
-            Box::new(Name::new(deserializer.deserialize_any(NameSeed)?))
-        } else if id == TypeId::of::<ChildOf>() {
-            let entities = EntitiesSeed(self.keys).deserialize(deserializer)?;
-            match entities.as_slice() {
-                [parent] => Box::new(ChildOf(*parent)),
-                _ => {
-                    return Err(D::Error::custom(format_args!(
-                        "a parent is one entity, found {}",
-                        entities.len()
-                    )));
-                }
-            }
-        } else if id == TypeId::of::<Children>() {
-            let entities = EntitiesSeed(self.keys).deserialize(deserializer)?;
-            let mut list = DynamicList::default();
-            for e in entities {
-                list.push(e);
-            }
-            let mut children = DynamicTupleStruct::default();
-            children.insert(list);
-            children.set_represented_type(Some(registration.type_info()));
-            Box::new(children)
-        } else if id == TypeId::of::<Vec3>() {
-            let [x, y, z, _] = floats(3, deserializer)?;
-            Box::new(Vec3::new(x, y, z))
-        } else if id == TypeId::of::<Quat>() {
-            let [x, y, z, w] = floats(4, deserializer)?;
-            Box::new(Quat::from_xyzw(x, y, z, w))
-        } else if id == TypeId::of::<Vec2>() {
-            let [x, y, _, _] = floats(2, deserializer)?;
-            Box::new(Vec2::new(x, y))
-        } else if id == TypeId::of::<Vec3A>() {
-            let [x, y, z, _] = floats(3, deserializer)?;
-            Box::new(Vec3A::new(x, y, z))
-        } else if id == TypeId::of::<Vec4>() {
-            let [x, y, z, w] = floats(4, deserializer)?;
-            Box::new(Vec4::new(x, y, z, w))
-        } else if id == TypeId::of::<UntypedHandle>() {
-            // Written with its asset type (Bevy 0.19 on): Bevy's own reading.
-            return HandleDeserializeProcessor {
-                load_from_path: &mut *self.load,
-            }
-            .try_deserialize(registration, registry, deserializer);
-        } else if let Some(reflect) = registration.data::<ReflectHandle>() {
-            let handle = HandleSeed.deserialize(deserializer)?;
-            let untyped = untyped_handle(&handle, reflect.asset_type_id(), &mut *self.load)
-                .map_err(D::Error::custom)?;
-            reflect.typed(untyped).into_partial_reflect()
-        } else {
-            return Ok(Err(deserializer));
-        };
-        Ok(Ok(value))
     }
 }
 

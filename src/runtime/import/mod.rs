@@ -15,7 +15,10 @@
 //! What cannot be mapped is left out and listed in the [`ImportReport`]: resources, types the
 //! registry does not know (read past, not an error), components whose values cannot be written
 //! as field expressions (maps, handles, an `Entity` outside the world), values a built-in
-//! keeps only part of (a sprite's atlas, a light's radius), and a broken hierarchy. Values Bevy
+//! keeps only part of (a sprite's atlas, a light's radius), a broken hierarchy, and components
+//! whose text does not read as their type ([`NoteKind::Unreadable`], with the field, line and
+//! column: each component is read from its own text, so one that does not read never stops
+//! the rest of the file). Values Bevy
 //! computes from others (`GlobalTransform`, `InheritedVisibility`, a camera's `Frustum`, ...)
 //! and the components a built-in requires, when at their defaults, are dropped silently.
 //!
@@ -50,11 +53,8 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
-use bevy_asset::uuid::Uuid;
-use bevy_asset::{AssetPath, LoadFromPath, UntypedHandle};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
@@ -62,11 +62,20 @@ use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypeRegistry};
 use bevy_world_serialization::{DynamicEntity, DynamicWorld};
 
+#[cfg(feature = "builtins")]
+mod builtins;
+mod colour;
 mod eras;
+mod fields;
+mod handles;
+mod loose;
+mod processor;
 mod read;
+mod report;
 mod schema;
+mod typed;
 
-use super::registry::ForgeSchemas;
+use super::values::registry::ForgeSchemas;
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData, Vec3Data,
 };
@@ -74,7 +83,9 @@ use crate::schema::SchemaFile;
 use crate::schema::expr::render_with;
 use crate::validate::is_type_path;
 pub use eras::BevyEra;
+use handles::{HandlePaths, handle_note};
 use read::Unknown;
+pub use report::{ImportNote, ImportReport, NoteKind};
 use schema::Extras;
 
 /// A world read into a scene document, with what was left out.
@@ -87,220 +98,6 @@ pub struct Imported {
     /// The Bevy versions the text was written by, as far as it tells (`None` for a world
     /// imported from memory).
     pub era: Option<BevyEra>,
-}
-
-/// What an import left out or kept only in part, one [`ImportNote`] each.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ImportReport {
-    /// The notes, resources first, then by entity id and type path.
-    pub notes: Vec<ImportNote>,
-}
-
-impl ImportReport {
-    /// Whether everything was mapped.
-    pub fn is_empty(&self) -> bool {
-        self.notes.is_empty()
-    }
-
-    /// The number of notes.
-    pub fn len(&self) -> usize {
-        self.notes.len()
-    }
-
-    /// The notes about the entity with new id `id`.
-    pub fn of_entity(&self, id: u64) -> impl Iterator<Item = &ImportNote> {
-        self.notes.iter().filter(move |n| n.entity == Some(id))
-    }
-}
-
-/// One thing an import left out or kept only in part.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ImportNote {
-    /// The entity's new id; `None` for a resource.
-    pub entity: Option<u64>,
-    /// The entity's name in the document, when it has one.
-    pub entity_name: Option<String>,
-    /// The Rust type path of the value (`bevy_sprite::sprite::Sprite`, `my_game::Inventory`).
-    pub type_path: String,
-    /// What happened to it.
-    pub kind: NoteKind,
-}
-
-/// What happened to a value an import could not map whole.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum NoteKind {
-    /// A resource: scene documents hold entities only.
-    Resource,
-    /// A type the registry does not know; its value was read past.
-    Unregistered,
-    /// A field (or the value itself, `field: None`) cannot be written as a field expression:
-    /// a map, a handle, an opaque value, an `Entity` outside the world.
-    Unwritable {
-        /// The field, `None` when the value as a whole is the problem.
-        field: Option<String>,
-    },
-    /// Not a struct or tuple struct, so it has no fields to write (an enum component).
-    NotAStruct,
-    /// Its type path cannot be a custom component's (generic arguments, `<`, `>`).
-    TypePath,
-    /// A built-in keeps only part of it: these fields were dropped.
-    Partial {
-        /// The built-in tag it became (`sprite`, `point_light`).
-        tag: &'static str,
-        /// The fields whose values were not kept.
-        fields: Vec<String>,
-    },
-    /// A component a built-in implies (a sprite's `Anchor`, a camera's `Camera`) with values
-    /// other than its defaults; dropped, so they are lost.
-    Implied {
-        /// The built-in that implies it.
-        tag: &'static str,
-    },
-    /// A mesh that is not an asset file (made in code, or a primitive a scene generated); the
-    /// format stores primitives by shape, which the mesh does not say.
-    MeshWithoutPath,
-    /// The entity's parent chain loops; it became a root.
-    ParentLoop,
-    /// The entity's parent is not in the file (a part of a world was saved): it became a root.
-    ParentOutside {
-        /// The parent as Bevy names an entity (`40v3`: index v generation).
-        parent: String,
-    },
-    /// Kept as a `custom` component, but its type is not a `ForgeComponent` of the schemas
-    /// given ([`ImportOptions::schemas`]): the scene loader refuses it
-    /// (`forge::custom::not_allowed`) until the type derives `ForgeComponent`.
-    NotForgeComponent,
-    /// A field is an asset handle, which a custom field expression cannot hold: the component
-    /// was left out. `path` is the asset path the handle names, when the file says it (Bevy
-    /// 0.19 on); older eras wrote handles without their path.
-    Handle {
-        /// The field.
-        field: String,
-        /// The asset path, when the file has it.
-        path: Option<String>,
-    },
-    /// The file writes the type under an old path (the schema's `renamed_from`): written as
-    /// the current one, `to`.
-    Renamed {
-        /// The current type path.
-        to: String,
-    },
-    /// The file writes a field under an old name (the field's `renamed_from`): written as the
-    /// current one.
-    RenamedField {
-        /// The name the file writes.
-        from: String,
-        /// The current name.
-        to: String,
-    },
-    /// Read without its type (no registry or schema has it), and `field` (or the value as a
-    /// whole, `None`) cannot be written faithfully from the text alone: a list, a nested value,
-    /// an enum, or a number that equals an entity key (it may be a reference). Left out;
-    /// import with the game's schema file to keep it.
-    NeedsType {
-        /// The field, `None` when the value as a whole is the problem.
-        field: Option<String>,
-    },
-    /// A schema file was given ([`ImportOptions::schema_file`]) and has no component of this
-    /// type path (or an old path of one): not a `ForgeComponent` of the game, so left out.
-    NotInSchema,
-}
-
-impl fmt::Display for ImportNote {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.entity, &self.entity_name) {
-            (Some(id), Some(name)) => write!(f, "entity {id} (`{}`): ", name.escape_debug())?,
-            (Some(id), None) => write!(f, "entity {id}: ")?,
-            (None, _) => {}
-        }
-        let path = &self.type_path;
-        match &self.kind {
-            NoteKind::Resource => write!(
-                f,
-                "resource `{path}` not imported (scenes hold entities only)"
-            ),
-            NoteKind::Unregistered => write!(
-                f,
-                "`{path}` is not in the type registry; left out (import with the game's registry to keep it)"
-            ),
-            NoteKind::Unwritable { field: Some(field) } => write!(
-                f,
-                "`{path}` left out: its field `{field}` cannot be written as a field expression"
-            ),
-            NoteKind::Unwritable { field: None } => write!(
-                f,
-                "`{path}` left out: its value cannot be written as field expressions"
-            ),
-            NoteKind::NotAStruct => write!(
-                f,
-                "`{path}` left out: only structs can be custom components"
-            ),
-            NoteKind::TypePath => write!(
-                f,
-                "`{path}` left out: a custom component's type path has no generic arguments"
-            ),
-            NoteKind::Partial { tag, fields } => write!(
-                f,
-                "`{path}` became `{tag}` without {}",
-                fields
-                    .iter()
-                    .map(|f| format!("`{f}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            NoteKind::Implied { tag } => write!(
-                f,
-                "`{path}` left out: `{tag}` brings its default, and this one was changed"
-            ),
-            NoteKind::MeshWithoutPath => write!(
-                f,
-                "`{path}` left out: the mesh is not an asset file, and the format stores primitives by shape"
-            ),
-            NoteKind::ParentLoop => {
-                write!(f, "`{path}` loops back to the entity; it became a root")
-            }
-            NoteKind::ParentOutside { parent } => write!(
-                f,
-                "`{path}` names entity `{parent}`, which the file does not hold; it became a root"
-            ),
-            NoteKind::NotForgeComponent => write!(
-                f,
-                "`{path}` kept as a custom component, but it does not derive `ForgeComponent` (or no schemas were given): the scene loader refuses it until it does"
-            ),
-            NoteKind::Handle {
-                field,
-                path: Some(asset),
-            } => write!(
-                f,
-                "`{path}` left out: its field `{field}` is an asset handle (to `{}`), which a custom field cannot hold",
-                asset.escape_debug()
-            ),
-            NoteKind::Handle { field, path: None } => write!(
-                f,
-                "`{path}` left out: its field `{field}` is an asset handle, which a custom field cannot hold (and the file does not say its asset path)"
-            ),
-            NoteKind::Renamed { to } => {
-                write!(f, "`{path}` was renamed to `{to}`: written as `{to}`")
-            }
-            NoteKind::RenamedField { from, to } => write!(
-                f,
-                "`{path}`: field `{from}` was renamed to `{to}`: written as `{to}`"
-            ),
-            NoteKind::NeedsType { field: Some(field) } => write!(
-                f,
-                "`{path}` left out: without its type, its field `{field}` cannot be written faithfully (a list, a nested value, an enum, or a number that may be an entity); import with the game's schema file (`--schema`) to keep it"
-            ),
-            NoteKind::NeedsType { field: None } => write!(
-                f,
-                "`{path}` left out: without its type, its value cannot be written faithfully; import with the game's schema file (`--schema`) to keep it"
-            ),
-            NoteKind::NotInSchema => write!(
-                f,
-                "`{path}` is not in the schema file (not a `ForgeComponent` of the game); left out"
-            ),
-        }
-    }
 }
 
 /// Why a world could not be imported.
@@ -406,7 +203,8 @@ impl Default for ImportOptions {
 /// A type registry with the types `forge import` knows without a game: `Name`, `Transform`,
 /// `GlobalTransform`, `ChildOf`, `Children`, this crate's entity ids, and with the `builtins`
 /// feature the Bevy types of the built-in components and those they bring (`Sprite`, `Text2d`,
-/// `TextFont`, `TextColor`, `Camera2d`, `Camera3d`, `Camera`, `Projection`, `PointLight`,
+/// `TextFont`, `TextColor`, `Camera2d`, `Camera3d`, `Camera` (and its `RenderTarget`),
+/// `Projection`, `PointLight`,
 /// `DirectionalLight`, `SpotLight`, `Mesh3d`, `Visibility`, ...).
 pub fn builtin_types() -> TypeRegistry {
     let mut registry = TypeRegistry::default();
@@ -415,8 +213,8 @@ pub fn builtin_types() -> TypeRegistry {
     registry.register::<bevy_transform::components::GlobalTransform>();
     registry.register::<ChildOf>();
     registry.register::<Children>();
-    registry.register::<super::components::ForgeEntityId>();
-    registry.register::<super::components::ForgeEntityPath>();
+    registry.register::<super::values::components::ForgeEntityId>();
+    registry.register::<super::values::components::ForgeEntityPath>();
     #[cfg(feature = "builtins")]
     {
         use bevy_camera::visibility::{
@@ -431,6 +229,11 @@ pub fn builtin_types() -> TypeRegistry {
         registry.register::<bevy_camera::Camera2d>();
         registry.register::<bevy_camera::Camera3d>();
         registry.register::<bevy_camera::Camera>();
+        // What a 0.15-0.16 `Camera`'s `target` became (a camera brings it); it implements
+        // `Default` without reflecting it, which tells a target at its default from a changed
+        // one.
+        registry.register::<bevy_camera::RenderTarget>();
+        registry.register_type_data::<bevy_camera::RenderTarget, ReflectDefault>();
         registry.register::<bevy_camera::Projection>();
         registry.register::<bevy_light::PointLight>();
         registry.register::<bevy_light::DirectionalLight>();
@@ -528,40 +331,6 @@ pub fn from_world_with(
         &[],
         &Extras::default(),
     )
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading: Bevy's world layout, unknown types read past.
-
-/// Gives each handle read from the text a UUID handle and remembers its path, so the import
-/// can write the path back without loading anything.
-#[derive(Default)]
-struct HandlePaths {
-    paths: HashMap<Uuid, AssetPath<'static>>,
-}
-
-impl LoadFromPath for HandlePaths {
-    fn load_from_path_erased(
-        &mut self,
-        type_id: TypeId,
-        path: AssetPath<'static>,
-    ) -> UntypedHandle {
-        // Deterministic, and never the default handle's UUID (which is all zeros but the top).
-        let uuid = Uuid::from_u128(0x1_0000 + self.paths.len() as u128);
-        self.paths.insert(uuid, path);
-        UntypedHandle::Uuid { type_id, uuid }
-    }
-}
-
-impl HandlePaths {
-    /// The path of a reflected `Handle<A>`: its own for a strong handle, the one it was read
-    /// with for a UUID handle made while reading.
-    fn path_of(&self, handle: &UntypedHandle) -> Option<String> {
-        match handle {
-            UntypedHandle::Strong(_) => handle.path().map(ToString::to_string),
-            UntypedHandle::Uuid { uuid, .. } => self.paths.get(uuid).map(ToString::to_string),
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -814,6 +583,15 @@ fn convert(
         }
         // What was read by schema or without a type.
         extras.map_entity(e.entity, &mut node, &mut entity_notes, &ids_by_entity);
+        // A component left out whole needs no note of the fields it was read without.
+        let left_out: Vec<String> = entity_notes
+            .iter()
+            .filter(|(_, kind)| !kind.keeps())
+            .map(|(path, _)| path.clone())
+            .collect();
+        entity_notes.retain(|(path, kind)| {
+            !matches!(kind, NoteKind::RemovedFields { .. }) || !left_out.contains(path)
+        });
         for type_path in unknown_of.get(&e.entity).into_iter().flatten() {
             if !(is_bevy(type_path) && COMPUTED.contains(&ident(type_path))) {
                 entity_notes.push(((*type_path).to_owned(), NoteKind::Unregistered));
@@ -927,38 +705,6 @@ fn forge_type_paths(schemas: Option<&ForgeSchemas>) -> HashMap<TypeId, String> {
         .collect()
 }
 
-/// [`NoteKind::Handle`] for a field that did not render because it is an asset handle (with
-/// its path, when the text or the handle gives one), else `kind`.
-fn handle_note(
-    value: &dyn PartialReflect,
-    kind: NoteKind,
-    paths: &HandlePaths,
-    registry: &TypeRegistry,
-) -> NoteKind {
-    let NoteKind::Unwritable { field: Some(field) } = &kind else {
-        return kind;
-    };
-    let field_value = match value.reflect_ref() {
-        ReflectRef::Struct(s) => s.field(field),
-        ReflectRef::TupleStruct(s) => field.parse().ok().and_then(|i| s.field(i)),
-        _ => None,
-    };
-    let Some(handle) = field_value.and_then(PartialReflect::try_as_reflect) else {
-        return kind;
-    };
-    let Some(reflect) =
-        registry.get_type_data::<bevy_asset::ReflectHandle>(handle.reflect_type_info().type_id())
-    else {
-        return kind;
-    };
-    NoteKind::Handle {
-        field: field.clone(),
-        path: reflect
-            .downcast_handle_untyped(handle.as_any())
-            .and_then(|h| paths.path_of(&h)),
-    }
-}
-
 /// A component as a `custom` component: its fields rendered, those equal to the type's default
 /// left out.
 fn custom(
@@ -1020,130 +766,4 @@ fn custom(
         out.fields.push(CustomField::new(name, expr));
     }
     Ok(out)
-}
-
-/// The built-in components (feature `builtins`), read by each tag's own `read` in
-/// `runtime::builtin`, the same mapping saving a live instance uses.
-#[cfg(feature = "builtins")]
-mod builtins {
-    use std::any::TypeId;
-
-    use bevy_reflect::std_traits::ReflectDefault;
-    use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypePath, TypeRegistry};
-
-    use super::super::builtin::{self, CAMERA_IMPLIED, Parts};
-    use super::{HandlePaths, NoteKind, Part, ident, is_bevy};
-    use crate::format::EntityNode;
-
-    /// An entity's parts as [`builtin::read`] sees them: taken parts are marked used, what the
-    /// file form leaves out becomes a note.
-    struct Reading<'p, 'a> {
-        parts: &'p mut [Part<'a>],
-        paths: &'p HandlePaths,
-        notes: &'p mut Vec<(String, NoteKind)>,
-    }
-
-    impl Parts for Reading<'_, '_> {
-        fn take<T: bevy_ecs::component::Component + FromReflect + TypePath + Clone>(
-            &mut self,
-        ) -> Option<T> {
-            let part = self
-                .parts
-                .iter_mut()
-                .find(|p| !p.used && p.type_id == Some(TypeId::of::<T>()))?;
-            let value = T::from_reflect(part.value)?;
-            part.used = true;
-            Some(value)
-        }
-        fn path_of(&self, handle: &bevy_asset::UntypedHandle) -> Option<String> {
-            self.paths.path_of(handle)
-        }
-        fn partial<T: PartialReflect + TypePath>(
-            &mut self,
-            tag: &'static str,
-            original: &T,
-            kept: &T,
-        ) {
-            let fields = differing(original, kept);
-            if !fields.is_empty() {
-                self.notes
-                    .push((T::type_path().to_owned(), NoteKind::Partial { tag, fields }));
-            }
-        }
-        fn without_path<T: TypePath>(&mut self) {
-            self.notes
-                .push((T::type_path().to_owned(), NoteKind::MeshWithoutPath));
-        }
-    }
-
-    /// The fields of two values of one struct type that differ.
-    fn differing(original: &dyn PartialReflect, kept: &dyn PartialReflect) -> Vec<String> {
-        let (ReflectRef::Struct(a), ReflectRef::Struct(b)) =
-            (original.reflect_ref(), kept.reflect_ref())
-        else {
-            return if original.reflect_partial_eq(kept) == Some(true) {
-                Vec::new()
-            } else {
-                vec!["0".to_owned()]
-            };
-        };
-        (0..a.field_len())
-            .filter_map(|i| {
-                let name = a.name_at(i)?;
-                let same = b
-                    .field(name)
-                    .and_then(|f| a.field_at(i)?.reflect_partial_eq(f));
-                (same != Some(true)).then(|| name.to_owned())
-            })
-            .collect()
-    }
-
-    /// Maps the built-ins among `parts` into `node`, marking what it used.
-    pub(super) fn map(
-        parts: &mut [Part],
-        node: &mut EntityNode,
-        paths: &HandlePaths,
-        registry: &TypeRegistry,
-        notes: &mut Vec<(String, NoteKind)>,
-    ) {
-        let mut tags: Vec<&'static str> = Vec::new();
-        let mut reading = Reading {
-            parts: &mut *parts,
-            paths,
-            notes: &mut *notes,
-        };
-        for tag in builtin::TAGS {
-            if let Some(c) = builtin::read(&mut reading, tag, None) {
-                node.components.push(c);
-                tags.push(tag);
-            }
-        }
-        // What the built-ins bring along: dropped, with a note when changed.
-        let camera = tags.iter().any(|t| t.starts_with("camera"));
-        for part in parts.iter_mut().filter(|p| !p.used && is_bevy(p.type_path)) {
-            let name = ident(part.type_path);
-            let by = tags
-                .iter()
-                .find(|t| builtin::implied(t).contains(&name))
-                .copied()
-                .or_else(|| {
-                    (camera && CAMERA_IMPLIED.contains(&name))
-                        .then(|| tags.iter().copied().find(|t| t.starts_with("camera")))
-                        .flatten()
-                });
-            let Some(tag) = by else { continue };
-            part.used = true;
-            // A 2D camera's projection is its own orthographic default, not `Projection`'s.
-            let projection = name == "Projection";
-            let default = part
-                .type_id
-                .and_then(|t| registry.get_type_data::<ReflectDefault>(t))
-                .map(ReflectDefault::default);
-            let changed = !projection
-                && default.is_none_or(|d| d.reflect_partial_eq(part.value) != Some(true));
-            if changed {
-                notes.push((part.type_path.to_owned(), NoteKind::Implied { tag }));
-            }
-        }
-    }
 }

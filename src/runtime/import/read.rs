@@ -11,10 +11,15 @@ use bevy_ecs::entity::Entity;
 use bevy_reflect::serde::TypedReflectDeserializer;
 use bevy_reflect::{PartialReflect, ReflectFromReflect, TypeRegistry};
 use bevy_world_serialization::{DynamicEntity, DynamicWorld};
+use ron::value::RawValue;
 use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 
-use super::eras::{self, BevyEra, EntitySeed, EraProcessor, Keys};
-use super::schema::{ComponentSeed, Extra, Extras, LooseSeed, SchemaIndex};
+use super::eras::{self, BevyEra, EntitySeed, Keys};
+use super::fields;
+use super::loose::LooseSeed;
+use super::processor::EraProcessor;
+use super::schema::{Extra, Extras, SchemaIndex};
+use super::typed::ComponentSeed;
 use super::{ImportError, ImportOptions, NoteKind};
 
 /// A type the reading met but could not read: the entity it was on (`None` for a resource)
@@ -73,6 +78,7 @@ pub(super) fn read(
         schemas: &schemas,
         text,
         derived,
+        moved: Vec::new(),
     };
     let world = ron::Options::default()
         .from_str_seed(text, WorldSeed { cx: &mut cx })
@@ -100,6 +106,9 @@ struct Cx<'r> {
     schemas: &'r SchemaIndex,
     text: &'r str,
     derived: fn(&str) -> bool,
+    /// The components read from a field of another component ([`EraProcessor::moved`]),
+    /// taken by the entity being read.
+    moved: Vec<Box<dyn PartialReflect>>,
 }
 
 struct WorldSeed<'a, 'r> {
@@ -277,74 +286,155 @@ impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
             }
             seen.push(written.clone());
             // Bevy's own types under the paths Bevy 0.20 gives them.
-            let path = eras::alias(&written).unwrap_or(&written);
-            if (cx.derived)(path) || eras::derived_in_older_eras(path) {
+            let path = eras::alias(&written).unwrap_or(&written).to_owned();
+            if (cx.derived)(&path) || eras::derived_in_older_eras(&path) {
                 map.next_value::<IgnoredAny>()?;
                 continue;
             }
-            let registration = cx.registry.get_with_type_path(path);
-            let schema = match self.entity {
-                Some(_) => cx.schemas.resolve(path, registration.map(|r| r.type_id())),
-                None => None,
+            let Some(entity) = self.entity else {
+                // A resource: scenes hold entities only.
+                map.next_value::<IgnoredAny>()?;
+                cx.unknown.push((None, path));
+                continue;
             };
-            match (registration, schema, self.entity) {
-                (Some(registration), schema, _) if schema.is_none_or(|s| !s.by_schema) => {
-                    let value = map.next_value_seed(TypedReflectDeserializer::with_processor(
-                        registration,
-                        cx.registry,
-                        &mut EraProcessor {
-                            keys: cx.keys,
-                            load: &mut *cx.load,
-                        },
-                    ))?;
-                    // The concrete type where it has `FromReflect`, as Bevy's deserializer does.
-                    let value = registration
-                        .data::<ReflectFromReflect>()
-                        .and_then(|fr| fr.from_reflect(value.as_partial_reflect()))
-                        .map(PartialReflect::into_partial_reflect)
-                        .unwrap_or(value);
-                    values.push(value);
-                }
-                (_, Some(resolved), Some(entity)) => {
-                    let component = map.next_value_seed(ComponentSeed {
-                        schema: resolved.schema,
-                        keys: cx.keys,
-                    })?;
-                    cx.extras.parts.push((
-                        entity,
-                        written.clone(),
-                        Extra::Typed {
-                            schema_path: resolved.schema.type_path.clone(),
-                            component,
-                            default: super::schema::defaults(resolved.schema),
-                            renamed: resolved.renamed,
-                        },
-                    ));
-                }
-                (_, _, Some(entity)) if !path.starts_with("bevy_") => {
-                    if cx.schemas.has_file {
-                        map.next_value::<IgnoredAny>()?;
-                        cx.extras.parts.push((
-                            entity,
-                            written.clone(),
-                            Extra::Listed(NoteKind::NotInSchema),
-                        ));
-                    } else {
-                        let value = map.next_value_seed(LooseSeed)?;
-                        let plain = super::schema::written_plain(cx.text, &written);
-                        cx.extras.parts.push((
-                            entity,
-                            written.clone(),
-                            Extra::Loose { value, plain },
-                        ));
-                    }
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    cx.unknown.push((self.entity, path.to_owned()));
-                }
+            // Each component is read from its own text, so that one that does not read as its
+            // type is listed and the rest of the file still imports.
+            let raw: &'de RawValue = map.next_value()?;
+            match cx.component(entity, &written, &path, raw.get_ron()) {
+                Ok(Some(value)) => values.push(value),
+                Ok(None) => {}
+                Err(kind) => cx.extras.parts.push((entity, written, Extra::Listed(kind))),
+            }
+        }
+        // A component read from an older struct's field, unless the entity also writes it.
+        for value in cx.moved.drain(..) {
+            let path = value.get_represented_type_info().map(|t| t.type_path());
+            if path.is_none_or(|p| !seen.iter().any(|s| eras::alias(s).unwrap_or(s) == p)) {
+                values.push(value);
             }
         }
         Ok(values)
+    }
+}
+
+impl Cx<'_> {
+    /// Reads the component the file writes as `written` (Bevy 0.20's path `path`) on `entity`
+    /// from its text `raw`: by reflection (the value), by schema or without a type (kept in
+    /// the extras), or read past (listed as unknown). The note when it does not read.
+    fn component(
+        &mut self,
+        entity: Entity,
+        written: &str,
+        path: &str,
+        raw: &str,
+    ) -> Result<Option<Box<dyn PartialReflect>>, NoteKind> {
+        let registration = self.registry.get_with_type_path(path);
+        let schema = self
+            .schemas
+            .resolve(path, registration.map(|r| r.type_id()));
+        match (registration, schema) {
+            (Some(registration), schema) if schema.is_none_or(|s| !s.by_schema) => {
+                let mut processor = EraProcessor::new(self.keys, &mut *self.load);
+                let value = ron::Options::default()
+                    .from_str_seed(
+                        raw,
+                        TypedReflectDeserializer::with_processor(
+                            registration,
+                            self.registry,
+                            &mut processor,
+                        ),
+                    )
+                    .map_err(|e| unreadable(self.text, raw, &e))?;
+                // Fields that became components of their own, as those components (concrete,
+                // as below).
+                for moved in processor.moved.drain(..) {
+                    let concrete = moved
+                        .get_represented_type_info()
+                        .and_then(|t| {
+                            self.registry
+                                .get_type_data::<ReflectFromReflect>(t.type_id())
+                        })
+                        .and_then(|fr| fr.from_reflect(moved.as_partial_reflect()))
+                        .map(PartialReflect::into_partial_reflect);
+                    self.moved.push(concrete.unwrap_or(moved));
+                }
+                if !processor.removed.is_empty() {
+                    let fields = std::mem::take(&mut processor.removed);
+                    // Named as the component kept, as the other notes of a kept one are.
+                    self.extras.parts.push((
+                        entity,
+                        path.to_owned(),
+                        Extra::Listed(NoteKind::RemovedFields { fields }),
+                    ));
+                }
+                // The concrete type where it has `FromReflect`, as Bevy's deserializer does.
+                let value = registration
+                    .data::<ReflectFromReflect>()
+                    .and_then(|fr| fr.from_reflect(value.as_partial_reflect()))
+                    .map(PartialReflect::into_partial_reflect)
+                    .unwrap_or(value);
+                Ok(Some(value))
+            }
+            (_, Some(resolved)) => {
+                let component = ron::Options::default()
+                    .from_str_seed(
+                        raw,
+                        ComponentSeed {
+                            schema: resolved.schema,
+                            keys: self.keys,
+                        },
+                    )
+                    .map_err(|e| unreadable(self.text, raw, &e))?;
+                self.extras.parts.push((
+                    entity,
+                    written.to_owned(),
+                    Extra::Typed {
+                        schema_path: resolved.schema.type_path.clone(),
+                        component,
+                        default: super::schema::defaults(resolved.schema),
+                        renamed: resolved.renamed,
+                    },
+                ));
+                Ok(None)
+            }
+            (_, None) if !path.starts_with("bevy_") => {
+                if self.schemas.has_file {
+                    return Err(NoteKind::NotInSchema);
+                }
+                let value = ron::Options::default()
+                    .from_str_seed(raw, LooseSeed)
+                    .map_err(|e| unreadable(self.text, raw, &e))?;
+                let plain = super::schema::written_plain(self.text, written);
+                self.extras
+                    .parts
+                    .push((entity, written.to_owned(), Extra::Loose { value, plain }));
+                Ok(None)
+            }
+            _ => {
+                self.unknown.push((Some(entity), path.to_owned()));
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// [`NoteKind::Unreadable`] for a component whose text `raw` (a slice of the file's `text`)
+/// failed to read with `error`: where in the file, and in which of its fields.
+fn unreadable(text: &str, raw: &str, error: &ron::error::SpannedError) -> NoteKind {
+    let at = error.span.start;
+    let offset = (raw.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|o| *o <= text.len());
+    let (line, column) = match offset.map(|o| eras::line_column(text, o)) {
+        Some((line, column)) if at.line <= 1 => (line, column + at.col.max(1) - 1),
+        Some((line, _)) => (line + at.line - 1, at.col),
+        None => (at.line, at.col),
+    };
+    NoteKind::Unreadable {
+        field: fields::field_at(raw, at.line, at.col),
+        line,
+        column,
+        // Bevy's reflection errors end with the types they were in; none is no news.
+        message: error.code.to_string().replace(" (stack: )", ""),
     }
 }

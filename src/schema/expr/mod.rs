@@ -16,8 +16,11 @@
 //!   `NEG_X`, ...), `::new(..)`, `::splat(v)`; `Quat::IDENTITY`, `Quat::from_rotation_x/y/z(a)`,
 //!   `Quat::from_euler(EulerRot::XYZ, a, b, c)`, `Quat::from_xyzw(..)`,
 //!   `Quat::from_axis_angle(axis, a)` (angles in radians; `90f32.to_radians()` works);
-//! - `Color::srgb(r, g, b)`, `Color::srgba(r, g, b, a)`, `Color::srgb_u8(..)`,
-//!   `Color::linear_rgb(..)`, `Color::linear_rgba(..)`, `Color::WHITE`/`BLACK`/`NONE`;
+//! - `Color::srgb(r, g, b)`, `Color::srgba(r, g, b, a)`, `Color::srgb_u8(..)`, and the same
+//!   pair for every other colour space of `Color` (`linear_rgb`/`linear_rgba`, `hsl`/`hsla`,
+//!   `hsv`/`hsva`, `hwb`/`hwba`, `lab`/`laba`, `lch`/`lcha`, `oklab`/`oklaba`,
+//!   `oklch`/`oklcha`, `xyz`/`xyza`, `okhsl`/`okhsla`, `okhsv`/`okhsva`, `okhwb`/`okhwba`: the
+//!   channels in the order of the space's fields), `Color::WHITE`/`BLACK`/`NONE`;
 //! - enum variants (`Mode::Fast`, `Fast`, `Shape::Circle(1.0)`, `Shape::Rect { w: 1.0, h: 2.0 }`),
 //!   struct literals `Type { field: expr, ..Default::default() }` (or `..default()`), tuple
 //!   structs `Type(a, b)`, `Default::default()` / `default()`;
@@ -89,6 +92,8 @@ pub fn entity_references(expr: &str) -> Vec<EntityReference> {
 pub use render::{render, render_with};
 pub use scan::{MAX_DEPTH, MAX_LEN, MAX_NUMBER_LEN};
 pub(crate) use target::Target;
+#[cfg(feature = "import")]
+pub(crate) use types::{COLOUR_SPACES, ColourSpace};
 pub(crate) use types::{IntTy, special_kind};
 
 use std::any::TypeId;

@@ -4,7 +4,7 @@ use bevy_color::{Color, ColorToComponents, LinearRgba, Srgba};
 use bevy_reflect::{PartialReflect, ReflectRef};
 use glam::{Quat, Vec2, Vec3, Vec3A, Vec4};
 
-use super::types::is_option;
+use super::types::{colour_parts, is_option};
 
 /// Writes `value` as a field expression that [`evaluate`](super::evaluate) reads back (`2.0`, `Vec3::new(0.0,
 /// 1.0, 0.0)`, `Some(Mode::Fast)`); `None` for values scenes cannot write (maps, handles).
@@ -115,10 +115,9 @@ impl Render<'_> {
             return true;
         }
         if let Some(v) = value.try_downcast_ref::<Color>() {
-            match v {
-                Color::LinearRgba(c) => floats(out, "Color", "linear_rgba", &c.to_f32_array()),
-                other => floats(out, "Color", "srgba", &other.to_srgba().to_f32_array()),
-            }
+            // In its own space: `Color::hsla(..)` reads back as the same variant.
+            let (space, channels) = colour_parts(v);
+            floats(out, "Color", space.func, &channels);
             return true;
         }
         if let Some(v) = value.try_downcast_ref::<Srgba>() {

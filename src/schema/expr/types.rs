@@ -454,3 +454,103 @@ pub(crate) fn special_const(special: Special, name: &str) -> Option<Value> {
         _ => return None,
     })
 }
+
+/// One of `bevy_color::Color`'s colour spaces: the variant, the constructors a field
+/// expression writes it with (`Color::hsla(h, s, l, a)`, and `Color::hsl(h, s, l)` for an
+/// alpha of 1), and its channels in the order the constructor takes them (each space's
+/// `ColorToComponents::to_f32_array` order).
+#[derive(Debug)]
+pub(crate) struct ColourSpace {
+    /// The `Color` variant (`Hsla`); read by the import.
+    #[cfg_attr(not(feature = "import"), allow(dead_code))]
+    pub(crate) variant: &'static str,
+    /// The constructor with alpha (`hsla`).
+    pub(crate) func: &'static str,
+    /// The constructor without alpha (`hsl`).
+    pub(crate) opaque: &'static str,
+    /// The channels, as the space's struct names its fields; read by the import.
+    #[cfg_attr(not(feature = "import"), allow(dead_code))]
+    pub(crate) channels: [&'static str; 4],
+    /// `Color::<func>`.
+    pub(crate) make: fn(f32, f32, f32, f32) -> Color,
+}
+
+/// Every colour space of `bevy_color` 0.20's `Color`, in its declaration order.
+pub(crate) const COLOUR_SPACES: [ColourSpace; 13] = {
+    const fn space(
+        variant: &'static str,
+        func: &'static str,
+        opaque: &'static str,
+        channels: [&'static str; 4],
+        make: fn(f32, f32, f32, f32) -> Color,
+    ) -> ColourSpace {
+        ColourSpace {
+            variant,
+            func,
+            opaque,
+            channels,
+            make,
+        }
+    }
+    const RGB: [&str; 4] = ["red", "green", "blue", "alpha"];
+    const HSL: [&str; 4] = ["hue", "saturation", "lightness", "alpha"];
+    const HSV: [&str; 4] = ["hue", "saturation", "value", "alpha"];
+    const HWB: [&str; 4] = ["hue", "whiteness", "blackness", "alpha"];
+    const LAB: [&str; 4] = ["lightness", "a", "b", "alpha"];
+    const LCH: [&str; 4] = ["lightness", "chroma", "hue", "alpha"];
+    [
+        space("Srgba", "srgba", "srgb", RGB, Color::srgba),
+        space(
+            "LinearRgba",
+            "linear_rgba",
+            "linear_rgb",
+            RGB,
+            Color::linear_rgba,
+        ),
+        space("Hsla", "hsla", "hsl", HSL, Color::hsla),
+        space("Hsva", "hsva", "hsv", HSV, Color::hsva),
+        space("Hwba", "hwba", "hwb", HWB, Color::hwba),
+        space("Laba", "laba", "lab", LAB, Color::laba),
+        space("Lcha", "lcha", "lch", LCH, Color::lcha),
+        space("Oklaba", "oklaba", "oklab", LAB, Color::oklaba),
+        space("Oklcha", "oklcha", "oklch", LCH, Color::oklcha),
+        space("Xyza", "xyza", "xyz", ["x", "y", "z", "alpha"], Color::xyza),
+        space("Okhsla", "okhsla", "okhsl", HSL, Color::okhsla),
+        space("Okhsva", "okhsva", "okhsv", HSV, Color::okhsva),
+        space("Okhwba", "okhwba", "okhwb", HWB, Color::okhwba),
+    ]
+};
+
+/// The space of a colour and its channels, in [`ColourSpace::channels`] order.
+pub(crate) fn colour_parts(colour: &Color) -> (&'static ColourSpace, [f32; 4]) {
+    use bevy_color::ColorToComponents;
+    let (i, channels) = match *colour {
+        Color::Srgba(c) => (0, c.to_f32_array()),
+        Color::LinearRgba(c) => (1, c.to_f32_array()),
+        Color::Hsla(c) => (2, c.to_f32_array()),
+        Color::Hsva(c) => (3, c.to_f32_array()),
+        Color::Hwba(c) => (4, c.to_f32_array()),
+        Color::Laba(c) => (5, c.to_f32_array()),
+        Color::Lcha(c) => (6, c.to_f32_array()),
+        Color::Oklaba(c) => (7, c.to_f32_array()),
+        Color::Oklcha(c) => (8, c.to_f32_array()),
+        Color::Xyza(c) => (9, c.to_f32_array()),
+        Color::Okhsla(c) => (10, c.to_f32_array()),
+        Color::Okhsva(c) => (11, c.to_f32_array()),
+        Color::Okhwba(c) => (12, c.to_f32_array()),
+    };
+    (&COLOUR_SPACES[i], channels)
+}
+
+/// The colour space a `Color::<func>(..)` constructor makes, and whether it takes an alpha.
+pub(crate) fn colour_constructor(func: &str) -> Option<(&'static ColourSpace, bool)> {
+    COLOUR_SPACES.iter().find_map(|s| {
+        if s.func == func {
+            Some((s, true))
+        } else if s.opaque == func {
+            Some((s, false))
+        } else {
+            None
+        }
+    })
+}

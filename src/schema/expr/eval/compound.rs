@@ -10,7 +10,7 @@ use glam::{EulerRot, Quat, Vec2, Vec3, Vec3A, Vec4};
 use syn::spanned::Spanned;
 
 use super::super::target::{self, Target, VariantFields, Variants};
-use super::super::types::{IntTy, Special, special_const};
+use super::super::types::{IntTy, Special, colour_constructor, special_const};
 use super::super::{ExprError, NAME_CHARS, assign, clip};
 use super::{Eval, Value, call_name, expected, f32_target, tail};
 
@@ -313,6 +313,18 @@ impl Eval<'_> {
                 _ => Box::new(Vec4::from_slice(&v)),
             }
         };
+        if special == Special::Color
+            && let Some((space, alpha)) = colour_constructor(func)
+        {
+            let v = if alpha {
+                f(4)?
+            } else {
+                let mut v = f(3)?;
+                v.push(1.0);
+                v
+            };
+            return Ok(Box::new((space.make)(v[0], v[1], v[2], v[3])));
+        }
         Ok(match (special, func) {
             (Special::Quat, "from_rotation_x") => Box::new(Quat::from_rotation_x(f(1)?[0])),
             (Special::Quat, "from_rotation_y") => Box::new(Quat::from_rotation_y(f(1)?[0])),
@@ -357,22 +369,6 @@ impl Eval<'_> {
                 Box::new(Quat::from_axis_angle(axis, angle))
             }
             (Special::Quat, _) => return Err(unknown()),
-            (Special::Color, "srgb") => {
-                let v = f(3)?;
-                Box::new(Color::srgb(v[0], v[1], v[2]))
-            }
-            (Special::Color, "srgba") => {
-                let v = f(4)?;
-                Box::new(Color::srgba(v[0], v[1], v[2], v[3]))
-            }
-            (Special::Color, "linear_rgb") => {
-                let v = f(3)?;
-                Box::new(Color::linear_rgb(v[0], v[1], v[2]))
-            }
-            (Special::Color, "linear_rgba") => {
-                let v = f(4)?;
-                Box::new(Color::linear_rgba(v[0], v[1], v[2], v[3]))
-            }
             (Special::Color, "srgb_u8" | "srgba_u8") => {
                 let k = if func == "srgb_u8" { 3 } else { 4 };
                 let mut bytes = [255u8; 4];

@@ -19,8 +19,9 @@
 //! needs a newer Rust). Materials are built at spawn time through the app's type registry:
 //! `StandardMaterial` from its `ReflectDefault` with the file's fields applied, added to its
 //! `Assets` through `ReflectAsset`, and `MeshMaterial3d<StandardMaterial>` inserted through
-//! `ReflectComponent`. An app without the PBR types registered gets meshes without materials and
-//! one warning saying why.
+//! `ReflectComponent`. An app that draws meshes (it has Bevy's `MeshPlugin`) without the PBR
+//! types registered gets meshes without materials and one warning saying why; a headless app
+//! (no `MeshPlugin`: nothing draws a mesh) gets them without materials quietly.
 
 /// `Prepared`, `prepare`, `insert` and `remove` of a tag that is one Bevy component `$bevy`,
 /// made from the payload `$data` by the file's `fn bevy(&$data) -> $bevy`.
@@ -56,12 +57,19 @@ macro_rules! one_component {
 mod camera2d;
 mod camera3d;
 mod directional_light;
+mod hierarchy;
 mod mesh3d;
 mod point_light;
+mod prepared;
 mod spot_light;
 mod sprite;
 mod text2d;
 mod visibility;
+
+pub(crate) use hierarchy::{
+    RootRequires, Shown, hide, link_visibility, observe_parents, show, visibility_id,
+};
+pub(crate) use prepared::{PreparedBuiltins, insert_prepared, prepare_all, prepare_in_world};
 
 use std::collections::HashMap;
 
@@ -254,6 +262,49 @@ pub(crate) trait Parts {
     fn partial<T: PartialReflect + TypePath>(&mut self, tag: &'static str, original: &T, kept: &T);
     /// A component of type `T` was left out because its asset has no path.
     fn without_path<T: TypePath>(&mut self);
+}
+
+/// The file form of built-in `tag` on the live entity `live` (saving an instance): [`read`]
+/// over its components as they are.
+pub(crate) fn read_entity(
+    live: bevy_ecs::world::EntityRef,
+    tag: &str,
+    base: Option<&ComponentData>,
+) -> Option<ComponentData> {
+    read(&mut Live(live), tag, base)
+}
+
+/// A live entity's components, read as they are (nothing is left out of a save).
+struct Live<'w>(bevy_ecs::world::EntityRef<'w>);
+
+impl Parts for Live<'_> {
+    fn take<T: Component + FromReflect + TypePath + Clone>(&mut self) -> Option<T> {
+        self.0.get::<T>().cloned()
+    }
+    fn path_of(&self, handle: &UntypedHandle) -> Option<String> {
+        handle.path().map(ToString::to_string)
+    }
+    fn partial<T: PartialReflect + TypePath>(&mut self, _: &'static str, _: &T, _: &T) {}
+    fn without_path<T: TypePath>(&mut self) {}
+}
+
+/// The asset types of the sub-assets a scene's built-ins make (meshes, images), for an app
+/// without the render plugins that would add them (a headless app).
+pub(crate) fn init_sub_assets(app: &mut bevy_app::App) {
+    use bevy_asset::AssetApp;
+    if !app.world().contains_resource::<bevy_asset::Assets<Mesh>>() {
+        app.init_asset::<Mesh>();
+        // No `MeshPlugin`: nothing draws meshes, so none needs a material.
+        app.world_mut()
+            .get_resource_or_insert_with(prepared::ForgeMaterials::default)
+            .draws_nothing = true;
+    }
+    if !app
+        .world()
+        .contains_resource::<bevy_asset::Assets<bevy_image::Image>>()
+    {
+        app.init_asset::<bevy_image::Image>();
+    }
 }
 
 /// A colour as the file keeps it: sRGB channels. One stored in another space is converted, and

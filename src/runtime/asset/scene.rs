@@ -2,7 +2,7 @@
 //! once (built-in components, asset handles, materials, custom component values), so spawning
 //! parses and evaluates nothing.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bevy_asset::Asset;
 use bevy_ecs::world::World;
@@ -10,10 +10,11 @@ use bevy_reflect::TypePath;
 
 use bevy_platform::collections::HashMap;
 
-use super::custom::PreparedCustoms;
-use crate::diff::SceneDiff;
-use crate::format::{ComponentData, EcoString, MaterialData, ParsedScene, SceneDoc, SourceMap};
+use super::cell_plan::CellPlan;
+use crate::format::{EcoString, MaterialData, ParsedScene, SceneDoc, SourceMap};
 use crate::prefab::ExpandedScene;
+use crate::runtime::values::builtin::{self, PreparedBuiltins};
+use crate::runtime::values::custom::PreparedCustoms;
 use crate::validate::{Diagnostic, Severity};
 
 /// A loaded scene: the document, everything spawning needs already resolved (asset handles, Bevy
@@ -37,17 +38,17 @@ pub struct ForgeScene {
     /// Kept when the loader settings ask for it ([`ForgeSceneLoaderSettings::keep_source_map`](super::ForgeSceneLoaderSettings::keep_source_map)).
     pub(crate) source_map: Option<SourceMap>,
     /// One entry per entity, in the order of the [`spawn_doc`](Self::spawn_doc).
-    #[cfg_attr(not(feature = "builtins"), allow(dead_code))]
     pub(crate) prepared: PreparedBuiltins,
     /// The custom components of every entity, built at load time.
     pub(crate) custom: PreparedCustoms,
     /// Distinct materials of the scene; `mesh3d` components refer to them by index.
-    #[cfg_attr(not(feature = "builtins"), allow(dead_code))]
     pub(crate) materials: Vec<MaterialData>,
     /// The text hash of each entity entry, in `doc.entities` order, when `doc` is exactly what
     /// was read (`None` for a scene [`edited`](Self::edited) in memory). Hot reload skips
     /// entities whose entry text did not change.
     pub(crate) text_hashes: Option<Arc<[u64]>>,
+    /// Its streamed cells, planned the first time a spawn asks ([`cell_plan`](Self::cell_plan)).
+    pub(crate) cell_plan: OnceLock<Arc<CellPlan>>,
 }
 
 /// The prefabs a scene places, as its loader found them.
@@ -70,7 +71,7 @@ impl Prefabs {
     /// The prefabs `doc` places, as `files` checked them.
     pub(crate) fn of<R>(doc: &SceneDoc, files: &crate::pipeline::PrefabFiles<R>) -> Self
     where
-        R: FnMut(&str) -> Result<Vec<u8>, String>,
+        R: crate::pipeline::PrefabSource,
     {
         let mut prefabs = Prefabs::default();
         for (path, file) in files.placed_files(doc) {
@@ -146,6 +147,26 @@ impl ForgeScene {
         self.expanded.as_deref()?.placed_path(key)
     }
 
+    /// The streamed cells of what spawns: which entities are anchors, and what is below each
+    /// (planned once per scene, the first time it is asked).
+    pub(crate) fn cell_plan(&self) -> &Arc<CellPlan> {
+        self.cell_plan
+            .get_or_init(|| Arc::new(CellPlan::of(&self.doc, self.spawn_doc(), &self.custom)))
+    }
+
+    /// This scene as a version to compare a later one with (shared, not copied).
+    pub(crate) fn version(&self) -> SceneVersion {
+        SceneVersion {
+            doc: self.spawn_doc().clone(),
+            text_hashes: self.text_hashes.clone(),
+            placed: self.expanded.as_ref().map(|expanded| Placed {
+                file: self.doc.clone(),
+                expanded: expanded.clone(),
+                prefab_docs: self.prefabs.docs.clone(),
+            }),
+        }
+    }
+
     /// This scene with its document changed by `edit`, prepared as a load prepares a file
     /// (every rule, the prefabs it placed when it loaded, custom components built with `world`'s
     /// types, built-ins with its asset server): what an editor does in memory. Replace the asset
@@ -213,7 +234,7 @@ impl ForgeScene {
                 .iter()
                 .map(|(p, d)| (p.to_string(), SceneDoc::clone(d))),
         );
-        let rules = super::custom::CustomContext::of(world);
+        let rules = crate::runtime::values::custom::CustomContext::of(world);
         let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
         let checked = crate::pipeline::check_with(source, &mut files, &rules, pool);
         let errors: Vec<Diagnostic> = checked
@@ -233,7 +254,7 @@ impl ForgeScene {
         } = checked;
         let spawned = expanded.as_ref().map_or(&source.parsed.doc, |e| &e.doc);
         let placed = expanded.as_ref().map(|e| &**e.placed_paths());
-        let (prepared, materials) = prepare_in_world(world, spawned, placed);
+        let (prepared, materials) = builtin::prepare_in_world(world, spawned, placed);
         Ok(ForgeScene {
             doc: Arc::new(source.parsed.doc),
             expanded: expanded.map(Arc::new),
@@ -243,49 +264,7 @@ impl ForgeScene {
             custom: built,
             materials,
             text_hashes: None,
-        })
-    }
-
-    /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
-    /// documents, except that an entity whose entry is written byte for byte the same in both
-    /// files is known unchanged without comparing it (when neither document was edited in
-    /// memory since it was read). Apply them with
-    /// [`apply_diff`](super::apply_diff).
-    ///
-    /// [`diff`]: crate::diff::diff
-    ///
-    /// When the two versions differ only in the cells of their tile layers (a paint), only
-    /// the painted cells' entities and their layer entities are compared: the same diff, in
-    /// time proportional to the paint rather than to the layer.
-    pub fn changes_since(&self, old: &ForgeScene) -> SceneDiff {
-        if let Some(old) = old.version()
-            && let Some(changes) = self.painted_since(&old)
-        {
-            return changes;
-        }
-        crate::diff::diff_with_hashes(
-            old.spawn_doc(),
-            old.text_hashes.as_deref(),
-            self.spawn_doc(),
-            self.text_hashes.as_deref(),
-        )
-    }
-
-    /// This scene as a version for a paint diff, when it places prefabs.
-    pub(crate) fn version(&self) -> Option<super::painted::Version<'_>> {
-        Some(super::painted::Version {
-            file: &self.doc,
-            expanded: self.expanded.as_deref()?,
-            prefab_docs: &self.prefabs.docs,
-        })
-    }
-
-    /// The changes from `old` when only cells of tile layers were painted
-    /// (`runtime/painted`).
-    pub(crate) fn painted_since(&self, old: &super::painted::Version<'_>) -> Option<SceneDiff> {
-        let new = self.version()?;
-        super::painted::cell_diff(old, &new, &|path: &str| {
-            self.prefabs.scenes.get(path).map(|s| &**s)
+            cell_plan: OnceLock::new(),
         })
     }
 
@@ -300,29 +279,6 @@ impl ForgeScene {
     }
 }
 
-/// The built-in components of every entity, ready to insert: one list for the whole scene, in
-/// `doc.entities` order, and where each entity's run starts (no list per entity). `Name` and
-/// `Transform` are made from the document entry when an entity spawns (keeping them here too
-/// would double their memory), and custom components are in [`ForgeScene::custom`].
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PreparedBuiltins {
-    #[cfg(feature = "builtins")]
-    components: Vec<super::builtin::PreparedComponent>,
-    /// Entity `i`'s components are `components[starts[i]..starts[i + 1]]`.
-    #[cfg(feature = "builtins")]
-    starts: Vec<u32>,
-}
-
-#[cfg(feature = "builtins")]
-impl PreparedBuiltins {
-    /// The built-in components of the entity at `index` of `doc.entities` (none when out of
-    /// range).
-    pub(crate) fn entity(&self, index: usize) -> &[super::builtin::PreparedComponent] {
-        let run = super::custom::entity_run(&self.starts, index);
-        self.components.get(run).unwrap_or(&[])
-    }
-}
-
 /// The scene of a validated document whose custom components are built: prepares the built-in
 /// components through `sink` (the loader's `LoadContext`), and keeps the source map when asked.
 pub(crate) fn build(
@@ -330,13 +286,14 @@ pub(crate) fn build(
     expanded: Option<ExpandedScene>,
     prefabs: Prefabs,
     custom: PreparedCustoms,
-    sink: &mut impl PrepareSink,
+    sink: &mut impl builtin::Sink,
     path: &str,
     keep_source_map: bool,
 ) -> ForgeScene {
     let spawned = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
     let placed = expanded.as_ref().map(|e| &**e.placed_paths());
-    let (prepared, materials) = prepare_entities(spawned, placed, &parsed.source_map, sink, path);
+    let (prepared, materials) =
+        builtin::prepare_all(spawned, placed, &parsed.source_map, sink, path);
     // Entry hashes describe the file's entities, which are what spawns only without instances.
     let text_hashes = expanded
         .is_none()
@@ -350,182 +307,30 @@ pub(crate) fn build(
         prepared,
         custom,
         materials,
+        cell_plan: OnceLock::new(),
     }
 }
 
-#[cfg(feature = "builtins")]
-pub(crate) use super::builtin::Sink as PrepareSink;
-
-/// Without built-ins nothing needs assets.
-#[cfg(not(feature = "builtins"))]
-pub(crate) trait PrepareSink {}
-#[cfg(not(feature = "builtins"))]
-impl<T> PrepareSink for T {}
-
-/// Prepares the built-in components of every entity of `doc` (in `doc.entities` order), and
-/// collects the scene's materials. Custom components are built by `super::custom::prepare`.
-///
-/// The entities a prefab placed (`placed`: their id paths by key) share their prepared values:
-/// the components of one prefab entity, placed in every cell of a tile layer or by every
-/// instance, are prepared once (asset handles loaded once) and cloned for the others, unless
-/// an override changed them.
-#[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
-pub(crate) fn prepare_entities(
-    doc: &SceneDoc,
-    placed: Option<&crate::prefab::PlacedPaths>,
-    source_map: &SourceMap,
-    sink: &mut impl PrepareSink,
-    path: &str,
-) -> (PreparedBuiltins, Vec<MaterialData>) {
-    #[cfg(feature = "builtins")]
-    let mut sub = super::builtin::SubAssets::default();
-    #[cfg_attr(feature = "builtins", allow(unused_mut))]
-    let mut skipped_builtins = 0usize;
-    #[cfg_attr(not(feature = "builtins"), allow(unused_mut))]
-    let mut prepared = PreparedBuiltins::default();
-    #[cfg(feature = "builtins")]
-    prepared.starts.reserve_exact(doc.entities.len() + 1);
-    #[cfg(feature = "builtins")]
-    let mut shared = Shared::default();
-    for (id, node) in &doc.entities {
-        #[cfg(feature = "builtins")]
-        prepared
-            .starts
-            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
-        // The entity's id in the prefab that placed it, when one did.
-        #[cfg(feature = "builtins")]
-        let own = placed.and_then(|p| p.get(id)).and_then(|path| path.last());
-        for (index, component) in node.components.iter().enumerate() {
-            if let ComponentData::Custom(_) = component {
-                continue; // built by `super::custom::prepare`
-            }
-            #[cfg(feature = "builtins")]
-            let slot = own.map(|own| (*own, index));
-            #[cfg(feature = "builtins")]
-            if let Some(p) = slot.and_then(|slot| shared.get(slot, component)) {
-                prepared.components.push(p.clone());
-                continue;
-            }
-            #[cfg(feature = "builtins")]
-            match super::builtin::prepare(component, sink, &mut sub) {
-                Ok(Some(p)) => {
-                    if let Some(slot) = slot {
-                        shared.keep(slot, component, &p);
-                    }
-                    prepared.components.push(p)
-                }
-                Ok(None) => {}
-                Err(message) => {
-                    let at = source_map
-                        .component(*id, index)
-                        .map(|p| format!("{}:", p))
-                        .unwrap_or_default();
-                    tracing::error!(
-                        "{path}:{at} entity {id}: `{}` skipped: {message}",
-                        component.tag()
-                    );
-                }
-            }
-            #[cfg(not(feature = "builtins"))]
-            {
-                skipped_builtins += 1;
-            }
-        }
-    }
-    #[cfg(feature = "builtins")]
-    if prepared.components.is_empty() {
-        // No entity has one: every lookup answers none without the starts.
-        prepared.starts = Vec::new();
-    } else {
-        prepared
-            .starts
-            .push(u32::try_from(prepared.components.len()).unwrap_or(u32::MAX));
-        prepared.components.shrink_to_fit();
-    }
-    if skipped_builtins > 0 {
-        tracing::warn!(
-            "{path}: {skipped_builtins} built-in component(s) skipped: bevy_forge_scene was built without its `builtins` feature"
-        );
-    }
-    #[cfg(feature = "builtins")]
-    let materials = sub.materials;
-    #[cfg(not(feature = "builtins"))]
-    let materials = Vec::new();
-    (prepared, materials)
+/// A version of a scene, kept to compare a later one with: what live instances were last
+/// brought to ([`ForgeScene::version`]).
+#[derive(Clone)]
+pub(crate) struct SceneVersion {
+    /// What spawned.
+    pub(crate) doc: Arc<SceneDoc>,
+    /// Its entities' text hashes (see [`ForgeScene::text_hashes`]).
+    pub(crate) text_hashes: Option<Arc<[u64]>>,
+    /// The document as read, its expansion and its prefabs' documents, when it places prefabs:
+    /// a paint of tile layer cells is diffed over the painted cells alone.
+    pub(crate) placed: Option<Placed>,
 }
 
-/// Built-in components already prepared for entities prefabs placed, by the entity's id in
-/// its prefab and the component's index: a few values each (palette prefabs of one layer
-/// share ids; overrides change values), compared before one is reused.
-#[cfg(feature = "builtins")]
-#[derive(Default)]
-struct Shared<'d> {
-    by_slot: HashMap<(u64, usize), Vec<(&'d ComponentData, super::builtin::PreparedComponent)>>,
-}
-
-#[cfg(feature = "builtins")]
-impl<'d> Shared<'d> {
-    /// Values kept per slot.
-    const VARIANTS: usize = 8;
-
-    fn get(
-        &self,
-        slot: (u64, usize),
-        component: &ComponentData,
-    ) -> Option<&super::builtin::PreparedComponent> {
-        self.by_slot
-            .get(&slot)?
-            .iter()
-            .find(|(c, _)| *c == component)
-            .map(|(_, p)| p)
-    }
-
-    fn keep(
-        &mut self,
-        slot: (u64, usize),
-        component: &'d ComponentData,
-        prepared: &super::builtin::PreparedComponent,
-    ) {
-        let kept = self.by_slot.entry(slot).or_default();
-        if kept.len() < Self::VARIANTS {
-            kept.push((component, prepared.clone()));
-        }
-    }
-}
-
-/// The built-ins of `doc` prepared with `world`'s asset server (meshes added to its
-/// `Assets<Mesh>`): a scene edited in memory.
-fn prepare_in_world(
-    world: &mut World,
-    doc: &SceneDoc,
-    placed: Option<&crate::prefab::PlacedPaths>,
-) -> (PreparedBuiltins, Vec<MaterialData>) {
-    #[cfg(feature = "builtins")]
-    {
-        let server = world.get_resource::<bevy_asset::AssetServer>().cloned();
-        let meshes = world.contains_resource::<bevy_asset::Assets<bevy_mesh::Mesh>>();
-        let (Some(server), true) = (server, meshes) else {
-            return prepare_entities(
-                doc,
-                placed,
-                &SourceMap::default(),
-                &mut super::builtin::NoAssets,
-                "(in memory)",
-            );
-        };
-        world.resource_scope(
-            |_, mut meshes: bevy_ecs::world::Mut<bevy_asset::Assets<bevy_mesh::Mesh>>| {
-                let mut sink = super::builtin::RuntimeSink {
-                    server,
-                    meshes: &mut meshes,
-                };
-                prepare_entities(doc, placed, &SourceMap::default(), &mut sink, "(in memory)")
-            },
-        )
-    }
-    #[cfg(not(feature = "builtins"))]
-    {
-        let _ = world;
-        prepare_entities(doc, placed, &SourceMap::default(), &mut (), "(in memory)")
-    }
+/// What [`SceneVersion`] keeps of a scene that places prefabs (shared, not copied).
+#[derive(Clone)]
+pub(crate) struct Placed {
+    /// The document as read.
+    pub(crate) file: Arc<SceneDoc>,
+    /// Its expansion.
+    pub(crate) expanded: Arc<ExpandedScene>,
+    /// The document of each prefab file it places, by asset path.
+    pub(crate) prefab_docs: Vec<(EcoString, Arc<SceneDoc>)>,
 }

@@ -1,13 +1,14 @@
-//! Streaming by distance: prefab instances marked `streaming` in the file are **cells** whose
-//! entities are in the world only while a [`ForgeStreamingSource`] is near.
+//! Streaming by distance: prefab instances marked `streaming` in the file are **streamed
+//! cells** (here simply cells; not the tile cells of a layer) whose entities are in the world
+//! only while a [`ForgeStreamingSource`] is near.
 //!
 //! A cell is the subtree below its instance entity (the **anchor**): what the prefab places and
 //! the scene's own entities under it. The anchor itself always spawns with the scene (it holds
 //! the cell's position, name and components); a streamed instance inside a cell is an anchor of
 //! its own, which spawns with the outer cell and streams its content on its own.
 //!
-//! - The first spawn of a root skips every cell's content ([`SpawnTask`](super::spawn) stops at
-//!   anchors); [`ForgeSceneReady`](crate::ForgeSceneReady) is triggered when the rest is in.
+//! - The first spawn of a root skips every cell's content (an instance holds it back:
+//!   [`HeldBack`]); [`ForgeSceneReady`](crate::ForgeSceneReady) is triggered when the rest is in.
 //! - Each frame, in [`ForgeSceneSystems::Spawn`](crate::ForgeSceneSystems::Spawn), a cell that
 //!   is out comes in when a source is within its `load_radius` of the anchor's world position,
 //!   spawning within the frame's [`ForgeSpawnBudget`](crate::ForgeSpawnBudget), nearest cells
@@ -22,20 +23,24 @@
 
 use std::sync::Arc;
 
+use bevy_app::{App, Plugin, PreUpdate};
 use bevy_asset::{AssetId, Assets};
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
-use bevy_platform::collections::{HashMap, HashSet};
+use bevy_platform::collections::HashMap;
 use bevy_reflect::Reflect;
 use bevy_transform::components::Transform;
 
-use super::cells::{CellPlan, plan_of};
-use super::scene::ForgeScene;
-use super::spawn::{
-    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneRoot, ForgeSpawnBudget, Limit, SpawnCx,
-    SpawnLeft, set_or_insert, spawn_entity,
+use crate::runtime::asset::cell_plan::CellPlan;
+use crate::runtime::asset::once_assets_exist;
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::{
+    ForgeSceneInstance, ForgeSceneRoot, ForgeSceneSystems, ForgeSpawnBudget, HeldBack, Limit,
+    Spawner, Subtree, despawn_keys, frame_left, set_or_insert, spawn_scene_instances,
+    spawn_subtree,
 };
+use crate::runtime::values::custom;
 
 /// Marks an entity whose position brings streamed cells in: the camera, the player. Put it on
 /// as many entities as the game likes; a cell is in while any of them is near.
@@ -105,10 +110,35 @@ impl ForgeStreamedCells {
     }
 }
 
-/// Where one cell is, with the walk of one coming in.
+/// Streaming's part of `ForgeScenePlugin`: streamed cells brought in and out by distance to
+/// [`ForgeStreamingSource`] entities, after the frame's first spawns, with what they left of
+/// the frame's budget.
+pub(crate) struct StreamingPlugin;
+
+impl Plugin for StreamingPlugin {
+    fn build(&self, app: &mut App) {
+        app.register_type::<ForgeStreamingSource>();
+        once_assets_exist::<Self>(app, add_systems);
+    }
+
+    fn finish(&self, app: &mut App) {
+        once_assets_exist::<Self>(app, add_systems);
+    }
+}
+
+fn add_systems(app: &mut App) {
+    app.add_systems(
+        PreUpdate,
+        stream_scene_cells
+            .after(spawn_scene_instances)
+            .in_set(ForgeSceneSystems::Spawn),
+    );
+}
+
+/// Where one cell is, with the spawn of its content while it comes in.
 enum CellRun {
     Out,
-    Loading(CellWalk),
+    Loading(Subtree),
     In,
 }
 
@@ -122,49 +152,12 @@ impl CellRun {
     }
 }
 
-/// The spawn of one cell's content, resumable from frame to frame.
-struct CellWalk {
-    /// Entities still to spawn, each with its parent's live entity.
-    stack: Vec<(u64, Entity)>,
-    /// Keys spawned so far.
-    spawned: Vec<u64>,
-}
-
-/// The streaming state of one root: the plan it follows and where each cell is.
+/// The streaming state of one root: the plan it follows and where each cell is. What it holds
+/// back is the instance's [`HeldBack`], beside it on the root.
 #[derive(Component)]
-pub(crate) struct StreamState {
+struct StreamState {
     plan: Arc<CellPlan>,
     runs: Vec<CellRun>,
-    /// Components with entity references held back (`(key, n)`: the `n`th component with
-    /// references of entity `key`) because an entity they name is out.
-    withheld: HashSet<(u64, u32)>,
-}
-
-impl StreamState {
-    /// Whether a component with entity references of the entity with key `key` is held back
-    /// (it names an entity of a cell that is out).
-    pub(crate) fn withholds(&self, key: u64) -> bool {
-        self.withheld.iter().any(|(k, _)| *k == key)
-    }
-
-    /// Whether key `key` of `plan`'s document is held out: some cell above it is not in.
-    /// Cells `plan` has that this state does not know are out.
-    pub(crate) fn holds(&self, plan: &CellPlan, key: u64) -> bool {
-        let same = Arc::ptr_eq(&self.plan.doc, &plan.doc);
-        plan.cells_above(key).any(|c| {
-            let def = &plan.cells[c as usize];
-            let state = if same {
-                self.runs.get(c as usize).map(CellRun::state)
-            } else {
-                self.plan
-                    .anchors
-                    .get(&def.key)
-                    .and_then(|i| self.runs.get(*i as usize))
-                    .map(CellRun::state)
-            };
-            state != Some(ForgeCellState::In)
-        })
-    }
 }
 
 impl StreamState {
@@ -173,7 +166,6 @@ impl StreamState {
         Self {
             runs: plan.cells.iter().map(|_| CellRun::Out).collect(),
             plan,
-            withheld: HashSet::new(),
         }
     }
 
@@ -187,6 +179,16 @@ impl StreamState {
                 .map(|(def, run)| (def.key, run.state()))
                 .collect(),
         }
+    }
+
+    /// The anchors of the cells that are in.
+    fn let_in(&self) -> impl Iterator<Item = u64> + '_ {
+        self.plan
+            .cells
+            .iter()
+            .zip(&self.runs)
+            .filter(|(_, run)| matches!(run, CellRun::In))
+            .map(|(def, _)| def.key)
     }
 }
 
@@ -227,9 +229,8 @@ struct RootCx<'a> {
 }
 
 /// Streams the cells of every root whose instance is complete and whose scene has streamed
-/// instances, within what is left of the frame's budget after first spawns
-/// ([`spawn_scene_instances`](super::spawn::spawn_scene_instances) leaves it in [`SpawnLeft`]).
-pub(crate) fn stream_scene_cells(
+/// instances, within what is left of the frame's budget after first spawns ([`frame_left`]).
+fn stream_scene_cells(
     world: &mut World,
     complete: &mut QueryState<(Entity, &ForgeSceneRoot), With<ForgeSceneInstance>>,
     source_entities: &mut QueryState<Entity, With<ForgeStreamingSource>>,
@@ -245,10 +246,7 @@ pub(crate) fn stream_scene_cells(
         .into_iter()
         .filter_map(|e| world_position(world, e))
         .collect();
-    let mut shared = match world.remove_resource::<SpawnLeft>() {
-        Some(left) => left.0,
-        None => Limit::of_default(world),
-    };
+    let mut shared = frame_left(world);
     world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         stream_cells(world, &scenes, roots, &sources, &mut shared);
     });
@@ -266,7 +264,7 @@ fn stream_cells(
         let Some(scene) = scenes.get(scene_id) else {
             continue;
         };
-        let plan = plan_of(world, scene_id, scene);
+        let plan = scene.cell_plan().clone();
         let cx = RootCx {
             root,
             scene_id,
@@ -277,19 +275,20 @@ fn stream_cells(
         };
         let own = root_entity.get::<ForgeSpawnBudget>().copied();
         let mut changed = false;
+        let mut held = root_entity.take::<HeldBack>().unwrap_or_default();
         let mut state = match root_entity.take::<StreamState>() {
             None if plan.is_empty() => continue,
             None => {
                 changed = true;
-                let mut state = StreamState::new(plan.clone());
+                let state = StreamState::new(plan.clone());
                 let holders = plan.holders.clone();
-                sync_references(world, &cx, &mut state.withheld, holders, false);
+                sync_references(world, &cx, &mut held, holders, false);
                 state
             }
             Some(state) if Arc::ptr_eq(&state.plan.doc, &plan.doc) => state,
             Some(state) => {
                 changed = true;
-                rebuild(world, &cx, state, plan.clone())
+                rebuild(world, &cx, state, &mut held, plan.clone())
             }
         };
         let mut own_limit;
@@ -300,17 +299,18 @@ fn stream_cells(
             }
             None => &mut *shared,
         };
-        changed |= stream_root(world, &cx, &mut state, sources, limit);
+        changed |= stream_root(world, &cx, &mut state, &mut held, sources, limit);
         let Ok(mut root_entity) = world.get_entity_mut(root) else {
             continue;
         };
         if changed {
+            held.let_in(state.let_in());
             set_or_insert(&mut root_entity, state.status());
         }
         if state.plan.is_empty() {
             root_entity.remove::<ForgeStreamedCells>();
         } else {
-            root_entity.insert(state);
+            root_entity.insert((state, held));
         }
     }
 }
@@ -321,6 +321,7 @@ fn stream_root(
     world: &mut World,
     cx: &RootCx,
     state: &mut StreamState,
+    held: &mut HeldBack,
     sources: &[Vec3],
     limit: &mut Limit,
 ) -> bool {
@@ -367,19 +368,14 @@ fn stream_root(
     }
     if wanted.is_empty() {
         if changed && !plan.holders.is_empty() {
-            sync_references(world, cx, &mut state.withheld, plan.holders.clone(), false);
+            sync_references(world, cx, held, plan.holders.clone(), false);
         }
         return changed;
     }
     wanted.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let spawn_cx = SpawnCx {
-        scene_id: cx.scene_id,
-        scene: cx.scene,
-        visibility: super::spawn::visibility_id(world),
-        inactive: world.get::<ForgeSceneInactive>(cx.root).is_some(),
-    };
+    let spawner = Spawner::new(world, cx.root, cx.scene_id, cx.scene);
     for (_, i) in wanted {
-        if limit.out {
+        if limit.is_spent() {
             break;
         }
         // An anchor can go with a cell unloaded above; checked again.
@@ -387,78 +383,30 @@ fn stream_root(
             continue;
         };
         let run = std::mem::replace(&mut state.runs[i], CellRun::Out);
-        let mut walk = match run {
-            CellRun::Loading(walk) => walk,
+        let mut content = match run {
+            CellRun::Loading(content) => content,
             _ => {
                 changed = true;
-                start_walk(&plan, i, anchor)
+                Subtree::below(&plan.doc, plan.cells[i].key, anchor)
             }
         };
-        if walk_cell(world, cx.root, &plan, &spawn_cx, &mut walk, limit) {
-            finish(world, cx, state, &walk.spawned);
+        if spawn_subtree(world, cx.root, &spawner, &mut content, limit) {
+            finish(world, cx, held, content.spawned());
             state.runs[i] = CellRun::In;
             changed = true;
         } else {
-            state.runs[i] = CellRun::Loading(walk);
+            state.runs[i] = CellRun::Loading(content);
         }
     }
     if changed && !plan.holders.is_empty() {
-        sync_references(world, cx, &mut state.withheld, plan.holders.clone(), false);
+        sync_references(world, cx, held, plan.holders.clone(), false);
     }
     changed
 }
 
-/// The walk that spawns cell `cell`'s content under its live `anchor`.
-fn start_walk(plan: &CellPlan, cell: usize, anchor: Entity) -> CellWalk {
-    let children = plan
-        .doc
-        .entities
-        .get_index(plan.cells[cell].index)
-        .map_or(&[][..], |(_, n)| &n.children);
-    CellWalk {
-        stack: children.iter().rev().map(|c| (*c, anchor)).collect(),
-        spawned: Vec::new(),
-    }
-}
-
-/// Spawns a cell's content, parents first, until done (true) or `limit` is spent. Stops at
-/// nested anchors (their content streams on its own); an entity already live is not spawned
-/// again.
-fn walk_cell(
-    world: &mut World,
-    root: Entity,
-    plan: &CellPlan,
-    cx: &SpawnCx,
-    walk: &mut CellWalk,
-    limit: &mut Limit,
-) -> bool {
-    while let Some((id, parent)) = walk.stack.pop() {
-        let Some((index, _, node)) = plan.doc.entities.get_full(&id) else {
-            continue;
-        };
-        if !alive(world, parent) || live_key(world, root, id).is_some() {
-            continue;
-        }
-        let entity = spawn_entity(world, parent, id, index, cx);
-        let Some(mut instance) = world.get_mut::<ForgeSceneInstance>(root) else {
-            return true; // the root went with a game's hook
-        };
-        instance.set(id, entity);
-        walk.spawned.push(id);
-        if !plan.is_anchor_at(index) {
-            walk.stack
-                .extend(node.children.iter().rev().map(|c| (*c, entity)));
-        }
-        if limit.spend() {
-            return walk.stack.is_empty();
-        }
-    }
-    true
-}
-
 /// A cell's content is all spawned: the components with entity references of `spawned` go
 /// in (those naming an entity that is out are held back).
-fn finish(world: &mut World, cx: &RootCx, state: &mut StreamState, spawned: &[u64]) {
+fn finish(world: &mut World, cx: &RootCx, held: &mut HeldBack, spawned: &[u64]) {
     if !cx.scene.custom.has_references() {
         return;
     }
@@ -468,7 +416,7 @@ fn finish(world: &mut World, cx: &RootCx, state: &mut StreamState, spawned: &[u6
         .filter_map(|k| Some((*k, doc.entities.get_index_of(k)?)))
         .filter(|(_, i)| cx.scene.custom.entity(*i).iter().any(|p| p.refers()))
         .collect();
-    sync_references(world, cx, &mut state.withheld, holders, true);
+    sync_references(world, cx, held, holders, true);
 }
 
 /// Takes cell `cell` out: its entities (those spawned so far, while it loads) are despawned
@@ -485,21 +433,6 @@ fn unload(world: &mut World, cx: &RootCx, state: &mut StreamState, cell: usize) 
     state.runs[cell] = CellRun::Out;
 }
 
-/// Despawns the live entities of `keys` (parents first) and forgets them.
-fn despawn_keys(world: &mut World, root: Entity, keys: &[u64]) {
-    for key in keys {
-        let Some(entity) = world
-            .get_mut::<ForgeSceneInstance>(root)
-            .and_then(|mut i| i.forget(*key))
-        else {
-            continue;
-        };
-        if let Ok(e) = world.get_entity_mut(entity) {
-            e.despawn();
-        }
-    }
-}
-
 /// Brings a root's streaming state to a new plan (the scene was hot-reloaded): cells that stay
 /// keep their state, but one loading starts again; a cell new to streaming goes out (what of it
 /// was live is despawned) and streams in by distance; an instance no longer streamed that was
@@ -508,10 +441,10 @@ fn rebuild(
     world: &mut World,
     cx: &RootCx,
     mut old: StreamState,
+    held: &mut HeldBack,
     plan: Arc<CellPlan>,
 ) -> StreamState {
     let mut state = StreamState::new(plan.clone());
-    state.withheld = std::mem::take(&mut old.withheld);
     let mut kept = vec![false; old.runs.len()];
     for (i, def) in plan.cells.iter().enumerate() {
         let before = old.plan.anchors.get(&def.key).map(|j| *j as usize);
@@ -521,8 +454,8 @@ fn rebuild(
         });
         match run {
             Some(CellRun::In) => state.runs[i] = CellRun::In,
-            Some(CellRun::Loading(walk)) => {
-                despawn_keys(world, cx.root, &walk.spawned);
+            Some(CellRun::Loading(content)) => {
+                despawn_keys(world, cx.root, content.spawned());
                 despawn_keys(world, cx.root, &plan.content_of(i));
             }
             Some(CellRun::Out) | None => {
@@ -537,40 +470,27 @@ fn rebuild(
         }
     }
     // Instances no longer streamed (or gone) whose content was not all in.
-    let spawn_cx = SpawnCx {
-        scene_id: cx.scene_id,
-        scene: cx.scene,
-        visibility: super::spawn::visibility_id(world),
-        inactive: world.get::<ForgeSceneInactive>(cx.root).is_some(),
-    };
+    let spawner = Spawner::new(world, cx.root, cx.scene_id, cx.scene);
     for (j, def) in old.plan.cells.iter().enumerate() {
         if kept[j] || matches!(old.runs[j], CellRun::In) {
             continue;
         }
-        if let CellRun::Loading(walk) = &old.runs[j] {
-            despawn_keys(world, cx.root, &walk.spawned);
+        if let CellRun::Loading(content) = &old.runs[j] {
+            despawn_keys(world, cx.root, content.spawned());
         }
         let Some(anchor) = live_key(world, cx.root, def.key) else {
             continue;
         };
-        let Some(index) = plan.doc.entities.get_index_of(&def.key) else {
+        if !plan.doc.entities.contains_key(&def.key) {
             continue;
-        };
-        let children = plan
-            .doc
-            .entities
-            .get_index(index)
-            .map_or(&[][..], |(_, n)| &n.children);
-        let mut walk = CellWalk {
-            stack: children.iter().rev().map(|c| (*c, anchor)).collect(),
-            spawned: Vec::new(),
-        };
+        }
+        let mut content = Subtree::below(&plan.doc, def.key, anchor);
         let mut all = Limit::of(&ForgeSpawnBudget::UNLIMITED);
-        walk_cell(world, cx.root, &plan, &spawn_cx, &mut walk, &mut all);
-        finish(world, cx, &mut state, &walk.spawned);
+        spawn_subtree(world, cx.root, &spawner, &mut content, &mut all);
+        finish(world, cx, held, content.spawned());
     }
     let holders = plan.holders.clone();
-    sync_references(world, cx, &mut state.withheld, holders, false);
+    sync_references(world, cx, held, holders, false);
     state
 }
 
@@ -581,13 +501,14 @@ fn rebuild(
 fn sync_references(
     world: &mut World,
     cx: &RootCx,
-    withheld: &mut HashSet<(u64, u32)>,
+    held: &mut HeldBack,
     holders: Vec<(u64, usize)>,
     fresh: bool,
 ) {
     let Some(instance) = world.get::<ForgeSceneInstance>(cx.root) else {
         return;
     };
+    let withheld = held.references_mut();
     let targets = std::cell::RefCell::new(HashMap::<u64, Entity>::new());
     let mut todo: Vec<(Entity, u64, usize, u32, bool)> = Vec::new();
     for (key, index) in holders {
@@ -625,7 +546,7 @@ fn sync_references(
         let on = p.is_on(&e);
         if all_in {
             if !on && (withheld.remove(&(key, n)) || fresh) {
-                super::custom::insert_one(&mut e, p, key, &live);
+                custom::insert_one(&mut e, p, key, &live);
             }
             withheld.remove(&(key, n));
         } else {

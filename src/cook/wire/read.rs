@@ -1,463 +1,33 @@
-//! The body of a cooked file (layout version 3): a reader and writer of our own. Built-in
-//! components are written field by field as their tag's
-//! [`BuiltinTag`](crate::format::builtin::BuiltinTag) lists them, so a new tag needs nothing
-//! here.
-//!
-//! The module docs of [`super`] give the layout byte by byte. Everything here reads untrusted
-//! bytes: every length is checked against the bytes left before anything is reserved, and a
-//! problem is an error with its byte offset, never a panic. Changing anything here changes the
-//! encoding: bump [`super::COOKED_VERSION`].
+//! Reading a cooked body back: a bounds-checked [`Reader`] over untrusted bytes, then the
+//! document (in chunks, on the app's task pool when large), its components, instances,
+//! overrides and tile layers.
 
-#[cfg(test)]
-use crate::format::COMPONENT_TAGS;
-use crate::format::builtin::{BUILTINS, BuiltinTag, FieldKind, Payload, Value, ValueRef};
-use crate::format::{
-    ColorData, ComponentData, ComponentPatch, CustomComponent, CustomField, EcoString, EntityMap,
-    EntityNode, Instance, MeshSource, Override, PRIMITIVE_SHAPES, PrimitiveShape, SceneDoc,
-    TileCell, TileLayer, TilePlane, TransformData, Vec2Data, Vec3Data,
-};
-use crate::validate::diagnostic::count_of;
-
-/// Entities per chunk of a document's entity list: chunks are what decoding splits between
-/// threads.
-const CHUNK_ENTITIES: usize = 1024;
-
-/// The smallest encoding of an entity: key, flags, name length, a transform of nine `f32`s.
-const MIN_ENTITY_BYTES: usize = 1 + 1 + 1 + 36;
-
-/// Documents with at least this many entities decode on two threads, where the platform has
-/// threads and more than one core (below it, starting a thread costs more than it saves).
-const PARALLEL_FROM: usize = 8192;
-
-/// Entity flag: the entity's `id` differs from its key (validation reports it), and follows.
-const ID_DIFFERS: u8 = 1;
-/// Entity flag: a parent id follows.
-const HAS_PARENT: u8 = 2;
-/// Entity flag: a list of children follows.
-const HAS_CHILDREN: u8 = 4;
-/// Entity flag: a list of components follows.
-const HAS_COMPONENTS: u8 = 8;
-/// Entity flag: `locked: true`.
-const LOCKED: u8 = 16;
-/// Entity flag: a prefab instance follows.
-const HAS_INSTANCE: u8 = 32;
-/// Entity flag: the prefab instance is streamed; its two radii follow the instance.
-const STREAMED: u8 = 64;
-const ALL_FLAGS: u8 =
-    ID_DIFFERS | HAS_PARENT | HAS_CHILDREN | HAS_COMPONENTS | LOCKED | HAS_INSTANCE | STREAMED;
-
-/// Component tag: a custom component in our encoding.
-const TAG_CUSTOM: u8 = 0;
-/// Component tag: a built-in, its kind (its index in [`BUILTINS`]) and its fields.
-const TAG_BUILTIN: u8 = 1;
-
-/// Why a body does not decode: what was wrong, and where (bytes from the start of the body).
-#[derive(Debug)]
-pub(super) struct BodyError {
-    pub(super) at: usize,
-    pub(super) what: String,
-    /// The key of the entity the bytes belong to.
-    pub(super) entity: Option<u64>,
-    /// The document they belong to (`the scene`, ``prefab `path` ``).
-    pub(super) document: Option<String>,
-}
-
-impl BodyError {
-    fn new(at: usize, what: impl Into<String>) -> Self {
-        BodyError {
-            at,
-            what: what.into(),
-            entity: None,
-            document: None,
-        }
-    }
-}
-
-impl std::fmt::Display for BodyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Counted from the start of the file, as a hex editor shows it.
-        write!(
-            f,
-            "at byte {} of the file",
-            self.at + super::COOKED_HEADER_LEN
-        )?;
-        match (self.entity, &self.document) {
-            (Some(key), Some(document)) => write!(f, ", in entity {key} of {document}")?,
-            (Some(key), None) => write!(f, ", in entity {key}")?,
-            (None, Some(document)) => write!(f, ", in {document}")?,
-            (None, None) => {}
-        }
-        write!(f, ": {}", self.what)
-    }
-}
-
-/// A decoded body.
-pub(super) struct Body {
-    pub(super) source: String,
-    pub(super) doc: SceneDoc,
-    pub(super) prefabs: Vec<(String, SceneDoc)>,
-}
-
-/// Why a document of the body is refused, in file order: the first problem wins.
-#[derive(Debug)]
-pub(super) enum Failure {
-    /// Bytes that break the layout.
-    Layout(BodyError),
-    /// A document the text reader would refuse: why.
-    Rule(String),
-    /// The first key given twice.
-    DuplicateId(u64),
-}
-
-impl From<BodyError> for Failure {
-    fn from(e: BodyError) -> Self {
-        Failure::Layout(e)
-    }
-}
-
-impl From<BodyError> for super::CookError {
-    fn from(e: BodyError) -> Self {
-        super::CookError::Body {
-            reason: e.to_string(),
-            entity: e.entity,
-        }
-    }
-}
-
-impl Failure {
-    /// The cook error, naming `document` (`the scene`, ``prefab `path` ``).
-    fn into_cook(self, document: &str) -> super::CookError {
-        match self {
-            Failure::Layout(e) => BodyError {
-                document: Some(document.to_owned()),
-                ..e
-            }
-            .into(),
-            Failure::Rule(reason) => super::CookError::Document {
-                document: document.to_owned(),
-                reason,
-            },
-            Failure::DuplicateId(id) => super::CookError::DuplicateId {
-                document: document.to_owned(),
-                id,
-            },
-        }
-    }
-}
-
-// ---- writing ----
-
-/// Encodes a body: the source name, the string pool, the scene, the prefabs (in the order
-/// given).
-pub(super) fn encode(source: &str, doc: &SceneDoc, prefabs: &[(&String, &SceneDoc)]) -> Vec<u8> {
-    let mut pool = Pool::default();
-    let scene = write_doc(doc, &mut pool);
-    let bundled: Vec<(&String, Vec<u8>)> = prefabs
-        .iter()
-        .map(|(path, doc)| (*path, write_doc(doc, &mut pool)))
-        .collect();
-    let mut out = Vec::with_capacity(scene.len() + 64);
-    put_str(&mut out, source);
-    put_varint(&mut out, pool.strings.len() as u64);
-    for s in &pool.strings {
-        put_str(&mut out, s);
-    }
-    out.extend_from_slice(&scene);
-    put_varint(&mut out, bundled.len() as u64);
-    for (path, doc) in bundled {
-        put_str(&mut out, path);
-        out.extend_from_slice(&doc);
-    }
-    let docs: Vec<&SceneDoc> = std::iter::once(doc)
-        .chain(prefabs.iter().map(|(_, d)| *d))
-        .collect();
-    put_layers(&mut out, &docs, &mut pool);
-    out
-}
-
-/// The strings written once and named by index: custom type paths and field names.
-#[derive(Default)]
-struct Pool {
-    strings: Vec<EcoString>,
-    index: std::collections::HashMap<EcoString, u64>,
-}
-
-impl Pool {
-    fn index_of(&mut self, s: &EcoString) -> u64 {
-        if let Some(i) = self.index.get(s) {
-            return *i;
-        }
-        let i = self.strings.len() as u64;
-        self.strings.push(s.clone());
-        self.index.insert(s.clone(), i);
-        i
-    }
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_varint(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn write_doc(doc: &SceneDoc, pool: &mut Pool) -> Vec<u8> {
-    let mut out = Vec::new();
-    put_varint(&mut out, u64::from(doc.format_version));
-    put_str(&mut out, &doc.name);
-    put_varint(&mut out, doc.next_id);
-    put_varint(&mut out, doc.roots.len() as u64);
-    for r in &doc.roots {
-        put_varint(&mut out, *r);
-    }
-    let entities: Vec<(&u64, &EntityNode)> = doc.entities.iter().collect();
-    let chunks: Vec<(usize, Vec<u8>)> = entities
-        .chunks(CHUNK_ENTITIES)
-        .map(|chunk| {
-            let mut bytes = Vec::new();
-            for (key, node) in chunk {
-                write_entity(&mut bytes, **key, node, pool);
-            }
-            (chunk.len(), bytes)
-        })
-        .collect();
-    put_varint(&mut out, entities.len() as u64);
-    put_varint(&mut out, chunks.len() as u64);
-    for (count, bytes) in &chunks {
-        put_varint(&mut out, *count as u64);
-        put_varint(&mut out, bytes.len() as u64);
-    }
-    for (_, bytes) in chunks {
-        out.extend_from_slice(&bytes);
-    }
-    out
-}
-
-fn write_entity(out: &mut Vec<u8>, key: u64, node: &EntityNode, pool: &mut Pool) {
-    let mut flags = 0;
-    for (set, flag) in [
-        (node.id != key, ID_DIFFERS),
-        (node.parent.is_some(), HAS_PARENT),
-        (!node.children.is_empty(), HAS_CHILDREN),
-        (!node.components.is_empty(), HAS_COMPONENTS),
-        (node.locked, LOCKED),
-        (node.instance.is_some(), HAS_INSTANCE),
-        (
-            node.instance
-                .as_ref()
-                .is_some_and(|i| i.streaming.is_some()),
-            STREAMED,
-        ),
-    ] {
-        if set {
-            flags |= flag;
-        }
-    }
-    put_varint(out, key);
-    out.push(flags);
-    if node.id != key {
-        put_varint(out, node.id);
-    }
-    if let Some(parent) = node.parent {
-        put_varint(out, parent);
-    }
-    put_str(out, &node.name);
-    if !node.children.is_empty() {
-        put_varint(out, node.children.len() as u64);
-        for c in &node.children {
-            put_varint(out, *c);
-        }
-    }
-    put_transform(out, &node.transform);
-    if !node.components.is_empty() {
-        put_varint(out, node.components.len() as u64);
-        for c in &node.components {
-            put_component(out, c, pool);
-        }
-    }
-    if let Some(instance) = &node.instance {
-        put_instance(out, instance, pool);
-        if let Some(streaming) = &instance.streaming {
-            out.extend_from_slice(&streaming.load_radius.to_le_bytes());
-            out.extend_from_slice(&streaming.unload_radius.to_le_bytes());
-        }
-    }
-}
-
-fn put_transform(out: &mut Vec<u8>, t: &TransformData) {
-    for v in [t.translation, t.rotation, t.scale] {
-        for f in [v.x, v.y, v.z] {
-            out.extend_from_slice(&f.to_le_bytes());
-        }
-    }
-}
-
-/// A component: a custom one in our pooled form, a built-in as its tag's fields lay it out.
-fn put_component(out: &mut Vec<u8>, c: &ComponentData, pool: &mut Pool) {
-    let Some(b) = c.builtin() else {
-        if let ComponentData::Custom(custom) = c {
-            out.push(TAG_CUSTOM);
-            put_varint(out, pool.index_of(&custom.type_path));
-            put_varint(out, custom.fields.len() as u64);
-            for f in &custom.fields {
-                put_varint(out, pool.index_of(&f.name));
-                put_str(out, &f.expr);
-            }
-        }
-        return;
-    };
-    out.push(TAG_BUILTIN);
-    put_varint(out, builtin_index(b) as u64);
-    match b.payload {
-        Payload::Unit => {}
-        Payload::Mode(_) => {
-            if let Some(ValueRef::Mode(i)) = (b.get)(c, 0) {
-                out.push(i as u8);
-            }
-        }
-        Payload::Fields(fields) => {
-            for i in 0..fields.len() {
-                if let Some(v) = (b.get)(c, i) {
-                    put_value(out, v);
-                }
-            }
-        }
-    }
-}
-
-/// The index of `b` in [`BUILTINS`], the number the cooked form names it by.
-fn builtin_index(b: &BuiltinTag) -> usize {
-    BUILTINS
-        .iter()
-        .position(|x| std::ptr::eq(*x, b))
-        .unwrap_or_default()
-}
-
-fn put_f32s(out: &mut Vec<u8>, values: &[f32]) {
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-}
-
-/// A built-in's field value, by its kind.
-fn put_value(out: &mut Vec<u8>, v: ValueRef<'_>) {
-    match v {
-        ValueRef::Float(v) => put_f32s(out, &[v]),
-        ValueRef::Bool(v) => out.push(u8::from(v)),
-        ValueRef::Text(v) => put_str(out, v),
-        ValueRef::Color(c) => put_f32s(out, &[c.r, c.g, c.b, c.a]),
-        ValueRef::Image(None) | ValueRef::Size(None) => out.push(0),
-        ValueRef::Image(Some(path)) => {
-            out.push(1);
-            put_str(out, path);
-        }
-        ValueRef::Size(Some(v)) => {
-            out.push(1);
-            put_f32s(out, &[v.x, v.y]);
-        }
-        ValueRef::Mesh(MeshSource::Primitive(shape)) => {
-            out.push(0);
-            let kind = PRIMITIVE_SHAPES
-                .iter()
-                .position(|s| *s == shape.name())
-                .unwrap_or_default();
-            out.push(kind as u8);
-            put_f32s(out, &shape.sizes());
-        }
-        ValueRef::Mesh(MeshSource::Asset(path)) => {
-            out.push(1);
-            put_str(out, path);
-        }
-        ValueRef::Mode(i) => out.push(i as u8),
-    }
-}
-
-/// A prefab instance: its scene, then its overrides.
-fn put_instance(out: &mut Vec<u8>, instance: &Instance, pool: &mut Pool) {
-    put_str(out, &instance.scene);
-    put_overrides(out, &instance.overrides, pool);
-}
-
-/// A list of overrides, as an instance and a tile layer hold them.
-fn put_overrides(out: &mut Vec<u8>, overrides: &[Override], pool: &mut Pool) {
-    put_varint(out, overrides.len() as u64);
-    for o in overrides {
-        put_ids(out, &o.target);
-        match &o.name {
-            None => out.push(0),
-            Some(name) => {
-                out.push(1);
-                put_str(out, name);
-            }
-        }
-        match &o.transform {
-            None => out.push(0),
-            Some(t) => {
-                out.push(1);
-                put_transform(out, t);
-            }
-        }
-        put_varint(out, o.set.len() as u64);
-        for patch in &o.set {
-            put_component(out, &patch.component, pool);
-            let b = patch.component.builtin();
-            put_varint(out, patch.fields.len() as u64);
-            for f in &patch.fields {
-                let i = b.and_then(|b| b.index_of(f)).unwrap_or(usize::MAX);
-                put_varint(out, i as u64);
-            }
-        }
-        put_varint(out, o.add.len() as u64);
-        for c in &o.add {
-            put_component(out, c, pool);
-        }
-        put_varint(out, o.remove.len() as u64);
-        for key in &o.remove {
-            put_str(out, key);
-        }
-        put_ids(out, &o.children);
-    }
-}
-
-fn put_ids(out: &mut Vec<u8>, ids: &[u64]) {
-    put_varint(out, ids.len() as u64);
-    for id in ids {
-        put_varint(out, *id);
-    }
-}
-
-// ---- reading ----
+use super::*;
 
 /// Reads bytes of a body from `at` on; `base` is where `bytes` start in the body (for offsets
 /// in errors).
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     bytes: &'a [u8],
-    at: usize,
+    pub(super) at: usize,
     base: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8], base: usize) -> Self {
+    pub(super) fn new(bytes: &'a [u8], base: usize) -> Self {
         Reader { bytes, at: 0, base }
     }
 
-    fn error(&self, what: impl Into<String>) -> BodyError {
+    pub(super) fn error(&self, what: impl Into<String>) -> BodyError {
         BodyError::new(self.base + self.at, what)
     }
 
     #[inline]
-    fn left(&self) -> usize {
+    pub(super) fn left(&self) -> usize {
         self.bytes.len() - self.at
     }
 
     #[inline]
-    fn byte(&mut self, what: &str) -> Result<u8, BodyError> {
+    pub(super) fn byte(&mut self, what: &str) -> Result<u8, BodyError> {
         match self.bytes.get(self.at) {
             Some(b) => {
                 self.at += 1;
@@ -468,7 +38,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], BodyError> {
+    pub(super) fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], BodyError> {
         if n > self.left() {
             return Err(self.error(format!(
                 "{what} needs {n} bytes but {} are left",
@@ -482,7 +52,7 @@ impl<'a> Reader<'a> {
 
     /// A LEB128 `u64`: seven bits a byte, low bits first, at most ten bytes.
     #[inline]
-    fn varint(&mut self, what: &str) -> Result<u64, BodyError> {
+    pub(super) fn varint(&mut self, what: &str) -> Result<u64, BodyError> {
         // Most numbers (lengths, flags, small ids) fit one byte.
         if let Some(&b) = self.bytes.get(self.at)
             && b < 0x80
@@ -495,7 +65,7 @@ impl<'a> Reader<'a> {
 
     /// A varint of more than one byte. A badly written one is reported at its first byte, as
     /// every number is.
-    fn varint_long(&mut self, what: &str) -> Result<u64, BodyError> {
+    pub(super) fn varint_long(&mut self, what: &str) -> Result<u64, BodyError> {
         let start = self.at;
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
@@ -524,7 +94,7 @@ impl<'a> Reader<'a> {
     /// A count of items each at least `min_bytes` long: more than the bytes left could hold
     /// is refused before anything is reserved.
     #[inline]
-    fn count(&mut self, min_bytes: usize, what: &str) -> Result<usize, BodyError> {
+    pub(super) fn count(&mut self, min_bytes: usize, what: &str) -> Result<usize, BodyError> {
         let start = self.at;
         let n = self.varint(what)?;
         let most = self.left() / min_bytes.max(1);
@@ -541,7 +111,7 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn str(&mut self, what: &str) -> Result<&'a str, BodyError> {
+    pub(super) fn str(&mut self, what: &str) -> Result<&'a str, BodyError> {
         let len = self.count(1, what)?;
         let start = self.at;
         let bytes = self.take(len, what)?;
@@ -555,7 +125,7 @@ impl<'a> Reader<'a> {
 
     /// A transform: nine little-endian `f32`s.
     #[inline]
-    fn transform(&mut self) -> Result<TransformData, BodyError> {
+    pub(super) fn transform(&mut self) -> Result<TransformData, BodyError> {
         let (words, _) = self.take(36, "a transform")?.as_chunks::<4>();
         let mut f = [0.0f32; 9];
         for (out, word) in f.iter_mut().zip(words) {
@@ -575,7 +145,7 @@ impl<'a> Reader<'a> {
 
     /// Little-endian `f32`s of `what`.
     #[inline]
-    fn f32s<const N: usize>(&mut self, what: &str) -> Result<[f32; N], BodyError> {
+    pub(super) fn f32s<const N: usize>(&mut self, what: &str) -> Result<[f32; N], BodyError> {
         if self.left() < 4 * N {
             self.at = self.bytes.len();
             return Err(self.error(format!("{what} does not decode: the bytes end inside it")));
@@ -591,7 +161,7 @@ impl<'a> Reader<'a> {
 
     /// A string inside `what`: a length past the bytes left is named at its first byte, bytes
     /// that are not UTF-8 where they stop being so.
-    fn string_in(&mut self, what: &str) -> Result<&'a str, BodyError> {
+    pub(super) fn string_in(&mut self, what: &str) -> Result<&'a str, BodyError> {
         let start = self.at;
         let len = self.varint(what)?;
         let left = self.left();
@@ -619,7 +189,7 @@ impl<'a> Reader<'a> {
 
     /// A byte that must be below `n`: a bool (`n` 2), an option tag, a variant; at the byte when
     /// it is not.
-    fn below(&mut self, n: u8, what: &str, words: &str) -> Result<u8, BodyError> {
+    pub(super) fn below(&mut self, n: u8, what: &str, words: &str) -> Result<u8, BodyError> {
         let b = self.byte(what)?;
         if b >= n {
             self.at -= 1;
@@ -629,7 +199,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A list of ids.
-    fn ids(&mut self, what: &str) -> Result<Vec<u64>, BodyError> {
+    pub(super) fn ids(&mut self, what: &str) -> Result<Vec<u64>, BodyError> {
         let n = self.count(1, what)?;
         let mut ids = Vec::with_capacity(n.min(RESERVE_AT_MOST));
         for _ in 0..n {
@@ -639,83 +209,15 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes a body (everything after the header), checking as it goes what the text reader
-/// checks that the document types do not (`format_version`, the fields of override patches),
-/// so the error is the first problem in file order.
-///
-/// # Errors
-/// The [`CookError`](super::CookError) of the first problem: bytes that break the layout (with
-/// their offset), a document the text reader refuses, a key or prefab given twice.
-pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
-    let mut r = Reader::new(body, 0);
-    let source = r.str("the source name")?.to_owned();
-    let pool_len = r.count(1, "the string pool's length")?;
-    let mut pool = Vec::with_capacity(pool_len.min(RESERVE_AT_MOST));
-    for _ in 0..pool_len {
-        pool.push(EcoString::from(r.str("a pooled string")?));
-    }
-    let doc = read_doc(&mut r, &pool).map_err(|e| e.into_cook("the scene"))?;
-    let count = r.count(2, "the number of prefabs")?;
-    let mut prefabs: Vec<(String, SceneDoc)> = Vec::with_capacity(count.min(RESERVE_AT_MOST));
-    for _ in 0..count {
-        let at = r.at;
-        let path = r.str("a prefab's path")?.to_owned();
-        // Sorted by path, each once: one byte form per scene.
-        if let Some((last, _)) = prefabs.last() {
-            if *last == path {
-                return Err(super::CookError::DuplicatePrefab { path });
-            }
-            if *last > path {
-                return Err(BodyError::new(
-                    at,
-                    format!(
-                        "prefab `{}` follows `{}`: bundled prefabs are sorted by path",
-                        path.escape_debug(),
-                        last.escape_debug()
-                    ),
-                )
-                .into());
-            }
-        }
-        let doc = read_doc(&mut r, &pool)
-            .map_err(|e| e.into_cook(&format!("prefab `{}`", path.escape_debug())))?;
-        prefabs.push((path, doc));
-    }
-    let mut doc = doc;
-    if r.left() > 0 {
-        let mut docs: Vec<&mut SceneDoc> = std::iter::once(&mut doc)
-            .chain(prefabs.iter_mut().map(|(_, d)| d))
-            .collect();
-        let left = r.left();
-        read_layers(&mut r, &pool, &mut docs).map_err(|mut e| {
-            e.what = format!(
-                "{left} bytes are left after the scene and its prefabs, and they are not a tile layers part: {}",
-                e.what
-            );
-            e
-        })?;
-    }
-    if r.left() > 0 {
-        return Err(r
-            .error(format!("{} bytes are left after the scene", r.left()))
-            .into());
-    }
-    Ok(Body {
-        source,
-        doc,
-        prefabs,
-    })
-}
-
 /// The most items a count from the file reserves room for before they decode: a list longer
 /// than this grows as its items actually arrive, so a count that lies costs little.
-const RESERVE_AT_MOST: usize = 4096;
+pub(super) const RESERVE_AT_MOST: usize = 4096;
 
 /// [`RESERVE_AT_MOST`] for the lists of one entity (its components, a component's fields),
 /// which every entity reserves: short, so a lying count in each of many entities costs little.
-const RESERVE_PER_ENTITY_AT_MOST: usize = 64;
+pub(super) const RESERVE_PER_ENTITY_AT_MOST: usize = 64;
 
-fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure> {
+pub(super) fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure> {
     let version = r.varint("format_version")?;
     if version != u64::from(crate::format::FORMAT_VERSION) {
         return Err(Failure::Rule(format!(
@@ -811,7 +313,7 @@ fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDoc, Failure>
 /// The task pool to decode `chunks` chunks of `total` entities on: from [`PARALLEL_FROM`]
 /// entities, when the app has Bevy's async compute pool with threads (the command line and
 /// tests without pools, and wasm, decode on the calling thread).
-fn parallel(total: usize, chunks: usize) -> Option<&'static bevy_tasks::TaskPool> {
+pub(super) fn parallel(total: usize, chunks: usize) -> Option<&'static bevy_tasks::TaskPool> {
     let threads = cfg!(feature = "multi_threaded") && !cfg!(target_arch = "wasm32");
     if !threads || total < PARALLEL_FROM || chunks < 2 {
         return None;
@@ -820,14 +322,14 @@ fn parallel(total: usize, chunks: usize) -> Option<&'static bevy_tasks::TaskPool
 }
 
 /// A chunk's entities, in order, up to its first problem, and that problem.
-type Decoded = (Vec<(u64, EntityNode)>, Result<(), Failure>);
+pub(super) type Decoded = (Vec<(u64, EntityNode)>, Result<(), Failure>);
 
 /// Decodes `chunks` on this thread and a task of `tasks`, giving every entity to `put` in chunk
 /// order up to the first problem, and that problem: each takes the next chunk nobody has
 /// taken; this thread also hands over finished chunks as soon as every chunk before them is in,
 /// and decodes a chunk straight into `put` when it is the next one due. The result is what one
 /// thread would give.
-fn read_shared(
+pub(super) fn read_shared(
     chunks: &[(usize, usize, &[u8])],
     pool: &[EcoString],
     tasks: &bevy_tasks::TaskPool,
@@ -910,7 +412,7 @@ fn read_shared(
 }
 
 /// Decodes `chunks` in order, giving each entity to `put`, up to the first problem.
-fn read_chunks(
+pub(super) fn read_chunks(
     chunks: &[(usize, usize, &[u8])],
     pool: &[EcoString],
     put: &mut dyn FnMut(u64, EntityNode),
@@ -934,7 +436,10 @@ fn read_chunks(
     Ok(())
 }
 
-fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNode), Failure> {
+pub(super) fn read_entity(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+) -> Result<(u64, EntityNode), Failure> {
     let key = r.varint("an entity key")?;
     read_entity_after_key(r, pool, key).map_err(|e| match e {
         Failure::Layout(e) => Failure::Layout(BodyError {
@@ -946,7 +451,7 @@ fn read_entity(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<(u64, EntityNod
 }
 
 /// The rest of entity `key`, after its key.
-fn read_entity_after_key(
+pub(super) fn read_entity_after_key(
     r: &mut Reader<'_>,
     pool: &[EcoString],
     key: u64,
@@ -1005,7 +510,7 @@ fn read_entity_after_key(
                 unload_radius,
             });
         }
-        super::check_instance(key, &instance).map_err(Failure::Rule)?;
+        super::super::check_instance(key, &instance).map_err(Failure::Rule)?;
         Some(Box::new(instance))
     } else {
         None
@@ -1025,7 +530,10 @@ fn read_entity_after_key(
     ))
 }
 
-fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentData, BodyError> {
+pub(super) fn read_component(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+) -> Result<ComponentData, BodyError> {
     match r.byte("a component tag")? {
         TAG_CUSTOM => {
             let type_path = pooled(r, pool, "a custom type path")?;
@@ -1055,7 +563,11 @@ fn read_component(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<ComponentDat
     }
 }
 
-fn pooled(r: &mut Reader<'_>, pool: &[EcoString], what: &str) -> Result<EcoString, BodyError> {
+pub(super) fn pooled(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+    what: &str,
+) -> Result<EcoString, BodyError> {
     let start = r.at;
     let i = r.varint(what)?;
     match usize::try_from(i).ok().and_then(|i| pool.get(i)) {
@@ -1073,7 +585,10 @@ fn pooled(r: &mut Reader<'_>, pool: &[EcoString], what: &str) -> Result<EcoStrin
 /// The fields of built-in `b`, as [`put_component`] writes them. A problem is told as the
 /// component's (`a \`sprite\` component does not decode: a bool is neither 0 nor 1`), at the
 /// byte where it is.
-fn read_builtin(r: &mut Reader<'_>, b: &'static BuiltinTag) -> Result<ComponentData, BodyError> {
+pub(super) fn read_builtin(
+    r: &mut Reader<'_>,
+    b: &'static BuiltinTag,
+) -> Result<ComponentData, BodyError> {
     let mut c = (b.default)();
     let what = format!("a `{}` component", b.tag);
     let what = what.as_str();
@@ -1117,10 +632,10 @@ fn read_builtin(r: &mut Reader<'_>, b: &'static BuiltinTag) -> Result<ComponentD
     Ok(c)
 }
 
-const BOOL: &str = "a bool is neither 0 nor 1";
-const OPTION: &str = "an option tag is neither 0 nor 1";
+pub(super) const BOOL: &str = "a bool is neither 0 nor 1";
+pub(super) const OPTION: &str = "an option tag is neither 0 nor 1";
 
-fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, BodyError> {
+pub(super) fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, BodyError> {
     if r.below(2, what, "its mesh source names none of the format's")? == 1 {
         return Ok(MeshSource::Asset(r.string_in(what)?.to_owned()));
     }
@@ -1159,7 +674,7 @@ fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, BodyError> {
 }
 
 /// A prefab instance, as [`put_instance`] writes it.
-fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, BodyError> {
+pub(super) fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, BodyError> {
     let scene = EcoString::from(r.str("a prefab instance's scene")?);
     let overrides = read_overrides(r, pool)?;
     Ok(Instance {
@@ -1170,7 +685,10 @@ fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, Bod
 }
 
 /// A list of overrides, as [`put_overrides`] writes it.
-fn read_overrides(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Vec<Override>, BodyError> {
+pub(super) fn read_overrides(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+) -> Result<Vec<Override>, BodyError> {
     let n = r.count(7, "the number of overrides")?;
     let mut overrides = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
     for _ in 0..n {
@@ -1231,71 +749,8 @@ fn read_overrides(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Vec<Override
     Ok(overrides)
 }
 
-/// The tile layers of the scene and of each prefab (documents by index: 0 the scene, `k` the
-/// `k`th prefab from 1), written after the prefabs and only when a document has layers: a body
-/// without them is the body of layout version 3 as it was.
-fn put_layers(out: &mut Vec<u8>, docs: &[&SceneDoc], pool: &mut Pool) {
-    let with: Vec<(usize, &SceneDoc)> = docs
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| !d.layers.is_empty())
-        .map(|(i, d)| (i, *d))
-        .collect();
-    if with.is_empty() {
-        return;
-    }
-    put_varint(out, with.len() as u64);
-    for (index, doc) in with {
-        put_varint(out, index as u64);
-        put_varint(out, doc.layers.len() as u64);
-        for l in &doc.layers {
-            put_layer(out, l, pool);
-        }
-    }
-}
-
-/// A tile layer: id, name, parent (option), plane (`0` xy, `1` xz), cell size (two `f32`),
-/// origin (three `f32`), start (two varints), palette (list of key and path strings), rows
-/// (list of strings: each row's bytes), cells (list of `i`, `j`, key string), overrides.
-fn put_layer(out: &mut Vec<u8>, l: &TileLayer, pool: &mut Pool) {
-    put_varint(out, l.id);
-    put_str(out, &l.name);
-    match l.parent {
-        None => out.push(0),
-        Some(p) => {
-            out.push(1);
-            put_varint(out, p);
-        }
-    }
-    out.push(match l.plane {
-        TilePlane::Xy => 0,
-        TilePlane::Xz => 1,
-    });
-    put_f32s(out, &[l.cell_size.x, l.cell_size.y]);
-    put_f32s(out, &[l.origin.x, l.origin.y, l.origin.z]);
-    put_varint(out, u64::from(l.start.0));
-    put_varint(out, u64::from(l.start.1));
-    let mut buf = [0u8; 4];
-    put_varint(out, l.palette.len() as u64);
-    for (key, scene) in &l.palette {
-        put_str(out, key.encode_utf8(&mut buf));
-        put_str(out, scene);
-    }
-    put_varint(out, l.rows.len() as u64);
-    for row in &l.rows {
-        put_str(out, row);
-    }
-    put_varint(out, l.cells.len() as u64);
-    for c in &l.cells {
-        put_varint(out, u64::from(c.i));
-        put_varint(out, u64::from(c.j));
-        put_str(out, c.key.encode_utf8(&mut buf));
-    }
-    put_overrides(out, &l.overrides, pool);
-}
-
 /// The layers part, as [`put_layers`] writes it, into `docs` (the scene, then the prefabs).
-fn read_layers(
+pub(super) fn read_layers(
     r: &mut Reader<'_>,
     pool: &[EcoString],
     docs: &mut [&mut SceneDoc],
@@ -1323,7 +778,7 @@ fn read_layers(
     Ok(())
 }
 
-fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyError> {
+pub(super) fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyError> {
     let id = r.varint("a tile layer's id")?;
     let name = EcoString::from(r.str("a tile layer's name")?);
     let mut l = TileLayer::new(id, name);
@@ -1383,44 +838,4 @@ fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileLayer, BodyE
     }
     l.overrides = read_overrides(r, pool)?;
     Ok(l)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every built-in, each field away from its default, writes and reads back the same, with
-    /// its index in [`BUILTINS`] as its kind.
-    #[test]
-    #[allow(clippy::unwrap_used)]
-    fn every_builtin_round_trips() {
-        let mut components = Vec::new();
-        for text in [
-            include_str!("../../tests/fixtures/valid/garden.forge.ron"),
-            include_str!("../../tests/fixtures/valid/platformer.forge.ron"),
-        ] {
-            let doc = SceneDoc::from_str(text).unwrap().doc;
-            components.extend(doc.entities.values().flat_map(|e| e.components.clone()));
-        }
-        for b in BUILTINS {
-            components.push((b.default)());
-        }
-        let mut seen: Vec<&str> = Vec::new();
-        for c in &components {
-            let mut pool = Pool::default();
-            let mut bytes = Vec::new();
-            put_component(&mut bytes, c, &mut pool);
-            if let Some(b) = c.builtin() {
-                assert_eq!(bytes[0], TAG_BUILTIN);
-                assert!(std::ptr::eq(BUILTINS[usize::from(bytes[1])], b));
-            }
-            let mut r = Reader::new(&bytes, 0);
-            assert_eq!(&read_component(&mut r, &pool.strings).unwrap(), c);
-            assert_eq!(r.left(), 0);
-            seen.push(c.tag());
-        }
-        for tag in COMPONENT_TAGS {
-            assert!(seen.contains(tag), "no `{tag}` among the samples");
-        }
-    }
 }

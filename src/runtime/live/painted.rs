@@ -11,20 +11,80 @@ use bevy_platform::collections::HashSet;
 use crate::diff::{SceneDiff, diff};
 use crate::format::{EcoString, SceneDoc, TileLayer};
 use crate::prefab::{ExpandedScene, key_of, prefixed};
+use crate::runtime::asset::scene::{ForgeScene, SceneVersion};
+
+impl ForgeScene {
+    /// The changes from `old` to this scene, as hot reload computes them: [`diff`] of the two
+    /// documents, except that an entity whose entry is written byte for byte the same in both
+    /// files is known unchanged without comparing it (when neither document was edited in
+    /// memory since it was read). Apply them with [`apply_diff`](crate::apply_diff).
+    ///
+    /// When the two versions differ only in the cells of their tile layers (a paint), only
+    /// the painted tiles' entities and their layer entities are compared: the same diff, in
+    /// time proportional to the paint rather than to the layer.
+    pub fn changes_since(&self, old: &ForgeScene) -> SceneDiff {
+        let painted = old.expanded.as_deref().map(|expanded| Version {
+            file: &old.doc,
+            expanded,
+            prefab_docs: &old.prefabs.docs,
+        });
+        changes_from(painted, old.spawn_doc(), old.text_hashes.as_deref(), self)
+    }
+}
+
+/// The changes from `old`, the version live instances stand at, to `scene`: as
+/// [`ForgeScene::changes_since`] computes them.
+pub(crate) fn changes(old: &SceneVersion, scene: &ForgeScene) -> SceneDiff {
+    let painted = old.placed.as_ref().map(|placed| Version {
+        file: &placed.file,
+        expanded: &placed.expanded,
+        prefab_docs: &placed.prefab_docs,
+    });
+    changes_from(painted, &old.doc, old.text_hashes.as_deref(), scene)
+}
+
+/// The changes to `new` from the version whose spawned document is `old_doc` (with its text
+/// hashes), through the paint diff when both place prefabs (`old`) and only tiles changed.
+fn changes_from(
+    old: Option<Version<'_>>,
+    old_doc: &SceneDoc,
+    old_hashes: Option<&[u64]>,
+    new: &ForgeScene,
+) -> SceneDiff {
+    if let Some(old) = old
+        && let Some(expanded) = new.expanded.as_deref()
+    {
+        let version = Version {
+            file: &new.doc,
+            expanded,
+            prefab_docs: &new.prefabs.docs,
+        };
+        let scenes = |path: &str| new.prefabs.scenes.get(path).map(|s| &**s);
+        if let Some(changes) = paint_diff(&old, &version, &scenes) {
+            return changes;
+        }
+    }
+    crate::diff::diff_with_hashes(
+        old_doc,
+        old_hashes,
+        new.spawn_doc(),
+        new.text_hashes.as_deref(),
+    )
+}
 
 /// One version of a scene, as a paint diff needs it.
-pub(crate) struct Version<'a> {
+struct Version<'a> {
     /// The document as read (layers as rows).
-    pub(crate) file: &'a SceneDoc,
+    file: &'a SceneDoc,
     /// Its expansion.
-    pub(crate) expanded: &'a ExpandedScene,
+    expanded: &'a ExpandedScene,
     /// The document of every prefab file it places, by asset path.
-    pub(crate) prefab_docs: &'a [(EcoString, Arc<SceneDoc>)],
+    prefab_docs: &'a [(EcoString, Arc<SceneDoc>)],
 }
 
 /// Whether `a` and `b` are the same layer but for its cells (`rows` strings of the same count,
 /// `cells`).
-fn same_but_cells(a: &TileLayer, b: &TileLayer) -> bool {
+fn same_but_tiles(a: &TileLayer, b: &TileLayer) -> bool {
     a.id == b.id
         && a.name == b.name
         && a.parent == b.parent
@@ -38,11 +98,11 @@ fn same_but_cells(a: &TileLayer, b: &TileLayer) -> bool {
 }
 
 /// A painted cell: `(i, j)`, its old key and its new key (`None`: empty).
-type CellChange = (u64, u64, Option<char>, Option<char>);
+type TileChange = (u64, u64, Option<char>, Option<char>);
 
 /// The cells of one layer whose key differs: `(i, j)`, old key, new key (`None`: empty). `None`
 /// when a row changed its width.
-fn changed_cells(old: &TileLayer, new: &TileLayer) -> Option<Vec<CellChange>> {
+fn changed_tiles(old: &TileLayer, new: &TileLayer) -> Option<Vec<TileChange>> {
     let mut out = Vec::new();
     let key = |c: char| (c != crate::format::EMPTY_CELL).then_some(c);
     for (r, (a, b)) in old.rows.iter().zip(&new.rows).enumerate() {
@@ -90,7 +150,7 @@ fn changed_cells(old: &TileLayer, new: &TileLayer) -> Option<Vec<CellChange>> {
 }
 
 /// The keys of every entity prefab `scene` places at cell `(i, j)` of layer `layer`.
-fn cell_keys<'s>(
+fn tile_keys<'s>(
     layer: &TileLayer,
     i: u64,
     j: u64,
@@ -117,7 +177,7 @@ fn cell_keys<'s>(
 /// the [`diff`] of their expansions, computed over the
 /// painted cells' entities and their layer entities. `None` when anything else differs.
 /// `scenes` gives the prefabs both place, expanded.
-pub(crate) fn cell_diff<'s>(
+fn paint_diff<'s>(
     old: &Version<'_>,
     new: &Version<'_>,
     scenes: &dyn Fn(&str) -> Option<&'s ExpandedScene>,
@@ -146,13 +206,13 @@ pub(crate) fn cell_diff<'s>(
     let mut keys_new = Vec::new();
     let mut layers = Vec::new();
     for (la, lb) in a.layers.iter().zip(&b.layers) {
-        if !same_but_cells(la, lb) {
+        if !same_but_tiles(la, lb) {
             return None;
         }
         if la.rows == lb.rows && la.cells == lb.cells {
             continue;
         }
-        let cells = changed_cells(la, lb)?;
+        let cells = changed_tiles(la, lb)?;
         for (i, j, from, to) in cells {
             // An override of a painted cell may place the file's entities under it: whole diff.
             if lb
@@ -162,8 +222,8 @@ pub(crate) fn cell_diff<'s>(
             {
                 return None;
             }
-            cell_keys(la, i, j, from, scenes, &mut keys_old)?;
-            cell_keys(lb, i, j, to, scenes, &mut keys_new)?;
+            tile_keys(la, i, j, from, scenes, &mut keys_old)?;
+            tile_keys(lb, i, j, to, scenes, &mut keys_new)?;
         }
         layers.push(la.id);
     }
@@ -328,7 +388,7 @@ mod tests {
             let old = Version { file: &old_file, expanded: &old_exp, prefab_docs: &[] };
             let new = Version { file: &new_file, expanded: &new_exp, prefab_docs: &[] };
             let scenes = |p: &str| files.file(p).and_then(|f| f.expanded.as_deref());
-            match cell_diff(&old, &new, &scenes) {
+            match paint_diff(&old, &new, &scenes) {
                 Some(painted) => {
                     proptest::prop_assert_eq!(&painted, &whole);
                     let mut replayed = SceneDoc::clone(&old_exp.doc);
@@ -360,7 +420,7 @@ mod tests {
             prefab_docs: &[],
         };
         let scenes = |p: &str| files.file(p).and_then(|f| f.expanded.as_deref());
-        assert!(cell_diff(&old, &new, &scenes).is_none());
+        assert!(paint_diff(&old, &new, &scenes).is_none());
         // A changed prefab document too.
         let a = SceneDoc::from_str(&prefab("a")).map(|p| Arc::new(p.doc));
         let b = SceneDoc::from_str(&prefab("b")).map(|p| Arc::new(p.doc));
@@ -379,6 +439,6 @@ mod tests {
             expanded: &old_exp,
             prefab_docs: &after,
         };
-        assert!(cell_diff(&old, &new, &scenes).is_none());
+        assert!(paint_diff(&old, &new, &scenes).is_none());
     }
 }

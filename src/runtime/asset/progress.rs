@@ -1,16 +1,13 @@
-//! How far the load of a root's scene got: the loader counts files and bytes as it reads them
-//! into a table shared with the app ([`LoadTracker`]); [`report_load_progress`] copies the
-//! counts onto the roots that wait for the scene as [`ForgeLoadProgress`].
+//! How far the load of a scene got: the loader counts files and bytes as it reads them into a
+//! table shared with the app ([`LoadTracker`]); the roots that wait for the scene get the
+//! counts as [`ForgeLoadProgress`] ([`crate::runtime::instance`] copies them).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use bevy_asset::AssetServer;
 use bevy_ecs::prelude::*;
 
-use super::spawn::{ForgeSceneInstance, ForgeSceneRoot};
-
-/// How far the load of a [`ForgeSceneRoot`]'s scene got: the scene file and the prefab files it
+/// How far the load of a [`ForgeSceneRoot`](crate::ForgeSceneRoot)'s scene got: the scene file and the prefab files it
 /// places (and theirs), read through the `AssetServer`. On the root entity from the first frame
 /// its load has read anything, while the scene loads; it changes only in frames where the load
 /// advanced (`Changed<ForgeLoadProgress>` finds them), and stays with `loaded: true` once the
@@ -164,37 +161,16 @@ impl Drop for LoadTicket {
     }
 }
 
-/// Copies the counts of each load onto the roots that wait for its scene, and forgets the loads
-/// that ended (a root whose scene loaded gets `loaded: true`; one whose load failed keeps its
-/// last counts, and Bevy's `AssetLoadFailedEvent` says why).
-pub(crate) fn report_load_progress(
-    tracker: Res<LoadTracker>,
-    server: Res<AssetServer>,
-    mut roots: Query<
-        (&ForgeSceneRoot, Option<&mut ForgeLoadProgress>, Entity),
-        Without<ForgeSceneInstance>,
-    >,
-    mut commands: Commands,
-) {
-    let mut table = tracker.0.lock().unwrap_or_else(PoisonError::into_inner);
-    if table.is_empty() {
-        return;
-    }
-    for (root, progress, entity) in &mut roots {
-        let Some(path) = server.get_path(root.0.id()) else {
-            continue;
-        };
-        let Some(tracked) = table.get(&path.to_string()) else {
-            continue;
-        };
-        match progress {
-            Some(mut p) => {
-                p.set_if_neq(tracked.progress);
-            }
-            None => {
-                commands.entity(entity).insert(tracked.progress);
-            }
+impl LoadTracker {
+    /// Calls `report` with the counts of the loads in progress (by asset path, as `AssetPath`
+    /// displays), then forgets the loads that ended (a scene loaded or failed). Nothing to
+    /// report: `report` is not called.
+    pub(crate) fn report(&self, report: impl FnOnce(&dyn Fn(&str) -> Option<ForgeLoadProgress>)) {
+        let mut table = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if table.is_empty() {
+            return;
         }
+        report(&|path: &str| table.get(path).map(|t| t.progress));
+        table.retain(|_, t| !t.ended);
     }
-    table.retain(|_, t| !t.ended);
 }

@@ -1,16 +1,14 @@
-//! The streamed cells of a spawned document ([`CellPlan`]): which entities are anchors (the
-//! instance entities written with `streaming`), with their radii, and what is below each. The
-//! first spawn stops at anchors ([`super::spawn`]); [`super::streaming`] brings their content
-//! in and out.
+//! The streamed cells of a spawned document ([`CellPlan`], planned once per scene:
+//! [`ForgeScene::cell_plan`](super::scene::ForgeScene::cell_plan)): which entities are anchors (the instance entities written with
+//! `streaming`), with their radii, and what is below each. An instance holds back the content
+//! of its cells ([`crate::runtime::instance`]); streaming lets them in and out.
 
 use std::sync::Arc;
 
-use bevy_asset::AssetId;
-use bevy_ecs::prelude::*;
 use bevy_platform::collections::HashMap;
 
-use super::scene::ForgeScene;
 use crate::format::{SceneDoc, Streaming};
+use crate::runtime::values::custom::PreparedCustoms;
 
 /// The cells of one spawned document: which entities are anchors, with their radii, and which
 /// entities hold components with entity references.
@@ -38,10 +36,13 @@ pub(crate) struct CellDef {
 }
 
 impl CellPlan {
-    pub(crate) fn of(scene: &ForgeScene) -> Self {
-        let doc = scene.spawn_doc().clone();
+    /// The plan of a scene: `file` its document as read (whose instance entities written with
+    /// `streaming` are the anchors), `spawned` what spawns (its expansion), `custom` the custom
+    /// components of `spawned`'s entities.
+    pub(crate) fn of(file: &SceneDoc, spawned: &Arc<SceneDoc>, custom: &PreparedCustoms) -> Self {
+        let doc = spawned.clone();
         let mut cells = Vec::new();
-        for (id, node) in &scene.doc.entities {
+        for (id, node) in &file.entities {
             let Some(streaming) = node.instance.as_deref().and_then(|i| i.streaming) else {
                 continue;
             };
@@ -85,9 +86,9 @@ impl CellPlan {
                     }
                 }
             }
-            if scene.custom.has_references() {
+            if custom.has_references() {
                 for (i, (key, _)) in doc.entities.iter().enumerate() {
-                    if scene.custom.entity(i).iter().any(|p| p.refers()) {
+                    if custom.entity(i).iter().any(|p| p.refers()) {
                         holders.push((*key, i));
                     }
                 }
@@ -156,38 +157,4 @@ impl CellPlan {
         }
         out
     }
-}
-
-/// The plans of the scenes with live streamed roots, by scene, for their current documents.
-#[derive(Resource, Default)]
-pub(crate) struct CellPlans(HashMap<AssetId<ForgeScene>, Arc<CellPlan>>);
-
-impl CellPlans {
-    /// Drops the plan of a scene asset that is gone.
-    pub(crate) fn forget(&mut self, id: AssetId<ForgeScene>) {
-        self.0.remove(&id);
-    }
-
-    /// The plan of `scene`'s current document (made once per document).
-    pub(crate) fn get(&mut self, id: AssetId<ForgeScene>, scene: &ForgeScene) -> Arc<CellPlan> {
-        match self.0.get(&id) {
-            Some(plan) if Arc::ptr_eq(&plan.doc, scene.spawn_doc()) => plan.clone(),
-            _ => {
-                let plan = Arc::new(CellPlan::of(scene));
-                self.0.insert(id, plan.clone());
-                plan
-            }
-        }
-    }
-}
-
-/// The plan of `scene`, through the world's [`CellPlans`] (inserted if missing).
-pub(crate) fn plan_of(
-    world: &mut World,
-    id: AssetId<ForgeScene>,
-    scene: &ForgeScene,
-) -> Arc<CellPlan> {
-    world
-        .get_resource_or_insert_with(CellPlans::default)
-        .get(id, scene)
 }

@@ -47,13 +47,13 @@ use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{PartialReflect, Reflect, ReflectRef, TypeRegistry};
 use bevy_transform::components::Transform;
 
-use super::components::{ForgeEntityId, bevy_transform_of};
-use super::registry::ForgeSchemas;
-use super::scene::ForgeScene;
-use super::spawn::{ForgeSceneInstance, ForgeSceneRoot};
 use crate::format::{
     ComponentData, CustomComponent, CustomField, EntityNode, SceneDoc, TransformData,
 };
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::{ForgeSceneInstance, ForgeSceneRoot, HeldBack};
+use crate::runtime::values::components::{ForgeEntityId, bevy_transform_of};
+use crate::runtime::values::registry::ForgeSchemas;
 
 /// What [`capture_instance`] includes beyond the scene's own entities.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub fn capture_instance(
         added: HashMap::default(),
         skipped: Vec::new(),
         next_id: scene.doc().next_id,
-        streamed: world.get::<super::streaming::StreamState>(root),
+        held: world.get::<HeldBack>(root),
     };
     let base = scene.doc();
     let mut doc = SceneDoc {
@@ -202,9 +202,9 @@ struct Capture<'w> {
     added: HashMap<Entity, u64>,
     skipped: Vec<String>,
     next_id: u64,
-    /// The root's streaming state, when its scene has streamed cells: components held back
-    /// while a cell they name is out are kept as written.
-    streamed: Option<&'w super::streaming::StreamState>,
+    /// What the root's instance holds back, when its scene has streamed cells: components held
+    /// back while a cell they name is out are kept as written.
+    held: Option<&'w HeldBack>,
 }
 
 impl<'w> Capture<'w> {
@@ -314,7 +314,7 @@ impl<'w> Capture<'w> {
                     if let Some(c) = self.custom(live, who, Some(custom), &custom.type_path, index)
                     {
                         node.components.push(ComponentData::Custom(c));
-                    } else if self.streamed.is_some_and(|s| s.withholds(base.id)) {
+                    } else if self.held.is_some_and(|h| h.holds_references(base.id)) {
                         // Held back while the cell it names is out: as written.
                         node.components.push(component.clone());
                     }
@@ -361,8 +361,11 @@ impl<'w> Capture<'w> {
             let written = node.components.iter().any(|c| match c {
                 ComponentData::Custom(c) => {
                     c.type_path == type_path
-                        || super::custom::resolve_in_world(self.world, &c.type_path)
-                            .is_some_and(|(path, _)| path == type_path)
+                        || crate::runtime::values::custom::resolve_in_world(
+                            self.world,
+                            &c.type_path,
+                        )
+                        .is_some_and(|(path, _)| path == type_path)
                 }
                 _ => false,
             });
@@ -388,7 +391,8 @@ impl<'w> Capture<'w> {
         index: Option<usize>,
     ) -> Option<CustomComponent> {
         let registry = self.registry?;
-        let (canonical, type_id) = super::custom::resolve_in_world(self.world, type_path)?;
+        let (canonical, type_id) =
+            crate::runtime::values::custom::resolve_in_world(self.world, type_path)?;
         let registration = registry.get(type_id)?;
         let value = registration.data::<ReflectComponent>()?.reflect(live)?;
         let default = registration.data::<ReflectDefault>().map(|d| d.default());
@@ -534,38 +538,6 @@ fn transform_of(t: &Transform, base: Option<&TransformData>) -> TransformData {
 
 /// A built-in read back from its Bevy components, or kept as written without the `builtins`
 /// feature.
-#[cfg(feature = "builtins")]
 fn read_builtin(live: EntityRef, tag: &str, base: Option<&ComponentData>) -> Option<ComponentData> {
-    super::builtin::read(&mut Live(live), tag, base)
-}
-
-/// A live entity's components, read as they are (nothing is left out of a save).
-#[cfg(feature = "builtins")]
-struct Live<'w>(EntityRef<'w>);
-
-#[cfg(feature = "builtins")]
-impl super::builtin::Parts for Live<'_> {
-    fn take<
-        T: bevy_ecs::component::Component + bevy_reflect::FromReflect + bevy_reflect::TypePath + Clone,
-    >(
-        &mut self,
-    ) -> Option<T> {
-        self.0.get::<T>().cloned()
-    }
-    fn path_of(&self, handle: &bevy_asset::UntypedHandle) -> Option<String> {
-        handle.path().map(ToString::to_string)
-    }
-    fn partial<T: bevy_reflect::PartialReflect + bevy_reflect::TypePath>(
-        &mut self,
-        _: &'static str,
-        _: &T,
-        _: &T,
-    ) {
-    }
-    fn without_path<T: bevy_reflect::TypePath>(&mut self) {}
-}
-
-#[cfg(not(feature = "builtins"))]
-fn read_builtin(_: EntityRef, _: &str, base: Option<&ComponentData>) -> Option<ComponentData> {
-    base.cloned()
+    crate::runtime::values::builtin::read_entity(live, tag, base)
 }

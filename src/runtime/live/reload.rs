@@ -46,22 +46,18 @@ use std::sync::Arc;
 use bevy_asset::{
     AssetEvent, AssetId, AssetLoadError, AssetLoadFailedEvent, AssetPath, AssetServer, Assets,
 };
-use bevy_ecs::hierarchy::{ChildOf, Children};
+use bevy_ecs::hierarchy::Children;
 use bevy_ecs::message::MessageReader;
-use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
-use super::cells::plan_of;
-use super::components::{ForgeEntityPath, bevy_transform_of};
-use super::loader::{ForgeSceneLoadError, list};
-use super::scene::ForgeScene;
-use super::spawn::{
-    AppliedDoc, AppliedDocs, ForgeSceneInactive, ForgeSceneInstance, SpawnCx, insert_references,
-    spawn_entity,
+use crate::diff::SceneDiff;
+use crate::runtime::asset::loader::{ForgeSceneLoadError, list};
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::{
+    AppliedVersions, ForgeSceneInstance, HeldBack, Spawner, insert_references, patch_entity,
 };
-use super::streaming::StreamState;
-use crate::diff::{ComponentChange, SceneDiff};
+use crate::runtime::values::components::ForgeEntityPath;
 use crate::validate::{Diagnostic, Severity};
 
 /// Triggered on a [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity after a reload was applied to
@@ -108,7 +104,7 @@ fn live_roots(world: &mut World, scene: AssetId<ForgeScene>) -> Vec<Entity> {
     let mut roots = world.query::<(Entity, &ForgeSceneInstance)>();
     roots
         .iter(world)
-        .filter(|(_, i)| i.scene == scene)
+        .filter(|(_, i)| i.scene() == scene)
         .map(|(e, _)| e)
         .collect()
 }
@@ -176,8 +172,8 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
     };
     for (scene, path, diagnostics) in failed {
         let live = world
-            .get_resource::<AppliedDocs>()
-            .is_some_and(|a| a.0.contains_key(&scene));
+            .get_resource::<AppliedVersions>()
+            .is_some_and(|a| a.get(scene).is_some());
         if !live {
             continue; // a first load failing; the asset server reports it
         }
@@ -190,14 +186,9 @@ pub(crate) fn reload_scenes(world: &mut World, messages: &mut SystemState<Reload
         tracing::error!("reload of `{path}` failed; the last good scene stays live:\n{text}");
         report_failure(world, scene, path, diagnostics);
     }
-    if let Some(mut plans) = world.get_resource_mut::<super::cells::CellPlans>() {
-        for id in &removed {
-            plans.forget(*id);
-        }
-    }
-    if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
+    if let Some(mut applied) = world.get_resource_mut::<AppliedVersions>() {
         for id in removed {
-            applied.0.remove(&id);
+            applied.forget(id);
         }
     }
     for id in modified {
@@ -223,16 +214,15 @@ fn reload_placing(world: &mut World, id: AssetId<ForgeScene>) {
     let file = path.path().to_string_lossy().replace('\\', "/");
     let (Some(scenes), Some(applied)) = (
         world.get_resource::<Assets<ForgeScene>>(),
-        world.get_resource::<AppliedDocs>(),
+        world.get_resource::<AppliedVersions>(),
     ) else {
         return;
     };
     let new = scenes.get(id).map(|s| s.doc.clone());
     let placing: Vec<AssetPath<'static>> = applied
-        .0
-        .keys()
+        .scenes()
         .filter_map(|scene| {
-            let placing = scenes.get(*scene)?;
+            let placing = scenes.get(scene)?;
             let has = placing.prefabs.files.iter().any(|f| *f == file);
             let current = placing
                 .prefabs
@@ -240,7 +230,7 @@ fn reload_placing(world: &mut World, id: AssetId<ForgeScene>) {
                 .iter()
                 .find(|(f, _)| *f == file)
                 .is_some_and(|(_, doc)| new.as_ref().is_some_and(|new| **doc == **new));
-            (has && !current).then(|| server.get_path(*scene)).flatten()
+            (has && !current).then(|| server.get_path(scene)).flatten()
         })
         .map(|p| p.into_owned())
         .collect();
@@ -253,8 +243,8 @@ fn reload_placing(world: &mut World, id: AssetId<ForgeScene>) {
 /// Brings every live instance of scene `id` from the last applied document to the current one.
 fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
     let Some(old) = world
-        .get_resource::<AppliedDocs>()
-        .and_then(|a| a.0.get(&id).cloned())
+        .get_resource::<AppliedVersions>()
+        .and_then(|a| a.get(id).cloned())
     else {
         return; // no live instance yet
     };
@@ -265,7 +255,7 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
         if Arc::ptr_eq(&old.doc, scene.spawn_doc()) {
             return;
         }
-        let changes = old.changes_to(scene);
+        let changes = super::painted::changes(&old, scene);
         if !changes.is_empty() {
             tracing::info!("scene {id:?} reloaded:\n{changes}");
             for root in live_roots(world, id) {
@@ -273,26 +263,26 @@ fn reload_scene(world: &mut World, id: AssetId<ForgeScene>) {
                 let Some(mut instance) = world.entity_mut(root).take::<ForgeSceneInstance>() else {
                     continue;
                 };
-                // A streamed root: what the change adds inside a cell that is out waits for
-                // the cell (it spawns from the new scene when it comes in).
-                let stream = world.entity_mut(root).take::<StreamState>();
-                let plan = stream.as_ref().map(|_| plan_of(world, id, scene));
-                let held = |key: u64| match (&stream, &plan) {
-                    (Some(stream), Some(plan)) => stream.holds(plan, key),
-                    _ => false,
+                // A streamed root: what the change adds inside a cell that is held back waits
+                // for the cell (it spawns from the new scene when it comes in).
+                let held_back = world.entity_mut(root).take::<HeldBack>();
+                let held = |key: u64| {
+                    held_back
+                        .as_ref()
+                        .is_some_and(|h| h.holds(scene.cell_plan(), key))
                 };
                 let event = apply(world, root, &mut instance, &changes, id, scene, &held);
                 if let Ok(mut entity) = world.get_entity_mut(root) {
                     entity.insert(instance);
-                    if let Some(stream) = stream {
-                        entity.insert(stream);
+                    if let Some(held_back) = held_back {
+                        entity.insert(held_back);
                     }
                     world.trigger(event);
                 }
             }
         }
-        if let Some(mut applied) = world.get_resource_mut::<AppliedDocs>() {
-            applied.0.insert(id, AppliedDoc::of(scene));
+        if let Some(mut applied) = world.get_resource_mut::<AppliedVersions>() {
+            applied.set(id, scene.version());
         }
     });
 }
@@ -313,7 +303,7 @@ pub fn apply_diff(
     changes: &SceneDiff,
     scene: &ForgeScene,
 ) -> ForgeSceneReloaded {
-    let scene_id = instance.scene;
+    let scene_id = instance.scene();
     apply(world, root, instance, changes, scene_id, scene, &|_| false)
 }
 
@@ -336,12 +326,7 @@ fn apply(
     };
     // 1. Spawn added entities, parents first. An instance spawned after the change was made
     // (in the frame of an in-memory edit, before hot reload ran) already has them.
-    let cx = SpawnCx {
-        scene_id,
-        scene,
-        visibility: super::spawn::visibility_id(world),
-        inactive: world.get::<ForgeSceneInactive>(root).is_some(),
-    };
+    let spawner = Spawner::new(world, root, scene_id, scene);
     for added in &changes.added {
         if live(world, instance, added.id).is_some() || held(added.id) {
             continue;
@@ -356,7 +341,7 @@ fn apply(
             tracing::debug!("entity {} not spawned: its parent is gone", added.id);
             continue;
         };
-        let entity = spawn_entity(world, parent, added.id, index, &cx);
+        let entity = spawner.spawn(world, parent, added.id, index);
         instance.set(added.id, entity);
         added_keys.push(added.id);
     }
@@ -366,7 +351,7 @@ fn apply(
         let added = added_keys
             .iter()
             .filter_map(|id| Some((*id, doc.entities.get_index_of(id)?)));
-        insert_references(world, scene, instance.entities(), added);
+        insert_references(world, scene, instance, added);
     }
     // 2. Patch changed entities.
     for change in &changes.changed {
@@ -374,40 +359,8 @@ fn apply(
             instance.forget(change.id);
             continue;
         };
-        let index = scene.spawn_doc().entities.get_index_of(&change.id);
-        let new_parent = change.parent.as_ref().map(|p| match p.new {
-            None => Some(root),
-            Some(p) => live(world, instance, p),
-        });
-        let mut e = world.entity_mut(entity);
-        let mut touched = false;
-        if let Some(name) = &change.name {
-            e.insert(Name::new(String::from(name.new.as_str())));
-            touched = true;
-        }
-        if let Some(t) = &change.transform {
-            e.insert(bevy_transform_of(&t.new));
-            touched = true;
-        }
-        if let Some(Some(parent)) = new_parent {
-            e.insert(ChildOf(parent));
-            touched = true;
-        }
-        for component in &change.components {
-            // A game observer may despawn the entity as a component arrives.
-            if e.is_despawned() {
-                break;
-            }
-            touched = true;
-            let live = |key: u64| instance.entities().get(&key).copied();
-            patch_component(&mut e, component, index, scene_id, scene, &live);
-        }
-        if touched {
+        if patch_entity(world, root, instance, entity, change, scene_id, scene) {
             changed_keys.push(change.id);
-        }
-        if !change.components.is_empty() || change.parent.is_some() {
-            // A rendered component added, or a rendered entity moved under a new parent.
-            super::spawn::link_visibility(world, entity);
         }
     }
     // 3. Despawn removed subtrees (and removed entities the game moved elsewhere).
@@ -447,74 +400,6 @@ fn apply(
             .iter()
             .map(|k| instance.path_of_key(*k))
             .collect(),
-    }
-}
-
-/// Applies one component change to a live entity.
-#[cfg_attr(not(feature = "builtins"), allow(unused_variables))]
-fn patch_component(
-    entity: &mut EntityWorldMut,
-    change: &ComponentChange,
-    index: Option<usize>,
-    scene_id: AssetId<ForgeScene>,
-    scene: &ForgeScene,
-    live: super::custom::Live<'_>,
-) {
-    let key = change.key();
-    let id = index
-        .and_then(|i| scene.spawn_doc().entities.get_index(i))
-        .map_or(0, |(id, _)| *id);
-    if let Some(written) = key.strip_prefix("custom:") {
-        // The file may name the type by its bare name (`Orbit`), as the loader allows.
-        let canonical = super::custom::canonical_path(entity.world(), written);
-        let type_path = canonical.as_deref().unwrap_or(written);
-        let prepared = index.and_then(|i| scene.custom.entity(i).find(type_path));
-        match (change, prepared) {
-            (ComponentChange::Removed { .. }, _) | (_, None) => {
-                super::custom::remove(entity, type_path)
-            }
-            (
-                ComponentChange::Changed {
-                    fields: Some(fields),
-                    ..
-                },
-                Some(p),
-            ) => {
-                let set: Vec<&str> = fields
-                    .iter()
-                    .filter(|f| f.new.is_some())
-                    .map(|f| f.name.as_str())
-                    .collect();
-                super::custom::patch_fields(entity, p, &set, id, live);
-            }
-            (_, Some(p)) => super::custom::insert_one(entity, p, id, live),
-        }
-    } else {
-        #[cfg(feature = "builtins")]
-        patch_builtin(entity, change, &key, index, scene_id, scene);
-    }
-}
-
-/// Applies a change of a built-in component.
-#[cfg(feature = "builtins")]
-fn patch_builtin(
-    entity: &mut EntityWorldMut,
-    change: &ComponentChange,
-    key: &str,
-    index: Option<usize>,
-    scene_id: AssetId<ForgeScene>,
-    scene: &ForgeScene,
-) {
-    match change {
-        ComponentChange::Removed { key } => super::builtin::remove(entity, key),
-        ComponentChange::Added { .. } | ComponentChange::Changed { .. } => {
-            let prepared =
-                index.and_then(|i| scene.prepared.entity(i).iter().find(|c| c.tag() == key));
-            match prepared {
-                Some(component) => super::spawn::insert_builtin(entity, component, scene_id, scene),
-                None => super::builtin::remove(entity, key),
-            }
-        }
     }
 }
 

@@ -7,13 +7,13 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use super::custom::CustomContext;
 use super::progress::{LoadTicket, LoadTracker};
-use super::registry::ForgeSchemas;
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::cook::CookError;
 use crate::format::{ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep};
 use crate::pipeline::{PrefabFiles, Source, SourceError};
+use crate::runtime::values::custom::CustomContext;
+use crate::runtime::values::registry::ForgeSchemas;
 use crate::validate::diagnostic::count_of;
 use crate::validate::{Diagnostic, Severity, ValidationReport};
 
@@ -398,7 +398,7 @@ fn read_reason(e: &bevy_asset::ReadAssetBytesError) -> String {
 /// scene, each prefab file's own in that file; each place once.
 fn asset_refs_of<B>(
     checked: &crate::pipeline::Checked<B>,
-    files: &PrefabFiles<impl FnMut(&str) -> Result<Vec<u8>, String>>,
+    files: &PrefabFiles<impl crate::pipeline::PrefabSource>,
 ) -> Vec<(String, Diagnostic)> {
     let parsed = &checked.source.parsed;
     let mut out = Vec::new();
@@ -433,20 +433,20 @@ fn asset_refs(doc: &SceneDoc, map: &crate::format::SourceMap) -> Vec<(String, Di
     let mut refs = Vec::new();
     for (id, node) in &doc.entities {
         for (index, component) in node.components.iter().enumerate() {
-            for (field, asset) in crate::format::builtin::assets(component) {
+            for (field, what, asset) in crate::format::builtin::assets(component) {
                 if crate::project::check_asset_path(asset).is_err() {
                     continue; // reported by validation
                 }
                 let file = asset.split_once('#').map_or(asset, |(f, _)| f);
-                let mut d = Diagnostic::new(
-                    Severity::Error,
-                    "forge::asset::missing",
-                    format!("asset `{file}` does not exist in the asset source"),
-                );
-                d.entity = Some(*id);
-                d.path = Some(format!("components[{index}].data.{field}"));
+                let mut d = crate::validate::missing_asset(what, asset)
+                    .with_entity(*id)
+                    .with_path(format!("components[{index}].data.{field}"));
                 d.position = map.component_field(*id, index, field);
-                d.help = Some("paths are relative to the assets directory; `check_assets: false` in the loader settings skips this check".into());
+                if let Some(help) = &mut d.help {
+                    help.push_str(
+                        "; `check_assets: false` in the loader settings skips this check",
+                    );
+                }
                 refs.push((file.to_owned(), d));
             }
         }
