@@ -217,7 +217,9 @@ fn a_changed_light_a_moved_and_a_removed_entity_show_inside_their_outlines() {
         .filter(|(x, y)| !others.iter().any(|o| o.contains(*x, *y)))
         .filter(|(x, y)| review.difference.get_pixel(*x, *y).0 == [255, 0, 255, 255])
         .count();
-    eprintln!("lamp: {light_only} magenta pixels in its outline outside the crate's and the ball's");
+    eprintln!(
+        "lamp: {light_only} magenta pixels in its outline outside the crate's and the ball's"
+    );
     assert!(
         light_only > 200,
         "{light_only} magenta pixels of the lamp's light alone"
