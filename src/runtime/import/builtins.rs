@@ -6,9 +6,9 @@ use std::any::TypeId;
 use bevy_reflect::std_traits::ReflectDefault;
 use bevy_reflect::{FromReflect, PartialReflect, ReflectRef, TypePath, TypeRegistry};
 
-use crate::runtime::values::builtin::{self, CAMERA_IMPLIED, Parts};
 use super::{HandlePaths, NoteKind, Part, ident, is_bevy};
 use crate::format::EntityNode;
+use crate::runtime::values::builtin::{self, CAMERA_IMPLIED, Parts};
 
 /// An entity's parts as [`builtin::read`] sees them: taken parts are marked used, what the
 /// file form leaves out becomes a note.
