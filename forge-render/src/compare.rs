@@ -166,9 +166,11 @@ pub fn check_not_blank(image: &RgbaImage) -> Result<(), BlankCapture> {
     Err(BlankCapture { r, g, b, a })
 }
 
-/// Writes `image` as a PNG file, small: RGB when every pixel is opaque (captures are), the
-/// encoder's best compression and adaptive filtering (golden images and README pictures are
-/// kept in the repository; a capture is about half the size of the encoder's default).
+/// Writes `image` as a PNG file, small: RGB when every pixel is opaque (captures are) and
+/// adaptive filtering (golden images and README pictures are kept in the repository), at the
+/// encoder's default compression: its best made a 1,000-cube capture at 1280x720 under 1%
+/// smaller (285 KB against 286 KB) and took twice as long (0.5 s against 0.25 s per file, and
+/// a review writes five).
 ///
 /// # Errors
 /// The file's or the encoder's error, as an I/O error.
@@ -176,7 +178,8 @@ pub fn save_png(image: &RgbaImage, path: &std::path::Path) -> std::io::Result<()
     use image::ImageEncoder;
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let encoder = PngEncoder::new_with_quality(file, CompressionType::Best, FilterType::Adaptive);
+    let encoder =
+        PngEncoder::new_with_quality(file, CompressionType::Default, FilterType::Adaptive);
     let (w, h) = image.dimensions();
     let result = if image.pixels().all(|p| p.0[3] == 255) {
         let rgb: Vec<u8> = image

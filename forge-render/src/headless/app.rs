@@ -14,11 +14,13 @@ use bevy_internal::asset::{
     AssetApp, AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle,
     RecursiveDependencyLoadState, RenderAssetUsages,
 };
+use bevy_internal::camera::Camera;
 use bevy_internal::camera::visibility::Visibility;
 use bevy_internal::ecs::prelude::*;
 use bevy_internal::image::Image;
 use bevy_internal::log::LogPlugin;
 use bevy_internal::render::RenderPlugin;
+use bevy_internal::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy_internal::render::render_resource::{
     Extent3d, PollType, TextureDimension, TextureFormat, TextureUsages,
 };
@@ -36,6 +38,11 @@ use crate::compare::{BlankCapture, check_not_blank};
 /// The app: Bevy's default plugins without a window (no `WinitPlugin`, no primary window,
 /// never exiting by itself), pipelines compiled before the frame that needs them, fixed time,
 /// the scene plugin, and the default asset source reading scene `side`'s folder.
+///
+/// Without `PipelinedRenderingPlugin`: each [`frame`] waits for the device anyway, so drawing
+/// frame n while the app runs frame n + 1 overlaps nothing, and it would put the picture one
+/// frame behind the world (a capture then needs one more warm-up frame of a full draw; see
+/// BENCHMARKS.md).
 pub(super) fn new_app(roots: &[PathBuf], side: Arc<AtomicUsize>) -> App {
     let mut app = App::new();
     let reader = SideReader {
@@ -48,6 +55,8 @@ pub(super) fn new_app(roots: &[PathBuf], side: Arc<AtomicUsize>) -> App {
     );
     app.add_plugins(
         DefaultPlugins
+            .build()
+            .disable::<PipelinedRenderingPlugin>()
             .set(WindowPlugin {
                 primary_window: None,
                 exit_condition: ExitCondition::DontExit,
@@ -176,8 +185,10 @@ pub(super) fn wait_loaded(
     }
 }
 
-/// Draws `warmup` frames, then captures the target; a blank capture is tried again a few
-/// frames later before it is refused.
+/// Draws `warmup` frames, then the frame that captures the target; until its read-back
+/// arrives, frames are drawn with every camera off (they draw nothing, so cost next to
+/// nothing on a software rasteriser), then the cameras are turned on again. A blank capture is
+/// tried again a few frames later before it is refused.
 pub(super) fn capture(
     app: &mut App,
     target: &Handle<Image>,
@@ -198,12 +209,19 @@ pub(super) fn capture(
                     *slot = Some(captured.image.clone());
                 }
             });
-        let mut image = None;
+        frame(app);
+        let mut image = slot.lock().ok().and_then(|mut s| s.take());
+        let active = cameras_off(app.world_mut());
         for _ in 0..30 {
-            frame(app);
-            image = slot.lock().ok().and_then(|mut s| s.take());
             if image.is_some() {
                 break;
+            }
+            frame(app);
+            image = slot.lock().ok().and_then(|mut s| s.take());
+        }
+        for e in active {
+            if let Some(mut camera) = app.world_mut().get_mut::<Camera>(e) {
+                camera.is_active = true;
             }
         }
         let Some(image) = image else {
@@ -243,4 +261,17 @@ pub(super) fn capture(
             ),
         },
     })
+}
+
+/// Turns every active camera off; returns them.
+fn cameras_off(world: &mut World) -> Vec<Entity> {
+    let mut query = world.query::<(Entity, &mut Camera)>();
+    let mut turned = Vec::new();
+    for (e, mut camera) in query.iter_mut(world) {
+        if camera.is_active {
+            camera.is_active = false;
+            turned.push(e);
+        }
+    }
+    turned
 }
