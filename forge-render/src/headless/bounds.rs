@@ -120,7 +120,7 @@ pub(super) fn entity_boxes(world: &mut World, root: Entity, job: &RenderJob) -> 
         let y0 = min.y.floor().max(0.0);
         let x1 = max.x.ceil().min(w as f32);
         let y1 = max.y.ceil().min(h as f32);
-        (x1 > x0 && y1 > y0).then(|| PixelRect {
+        (x1 > x0 && y1 > y0).then_some(PixelRect {
             x0: x0 as u32,
             y0: y0 as u32,
             x1: x1 as u32,

@@ -310,7 +310,7 @@ pub(super) fn choose_cameras(
             (two_d, order, p, e)
         })
         .collect();
-    cameras.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    cameras.sort_by_key(|a| (a.0, a.1));
     let mut words = Vec::new();
     for (n, (_, _, path, e)) in cameras.iter().enumerate() {
         let name = world
