@@ -67,6 +67,7 @@
 
 mod cook;
 mod export;
+mod external;
 mod import;
 mod migrate;
 mod render;
@@ -123,6 +124,21 @@ enum Command {
     /// hover, completion, go to definition, references, symbols, inlay hints, quick fixes,
     /// formatting).
     Lsp(LspArgs),
+    /// Render a scene to a PNG through Bevy's renderer, without a window (runs the
+    /// `forge-render` program, built apart: see docs/guide/review.md).
+    #[command(disable_help_flag = true)]
+    Render(ExternalArgs),
+    /// Review two versions of a scene: before / after / difference images with the changed
+    /// entities outlined, and a Markdown report (runs `forge-render`).
+    #[command(disable_help_flag = true)]
+    Review(ExternalArgs),
+}
+
+/// The arguments of a command another program runs, passed on as given.
+#[derive(Debug, Args)]
+struct ExternalArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]
@@ -269,6 +285,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match cli.command {
         Command::Lsp(_) => return bevy_forge_scene_cli::lsp::stdio(),
+        Command::Render(args) => return external::run("render", &args.args),
+        Command::Review(args) => return external::run("review", &args.args),
         Command::Validate(args) => validate(&args),
         Command::Fmt(args) => fmt(&args),
         Command::New(args) => new(&args),
