@@ -47,6 +47,7 @@ extern crate self as bevy_forge_scene;
 // project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
 // The runtime's items are re-exported here: a game names them from the crate root (or the
 // prelude); the tools (validate, edit, export, cook, ...) are reached through their modules.
+pub mod codes;
 pub mod cook;
 pub mod diff;
 pub mod edit;

@@ -316,8 +316,17 @@ fn colours() {
         eval::<Color>("Color::srgb_u8(255, 0, 128)"),
         Ok(Color::srgb_u8(255, 0, 128))
     );
+    // Every colour space's constructor, the colour kept in its space.
+    assert_eq!(
+        eval::<Color>("Color::hsla(200.0, 0.5, 0.25, 0.5)"),
+        Ok(Color::hsla(200.0, 0.5, 0.25, 0.5))
+    );
+    assert_eq!(
+        eval::<Color>("Color::oklch(0.7, 0.1, 120.0)"),
+        Ok(Color::oklch(0.7, 0.1, 120.0))
+    );
     assert!(matches!(
-        err::<Color>("Color::hsl(1.0, 1.0, 1.0)"),
+        err::<Color>("Color::srgb_from_array([1.0, 1.0, 1.0])"),
         ExprError::Unsupported { .. }
     ));
 }

@@ -67,6 +67,7 @@
 
 mod cook;
 mod export;
+mod external;
 mod import;
 mod migrate;
 mod render;
@@ -78,6 +79,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bevy_forge_scene::codes;
 use bevy_forge_scene::format::{ParsedScene, SceneDoc};
 use bevy_forge_scene::pipeline::{self, PrefabFiles, PrefabSource};
 use bevy_forge_scene::prefab::ExpandedScene;
@@ -122,6 +124,21 @@ enum Command {
     /// hover, completion, go to definition, references, symbols, inlay hints, quick fixes,
     /// formatting).
     Lsp(LspArgs),
+    /// Render a scene to a PNG through Bevy's renderer, without a window (runs the
+    /// `forge-render` program, built apart: see docs/guide/review.md).
+    #[command(disable_help_flag = true)]
+    Render(ExternalArgs),
+    /// Review two versions of a scene: before / after / difference images with the changed
+    /// entities outlined, and a Markdown report (runs `forge-render`).
+    #[command(disable_help_flag = true)]
+    Review(ExternalArgs),
+}
+
+/// The arguments of a command another program runs, passed on as given.
+#[derive(Debug, Args)]
+struct ExternalArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]
@@ -268,6 +285,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let status = match cli.command {
         Command::Lsp(_) => return bevy_forge_scene_cli::lsp::stdio(),
+        Command::Render(args) => return external::run("render", &args.args),
+        Command::Review(args) => return external::run("review", &args.args),
         Command::Validate(args) => validate(&args),
         Command::Fmt(args) => fmt(&args),
         Command::New(args) => new(&args),
@@ -332,7 +351,7 @@ fn cooked_file(path: &Path, bytes: &[u8]) -> Diagnostic {
     match bevy_forge_scene::cook::CookedScene::decode(bytes) {
         Ok(cooked) => Diagnostic::new(
             Severity::Error,
-            "forge::cook::not_text",
+            codes::cook::NOT_TEXT,
             format!("`{name}` is a cooked scene (`.forge.bin`); `forge` reads text"),
         )
         .with_help(format!(
@@ -677,9 +696,9 @@ fn schema_file_error(path: &Path, e: &SchemaFileError, format: OutputFormat) -> 
             "file": path.display().to_string(),
             "severity": "error",
             "code": if unreadable {
-                "forge::schema_file::unreadable"
+                codes::schema_file::UNREADABLE
             } else {
-                "forge::schema_file::invalid"
+                codes::schema_file::INVALID
             },
             "message": e.message(),
             "line": line,

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use bevy_forge_scene::codes;
 use bevy_forge_scene::schema::SchemaFile;
 use bevy_forge_scene::validate::report;
 use bevy_forge_scene::validate::{Diagnostic, Severity};
@@ -110,7 +111,7 @@ fn diff(args: &DiffArgs) -> Status {
             .collect();
         let renames = now
             .iter()
-            .filter(|d| d.code.starts_with("forge::custom::renamed"))
+            .filter(|d| d.code.starts_with(codes::custom::RENAMED))
             .count();
         let name = shown(path);
         if !new_errors.is_empty() {

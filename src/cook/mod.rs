@@ -104,6 +104,7 @@
 
 mod wire;
 
+use crate::codes;
 use crate::format::{ParsedScene, SceneDoc, SourceMap};
 
 /// The first eight bytes of every cooked file (see [the module docs](self), "Layout").
@@ -251,19 +252,19 @@ impl CookError {
     /// `duplicate_prefab`).
     pub fn code(&self) -> &'static str {
         match self {
-            CookError::NotCooked => "forge::cook::not_cooked",
-            CookError::DamagedMagic { .. } => "forge::cook::magic",
+            CookError::NotCooked => codes::cook::NOT_COOKED,
+            CookError::DamagedMagic { .. } => codes::cook::MAGIC,
             CookError::TruncatedHeader { .. } | CookError::Truncated { .. } => {
-                "forge::cook::truncated"
+                codes::cook::TRUNCATED
             }
-            CookError::Version { .. } => "forge::cook::version",
-            CookError::Reserved { .. } => "forge::cook::reserved",
-            CookError::Trailing { .. } => "forge::cook::trailing",
-            CookError::Checksum { .. } => "forge::cook::checksum",
-            CookError::Body { .. } => "forge::cook::body",
-            CookError::Document { .. } => "forge::cook::document",
-            CookError::DuplicateId { .. } => "forge::cook::duplicate_id",
-            CookError::DuplicatePrefab { .. } => "forge::cook::duplicate_prefab",
+            CookError::Version { .. } => codes::cook::VERSION,
+            CookError::Reserved { .. } => codes::cook::RESERVED,
+            CookError::Trailing { .. } => codes::cook::TRAILING,
+            CookError::Checksum { .. } => codes::cook::CHECKSUM,
+            CookError::Body { .. } => codes::cook::BODY,
+            CookError::Document { .. } => codes::cook::DOCUMENT,
+            CookError::DuplicateId { .. } => codes::cook::DUPLICATE_ID,
+            CookError::DuplicatePrefab { .. } => codes::cook::DUPLICATE_PREFAB,
         }
     }
 }

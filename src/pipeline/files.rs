@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::rules::{CustomRules, Offline, check_all};
+use crate::codes;
 use crate::cook::CookedScene;
 use crate::format::MAX_PREFAB_DEPTH;
 use crate::format::{ParsedScene, ReadError, SceneDoc};
@@ -39,7 +40,7 @@ pub(crate) fn chain_problem(chain: &[String], next: &str) -> Option<Diagnostic> 
         return Some(
             Diagnostic::new(
                 Severity::Error,
-                "forge::prefab::cycle",
+                codes::prefab::CYCLE,
                 format!("prefab cycle: {}", cycle.join(" -> ")),
             )
             .with_help(format!(
@@ -52,7 +53,7 @@ pub(crate) fn chain_problem(chain: &[String], next: &str) -> Option<Diagnostic> 
         return Some(
             Diagnostic::new(
                 Severity::Error,
-                "forge::prefab::too_deep",
+                codes::prefab::TOO_DEEP,
                 format!(
                     "prefabs nest deeper than {MAX_PREFAB_DEPTH} files: {}",
                     listed()
@@ -583,7 +584,7 @@ where
         if let Some(why) = unreadable {
             diagnostics.push(at(Diagnostic::new(
                 Severity::Error,
-                "forge::prefab::unreadable",
+                codes::prefab::UNREADABLE,
                 format!("prefab `{scene}` cannot be read: {why}"),
             )
             .with_help(
@@ -680,12 +681,12 @@ fn check_prefab<R, C>(
     // keeping a partial copy would only multiply further up.
     let too_large = diagnostics
         .iter()
-        .any(|d| d.code == "forge::prefab::too_large");
+        .any(|d| d.code == codes::prefab::TOO_LARGE);
     let expanded = (!too_large).then(|| {
         Arc::new(expanded.unwrap_or_else(|| ExpandedScene::plain(Arc::new(parsed.doc.clone()))))
     });
     // A prefab is placed in other scenes: it needs no camera of its own.
-    diagnostics.retain(|d| d.code != "forge::camera::none");
+    diagnostics.retain(|d| d.code != codes::camera::NONE);
     // Its problems are its file's, told where it was placed (the first time it was).
     let placed = placed_by(chain);
     for d in &mut diagnostics {

@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use bevy_platform::collections::HashMap;
 
+use crate::codes;
 use crate::format::{
     ComponentData, EcoString, EntityNode, IdHasher, Instance, MAX_EXPANDED_ENTITIES, OverridePart,
     ParsedScene, SceneDoc, SourceMap,
@@ -167,7 +168,7 @@ impl ExpandedScene {
             .into_iter()
             .filter(|d| {
                 d.severity != Severity::Info
-                    && d.code != "forge::name::duplicate"
+                    && d.code != codes::name::DUPLICATE
                     && d.entity.is_some_and(|e| self.paths.contains_key(&e))
             })
             .filter_map(|d| self.locate(parsed, d))
@@ -304,7 +305,7 @@ pub fn expand<'p>(
         {
             let mut d = Diagnostic::new(
                 Severity::Error,
-                "forge::prefab::too_large",
+                codes::prefab::TOO_LARGE,
                 format!(
                     "with `{}` placed here the scene would have more than {MAX_EXPANDED_ENTITIES} entities",
                     instance.scene
@@ -476,7 +477,7 @@ fn expand_layer<'p>(
     if into.out.entities.len() + per_cell > MAX_EXPANDED_ENTITIES {
         let mut d = Diagnostic::new(
             Severity::Error,
-            "forge::prefab::too_large",
+            codes::prefab::TOO_LARGE,
             format!(
                 "with its cells placed the scene would have more than {MAX_EXPANDED_ENTITIES} entities"
             ),
@@ -547,7 +548,7 @@ fn expand_layer<'p>(
             };
             let mut d = Diagnostic::new(
                 Severity::Warning,
-                "forge::prefab::unused_override",
+                codes::prefab::UNUSED_OVERRIDE,
                 format!("override target {:?}: cell ({i}, {j}) {why}", o.target),
             )
             .with_entity(id)
@@ -632,7 +633,7 @@ fn place_prefab(
         if out.entities.contains_key(&new_key) {
             let mut d = Diagnostic::new(
                 Severity::Error,
-                "forge::prefab::key_collision",
+                codes::prefab::KEY_COLLISION,
                 format!(
                     "the id path {path:?} hashes to the key of another entity ({new_key}); renumber entity {}",
                     place.at
@@ -797,7 +798,7 @@ fn apply_overrides_at<'o>(
         let unused = |part: OverridePart<'_>, what: String| {
             let mut d = Diagnostic::new(
                 Severity::Warning,
-                "forge::prefab::unused_override",
+                codes::prefab::UNUSED_OVERRIDE,
                 what,
             )
             .with_entity(id)
@@ -875,7 +876,7 @@ fn apply_overrides_at<'o>(
             if node.components.iter().any(|c| same_component(c, component)) {
                 let mut d = Diagnostic::new(
                     Severity::Error,
-                    "forge::prefab::add_existing",
+                    codes::prefab::ADD_EXISTING,
                     format!(
                         "prefab entity {:?} (`{}`) already has a `{}` component",
                         o.target,

@@ -19,6 +19,7 @@ use bevy_reflect::{PartialReflect, TypeRegistry};
 use super::diagnostic::Diagnostic;
 use super::site::ExprPlace;
 pub(crate) use super::site::Site;
+use crate::codes;
 use crate::format::{ComponentData, CustomComponent, EntityNode, Position, SceneDoc, SourceMap};
 use crate::schema::expr::{self, EntityRefs, ExprError, Target};
 use crate::schema::{ComponentSchema, SchemaFile};
@@ -175,7 +176,7 @@ pub(crate) fn spelled_twice(
     }
     Some(
         site.error(
-            "forge::component::duplicate_key",
+            codes::component::DUPLICATE_KEY,
             format!(
                 "component `custom:{type_path}` appears twice on this entity (as `{first}` and as `{}`)",
                 custom.type_path
@@ -329,7 +330,7 @@ pub(crate) fn check_fields<'k>(
                 let message = format!("{}: {n} is outside `{range}`", described());
                 return Err(Box::new(at_value(
                     site,
-                    "forge::custom::range",
+                    codes::custom::RANGE,
                     message,
                     place,
                     &field.expr,
@@ -352,7 +353,7 @@ pub(crate) fn check_fields<'k>(
         {
             errors.push(
                 site.error(
-                    "forge::custom::missing_required",
+                    codes::custom::MISSING_REQUIRED,
                     format!(
                         "entity {} (`{}`): `{}` needs field `{}` (marked `required`)",
                         site.label(),
@@ -401,7 +402,7 @@ fn at_value(
 /// The error of a value reflection refused to store.
 fn unfit(site: &Site, described: &str, reason: String, place: ExprPlace, text: &str) -> Diagnostic {
     let message = format!("{described}: the value does not fit: {reason}");
-    at_value(site, "forge::custom::expr", message, place, text)
+    at_value(site, codes::custom::EXPR, message, place, text)
 }
 
 /// The diagnostic of a custom component whose type no schema has: ambiguous bare name, a
@@ -422,7 +423,7 @@ pub(crate) fn unknown_type(
         let list: Vec<String> = same_name.iter().map(|p| format!("`{p}`")).collect();
         return site
             .error(
-                "forge::custom::unknown_type",
+                codes::custom::UNKNOWN_TYPE,
                 format!(
                     "custom component type `{type_path}` is ambiguous: it may be {}",
                     list.join(" or ")
@@ -435,7 +436,7 @@ pub(crate) fn unknown_type(
     if let Some(what) = registered_as {
         return site
             .error(
-                "forge::custom::not_allowed",
+                codes::custom::NOT_ALLOWED,
                 format!("`{type_path}` is {what}; scenes may only create built-in components and `ForgeComponent` types"),
                 ".type_path".into(),
                 position,
@@ -459,7 +460,7 @@ pub(crate) fn unknown_type(
         help.push_str(STALE_HINT);
     }
     site.error(
-        "forge::custom::unknown_type",
+        codes::custom::UNKNOWN_TYPE,
         format!("unknown custom component type `{type_path}`"),
         ".type_path".into(),
         position,
@@ -502,7 +503,7 @@ pub(crate) fn unknown_field(
         help.push_str(STALE_HINT);
     }
     site.error(
-        "forge::custom::unknown_field",
+        codes::custom::UNKNOWN_FIELD,
         message,
         format!("{path}.name"),
         position,
@@ -531,8 +532,8 @@ pub(crate) fn expr_error(
     };
     // A reference that does not resolve has its own code: the expression itself is fine.
     let code = match e {
-        ExprError::Reference { .. } => "forge::custom::reference",
-        _ => "forge::custom::expr",
+        ExprError::Reference { .. } => codes::custom::REFERENCE,
+        _ => codes::custom::EXPR,
     };
     let mut d = site.error(
         code,

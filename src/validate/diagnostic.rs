@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::codes;
 use crate::format::{Position, ReadError, ReadErrorKind};
 
 /// `s` with every control character escaped (`\n`, `\u{1b}`): what human output shows of text
@@ -100,6 +101,8 @@ impl fmt::Display for Severity {
 /// | `forge::light::intensity` | error | point light `intensity < 0` |
 /// | `forge::light::range` | error | point light `range <= 0` |
 /// | `forge::light::illuminance` | error | directional light `illuminance < 0` |
+/// | `forge::light::radius` | error | spot or point light `radius < 0` |
+/// | `forge::light::angle` | error | spot light `inner_angle` or `outer_angle` outside `0..=90` degrees, or `inner_angle > outer_angle` |
 /// | `forge::material::non_finite` | error | a material colour, `metallic` or `perceptual_roughness` is not finite |
 /// | `forge::mesh::non_finite` | error | a primitive shape size is not finite (extra) |
 /// | `forge::sprite::custom_size` | error | sprite `custom_size` with a component that is not positive and finite |
@@ -137,6 +140,7 @@ impl fmt::Display for Severity {
 /// | `forge::prefab::unreadable` | error | with the prefabs: a prefab file cannot be read |
 /// | `forge::prefab::not_loaded` | error | an edit in memory places a prefab the scene was not loaded with |
 /// | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
+/// | `forge::prefab::too_large` | error | with the prefabs: expanding the instances would make more than `MAX_EXPANDED_ENTITIES` entities |
 /// | `forge::prefab::unused_override` | warning | with the prefab: an override's target (or the component it sets or removes) is not in the prefab; kept, it applies again when the target returns |
 /// | `forge::layer::id` | error | a tile layer's id is zero, an entity's, another layer's, or not below `next_id` |
 /// | `forge::layer::parent` | error | a tile layer's parent is not an entity of the scene |
@@ -164,6 +168,40 @@ impl fmt::Display for Severity {
 /// | `forge::light::none` | info | meshes but no light |
 /// | `forge::entity::transform_only` | info | an entity with no components (only a transform) and no instance |
 /// | `forge::prefab::empty_override` | info | an override that changes nothing |
+/// | `forge::read::syntax` | error | the document cannot be read: a token other than the one the grammar needs here |
+/// | `forge::read::unexpected_end` | error | the document cannot be read: the text ends in the middle of the document |
+/// | `forge::read::unknown_field` | error | the document cannot be read: a field name the struct does not have (with the closest known one) |
+/// | `forge::read::duplicate_field` | error | the document cannot be read: a field given twice in one struct |
+/// | `forge::read::missing_field` | error | the document cannot be read: a required field is absent |
+/// | `forge::read::duplicate_entity_key` | error | the document cannot be read: two entries of `entities` share a key |
+/// | `forge::read::tag_as_string` | error | the document cannot be read: a tag written as a string (`type: "sprite"`) |
+/// | `forge::read::unknown_variant` | error | the document cannot be read: a name that is not one of the allowed variants (component tag, shape, mesh source, visibility) |
+/// | `forge::read::unsupported_version` | error | the document cannot be read: a `format_version` this build cannot read |
+/// | `forge::read::unexpected_data` | error | the document cannot be read: a unit component (`camera2d`, `camera3d`) with a payload other than `()` |
+/// | `forge::read::nothing_to_set` | error | the document cannot be read: an override `set`s a component without fields |
+/// | `forge::read::integer_out_of_range` | error | the document cannot be read: an integer that does not fit the field's type |
+/// | `forge::read::invalid_number` | error | the document cannot be read: a malformed number literal |
+/// | `forge::read::invalid_escape` | error | the document cannot be read: a malformed escape sequence in a string |
+/// | `forge::read::unterminated_string` | error | the document cannot be read: a string without its closing quote |
+/// | `forge::read::unterminated_comment` | error | the document cannot be read: a block comment without its closing `*/` |
+/// | `forge::read::trailing_characters` | error | the document cannot be read: text after the document's closing `)` |
+/// | `forge::read::invalid_utf8` | error | the document cannot be read: the bytes are not UTF-8 |
+/// | `forge::read::too_large` | error | the document cannot be read: the text is larger than the reader's limit of 4 GiB |
+/// | `forge::read::io` | error | the document cannot be read: the file could not be read |
+/// | `forge::cook::not_cooked` | error | a cooked file cannot be used: the bytes do not start with the cooked magic |
+/// | `forge::cook::magic` | error | a cooked file cannot be used: the first byte is damaged but the next seven are the magic's |
+/// | `forge::cook::truncated` | error | a cooked file cannot be used: the file ends inside the header, or fewer bytes follow it than it says |
+/// | `forge::cook::version` | error | a cooked file cannot be used: a cooked layout version this build does not read |
+/// | `forge::cook::reserved` | error | a cooked file cannot be used: the reserved header bytes are not zero |
+/// | `forge::cook::trailing` | error | a cooked file cannot be used: more bytes follow the body than the header says |
+/// | `forge::cook::checksum` | error | a cooked file cannot be used: the body's CRC-32 does not match the header's |
+/// | `forge::cook::body` | error | a cooked file cannot be used: the body does not decode as a cooked scene |
+/// | `forge::cook::document` | error | a cooked file cannot be used: a cooked document the text reader would refuse |
+/// | `forge::cook::duplicate_id` | error | a cooked file cannot be used: two entities of one cooked document have the same id |
+/// | `forge::cook::duplicate_prefab` | error | a cooked file cannot be used: a prefab is bundled twice |
+/// | `forge::cook::not_text` | error | a cooked file cannot be used: a `forge` command that needs text was given a cooked file |
+/// | `forge::schema_file::unreadable` | error | `forge`: the `--schema` file cannot be read |
+/// | `forge::schema_file::invalid` | error | `forge`: the `--schema` file does not read as a schema file |
 ///
 /// The `forge::prefab::*` codes marked "with the prefab" need the prefab files: the scene loader
 /// and `forge validate` (which follows instances) report them, `validate_parsed` does not. The
@@ -174,11 +212,11 @@ impl fmt::Display for Severity {
 ///
 /// Documents that cannot be read at all report one error with a `forge::read::<kind>` code (see
 /// [`Diagnostic::from_read_error`]); cooked files that are not usable ([`crate::cook`]), one
-/// with a `forge::cook::<kind>` code: `not_cooked`, `truncated`, `trailing`, `version`,
-/// `reserved`, `checksum`, `body`, `document`, `duplicate_id`, `duplicate_prefab`; and
-/// `forge::cook::not_text` when a `forge` command is given a cooked file
-/// ([`CookError::code`](crate::cook::CookError::code)). A cooked file that decodes is validated
-/// with the codes above, without positions.
+/// with a `forge::cook::<kind>` code ([`CookError::code`](crate::cook::CookError::code)). A
+/// cooked file that decodes is validated with the codes above, without positions.
+///
+/// Each code is also a constant of [`crate::codes`] (`codes::prefab::UNUSED_OVERRIDE`), which
+/// is what the crate emits; a test keeps the table and the constants one list.
 ///
 /// This module has no Bevy dependency.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -313,26 +351,26 @@ impl Diagnostic {
     /// position (none for `io`), entity and field.
     pub fn from_read_error(error: &ReadError) -> Self {
         let code = match error.kind() {
-            ReadErrorKind::Unexpected { .. } => "forge::read::syntax",
-            ReadErrorKind::UnexpectedEnd { .. } => "forge::read::unexpected_end",
-            ReadErrorKind::UnknownField { .. } => "forge::read::unknown_field",
-            ReadErrorKind::DuplicateField { .. } => "forge::read::duplicate_field",
-            ReadErrorKind::MissingField { .. } => "forge::read::missing_field",
-            ReadErrorKind::DuplicateEntityKey { .. } => "forge::read::duplicate_entity_key",
-            ReadErrorKind::TagAsString { .. } => "forge::read::tag_as_string",
-            ReadErrorKind::UnknownVariant { .. } => "forge::read::unknown_variant",
-            ReadErrorKind::UnsupportedFormatVersion { .. } => "forge::read::unsupported_version",
-            ReadErrorKind::UnexpectedData { .. } => "forge::read::unexpected_data",
-            ReadErrorKind::NothingToSet { .. } => "forge::read::nothing_to_set",
-            ReadErrorKind::IntegerOutOfRange { .. } => "forge::read::integer_out_of_range",
-            ReadErrorKind::InvalidNumber { .. } => "forge::read::invalid_number",
-            ReadErrorKind::InvalidEscape { .. } => "forge::read::invalid_escape",
-            ReadErrorKind::UnterminatedString => "forge::read::unterminated_string",
-            ReadErrorKind::UnterminatedComment => "forge::read::unterminated_comment",
-            ReadErrorKind::TrailingCharacters { .. } => "forge::read::trailing_characters",
-            ReadErrorKind::InvalidUtf8 => "forge::read::invalid_utf8",
-            ReadErrorKind::TooLarge { .. } => "forge::read::too_large",
-            ReadErrorKind::Io(_) => "forge::read::io",
+            ReadErrorKind::Unexpected { .. } => codes::read::SYNTAX,
+            ReadErrorKind::UnexpectedEnd { .. } => codes::read::UNEXPECTED_END,
+            ReadErrorKind::UnknownField { .. } => codes::read::UNKNOWN_FIELD,
+            ReadErrorKind::DuplicateField { .. } => codes::read::DUPLICATE_FIELD,
+            ReadErrorKind::MissingField { .. } => codes::read::MISSING_FIELD,
+            ReadErrorKind::DuplicateEntityKey { .. } => codes::read::DUPLICATE_ENTITY_KEY,
+            ReadErrorKind::TagAsString { .. } => codes::read::TAG_AS_STRING,
+            ReadErrorKind::UnknownVariant { .. } => codes::read::UNKNOWN_VARIANT,
+            ReadErrorKind::UnsupportedFormatVersion { .. } => codes::read::UNSUPPORTED_VERSION,
+            ReadErrorKind::UnexpectedData { .. } => codes::read::UNEXPECTED_DATA,
+            ReadErrorKind::NothingToSet { .. } => codes::read::NOTHING_TO_SET,
+            ReadErrorKind::IntegerOutOfRange { .. } => codes::read::INTEGER_OUT_OF_RANGE,
+            ReadErrorKind::InvalidNumber { .. } => codes::read::INVALID_NUMBER,
+            ReadErrorKind::InvalidEscape { .. } => codes::read::INVALID_ESCAPE,
+            ReadErrorKind::UnterminatedString => codes::read::UNTERMINATED_STRING,
+            ReadErrorKind::UnterminatedComment => codes::read::UNTERMINATED_COMMENT,
+            ReadErrorKind::TrailingCharacters { .. } => codes::read::TRAILING_CHARACTERS,
+            ReadErrorKind::InvalidUtf8 => codes::read::INVALID_UTF8,
+            ReadErrorKind::TooLarge { .. } => codes::read::TOO_LARGE,
+            ReadErrorKind::Io(_) => codes::read::IO,
         };
         let position = match error.kind() {
             ReadErrorKind::Io(_) => None,

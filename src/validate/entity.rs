@@ -6,6 +6,7 @@ use super::names::{check_type_path, is_field_name, raw_hint};
 use super::scene::{SceneFacts, ValidNames};
 use super::structure::blank;
 use super::{Collector, Diagnostic, Loc, Severity};
+use crate::codes;
 use crate::format::builtin::{BuiltinField, BuiltinTag, FieldRange, Role, ValueRef};
 use crate::format::{ComponentData, CustomComponent, EntityNode, MeshSource};
 use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
@@ -50,7 +51,7 @@ pub(super) fn entity(
         c.push(
             Diagnostic::new(
                 Severity::Warning,
-                "forge::name::empty",
+                codes::name::EMPTY,
                 if node.name.is_empty() {
                     "entity name is empty".to_owned()
                 } else {
@@ -71,7 +72,7 @@ pub(super) fn entity(
         c.push(
             Diagnostic::new(
                 Severity::Info,
-                "forge::entity::transform_only",
+                codes::entity::TRANSFORM_ONLY,
                 "entity has only a transform and no components",
             )
             .with_entity(id),
@@ -91,7 +92,7 @@ pub(super) fn transform(c: &mut Collector, id: u64, node: &EntityNode) {
                 c.push(
                     Diagnostic::new(
                         Severity::Error,
-                        "forge::transform::non_finite",
+                        codes::transform::NON_FINITE,
                         format!("transform {part}.{axis} must be finite, found {value}"),
                     )
                     .with_entity(id)
@@ -102,7 +103,7 @@ pub(super) fn transform(c: &mut Collector, id: u64, node: &EntityNode) {
                 c.push(
                     Diagnostic::new(
                         Severity::Warning,
-                        "forge::transform::zero_scale",
+                        codes::transform::ZERO_SCALE,
                         format!("scale {axis} is zero, which flattens the entity and its children"),
                     )
                     .with_entity(id)
@@ -157,7 +158,7 @@ pub(super) fn components(
             c.push(
                 Diagnostic::new(
                     Severity::Error,
-                    "forge::component::duplicate_key",
+                    codes::component::DUPLICATE_KEY,
                     format!(
                         "component `{}` appears twice on this entity (first at components[{first}])",
                         component.key(),
@@ -385,24 +386,24 @@ impl At<'_> {
     ) {
         let (code, message, help) = match check_asset_path(path) {
             Err(AssetPathError::Empty) => (
-                "forge::asset::empty",
+                codes::asset::EMPTY,
                 format!("{what} path is empty"),
                 "write a path relative to the assets directory, like `textures/player.png`"
                     .to_owned(),
             ),
             Err(AssetPathError::Absolute(_)) => (
-                "forge::asset::absolute",
+                codes::asset::ABSOLUTE,
                 format!("{what} path `{path}` is absolute"),
                 "asset paths are relative to the assets directory, like `textures/player.png`"
                     .to_owned(),
             ),
             Err(AssetPathError::ParentComponent(_)) => (
-                "forge::asset::parent_dir",
+                codes::asset::PARENT_DIR,
                 format!("{what} path `{path}` contains a `..` component"),
                 "asset paths may not leave the assets directory".to_owned(),
             ),
             Err(AssetPathError::Backslash(_)) => (
-                "forge::asset::backslash",
+                codes::asset::BACKSLASH,
                 format!("{what} path `{path}` contains a backslash"),
                 format!("use `/` as the separator: `{}`", path.replace('\\', "/")),
             ),
@@ -414,7 +415,7 @@ impl At<'_> {
                         (d.code, d.message, d.help.unwrap_or_default())
                     }
                     Some(kind) if kind != want => (
-                        "forge::asset::wrong_kind",
+                        codes::asset::WRONG_KIND,
                         format!(
                             "{what} `{path}` is {} file, not {}",
                             with_article(kind),
@@ -446,7 +447,7 @@ impl At<'_> {
                 Err(problem) => {
                     let (message, help) = problem.describe(&custom.type_path);
                     self.error(
-                        "forge::custom::type_path",
+                        codes::custom::TYPE_PATH,
                         "type_path",
                         "type_path",
                         message,
@@ -474,7 +475,7 @@ impl At<'_> {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,
-                        "forge::custom::field_name",
+                        codes::custom::FIELD_NAME,
                         format!(
                             "custom field name `{}` is not a Rust identifier or tuple index",
                             field.name
@@ -491,7 +492,7 @@ impl At<'_> {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,
-                        "forge::custom::duplicate_field",
+                        codes::custom::DUPLICATE_FIELD,
                         format!(
                             "custom field `{}` of `{}` is set more than once",
                             field.name, custom.type_path
@@ -507,7 +508,7 @@ impl At<'_> {
                 self.c.push(
                     Diagnostic::new(
                         Severity::Error,
-                        "forge::custom::empty_expr",
+                        codes::custom::EMPTY_EXPR,
                         format!("custom field `{}` has an empty expression", field.name),
                     )
                     .with_entity(self.id)
@@ -519,7 +520,7 @@ impl At<'_> {
         }
         if custom.value.as_deref().is_some_and(blank) {
             self.error(
-                "forge::custom::empty_expr",
+                codes::custom::EMPTY_EXPR,
                 "value",
                 "value",
                 "the custom component's `value` is an empty expression".to_owned(),
@@ -546,7 +547,7 @@ pub(crate) fn missing_asset(what: &str, path: &str) -> Diagnostic {
     let file = path.split_once('#').map_or(path, |(f, _)| f);
     Diagnostic::new(
         Severity::Error,
-        "forge::asset::missing",
+        codes::asset::MISSING,
         format!("{what} asset `{file}` does not exist in the assets directory"),
     )
     .with_help("paths are relative to the assets directory and case-sensitive")

@@ -3,6 +3,7 @@
 //! prefab (targets that exist, components to set or remove) is [`crate::prefab`]'s.
 
 use super::{Collector, Diagnostic, Loc, Severity};
+use crate::codes;
 use crate::format::{COMPONENT_TAGS, Instance, OverridePart};
 use crate::project::{AssetKind, AssetPathError, check_asset_path};
 
@@ -19,7 +20,7 @@ pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
     }
     if let Some((field, message)) = instance.streaming.as_ref().and_then(|s| s.problem()) {
         c.push(
-            Diagnostic::new(Severity::Error, "forge::prefab::streaming", message)
+            Diagnostic::new(Severity::Error, codes::prefab::STREAMING, message)
                 .with_entity(id)
                 .with_path(format!("instance.streaming.{field}"))
                 .with_help("a streamed cell needs `0 < load_radius < unload_radius`, like `streaming: Some((load_radius: 40.0, unload_radius: 50.0))`"),
@@ -44,7 +45,7 @@ pub(super) fn overrides(
             c.push(
                 Diagnostic::new(
                     Severity::Error,
-                    "forge::prefab::empty_target",
+                    codes::prefab::EMPTY_TARGET,
                     "an override needs a target: the id path of a prefab entity",
                 )
                 .with_entity(id)
@@ -58,7 +59,7 @@ pub(super) fn overrides(
                 c.push(
                     Diagnostic::new(
                         Severity::Error,
-                        "forge::prefab::remove_key",
+                        codes::prefab::REMOVE_KEY,
                         format!("`{key}` is not a component key"),
                     )
                     .with_entity(id)
@@ -72,7 +73,7 @@ pub(super) fn overrides(
             c.push(
                 Diagnostic::new(
                     Severity::Info,
-                    "forge::prefab::empty_override",
+                    codes::prefab::EMPTY_OVERRIDE,
                     format!("the override of {:?} changes nothing", o.target),
                 )
                 .with_entity(id)
@@ -87,22 +88,22 @@ pub(super) fn overrides(
 pub(super) fn prefab_path_problem(scene: &str) -> Option<(&'static str, String)> {
     match check_asset_path(scene) {
         Err(AssetPathError::Empty) => {
-            Some(("forge::asset::empty", "the prefab path is empty".to_owned()))
+            Some((codes::asset::EMPTY, "the prefab path is empty".to_owned()))
         }
         Err(AssetPathError::Absolute(_)) => Some((
-            "forge::asset::absolute",
+            codes::asset::ABSOLUTE,
             format!("prefab path `{scene}` is absolute"),
         )),
         Err(AssetPathError::ParentComponent(_)) => Some((
-            "forge::asset::parent_dir",
+            codes::asset::PARENT_DIR,
             format!("prefab path `{scene}` contains a `..` component"),
         )),
         Err(AssetPathError::Backslash(_)) => Some((
-            "forge::asset::backslash",
+            codes::asset::BACKSLASH,
             format!("prefab path `{scene}` contains a backslash"),
         )),
         Ok(()) if AssetKind::of(scene) != AssetKind::Scene || scene.contains('#') => Some((
-            "forge::prefab::not_a_scene",
+            codes::prefab::NOT_A_SCENE,
             format!("prefab path `{scene}` does not name a `.forge.ron` scene file"),
         )),
         // Whether the file exists is for whoever reads it (the loader, `forge validate`).

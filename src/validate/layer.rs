@@ -6,6 +6,7 @@
 use bevy_platform::collections::{HashMap, HashSet};
 
 use super::{Collector, Diagnostic, Loc, Severity};
+use crate::codes;
 use crate::format::{CellSource, LayerPart, MAX_CELL_INDEX, MAX_LAYER_CELLS, SceneDoc, TileLayer};
 
 pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
@@ -35,7 +36,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         };
         if let Some(message) = taken {
             c.push(
-                error("forge::layer::id", message)
+                error(codes::layer::ID, message)
                     .with_path(at(".id"))
                     .with_help("a layer takes an id of the scene's entities that no entity has, below `next_id` (raise `next_id` past it)"),
                 Loc::Layer(LayerPart::Field("id")),
@@ -59,7 +60,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
                 )
             };
             c.push(
-                error("forge::layer::parent", message)
+                error(codes::layer::PARENT, message)
                     .with_path(at(".parent"))
                     .with_help("set `parent` to an entity's id, or `None` to place the layer at the top of the scene"),
                 Loc::Layer(LayerPart::Field("parent")),
@@ -69,7 +70,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         if !(size.x.is_finite() && size.y.is_finite() && size.x > 0.0 && size.y > 0.0) {
             c.push(
                 error(
-                    "forge::layer::cell_size",
+                    codes::layer::CELL_SIZE,
                     format!(
                         "cell size ({}, {}) is not two finite sizes above zero",
                         size.x, size.y
@@ -82,11 +83,8 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         let o = layer.origin;
         if !(o.x.is_finite() && o.y.is_finite() && o.z.is_finite()) {
             c.push(
-                error(
-                    "forge::layer::origin",
-                    "the origin is not finite".to_owned(),
-                )
-                .with_path(at(".origin")),
+                error(codes::layer::ORIGIN, "the origin is not finite".to_owned())
+                    .with_path(at(".origin")),
                 Loc::Layer(LayerPart::Field("origin")),
             );
         }
@@ -110,7 +108,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             if !(finite(anchor) && finite(far) && finite(place)) {
                 c.push(
                     error(
-                        "forge::layer::cell_size",
+                        codes::layer::CELL_SIZE,
                         format!(
                             "cell ({far_i}, {far_j}) would sit at an infinite place: cell size ({}, {}) times its index, from the origin, passes the largest f32",
                             size.x, size.y
@@ -135,7 +133,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
         if !layer.rows.is_empty() && !layer.cells.is_empty() {
             c.push(
                 error(
-                    "forge::layer::rows_and_cells",
+                    codes::layer::ROWS_AND_CELLS,
                     "a layer has either `rows` or `cells`, not both".to_owned(),
                 )
                 .with_path(at(".cells"))
@@ -151,7 +149,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             };
             c.push(
                 error(
-                    "forge::layer::too_large",
+                    codes::layer::TOO_LARGE,
                     format!(
                         "the layer spans {} cells; the limit is {MAX_LAYER_CELLS}",
                         layer.extent()
@@ -170,7 +168,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             if last_i > u64::from(MAX_CELL_INDEX) || last_j > u64::from(MAX_CELL_INDEX) {
                 c.push(
                     error(
-                        "forge::layer::too_large",
+                        codes::layer::TOO_LARGE,
                         format!(
                             "the rows reach cell ({last_i}, {last_j}); cell indices go up to {MAX_CELL_INDEX}"
                         ),
@@ -187,7 +185,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             if !ov.target.is_empty() && ov.target.len() < 3 {
                 c.push(
                     error(
-                        "forge::layer::override_target",
+                        codes::layer::OVERRIDE_TARGET,
                         format!("override target {:?} names no entity of a cell", ov.target),
                     )
                     .with_path(at(&format!(".overrides[{i}].target")))
@@ -198,7 +196,7 @@ pub(super) fn layers(c: &mut Collector, doc: &SceneDoc) {
             if !ov.children.is_empty() {
                 c.push(
                     error(
-                        "forge::layer::override_children",
+                        codes::layer::OVERRIDE_CHILDREN,
                         "an override of a layer's cell cannot place entities of the scene"
                             .to_owned(),
                     )
@@ -222,7 +220,7 @@ fn rows_and_keys(c: &mut Collector, n: usize, layer: &TileLayer) {
             c.push(
                 Diagnostic::new(
                     Severity::Error,
-                    "forge::layer::ragged",
+                    codes::layer::RAGGED,
                     format!(
                         "row {r} has {len} cells; the first row has {}",
                         width.unwrap_or(0)
@@ -253,7 +251,7 @@ fn rows_and_keys(c: &mut Collector, n: usize, layer: &TileLayer) {
             c.push(
                 Diagnostic::new(
                     Severity::Error,
-                    "forge::layer::duplicate_cell",
+                    codes::layer::DUPLICATE_CELL,
                     format!("cell ({i}, {j}) is given twice"),
                 )
                 .with_entity(id)
@@ -284,7 +282,7 @@ fn rows_and_keys(c: &mut Collector, n: usize, layer: &TileLayer) {
         c.push(
             Diagnostic::new(
                 Severity::Error,
-                "forge::layer::unknown_key",
+                codes::layer::UNKNOWN_KEY,
                 format!("`{key}` is not a key of the layer's palette{more}"),
             )
             .with_entity(id)

@@ -51,6 +51,7 @@ use entity::entity;
 use scene::{SceneFacts, scene_rules};
 use structure::{duplicate_names, structure};
 
+use crate::codes;
 use crate::format::{OverridePart, ParsedScene, Position, ReadWarningKind, SceneDoc, SourceMap};
 use crate::project::AssetIndex;
 use crate::schema::SchemaFile;
@@ -247,7 +248,7 @@ fn parsed_diagnostics(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Vec<
             ReadWarningKind::FormatVersionZero => {
                 let mut d = Diagnostic::new(
                     Severity::Warning,
-                    "forge::format::version_zero",
+                    codes::format::VERSION_ZERO,
                     "the file says `format_version: 0`; it was read as format 1",
                 )
                 .with_path("format_version")
@@ -361,7 +362,7 @@ fn collect(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Vec<(Diagnostic, Loc)
         c.push(
             Diagnostic::new(
                 Severity::Warning,
-                "forge::scene::empty_name",
+                codes::scene::EMPTY_NAME,
                 if doc.name.is_empty() {
                     "the scene name is empty".to_owned()
                 } else {

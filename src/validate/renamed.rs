@@ -4,6 +4,7 @@
 //! or a schema file), so they warn alike, and everything after this step sees the new names.
 
 use super::{Diagnostic, Severity};
+use crate::codes;
 use crate::format::{OverridePart, ParsedScene, SourceMap};
 use crate::schema::renames::{Place, Renamed, RenamedPart, Renames};
 
@@ -72,7 +73,7 @@ fn warning(r: &Renamed, entity_name: &str, map: &SourceMap) -> Diagnostic {
                 ),
             };
             (
-                "forge::custom::renamed",
+                codes::custom::RENAMED,
                 format!("{who}: custom component type `{from}` was renamed to `{to}`"),
                 path,
                 position,
@@ -107,7 +108,7 @@ fn warning(r: &Renamed, entity_name: &str, map: &SourceMap) -> Diagnostic {
             };
             let short = type_path.rsplit("::").next().unwrap_or(type_path);
             (
-                "forge::custom::renamed_variant",
+                codes::custom::RENAMED_VARIANT,
                 format!("{who}: variant `{from}` of `{short}` was renamed to `{to}`"),
                 path,
                 position,
@@ -131,7 +132,7 @@ fn warning(r: &Renamed, entity_name: &str, map: &SourceMap) -> Diagnostic {
             };
             let short = type_path.rsplit("::").next().unwrap_or(type_path);
             (
-                "forge::custom::renamed_field",
+                codes::custom::RENAMED_FIELD,
                 format!("{who}: field `{from}` of `{short}` was renamed to `{to}`"),
                 format!("{}.fields[{field}].name", component_path(r.place)),
                 position,

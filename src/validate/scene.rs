@@ -3,6 +3,7 @@
 use bevy_platform::collections::HashSet;
 
 use super::{Collector, Diagnostic, Loc, Severity};
+use crate::codes;
 use crate::format::EcoString;
 
 /// Scene-wide counts gathered while walking the entities.
@@ -58,7 +59,7 @@ pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
         c.push(
             Diagnostic::new(
                 Severity::Warning,
-                "forge::camera::mixed",
+                codes::camera::MIXED,
                 format!(
                     "the scene has both 2D and 3D cameras (camera2d on entity {two}, camera3d on entity {three})"
                 ),
@@ -71,7 +72,7 @@ pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
         c.push(
             Diagnostic::new(
                 Severity::Info,
-                "forge::camera::none",
+                codes::camera::NONE,
                 "the scene has no camera",
             )
             .with_help("that is fine for a scene spawned into another one; add a `camera2d` or `camera3d` to view it alone"),
@@ -90,7 +91,7 @@ pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
         c.push(
             Diagnostic::new(
                 Severity::Info,
-                "forge::camera::multiple",
+                codes::camera::MULTIPLE,
                 format!(
                     "the scene has {} cameras (on entities {})",
                     scene.cameras,
@@ -104,7 +105,7 @@ pub(super) fn scene_rules(c: &mut Collector, scene: &SceneFacts) {
         c.push(
             Diagnostic::new(
                 Severity::Info,
-                "forge::light::none",
+                codes::light::NONE,
                 format!(
                     "the scene has {} mesh{} but no light",
                     scene.meshes,

@@ -3,6 +3,7 @@
 use bevy_platform::collections::HashMap;
 
 use super::{Collector, Diagnostic, Loc, Severity};
+use crate::codes;
 use crate::format::{IntegrityProblem, OverridePart, SceneDoc};
 
 /// The forest rules, through [`SceneDoc::check_integrity`].
@@ -25,11 +26,11 @@ pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
         }
         let (code, help) = match &problem {
             IntegrityProblem::KeyIdMismatch { key, id } => (
-                "forge::structure::id_mismatch",
+                codes::structure::ID_MISMATCH,
                 format!("set `id: {key}`, or move the entry under the key `{id}`"),
             ),
             IntegrityProblem::MissingParent { parent, .. } => (
-                "forge::structure::missing_parent",
+                codes::structure::MISSING_PARENT,
                 match doc.layers.iter().find(|l| l.id == *parent) {
                     // A layer's id names no entity of `entities`: a layer holds its cells only.
                     Some(layer) => format!(
@@ -42,48 +43,48 @@ pub(super) fn structure(c: &mut Collector, doc: &SceneDoc) {
                 },
             ),
             IntegrityProblem::MissingChild { child, .. } => (
-                "forge::structure::missing_child",
+                codes::structure::MISSING_CHILD,
                 format!("remove {child} from `children`"),
             ),
             IntegrityProblem::MissingRoot { id } => (
-                "forge::structure::missing_root",
+                codes::structure::MISSING_ROOT,
                 format!("remove {id} from `roots`"),
             ),
             IntegrityProblem::NotListedByParent { id, parent } => (
-                "forge::structure::not_listed_by_parent",
+                codes::structure::NOT_LISTED_BY_PARENT,
                 format!("add {id} to the `children` of entity {parent}, or change `parent`"),
             ),
             IntegrityProblem::ChildDisagrees { id, child, .. } => (
-                "forge::structure::child_disagrees",
+                codes::structure::CHILD_DISAGREES,
                 format!(
                     "set `parent: Some({id})` on entity {child}, or remove {child} from `children`"
                 ),
             ),
             IntegrityProblem::RootHasParent { .. } => (
-                "forge::structure::root_has_parent",
+                codes::structure::ROOT_HAS_PARENT,
                 "set `parent: None`, or remove the entity from `roots`".to_owned(),
             ),
             IntegrityProblem::DuplicateReference { .. } => (
-                "forge::structure::duplicate_reference",
+                codes::structure::DUPLICATE_REFERENCE,
                 "list each entity exactly once: in `roots` or in one parent's `children`"
                     .to_owned(),
             ),
             IntegrityProblem::Unplaced { .. } => (
-                "forge::structure::unplaced",
+                codes::structure::UNPLACED,
                 "add the entity to `roots` (with `parent: None`) or to its parent's `children`"
                     .to_owned(),
             ),
             IntegrityProblem::SelfParent { .. } => (
-                "forge::structure::self_parent",
+                codes::structure::SELF_PARENT,
                 "set `parent: None` or another entity".to_owned(),
             ),
             IntegrityProblem::Cycle { .. } => (
-                "forge::structure::cycle",
+                codes::structure::CYCLE,
                 "make one entity of the cycle a root (`parent: None`, listed in `roots`)"
                     .to_owned(),
             ),
             IntegrityProblem::NextIdTooLow { max_id, .. } => (
-                "forge::structure::next_id",
+                codes::structure::NEXT_ID,
                 match max_id.checked_add(1) {
                     Some(next) => format!("set `next_id: {next}`"),
                     None => "ids must stay below the largest `u64`".to_owned(),
@@ -184,7 +185,7 @@ pub(super) fn duplicate_names(c: &mut Collector, doc: &SceneDoc) {
         c.push(
             Diagnostic::new(
                 Severity::Warning,
-                "forge::name::duplicate",
+                codes::name::DUPLICATE,
                 format!("entity name `{}` is also used by {list}", node.name),
             )
             .with_entity(id)

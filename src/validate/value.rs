@@ -4,6 +4,7 @@
 
 use super::diagnostic::Diagnostic;
 use super::site::Site;
+use crate::codes;
 use crate::format::CustomComponent;
 use crate::schema::ComponentSchema;
 
@@ -32,7 +33,7 @@ pub(super) fn check_shape(
             .map_or_else(String::new, |v| format!("{name}::{}", v.name()));
         errors.push(
             site.error(
-                "forge::custom::value",
+                codes::custom::VALUE,
                 format!(
                     "{}: `{name}` is an enum, so it is written whole as one expression, not by `fields`",
                     site.who()
@@ -49,7 +50,7 @@ pub(super) fn check_shape(
     if !schema.is_enum() && custom.value.is_some() {
         errors.push(
             site.error(
-                "forge::custom::value",
+                codes::custom::VALUE,
                 format!(
                     "{}: `{name}` is a struct, so it is written by its fields; `value` is for enum components",
                     site.who()

@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 
+use bevy_forge_scene::codes;
 use bevy_forge_scene::edit::{SceneEdit, format_text, migrate};
 use bevy_forge_scene::format::{ComponentData, EditError};
 use bevy_forge_scene::schema::FieldKind;
@@ -123,10 +124,8 @@ pub fn code_actions<'d>(
             fix(format!("Replace with `{s}`"), Some(edit), i == 0);
         }
         let structural = match d.code {
-            "forge::structure::next_id" => {
-                Some(("Set `next_id` to the next free id", next_id(doc)))
-            }
-            "forge::structure::not_listed_by_parent" => d.entity.map(|id| {
+            codes::structure::NEXT_ID => Some(("Set `next_id` to the next free id", next_id(doc))),
+            codes::structure::NOT_LISTED_BY_PARENT => d.entity.map(|id| {
                 (
                     "Add the entity to its parent's `children`",
                     edited(doc, |doc| {
@@ -142,7 +141,7 @@ pub fn code_actions<'d>(
                     }),
                 )
             }),
-            "forge::structure::child_disagrees" => d.entity.and_then(|id| {
+            codes::structure::CHILD_DISAGREES => d.entity.and_then(|id| {
                 let child = number_after(&d.help.clone().unwrap_or_default(), "on entity ")?;
                 Some((
                     "Set the child's `parent` to this entity",
@@ -155,11 +154,11 @@ pub fn code_actions<'d>(
                     }),
                 ))
             }),
-            "forge::format::version_zero" => Some((
+            codes::format::VERSION_ZERO => Some((
                 "Migrate to the current format version (`forge migrate`)",
                 migrated(doc),
             )),
-            "forge::custom::missing_required" => {
+            codes::custom::MISSING_REQUIRED => {
                 missing_field(doc, d, schema).map(|e| ("Add the required field", Some(e)))
             }
             _ => None,

@@ -10,6 +10,7 @@ mod cook;
 mod export;
 mod import;
 mod lsp;
+mod render;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -8,6 +8,7 @@ use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
     ValueRef,
 };
+use crate::codes;
 use crate::format::value::ColorData;
 
 /// Payload of a `directional_light` component. Its direction is the entity's rotation.
@@ -22,7 +23,7 @@ pub struct DirectionalLightData {
 }
 
 const NOUN: &str = "directional light";
-const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
+const NON_FINITE: Option<&str> = Some(codes::light::NON_FINITE);
 
 pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
     tag: "directional_light",
@@ -35,7 +36,7 @@ pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
             .noun(NOUN, NON_FINITE)
             .range(
                 FieldRange::NonNegative,
-                "forge::light::illuminance",
+                codes::light::ILLUMINANCE,
                 Some("illuminance is in lux; `0.0` turns the light off"),
             ),
         shadows(),

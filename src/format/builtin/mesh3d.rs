@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value, ValueRef,
 };
+use crate::codes;
 use crate::format::value::{ColorData, Vec2Data, Vec3Data};
 
 /// Payload of a `mesh3d` component: a mesh and its inline material.
@@ -148,7 +149,7 @@ impl Default for MaterialData {
 }
 
 const MATERIAL: &str = "material";
-const MATERIAL_NON_FINITE: Option<&str> = Some("forge::material::non_finite");
+const MATERIAL_NON_FINITE: Option<&str> = Some(codes::material::NON_FINITE);
 const UNIT_HELP: Option<&str> =
     Some("0 and 1 are the physical extremes; values outside are clamped by the renderer");
 
@@ -162,7 +163,7 @@ pub(crate) static MESH3D: BuiltinTag = BuiltinTag {
             FieldKind::Mesh,
             "The mesh: a primitive shape (sizes in world units) or an asset path with an optional `#label`.",
         )
-        .noun("mesh", Some("forge::mesh::non_finite")),
+        .noun("mesh", Some(codes::mesh::NON_FINITE)),
         BuiltinField::new("material.base_color", FieldKind::Color, "Albedo.")
             .noun(MATERIAL, MATERIAL_NON_FINITE),
         BuiltinField::new(
@@ -173,7 +174,7 @@ pub(crate) static MESH3D: BuiltinTag = BuiltinTag {
         .noun(MATERIAL, MATERIAL_NON_FINITE)
         .range(
             FieldRange::Advised(0.0, 1.0),
-            "forge::material::metallic",
+            codes::material::METALLIC,
             UNIT_HELP,
         ),
         BuiltinField::new(
@@ -184,7 +185,7 @@ pub(crate) static MESH3D: BuiltinTag = BuiltinTag {
         .noun(MATERIAL, MATERIAL_NON_FINITE)
         .range(
             FieldRange::Advised(0.0, 1.0),
-            "forge::material::roughness",
+            codes::material::ROUGHNESS,
             UNIT_HELP,
         ),
         BuiltinField::new("material.unlit", FieldKind::Bool, "Ignore lighting."),

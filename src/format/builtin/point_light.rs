@@ -6,6 +6,7 @@ use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
     ValueRef,
 };
+use crate::codes;
 use crate::format::value::ColorData;
 
 /// Payload of a `point_light` component.
@@ -22,7 +23,7 @@ pub struct PointLightData {
 }
 
 const NOUN: &str = "point light";
-const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
+const NON_FINITE: Option<&str> = Some(codes::light::NON_FINITE);
 
 /// A light's `color`; `noun` names the light in messages (`point light`).
 pub(super) const fn color(noun: &'static str) -> BuiltinField {
@@ -36,7 +37,7 @@ pub(super) const fn intensity(noun: &'static str) -> BuiltinField {
         .noun(noun, NON_FINITE)
         .range(
             FieldRange::NonNegative,
-            "forge::light::intensity",
+            codes::light::INTENSITY,
             Some("intensity is luminous power in lumens; `0.0` turns the light off"),
         )
 }
@@ -48,7 +49,7 @@ pub(super) const fn range(noun: &'static str) -> BuiltinField {
         .noun(noun, NON_FINITE)
         .range(
             FieldRange::Positive,
-            "forge::light::range",
+            codes::light::RANGE,
             Some("range is the cut-off distance in world units, for example `20.0`"),
         )
 }

@@ -7,6 +7,7 @@ use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
     Role, Value, ValueRef,
 };
+use crate::codes;
 use crate::format::value::ColorData;
 
 /// Payload of a `spot_light` component: a cone along the entity's forward (-Z). `radius`,
@@ -38,7 +39,7 @@ fn default_outer_angle() -> f32 {
 }
 
 const NOUN: &str = "spot light";
-const NON_FINITE: Option<&str> = Some("forge::light::non_finite");
+const NON_FINITE: Option<&str> = Some(codes::light::NON_FINITE);
 const ANGLE_HELP: Option<&str> =
     Some("angles are in degrees from the light's axis, from 0 (a line) to 90 (a half-space)");
 
@@ -60,7 +61,7 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
         .noun(NOUN, NON_FINITE)
         .range(
             FieldRange::NonNegative,
-            "forge::light::radius",
+            codes::light::RADIUS,
             Some("radius is the size of the light's source in world units; `0.0` is a point"),
         ),
         BuiltinField::new(
@@ -73,7 +74,7 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
         .noun(NOUN, NON_FINITE)
         .range(
             FieldRange::Within(0.0, 90.0),
-            "forge::light::angle",
+            codes::light::ANGLE,
             ANGLE_HELP,
         ),
         BuiltinField::new(
@@ -86,7 +87,7 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
         .noun(NOUN, NON_FINITE)
         .range(
             FieldRange::Within(0.0, 90.0),
-            "forge::light::angle",
+            codes::light::ANGLE,
             ANGLE_HELP,
         ),
         shadows(),
@@ -128,7 +129,7 @@ fn cone(c: &ComponentData) -> Option<Problem> {
     };
     (l.inner_angle > l.outer_angle).then(|| Problem {
         error: true,
-        code: "forge::light::angle",
+        code: codes::light::ANGLE,
         message: format!(
             "spot light inner_angle must not exceed outer_angle, found {} > {}",
             l.inner_angle, l.outer_angle

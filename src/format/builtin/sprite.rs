@@ -6,6 +6,7 @@ use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
     Role, Value, ValueRef,
 };
+use crate::codes;
 use crate::format::value::{ColorData, Vec2Data};
 
 /// Payload of a `sprite` component. Every field may be omitted (defaults: no image, white,
@@ -56,7 +57,7 @@ pub(crate) static SPRITE: BuiltinTag = BuiltinTag {
             "Tint; white leaves the image unchanged.",
         )
         .default("(r: 1.0, g: 1.0, b: 1.0, a: 1.0)")
-        .noun("sprite", Some("forge::sprite::non_finite")),
+        .noun("sprite", Some(codes::sprite::NON_FINITE)),
         BuiltinField::new(
             "custom_size",
             FieldKind::Size,
@@ -67,7 +68,7 @@ pub(crate) static SPRITE: BuiltinTag = BuiltinTag {
         .noun("sprite", None)
         .range(
             FieldRange::Positive,
-            "forge::sprite::custom_size",
+            codes::sprite::CUSTOM_SIZE,
             Some("use `custom_size: None` for the image's own size"),
         ),
         BuiltinField::new("flip_x", FieldKind::Bool, "Mirror horizontally.").default("false"),
@@ -92,7 +93,7 @@ fn invisible(c: &ComponentData) -> Option<Problem> {
     };
     (s.image.is_none() && s.custom_size.is_none()).then(|| Problem {
         error: false,
-        code: "forge::sprite::invisible",
+        code: codes::sprite::INVISIBLE,
         message: "sprite has neither an image nor a custom size, so it renders nothing".into(),
         help: Some("set `image` or `custom_size`"),
         field: None,

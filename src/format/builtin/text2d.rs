@@ -6,6 +6,7 @@ use super::{
     BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
     ValueRef,
 };
+use crate::codes;
 use crate::format::value::ColorData;
 
 /// Payload of a `text2d` component.
@@ -26,17 +27,17 @@ pub(crate) static TEXT2D: BuiltinTag = BuiltinTag {
     payload: Payload::Fields(&[
         BuiltinField::new("text", FieldKind::Text, "The text; may contain newlines.")
             .noun("text2d", None)
-            .range(FieldRange::NotEmpty, "forge::text::empty", None),
+            .range(FieldRange::NotEmpty, codes::text::EMPTY, None),
         BuiltinField::new("font_size", FieldKind::Float, "Font size.")
             .unit("pixels")
             .noun("text", None)
             .range(
                 FieldRange::Positive,
-                "forge::text::font_size",
+                codes::text::FONT_SIZE,
                 Some("font_size is in pixels, for example `24.0`"),
             ),
         BuiltinField::new("color", FieldKind::Color, "Text colour.")
-            .noun("text", Some("forge::text::non_finite")),
+            .noun("text", Some(codes::text::NON_FINITE)),
     ]),
     context: "text2d data",
     names: &["text", "font_size", "color"],

@@ -743,7 +743,6 @@ pub(crate) fn written_len(body: &str, decoded: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::strategy::Strategy as _;
 
     #[test]
     fn escapes_are_counted_as_written() {

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::progress::{LoadTicket, LoadTracker};
 use super::scene::{ForgeScene, Prefabs, build};
+use crate::codes;
 use crate::cook::CookError;
 use crate::format::{ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep};
 use crate::pipeline::{PrefabFiles, Source, SourceError};
@@ -165,7 +166,7 @@ impl ForgeSceneLoadError {
             )],
             ForgeSceneLoadError::Io { .. } => vec![Diagnostic::new(
                 Severity::Error,
-                "forge::read::io",
+                codes::read::IO,
                 self.to_string(),
             )],
         }

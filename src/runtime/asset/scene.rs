@@ -11,6 +11,7 @@ use bevy_reflect::TypePath;
 use bevy_platform::collections::HashMap;
 
 use super::cell_plan::CellPlan;
+use crate::codes;
 use crate::format::{EcoString, MaterialData, ParsedScene, SceneDoc, SourceMap};
 use crate::prefab::ExpandedScene;
 use crate::runtime::values::builtin::{self, PreparedBuiltins};
@@ -209,7 +210,7 @@ impl ForgeScene {
             if !self.prefabs.docs.iter().any(|(p, _)| p == scene_path) {
                 errors.push(Diagnostic::new(
                     Severity::Error,
-                    "forge::prefab::not_loaded",
+                    codes::prefab::NOT_LOADED,
                     format!(
                         "prefab `{scene_path}` was not loaded with the scene: an edit in memory can place only the prefabs the file placed; save the file to load it"
                     ),

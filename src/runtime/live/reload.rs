@@ -51,6 +51,7 @@ use bevy_ecs::message::MessageReader;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemState;
 
+use crate::codes;
 use crate::diff::SceneDiff;
 use crate::runtime::asset::loader::{ForgeSceneLoadError, list};
 use crate::runtime::asset::scene::ForgeScene;
@@ -142,7 +143,7 @@ fn diagnostics_of(error: &AssetLoadError) -> Vec<Diagnostic> {
         Some(scene_error) => scene_error.diagnostics(),
         None => vec![Diagnostic::new(
             Severity::Error,
-            "forge::read::io",
+            codes::read::IO,
             error.to_string(),
         )],
     }

@@ -24,6 +24,7 @@ use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 use super::components::EntityBundle;
 use super::refs::{Placeholders, RefTable};
 use super::registry::{CustomColumn, ForgeSchemas, MappedCopy, SchemaEntry, SpawnWith};
+use crate::codes;
 use crate::format::{CustomComponent, SceneDoc, SourceMap};
 use crate::schema::expr::{self, Target};
 use crate::validate::Diagnostic;
@@ -483,7 +484,7 @@ fn build(
         }
         Err(Unresolved::NotRegistered) => {
             return Err(vec![site.error(
-                "forge::custom::unknown_type",
+                codes::custom::UNKNOWN_TYPE,
                 format!(
                     "`{}` has a schema but is not registered as a component with a reflected `Default`",
                     custom.type_path
@@ -499,7 +500,7 @@ fn build(
         .and_then(|(_, column)| Some((column.push_default()?, column)))
     else {
         return Err(vec![site.error(
-            "forge::custom::unknown_type",
+            codes::custom::UNKNOWN_TYPE,
             format!("`{}`: more values than a scene holds", custom.type_path),
             ".type_path".into(),
             site.type_path_position(),
