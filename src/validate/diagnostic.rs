@@ -366,7 +366,7 @@ impl Diagnostic {
             ReadErrorKind::UnterminatedString => codes::read::UNTERMINATED_STRING,
             ReadErrorKind::UnterminatedComment => codes::read::UNTERMINATED_COMMENT,
             ReadErrorKind::TrailingCharacters { .. } => codes::read::TRAILING_CHARACTERS,
-            ReadErrorKind::InvalidUtf8 => "forge::read::invalid_utf8",
+            ReadErrorKind::InvalidUtf8 => codes::read::INVALID_UTF8,
             ReadErrorKind::TooLarge { .. } => codes::read::TOO_LARGE,
             ReadErrorKind::Io(_) => codes::read::IO,
         };

@@ -159,7 +159,7 @@ struct Era {
 impl Era {
     fn key(self, i: u64) -> u64 {
         match self.minor {
-            9..=10 | 11..=12 => i,
+            9..=12 => i,
             13..=16 => (1 << 32) | i,
             _ => (1 << 32) - 1 - i,
         }
