@@ -291,6 +291,8 @@ pub mod read {
     pub const INVALID_UTF8: &str = "forge::read::invalid_utf8";
     /// The document cannot be read: text after the document's closing `)` (error).
     pub const TRAILING_CHARACTERS: &str = "forge::read::trailing_characters";
+    /// The document cannot be read: the bytes are not UTF-8 (error).
+    pub const INVALID_UTF8: &str = "forge::read::invalid_utf8";
     /// The document cannot be read: the text is larger than the reader's limit of 4 GiB (error).
     pub const TOO_LARGE: &str = "forge::read::too_large";
     /// The document cannot be read: the file could not be read (error).

@@ -313,15 +313,15 @@ fn parts_import_only_parts_below_them() {
 const RUNTIME_PARTS: &[(&str, &[&str])] = &[
     // What a file's values become in Bevy; no systems.
     ("values", &[]),
-    ("import", &["codes", "values"]),
-    ("asset", &["codes", "values"]),
+    ("import", &["values"]),
+    ("asset", &["values"]),
     // The instance core.
-    ("instance", &["codes", "values", "asset"]),
-    ("streaming", &["codes", "values", "asset", "instance"]),
-    ("live", &["codes", "values", "asset", "instance"]),
+    ("instance", &["values", "asset"]),
+    ("streaming", &["values", "asset", "instance"]),
+    ("live", &["values", "asset", "instance"]),
     (
         "plugin",
-        &["codes", "values", "asset", "instance", "streaming", "live"],
+        &["values", "asset", "instance", "streaming", "live"],
     ),
 ];
 

@@ -1,6 +1,8 @@
 //! The diagnostic codes: every code the crate and the command line emit is a constant of
 //! `bevy_forge_scene::codes`, and every constant is a row of the table in `Diagnostic`'s docs.
 
+#![allow(clippy::expect_used)]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
