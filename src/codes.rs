@@ -287,8 +287,6 @@ pub mod read {
     pub const UNTERMINATED_STRING: &str = "forge::read::unterminated_string";
     /// The document cannot be read: a block comment without its closing `*/` (error).
     pub const UNTERMINATED_COMMENT: &str = "forge::read::unterminated_comment";
-    /// The document cannot be read: the bytes are not UTF-8 (error).
-    pub const INVALID_UTF8: &str = "forge::read::invalid_utf8";
     /// The document cannot be read: text after the document's closing `)` (error).
     pub const TRAILING_CHARACTERS: &str = "forge::read::trailing_characters";
     /// The document cannot be read: the bytes are not UTF-8 (error).
