@@ -25,7 +25,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
          // for meshes and an `AssetServer` for images and mesh files.\n{}\n\
          use bevy::prelude::*;\n\n\
          /// Spawns the scene {:?} into `world`; returns its roots in file order.\n\
-         #[allow(clippy::needless_update)]\n\
+         #[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]\n\
          pub fn {function}(world: &mut World) -> Vec<Entity> {{\n",
         super::custom_note(plan, "rust"),
         plan.doc.name

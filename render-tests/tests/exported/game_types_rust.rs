@@ -12,7 +12,7 @@
 use bevy::prelude::*;
 
 /// Spawns the scene "Game Types" into `world`; returns its roots in file order.
-#[allow(clippy::needless_update)]
+#[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]
 pub fn spawn_game_types(world: &mut World) -> Vec<Entity> {
     let e1 = world
         .spawn((

@@ -9,7 +9,7 @@
 use bevy::prelude::*;
 
 /// Spawns the scene "Garden" into `world`; returns its roots in file order.
-#[allow(clippy::needless_update)]
+#[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]
 pub fn spawn_garden(world: &mut World) -> Vec<Entity> {
     let mesh0 = world.resource_mut::<Assets<Mesh>>().add(Cuboid::new(12.0, 0.2, 12.0));
     let material0 = world

@@ -12,7 +12,7 @@
 use bevy::prelude::*;
 
 /// Spawns the scene "Platformer" into `world`; returns its roots in file order.
-#[allow(clippy::needless_update)]
+#[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]
 pub fn spawn_platformer(world: &mut World) -> Vec<Entity> {
     let asset_server = world.resource::<AssetServer>().clone();
 

@@ -9,7 +9,7 @@
 use bevy::prelude::*;
 
 /// Spawns the scene "Showcase" into `world`; returns its roots in file order.
-#[allow(clippy::needless_update)]
+#[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]
 pub fn spawn_showcase(world: &mut World) -> Vec<Entity> {
     let mesh0 = world.resource_mut::<Assets<Mesh>>().add(Plane3d::default().mesh().size(20.0, 20.0));
     let mesh1 = world.resource_mut::<Assets<Mesh>>().add(Cuboid::new(1.0, 1.0, 1.0));
