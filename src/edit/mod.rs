@@ -36,8 +36,8 @@ mod splice;
 use std::path::{Path, PathBuf};
 
 use crate::format::{
-    ComponentData, CustomField, EditError, EntityNode, Instance, ParsedScene, ReadError, SceneDoc,
-    SourceMap, TransformData,
+    ComponentData, CustomComponent, CustomField, EditError, EntityNode, Instance, ParsedScene,
+    ReadError, SceneDoc, SourceMap, TransformData,
 };
 
 pub use format::format_text;
@@ -167,6 +167,25 @@ pub fn first_comment(text: &str) -> Option<crate::format::Position> {
 
 /// Whether two documents are the same: equal, or written the same (a NaN is not equal to
 /// itself, but reads back as the NaN it was written from).
+/// Entity `id`'s custom component `type_path`, for an edit to change.
+fn custom_mut<'d>(
+    doc: &'d mut SceneDoc,
+    id: u64,
+    type_path: &str,
+) -> Result<&'d mut CustomComponent, EditError> {
+    let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
+    node.components
+        .iter_mut()
+        .find_map(|c| match c {
+            ComponentData::Custom(c) if c.type_path == type_path => Some(c),
+            _ => None,
+        })
+        .ok_or_else(|| EditError::NoSuchComponent {
+            id,
+            key: format!("custom:{type_path}"),
+        })
+}
+
 fn same_doc(a: &SceneDoc, b: &SceneDoc) -> bool {
     a == b || a.to_canonical_string() == b.to_canonical_string()
 }
@@ -468,18 +487,7 @@ impl SceneEdit {
         expr: &str,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         self.change(format!("set {type_path}.{field} of {id}"), |doc| {
-            let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
-            let custom = node
-                .components
-                .iter_mut()
-                .find_map(|c| match c {
-                    ComponentData::Custom(c) if c.type_path == type_path => Some(c),
-                    _ => None,
-                })
-                .ok_or_else(|| EditError::NoSuchComponent {
-                    id,
-                    key: format!("custom:{type_path}"),
-                })?;
+            let custom = custom_mut(doc, id, type_path)?;
             match custom.fields.iter_mut().find(|f| f.name == field) {
                 Some(f) => f.expr = expr.into(),
                 None => custom.fields.push(CustomField::new(field, expr)),
@@ -500,18 +508,7 @@ impl SceneEdit {
         expr: &str,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         self.change(format!("set {type_path} of {id}"), |doc| {
-            let node = doc.entity_mut(id).ok_or(EditError::NoSuchEntity(id))?;
-            let custom = node
-                .components
-                .iter_mut()
-                .find_map(|c| match c {
-                    ComponentData::Custom(c) if c.type_path == type_path => Some(c),
-                    _ => None,
-                })
-                .ok_or_else(|| EditError::NoSuchComponent {
-                    id,
-                    key: format!("custom:{type_path}"),
-                })?;
+            let custom = custom_mut(doc, id, type_path)?;
             custom.value = Some(expr.into());
             Ok(())
         })

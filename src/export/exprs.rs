@@ -5,7 +5,7 @@ use syn::spanned::Spanned;
 
 use super::{ExportError, Plan};
 use crate::format::CustomComponent;
-use crate::schema::expr::{offset_of, references};
+use crate::schema::expr::{Ref, offset_of, references};
 
 /// Whether any field of `custom` (or its whole `value`) holds an entity reference.
 pub(crate) fn has_references(custom: &CustomComponent) -> bool {
@@ -131,19 +131,10 @@ pub(crate) fn bsn_value(plan: &Plan, expr: &str) -> Option<String> {
     };
     let parsed = syn::parse_str::<syn::Expr>(&rewritten.text).ok();
     let out = parsed.and_then(|e| {
-        let refs: Vec<Ref> = rewritten
-            .refs
-            .iter()
-            .map(|r| Ref {
-                at: r.at,
-                len: r.len,
-                path: r.path.clone(),
-            })
-            .collect();
         let writer = BsnWriter {
             plan,
             text: &rewritten.text,
-            refs: &refs,
+            refs: &rewritten.refs,
         };
         writer.value(&e)
     });
@@ -162,30 +153,14 @@ pub(crate) fn bsn_enum(plan: &Plan, custom: &CustomComponent) -> Option<String> 
         .as_ref()
         .map_or(value.as_str(), |r| r.text.as_str());
     let parsed = syn::parse_str::<syn::Expr>(text).ok();
-    let refs: Vec<Ref> = rewritten
-        .iter()
-        .flat_map(|r| &r.refs)
-        .map(|r| Ref {
-            at: r.at,
-            len: r.len,
-            path: r.path.clone(),
-        })
-        .collect();
     let writer = BsnWriter {
         plan,
         text,
-        refs: &refs,
+        refs: rewritten.as_ref().map_or(&[], |r| r.refs.as_slice()),
     };
     let out = parsed.and_then(|e| writer.variant(&e));
     proc_macro2::extra::invalidate_current_thread_spans();
     out
-}
-
-/// A reference in an expression: byte offset, length, id path.
-struct Ref {
-    at: usize,
-    len: usize,
-    path: Option<Vec<u64>>,
 }
 
 /// An expression without references as a `bsn!` value: a literal as written (`bsn!` assigns

@@ -166,8 +166,9 @@ impl std::fmt::Display for ReadWarning {
     }
 }
 
-/// Reads a document from text. See [`SceneDoc::from_str`].
-pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
+/// `text` without its byte-order mark, or [`ReadErrorKind::TooLarge`] when offsets into it
+/// would not fit the reader's `u32` spans.
+fn readable_text(text: &str) -> Result<&str, ReadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.len() >= ABSENT as usize {
         return Err(ReadError::new(
@@ -181,6 +182,12 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
             ReadErrorKind::TooLarge { size: text.len() },
         ));
     }
+    Ok(text)
+}
+
+/// Reads a document from text. See [`SceneDoc::from_str`].
+pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
+    let text = readable_text(text)?;
     let mut parser = Parser::new(text, 0, Tables::new(text.len()));
     let mut source_map = SourceMap::default();
     match parser.document(&mut source_map) {

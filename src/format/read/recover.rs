@@ -17,9 +17,7 @@ use super::grammar::all;
 use super::{PErr, PResult, ParsedScene, Parser, Seg, Tables, Top};
 use crate::format::error::{ReadError, ReadErrorKind, closest};
 use crate::format::lexical::{TokenKind, tokens};
-use crate::format::source_map::{
-    ABSENT, EntitySpans, LineIndex, Position, SourceMap, Span, TOP_FIELDS,
-};
+use crate::format::source_map::{EntitySpans, LineIndex, SourceMap, Span, TOP_FIELDS};
 use crate::format::{EntityMap, FORMAT_VERSION, IdHasher, SceneDoc};
 
 /// A read of text that went on past its errors: what read, and every problem met
@@ -65,27 +63,19 @@ enum Stop {
 
 /// Reads `text` past its errors. See [`Recovered`].
 pub(crate) fn read_recovering(text: &str) -> Recovered {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.len() >= ABSENT as usize {
-        let error = ReadError::new(
-            Position {
-                line: 1,
-                column: 1,
-                offset: 0,
-            },
-            None,
-            None,
-            ReadErrorKind::TooLarge { size: text.len() },
-        );
-        return Recovered {
-            parsed: ParsedScene {
-                doc: SceneDoc::new(""),
-                source_map: SourceMap::default(),
-                warnings: Vec::new(),
-            },
-            errors: vec![error],
-        };
-    }
+    let text = match super::readable_text(text) {
+        Ok(text) => text,
+        Err(error) => {
+            return Recovered {
+                parsed: ParsedScene {
+                    doc: SceneDoc::new(""),
+                    source_map: SourceMap::default(),
+                    warnings: Vec::new(),
+                },
+                errors: vec![error],
+            };
+        }
+    };
     let mut parser = Parser::new(text, 0, Tables::new(text.len()));
     parser.rec = Some(Box::default());
     let mut map = SourceMap::default();

@@ -62,7 +62,7 @@ mod scan;
 mod target;
 mod types;
 
-pub(crate) use refs::{prefix_references, rewrite as references};
+pub(crate) use refs::{Ref, prefix_references, rewrite as references};
 
 /// An entity reference (`#7`, `#7/2`) found in a field expression by [`entity_references`].
 #[derive(Debug, Clone, PartialEq, Eq)]
