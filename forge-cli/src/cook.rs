@@ -26,6 +26,9 @@ pub fn cook(args: &CookArgs) -> Status {
         },
         None => None,
     };
+    // What the check below proves, written into every twin: a game of this build with these
+    // schemas loads the twins without validating them again.
+    let stamp = bevy_forge_scene::cook::CookStamp::new(schemas.as_ref());
     let mut checker = match Checker::new(schemas, args.assets.clone(), args.no_assets) {
         Ok(checker) => checker,
         Err(status) => return status,
@@ -118,8 +121,8 @@ pub fn cook(args: &CookArgs) -> Status {
                     print(&format!("unreadable: {}: {e}\n", target.display()));
                     stale += 1;
                 }
-                Ok(bytes) => match CookedScene::decode(&bytes) {
-                    Ok(current) if current == scene => {}
+                Ok(bytes) => match CookedScene::decode_stamped(&bytes) {
+                    Ok(current) if current.scene == scene && current.stamp.as_ref() == Some(&stamp) => {}
                     Ok(_) => {
                         print(&format!("stale: {}\n", target.display()));
                         stale += 1;
@@ -141,7 +144,7 @@ pub fn cook(args: &CookArgs) -> Status {
             }
             continue;
         }
-        let bytes = scene.encode();
+        let bytes = scene.encode_stamped(&stamp);
         if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty())
             && let Err(e) = std::fs::create_dir_all(dir)
         {

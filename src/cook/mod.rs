@@ -24,7 +24,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 0..8 | [`COOKED_MAGIC`]: `8F 46 4F 52 47 45 0D 0A` (`\x8F` `FORGE` `\r\n`). `0x8F` is a UTF-8 continuation byte, which no text starts with, so a reader tells the two forms apart by the first byte; the line ending catches a transfer that rewrote line ends. |
-//! | 8..10 | [`COOKED_VERSION`], little-endian `u16`. |
+//! | 8..10 | the layout version, little-endian `u16`: [`COOKED_VERSION`] (4) for a stamped file, [`COOKED_VERSION_UNSTAMPED`] (3) for one without a stamp (both read). |
 //! | 10..12 | reserved, zero. |
 //! | 12..20 | the body's length in bytes, little-endian `u64`. |
 //! | 20..24 | CRC-32 (IEEE) of the body, little-endian `u32`. |
@@ -38,6 +38,7 @@
 //!
 //! | part | content |
 //! |---|---|
+//! | stamp | layout version 4 only: what cooking proved ([`CookStamp`]): the format version and the layout version (varints), `0`, or `1` and the 32-byte BLAKE3 hash of the schemas it checked against ([`schema_hash`]), then the crate version (string). A version 3 body starts at the source. |
 //! | source | string: the text file the scene was cooked from. |
 //! | pool | list of strings: every custom component type path and field name, each once, in order of first use. Entities name them by index. |
 //! | scene | a *document* (below). |
@@ -87,8 +88,19 @@
 //! each tag's description, instead of mirror types in `postcard`.
 //!
 //! The checksum detects accidental damage (a truncated download, a flipped bit); it does not
-//! authenticate: anyone can write a file with a valid checksum. Everything decoded is validated
-//! again by the loader, as text is.
+//! authenticate: anyone can write a file with a valid checksum.
+//!
+//! # The stamp
+//!
+//! `forge cook --schema FILE` validated the scene against the game's schemas before cooking it,
+//! and says so in the stamp. A loader whose game matches the stamp (the same crate version,
+//! format and layout version, and the same [`schema_hash`] of its registered schemas) decodes
+//! and spawns the file without running the validation rules again: custom components are still
+//! built through the game's types (which is also how their values are read), prefabs still
+//! expanded, asset files still looked up. Any difference, a stamp without a schema hash
+//! (cooked without `--schema`) or no stamp at all (layout version 3) and the loader validates the
+//! document as it validates text. Trusting a stamp trusts whoever wrote the file: the checksum
+//! guards against damage, not against a hand-made file.
 //!
 //! Errors ([`CookError`]) say which part is wrong: a file that ends inside the header or body,
 //! bytes after the body, a version this build does not read, a checksum that does not match, a
@@ -110,9 +122,64 @@ use crate::format::{ParsedScene, SceneDoc, SourceMap};
 /// The first eight bytes of every cooked file (see [the module docs](self), "Layout").
 pub const COOKED_MAGIC: [u8; 8] = [0x8F, b'F', b'O', b'R', b'G', b'E', b'\r', b'\n'];
 
-/// The version of the cooked layout this build writes and reads. A cooked file of another
-/// version is refused ([`CookError::Version`]): cook it again.
-pub const COOKED_VERSION: u16 = 3;
+/// The version of the cooked layout this build writes with a [`CookStamp`]
+/// ([`CookedScene::encode_stamped`]). This build reads it and [`COOKED_VERSION_UNSTAMPED`]; a
+/// cooked file of another version is refused ([`CookError::Version`]): cook it again.
+pub const COOKED_VERSION: u16 = 4;
+
+/// The layout version of a cooked file without a stamp ([`CookedScene::encode`]): version 3's
+/// bytes, still written and read unchanged.
+pub const COOKED_VERSION_UNSTAMPED: u16 = 3;
+
+/// What cooking proved, carried by a cooked file of layout version 4 (see [the module
+/// docs](self), "The stamp").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CookStamp {
+    /// The scene format version the check read ([`FORMAT_VERSION`](crate::format::FORMAT_VERSION)).
+    pub format_version: u32,
+    /// The cooked layout version written ([`COOKED_VERSION`]).
+    pub layout_version: u16,
+    /// The [`schema_hash`] of the schemas custom components were checked against; `None` when
+    /// they were checked only for their shape and references (no schema file).
+    pub schema_hash: Option<[u8; 32]>,
+    /// The version of `bevy_forge_scene` the check ran under.
+    pub crate_version: String,
+}
+
+impl CookStamp {
+    /// The stamp of a check that this build ran against `schemas` (none: shape and references
+    /// only).
+    pub fn new(schemas: Option<&crate::schema::SchemaFile>) -> Self {
+        CookStamp {
+            format_version: crate::format::FORMAT_VERSION,
+            layout_version: COOKED_VERSION,
+            schema_hash: schemas.and_then(schema_hash),
+            crate_version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// Whether a game of this build whose registered schemas hash to `game` may skip the
+    /// validation rules of the file: same crate version, format and layout version, and a schema
+    /// hash that is present on both sides and equal.
+    pub fn matches(&self, game: Option<&[u8; 32]>) -> bool {
+        self.format_version == crate::format::FORMAT_VERSION
+            && self.layout_version == COOKED_VERSION
+            && self.crate_version == env!("CARGO_PKG_VERSION")
+            && self.schema_hash.is_some()
+            && self.schema_hash.as_ref() == game
+    }
+}
+
+/// The BLAKE3 hash of `schemas`' canonical text ([`SchemaFile::to_ron_string`]): the same for a
+/// game's registered schemas ([`ForgeSchemas::to_schema_file`]) and for the file they were
+/// exported to, read back. `None` if the schemas cannot be written (not expected).
+///
+/// [`SchemaFile::to_ron_string`]: crate::schema::SchemaFile::to_ron_string
+/// [`ForgeSchemas::to_schema_file`]: crate::ForgeSchemas::to_schema_file
+pub fn schema_hash(schemas: &crate::schema::SchemaFile) -> Option<[u8; 32]> {
+    let text = schemas.to_ron_string().ok()?;
+    Some(*blake3::hash(text.as_bytes()).as_bytes())
+}
 
 /// The header's length in bytes: magic, version, reserved, body length, checksum.
 pub const COOKED_HEADER_LEN: usize = 24;
@@ -132,6 +199,16 @@ pub struct CookedScene {
     /// Every prefab the scene places, directly or through other prefabs: asset path and
     /// document, each once, sorted by path.
     pub prefabs: Vec<(String, SceneDoc)>,
+}
+
+/// A decoded cooked file: the scene, and the stamp of a layout version 4 file
+/// ([`CookedScene::decode_stamped`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StampedScene {
+    /// The scene.
+    pub scene: CookedScene,
+    /// What cooking proved; `None` for a layout version 3 file.
+    pub stamp: Option<CookStamp>,
 }
 
 /// Why bytes are not a cooked scene.
@@ -161,7 +238,7 @@ pub enum CookError {
     },
     /// A layout version this build does not read.
     #[error(
-        "cooked layout version {found}, but this build reads version {COOKED_VERSION}: cook the scene again"
+        "cooked layout version {found}, but this build reads versions {COOKED_VERSION_UNSTAMPED} and {COOKED_VERSION}: cook the scene again"
     )]
     Version {
         /// The version in the file.
@@ -297,21 +374,35 @@ pub fn text_path(path: &str) -> Option<String> {
 }
 
 impl CookedScene {
-    /// The cooked bytes (see [the module docs](self), "Layout"). The same scene always gives
-    /// the same bytes.
+    /// The cooked bytes without a stamp, layout version [`COOKED_VERSION_UNSTAMPED`] (see [the
+    /// module docs](self), "Layout"). The same scene always gives the same bytes.
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_with(None)
+    }
+
+    /// The cooked bytes with `stamp`, layout version [`COOKED_VERSION`]: what `forge cook`
+    /// writes after the scene validated. The same scene and stamp always give the same bytes.
+    pub fn encode_stamped(&self, stamp: &CookStamp) -> Vec<u8> {
+        self.encode_with(Some(stamp))
+    }
+
+    fn encode_with(&self, stamp: Option<&CookStamp>) -> Vec<u8> {
         // Sorted by path, as decoding gives them: the same scene, the same bytes.
         let mut prefabs: Vec<(&String, &SceneDoc)> =
             self.prefabs.iter().map(|(p, d)| (p, d)).collect();
         prefabs.sort_by(|a, b| a.0.cmp(b.0));
-        let body = wire::encode(&self.source, &self.doc, &prefabs);
+        let version = match stamp {
+            Some(_) => COOKED_VERSION,
+            None => COOKED_VERSION_UNSTAMPED,
+        };
+        let body = wire::encode(stamp, &self.source, &self.doc, &prefabs);
         let mut out = Vec::with_capacity(COOKED_HEADER_LEN + body.len());
         out.resize(COOKED_HEADER_LEN, 0);
         out.extend_from_slice(&body);
         let body_len = (out.len() - COOKED_HEADER_LEN) as u64;
         let crc = crc32fast::hash(&out[COOKED_HEADER_LEN..]);
         out[..8].copy_from_slice(&COOKED_MAGIC);
-        out[8..10].copy_from_slice(&COOKED_VERSION.to_le_bytes());
+        out[8..10].copy_from_slice(&version.to_le_bytes());
         out[10..12].copy_from_slice(&0u16.to_le_bytes());
         out[12..20].copy_from_slice(&body_len.to_le_bytes());
         out[20..24].copy_from_slice(&crc.to_le_bytes());
@@ -324,8 +415,17 @@ impl CookedScene {
     /// [`CookError`]: not cooked, truncated, trailing bytes, another version, a checksum that
     /// does not match, a body that does not decode, a document the text reader refuses, an id or
     /// prefab given twice. The document is not validated here: the loader validates it as it
-    /// validates text.
+    /// validates text. A stamp, if any, is dropped ([`decode_stamped`](Self::decode_stamped)
+    /// keeps it).
     pub fn decode(bytes: &[u8]) -> Result<Self, CookError> {
+        Self::decode_stamped(bytes).map(|s| s.scene)
+    }
+
+    /// Reads cooked bytes of either layout version, with the stamp of a version 4 file.
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode); a stamp that does not decode is a [`CookError::Body`].
+    pub fn decode_stamped(bytes: &[u8]) -> Result<StampedScene, CookError> {
         if !bytes.starts_with(&COOKED_MAGIC[..bytes.len().min(8)]) || bytes.is_empty() {
             return Err(CookError::NotCooked);
         }
@@ -334,7 +434,7 @@ impl CookedScene {
         }
         let u16_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let version = u16_at(8);
-        if version != COOKED_VERSION {
+        if version != COOKED_VERSION && version != COOKED_VERSION_UNSTAMPED {
             return Err(CookError::Version { found: version });
         }
         let reserved = u16_at(10);
@@ -363,14 +463,18 @@ impl CookedScene {
             return Err(CookError::Checksum { stored, computed });
         }
         let wire::Body {
+            stamp,
             source,
             doc,
             prefabs,
-        } = wire::decode(rest)?;
-        Ok(CookedScene {
-            source,
-            doc,
-            prefabs,
+        } = wire::decode(rest, version == COOKED_VERSION)?;
+        Ok(StampedScene {
+            scene: CookedScene {
+                source,
+                doc,
+                prefabs,
+            },
+            stamp,
         })
     }
 

@@ -146,6 +146,11 @@ pub struct PrefabFiles<R> {
     /// The old names of custom types and fields, written as the current ones in every file
     /// before it is checked (set by the check that reads the files).
     pub(crate) renames: Renames,
+    /// The files were validated when they were cooked, under this build and the game's schemas
+    /// (a matching [`CookStamp`](crate::cook::CookStamp)): the rules of each file
+    /// (`validate_parsed`, overrides) are not run again; custom components are still built and
+    /// prefabs expanded.
+    pub(crate) trusted: bool,
 }
 
 /// A file given to [`PrefabFiles`] instead of read through it.
@@ -186,6 +191,7 @@ impl<R: PrefabSource> PrefabFiles<R> {
             schemas: None,
             assets: None,
             renames: Renames::default(),
+            trusted: false,
         }
     }
 
@@ -458,7 +464,11 @@ where
         (None, None) => &parsed.doc,
     };
     let map = &parsed.source_map;
+    let trusted = files.trusted;
     let (built, custom, own) = check_all(rules, doc, expanded.as_ref(), map, pool, || {
+        if trusted {
+            return Vec::new();
+        }
         let mut own = validate_parsed(parsed, assets).diagnostics;
         if let Some(expanded) = &expanded {
             own.extend(expanded.check_overridden(parsed));

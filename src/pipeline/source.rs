@@ -24,6 +24,8 @@ pub struct Cooked {
     pub source: String,
     /// Every prefab it places, directly or through others: asset path and document.
     pub prefabs: Vec<(String, SceneDoc)>,
+    /// What cooking proved (layout version 4); `None` for a file without a stamp.
+    pub stamp: Option<crate::cook::CookStamp>,
 }
 
 /// Why bytes are not a scene.
@@ -77,8 +79,12 @@ impl Source {
             return Err(cooked(CookError::DamagedMagic { found: bytes[0] }));
         }
         if crate::cook::is_cooked(bytes) {
-            let scene = CookedScene::decode(bytes).map_err(cooked)?;
-            return Ok(Source::from_cooked(name, scene));
+            let read = CookedScene::decode_stamped(bytes).map_err(cooked)?;
+            let mut source = Source::from_cooked(name, read.scene);
+            if let Some(c) = &mut source.cooked {
+                c.stamp = read.stamp;
+            }
+            return Ok(source);
         }
         let parsed = match std::str::from_utf8(bytes) {
             Ok(text) => SceneDoc::from_str(text),
@@ -105,7 +111,11 @@ impl Source {
         Source {
             name: name.into(),
             parsed,
-            cooked: Some(Cooked { source, prefabs }),
+            cooked: Some(Cooked {
+                source,
+                prefabs,
+                stamp: None,
+            }),
         }
     }
 

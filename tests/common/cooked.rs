@@ -7,7 +7,7 @@ use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::processor::{AssetProcessor, FileTransactionLogFactory};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_forge_scene::ForgeTwinReader;
-use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION, CookedScene};
+use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION_UNSTAMPED, CookedScene};
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
 use std::path::Path;
@@ -92,7 +92,7 @@ pub fn status_kb(field: &str) -> usize {
 /// Header + body with a correct checksum and length.
 pub fn wrap(body: &[u8]) -> Vec<u8> {
     let mut out = COOKED_MAGIC.to_vec();
-    out.extend_from_slice(&COOKED_VERSION.to_le_bytes());
+    out.extend_from_slice(&COOKED_VERSION_UNSTAMPED.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(body).to_le_bytes());

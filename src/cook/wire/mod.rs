@@ -108,6 +108,7 @@ impl std::fmt::Display for BodyError {
 
 /// A decoded body.
 pub(super) struct Body {
+    pub(super) stamp: Option<super::CookStamp>,
     pub(super) source: String,
     pub(super) doc: SceneDoc,
     pub(super) prefabs: Vec<(String, SceneDoc)>,
@@ -164,14 +165,22 @@ impl Failure {
 
 /// Encodes a body: the source name, the string pool, the scene, the prefabs (in the order
 /// given).
-pub(super) fn encode(source: &str, doc: &SceneDoc, prefabs: &[(&String, &SceneDoc)]) -> Vec<u8> {
+pub(super) fn encode(
+    stamp: Option<&super::CookStamp>,
+    source: &str,
+    doc: &SceneDoc,
+    prefabs: &[(&String, &SceneDoc)],
+) -> Vec<u8> {
     let mut pool = Pool::default();
     let scene = write_doc(doc, &mut pool);
     let bundled: Vec<(&String, Vec<u8>)> = prefabs
         .iter()
         .map(|(path, doc)| (*path, write_doc(doc, &mut pool)))
         .collect();
-    let mut out = Vec::with_capacity(scene.len() + 64);
+    let mut out = Vec::with_capacity(scene.len() + 128);
+    if let Some(stamp) = stamp {
+        put_stamp(&mut out, stamp);
+    }
     put_str(&mut out, source);
     put_varint(&mut out, pool.strings.len() as u64);
     for s in &pool.strings {
@@ -197,8 +206,13 @@ pub(super) fn encode(source: &str, doc: &SceneDoc, prefabs: &[(&String, &SceneDo
 /// # Errors
 /// The [`CookError`](super::CookError) of the first problem: bytes that break the layout (with
 /// their offset), a document the text reader refuses, a key or prefab given twice.
-pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
+pub(super) fn decode(body: &[u8], stamped: bool) -> Result<Body, super::CookError> {
     let mut r = Reader::new(body, 0);
+    let stamp = if stamped {
+        Some(read_stamp(&mut r)?)
+    } else {
+        None
+    };
     let source = r.str("the source name")?.to_owned();
     let pool_len = r.count(1, "the string pool's length")?;
     let mut pool = Vec::with_capacity(pool_len.min(RESERVE_AT_MOST));
@@ -252,9 +266,50 @@ pub(super) fn decode(body: &[u8]) -> Result<Body, super::CookError> {
             .into());
     }
     Ok(Body {
+        stamp,
         source,
         doc,
         prefabs,
+    })
+}
+
+/// Writes a stamp (layout version 4): the format version and layout version (varints), `0`, or
+/// `1` and the schema's 32-byte hash, then the crate version (string).
+fn put_stamp(out: &mut Vec<u8>, stamp: &super::CookStamp) {
+    put_varint(out, u64::from(stamp.format_version));
+    put_varint(out, u64::from(stamp.layout_version));
+    match &stamp.schema_hash {
+        Some(hash) => {
+            out.push(1);
+            out.extend_from_slice(hash);
+        }
+        None => out.push(0),
+    }
+    put_str(out, &stamp.crate_version);
+}
+
+/// Reads what [`put_stamp`] writes.
+fn read_stamp(r: &mut Reader<'_>) -> Result<super::CookStamp, BodyError> {
+    let format_version = r.varint("the stamp's format version")?;
+    let format_version = u32::try_from(format_version)
+        .map_err(|_| r.error(format!("the stamp's format version {format_version} is not a u32")))?;
+    let layout_version = r.varint("the stamp's layout version")?;
+    let layout_version = u16::try_from(layout_version)
+        .map_err(|_| r.error(format!("the stamp's layout version {layout_version} is not a u16")))?;
+    let schema_hash = match r.below(2, "the stamp's schema tag", "it is neither 0 nor 1")? {
+        0 => None,
+        _ => {
+            let mut hash = [0u8; 32];
+            hash.copy_from_slice(r.take(32, "the stamp's schema hash")?);
+            Some(hash)
+        }
+    };
+    let crate_version = r.str("the stamp's crate version")?.to_owned();
+    Ok(super::CookStamp {
+        format_version,
+        layout_version,
+        schema_hash,
+        crate_version,
     })
 }
 

@@ -254,6 +254,25 @@ impl AssetLoader for ForgeSceneLoader {
         let mut files = PrefabFiles::new(|p: &str| Err(format!("`{p}` could not be fetched")));
         if let Some(cooked) = &source.cooked {
             files = files.with_documents(cooked.prefabs.iter().cloned());
+            // What cooking proved is not proved again when the game is the one it was proved
+            // for: this build, and the schemas of the game's registered types.
+            if let Some(stamp) = &cooked.stamp {
+                let game = crate::cook::schema_hash(&self.custom.schemas.to_schema_file());
+                files.trusted = stamp.matches(game.as_ref());
+                if !files.trusted {
+                    tracing::debug!(
+                        "`{named}`: its stamp does not match this game (cooked by {} under {}), validating it",
+                        stamp.crate_version,
+                        if stamp.schema_hash.is_some_and(|h| Some(h) != game) {
+                            "other schemas"
+                        } else if stamp.schema_hash.is_none() {
+                            "no schemas"
+                        } else {
+                            "the same schemas"
+                        }
+                    );
+                }
+            }
         }
         // Files read whose prefab files are not known yet: the scene's, at first.
         let mut read_files = 1;
