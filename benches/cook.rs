@@ -6,8 +6,10 @@
 //!   (header, checksum, body to document); `read/validate/<n>`: `validate_parsed` alone, which
 //!   a cooked load runs on the decoded document (dropping documents is not timed);
 //! - `load_spawn/text/<n>` and `load_spawn/cooked/<n>`: through the `AssetServer` of a headless
-//!   app, from a fresh path until the `ForgeSceneInstance` exists (the cooked file is validated
-//!   and prepared as text is).
+//!   app, from a fresh path until the `ForgeSceneInstance` exists (the cooked file has no stamp,
+//!   layout version 3: it is validated and prepared as text is); `load_spawn/cooked_stamped/<n>`:
+//!   the same file stamped for the bench app's schemas (what `forge cook --schema` writes), which
+//!   the loader trusts: decoded, custom components built, spawned, without the document rules.
 //!
 //! - `floor/bevy_spawn/<n>`: the same entities spawned by plain Bevy from values in memory, in
 //!   the same kind of app: no scene crate, nothing read or checked. A cooked load + spawn takes
@@ -127,6 +129,12 @@ fn load_spawn(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("cooked", n), |b| {
             b.iter_custom(|iters| load_spawn_fresh(iters, &mut app, &dir, "forge.bin", &bytes, n))
+        });
+        let schemas = app.world().resource::<ForgeSchemas>().to_schema_file();
+        let stamp = bevy_forge_scene::cook::CookStamp::new(Some(&schemas));
+        let stamped = CookedScene::decode(&bytes).unwrap().encode_stamped(&stamp);
+        group.bench_function(BenchmarkId::new("cooked_stamped", n), |b| {
+            b.iter_custom(|iters| load_spawn_fresh(iters, &mut app, &dir, "forge.bin", &stamped, n))
         });
     }
     group.finish();

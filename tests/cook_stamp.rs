@@ -58,7 +58,11 @@ fn older_schemas(h: &Harness) -> SchemaFile {
 
 /// Loads `bytes` as `path` and spawns it: `(name, translation, parent's name, hp)` of every
 /// entity by id.
-fn spawn(h: &mut Harness, path: &str, bytes: &[u8]) -> Vec<(u64, String, [f32; 3], Option<String>, Option<u32>)> {
+fn spawn(
+    h: &mut Harness,
+    path: &str,
+    bytes: &[u8],
+) -> Vec<(u64, String, [f32; 3], Option<String>, Option<u32>)> {
     h.add_bytes(path, bytes);
     let (_, instance) = h.spawn_scene(path);
     let world = h.world();
@@ -115,7 +119,10 @@ fn a_stamp_reads_back_and_version_three_bytes_are_unchanged() {
     assert_eq!(stamp.crate_version, env!("CARGO_PKG_VERSION"));
     // Without a stamp: layout version 3, and its body is the stamped one without the stamp.
     let plain = scene.encode();
-    assert_eq!(u16::from_le_bytes([plain[8], plain[9]]), COOKED_VERSION_UNSTAMPED);
+    assert_eq!(
+        u16::from_le_bytes([plain[8], plain[9]]),
+        COOKED_VERSION_UNSTAMPED
+    );
     assert!(stamped[24..].ends_with(&plain[24..]));
     let read = CookedScene::decode_stamped(&plain).unwrap();
     assert_eq!((read.scene, read.stamp), (scene, None));
@@ -142,8 +149,14 @@ fn only_a_matching_stamp_skips_the_rules() {
     let mut h = Harness::new();
     let game = exported(&h);
     let refused = [
-        ("old.forge.bin", scene.encode_stamped(&CookStamp::new(Some(&older_schemas(&h))))),
-        ("none.forge.bin", scene.encode_stamped(&CookStamp::new(None))),
+        (
+            "old.forge.bin",
+            scene.encode_stamped(&CookStamp::new(Some(&older_schemas(&h)))),
+        ),
+        (
+            "none.forge.bin",
+            scene.encode_stamped(&CookStamp::new(None)),
+        ),
         (
             "other_build.forge.bin",
             scene.encode_stamped(&CookStamp {
@@ -158,7 +171,11 @@ fn only_a_matching_stamp_skips_the_rules() {
         let errors = load_errors(&mut h, path);
         assert_eq!(codes_of(&errors), [codes::structure::NEXT_ID], "{path}");
     }
-    let trusted = spawn(&mut h, "trusted.forge.bin", &scene.encode_stamped(&CookStamp::new(Some(&game))));
+    let trusted = spawn(
+        &mut h,
+        "trusted.forge.bin",
+        &scene.encode_stamped(&CookStamp::new(Some(&game))),
+    );
     assert_eq!(trusted.len(), 3);
 }
 

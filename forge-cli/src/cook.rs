@@ -122,7 +122,8 @@ pub fn cook(args: &CookArgs) -> Status {
                     stale += 1;
                 }
                 Ok(bytes) => match CookedScene::decode_stamped(&bytes) {
-                    Ok(current) if current.scene == scene && current.stamp.as_ref() == Some(&stamp) => {}
+                    Ok(current)
+                        if current.scene == scene && current.stamp.as_ref() == Some(&stamp) => {}
                     Ok(_) => {
                         print(&format!("stale: {}\n", target.display()));
                         stale += 1;

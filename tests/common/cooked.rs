@@ -7,7 +7,9 @@ use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
 use bevy_asset::processor::{AssetProcessor, FileTransactionLogFactory};
 use bevy_asset::{AssetApp, AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_forge_scene::ForgeTwinReader;
-use bevy_forge_scene::cook::{COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION_UNSTAMPED, CookedScene};
+use bevy_forge_scene::cook::{
+    COOKED_HEADER_LEN, COOKED_MAGIC, COOKED_VERSION_UNSTAMPED, CookedScene,
+};
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::prelude::*;
 use std::path::Path;

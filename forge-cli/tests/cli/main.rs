@@ -1136,6 +1136,40 @@ fn validate_checks_entity_references_with_and_without_a_schema() {
 
 // ---- cook ----
 
+/// `forge cook --schema FILE` stamps the twin with the hash the running game computes from its
+/// registered schemas; without `--schema` the stamp has none (never trusted).
+#[test]
+fn cook_stamps_the_hash_the_game_computes_from_its_registry() {
+    use bevy_forge_scene::cook::{CookedScene, schema_hash};
+    let (dir, _, _) = gate_project(str::to_owned, str::to_owned);
+    let game = bevy_forge_scene::ForgeSchemas::default();
+    game.insert::<gate_game::Sentry>();
+    game.insert::<gate_game::Door>();
+    game.insert::<gate_game::Patrol>();
+    let game = schema_hash(&game.to_schema_file()).unwrap();
+    let twin = dir.path().join("assets/scenes/gate.forge.bin");
+    let scene = "assets/scenes/gate.forge.ron";
+    let o = forge(
+        dir.path(),
+        &["cook", "--schema", "game.forge-schema.ron", scene],
+    );
+    assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let stamp = CookedScene::decode_stamped(&std::fs::read(&twin).unwrap())
+        .unwrap()
+        .stamp
+        .unwrap();
+    assert_eq!(stamp.schema_hash, Some(game));
+    assert!(stamp.matches(Some(&game)));
+    let o = forge(dir.path(), &["cook", scene]);
+    assert_eq!(status(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let stamp = CookedScene::decode_stamped(&std::fs::read(&twin).unwrap())
+        .unwrap()
+        .stamp
+        .unwrap();
+    assert_eq!(stamp.schema_hash, None);
+    assert!(!stamp.matches(Some(&game)));
+}
+
 #[test]
 fn cook_writes_twins_that_decode_to_the_scene_and_its_prefabs() {
     let (dir, gate, sentry) = gate_project(str::to_owned, str::to_owned);

@@ -291,11 +291,17 @@ fn put_stamp(out: &mut Vec<u8>, stamp: &super::CookStamp) {
 /// Reads what [`put_stamp`] writes.
 fn read_stamp(r: &mut Reader<'_>) -> Result<super::CookStamp, BodyError> {
     let format_version = r.varint("the stamp's format version")?;
-    let format_version = u32::try_from(format_version)
-        .map_err(|_| r.error(format!("the stamp's format version {format_version} is not a u32")))?;
+    let format_version = u32::try_from(format_version).map_err(|_| {
+        r.error(format!(
+            "the stamp's format version {format_version} is not a u32"
+        ))
+    })?;
     let layout_version = r.varint("the stamp's layout version")?;
-    let layout_version = u16::try_from(layout_version)
-        .map_err(|_| r.error(format!("the stamp's layout version {layout_version} is not a u16")))?;
+    let layout_version = u16::try_from(layout_version).map_err(|_| {
+        r.error(format!(
+            "the stamp's layout version {layout_version} is not a u16"
+        ))
+    })?;
     let schema_hash = match r.below(2, "the stamp's schema tag", "it is neither 0 nor 1")? {
         0 => None,
         _ => {
