@@ -30,6 +30,9 @@ fn guards(hp: u32, next_id: u64) -> String {
     )
 }
 
+/// What one spawned entity is: id, name, translation, its parent's name, its `Brain::hp`.
+type Spawned = (u64, String, [f32; 3], Option<String>, Option<u32>);
+
 fn cooked(text: &str) -> CookedScene {
     CookedScene {
         source: "guards.forge.ron".to_owned(),
@@ -58,11 +61,7 @@ fn older_schemas(h: &Harness) -> SchemaFile {
 
 /// Loads `bytes` as `path` and spawns it: `(name, translation, parent's name, hp)` of every
 /// entity by id.
-fn spawn(
-    h: &mut Harness,
-    path: &str,
-    bytes: &[u8],
-) -> Vec<(u64, String, [f32; 3], Option<String>, Option<u32>)> {
+fn spawn(h: &mut Harness, path: &str, bytes: &[u8]) -> Vec<Spawned> {
     h.add_bytes(path, bytes);
     let (_, instance) = h.spawn_scene(path);
     let world = h.world();
