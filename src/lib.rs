@@ -53,6 +53,7 @@ pub mod diff;
 pub mod edit;
 pub mod export;
 pub mod format;
+mod model;
 pub mod pipeline;
 pub mod prefab;
 pub mod project;

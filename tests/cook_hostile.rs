@@ -912,6 +912,7 @@ fn a_patch_the_text_reader_refuses_is_refused() {
         .components
         .push(ComponentData::Camera2d);
     doc.entity_mut(2).unwrap().instance = Some(Box::new(Instance {
+        model: None,
         scene: "p.forge.ron".into(),
         overrides: vec![Override {
             target: vec![1],
@@ -945,6 +946,7 @@ fn a_patch_of_unknown_fields_is_reported() {
     };
     light.intensity = 5.0;
     doc.entity_mut(2).unwrap().instance = Some(Box::new(Instance {
+        model: None,
         scene: "p.forge.ron".into(),
         overrides: vec![Override {
             target: vec![1],

@@ -34,6 +34,7 @@ pub(crate) mod diagnostic;
 mod entity;
 mod instance;
 mod layer;
+mod model;
 mod names;
 pub(crate) mod renamed;
 pub mod report;
