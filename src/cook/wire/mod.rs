@@ -59,14 +59,6 @@ const STREAMED: u8 = 64;
 /// Entity flag: the instance places a glTF model: its `model` path stands where a prefab's
 /// `scene` does, and each override's node path (a count, then strings) where its id path does.
 const MODEL: u8 = 128;
-const ALL_FLAGS: u8 = ID_DIFFERS
-    | HAS_PARENT
-    | HAS_CHILDREN
-    | HAS_COMPONENTS
-    | LOCKED
-    | HAS_INSTANCE
-    | STREAMED
-    | MODEL;
 
 /// Component tag: a custom component in our encoding.
 const TAG_CUSTOM: u8 = 0;

@@ -456,11 +456,8 @@ pub(super) fn read_entity_after_key(
     pool: &[EcoString],
     key: u64,
 ) -> Result<(u64, EntityNode), Failure> {
+    // Every bit of the flags byte has a meaning (`MODEL` took the last one).
     let flags = r.byte("an entity's flags")?;
-    if flags & !ALL_FLAGS != 0 {
-        r.at -= 1;
-        return Err(r.error(format!("unknown flags {flags:#04x}")).into());
-    }
     if flags & (STREAMED | MODEL) != 0 && flags & HAS_INSTANCE == 0 {
         r.at -= 1;
         return Err(r
