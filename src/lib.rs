@@ -53,7 +53,6 @@ pub mod diff;
 pub mod edit;
 pub mod export;
 pub mod format;
-mod model;
 pub mod pipeline;
 pub mod prefab;
 pub mod project;

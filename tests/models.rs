@@ -334,3 +334,21 @@ mod with_gltf {
         assert_eq!(d, [codes::model::UNKNOWN_NODE]);
     }
 }
+
+#[test]
+fn formatting_keeps_a_comment_on_a_node_name() {
+    let text = level(
+        "models/house.glb#Scene0",
+        &["[\n              \"House\", // the main block\n              \"Door\",\n            ]"],
+    );
+    let formatted = bevy_forge_scene::edit::format_text(&text).unwrap();
+    let line = formatted
+        .lines()
+        .find(|l| l.contains("// the main block"))
+        .unwrap_or_else(|| panic!("comment lost:\n{formatted}"));
+    assert!(line.contains("\"House\","), "{formatted}");
+    assert_eq!(
+        SceneDoc::from_str(&formatted).unwrap().doc,
+        SceneDoc::from_str(&text).unwrap().doc
+    );
+}

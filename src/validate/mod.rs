@@ -32,6 +32,7 @@
 pub(crate) mod custom;
 pub(crate) mod diagnostic;
 mod entity;
+mod gltf;
 mod instance;
 mod layer;
 mod model;

@@ -3,11 +3,11 @@
 //! feature `gltf` and an index made by [`AssetIndex::scan`], the scene and the override node
 //! paths, against the file's JSON node tree.
 
+use super::gltf::split_model_path;
 use super::scene::SceneFacts;
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::codes;
 use crate::format::Instance;
-use crate::model::split_model_path;
 use crate::project::{AssetIndex, AssetPathError, check_asset_path};
 
 pub(super) fn model(
@@ -63,9 +63,14 @@ pub(super) fn model(
     };
     let Some(index) = assets else { return };
     if !index.contains(file) {
-        let d = super::entity::missing_asset("model", file)
-            .with_entity(id)
-            .with_path("instance.model");
+        let d = Diagnostic::new(
+            Severity::Error,
+            codes::asset::MISSING,
+            format!("model asset `{file}` does not exist in the assets directory"),
+        )
+        .with_help("paths are relative to the assets directory and case-sensitive")
+        .with_entity(id)
+        .with_path("instance.model");
         c.push(d, Loc::InstanceScene);
         return;
     }
@@ -86,7 +91,7 @@ fn nodes(
     index: &AssetIndex,
     facts: &mut SceneFacts,
 ) {
-    use crate::model::ModelTree;
+    use super::gltf::ModelTree;
     use std::sync::Arc;
 
     let Some(root) = index.root() else { return };

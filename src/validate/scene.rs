@@ -21,7 +21,7 @@ pub(super) struct SceneFacts {
     #[cfg(feature = "gltf")]
     pub(super) models: bevy_platform::collections::HashMap<
         String,
-        Result<std::sync::Arc<crate::model::ModelTree>, String>,
+        Result<std::sync::Arc<super::gltf::ModelTree>, String>,
     >,
 }
 
