@@ -161,6 +161,18 @@ pub mod asset {
     pub const WRONG_KIND: &str = "forge::asset::wrong_kind";
 }
 
+/// `forge::model::*`: glTF models placed by instances (`instance: Some((model: ..))`).
+pub mod model {
+    /// An instance's `model` does not name a `.gltf` or `.glb` file and a `#SceneN` label (error).
+    pub const NOT_A_MODEL: &str = "forge::model::not_a_model";
+    /// With a scanned asset index (feature `gltf`): the model file is not glTF JSON or a `.glb` this reads (error).
+    pub const UNREADABLE: &str = "forge::model::unreadable";
+    /// With a scanned asset index (feature `gltf`): the model file has no scene of that label (error).
+    pub const MISSING_SCENE: &str = "forge::model::missing_scene";
+    /// With a scanned asset index (feature `gltf`): an override's node path names a node the model lacks; kept, it applies again when the node returns (warning).
+    pub const UNKNOWN_NODE: &str = "forge::model::unknown_node";
+}
+
 /// `forge::prefab::*`.
 pub mod prefab {
     /// An instance's `scene` does not name a `.forge.ron` file (error).
@@ -265,6 +277,8 @@ pub mod read {
     pub const DUPLICATE_FIELD: &str = "forge::read::duplicate_field";
     /// The document cannot be read: a required field is absent (error).
     pub const MISSING_FIELD: &str = "forge::read::missing_field";
+    /// The document cannot be read: an instance writes both `scene` and `model`, or neither (error).
+    pub const INSTANCE_PLACES: &str = "forge::read::instance_places";
     /// The document cannot be read: two entries of `entities` share a key (error).
     pub const DUPLICATE_ENTITY_KEY: &str = "forge::read::duplicate_entity_key";
     /// The document cannot be read: a tag written as a string (`type: "sprite"`) (error).

@@ -399,6 +399,8 @@ impl AssetKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AssetIndex {
     files: BTreeMap<String, AssetKind>,
+    /// The scanned directory ([`scan`](Self::scan)), where file contents can be read.
+    root: Option<PathBuf>,
 }
 
 impl AssetIndex {
@@ -431,7 +433,10 @@ impl AssetIndex {
                 }
             }
         }
-        Ok(Self { files })
+        Ok(Self {
+            files,
+            root: Some(dir.to_owned()),
+        })
     }
 
     /// An index of the given relative paths (for tests and tools).
@@ -448,7 +453,13 @@ impl AssetIndex {
                 (p, kind)
             })
             .collect();
-        Self { files }
+        Self { files, root: None }
+    }
+
+    /// The directory [`scan`](Self::scan) read, where the files' contents are (`None` for an
+    /// index [`from_paths`](Self::from_paths), whose checks look at paths only).
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
     }
 
     /// The kind of the file an asset path refers to, if the file exists. A `#label` suffix

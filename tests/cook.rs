@@ -130,6 +130,7 @@ fn with_instances() -> impl Strategy<Value = SceneDoc> {
         .prop_map(
             |(target, name, transform, set, add, remove, children)| Override {
                 target,
+                node: Vec::new(),
                 name: name.map(Into::into),
                 transform,
                 set,
@@ -144,15 +145,33 @@ fn with_instances() -> impl Strategy<Value = SceneDoc> {
             unload_radius: load_radius + gap,
         },
     ));
+    // A prefab instance, or (`model`) a glTF model's, whose overrides target node paths.
     let instance = (
         "[a-z/]{1,16}",
         proptest::collection::vec(change, 0..3),
         streaming,
+        any::<bool>(),
     )
-        .prop_map(|(scene, overrides, streaming)| Instance {
-            scene: format!("{scene}.forge.ron").into(),
-            overrides,
-            streaming,
+        .prop_map(|(scene, mut overrides, streaming, model)| {
+            if model {
+                for o in &mut overrides {
+                    o.node = o
+                        .target
+                        .drain(..)
+                        .map(|id| format!("Node {id}").into())
+                        .collect();
+                }
+                let mut i = Instance::model(format!("{scene}.glb#Scene0"));
+                i.overrides = overrides;
+                i.streaming = streaming;
+                return i;
+            }
+            Instance {
+                scene: format!("{scene}.forge.ron").into(),
+                model: None,
+                overrides,
+                streaming,
+            }
         });
     (
         common::any_doc(),

@@ -53,12 +53,16 @@
 //!
 //! An *entity*: its key; a flags byte (`1` the id differs from the key and follows, `2` a
 //! parent follows, `4` children follow, `8` components follow, `16` `locked`, `32` a prefab
-//! instance follows, `64` the instance is streamed (only with `32`); other bits are refused);
+//! instance follows, `64` the instance is streamed, `128` the instance places a glTF model (both
+//! only with `32`));
 //! the id if flagged; the parent id if flagged; the name (string); the children (list of ids)
 //! if flagged; the transform as nine little-endian `f32` (translation, rotation in degrees,
 //! scale; x, y, z each); the components (list) if flagged; the instance if flagged, then, if
 //! streamed, its `load_radius` and `unload_radius` (two `f32`). A scene without streamed
-//! instances cooks to the same bytes as before the flag existed (layout version 3 still).
+//! instances cooks to the same bytes as before the flag existed (layout version 3 still), and
+//! so does one without models: a model instance writes its `model` path where a prefab's scene
+//! path is, and each override's node path (a count, then the names as strings) where its
+//! target ids are.
 //!
 //! A *component*: a tag byte, then for tag `0` a custom component (type path as a pool index,
 //! then a list of fields, each a pool index for its name and a string for its expression), for

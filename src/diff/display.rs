@@ -117,9 +117,9 @@ impl fmt::Display for EntityChange {
         if let Some(instance) = &self.instance {
             match (&instance.old, &instance.new) {
                 (_, None) => writeln!(f, "~ {id} instance removed")?,
-                (None, Some(new)) => writeln!(f, "~ {id} instance of {:?} added", new.scene)?,
-                (Some(old), Some(new)) if old.scene != new.scene => {
-                    writeln!(f, "~ {id} instance {:?} -> {:?}", old.scene, new.scene)?;
+                (None, Some(new)) => writeln!(f, "~ {id} instance of {:?} added", placed(new))?,
+                (Some(old), Some(new)) if placed(old) != placed(new) => {
+                    writeln!(f, "~ {id} instance {:?} -> {:?}", placed(old), placed(new))?;
                 }
                 (Some(_), Some(new)) => writeln!(
                     f,
@@ -174,4 +174,9 @@ impl fmt::Display for SceneDiff {
         }
         Ok(())
     }
+}
+
+/// What an instance places: its model, or its prefab scene.
+fn placed(instance: &crate::format::Instance) -> &str {
+    instance.model.as_deref().unwrap_or(&instance.scene)
 }

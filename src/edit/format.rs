@@ -184,6 +184,9 @@ fn elements(doc: &SceneDoc, map: &SourceMap) -> Vec<(Key, Span)> {
             for (k, span) in spans.remove.iter().enumerate() {
                 push((17, id, o32, k as u32, ""), *span);
             }
+            for (k, span) in spans.node.iter().enumerate() {
+                push((18, id, o32, k as u32, ""), *span);
+            }
         }
     }
     out

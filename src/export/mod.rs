@@ -77,6 +77,17 @@ pub enum ExportError {
     /// The forest is broken (a missing child, a cycle, ...): the first problem found.
     #[error("the scene's forest is broken: {0}")]
     Forest(String),
+    /// An entity places a glTF model (`instance: Some((model: ..))`), which export does not
+    /// write yet.
+    #[error(
+        "entity {entity} places the glTF model `{model}`: export to Rust and BSN does not write placed models yet"
+    )]
+    Model {
+        /// The instance entity's id.
+        entity: u64,
+        /// The model it places (`models/house.glb#Scene0`).
+        model: String,
+    },
     /// An entity places a prefab, and the scene was given unexpanded.
     #[error(
         "entity {entity} places the prefab `{scene}`: export the expanded scene (`expanded_to_rust`, `expanded_to_bsn`; `forge export` expands it)"
@@ -241,6 +252,13 @@ impl<'a> Plan<'a> {
     fn new(doc: &'a SceneDoc, expanded: Option<&'a ExpandedScene>) -> Result<Self, ExportError> {
         if let Some(problem) = doc.check_integrity().first() {
             return Err(ExportError::Forest(problem.to_string()));
+        }
+        let model = |n: &crate::format::EntityNode| n.instance.as_ref()?.model.clone();
+        if let Some((node, model)) = doc.entities.values().find_map(|n| Some((n, model(n)?))) {
+            return Err(ExportError::Model {
+                entity: node.id,
+                model: model.to_string(),
+            });
         }
         if let Some(node) = doc.entities.values().find(|n| n.instance.is_some()) {
             let scene = node

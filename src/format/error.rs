@@ -186,6 +186,16 @@ pub enum ReadErrorKind {
         /// The version in the file.
         found: u64,
     },
+    /// An instance writes both `scene` and `model`, or neither: it places one prefab scene or
+    /// one glTF model.
+    #[error(
+        "{}: an instance places a prefab (`scene: \"props/lamp.forge.ron\"`) or a glTF model (`model: \"models/house.glb#Scene0\"`), exactly one",
+        if *both { "instance has both `scene` and `model`" } else { "instance has neither `scene` nor `model`" }
+    )]
+    InstancePlaces {
+        /// Whether both were written (otherwise neither was).
+        both: bool,
+    },
     /// A unit component (`camera2d`, `camera3d`) with a payload other than `()`.
     #[error("component `{tag}` takes no data; write `(type: {tag})`")]
     UnexpectedData {

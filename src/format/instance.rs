@@ -16,15 +16,25 @@ pub const MAX_PREFAB_DEPTH: usize = 32;
 /// for 2^32 entities. A scene that would expand to more is refused.
 pub const MAX_EXPANDED_ENTITIES: usize = 1 << 18;
 
-/// What an instance entity places: the prefab scene file and the changes to its entities.
+/// What an instance entity places: the prefab scene file (or a glTF model's scene) and the
+/// changes to its entities (or nodes).
 ///
 /// The instance entity's own name, transform, components and children apply as for any entity;
 /// the prefab's roots become its children, before its own children.
+///
+/// Exactly one of `scene` and `model` is written in a file (the reader refuses both or
+/// neither); when `model` is `Some`, `scene` is empty and each override addresses a node by
+/// [`Override::node`] instead of [`Override::target`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Instance {
     /// The prefab scene: an asset path relative to the assets directory, with `/` separators
-    /// (the format page, "Asset paths"), ending in `.forge.ron`.
+    /// (the format page, "Asset paths"), ending in `.forge.ron`. Empty for a model instance.
+    #[serde(default, skip_serializing_if = "EcoString::is_empty")]
     pub scene: EcoString,
+    /// A glTF model's scene placed instead of a prefab: an asset path ending in `.gltf` or
+    /// `.glb` and a scene label, `models/house.glb#Scene0` (the format page, "Models").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<EcoString>,
     /// Changes to the prefab's entities, in file order. Several may target one entity; later
     /// ones win.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -78,7 +88,14 @@ impl Streaming {
 pub struct Override {
     /// The prefab entity, by id path: its id in the prefab, then, for an entity inside an
     /// instance of the prefab, its id in that nested prefab, and so on (`[7, 2]`). Never empty.
+    /// Empty in an override of a model's node, which uses [`node`](Self::node).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target: Vec<u64>,
+    /// The model node, by node path (model instances only): glTF node names from the model
+    /// scene's root nodes down (`["Roof", "Chimney"]`), an unnamed node as `GltfNode{index}`,
+    /// as Bevy's glTF loader names its entities. Written as the override's `target`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node: Vec<EcoString>,
     /// A new name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<EcoString>,
@@ -106,9 +123,26 @@ impl Instance {
     pub fn new(scene: impl Into<EcoString>) -> Self {
         Self {
             scene: scene.into(),
+            model: None,
             overrides: Vec::new(),
             streaming: None,
         }
+    }
+
+    /// An instance of the glTF model scene at `model` (`models/house.glb#Scene0`), without
+    /// overrides, not streamed.
+    pub fn model(model: impl Into<EcoString>) -> Self {
+        Self {
+            scene: EcoString::default(),
+            model: Some(model.into()),
+            overrides: Vec::new(),
+            streaming: None,
+        }
+    }
+
+    /// Whether the instance places a glTF model rather than a prefab scene.
+    pub fn is_model(&self) -> bool {
+        self.model.is_some()
     }
 }
 
@@ -117,6 +151,15 @@ impl Override {
     pub fn new(target: impl Into<Vec<u64>>) -> Self {
         Self {
             target: target.into(),
+            ..Self::default()
+        }
+    }
+
+    /// An override of the model node at node path `node` (`["Roof", "Chimney"]`) that changes
+    /// nothing yet.
+    pub fn at_node<S: Into<EcoString>>(node: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            node: node.into_iter().map(Into::into).collect(),
             ..Self::default()
         }
     }

@@ -161,13 +161,16 @@ impl Writer {
         self.close(")");
     }
 
-    /// `instance: Some((scene: .., overrides: [..], streaming: ..)),` (written only for instance
-    /// entities; `streaming` only for streamed ones).
+    /// `instance: Some((scene: .., overrides: [..], streaming: ..)),` (`model: ..` in place of
+    /// `scene` for a model; written only for instance entities; `streaming` only for streamed ones).
     fn instance(&mut self, instance: &Instance) {
         self.indent();
         self.out.push_str("instance: Some((\n");
         self.depth += 1;
-        self.string("scene", &instance.scene);
+        match &instance.model {
+            Some(model) => self.string("model", model),
+            None => self.string("scene", &instance.scene),
+        }
         if instance.overrides.is_empty() {
             self.raw("overrides", "[]");
         } else {
@@ -268,7 +271,17 @@ impl Writer {
     /// One override: `target`, then only the parts it sets.
     fn override_entry(&mut self, o: &Override) {
         self.open_item();
-        self.ids("target", &o.target);
+        if o.node.is_empty() {
+            self.ids("target", &o.target);
+        } else {
+            self.open("target", '[');
+            for name in &o.node {
+                self.indent();
+                push_string(&mut self.out, name);
+                self.out.push_str(",\n");
+            }
+            self.close("]");
+        }
         if let Some(name) = &o.name {
             self.indent();
             self.out.push_str("name: Some(");

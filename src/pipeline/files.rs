@@ -536,7 +536,7 @@ where
     let mut diagnostics = Vec::new();
     // Every placement of a prefab: instance entities, then palette entries of tile layers.
     let instances = parsed.doc.entities.values().filter_map(|node| {
-        let instance = node.instance.as_deref()?;
+        let instance = node.instance.as_deref().filter(|i| !i.is_model())?;
         let here = parsed.source_map.instance_scene(node.id);
         Some((
             node.id,

@@ -295,6 +295,21 @@ pub fn expand<'p>(
             out.entities.insert(id, own);
             continue;
         };
+        if instance.is_model() {
+            // A glTF model is not expanded here: its nodes come from the model file when it
+            // spawns. The entity keeps its instance (and its overrides as written); entities
+            // they place under a node stay under the instance entity for now.
+            own.instance = node.instance.clone();
+            for o in &instance.overrides {
+                for child in &o.children {
+                    if !own.children.contains(child) {
+                        own.children.push(*child);
+                    }
+                }
+            }
+            out.entities.insert(id, own);
+            continue;
+        }
         instances.insert(id, instance.scene.clone());
         let Some(prefab) = prefab(&instance.scene) else {
             out.entities.insert(id, own);
@@ -407,6 +422,7 @@ pub(crate) fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for node in doc.entities.values() {
         if let Some(instance) = &node.instance
+            && !instance.is_model()
             && !out.contains(&instance.scene.as_str())
         {
             out.push(&instance.scene);

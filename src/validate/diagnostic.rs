@@ -142,6 +142,10 @@ impl fmt::Display for Severity {
 /// | `forge::prefab::key_collision` | error | with the prefabs: two id paths hash to one key (renumber the instance) |
 /// | `forge::prefab::too_large` | error | with the prefabs: expanding the instances would make more than `MAX_EXPANDED_ENTITIES` entities |
 /// | `forge::prefab::unused_override` | warning | with the prefab: an override's target (or the component it sets or removes) is not in the prefab; kept, it applies again when the target returns |
+/// | `forge::model::not_a_model` | error | an instance's `model` does not name a `.gltf` or `.glb` file and a `#SceneN` label |
+/// | `forge::model::unreadable` | error | with a scanned asset index (feature `gltf`): the model file is not glTF JSON or a `.glb` this reads |
+/// | `forge::model::missing_scene` | error | with a scanned asset index (feature `gltf`): the model file has no scene of that label |
+/// | `forge::model::unknown_node` | warning | with a scanned asset index (feature `gltf`): an override's node path names a node the model lacks; kept, it applies again when the node returns |
 /// | `forge::layer::id` | error | a tile layer's id is zero, an entity's, another layer's, or not below `next_id` |
 /// | `forge::layer::parent` | error | a tile layer's parent is not an entity of the scene |
 /// | `forge::layer::cell_size` | error | a tile layer's cell size is not two finite sizes above zero |
@@ -173,6 +177,7 @@ impl fmt::Display for Severity {
 /// | `forge::read::unknown_field` | error | the document cannot be read: a field name the struct does not have (with the closest known one) |
 /// | `forge::read::duplicate_field` | error | the document cannot be read: a field given twice in one struct |
 /// | `forge::read::missing_field` | error | the document cannot be read: a required field is absent |
+/// | `forge::read::instance_places` | error | the document cannot be read: an instance writes both `scene` and `model`, or neither |
 /// | `forge::read::duplicate_entity_key` | error | the document cannot be read: two entries of `entities` share a key |
 /// | `forge::read::tag_as_string` | error | the document cannot be read: a tag written as a string (`type: "sprite"`) |
 /// | `forge::read::unknown_variant` | error | the document cannot be read: a name that is not one of the allowed variants (component tag, shape, mesh source, visibility) |
@@ -344,7 +349,7 @@ impl Diagnostic {
 
     /// The error of a document that could not be read, as a diagnostic: severity
     /// [`Error`](Severity::Error), code `forge::read::<kind>` (`syntax`, `unexpected_end`,
-    /// `unknown_field`, `duplicate_field`, `missing_field`, `duplicate_entity_key`,
+    /// `unknown_field`, `duplicate_field`, `missing_field`, `instance_places`, `duplicate_entity_key`,
     /// `tag_as_string`, `unknown_variant`, `unsupported_version`, `unexpected_data`, `nothing_to_set`,
     /// `integer_out_of_range`, `invalid_number`, `invalid_escape`, `unterminated_string`,
     /// `unterminated_comment`, `trailing_characters`, `invalid_utf8`, `too_large`, `io`), with its
@@ -356,6 +361,7 @@ impl Diagnostic {
             ReadErrorKind::UnknownField { .. } => codes::read::UNKNOWN_FIELD,
             ReadErrorKind::DuplicateField { .. } => codes::read::DUPLICATE_FIELD,
             ReadErrorKind::MissingField { .. } => codes::read::MISSING_FIELD,
+            ReadErrorKind::InstancePlaces { .. } => codes::read::INSTANCE_PLACES,
             ReadErrorKind::DuplicateEntityKey { .. } => codes::read::DUPLICATE_ENTITY_KEY,
             ReadErrorKind::TagAsString { .. } => codes::read::TAG_AS_STRING,
             ReadErrorKind::UnknownVariant { .. } => codes::read::UNKNOWN_VARIANT,

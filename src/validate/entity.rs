@@ -67,7 +67,7 @@ pub(super) fn entity(
     transform(c, id, node);
     components(c, id, node, assets, scene);
     if let Some(instance) = &node.instance {
-        super::instance::instance(c, id, instance);
+        super::instance::instance(c, id, instance, assets, scene);
     } else if node.components.is_empty() {
         c.push(
             Diagnostic::new(

@@ -2,14 +2,23 @@
 //! "Prefab instances"): the prefab's path, and the shape of each override. What needs the
 //! prefab (targets that exist, components to set or remove) is [`crate::prefab`]'s.
 
+use super::scene::SceneFacts;
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::codes;
 use crate::format::{COMPONENT_TAGS, Instance, OverridePart};
-use crate::project::{AssetKind, AssetPathError, check_asset_path};
+use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
 
-pub(super) fn instance(c: &mut Collector, id: u64, instance: &Instance) {
+pub(super) fn instance(
+    c: &mut Collector,
+    id: u64,
+    instance: &Instance,
+    assets: Option<&AssetIndex>,
+    facts: &mut SceneFacts,
+) {
     let scene = instance.scene.as_str();
-    if let Some((code, message)) = prefab_path_problem(scene) {
+    if let Some(model) = &instance.model {
+        super::model::model(c, id, model, instance, assets, facts);
+    } else if let Some((code, message)) = prefab_path_problem(scene) {
         c.push(
             Diagnostic::new(Severity::Error, code, message)
                 .with_entity(id)
@@ -41,16 +50,16 @@ pub(super) fn overrides(
 ) {
     for (i, o) in overrides.iter().enumerate() {
         let path = |rest: &str| format!("{holder}.overrides[{i}]{rest}");
-        if o.target.is_empty() {
+        if o.target.is_empty() && o.node.is_empty() {
             c.push(
                 Diagnostic::new(
                     Severity::Error,
                     codes::prefab::EMPTY_TARGET,
-                    "an override needs a target: the id path of a prefab entity",
+                    "an override needs a target: the id path of a prefab entity (or the node path of a model's node)",
                 )
                 .with_entity(id)
                 .with_path(path(".target"))
-                .with_help("write the entity's id in the prefab, like `target: [1]`"),
+                .with_help("write the entity's id in the prefab, like `target: [1]` (a model's node by name, like `target: [\"Door\"]`)"),
                 loc(i, OverridePart::Field("target")),
             );
         }

@@ -32,8 +32,10 @@
 pub(crate) mod custom;
 pub(crate) mod diagnostic;
 mod entity;
+mod gltf;
 mod instance;
 mod layer;
+mod model;
 mod names;
 pub(crate) mod renamed;
 pub mod report;

@@ -17,6 +17,12 @@ pub(super) struct SceneFacts {
     pub(super) lights: usize,
     /// Custom type paths and field names found valid so far.
     pub(super) valid_names: ValidNames,
+    /// The glTF models read so far, by file path (feature `gltf`): each is read once.
+    #[cfg(feature = "gltf")]
+    pub(super) models: bevy_platform::collections::HashMap<
+        String,
+        Result<std::sync::Arc<super::gltf::ModelTree>, String>,
+    >,
 }
 
 /// Custom type paths and field names found valid so far: a scene repeats a few names over many

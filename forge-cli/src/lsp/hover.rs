@@ -121,7 +121,8 @@ pub fn entity_markdown(doc: &Document, path: &[u64]) -> Option<String> {
     names.push(entity.name.to_string());
     out.push_str(&format!("\n\n{}", escape(&names.join(" / "))));
     if let Some(instance) = &entity.instance {
-        out.push_str(&format!("\n\nplaces `{}`", instance.scene));
+        let placed = instance.model.as_deref().unwrap_or(&instance.scene);
+        out.push_str(&format!("\n\nplaces `{placed}`"));
     } else if let Some(scene) = doc
         .checked
         .as_ref()

@@ -247,7 +247,10 @@ fn symbol(
         .collect();
     let mut detail = format!("#{id}");
     if let Some(i) = &entity.instance {
-        detail.push_str(&format!(" places {}", i.scene));
+        detail.push_str(&format!(
+            " places {}",
+            i.model.as_deref().unwrap_or(&i.scene)
+        ));
     }
     for c in &entity.components {
         detail.push_str(&format!(" {}", c.key()));

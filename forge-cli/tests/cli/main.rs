@@ -230,6 +230,66 @@ fn validate_uses_the_projects_assets_directory() {
     assert_eq!(status(&o), 0, "{}", stdout(&o));
 }
 
+/// `forge validate` reads a placed model's node tree from the assets directory: a misspelled
+/// node is one warning at its name with the near name; a missing scene label an error.
+#[test]
+fn validate_checks_model_node_paths_against_the_gltf() {
+    let dir = project(&[], &[]);
+    let models = dir.path().join("assets/models");
+    std::fs::create_dir_all(&models).unwrap();
+    for name in ["house.gltf", "house.glb"] {
+        let from = Path::new(ROOT).join("tests/fixtures/models").join(name);
+        std::fs::copy(from, models.join(name)).unwrap();
+    }
+    let t = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+    let scene = |model: &str, node: &str| {
+        format!(
+            "(\n  format_version: 1,\n  name: \"Street\",\n  entities: {{\n    1: (id: 1, name: \"Camera\", parent: None, children: [], {t}, components: [(type: camera3d)]),\n    5: (id: 5, name: \"House\", parent: None, children: [], {t}, components: [],\n        instance: Some((\n          model: \"{model}\",\n          overrides: [\n            (target: [\"House\", {node}], set: [(type: point_light, data: (intensity: 900.0))]),\n          ],\n        ))),\n  }},\n  roots: [1, 5],\n  next_id: 6,\n)\n"
+        )
+    };
+    let path = dir.path().join("scenes/street.forge.ron");
+    let run = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        forge(
+            dir.path(),
+            &["validate", "--format", "json", "scenes/street.forge.ron"],
+        )
+    };
+    for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
+        let o = run(&scene(model, "\"Lamp\""));
+        assert_eq!(status(&o), 0, "{model}: {}", stdout(&o));
+        assert!(json(&o).is_empty(), "{model}: {}", stdout(&o));
+        let text = scene(model, "\"Lammp\"");
+        let o = run(&text);
+        let items = json(&o);
+        assert_eq!(items.len(), 1, "{items:?}");
+        assert_eq!(items[0]["code"], "forge::model::unknown_node");
+        assert_eq!(items[0]["severity"], "warning");
+        let line = text.lines().position(|l| l.contains("Lammp")).unwrap() + 1;
+        let column = text
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .find("\"Lammp\"")
+            .unwrap()
+            + 1;
+        assert_eq!(items[0]["line"], line);
+        assert_eq!(items[0]["column"], column);
+        assert!(
+            items[0]["help"]
+                .as_str()
+                .unwrap()
+                .contains("did you mean `Lamp`?"),
+            "{items:?}"
+        );
+    }
+    let o = run(&scene("models/house.glb#Scene2", "\"Lamp\""));
+    assert_eq!(status(&o), 1);
+    let items = json(&o);
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["code"], "forge::model::missing_scene");
+}
+
 #[test]
 fn validate_reports_wrong_asset_kinds() {
     let dir = project(

@@ -56,8 +56,9 @@ const LOCKED: u8 = 16;
 const HAS_INSTANCE: u8 = 32;
 /// Entity flag: the prefab instance is streamed; its two radii follow the instance.
 const STREAMED: u8 = 64;
-const ALL_FLAGS: u8 =
-    ID_DIFFERS | HAS_PARENT | HAS_CHILDREN | HAS_COMPONENTS | LOCKED | HAS_INSTANCE | STREAMED;
+/// Entity flag: the instance places a glTF model: its `model` path stands where a prefab's
+/// `scene` does, and each override's node path (a count, then strings) where its id path does.
+const MODEL: u8 = 128;
 
 /// Component tag: a custom component in our encoding.
 const TAG_CUSTOM: u8 = 0;

@@ -456,16 +456,13 @@ pub(super) fn read_entity_after_key(
     pool: &[EcoString],
     key: u64,
 ) -> Result<(u64, EntityNode), Failure> {
+    // Every bit of the flags byte has a meaning (`MODEL` took the last one).
     let flags = r.byte("an entity's flags")?;
-    if flags & !ALL_FLAGS != 0 {
-        r.at -= 1;
-        return Err(r.error(format!("unknown flags {flags:#04x}")).into());
-    }
-    if flags & STREAMED != 0 && flags & HAS_INSTANCE == 0 {
+    if flags & (STREAMED | MODEL) != 0 && flags & HAS_INSTANCE == 0 {
         r.at -= 1;
         return Err(r
             .error(format!(
-                "flags {flags:#04x}: a streamed entity without a prefab instance"
+                "flags {flags:#04x}: a streamed or model entity without a prefab instance"
             ))
             .into());
     }
@@ -502,7 +499,7 @@ pub(super) fn read_entity_after_key(
         Vec::new()
     };
     let instance = if flags & HAS_INSTANCE != 0 {
-        let mut instance = read_instance(r, pool)?;
+        let mut instance = read_instance(r, pool, flags & super::MODEL != 0)?;
         if flags & STREAMED != 0 {
             let [load_radius, unload_radius] = r.f32s::<2>("a streamed instance's radii")?;
             instance.streaming = Some(crate::format::Streaming {
@@ -682,25 +679,47 @@ pub(super) fn read_mesh(r: &mut Reader<'_>, what: &str) -> Result<MeshSource, Bo
 }
 
 /// A prefab instance, as [`put_instance`] writes it.
-pub(super) fn read_instance(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<Instance, BodyError> {
-    let scene = EcoString::from(r.str("a prefab instance's scene")?);
-    let overrides = read_overrides(r, pool)?;
+/// `model`: the entity's [`MODEL`](super::MODEL) flag.
+pub(super) fn read_instance(
+    r: &mut Reader<'_>,
+    pool: &[EcoString],
+    model: bool,
+) -> Result<Instance, BodyError> {
+    let path = EcoString::from(r.str("a prefab instance's scene")?);
+    let overrides = read_overrides(r, pool, model)?;
+    let (scene, model) = if model {
+        (EcoString::default(), Some(path))
+    } else {
+        (path, None)
+    };
     Ok(Instance {
         scene,
+        model,
         overrides,
         streaming: None,
     })
 }
 
 /// A list of overrides, as [`put_overrides`] writes it.
+/// `nodes`: a model instance's, whose overrides target node paths.
 pub(super) fn read_overrides(
     r: &mut Reader<'_>,
     pool: &[EcoString],
+    nodes: bool,
 ) -> Result<Vec<Override>, BodyError> {
     let n = r.count(7, "the number of overrides")?;
     let mut overrides = Vec::with_capacity(n.min(RESERVE_PER_ENTITY_AT_MOST));
     for _ in 0..n {
-        let target = r.ids("an override's target")?;
+        let (target, node) = if nodes {
+            let k = r.count(1, "an override's node path")?;
+            let mut path = Vec::with_capacity(k.min(RESERVE_PER_ENTITY_AT_MOST));
+            for _ in 0..k {
+                path.push(EcoString::from(r.str("a node name")?));
+            }
+            (Vec::new(), path)
+        } else {
+            (r.ids("an override's target")?, Vec::new())
+        };
         let name = match r.below(2, "an override's name", OPTION)? {
             0 => None,
             _ => Some(EcoString::from(r.str("an override's name")?)),
@@ -746,6 +765,7 @@ pub(super) fn read_overrides(
         let children = r.ids("an override's children")?;
         overrides.push(Override {
             target,
+            node,
             name,
             transform,
             set,
@@ -844,6 +864,6 @@ pub(super) fn read_layer(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<TileL
         let key = key(r)?;
         l.cells.push(TileCell { i, j, key });
     }
-    l.overrides = read_overrides(r, pool)?;
+    l.overrides = read_overrides(r, pool, false)?;
     Ok(l)
 }

@@ -82,6 +82,7 @@ pub(super) fn write_entity(out: &mut Vec<u8>, key: u64, node: &EntityNode, pool:
                 .is_some_and(|i| i.streaming.is_some()),
             STREAMED,
         ),
+        (node.instance.as_ref().is_some_and(|i| i.is_model()), MODEL),
     ] {
         if set {
             flags |= flag;
@@ -212,17 +213,30 @@ pub(super) fn put_value(out: &mut Vec<u8>, v: ValueRef<'_>) {
     }
 }
 
-/// A prefab instance: its scene, then its overrides.
+/// A prefab instance: its scene (or model), then its overrides.
 pub(super) fn put_instance(out: &mut Vec<u8>, instance: &Instance, pool: &mut Pool) {
-    put_str(out, &instance.scene);
-    put_overrides(out, &instance.overrides, pool);
+    put_str(out, instance.model.as_deref().unwrap_or(&instance.scene));
+    put_overrides(out, &instance.overrides, instance.is_model(), pool);
 }
 
 /// A list of overrides, as an instance and a tile layer hold them.
-pub(super) fn put_overrides(out: &mut Vec<u8>, overrides: &[Override], pool: &mut Pool) {
+/// `nodes`: a model instance's, whose overrides target node paths.
+pub(super) fn put_overrides(
+    out: &mut Vec<u8>,
+    overrides: &[Override],
+    nodes: bool,
+    pool: &mut Pool,
+) {
     put_varint(out, overrides.len() as u64);
     for o in overrides {
-        put_ids(out, &o.target);
+        if nodes {
+            put_varint(out, o.node.len() as u64);
+            for name in &o.node {
+                put_str(out, name);
+            }
+        } else {
+            put_ids(out, &o.target);
+        }
         match &o.name {
             None => out.push(0),
             Some(name) => {
@@ -328,5 +342,5 @@ pub(super) fn put_layer(out: &mut Vec<u8>, l: &TileLayer, pool: &mut Pool) {
         put_varint(out, u64::from(c.j));
         put_str(out, c.key.encode_utf8(&mut buf));
     }
-    put_overrides(out, &l.overrides, pool);
+    put_overrides(out, &l.overrides, false, pool);
 }

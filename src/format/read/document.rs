@@ -200,6 +200,7 @@ impl<'a> Parser<'a> {
     /// The inside of `instance: Some(..)`: `(scene: "..", overrides: [..], streaming: Some((..)))`.
     pub(super) fn instance(&mut self) -> PResult<(Instance, InstanceSpans)> {
         let mut scene = EcoString::default();
+        let mut model = None;
         let mut overrides = Vec::new();
         let mut streaming = None;
         let mut spans = InstanceSpans {
@@ -219,6 +220,10 @@ impl<'a> Parser<'a> {
                     spans.overrides.push(s);
                     Ok(())
                 })?,
+                3 => {
+                    model = Some(p.small_string()?);
+                    spans.scene = p.span(at);
+                }
                 _ => {
                     streaming = p.option(|p| {
                         let [load_radius, unload_radius] = p.floats(
@@ -236,10 +241,35 @@ impl<'a> Parser<'a> {
             }
             Ok(())
         })?;
-        self.require(start, "instance", &INSTANCE_FIELDS, seen, 1)?;
+        if !self.lenient {
+            // Exactly one of `scene` (bit 0) and `model` (bit 3).
+            let both = seen & 1 != 0 && seen & 8 != 0;
+            if both || seen & 9 == 0 {
+                return self.fail(start, ReadErrorKind::InstancePlaces { both });
+            }
+            // A prefab's entities are addressed by ids, a model's nodes by names.
+            for (o, s) in overrides.iter().zip(&spans.overrides) {
+                let by_name = !o.node.is_empty();
+                if by_name != model.is_some() {
+                    let at = (s.fields[0].start as usize).saturating_sub(self.base);
+                    return self.fail(
+                        at,
+                        ReadErrorKind::Unexpected {
+                            expected: if by_name {
+                                "ids (`[7, 2]`): a prefab instance's overrides target entities by id path"
+                            } else {
+                                "node names (`[\"Roof\", \"Chimney\"]`): a `model` instance's overrides target nodes by name path"
+                            },
+                            found: self.describe(at),
+                        },
+                    );
+                }
+            }
+        }
         Ok((
             Instance {
                 scene,
+                model,
                 overrides,
                 streaming,
             },
@@ -255,7 +285,18 @@ impl<'a> Parser<'a> {
         let mut transform_spans = [[Span::NONE; 4]; 3];
         let (start, seen) = self.structure("override", &OVERRIDE_FIELDS, |p, i, at| {
             match i {
-                0 => o.target = p.id_list()?,
+                0 => {
+                    if p.names_follow()? {
+                        p.sequence(|p, _| {
+                            let at = p.pos;
+                            o.node.push(p.small_string()?);
+                            spans.node.push(p.span(at));
+                            Ok(())
+                        })?;
+                    } else {
+                        o.target = p.id_list()?;
+                    }
+                }
                 1 => o.name = p.option(Self::small_string)?,
                 2 => o.transform = p.option(|p| p.transform(&mut transform_spans))?,
                 3 => o.set = p.patches(&mut spans.set)?,
@@ -279,6 +320,21 @@ impl<'a> Parser<'a> {
         spans.transform = transform_spans;
         self.require(start, "override", &OVERRIDE_FIELDS, seen, 1)?;
         Ok((o, spans))
+    }
+
+    /// Whether the list ahead starts with a string (a model's node path) rather than an id; the
+    /// position is left where it was.
+    fn names_follow(&mut self) -> PResult<bool> {
+        let was = self.pos;
+        self.skip_ws()?;
+        let mut found = false;
+        if self.peek() == Some(b'[') {
+            self.pos += 1;
+            self.skip_ws()?;
+            found = matches!(self.peek(), Some(b'"' | b'r'));
+        }
+        self.pos = was;
+        Ok(found)
     }
 
     /// The `set` list of an override: components whose payload fields are all optional. The
@@ -337,5 +393,5 @@ impl<'a> Parser<'a> {
     }
 }
 
-const INSTANCE_FIELDS: [&str; 3] = ["scene", "overrides", "streaming"];
+const INSTANCE_FIELDS: [&str; 4] = ["scene", "overrides", "streaming", "model"];
 const STREAMING_FIELDS: [&str; 2] = ["load_radius", "unload_radius"];

@@ -76,7 +76,7 @@ pub(crate) struct EntitySpans {
 /// Where an entity's `instance` value and its overrides sit in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InstanceSpans {
-    /// The `scene` value.
+    /// The `scene` value (the `model` value of a model instance).
     pub(crate) scene: Span,
     /// Each override, in list order.
     pub(crate) overrides: Vec<OverrideSpans>,
@@ -101,6 +101,8 @@ pub(crate) struct OverrideSpans {
     pub(crate) add: SpanRange,
     /// Each `remove` key.
     pub(crate) remove: Vec<Span>,
+    /// Each name of a model override's node path (`target: ["Roof", "Chimney"]`).
+    pub(crate) node: Vec<Span>,
 }
 
 /// The fields of an override, in the order the writer puts them.
@@ -123,6 +125,7 @@ impl OverrideSpans {
             set: SpanRange::default(),
             add: SpanRange::default(),
             remove: Vec::new(),
+            node: Vec::new(),
         }
     }
 }
@@ -151,6 +154,8 @@ pub enum OverridePart<'a> {
     Add(usize),
     /// Item `index` of `remove`.
     Remove(usize),
+    /// Name `index` of a model override's node path (`"Chimney"` in `["Roof", "Chimney"]`).
+    Node(usize),
 }
 
 /// A run of entries in one of the [`SourceMap`]'s flat tables (one table for the whole file,
@@ -575,6 +580,7 @@ impl SourceMap {
         let component = |range: SpanRange, i: usize| range.of(&self.components).get(i);
         let span = match part {
             OverridePart::Entry => spans.entry,
+            OverridePart::Node(i) => *spans.node.get(i)?,
             OverridePart::Field(field) => {
                 spans.fields[OVERRIDE_FIELDS.iter().position(|f| *f == field)?]
             }

@@ -153,6 +153,7 @@ impl SourceMap {
                     shift.spans(&mut o.fields);
                     shift.transform(&mut o.transform);
                     shift.spans(&mut o.remove);
+                    shift.spans(&mut o.node);
                     o.set = o.set.moved(dc);
                     o.add = o.add.moved(dc);
                 }

@@ -1,0 +1,198 @@
+//! glTF models placed by instances (`instance: Some((model: "models/house.glb#Scene0"))`): the
+//! rules of a model path, and (feature `gltf`) the node tree of a glTF file's JSON, which
+//! offline validation checks override node paths against.
+//!
+//! Node names follow Bevy 0.20.1's glTF loader (`bevy_gltf`, `loader/gltf_ext/scene.rs`): a
+//! node's entity is named after the glTF node's `name`, or `GltfNode{index}` when it has none.
+//! A node path starts at the scene's root nodes (the scene's own root entity is not part of it).
+
+/// The file and scene index of a model path (`models/house.glb#Scene0` -> `("models/house.glb",
+/// 0)`), or `None` when it does not name a `.gltf` or `.glb` file (any case) with a `#SceneN`
+/// label (`N` a decimal index without a sign or leading zeros).
+pub(crate) fn split_model_path(path: &str) -> Option<(&str, usize)> {
+    let (file, label) = path.split_once('#')?;
+    let ext = file.rsplit_once('.')?.1.to_ascii_lowercase();
+    if ext != "gltf" && ext != "glb" {
+        return None;
+    }
+    let n = label.strip_prefix("Scene")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) || (n.len() > 1 && n.starts_with('0'))
+    {
+        return None;
+    }
+    Some((file, n.parse().ok()?))
+}
+
+#[cfg(feature = "gltf")]
+pub(crate) use tree::ModelTree;
+
+#[cfg(feature = "gltf")]
+mod tree {
+    use serde_json::Value;
+
+    /// The `JSON` chunk type of a `.glb` (glTF 2.0, "Binary glTF Layout").
+    const JSON_CHUNK: u32 = 0x4E4F_534A;
+    /// `glTF`, little-endian: the magic of a `.glb`.
+    const GLB_MAGIC: u32 = 0x4654_6C67;
+
+    /// The scenes and named node tree of a glTF file.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct ModelTree {
+        /// Each scene's root nodes, by node index.
+        pub(crate) scenes: Vec<Vec<usize>>,
+        /// Each node's entity name and children, by node index.
+        pub(crate) nodes: Vec<(String, Vec<usize>)>,
+    }
+
+    /// Where a node path leaves the tree: its first name (by index) that is no node at that
+    /// place, and the names there are.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub(crate) struct NodeMiss {
+        pub(crate) at: usize,
+        pub(crate) names: Vec<String>,
+    }
+
+    impl ModelTree {
+        /// Reads the JSON of a `.gltf`, or of a `.glb`'s first chunk.
+        ///
+        /// # Errors
+        /// What is wrong, in words: not JSON, a `.glb` whose header or first chunk is not one,
+        /// `scenes` or `nodes` of the wrong shape, a node index out of range.
+        pub(crate) fn read(bytes: &[u8]) -> Result<Self, String> {
+            let json = if bytes.len() >= 4 && u32_at(bytes, 0) == Some(GLB_MAGIC) {
+                glb_json(bytes)?
+            } else {
+                bytes
+            };
+            let root: Value =
+                serde_json::from_slice(json).map_err(|e| format!("its JSON does not read: {e}"))?;
+            let indices = |v: Option<&Value>, what: &str| -> Result<Vec<usize>, String> {
+                let Some(v) = v else { return Ok(Vec::new()) };
+                let list = v
+                    .as_array()
+                    .ok_or_else(|| format!("{what} is not a list of node indices"))?;
+                list.iter()
+                    .map(|i| {
+                        i.as_u64()
+                            .and_then(|i| usize::try_from(i).ok())
+                            .ok_or_else(|| format!("{what} holds {i}, not a node index"))
+                    })
+                    .collect()
+            };
+            let list = |key: &str| match root.get(key) {
+                None => Ok(&[][..]),
+                Some(v) => v
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .ok_or_else(|| format!("`{key}` is not a list")),
+            };
+            let nodes = list("nodes")?
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let name = match n.get("name").and_then(Value::as_str) {
+                        Some(name) => name.to_owned(),
+                        None => format!("GltfNode{i}"),
+                    };
+                    Ok((
+                        name,
+                        indices(n.get("children"), &format!("nodes[{i}].children"))?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let scenes = list("scenes")?
+                .iter()
+                .enumerate()
+                .map(|(i, s)| indices(s.get("nodes"), &format!("scenes[{i}].nodes")))
+                .collect::<Result<Vec<_>, String>>()?;
+            let tree = Self { scenes, nodes };
+            let all = tree.scenes.iter().flatten();
+            if let Some(bad) = all
+                .chain(tree.nodes.iter().flat_map(|n| &n.1))
+                .find(|i| **i >= tree.nodes.len())
+            {
+                return Err(format!(
+                    "it refers to node {bad}, but has {} nodes",
+                    tree.nodes.len()
+                ));
+            }
+            Ok(tree)
+        }
+
+        /// Follows `path` from the root nodes of scene `scene` (which must exist); the first
+        /// of siblings sharing a name is taken, as a lookup by name finds it.
+        pub(crate) fn find<S: AsRef<str>>(
+            &self,
+            scene: usize,
+            path: &[S],
+        ) -> Result<usize, NodeMiss> {
+            let mut here: &[usize] = self.scenes.get(scene).map_or(&[], Vec::as_slice);
+            let mut found = usize::MAX;
+            for (at, name) in path.iter().enumerate() {
+                let next = here
+                    .iter()
+                    .copied()
+                    .find(|i| self.nodes[*i].0 == name.as_ref());
+                match next {
+                    Some(i) => {
+                        found = i;
+                        here = &self.nodes[i].1;
+                    }
+                    None => {
+                        let names = here.iter().map(|i| self.nodes[*i].0.clone()).collect();
+                        return Err(NodeMiss { at, names });
+                    }
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+        let b = bytes.get(at..at + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The JSON chunk of a `.glb`: a 12-byte header (magic, version 2, length), then chunks of
+    /// `u32` length, `u32` type and data, the first of type `JSON`.
+    fn glb_json(bytes: &[u8]) -> Result<&[u8], String> {
+        let version = u32_at(bytes, 4).ok_or("its .glb header is cut short")?;
+        if version != 2 {
+            return Err(format!(
+                "it is a version {version} .glb; glTF 2.0 is version 2"
+            ));
+        }
+        let len = u32_at(bytes, 12).ok_or("its .glb has no first chunk")? as usize;
+        if u32_at(bytes, 16) != Some(JSON_CHUNK) {
+            return Err("its .glb's first chunk is not the JSON chunk".to_owned());
+        }
+        bytes
+            .get(20..20usize.saturating_add(len))
+            .ok_or_else(|| format!("its .glb's JSON chunk of {len} bytes is cut short"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_model_path;
+
+    #[test]
+    fn model_paths_need_a_gltf_file_and_a_scene_label() {
+        assert_eq!(
+            split_model_path("models/house.glb#Scene0"),
+            Some(("models/house.glb", 0))
+        );
+        assert_eq!(split_model_path("a.GLTF#Scene12"), Some(("a.GLTF", 12)));
+        for bad in [
+            "models/house.glb",
+            "models/house.glb#Mesh0",
+            "models/house.glb#Scene",
+            "models/house.glb#Scene01",
+            "models/house.glb#Scene-1",
+            "models/house.obj#Scene0",
+            "house.forge.ron#Scene0",
+        ] {
+            assert_eq!(split_model_path(bad), None, "{bad}");
+        }
+    }
+}

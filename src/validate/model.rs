@@ -1,0 +1,191 @@
+//! The rules of a model instance (`instance: Some((model: "models/house.glb#Scene0"))`): its
+//! path (a `.gltf` or `.glb` file and a `#SceneN` label), and with an asset index the file; with
+//! feature `gltf` and an index made by [`AssetIndex::scan`], the scene and the override node
+//! paths, against the file's JSON node tree.
+
+use super::gltf::split_model_path;
+use super::scene::SceneFacts;
+use super::{Collector, Diagnostic, Loc, Severity};
+use crate::codes;
+use crate::format::Instance;
+use crate::project::{AssetIndex, AssetPathError, check_asset_path};
+
+pub(super) fn model(
+    c: &mut Collector,
+    id: u64,
+    model: &str,
+    instance: &Instance,
+    assets: Option<&AssetIndex>,
+    facts: &mut SceneFacts,
+) {
+    let path_error = |code, message: String| {
+        Diagnostic::new(Severity::Error, code, message)
+            .with_entity(id)
+            .with_path("instance.model")
+    };
+    let problem = match check_asset_path(model) {
+        Err(AssetPathError::Empty) => {
+            Some((codes::asset::EMPTY, "the model path is empty".to_owned()))
+        }
+        Err(AssetPathError::Absolute(_)) => Some((
+            codes::asset::ABSOLUTE,
+            format!("model path `{model}` is absolute"),
+        )),
+        Err(AssetPathError::ParentComponent(_)) => Some((
+            codes::asset::PARENT_DIR,
+            format!("model path `{model}` contains a `..` component"),
+        )),
+        Err(AssetPathError::Backslash(_)) => Some((
+            codes::asset::BACKSLASH,
+            format!("model path `{model}` contains a backslash"),
+        )),
+        Ok(()) => None,
+    };
+    if let Some((code, message)) = problem {
+        c.push(
+            path_error(code, message).with_help(
+                "a model is a glTF file's scene by its path in the assets directory, like `models/house.glb#Scene0`",
+            ),
+            Loc::InstanceScene,
+        );
+        return;
+    }
+    let Some((file, scene)) = split_model_path(model) else {
+        c.push(
+            path_error(
+                codes::model::NOT_A_MODEL,
+                format!("model path `{model}` does not name a glTF scene"),
+            )
+            .with_help("write a `.gltf` or `.glb` file and the scene's label, like `models/house.glb#Scene0`"),
+            Loc::InstanceScene,
+        );
+        return;
+    };
+    let Some(index) = assets else { return };
+    if !index.contains(file) {
+        let d = Diagnostic::new(
+            Severity::Error,
+            codes::asset::MISSING,
+            format!("model asset `{file}` does not exist in the assets directory"),
+        )
+        .with_help("paths are relative to the assets directory and case-sensitive")
+        .with_entity(id)
+        .with_path("instance.model");
+        c.push(d, Loc::InstanceScene);
+        return;
+    }
+    #[cfg(feature = "gltf")]
+    nodes(c, id, model, (file, scene), instance, index, facts);
+    #[cfg(not(feature = "gltf"))]
+    let _ = (scene, instance, facts);
+}
+
+/// Checks the scene label and each override's node path against the model's node tree.
+#[cfg(feature = "gltf")]
+fn nodes(
+    c: &mut Collector,
+    id: u64,
+    model: &str,
+    (file, scene): (&str, usize),
+    instance: &Instance,
+    index: &AssetIndex,
+    facts: &mut SceneFacts,
+) {
+    use super::gltf::ModelTree;
+    use std::sync::Arc;
+
+    let Some(root) = index.root() else { return };
+    let tree = facts
+        .models
+        .entry(file.to_owned())
+        .or_insert_with(|| {
+            let bytes =
+                std::fs::read(root.join(file)).map_err(|e| format!("it cannot be read: {e}"))?;
+            ModelTree::read(&bytes).map(Arc::new)
+        })
+        .clone();
+    let tree = match tree {
+        Ok(tree) => tree,
+        Err(why) => {
+            c.push(
+                Diagnostic::new(
+                    Severity::Error,
+                    codes::model::UNREADABLE,
+                    format!("model `{file}` is not a glTF file this can read: {why}"),
+                )
+                .with_entity(id)
+                .with_path("instance.model")
+                .with_help("export the model again as glTF 2.0 (`.gltf` or `.glb`)"),
+                Loc::InstanceScene,
+            );
+            return;
+        }
+    };
+    if scene >= tree.scenes.len() {
+        let n = tree.scenes.len();
+        let labels: Vec<String> = (0..n).map(|i| format!("`Scene{i}`")).collect();
+        let help = match n {
+            0 => "the file has no scenes: export the model with its scene".to_owned(),
+            1 => format!("did you mean `{file}#Scene0`?"),
+            _ => format!("its scenes are {}", labels.join(", ")),
+        };
+        c.push(
+            Diagnostic::new(
+                Severity::Error,
+                codes::model::MISSING_SCENE,
+                format!(
+                    "model `{file}` has no scene `Scene{scene}` ({n} scene{})",
+                    if n == 1 { "" } else { "s" }
+                ),
+            )
+            .with_entity(id)
+            .with_path("instance.model")
+            .with_help(help),
+            Loc::InstanceScene,
+        );
+        return;
+    }
+    for (i, o) in instance.overrides.iter().enumerate() {
+        let Err(miss) = tree.find(scene, &o.node) else {
+            continue;
+        };
+        let Some(name) = o.node.get(miss.at) else {
+            continue;
+        };
+        let place = match miss.at {
+            0 => "among its root nodes".to_owned(),
+            at => format!("under `{}`", o.node[at - 1]),
+        };
+        let mut help = String::new();
+        if let Some(near) = closest(name, &miss.names) {
+            help.push_str(&format!("did you mean `{near}`? "));
+        }
+        help.push_str(
+            "the override is kept and applies again if the model gets the node back; delete it if it is no longer wanted",
+        );
+        let shown: Vec<&str> = o.node.iter().map(|n| n.as_str()).collect();
+        c.push(
+            Diagnostic::new(
+                Severity::Warning,
+                codes::model::UNKNOWN_NODE,
+                format!("override target {shown:?}: `{model}` has no node `{name}` {place}"),
+            )
+            .with_entity(id)
+            .with_path(format!("instance.overrides[{i}].target[{}]", miss.at))
+            .with_help(help),
+            Loc::Override(i, crate::format::OverridePart::Node(miss.at)),
+        );
+    }
+}
+
+/// The name of `names` closest to `found` by edit distance, when close enough to be a typo.
+#[cfg(feature = "gltf")]
+fn closest<'a>(found: &str, names: &'a [String]) -> Option<&'a str> {
+    let limit = (found.chars().count() / 3).max(1);
+    names
+        .iter()
+        .map(|n| (crate::format::levenshtein(found, n), n.as_str()))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}

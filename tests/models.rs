@@ -1,0 +1,354 @@
+//! glTF models placed by instances (`instance: Some((model: "models/house.glb#Scene0"))`):
+//! read and written canonically, kept by prefab expansion and the cooked twin, refused by export,
+//! and (feature `gltf`) checked offline against the model's JSON node tree: the scene label and
+//! each override's node path, a miss at the name's line and column with a did-you-mean.
+//!
+//! The models are `tests/fixtures/models/house.gltf` and `house.glb` (see the README there):
+//! roots `House` (`Roof` > `Chimney`, `Door`, an unnamed `GltfNode3`, `Lamp`) and `Ground`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bevy_forge_scene::codes;
+use bevy_forge_scene::format::*;
+use bevy_forge_scene::pipeline::{PrefabFiles, Source, check};
+use bevy_forge_scene::project::AssetIndex;
+use bevy_forge_scene::validate::{Diagnostic, Severity, validate_parsed};
+
+const T: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+
+/// A level whose entity 5 places `model` with overrides of the node paths `targets` (each a
+/// RON list), and whose entity 6 is placed under the first override's node (a root when there
+/// are no overrides). The scene has no camera: its diagnostics include that remark (info).
+fn level(model: &str, targets: &[&str]) -> String {
+    let overrides: String = targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let children = if i == 0 { ", children: [6]" } else { "" };
+            format!(
+                "\n            (target: {t}, set: [(type: point_light, data: (intensity: 900.0))]{children}),"
+            )
+        })
+        .collect();
+    let parent = if targets.is_empty() {
+        "None"
+    } else {
+        "Some(5)"
+    };
+    format!(
+        r#"(
+  format_version: 1,
+  name: "Street",
+  entities: {{
+    5: (id: 5, name: "House", parent: None, children: [], {T}, components: [],
+        instance: Some((
+          model: "{model}",
+          overrides: [{overrides}
+          ],
+        ))),
+    6: (id: 6, name: "Cat", parent: {parent}, children: [], {T}, components: [(type: visibility, data: visible)]),
+  }},
+  roots: [5{roots}],
+  next_id: 7,
+)"#,
+        roots = if targets.is_empty() { ", 6" } else { "" },
+    )
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/models")
+        .join(name)
+}
+
+/// The 1-based line and column (in characters) of the first `needle` in `text`.
+fn line_col(text: &str, needle: &str) -> (u32, u32) {
+    let at = text.find(needle).expect("needle in text");
+    let before = &text[..at];
+    let line = before.matches('\n').count() as u32 + 1;
+    let col = before.rsplit('\n').next().unwrap().chars().count() as u32 + 1;
+    (line, col)
+}
+
+/// The warnings and errors of `d` (not the remark that the scene has no camera).
+fn not_info<'a>(d: impl Iterator<Item = &'a Diagnostic>) -> Vec<Diagnostic> {
+    d.filter(|d| d.severity != Severity::Info)
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn a_model_instance_reads_and_writes_canonically() {
+    let text = level(
+        "models/house.glb#Scene0",
+        &[r#"["House", "Roof", "Chimney"]"#, r#"["House", "Lamp"]"#],
+    );
+    let parsed = SceneDoc::from_str(&text).unwrap();
+    let instance = parsed.doc.entities[&5].instance.as_deref().unwrap();
+    assert_eq!(instance.model.as_deref(), Some("models/house.glb#Scene0"));
+    assert!(instance.scene.is_empty());
+    assert_eq!(instance.overrides.len(), 2);
+    assert_eq!(instance.overrides[0].node, ["House", "Roof", "Chimney"]);
+    assert!(instance.overrides[0].target.is_empty());
+    assert_eq!(instance.overrides[0].children, [6]);
+    let canonical = parsed.doc.to_canonical_string();
+    assert!(
+        canonical.contains("model: \"models/house.glb#Scene0\""),
+        "{canonical}"
+    );
+    assert!(!canonical.contains("scene:"), "{canonical}");
+    let again = SceneDoc::from_str(&canonical).unwrap();
+    assert_eq!(again.doc, parsed.doc);
+    assert_eq!(again.doc.to_canonical_string(), canonical);
+}
+
+#[test]
+fn an_instance_writes_exactly_one_of_scene_and_model() {
+    let both = level("models/house.glb#Scene0", &[]).replace(
+        "model: ",
+        "scene: \"props/lamp.forge.ron\",\n          model: ",
+    );
+    let e = SceneDoc::from_str(&both).unwrap_err();
+    assert!(
+        matches!(e.kind(), ReadErrorKind::InstancePlaces { both: true }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("both `scene` and `model`"), "{e}");
+    assert_eq!(
+        Diagnostic::from_read_error(&e).code,
+        codes::read::INSTANCE_PLACES
+    );
+    let neither =
+        level("models/house.glb#Scene0", &[]).replace("model: \"models/house.glb#Scene0\",", "");
+    let e = SceneDoc::from_str(&neither).unwrap_err();
+    assert!(
+        matches!(e.kind(), ReadErrorKind::InstancePlaces { both: false }),
+        "{e}"
+    );
+    // At the instance's `(`.
+    let (line, _) = line_col(&neither, "instance: Some((");
+    assert_eq!(e.position().line, line, "{e}");
+}
+
+#[test]
+fn a_models_overrides_target_names_and_a_prefabs_ids() {
+    let ids = level("models/house.glb#Scene0", &["[1, 2]"]);
+    let e = SceneDoc::from_str(&ids).unwrap_err();
+    assert!(e.to_string().contains("node names"), "{e}");
+    assert_eq!(e.position().line, line_col(&ids, "[1, 2]").0);
+    let names = level("models/house.glb#Scene0", &[r#"["Door"]"#]).replace(
+        "model: \"models/house.glb#Scene0\"",
+        "scene: \"props/lamp.forge.ron\"",
+    );
+    let e = SceneDoc::from_str(&names).unwrap_err();
+    assert!(e.to_string().contains("ids"), "{e}");
+    assert_eq!(e.position(), {
+        let (line, column) = line_col(&names, r#"["Door"]"#);
+        let p = e.position();
+        assert_eq!((p.line, p.column), (line, column));
+        p
+    });
+}
+
+#[test]
+fn expansion_keeps_a_model_instance_as_its_entity_and_its_overrides() {
+    let text = level("models/house.glb#Scene0", &[r#"["House", "Door"]"#]);
+    let source = Source::read("street.forge.ron", text.as_bytes()).unwrap();
+    let mut files = PrefabFiles::new(|_: &str| Err::<Vec<u8>, _>("no prefabs here".to_owned()));
+    let checked = check(source, &mut files);
+    let d = not_info(checked.diagnostics.iter());
+    assert!(d.is_empty(), "{d:?}");
+    let spawned = checked.spawned();
+    assert_eq!(spawned.entities.len(), 2);
+    let house = &spawned.entities[&5];
+    assert_eq!(house.children, [6]);
+    let instance = house.instance.as_deref().unwrap();
+    assert_eq!(instance.overrides[0].node, ["House", "Door"]);
+}
+
+#[test]
+fn the_cooked_twin_keeps_a_model_instance() {
+    let text = level("models/house.gltf#Scene0", &[r#"["House", "GltfNode3"]"#]);
+    let parsed = SceneDoc::from_str(&text).unwrap();
+    let scene = bevy_forge_scene::cook::CookedScene {
+        source: "street.forge.ron".to_owned(),
+        doc: parsed.doc.clone(),
+        prefabs: Vec::new(),
+    };
+    let back = bevy_forge_scene::cook::CookedScene::decode(&scene.encode()).unwrap();
+    assert_eq!(back.doc, parsed.doc);
+    let instance = back.doc.entities[&5].instance.as_deref().unwrap();
+    assert_eq!(instance.overrides[0].node, ["House", "GltfNode3"]);
+}
+
+#[test]
+fn export_refuses_a_model_instance_naming_it() {
+    let text = level("models/house.glb#Scene0", &[]);
+    let parsed = SceneDoc::from_str(&text).unwrap();
+    let e = bevy_forge_scene::export::to_rust(&parsed.doc, &Default::default()).unwrap_err();
+    assert!(e.to_string().contains("models/house.glb#Scene0"), "{e}");
+}
+
+#[test]
+fn a_model_path_needs_a_gltf_scene_label() {
+    for bad in [
+        "models/house.glb",
+        "models/house.glb#Mesh0",
+        "models/house.obj#Scene0",
+    ] {
+        let parsed = SceneDoc::from_str(&level(bad, &[])).unwrap();
+        let report = validate_parsed(&parsed, None);
+        let codes: Vec<_> = not_info(report.iter()).iter().map(|d| d.code).collect();
+        assert_eq!(codes, [codes::model::NOT_A_MODEL], "{bad}");
+    }
+    let parsed = SceneDoc::from_str(&level("../house.glb#Scene0", &[])).unwrap();
+    let report = validate_parsed(&parsed, None);
+    assert_eq!(report.iter().next().unwrap().code, codes::asset::PARENT_DIR);
+}
+
+/// An assets directory holding the test models.
+fn assets() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("models")).unwrap();
+    for name in ["house.gltf", "house.glb"] {
+        std::fs::copy(fixture(name), dir.path().join("models").join(name)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_missing_model_file_is_reported_at_the_model_path() {
+    let dir = assets();
+    let index = AssetIndex::scan(dir.path()).unwrap();
+    let text = level("models/barn.glb#Scene0", &[]);
+    let parsed = SceneDoc::from_str(&text).unwrap();
+    let report = validate_parsed(&parsed, Some(&index));
+    let d = not_info(report.iter());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].code, codes::asset::MISSING);
+    let (line, column) = line_col(&text, "\"models/barn.glb#Scene0\"");
+    assert_eq!((d[0].line(), d[0].column()), (Some(line), Some(column)));
+}
+
+#[cfg(feature = "gltf")]
+mod with_gltf {
+    use super::*;
+
+    fn validate(text: &str) -> Vec<Diagnostic> {
+        let dir = assets();
+        let index = AssetIndex::scan(dir.path()).unwrap();
+        let parsed = SceneDoc::from_str(text).unwrap();
+        not_info(validate_parsed(&parsed, Some(&index)).iter())
+    }
+
+    #[test]
+    fn a_good_placement_validates_in_gltf_and_glb() {
+        for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
+            let text = level(
+                model,
+                &[
+                    r#"["House", "Roof", "Chimney"]"#,
+                    r#"["House", "GltfNode3"]"#,
+                    r#"["Ground"]"#,
+                ],
+            );
+            let d = validate(&text);
+            assert!(d.is_empty(), "{model}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn a_misspelled_node_is_one_warning_at_its_name_with_the_near_name() {
+        for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
+            let text = level(
+                model,
+                &[r#"["House", "Roof", "Chimny"]"#, r#"["House", "Door"]"#],
+            );
+            let d = validate(&text);
+            assert_eq!(d.len(), 1, "{model}: {d:?}");
+            assert_eq!(d[0].code, codes::model::UNKNOWN_NODE);
+            assert_eq!(d[0].entity, Some(5));
+            assert_eq!(
+                d[0].path.as_deref(),
+                Some("instance.overrides[0].target[2]")
+            );
+            assert!(
+                d[0].message.contains("no node `Chimny` under `Roof`"),
+                "{}",
+                d[0]
+            );
+            assert_eq!(d[0].suggestions(), ["Chimney"]);
+            let (line, column) = line_col(&text, "\"Chimny\"");
+            assert_eq!((d[0].line(), d[0].column()), (Some(line), Some(column)));
+        }
+    }
+
+    #[test]
+    fn a_root_node_miss_names_the_roots() {
+        let text = level("models/house.glb#Scene0", &[r#"["Hous", "Door"]"#]);
+        let d = validate(&text);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].message.contains("among its root nodes"), "{}", d[0]);
+        assert_eq!(d[0].suggestions(), ["House"]);
+    }
+
+    #[test]
+    fn a_missing_scene_label_is_an_error_at_the_model_path() {
+        let text = level("models/house.glb#Scene1", &[r#"["Huose"]"#]);
+        let d = validate(&text);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, codes::model::MISSING_SCENE);
+        assert_eq!(d[0].suggestions(), ["models/house.glb#Scene0"]);
+        let (line, column) = line_col(&text, "\"models/house.glb#Scene1\"");
+        assert_eq!((d[0].line(), d[0].column()), (Some(line), Some(column)));
+    }
+
+    #[test]
+    fn a_file_that_is_not_gltf_is_unreadable() {
+        let dir = assets();
+        std::fs::write(
+            dir.path().join("models/broken.glb"),
+            b"glTF\x02\0\0\0\x0c\0\0\0",
+        )
+        .unwrap();
+        let index = AssetIndex::scan(dir.path()).unwrap();
+        let parsed = SceneDoc::from_str(&level("models/broken.glb#Scene0", &[])).unwrap();
+        let report = validate_parsed(&parsed, Some(&index));
+        let d = not_info(report.iter());
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, codes::model::UNREADABLE);
+    }
+
+    #[test]
+    fn the_pipeline_reports_a_miss_once() {
+        let dir = assets();
+        let index = AssetIndex::scan(dir.path()).unwrap();
+        let text = level("models/house.glb#Scene0", &[r#"["House", "Dor"]"#]);
+        let source = Source::read("street.forge.ron", text.as_bytes()).unwrap();
+        let mut files = PrefabFiles::new(|_: &str| Err::<Vec<u8>, _>("no prefabs here".to_owned()))
+            .with_assets(index);
+        let checked = check(source, &mut files);
+        let d: Vec<_> = not_info(checked.diagnostics.iter())
+            .iter()
+            .map(|d| d.code)
+            .collect();
+        assert_eq!(d, [codes::model::UNKNOWN_NODE]);
+    }
+}
+
+#[test]
+fn formatting_keeps_a_comment_on_a_node_name() {
+    let text = level(
+        "models/house.glb#Scene0",
+        &["[\n              \"House\", // the main block\n              \"Door\",\n            ]"],
+    );
+    let formatted = bevy_forge_scene::edit::format_text(&text).unwrap();
+    let line = formatted
+        .lines()
+        .find(|l| l.contains("// the main block"))
+        .unwrap_or_else(|| panic!("comment lost:\n{formatted}"));
+    assert!(line.contains("\"House\","), "{formatted}");
+    assert_eq!(
+        SceneDoc::from_str(&formatted).unwrap().doc,
+        SceneDoc::from_str(&text).unwrap().doc
+    );
+}
