@@ -94,30 +94,41 @@ pub(super) fn overrides(
 }
 
 /// What is wrong with `scene` as the path of a prefab file: a code and a message.
-pub(super) fn prefab_path_problem(scene: &str) -> Option<(&'static str, String)> {
-    match check_asset_path(scene) {
+/// What the asset path rules (`check_asset_path`) say of `path`, the path of a `what` (`"prefab"`,
+/// `"model"`): a code and a message, or `None` when it passes them.
+pub(super) fn asset_path_problem(what: &str, path: &str) -> Option<(&'static str, String)> {
+    match check_asset_path(path) {
         Err(AssetPathError::Empty) => {
-            Some((codes::asset::EMPTY, "the prefab path is empty".to_owned()))
+            Some((codes::asset::EMPTY, format!("the {what} path is empty")))
         }
         Err(AssetPathError::Absolute(_)) => Some((
             codes::asset::ABSOLUTE,
-            format!("prefab path `{scene}` is absolute"),
+            format!("{what} path `{path}` is absolute"),
         )),
         Err(AssetPathError::ParentComponent(_)) => Some((
             codes::asset::PARENT_DIR,
-            format!("prefab path `{scene}` contains a `..` component"),
+            format!("{what} path `{path}` contains a `..` component"),
         )),
         Err(AssetPathError::Backslash(_)) => Some((
             codes::asset::BACKSLASH,
-            format!("prefab path `{scene}` contains a backslash"),
+            format!("{what} path `{path}` contains a backslash"),
         )),
-        Ok(()) if AssetKind::of(scene) != AssetKind::Scene || scene.contains('#') => Some((
-            codes::prefab::NOT_A_SCENE,
-            format!("prefab path `{scene}` does not name a `.forge.ron` scene file"),
-        )),
-        // Whether the file exists is for whoever reads it (the loader, `forge validate`).
         Ok(()) => None,
     }
+}
+
+pub(super) fn prefab_path_problem(scene: &str) -> Option<(&'static str, String)> {
+    if let Some(problem) = asset_path_problem("prefab", scene) {
+        return Some(problem);
+    }
+    if AssetKind::of(scene) != AssetKind::Scene || scene.contains('#') {
+        return Some((
+            codes::prefab::NOT_A_SCENE,
+            format!("prefab path `{scene}` does not name a `.forge.ron` scene file"),
+        ));
+    }
+    // Whether the file exists is for whoever reads it (the loader, `forge validate`).
+    None
 }
 
 /// Whether `key` is a component key: a built-in tag, or `custom:` and a type path.

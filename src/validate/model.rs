@@ -8,7 +8,7 @@ use super::scene::SceneFacts;
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::codes;
 use crate::format::Instance;
-use crate::project::{AssetIndex, AssetPathError, check_asset_path};
+use crate::project::AssetIndex;
 
 pub(super) fn model(
     c: &mut Collector,
@@ -23,24 +23,7 @@ pub(super) fn model(
             .with_entity(id)
             .with_path("instance.model")
     };
-    let problem = match check_asset_path(model) {
-        Err(AssetPathError::Empty) => {
-            Some((codes::asset::EMPTY, "the model path is empty".to_owned()))
-        }
-        Err(AssetPathError::Absolute(_)) => Some((
-            codes::asset::ABSOLUTE,
-            format!("model path `{model}` is absolute"),
-        )),
-        Err(AssetPathError::ParentComponent(_)) => Some((
-            codes::asset::PARENT_DIR,
-            format!("model path `{model}` contains a `..` component"),
-        )),
-        Err(AssetPathError::Backslash(_)) => Some((
-            codes::asset::BACKSLASH,
-            format!("model path `{model}` contains a backslash"),
-        )),
-        Ok(()) => None,
-    };
+    let problem = super::instance::asset_path_problem("model", model);
     if let Some((code, message)) = problem {
         c.push(
             path_error(code, message).with_help(
