@@ -2,11 +2,12 @@
 //! "Prefab instances"): the prefab's path, and the shape of each override. What needs the
 //! prefab (targets that exist, components to set or remove) is [`crate::prefab`]'s.
 
+use super::asset_path::asset_path_problem;
 use super::scene::SceneFacts;
 use super::{Collector, Diagnostic, Loc, Severity};
 use crate::codes;
 use crate::format::{COMPONENT_TAGS, Instance, OverridePart};
-use crate::project::{AssetIndex, AssetKind, AssetPathError, check_asset_path};
+use crate::project::{AssetIndex, AssetKind};
 
 pub(super) fn instance(
     c: &mut Collector,
@@ -94,29 +95,6 @@ pub(super) fn overrides(
 }
 
 /// What is wrong with `scene` as the path of a prefab file: a code and a message.
-/// What the asset path rules (`check_asset_path`) say of `path`, the path of a `what` (`"prefab"`,
-/// `"model"`): a code and a message, or `None` when it passes them.
-pub(super) fn asset_path_problem(what: &str, path: &str) -> Option<(&'static str, String)> {
-    match check_asset_path(path) {
-        Err(AssetPathError::Empty) => {
-            Some((codes::asset::EMPTY, format!("the {what} path is empty")))
-        }
-        Err(AssetPathError::Absolute(_)) => Some((
-            codes::asset::ABSOLUTE,
-            format!("{what} path `{path}` is absolute"),
-        )),
-        Err(AssetPathError::ParentComponent(_)) => Some((
-            codes::asset::PARENT_DIR,
-            format!("{what} path `{path}` contains a `..` component"),
-        )),
-        Err(AssetPathError::Backslash(_)) => Some((
-            codes::asset::BACKSLASH,
-            format!("{what} path `{path}` contains a backslash"),
-        )),
-        Ok(()) => None,
-    }
-}
-
 pub(super) fn prefab_path_problem(scene: &str) -> Option<(&'static str, String)> {
     if let Some(problem) = asset_path_problem("prefab", scene) {
         return Some(problem);

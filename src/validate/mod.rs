@@ -29,6 +29,7 @@
 //! identifier rule (`radius`, `r#type`), or are the decimal index of a tuple struct field (`0`,
 //! `1`, as [`ComponentSchema`](crate::schema::ComponentSchema) names them; no leading zeros).
 
+mod asset_path;
 pub(crate) mod custom;
 pub(crate) mod diagnostic;
 mod entity;

@@ -23,7 +23,7 @@ pub(super) fn model(
             .with_entity(id)
             .with_path("instance.model")
     };
-    let problem = super::instance::asset_path_problem("model", model);
+    let problem = super::asset_path::asset_path_problem("model", model);
     if let Some((code, message)) = problem {
         c.push(
             path_error(code, message).with_help(
