@@ -23,7 +23,8 @@
 //! The modules: [`format`](mod@format) (the document model, reader and writer, and the format's
 //! reference page), [`validate`], [`schema`] (custom component schemas and field expressions),
 //! [`edit`] (changes that keep a file's text), [`diff`], [`prefab`], [`cook`] (the binary
-//! twin), [`export`] (Rust and BSN), [`project`], [`capture`] (saving a live scene) and, with
+//! twin), [`export`] (Rust and BSN), [`project`], [`capture`] (saving a live scene), [`live_link`] (from live entities to their lines, and live
+//! values kept back into them) and, with
 //! the `import` feature, `import` (Bevy `.scn.ron` worlds).
 //!
 //! The guide, one page per topic:
@@ -66,6 +67,7 @@ pub use bevy_forge_scene_macros::ForgeComponent;
 pub use runtime::capture;
 #[cfg(feature = "import")]
 pub use runtime::import;
+pub use runtime::live_link;
 pub use runtime::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
 pub use runtime::{
     ForgeComponent, ForgeDefaultSpawnBudget, ForgeEntityId, ForgeEntityPath, ForgeLoadProgress,

@@ -40,6 +40,7 @@ pub use instance::{
     ForgeSceneRoot, ForgeSceneSystems, ForgeSpawnBudget, ForgeSpawnProgress,
 };
 pub use live::capture;
+pub use live::link as live_link;
 pub use live::reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
 pub use plugin::ForgeScenePlugin;
 pub use streaming::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};

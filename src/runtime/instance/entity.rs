@@ -10,6 +10,7 @@ use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_platform::collections::HashMap;
+use bevy_transform::components::Transform;
 
 use super::budget::Limit;
 use super::gate::ForgeSceneInactive;
@@ -281,35 +282,58 @@ pub(crate) fn patch_entity(
     });
     let mut e = world.entity_mut(entity);
     let mut touched = false;
-    if let Some(name) = &change.name {
+    // A value the entity already has is not written again: a live value kept into the file
+    // (the live link) reloads without moving a change tick.
+    if let Some(name) = &change.name
+        && e.get::<Name>()
+            .is_none_or(|n| n.as_str() != name.new.as_str())
+    {
         e.insert(Name::new(String::from(name.new.as_str())));
         touched = true;
     }
     if let Some(t) = &change.transform {
-        e.insert(bevy_transform_of(&t.new));
-        touched = true;
+        let new = bevy_transform_of(&t.new);
+        if e.get::<Transform>()
+            .is_none_or(|live| !same_transform(live, &new))
+        {
+            e.insert(new);
+            touched = true;
+        }
     }
     if let Some(Some(parent)) = new_parent {
         e.insert(ChildOf(parent));
         touched = true;
     }
+    let mut components = false;
     for component in &change.components {
         // A game observer may despawn the entity as a component arrives.
         if e.is_despawned() {
             break;
         }
-        touched = true;
         let live = |key: u64| instance.entities().get(&key).copied();
-        patch_component(&mut e, component, index, scene_id, scene, &live);
+        components |= patch_component(&mut e, component, index, scene_id, scene, &live);
     }
-    if !change.components.is_empty() || change.parent.is_some() {
+    touched |= components;
+    if components || change.parent.is_some() {
         // A rendered component added, or a rendered entity moved under a new parent.
         builtin::link_visibility(world, entity);
     }
     touched
 }
 
-/// Applies one component change to a live entity.
+/// Whether two transforms are the same to what a file can spell: translation and scale
+/// exactly (the writer's numbers read back to the same `f32`), rotation within 1e-6 per
+/// component of the quaternion or of its negation (the same rotation; Euler degrees read back
+/// through sines and cosines).
+fn same_transform(a: &Transform, b: &Transform) -> bool {
+    let close = |p: bevy_math::Quat, q: bevy_math::Quat| p.abs_diff_eq(q, 1e-6);
+    a.translation == b.translation
+        && a.scale == b.scale
+        && (close(a.rotation, b.rotation) || close(a.rotation, -b.rotation))
+}
+
+/// Applies one component change to a live entity; whether it wrote anything (a value the
+/// entity already has is left as it is).
 fn patch_component(
     entity: &mut EntityWorldMut,
     change: &ComponentChange,
@@ -317,7 +341,7 @@ fn patch_component(
     scene_id: AssetId<ForgeScene>,
     scene: &ForgeScene,
     live: custom::Live<'_>,
-) {
+) -> bool {
     let key = change.key();
     let id = index
         .and_then(|i| scene.spawn_doc().entities.get_index(i))
@@ -330,13 +354,19 @@ fn patch_component(
                 index.and_then(|i| scene.prepared.entity(i).iter().find(|c| c.tag() == key))
             }
         };
+        if let ComponentChange::Changed { component, .. } = change
+            && builtin::read_entity(entity.as_readonly(), &key, Some(component)).as_ref()
+                == Some(component)
+        {
+            return false;
+        }
         match prepared {
             Some(component) => {
                 builtin::insert_prepared(entity, component, scene_id.untyped(), &scene.materials)
             }
             None => builtin::remove(entity, &key),
         }
-        return;
+        return true;
     };
     // The file may name the type by its bare name (`Orbit`), as the loader allows.
     let canonical = custom::canonical_path(entity.world(), written);
@@ -356,8 +386,15 @@ fn patch_component(
                 .filter(|f| f.new.is_some())
                 .map(|f| f.name.as_str())
                 .collect();
+            if p.is_live(entity, Some(&set), live) {
+                return false;
+            }
             custom::patch_fields(entity, p, &set, id, live);
+        }
+        (ComponentChange::Changed { .. }, Some(p)) if p.is_live(entity, None, live) => {
+            return false;
         }
         (_, Some(p)) => custom::insert_one(entity, p, id, live),
     }
+    true
 }

@@ -192,6 +192,76 @@ pub fn save_instance(
     Ok(captured)
 }
 
+/// One spawned entity of an instance as the files say it (its node in the scene's spawned
+/// document: overrides applied) and as it is live, read back as [`capture_instance`] reads the
+/// scene's own entities (only the components the files name; none the game added).
+pub(crate) struct LiveNode<'w> {
+    /// Its key in the spawned document.
+    pub(crate) key: u64,
+    /// The node the files make.
+    pub(crate) file: &'w EntityNode,
+    /// The live entity, read back.
+    pub(crate) live: EntityNode,
+}
+
+/// Every live entity of the instance on `root` as [`LiveNode`]s, in the spawned document's
+/// order (the file's, prefab entities after the instance that places them); `only` limits it
+/// to those keys. An entity that is not live (despawned, or in a streamed cell that is out) is
+/// left out.
+///
+/// # Errors
+/// As [`capture_instance`].
+pub(crate) fn live_nodes<'w>(
+    world: &'w World,
+    root: Entity,
+    only: Option<&[u64]>,
+) -> Result<Vec<LiveNode<'w>>, CaptureError> {
+    let instance = world
+        .get::<ForgeSceneInstance>(root)
+        .ok_or(CaptureError::NotAnInstance(root))?;
+    let scene = world
+        .get_resource::<Assets<ForgeScene>>()
+        .and_then(|assets| assets.get(instance.scene()))
+        .ok_or(CaptureError::SceneNotLoaded(root))?;
+    let registry = world.get_resource::<AppTypeRegistry>();
+    let registry_guard = registry.map(|r| r.read());
+    let mut capture = Capture {
+        world,
+        instance,
+        scene,
+        registry: registry_guard.as_deref(),
+        schemas: world.get_resource::<ForgeSchemas>(),
+        added: HashMap::default(),
+        skipped: Vec::new(),
+        next_id: scene.doc().next_id,
+        held: world.get::<HeldBack>(root),
+    };
+    let doc = scene.spawn_doc();
+    let mut out = Vec::new();
+    let mut one = |key: u64, file: &'w EntityNode, capture: &mut Capture<'_>| {
+        let Some(live) = instance.by_key(key).and_then(|e| world.get_entity(e).ok()) else {
+            return;
+        };
+        let live = capture.own_parts(live, file);
+        out.push(LiveNode { key, file, live });
+    };
+    match only {
+        Some(keys) => {
+            for key in keys {
+                if let Some(file) = doc.entities.get(key) {
+                    one(*key, file, &mut capture);
+                }
+            }
+        }
+        None => {
+            for (key, file) in &doc.entities {
+                one(*key, file, &mut capture);
+            }
+        }
+    }
+    Ok(out)
+}
+
 struct Capture<'w> {
     world: &'w World,
     instance: &'w ForgeSceneInstance,
@@ -296,6 +366,14 @@ impl<'w> Capture<'w> {
 
     /// One of the scene's own entities, as it is now.
     fn own(&mut self, live: EntityRef, base: &EntityNode) -> EntityNode {
+        let mut node = self.own_parts(live, base);
+        self.new_components(live, &mut node);
+        node
+    }
+
+    /// The parts of `base` (a node of the spawned document), read from `live` as it is now:
+    /// name, transform and the components `base` has.
+    fn own_parts(&mut self, live: EntityRef, base: &EntityNode) -> EntityNode {
         let scene = self.scene;
         let mut node = EntityNode::new(base.id, base.name.clone());
         if let Some(name) = live.get::<Name>() {
@@ -326,7 +404,6 @@ impl<'w> Capture<'w> {
                 }
             }
         }
-        self.new_components(live, &mut node);
         node
     }
 

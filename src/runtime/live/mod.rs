@@ -1,11 +1,13 @@
 //! A live instance and its files: hot reload ([`reload`]: a changed scene asset diffed against
 //! the version its instances stand at and applied to each through the instance core, the diff
-//! of a paint in [`painted`]) and saving an instance back to a document ([`capture`]).
+//! of a paint in [`painted`]), saving an instance back to a document ([`capture`]), and the
+//! live link from entities to their lines and live values back into them ([`link`]).
 //!
 //! On the instance core, the asset and the values; never on streaming (what streaming holds
 //! back, it says through the core's `HeldBack`).
 
 pub mod capture;
+pub mod link;
 mod painted;
 pub(crate) mod reload;
 

@@ -221,6 +221,45 @@ impl PreparedCustom<'_> {
         self.ty.component.remove(entity);
     }
 
+    /// Whether the live component on `entity` already holds this value: whole (`fields`
+    /// `None`), or in each of `fields` (a struct's by name, a tuple struct's by index). Hot
+    /// reload writes nothing then, so a value kept from play into the file moves no change tick.
+    pub(crate) fn is_live(
+        &self,
+        entity: &EntityWorldMut,
+        fields: Option<&[&str]>,
+        live: Live<'_>,
+    ) -> bool {
+        let Some(current) = self.ty.component.reflect(entity.as_readonly()) else {
+            return false;
+        };
+        let same = |a: Option<&dyn PartialReflect>, b: Option<&dyn PartialReflect>| match (a, b) {
+            (Some(a), Some(b)) => a.reflect_partial_eq(b) == Some(true),
+            (None, None) => true,
+            _ => false,
+        };
+        self.with_value(live, |value| match fields {
+            None => same(
+                Some(current.as_partial_reflect()),
+                Some(value.as_partial_reflect()),
+            ),
+            Some(fields) => match (current.reflect_ref(), value.reflect_ref()) {
+                (bevy_reflect::ReflectRef::Struct(a), bevy_reflect::ReflectRef::Struct(b)) => {
+                    fields.iter().all(|f| same(a.field(f), b.field(f)))
+                }
+                (
+                    bevy_reflect::ReflectRef::TupleStruct(a),
+                    bevy_reflect::ReflectRef::TupleStruct(b),
+                ) => fields.iter().all(|f| match f.parse::<usize>() {
+                    Ok(i) => same(a.field(i), b.field(i)),
+                    Err(_) => true,
+                }),
+                _ => false,
+            },
+        })
+        .unwrap_or(false)
+    }
+
     /// Calls `f` with the value to insert: the prepared value, or for one with references a
     /// copy with each placeholder replaced by its live entity (`Entity::PLACEHOLDER` for one
     /// `live` does not know: the game despawned it). `None` when the copy cannot be made.

@@ -1,0 +1,217 @@
+//! Where the live world and the files disagree ([`differences`]).
+
+use bevy_ecs::entity::Entity;
+use bevy_ecs::world::World;
+
+use super::LinkError;
+use super::locate::component_name;
+use crate::format::write::fragment;
+use crate::format::{ComponentData, CustomComponent, EntityNode};
+use crate::runtime::instance::ForgeSceneInstance;
+use crate::runtime::live::capture::{CaptureError, LiveNode, live_nodes};
+
+/// One field whose live value is not what the files say.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LiveDifference {
+    /// The entity's id path in the root's scene (`[4]`, `[5, 2]`).
+    pub id_path: Vec<u64>,
+    /// `name`, `transform`, a built-in's tag (`point_light`) or a custom component's type path
+    /// as the file writes it.
+    pub component: String,
+    /// `translation`, `rotation` (Euler degrees) or `scale` of `transform`; a built-in's
+    /// dotted payload path (`intensity`); a custom field's name. `None` for `name`, for an enum
+    /// component's whole `value`, and for a built-in written as a whole (`visibility`).
+    pub field: Option<String>,
+    /// The value the files give, as the format writes it (`(x: 1.0, y: 0.0, z: 0.0)`, `800.0`,
+    /// a custom field's expression); `None` when the files do not write the field (the type's
+    /// `Default` spawned).
+    pub file: Option<String>,
+    /// The live value, written the same way.
+    pub live: String,
+}
+
+impl LiveDifference {
+    fn new(
+        id_path: &[u64],
+        component: &str,
+        field: Option<&str>,
+        file: Option<String>,
+        live: String,
+    ) -> Self {
+        Self {
+            id_path: id_path.to_vec(),
+            component: component.to_owned(),
+            field: field.map(str::to_owned),
+            file,
+            live,
+        }
+    }
+}
+
+impl From<CaptureError> for LinkError {
+    fn from(e: CaptureError) -> Self {
+        match e {
+            CaptureError::NotAnInstance(root) | CaptureError::SceneNotLoaded(root) => {
+                LinkError::NotARoot(root)
+            }
+            CaptureError::Write(e) => LinkError::Write(e),
+            CaptureError::Edit(e) => LinkError::Edit(e),
+        }
+    }
+}
+
+/// Every field of the instance on `root` whose live value differs from what its files say,
+/// entity by entity in file order (prefab entities after the instance that places them):
+/// names, transform parts, built-in payload fields and custom fields, each as the format
+/// writes it (Euler degrees, sRGB colours, custom fields as expressions). Components the files
+/// do not name (runtime state, `GlobalTransform`, a component the game inserted) are not
+/// differences; nor is an entity that is not live.
+///
+/// # Errors
+/// [`LinkError::NotARoot`] when `root` has not spawned a scene (or its scene is gone).
+pub fn differences(world: &World, root: Entity) -> Result<Vec<LiveDifference>, LinkError> {
+    differences_of(world, root, None)
+}
+
+/// [`differences`] of the entities with keys `only`.
+pub(crate) fn differences_of(
+    world: &World,
+    root: Entity,
+    only: Option<&[u64]>,
+) -> Result<Vec<LiveDifference>, LinkError> {
+    let nodes = live_nodes(world, root, only)?;
+    let instance = world
+        .get::<ForgeSceneInstance>(root)
+        .ok_or(LinkError::NotARoot(root))?;
+    let mut out = Vec::new();
+    for node in &nodes {
+        let path = instance.path_of_key(node.key).0;
+        compare(&path, node, &mut out);
+    }
+    Ok(out)
+}
+
+/// The differences of one entity.
+fn compare(path: &[u64], node: &LiveNode, out: &mut Vec<LiveDifference>) {
+    let (file, live): (&EntityNode, &EntityNode) = (node.file, &node.live);
+    if file.name != live.name {
+        out.push(LiveDifference::new(
+            path,
+            "name",
+            None,
+            Some(fragment::string(&file.name)),
+            fragment::string(&live.name),
+        ));
+    }
+    let (a, b) = (&file.transform, &live.transform);
+    for (part, x, y) in [
+        ("translation", a.translation, b.translation),
+        ("rotation", a.rotation, b.rotation),
+        ("scale", a.scale, b.scale),
+    ] {
+        if x != y {
+            out.push(LiveDifference::new(
+                path,
+                "transform",
+                Some(part),
+                Some(vec3(x)),
+                vec3(y),
+            ));
+        }
+    }
+    for c in &file.components {
+        let Some(now) = live.components.iter().find(|l| l.same_key(c)) else {
+            continue;
+        };
+        let name = component_name(c);
+        match (c, now) {
+            (ComponentData::Custom(c), ComponentData::Custom(now)) => {
+                custom(path, &name, c, now, out)
+            }
+            _ => builtin(path, &name, c, now, out),
+        }
+    }
+}
+
+/// A vector on one line, as the format writes transform parts: `(x: 1.0, y: 2.0, z: 0.0)`.
+fn vec3(v: crate::format::Vec3Data) -> String {
+    format!(
+        "(x: {}, y: {}, z: {})",
+        fragment::float(v.x),
+        fragment::float(v.y),
+        fragment::float(v.z)
+    )
+}
+
+fn custom(
+    path: &[u64],
+    name: &str,
+    file: &CustomComponent,
+    live: &CustomComponent,
+    out: &mut Vec<LiveDifference>,
+) {
+    if file.value != live.value
+        && let Some(now) = &live.value
+    {
+        out.push(LiveDifference::new(
+            path,
+            name,
+            None,
+            file.value.as_ref().map(ToString::to_string),
+            now.to_string(),
+        ));
+    }
+    for f in &live.fields {
+        let written = file.fields.iter().rev().find(|w| w.name == f.name);
+        if written.is_some_and(|w| w.expr == f.expr) {
+            continue;
+        }
+        out.push(LiveDifference::new(
+            path,
+            name,
+            Some(&f.name),
+            written.map(|w| w.expr.to_string()),
+            f.expr.to_string(),
+        ));
+    }
+}
+
+fn builtin(
+    path: &[u64],
+    name: &str,
+    file: &ComponentData,
+    live: &ComponentData,
+    out: &mut Vec<LiveDifference>,
+) {
+    if file == live {
+        return;
+    }
+    let Some(tag) = file.builtin() else {
+        return;
+    };
+    let fields = tag.fields();
+    if fields.is_empty() {
+        out.push(LiveDifference::new(
+            path,
+            name,
+            None,
+            Some(fragment::data(file)),
+            fragment::data(live),
+        ));
+        return;
+    }
+    for (i, field) in fields.iter().enumerate() {
+        let (Some(x), Some(y)) = ((tag.get)(file, i), (tag.get)(live, i)) else {
+            continue;
+        };
+        if x != y {
+            out.push(LiveDifference::new(
+                path,
+                name,
+                Some(field.path),
+                Some(fragment::builtin_value(x)),
+                fragment::builtin_value(y),
+            ));
+        }
+    }
+}
