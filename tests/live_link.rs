@@ -583,3 +583,39 @@ fn a_file_changed_on_disk_meanwhile_is_not_overwritten() {
     let text = std::fs::read_to_string(Path::new(&file)).unwrap();
     assert!(text.contains("\"Lantern\""), "{kept:?}\n{text}");
 }
+
+#[test]
+fn changed_since_names_only_what_changed_after_the_tick() {
+    let mut game = Game::new();
+    let root = game.root;
+    let lamp = game.entity(&[1]);
+    game.app.update();
+    let since = game.world().increment_change_tick();
+    assert!(
+        live_link::changed_since(game.world(), root, since)
+            .unwrap()
+            .is_none()
+    );
+    game.world()
+        .get_mut::<Transform>(lamp)
+        .unwrap()
+        .translation
+        .z = -1.0;
+    let changed = live_link::changed_since(game.world(), root, since)
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed.len(), 1);
+    assert_eq!(changed[0].id_path, vec![1]);
+    assert_eq!(changed[0].live, "(x: 1.0, y: 2.0, z: -1.0)");
+    // Set back to the file's value: changed, and no longer a difference.
+    let since = game.world().increment_change_tick();
+    game.world()
+        .get_mut::<Transform>(lamp)
+        .unwrap()
+        .translation
+        .z = 3.0;
+    let changed = live_link::changed_since(game.world(), root, since)
+        .unwrap()
+        .unwrap();
+    assert!(changed.is_empty());
+}

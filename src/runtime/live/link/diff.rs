@@ -73,6 +73,51 @@ pub fn differences(world: &World, root: Entity) -> Result<Vec<LiveDifference>, L
     differences_of(world, root, None)
 }
 
+/// The differences of the entities of the instance on `root` that changed (any component
+/// written) after tick `since`: `None` when none did, else their differences now (empty when
+/// they changed back to what the files say). What a watching client asks each frame, with
+/// `since` the tick it last asked at (`World::last_change_tick` in a system).
+///
+/// # Errors
+/// As [`differences`].
+pub fn changed_since(
+    world: &World,
+    root: Entity,
+    since: bevy_ecs::change_detection::Tick,
+) -> Result<Option<Vec<LiveDifference>>, LinkError> {
+    let instance = world
+        .get::<ForgeSceneInstance>(root)
+        .ok_or(LinkError::NotARoot(root))?;
+    let now = world.read_change_tick();
+    let mut keys: Vec<u64> = instance
+        .iter()
+        .filter(|(_, e)| {
+            world.get_entity(*e).is_ok_and(|e| {
+                e.archetype().iter_components().any(|id| {
+                    e.get_change_ticks_by_id(id)
+                        .is_some_and(|t| t.is_changed(since, now))
+                })
+            })
+        })
+        .map(|(path, _)| match path {
+            [id] => *id,
+            _ => crate::prefab::key_of(path),
+        })
+        .collect();
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    // In file order, as `differences` lists them.
+    if let Some(scene) = world
+        .get_resource::<bevy_asset::Assets<crate::runtime::asset::scene::ForgeScene>>()
+        .and_then(|a| a.get(instance.scene()))
+    {
+        let doc = scene.spawn_doc();
+        keys.sort_by_key(|k| doc.entities.get_index_of(k).unwrap_or(usize::MAX));
+    }
+    differences_of(world, root, Some(&keys)).map(Some)
+}
+
 /// [`differences`] of the entities with keys `only`.
 pub(crate) fn differences_of(
     world: &World,

@@ -90,7 +90,8 @@ pub struct Kept {
 /// for a built-in field, an expression for a custom field).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct SetValue {
-    /// The scene file's asset path.
+    /// The scene file's asset path (`path` on the wire, as `forge.set` names it).
+    #[serde(alias = "path")]
     pub scene: String,
     /// The entity's id path in it: `[4]` edits entity 4; `[5, 2]` writes an override into the
     /// instance on entity 5.
@@ -878,7 +879,7 @@ fn validate(
         }
         std::fs::read(root.join(path)).map_err(|e| format!("`{path}`: {e}"))
     });
-    if let Some(schemas) = world.get_resource::<crate::ForgeSchemas>() {
+    if let Some(schemas) = world.get_resource::<crate::runtime::values::registry::ForgeSchemas>() {
         files = files.with_schemas(schemas.to_schema_file());
     }
     let checked = check(source, &mut files);

@@ -158,7 +158,7 @@ pub fn find(
 /// A scene root and the state of its scene ([`scenes`]).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LoadedScene {
-    /// The [`ForgeSceneRoot`](crate::ForgeSceneRoot) entity.
+    /// The `ForgeSceneRoot` entity.
     #[serde(serialize_with = "entity_bits")]
     pub root: Entity,
     /// The scene's asset path; `None` for a scene added in code.
@@ -173,14 +173,15 @@ pub struct LoadedScene {
     pub state: &'static str,
 }
 
-/// Every [`ForgeSceneRoot`](crate::ForgeSceneRoot) of `world` with its scene's state, in
+/// Every `ForgeSceneRoot` of `world` with its scene's state, in
 /// entity order.
 ///
 /// # Errors
 /// [`LinkError::NoLink`] without the [`LiveLink`] resource.
 pub fn scenes(world: &World) -> Result<Vec<LoadedScene>, LinkError> {
     let link = link_of(world)?;
-    let Some(mut query) = world.try_query::<(Entity, &crate::ForgeSceneRoot)>() else {
+    let Some(mut query) = world.try_query::<(Entity, &crate::runtime::instance::ForgeSceneRoot)>()
+    else {
         return Ok(Vec::new());
     };
     let server = world.get_resource::<bevy_asset::AssetServer>();
@@ -190,7 +191,7 @@ pub fn scenes(world: &World) -> Result<Vec<LoadedScene>, LinkError> {
             let scene = root_asset(world, root).ok();
             let file = scene.as_deref().and_then(|s| link.file_of(s).ok());
             let instance = world.get::<ForgeSceneInstance>(root);
-            let progress = world.get::<crate::ForgeSpawnProgress>(root);
+            let progress = world.get::<crate::runtime::instance::ForgeSpawnProgress>(root);
             let state = match (instance, server.map(|s| s.load_state(&scene_root.0))) {
                 (Some(_), _) if progress.is_none_or(|p| p.fraction() >= 1.0) => "spawned",
                 (Some(_), _) => "spawning",

@@ -22,7 +22,7 @@ mod diff;
 mod keep;
 mod locate;
 
-pub use diff::{LiveDifference, differences};
+pub use diff::{LiveDifference, changed_since, differences};
 pub use keep::{FieldRef, KeepInto, Kept, KeptFile, KeptPatch, SetValue, keep, set};
 pub use locate::{
     LoadedScene, Located, PartPlace, Place, TextPosition, TextRange, find, locate, scenes,
@@ -148,7 +148,7 @@ pub enum LinkError {
     /// The entity is not one a loaded scene spawned.
     #[error("entity {0} is not an entity of a spawned scene")]
     NotInAScene(Entity),
-    /// The entity is not a spawned [`ForgeSceneRoot`](crate::ForgeSceneRoot).
+    /// The entity is not a spawned `ForgeSceneRoot`.
     #[error("entity {0} is not a spawned scene root (a ForgeSceneRoot whose scene has spawned)")]
     NotARoot(Entity),
     /// No spawned scene is loaded from that asset path.
@@ -214,7 +214,7 @@ fn link_of(world: &bevy_ecs::world::World) -> Result<&LiveLink, LinkError> {
 /// The asset path of the scene a root spawned.
 fn root_asset(world: &bevy_ecs::world::World, root: Entity) -> Result<String, LinkError> {
     let scene_root = world
-        .get::<crate::ForgeSceneRoot>(root)
+        .get::<crate::runtime::instance::ForgeSceneRoot>(root)
         .ok_or(LinkError::NotARoot(root))?;
     let path = scene_root.0.path().ok_or(LinkError::NoFile(root))?;
     if path.label().is_some() {
