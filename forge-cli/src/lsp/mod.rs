@@ -38,6 +38,15 @@
 //! default). A request only reads the state: what it needs read from disk (a schema file that
 //! changed, the assets) is brought up to date before it, in the main loop.
 //!
+//! **The running game.** With `initializationOptions.remote` (`"http://127.0.0.1:15702"`, a
+//! game with `bevy_forge_scene_remote`'s `ForgeRemotePlugin`), hover shows a field's live value
+//! beside the authored one, inlay hints mark the fields whose live value differs, a code action
+//! writes the live value into the text, and two commands (`workspace/executeCommand`) select the
+//! entity under the cursor in the game (`forge.revealEntity`, arguments: the document's URI and
+//! a position) and open the line of a live entity (`forge.openEntity`, argument: its
+//! `Entity::to_bits`; answered with `window/showDocument`). The game is asked with a short
+//! timeout; without one running, everything answers as without the option ([`live`]).
+//!
 //! **Robustness.** A request that fails (a panic in a handler) is answered with an error and the
 //! server goes on; nothing is kept per request, only per open document.
 
@@ -46,6 +55,7 @@ mod builtin;
 mod completion;
 mod diagnostics;
 mod hover;
+mod live;
 mod locate;
 mod navigation;
 mod proto;

@@ -17,7 +17,7 @@ use lsp_types::{
 use super::proto::{self, Failure, uri_path};
 use super::state::{Document, Level, State, Texts};
 use super::text::Encoding;
-use super::{actions, completion, diagnostics, hover, navigation};
+use super::{actions, completion, diagnostics, hover, live, navigation};
 
 /// An error that ends the server: the connection failed.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -47,12 +47,21 @@ pub fn serve(connection: Connection) -> Result<(), Error> {
         .and_then(|o| o.get("schemaPath"))
         .and_then(|p| p.as_str())
         .map(PathBuf::from);
+    let remote = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("remote"))
+        .and_then(|r| r.as_str())
+        .filter(|r| !r.trim().is_empty())
+        .map(live::Remote::new);
     if watches_files(&params) {
         register_watchers(&connection)?;
     }
+    let mut state = State::new(encoding, workspace, schema);
+    state.remote = remote;
     let mut server = Server {
         connection: &connection,
-        state: State::new(encoding, workspace, schema),
+        state,
     };
     server.run()
 }
@@ -123,6 +132,11 @@ fn workspace_of(params: &InitializeParams) -> Vec<PathBuf> {
     out
 }
 
+/// The command that selects the entity under the cursor in the running game.
+const REVEAL: &str = "forge.revealEntity";
+/// The command that opens the line of a live entity.
+const OPEN: &str = "forge.openEntity";
+
 /// What the server offers.
 pub fn capabilities(encoding: Encoding) -> ServerCapabilities {
     ServerCapabilities {
@@ -148,10 +162,17 @@ pub fn capabilities(encoding: Encoding) -> ServerCapabilities {
         inlay_hint_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(
             lsp_types::CodeActionOptions {
-                code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                code_action_kinds: Some(vec![
+                    CodeActionKind::QUICKFIX,
+                    CodeActionKind::REFACTOR_REWRITE,
+                ]),
                 ..Default::default()
             },
         )),
+        execute_command_provider: Some(lsp_types::ExecuteCommandOptions {
+            commands: vec![REVEAL.to_owned(), OPEN.to_owned()],
+            ..Default::default()
+        }),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(
                 ["#", "\"", ":", "/", "(", " "]
@@ -383,7 +404,24 @@ impl Server<'_> {
                 let p = p.text_document_position_params;
                 let doc = proto::document(state, &p.text_document.uri)?;
                 let offset = proto::offset(state, doc, p.position);
-                Ok(hover::hover(state, doc, offset).map(|h| proto::hover(state, doc, h)))
+                let mut shown = hover::hover(state, doc, offset);
+                let live = live_parts(state, doc)
+                    .into_iter()
+                    .find(|l| l.range.start <= offset && offset <= l.range.end);
+                if let Some(part) = live {
+                    let text = live::markdown(&part);
+                    shown = Some(match shown {
+                        Some(mut h) => {
+                            h.markdown = format!("{}\n\n---\n\n{text}", h.markdown);
+                            h
+                        }
+                        None => hover::Hover {
+                            markdown: text,
+                            range: part.range,
+                        },
+                    });
+                }
+                Ok(shown.map(|h| proto::hover(state, doc, h)))
             }),
             req::GotoDefinition::METHOD => handle::<req::GotoDefinition>(request, |p| {
                 let p = p.text_document_position_params;
@@ -428,7 +466,17 @@ impl Server<'_> {
                 let doc = proto::document(state, &p.text_document.uri)?;
                 let start = proto::offset(state, doc, p.range.start);
                 let end = proto::offset(state, doc, p.range.end);
-                let hints = navigation::inlay_hints(doc, start..end);
+                let mut hints = navigation::inlay_hints(doc, start..end);
+                hints.extend(
+                    live_parts(state, doc)
+                        .into_iter()
+                        .filter(|l| l.range.end >= start && l.range.start <= end)
+                        .map(|l| navigation::Hint {
+                            at: l.range.end,
+                            label: format!("live: {}", l.live),
+                        }),
+                );
+                hints.sort_by_key(|h| h.at);
                 Ok(Some(
                     hints
                         .into_iter()
@@ -462,16 +510,140 @@ impl Server<'_> {
                 let end = proto::offset(state, doc, p.range.end);
                 let mut texts = Texts::new(state);
                 let (problems, fixes) = actions::code_actions(state, doc, &mut texts, start..end);
-                Ok(Some(proto::code_actions(
-                    state, &mut texts, uri, doc, &problems, fixes,
-                )))
+                let mut answer = proto::code_actions(state, &mut texts, uri, doc, &problems, fixes);
+                for part in live_parts(state, doc) {
+                    let Some(new_text) = part.replacement else {
+                        continue;
+                    };
+                    if part.range.end < start || part.range.start > end {
+                        continue;
+                    }
+                    let edit = proto::edit(
+                        state,
+                        doc,
+                        actions::Edit {
+                            range: part.range.clone(),
+                            new_text,
+                        },
+                    );
+                    answer.push(lsp_types::CodeActionOrCommand::CodeAction(
+                        lsp_types::CodeAction {
+                            title: format!("Keep the live value `{}`", part.live),
+                            kind: Some(CodeActionKind::REFACTOR_REWRITE),
+                            edit: Some(lsp_types::WorkspaceEdit {
+                                changes: Some(std::collections::HashMap::from([(
+                                    uri.clone(),
+                                    vec![edit],
+                                )])),
+                                ..Default::default()
+                            }),
+                            ..Default::default()
+                        },
+                    ));
+                }
+                Ok(Some(answer))
             }),
+            req::ExecuteCommand::METHOD => {
+                let mut show = None;
+                let response = handle::<req::ExecuteCommand>(request, |p| {
+                    let (answer, document) = execute(state, &p.command, &p.arguments)?;
+                    show = document;
+                    Ok(Some(answer))
+                });
+                if let Some(params) = show {
+                    let _ = self.connection.sender.send(Message::Request(Request::new(
+                        RequestId::from(format!("forge-show-{}", params.uri.as_str())),
+                        req::ShowDocument::METHOD.to_owned(),
+                        params,
+                    )));
+                }
+                response
+            }
             _ => Response::new_err(
                 id,
                 ErrorCode::MethodNotFound as i32,
                 format!("forge lsp does not handle `{}`", request.method),
             ),
         }
+    }
+}
+
+/// The live parts of `doc`, when a game is named and `doc` is one of its scenes.
+fn live_parts(state: &State, doc: &Document) -> Vec<live::LivePart> {
+    match (&state.remote, live::asset_of(doc)) {
+        (Some(remote), Some(asset)) => remote.live_parts(doc, &asset),
+        _ => Vec::new(),
+    }
+}
+
+/// Runs command `command`: its answer, and the document to show the client, if any.
+fn execute(
+    state: &State,
+    command: &str,
+    arguments: &[serde_json::Value],
+) -> Result<(serde_json::Value, Option<lsp_types::ShowDocumentParams>), Failure> {
+    let remote = state.remote.as_ref().ok_or_else(|| {
+        "no running game: set `initializationOptions.remote` (\"http://127.0.0.1:15702\")"
+            .to_owned()
+    })?;
+    match command {
+        REVEAL => {
+            let uri: Uri = arguments
+                .first()
+                .and_then(|u| u.as_str())
+                .and_then(|u| u.parse().ok())
+                .ok_or_else(|| format!("`{REVEAL}` takes a document URI and a position"))?;
+            let position: lsp_types::Position = arguments
+                .get(1)
+                .and_then(|p| serde_json::from_value(p.clone()).ok())
+                .ok_or_else(|| format!("`{REVEAL}` takes a document URI and a position"))?;
+            let doc = proto::document(state, &uri)?;
+            let offset = proto::offset(state, doc, position);
+            let id = live::entity_at(doc, offset)
+                .ok_or_else(|| "the cursor is not in an entity's entry".to_owned())?;
+            let asset = live::asset_of(doc)
+                .ok_or_else(|| "the document is not in a project's assets folder".to_owned())?;
+            let found = remote.call(
+                "forge.entity",
+                serde_json::json!({ "path": asset, "id_path": [id] }),
+            )?;
+            let entity = found["entity"].clone();
+            remote.call("forge.select", serde_json::json!({ "entity": entity }))?;
+            Ok((
+                serde_json::json!({ "entity": entity, "id_path": [id] }),
+                None,
+            ))
+        }
+        OPEN => {
+            let entity = arguments
+                .first()
+                .and_then(|e| e.as_u64().or_else(|| e.as_str()?.trim().parse().ok()))
+                .ok_or_else(|| format!("`{OPEN}` takes an entity (`Entity::to_bits`)"))?;
+            let located = remote.call("forge.locate", serde_json::json!({ "entity": entity }))?;
+            // The entity's own entry: the last place (overrides of it come first).
+            let place = located["places"]
+                .as_array()
+                .and_then(|p| p.last())
+                .ok_or_else(|| format!("the game knows no line of entity {entity}"))?;
+            let file = place["file"].as_str().unwrap_or_default();
+            let uri = proto::path_uri(std::path::Path::new(file))
+                .ok_or_else(|| format!("`{file}` has no file URI"))?;
+            let at = |p: &serde_json::Value| {
+                lsp_types::Position::new(
+                    p["line"].as_u64().unwrap_or(1).saturating_sub(1) as u32,
+                    p["column"].as_u64().unwrap_or(1).saturating_sub(1) as u32,
+                )
+            };
+            let start = at(&place["entry"]["start"]);
+            let show = lsp_types::ShowDocumentParams {
+                uri,
+                external: Some(false),
+                take_focus: Some(true),
+                selection: Some(lsp_types::Range::new(start, start)),
+            };
+            Ok((located, Some(show)))
+        }
+        other => Err(format!("forge lsp has no command `{other}`")),
     }
 }
 

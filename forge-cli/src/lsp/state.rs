@@ -143,6 +143,8 @@ pub struct State {
     pub told_no_schema: bool,
     /// Messages to show the client (`window/showMessage`), taken by the server loop.
     pub messages: Vec<(Level, String)>,
+    /// The running game, when `initializationOptions.remote` names it.
+    pub remote: Option<super::live::Remote>,
 }
 
 impl State {
@@ -161,6 +163,7 @@ impl State {
             assets: HashMap::new(),
             told_no_schema: false,
             messages: Vec::new(),
+            remote: None,
         }
     }
 

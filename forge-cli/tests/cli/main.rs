@@ -10,6 +10,7 @@ mod cook;
 mod export;
 mod import;
 mod lsp;
+mod lsp_live;
 mod render;
 
 use std::path::{Path, PathBuf};
