@@ -2,12 +2,13 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
-  CloseAction, ErrorAction, ErrorHandler, LanguageClient, LanguageClientOptions, ServerOptions, State,
+  CloseAction, ErrorAction, ErrorHandler, ExecuteCommandRequest, LanguageClient, LanguageClientOptions,
+  ServerOptions, State,
 } from 'vscode-languageclient/node';
 
 const INSTALL_COMMAND = 'cargo install --git https://github.com/bevy-forge/bevy_forge_scene bevy_forge_scene_cli';
 /** Settings that change how the server is launched; a change restarts it. */
-const LAUNCH_SETTINGS = ['forge.serverPath', 'forge.serverArgs', 'forge.schemaPath'];
+const LAUNCH_SETTINGS = ['forge.serverPath', 'forge.serverArgs', 'forge.schemaPath', 'forge.remote'];
 
 /** A client that only logs a failed start: `reportStartFailure` tells the user, once, what to do. */
 class ForgeClient extends LanguageClient {
@@ -35,6 +36,8 @@ export function activate(context: vscode.ExtensionContext): Promise<void> {
     output,
     ...watchers,
     vscode.commands.registerCommand('forge.restartServer', restart),
+    vscode.commands.registerCommand('forge.revealInGame', revealInGame),
+    vscode.commands.registerCommand('forge.openLiveEntity', openLiveEntity),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (LAUNCH_SETTINGS.some((setting) => event.affectsConfiguration(setting))) {
         void restart();
@@ -60,6 +63,7 @@ async function startClient(output: vscode.LogOutputChannel, watchers: vscode.Fil
   const command = /[\\/]/.test(serverPath) ? fromWorkspace(serverPath) : serverPath;
   const args = ['lsp', ...config.get<string[]>('serverArgs', [])];
   const schemaPath = config.get<string>('schemaPath', '').trim();
+  const remote = config.get<string>('remote', '').trim();
 
   // No `transport`: with `TransportKind.stdio` the client would append `--stdio` to the arguments.
   // Left out, it still talks to the process over stdin and stdout.
@@ -81,7 +85,10 @@ async function startClient(output: vscode.LogOutputChannel, watchers: vscode.Fil
       { scheme: 'untitled', language: 'forge-ron' },
     ],
     synchronize: { fileEvents: watchers },
-    initializationOptions: schemaPath ? { schemaPath: fromWorkspace(schemaPath) } : undefined,
+    initializationOptions: {
+      ...(schemaPath ? { schemaPath: fromWorkspace(schemaPath) } : {}),
+      ...(remote ? { remote } : {}),
+    },
     outputChannel: output,
     errorHandler,
     initializationFailedHandler: () => false,
@@ -97,6 +104,48 @@ async function startClient(output: vscode.LogOutputChannel, watchers: vscode.Fil
   output.info(`Starting ${[command, ...args].join(' ')}`);
   // A failure was logged by the client and reported by the state listener above.
   await started.start().catch(() => undefined);
+}
+
+/** Selects the entity under the cursor in the running game (the server's `forge.revealEntity`). */
+async function revealInGame(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (client === undefined || editor === undefined || editor.document.languageId !== 'forge-ron') {
+    void vscode.window.showWarningMessage('Forge Scene: open a scene and put the cursor in an entity first.');
+    return;
+  }
+  const position = client.code2ProtocolConverter.asPosition(editor.selection.active);
+  const uri = client.code2ProtocolConverter.asUri(editor.document.uri);
+  try {
+    const answer = await client.sendRequest(ExecuteCommandRequest.type, {
+      command: 'forge.revealEntity',
+      arguments: [uri, position],
+    }) as { entity?: number, id_path?: number[] } | null;
+    void vscode.window.setStatusBarMessage(`Forge: selected entity ${JSON.stringify(answer?.id_path ?? [])} in the game`, 4000);
+  } catch (error) {
+    void vscode.window.showWarningMessage(`Forge Scene: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Opens the line that made a live entity (the server's `forge.openEntity`, which shows the document). */
+async function openLiveEntity(entity?: number | string): Promise<void> {
+  if (client === undefined) {
+    return;
+  }
+  const asked = entity ?? await vscode.window.showInputBox({
+    prompt: 'The live entity (its Entity::to_bits, as Bevy\'s remote protocol gives it)',
+    validateInput: (value) => /^\d+$/.test(value.trim()) ? undefined : 'a whole number',
+  });
+  if (asked === undefined) {
+    return;
+  }
+  try {
+    await client.sendRequest(ExecuteCommandRequest.type, {
+      command: 'forge.openEntity',
+      arguments: [Number(String(asked).trim())],
+    });
+  } catch (error) {
+    void vscode.window.showWarningMessage(`Forge Scene: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 async function stopClient(): Promise<void> {
