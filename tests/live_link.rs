@@ -601,9 +601,10 @@ fn changed_since_names_only_what_changed_after_the_tick() {
         .unwrap()
         .translation
         .z = -1.0;
-    let changed = live_link::changed_since(game.world(), root, since)
+    let (paths, changed) = live_link::changed_since(game.world(), root, since)
         .unwrap()
         .unwrap();
+    assert_eq!(paths, vec![vec![1]]);
     assert_eq!(changed.len(), 1);
     assert_eq!(changed[0].id_path, vec![1]);
     assert_eq!(changed[0].live, "(x: 1.0, y: 2.0, z: -1.0)");
@@ -614,8 +615,9 @@ fn changed_since_names_only_what_changed_after_the_tick() {
         .unwrap()
         .translation
         .z = 3.0;
-    let changed = live_link::changed_since(game.world(), root, since)
+    let (paths, changed) = live_link::changed_since(game.world(), root, since)
         .unwrap()
         .unwrap();
+    assert_eq!(paths, vec![vec![1]]);
     assert!(changed.is_empty());
 }

@@ -73,10 +73,11 @@ pub fn differences(world: &World, root: Entity) -> Result<Vec<LiveDifference>, L
     differences_of(world, root, None)
 }
 
-/// The differences of the entities of the instance on `root` that changed (any component
-/// written) after tick `since`: `None` when none did, else their differences now (empty when
-/// they changed back to what the files say). What a watching client asks each frame, with
-/// `since` the tick it last asked at (`World::last_change_tick` in a system).
+/// The entities of the instance on `root` that changed (any component written) after tick
+/// `since`, by id path in file order, with their differences now: `None` when none changed.
+/// A changed entity without differences changed back to what the files say, or changed
+/// something the files do not name. What a watching client asks each frame, with `since` the
+/// tick it last asked at (`World::last_change_tick` in a system).
 ///
 /// # Errors
 /// As [`differences`].
@@ -84,7 +85,7 @@ pub fn changed_since(
     world: &World,
     root: Entity,
     since: bevy_ecs::change_detection::Tick,
-) -> Result<Option<Vec<LiveDifference>>, LinkError> {
+) -> Result<Option<(Vec<Vec<u64>>, Vec<LiveDifference>)>, LinkError> {
     let instance = world
         .get::<ForgeSceneInstance>(root)
         .ok_or(LinkError::NotARoot(root))?;
@@ -115,7 +116,8 @@ pub fn changed_since(
         let doc = scene.spawn_doc();
         keys.sort_by_key(|k| doc.entities.get_index_of(k).unwrap_or(usize::MAX));
     }
-    differences_of(world, root, Some(&keys)).map(Some)
+    let paths = keys.iter().map(|k| instance.path_of_key(*k).0).collect();
+    differences_of(world, root, Some(&keys)).map(|d| Some((paths, d)))
 }
 
 /// [`differences`] of the entities with keys `only`.
