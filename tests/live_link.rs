@@ -2,6 +2,7 @@
 //! (`locate`), what differs from the files (`differences`), live values kept into the text
 //! (`keep`: only those lines change, the reload moves nothing) and values set from outside
 //! (`set`, refused when they do not validate).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -601,7 +602,10 @@ fn changed_since_names_only_what_changed_after_the_tick() {
         .unwrap()
         .translation
         .z = -1.0;
-    let (paths, changed) = live_link::changed_since(game.world(), root, since)
+    let live_link::LiveChanges {
+        entities: paths,
+        differences: changed,
+    } = live_link::changed_since(game.world(), root, since)
         .unwrap()
         .unwrap();
     assert_eq!(paths, vec![vec![1]]);
@@ -615,7 +619,10 @@ fn changed_since_names_only_what_changed_after_the_tick() {
         .unwrap()
         .translation
         .z = 3.0;
-    let (paths, changed) = live_link::changed_since(game.world(), root, since)
+    let live_link::LiveChanges {
+        entities: paths,
+        differences: changed,
+    } = live_link::changed_since(game.world(), root, since)
         .unwrap()
         .unwrap();
     assert_eq!(paths, vec![vec![1]]);

@@ -284,7 +284,10 @@ fn changes(
     let p: RootParams = params(p)?;
     let root = entity_of(p.root)?;
     let since = world.last_change_tick();
-    let Some((changed, differences)) = live_link::changed_since(world, root, since).map_err(brp)?
+    let Some(live_link::LiveChanges {
+        entities: changed,
+        differences,
+    }) = live_link::changed_since(world, root, since).map_err(brp)?
     else {
         return Ok(None);
     };

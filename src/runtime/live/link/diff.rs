@@ -73,6 +73,16 @@ pub fn differences(world: &World, root: Entity) -> Result<Vec<LiveDifference>, L
     differences_of(world, root, None)
 }
 
+/// What changed in an instance after a tick: the answer of [`changed_since`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LiveChanges {
+    /// The id paths of the entities with any component written since the tick, in file order.
+    pub entities: Vec<Vec<u64>>,
+    /// The differences of those entities from their files now (none for an entity that
+    /// changed back, or changed only what the files do not name).
+    pub differences: Vec<LiveDifference>,
+}
+
 /// The entities of the instance on `root` that changed (any component written) after tick
 /// `since`, by id path in file order, with their differences now: `None` when none changed.
 /// A changed entity without differences changed back to what the files say, or changed
@@ -85,7 +95,7 @@ pub fn changed_since(
     world: &World,
     root: Entity,
     since: bevy_ecs::change_detection::Tick,
-) -> Result<Option<(Vec<Vec<u64>>, Vec<LiveDifference>)>, LinkError> {
+) -> Result<Option<LiveChanges>, LinkError> {
     let instance = world
         .get::<ForgeSceneInstance>(root)
         .ok_or(LinkError::NotARoot(root))?;
@@ -117,7 +127,12 @@ pub fn changed_since(
         keys.sort_by_key(|k| doc.entities.get_index_of(k).unwrap_or(usize::MAX));
     }
     let paths = keys.iter().map(|k| instance.path_of_key(*k).0).collect();
-    differences_of(world, root, Some(&keys)).map(|d| Some((paths, d)))
+    differences_of(world, root, Some(&keys)).map(|differences| {
+        Some(LiveChanges {
+            entities: paths,
+            differences,
+        })
+    })
 }
 
 /// [`differences`] of the entities with keys `only`.
