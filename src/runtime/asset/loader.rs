@@ -7,6 +7,7 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
+use super::last_read::{LastReads, Plan};
 use super::progress::{LoadTicket, LoadTracker};
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::codes;
@@ -63,6 +64,7 @@ pub struct ForgeSceneLoader {
     server: AssetServer,
     custom: CustomContext,
     tracker: LoadTracker,
+    last_reads: LastReads,
 }
 
 impl ForgeSceneLoader {
@@ -73,6 +75,7 @@ impl ForgeSceneLoader {
             server,
             custom: Default::default(),
             tracker: LoadTracker::default(),
+            last_reads: LastReads::default(),
         }
     }
 
@@ -227,26 +230,36 @@ impl AssetLoader for ForgeSceneLoader {
         };
         let ticket = self.tracker.start(&path);
         ticket.files(0, 1);
-        // 1. The bytes read: a large text in pieces, anything else whole (text or cooked).
-        let source = match read_streamed(reader, &ticket).await {
-            Ok(Some(parsed)) => Source::from_parsed(path.clone(), parsed),
-            Ok(None) => {
-                let bytes = read_whole(reader).await.map_err(io)?;
-                ticket.whole_file(bytes.len() as u64);
-                Source::read(path.clone(), &bytes).map_err(ForgeSceneLoadError::from_source)?
+        // 1. The bytes read: a large text in pieces, anything else whole (text or cooked); a
+        // path read before whole, and again only in the entry that changed.
+        let plan = self
+            .last_reads
+            .start(&path, self.server.watching_for_changes());
+        let source = if plan == Plan::Remember {
+            let bytes = read_whole_within(reader, &path)
+                .await
+                .map_err(|e| match e {
+                    StreamError::Io(e) => io(e),
+                    StreamError::TooLarge(size) => too_large(&path, size),
+                })?;
+            ticket.whole_file(bytes.len() as u64);
+            let text = !crate::cook::is_cooked(&bytes) && !crate::cook::looks_damaged(&bytes);
+            match text
+                .then(|| self.last_reads.reread(&path, &bytes))
+                .flatten()
+            {
+                Some(parsed) => Source::from_parsed(path.clone(), parsed),
+                None => {
+                    let source = Source::read(path.clone(), &bytes)
+                        .map_err(ForgeSceneLoadError::from_source)?;
+                    if source.cooked.is_none() {
+                        self.last_reads.remember(&path, &bytes, &source.parsed);
+                    }
+                    source
+                }
             }
-            Err(StreamError::Io(e)) => return Err(io(e)),
-            Err(StreamError::TooLarge(size)) => {
-                let start = crate::format::Position {
-                    line: 1,
-                    column: 1,
-                    offset: 0,
-                };
-                let size = usize::try_from(size).unwrap_or(usize::MAX);
-                let kind = crate::format::ReadErrorKind::TooLarge { size };
-                let error = ReadError::new(start, None, None, kind).with_path(&path);
-                return Err(ForgeSceneLoadError::Read(error));
-            }
+        } else {
+            self.read_once(reader, &path, &ticket).await?
         };
         let named = source.shown_name();
         // 2. The prefab files it places, each a dependency of this load (an edit of any
@@ -374,6 +387,30 @@ fn sort_out(diagnostics: Vec<Diagnostic>, errors: &mut Vec<Diagnostic>, path: &s
 }
 
 impl ForgeSceneLoader {
+    /// The scene at `path` read as a first load is: a large text in pieces, anything else
+    /// whole (text or cooked).
+    async fn read_once(
+        &self,
+        reader: &mut dyn Reader,
+        path: &str,
+        ticket: &LoadTicket,
+    ) -> Result<Source, ForgeSceneLoadError> {
+        let io = |source| ForgeSceneLoadError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        match read_streamed(reader, ticket).await {
+            Ok(Some(parsed)) => Ok(Source::from_parsed(path, parsed)),
+            Ok(None) => {
+                let bytes = read_whole(reader).await.map_err(io)?;
+                ticket.whole_file(bytes.len() as u64);
+                Source::read(path, &bytes).map_err(ForgeSceneLoadError::from_source)
+            }
+            Err(StreamError::Io(e)) => Err(io(e)),
+            Err(StreamError::TooLarge(size)) => Err(too_large(path, size)),
+        }
+    }
+
     /// The problems of `assets` whose files do not exist in the scene's asset source (each
     /// file is looked up once).
     async fn missing_assets(
@@ -554,6 +591,35 @@ impl From<std::io::Error> for StreamError {
     fn from(e: std::io::Error) -> Self {
         StreamError::Io(e)
     }
+}
+
+/// The read error of a file of `size` bytes, more than the reader's spans reach.
+fn too_large(path: &str, size: u64) -> ForgeSceneLoadError {
+    let start = crate::format::Position {
+        line: 1,
+        column: 1,
+        offset: 0,
+    };
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    let kind = crate::format::ReadErrorKind::TooLarge { size };
+    ForgeSceneLoadError::Read(ReadError::new(start, None, None, kind).with_path(path))
+}
+
+/// The whole file, refused before reading when it is larger than the reader's spans reach.
+async fn read_whole_within(reader: &mut dyn Reader, path: &str) -> Result<Vec<u8>, StreamError> {
+    if let Ok(seekable) = reader.seekable()
+        && let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await
+    {
+        seekable.seek(std::io::SeekFrom::Start(0)).await?;
+        if len >= u64::from(u32::MAX) {
+            // Something that reads at all (a directory does not) is too large.
+            let mut first = [0u8; 1];
+            bevy_asset::AsyncReadExt::read(reader, &mut first).await?;
+            tracing::debug!("`{path}` is {len} bytes: not read");
+            return Err(StreamError::TooLarge(len));
+        }
+    }
+    Ok(read_whole(reader).await?)
 }
 
 /// The whole file from the reader's position (a seekable reader is rewound to the start), in

@@ -7,6 +7,7 @@
 //! On [`values`](crate::runtime::values) only.
 
 pub(crate) mod cell_plan;
+mod last_read;
 pub(crate) mod loader;
 pub(crate) mod processor;
 pub(crate) mod progress;

@@ -15,7 +15,7 @@ use crate::edit::SceneEdit;
 use crate::format::builtin::{FieldKind, Value};
 use crate::format::{
     ComponentData, ComponentPatch, CustomComponent, CustomField, EditError, EntityNode, Instance,
-    Override, SceneDoc, TransformData, Vec3Data,
+    Override, ParsedScene, SceneDoc, TransformData, Vec3Data,
 };
 use crate::runtime::live::capture::live_nodes;
 
@@ -552,7 +552,7 @@ impl Plan {
         let mut edited = Vec::new();
         for (asset, values) in &self.files {
             let view = link.view(asset)?;
-            let mut edit = SceneEdit::from_text(&view.text)?;
+            let mut edit = SceneEdit::from_read(&view.text, view.parsed.clone());
             let changed = edit
                 .change("keep live values", |doc| {
                     for (target, value) in values {
@@ -572,17 +572,18 @@ impl Plan {
             };
             let map = &view.parsed.source_map;
             let patches = patches_before(&group.patches, map);
-            edited.push((asset.clone(), view, edit.text(), patches));
+            let text = edit.text();
+            edited.push((asset.clone(), view, text, edit.into_parsed(), patches));
         }
         let texts: HashMap<String, String> = edited
             .iter()
-            .map(|(asset, _, text, _)| (asset.clone(), text.clone()))
+            .map(|(asset, _, text, _, _)| (asset.clone(), text.clone()))
             .collect();
-        for (asset, view, text, _) in &edited {
-            validate(world, link, asset, text, &texts, &view.file)?;
+        for (asset, view, _, parsed, _) in &edited {
+            validate(world, link, asset, parsed.clone(), &texts, &view.file)?;
         }
         let mut out = Vec::new();
-        for (asset, view, text, patches) in edited {
+        for (asset, view, text, parsed, patches) in edited {
             if !dry_run {
                 let now = std::fs::read(&view.file).map_err(|e| LinkError::Read {
                     file: view.file.display().to_string(),
@@ -592,7 +593,7 @@ impl Plan {
                     return Err(LinkError::ChangedOnDisk(view.file.display().to_string()));
                 }
                 crate::project::write_file_atomic(&view.file, text.as_bytes())?;
-                link.forget(&asset);
+                link.wrote(&asset, &view.file, text, parsed);
             }
             out.push(KeptFile {
                 asset,
@@ -859,7 +860,7 @@ fn validate(
     world: &World,
     link: &LiveLink,
     asset: &str,
-    text: &str,
+    parsed: ParsedScene,
     texts: &HashMap<String, String>,
     file: &std::path::Path,
 ) -> Result<(), LinkError> {
@@ -868,7 +869,7 @@ fn validate(
         file: file.display().to_string(),
         diagnostic,
     };
-    let source = Source::read(asset, text.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+    let source = Source::from_parsed(asset, parsed);
     let root = link.asset_root().to_owned();
     let mut files = PrefabFiles::new(move |path: &str| -> Result<Vec<u8>, String> {
         if let Some(text) = texts.get(path) {

@@ -120,6 +120,27 @@ impl LiveLink {
         Ok(view)
     }
 
+    /// Remembers that `asset`'s file `file` now holds `text`, which reads as `parsed` (the
+    /// link just wrote it): the next request does not read it again. Forgets it when the
+    /// file cannot be looked at.
+    pub(crate) fn wrote(&self, asset: &str, file: &Path, text: String, parsed: ParsedScene) {
+        let Ok(meta) = std::fs::metadata(file) else {
+            self.forget(asset);
+            return;
+        };
+        let view = Arc::new(FileView {
+            file: file.to_owned(),
+            stamp: (meta.len(), meta.modified().ok()),
+            bytes: text.clone().into_bytes(),
+            text,
+            parsed,
+        });
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(asset.to_owned(), view);
+    }
+
     /// Forgets what was read of `asset` (it was just written).
     pub(crate) fn forget(&self, asset: &str) {
         self.files
