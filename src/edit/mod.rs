@@ -233,22 +233,8 @@ impl SceneEdit {
     /// # Errors
     /// [`SceneEditError::Read`] when `text` is not a scene.
     pub fn from_text(text: &str) -> Result<Self, SceneEditError> {
-        let (bom, body) = match text.strip_prefix(BOM) {
-            Some(rest) => (true, rest),
-            None => (false, text),
-        };
-        let parsed = SceneDoc::from_str(body)?;
-        Ok(Self {
-            path: None,
-            bom,
-            text: body.to_owned(),
-            parsed,
-            on_disk: None,
-            undo: Vec::new(),
-            redo: Vec::new(),
-            open: None,
-            depth: 0,
-        })
+        let parsed = SceneDoc::from_str(text.strip_prefix(BOM).unwrap_or(text))?;
+        Ok(Self::from_read(text, parsed))
     }
 
     /// Edits `text` in memory, which reads as `parsed` (its byte-order mark, if any, left out

@@ -236,12 +236,10 @@ impl AssetLoader for ForgeSceneLoader {
             .last_reads
             .start(&path, self.server.watching_for_changes());
         let source = if plan == Plan::Remember {
-            let bytes = read_whole_within(reader, &path)
-                .await
-                .map_err(|e| match e {
-                    StreamError::Io(e) => io(e),
-                    StreamError::TooLarge(size) => too_large(&path, size),
-                })?;
+            let bytes = read_whole_within(reader).await.map_err(|e| match e {
+                StreamError::Io(e) => io(e),
+                StreamError::TooLarge(size) => too_large(&path, size),
+            })?;
             ticket.whole_file(bytes.len() as u64);
             let text = !crate::cook::is_cooked(&bytes) && !crate::cook::looks_damaged(&bytes);
             match text
@@ -529,21 +527,11 @@ async fn read_streamed(
     ticket: &LoadTicket,
 ) -> Result<Option<ParsedScene>, StreamError> {
     use bevy_asset::AsyncReadExt;
-    let Ok(seekable) = reader.seekable() else {
+    let Some(len) = length_within(reader).await? else {
         return Ok(None);
     };
-    let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await else {
-        return Ok(None);
-    };
-    seekable.seek(std::io::SeekFrom::Start(0)).await?;
     if len < STREAM_FROM {
         return Ok(None);
-    }
-    if len >= u64::from(u32::MAX) {
-        // Something that reads at all (a directory does not) is too large.
-        let mut first = [0u8; 1];
-        reader.read(&mut first).await?;
-        return Err(StreamError::TooLarge(len));
     }
     ticket.opened(len);
     let mut counted = 0;
@@ -606,20 +594,29 @@ fn too_large(path: &str, size: u64) -> ForgeSceneLoadError {
 }
 
 /// The whole file, refused before reading when it is larger than the reader's spans reach.
-async fn read_whole_within(reader: &mut dyn Reader, path: &str) -> Result<Vec<u8>, StreamError> {
-    if let Ok(seekable) = reader.seekable()
-        && let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await
-    {
-        seekable.seek(std::io::SeekFrom::Start(0)).await?;
-        if len >= u64::from(u32::MAX) {
-            // Something that reads at all (a directory does not) is too large.
-            let mut first = [0u8; 1];
-            bevy_asset::AsyncReadExt::read(reader, &mut first).await?;
-            tracing::debug!("`{path}` is {len} bytes: not read");
-            return Err(StreamError::TooLarge(len));
-        }
-    }
+async fn read_whole_within(reader: &mut dyn Reader) -> Result<Vec<u8>, StreamError> {
+    length_within(reader).await?;
     Ok(read_whole(reader).await?)
+}
+
+/// The length of a seekable reader's file, the reader rewound to its start: `None` when the
+/// reader cannot seek, [`StreamError::TooLarge`] when the file is larger than the reader's
+/// `u32` spans reach.
+async fn length_within(reader: &mut dyn Reader) -> Result<Option<u64>, StreamError> {
+    let Ok(seekable) = reader.seekable() else {
+        return Ok(None);
+    };
+    let Ok(len) = seekable.seek(std::io::SeekFrom::End(0)).await else {
+        return Ok(None);
+    };
+    seekable.seek(std::io::SeekFrom::Start(0)).await?;
+    if len >= u64::from(u32::MAX) {
+        // Something that reads at all (a directory does not) is too large.
+        let mut first = [0u8; 1];
+        bevy_asset::AsyncReadExt::read(reader, &mut first).await?;
+        return Err(StreamError::TooLarge(len));
+    }
+    Ok(Some(len))
 }
 
 /// The whole file from the reader's position (a seekable reader is rewound to the start), in

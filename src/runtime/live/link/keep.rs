@@ -589,7 +589,7 @@ impl Plan {
                     file: view.file.display().to_string(),
                     reason: e.to_string(),
                 })?;
-                if now != view.bytes {
+                if now != view.text.as_bytes() {
                     return Err(LinkError::ChangedOnDisk(view.file.display().to_string()));
                 }
                 crate::project::write_file_atomic(&view.file, text.as_bytes())?;

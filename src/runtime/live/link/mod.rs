@@ -97,7 +97,7 @@ impl LiveLink {
             return Ok(view.clone());
         }
         let bytes = std::fs::read(&file).map_err(read_error)?;
-        let text = String::from_utf8(bytes.clone()).map_err(|_| LinkError::Read {
+        let text = String::from_utf8(bytes).map_err(|_| LinkError::Read {
             file: file.display().to_string(),
             reason: "the file is not UTF-8 text (a cooked scene has no lines to point at)"
                 .to_owned(),
@@ -112,7 +112,6 @@ impl LiveLink {
         let view = Arc::new(FileView {
             file,
             stamp,
-            bytes,
             text,
             parsed,
         });
@@ -131,7 +130,6 @@ impl LiveLink {
         let view = Arc::new(FileView {
             file: file.to_owned(),
             stamp: (meta.len(), meta.modified().ok()),
-            bytes: text.clone().into_bytes(),
             text,
             parsed,
         });
@@ -150,11 +148,10 @@ impl LiveLink {
     }
 }
 
-/// A scene file as read: its path, bytes and text, and the document with its source map.
+/// A scene file as read: its path and text, and the document with its source map.
 pub(crate) struct FileView {
     pub(crate) file: PathBuf,
     stamp: (u64, Option<std::time::SystemTime>),
-    pub(crate) bytes: Vec<u8>,
     pub(crate) text: String,
     pub(crate) parsed: ParsedScene,
 }
