@@ -64,6 +64,8 @@ pub mod validate;
 /// Derives [`ForgeComponent`](trait@ForgeComponent): see the trait for attributes and
 /// registration.
 pub use bevy_forge_scene_macros::ForgeComponent;
+#[cfg(feature = "gltf")]
+pub use runtime::ForgeModelNodes;
 pub use runtime::capture;
 #[cfg(feature = "import")]
 pub use runtime::import;

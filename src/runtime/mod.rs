@@ -35,6 +35,8 @@ pub use asset::processor::{ForgeSceneProcess, ForgeSceneSaver};
 pub use asset::progress::ForgeLoadProgress;
 pub use asset::scene::ForgeScene;
 pub use asset::twins::{ForgeTwinReader, with_cooked_twins};
+#[cfg(feature = "gltf")]
+pub use instance::ForgeModelNodes;
 pub use instance::{
     ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneReady,
     ForgeSceneRoot, ForgeSceneSystems, ForgeSpawnBudget, ForgeSpawnProgress,

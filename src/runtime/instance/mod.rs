@@ -19,6 +19,8 @@ mod budget;
 mod entity;
 mod gate;
 mod held;
+#[cfg(feature = "gltf")]
+mod model;
 mod root;
 mod spawn;
 
@@ -34,6 +36,8 @@ pub(crate) use entity::{
 };
 pub use gate::ForgeSceneInactive;
 pub(crate) use held::HeldBack;
+#[cfg(feature = "gltf")]
+pub use model::ForgeModelNodes;
 pub(crate) use root::set_or_insert;
 pub use root::{ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot, ForgeSpawnProgress};
 pub(crate) use spawn::spawn_scene_instances;
@@ -114,4 +118,6 @@ fn add_systems(app: &mut App) {
                 .in_set(ForgeSceneSystems::Spawn),
         );
     builtin::observe_parents(app);
+    #[cfg(feature = "gltf")]
+    model::add_systems(app);
 }

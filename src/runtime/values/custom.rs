@@ -189,6 +189,12 @@ pub(crate) struct PreparedCustom<'a> {
 pub(crate) type Live<'a> = &'a dyn Fn(u64) -> Option<Entity>;
 
 impl PreparedCustom<'_> {
+    /// The registered type path of the component.
+    #[cfg(feature = "gltf")]
+    pub(crate) fn type_path(&self) -> &str {
+        &self.ty.type_path
+    }
+
     /// Whether the value has entity references.
     pub(crate) fn refers(&self) -> bool {
         self.references.is_some()

@@ -1,0 +1,723 @@
+//! Placed glTF models (feature `gltf`): an instance entity whose instance places a model
+//! (`instance: Some((model: "models/house.glb#Scene0"))`) gets the model's node tree under it,
+//! written from Bevy's own glTF asset (a `WorldAsset`, labelled `Scene0`, ...), and its
+//! overrides applied to the nodes by node path.
+//!
+//! The nodes are written through a caller-owned entity map (`WorldAsset::write_to_world_with`)
+//! rather than Bevy's spawner: on a new version of the model (a re-export) the nodes whose path
+//! stays keep their entity, so the game's components on them and what it parented under them
+//! stay too; nodes whose path went are despawned and new ones spawned. A new version of the
+//! scene that changes the instance's overrides writes the model's values again into the same
+//! entities and applies the new overrides.
+
+use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets, Handle, LoadState};
+use bevy_ecs::component::ComponentCloneBehavior;
+use bevy_ecs::entity::{EntityHashMap, SceneEntityMapper};
+use bevy_ecs::hierarchy::{ChildOf, Children};
+use bevy_ecs::message::MessageReader;
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent};
+use bevy_ecs::relationship::RelationshipHookMode;
+use bevy_ecs::resource::IS_RESOURCE;
+use bevy_ecs::system::SystemState;
+use bevy_platform::collections::{HashMap, HashSet};
+use bevy_world_serialization::WorldAsset;
+
+use super::gate::ForgeSceneInactive;
+use super::root::ForgeSceneInstance;
+use crate::codes;
+use crate::format::{ComponentData, EcoString, EntityNode, Instance, Override, SceneDoc};
+use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::values::components::bevy_transform_of;
+use crate::runtime::values::{builtin, custom};
+
+/// The nodes of a placed glTF model, on its instance entity once the model has spawned (and
+/// again after each new version of the model or of the instance's overrides).
+///
+/// A node is known by its node path: the glTF node names from the model scene's root nodes
+/// down (`["House", "Roof", "Chimney"]`), an unnamed node as Bevy names it (`GltfNode3`, its
+/// index in the file), a mesh primitive's entity by its name below its node
+/// (`["House", "Door", "Planks.Wood"]`). The empty path is the scene's own root entity, the
+/// instance entity's child. When two siblings share a name, the first in file order has the
+/// path.
+///
+/// ```
+/// # use bevy_ecs::prelude::*;
+/// # use bevy_forge_scene::ForgeModelNodes;
+/// fn open_doors(models: Query<&ForgeModelNodes, Added<ForgeModelNodes>>) {
+///     for nodes in &models {
+///         if let Some(door) = nodes.node(&["House", "Door"]) {
+///             // `door` is the entity of the model's `Door` node.
+///             # let _ = door;
+///         }
+///     }
+/// }
+/// ```
+#[derive(Component, Debug, Clone, Default)]
+pub struct ForgeModelNodes {
+    /// Node path to entity, in the order the model lists its nodes (parents first).
+    nodes: Vec<(Vec<EcoString>, Entity)>,
+    by_path: HashMap<Vec<EcoString>, Entity>,
+}
+
+impl ForgeModelNodes {
+    fn new(nodes: Vec<(Vec<EcoString>, Entity)>) -> Self {
+        let by_path = nodes.iter().map(|(p, e)| (p.clone(), *e)).collect();
+        Self { nodes, by_path }
+    }
+
+    /// The entity of the node at node path `path` (`&["House", "Door"]`), if the model has it.
+    pub fn node<S: AsRef<str>>(&self, path: &[S]) -> Option<Entity> {
+        let path: Vec<EcoString> = path.iter().map(|s| EcoString::from(s.as_ref())).collect();
+        self.by_path.get(&path).copied()
+    }
+
+    /// The node path of `entity`, if it is a node of this model.
+    pub fn path_of(&self, entity: Entity) -> Option<&[EcoString]> {
+        self.nodes
+            .iter()
+            .find(|(_, e)| *e == entity)
+            .map(|(p, _)| p.as_slice())
+    }
+
+    /// Every node with its path, parents before their children.
+    pub fn iter(&self) -> impl Iterator<Item = (&[EcoString], Entity)> + '_ {
+        self.nodes.iter().map(|(p, e)| (p.as_slice(), *e))
+    }
+
+    /// How many nodes the model has (its scene root included).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the model has no nodes at all.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// On an instance entity that places a model: what to write and what was written.
+#[derive(Component)]
+pub(crate) struct PlacedModel {
+    /// The model path as the scene writes it (`models/house.glb#Scene0`).
+    path: EcoString,
+    handle: Handle<WorldAsset>,
+    scene: AssetId<ForgeScene>,
+    /// The instance entity's key in the scene's spawned document.
+    key: u64,
+    /// What the last write's overrides did, undone before the next write.
+    applied: Applied,
+    /// The load failure was reported.
+    failed: bool,
+    /// Components left out of a write were reported.
+    warned: bool,
+}
+
+/// Marks a [`PlacedModel`] to write in the next `Spawn`: new, or its model or overrides changed.
+#[derive(Component)]
+struct ModelDue;
+
+/// What the overrides of one write did beyond the model's own values.
+#[derive(Default)]
+struct Applied {
+    /// Components an override added that the node did not have.
+    added: Vec<(Entity, Added)>,
+    /// Scene entities placed under nodes.
+    placed: Vec<Entity>,
+}
+
+enum Added {
+    Builtin(&'static str),
+    Custom(String),
+}
+
+/// Puts the model instance `instance` (of the entity of key `key` in `scene`) on `entity`: its
+/// model is loaded and written in the next `Spawn` once it has loaded.
+pub(crate) fn place(
+    entity: &mut EntityWorldMut,
+    scene: AssetId<ForgeScene>,
+    key: u64,
+    instance: &Instance,
+) {
+    let Some(path) = instance.model.clone() else {
+        return;
+    };
+    let Some(server) = entity.world().get_resource::<AssetServer>().cloned() else {
+        return;
+    };
+    let handle = server.load::<WorldAsset>(path.to_string());
+    entity.insert((
+        PlacedModel {
+            path,
+            handle,
+            scene,
+            key,
+            applied: Applied::default(),
+            failed: false,
+            warned: false,
+        },
+        ModelDue,
+    ));
+}
+
+/// A new version of the scene changed the instance of the entity of key `key` on `entity` to
+/// `new`: the same model is written again with the new overrides; another model (or none)
+/// takes the old one's nodes away first.
+pub(crate) fn instance_changed(
+    entity: &mut EntityWorldMut,
+    scene: AssetId<ForgeScene>,
+    key: u64,
+    new: Option<&Instance>,
+) {
+    let new_model = new.and_then(|i| i.model.as_deref());
+    let same = entity
+        .get::<PlacedModel>()
+        .is_some_and(|p| Some(p.path.as_str()) == new_model);
+    if same {
+        entity.insert(ModelDue);
+        return;
+    }
+    let id = entity.id();
+    if let Some(mut placed) = entity.take::<PlacedModel>() {
+        let nodes = entity.take::<ForgeModelNodes>();
+        entity.remove::<ModelDue>();
+        entity.world_scope(|world| {
+            undo(world, id, &mut placed.applied);
+            if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[])) {
+                if let Ok(e) = world.get_entity_mut(root) {
+                    e.despawn();
+                }
+            }
+        });
+    }
+    if let Some(instance) = new.filter(|i| i.is_model()) {
+        place(entity, scene, key, instance);
+    }
+}
+
+/// Adds the writing of placed models to `ForgeSceneSystems::Spawn`, after the first spawns.
+pub(crate) fn add_systems(app: &mut bevy_app::App) {
+    use bevy_asset::AssetApp;
+    if !app.world().contains_resource::<Assets<WorldAsset>>() {
+        app.init_asset::<WorldAsset>();
+    }
+    // What every node has: written by reflection, so registered (a game's plugins register
+    // the rest, the glTF plugin its own).
+    app.register_type::<Name>()
+        .register_type::<ChildOf>()
+        .register_type::<Children>()
+        .register_type::<bevy_transform::components::Transform>()
+        .register_type::<bevy_transform::components::GlobalTransform>()
+        .register_type::<bevy_transform::components::TransformTreeChanged>();
+    app.add_systems(
+        bevy_app::PreUpdate,
+        write_models
+            .after(super::spawn_scene_instances)
+            .in_set(super::ForgeSceneSystems::Spawn),
+    );
+}
+
+/// Writes every placed model that is due and loaded, and marks those whose model changed.
+fn write_models(
+    world: &mut World,
+    modified: &mut SystemState<MessageReader<AssetEvent<WorldAsset>>>,
+    due: &mut QueryState<Entity, (With<PlacedModel>, With<ModelDue>)>,
+    placed: &mut QueryState<(Entity, &PlacedModel)>,
+) {
+    let changed: HashSet<AssetId<WorldAsset>> = match modified.get_mut(world) {
+        Ok(mut reader) => reader
+            .read()
+            .filter_map(|e| match e {
+                AssetEvent::Modified { id } => Some(*id),
+                _ => None,
+            })
+            .collect(),
+        Err(_) => HashSet::new(),
+    };
+    if !changed.is_empty() {
+        let marked: Vec<Entity> = placed
+            .iter(world)
+            .filter(|(_, p)| changed.contains(&p.handle.id()))
+            .map(|(e, _)| e)
+            .collect();
+        for entity in marked {
+            world.entity_mut(entity).insert(ModelDue);
+        }
+    }
+    let due: Vec<Entity> = due.iter(world).collect();
+    for entity in due {
+        write_one(world, entity);
+    }
+}
+
+/// The scene root whose instance `entity` belongs to, once its instance exists.
+fn root_of(world: &World, entity: Entity) -> Option<Entity> {
+    let mut at = entity;
+    loop {
+        if world.get::<ForgeSceneInstance>(at).is_some() {
+            return Some(at);
+        }
+        at = world.get::<ChildOf>(at)?.parent();
+    }
+}
+
+fn write_one(world: &mut World, entity: Entity) {
+    let Some(mut placed) = world.entity_mut(entity).take::<PlacedModel>() else {
+        return;
+    };
+    let ready = world
+        .resource::<Assets<WorldAsset>>()
+        .contains(placed.handle.id());
+    let root = root_of(world, entity);
+    match (ready, root) {
+        (true, Some(root)) => {
+            world.entity_mut(entity).remove::<ModelDue>();
+            world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
+                if let Some(asset) = assets.get(placed.handle.id()) {
+                    write(world, entity, root, asset, &mut placed);
+                }
+            });
+        }
+        (false, _) => {
+            let state = world
+                .resource::<AssetServer>()
+                .load_state(placed.handle.id());
+            if let LoadState::Failed(error) = state {
+                if !placed.failed {
+                    tracing::error!(
+                        "model `{}` (entity {}) did not load: {error}; add Bevy's `GltfPlugin` to load glTF models",
+                        placed.path,
+                        placed.key
+                    );
+                }
+                placed.failed = true;
+                world.entity_mut(entity).remove::<ModelDue>();
+            }
+        }
+        // The instance is still spawning: its entities come first.
+        (true, None) => {}
+    }
+    if let Ok(mut e) = world.get_entity_mut(entity) {
+        e.insert(placed);
+    }
+}
+
+/// The node paths of a model's world, parents first, and its root entities.
+fn paths_of(model: &World) -> (Vec<(Vec<EcoString>, Entity)>, Vec<Entity>) {
+    let mut roots = Vec::new();
+    for archetype in model.archetypes().iter() {
+        if archetype.contains(IS_RESOURCE) {
+            continue;
+        }
+        for e in archetype.entities() {
+            if model.get::<ChildOf>(e.id()).is_none() {
+                roots.push(e.id());
+            }
+        }
+    }
+    roots.sort();
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut stack: Vec<(Vec<EcoString>, Entity)> =
+        roots.iter().rev().map(|r| (Vec::new(), *r)).collect();
+    while let Some((path, e)) = stack.pop() {
+        if !seen.insert(path.clone()) {
+            continue; // a sibling of the same name came first
+        }
+        if let Some(children) = model.get::<Children>(e) {
+            for child in children.iter().rev() {
+                let name = model
+                    .get::<Name>(child)
+                    .map_or_else(EcoString::new, |n| EcoString::from(n.as_str()));
+                let mut p = path.clone();
+                p.push(name);
+                stack.push((p, child));
+            }
+        }
+        out.push((path, e));
+    }
+    (out, roots)
+}
+
+/// Writes `asset` under the instance entity `entity` (of the root `root`), keeping the
+/// entities of nodes whose path stays, then applies the instance's overrides.
+fn write(
+    world: &mut World,
+    entity: Entity,
+    root: Entity,
+    asset: &WorldAsset,
+    placed: &mut PlacedModel,
+) {
+    undo(world, entity, &mut placed.applied);
+    let (paths, roots) = paths_of(&asset.world);
+    let mut map = EntityHashMap::default();
+    let mut foreign = Vec::new();
+    if let Some(old) = world.entity_mut(entity).take::<ForgeModelNodes>() {
+        let old_entities: HashSet<Entity> = old.nodes.iter().map(|(_, e)| *e).collect();
+        let new_paths: HashMap<&[EcoString], Entity> =
+            paths.iter().map(|(p, e)| (p.as_slice(), *e)).collect();
+        let mut removed = Vec::new();
+        let mut kept = Vec::new();
+        for (path, target) in &old.nodes {
+            if world.get_entity(*target).is_err() {
+                continue;
+            }
+            match new_paths.get(path.as_slice()) {
+                Some(source) => {
+                    map.insert(*source, *target);
+                    kept.push(*target);
+                    if let Some(children) = world.get::<Children>(*target) {
+                        foreign.extend(
+                            children
+                                .iter()
+                                .filter(|c| !old_entities.contains(c))
+                                .map(|c| (*target, c)),
+                        );
+                    }
+                }
+                None => removed.push(*target),
+            }
+        }
+        // The model's hierarchy is written again whole; what the game put under a node
+        // goes back under it afterwards.
+        for target in kept {
+            world.entity_mut(target).remove::<Children>();
+        }
+        for target in removed {
+            if let Ok(e) = world.get_entity_mut(target) {
+                e.despawn();
+            }
+        }
+    }
+    let skipped = copy_world(&asset.world, world, &mut map);
+    if !skipped.is_empty() && !placed.warned {
+        tracing::warn!(
+            "model `{}` (entity {}): components of types the app has not registered for reflection are left out: {}; register them (`app.register_type::<T>()`) or add the plugin that does",
+            placed.path,
+            placed.key,
+            skipped.join(", ")
+        );
+        placed.warned = true;
+    }
+    for source in roots {
+        if let Some(&target) = map.get(&source)
+            && world.get::<ChildOf>(target).map(ChildOf::parent) != Some(entity)
+        {
+            world.entity_mut(entity).add_child(target);
+        }
+    }
+    for (parent, child) in foreign {
+        if world.get_entity(child).is_ok() && world.get_entity(parent).is_ok() {
+            world.entity_mut(parent).add_child(child);
+        }
+    }
+    let nodes: Vec<(Vec<EcoString>, Entity)> = paths
+        .into_iter()
+        .filter_map(|(path, source)| Some((path, *map.get(&source)?)))
+        .collect();
+    if world.get::<ForgeSceneInactive>(entity).is_some() {
+        for (_, node) in &nodes {
+            world.entity_mut(*node).insert(ForgeSceneInactive);
+        }
+    }
+    let nodes = ForgeModelNodes::new(nodes);
+    placed.applied = apply_overrides(world, root, placed, &nodes);
+    world.entity_mut(entity).insert(nodes);
+    for (_, node) in placed_nodes(world, entity) {
+        builtin::link_visibility(world, node);
+    }
+}
+
+/// Writes the entities of `model` into `world` through `map` (source entity to the entity
+/// that stands for it; missing ones are spawned), as `WorldAsset::write_to_world_with` does,
+/// but a component whose type is not registered for reflection is left out (its type named in
+/// the result) instead of ending the write there. Entity references in components are mapped.
+fn copy_world(model: &World, world: &mut World, map: &mut EntityHashMap<Entity>) -> Vec<String> {
+    let registry = world.resource::<AppTypeRegistry>().clone();
+    let registry = registry.read();
+    let mut skipped: Vec<String> = Vec::new();
+    for archetype in model.archetypes().iter() {
+        if archetype.contains(IS_RESOURCE) {
+            continue;
+        }
+        for e in archetype.entities() {
+            map.entry(e.id())
+                .or_insert_with(|| world.spawn_empty().id());
+        }
+    }
+    for archetype in model.archetypes().iter() {
+        if archetype.contains(IS_RESOURCE) {
+            continue;
+        }
+        for source in archetype.entities() {
+            let Some(&target) = map.get(&source.id()) else {
+                continue;
+            };
+            for component_id in archetype.iter_components() {
+                let Some(info) = model.components().get_info(component_id) else {
+                    continue;
+                };
+                if matches!(*info.clone_behavior(), ComponentCloneBehavior::Ignore) {
+                    continue;
+                }
+                let reflect = info
+                    .type_id()
+                    .and_then(|t| registry.get(t))
+                    .and_then(|r| r.data::<ReflectComponent>());
+                let Some(reflect) = reflect else {
+                    let name = info.name().to_string();
+                    if !skipped.contains(&name) {
+                        skipped.push(name);
+                    }
+                    continue;
+                };
+                let Some(value) = reflect.reflect(model.entity(source.id())) else {
+                    continue;
+                };
+                SceneEntityMapper::world_scope(map, world, |world, mapper| {
+                    reflect.apply_or_insert_mapped(
+                        &mut world.entity_mut(target),
+                        value.as_partial_reflect(),
+                        &registry,
+                        mapper,
+                        RelationshipHookMode::Skip,
+                    );
+                });
+            }
+        }
+    }
+    skipped
+}
+
+/// The nodes of the model on `entity` (none before it is written).
+fn placed_nodes(world: &World, entity: Entity) -> Vec<(Vec<EcoString>, Entity)> {
+    world
+        .get::<ForgeModelNodes>(entity)
+        .map(|n| n.nodes.clone())
+        .unwrap_or_default()
+}
+
+/// Undoes what the last write's overrides did beyond the model's values: components they
+/// added go, scene entities placed under nodes go back under the instance entity.
+fn undo(world: &mut World, entity: Entity, applied: &mut Applied) {
+    for (node, added) in applied.added.drain(..) {
+        let Ok(mut e) = world.get_entity_mut(node) else {
+            continue;
+        };
+        match added {
+            Added::Builtin(tag) => builtin::remove(&mut e, tag),
+            Added::Custom(type_path) => custom::remove(&mut e, &type_path),
+        }
+    }
+    for child in applied.placed.drain(..) {
+        if world.get_entity(child).is_ok() && world.get_entity(entity).is_ok() {
+            world.entity_mut(entity).add_child(child);
+        }
+    }
+}
+
+/// Applies the overrides the scene now gives the instance of `placed` to `nodes`.
+fn apply_overrides(
+    world: &mut World,
+    root: Entity,
+    placed: &PlacedModel,
+    nodes: &ForgeModelNodes,
+) -> Applied {
+    let mut applied = Applied::default();
+    let overrides: Vec<Override> = world
+        .resource::<Assets<ForgeScene>>()
+        .get(placed.scene)
+        .and_then(|s| s.spawn_doc().entities.get(&placed.key)?.instance.clone())
+        .map(|i| i.overrides)
+        .unwrap_or_default();
+    if overrides.is_empty() {
+        return applied;
+    }
+    // Each override's node, and what its `add` and `set` make: built-ins `set` on the node's
+    // own values, the whole value of the rest.
+    let mut targets = Vec::with_capacity(overrides.len());
+    let mut values: Vec<Vec<ComponentData>> = Vec::with_capacity(overrides.len());
+    for o in &overrides {
+        let node = nodes.node(&o.node);
+        if node.is_none() {
+            tracing::warn!(
+                "{}: entity {}, override of node {:?}: model `{}` has no such node; the override is kept and applies again if the model gets the node back",
+                codes::prefab::UNUSED_OVERRIDE,
+                placed.key,
+                o.node,
+                placed.path
+            );
+        }
+        let mut own = o.add.clone();
+        let mut at = HashMap::new();
+        for patch in &o.set {
+            let Some(node) = node else { break };
+            if patch.component.builtin().is_some() {
+                let tag = patch.component.tag();
+                let Some((holder, mut live)) = holder_of(world, node, tag) else {
+                    tracing::warn!(
+                        "{}: entity {}, override of node {:?}: the node has no `{tag}` to set",
+                        codes::prefab::UNUSED_OVERRIDE,
+                        placed.key,
+                        o.node
+                    );
+                    continue;
+                };
+                patch.apply_to(&mut live);
+                own.push(live);
+                at.insert(tag, holder);
+            } else {
+                own.push(patch.component.clone());
+            }
+        }
+        targets.push((node, at));
+        values.push(own);
+    }
+    let prepared = world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
+        let scene = scenes.get(placed.scene)?;
+        match scene.edited(world, |doc| *doc = loose_doc(&values)) {
+            Ok(prepared) => Some(prepared),
+            Err(errors) => {
+                for e in errors {
+                    tracing::error!(
+                        "entity {}, overrides of model `{}`: {e}",
+                        placed.key,
+                        placed.path
+                    );
+                }
+                None
+            }
+        }
+    });
+    let instance = world.get::<ForgeSceneInstance>(root);
+    let children: Vec<Vec<Entity>> = overrides
+        .iter()
+        .map(|o| {
+            o.children
+                .iter()
+                .filter_map(|c| instance.and_then(|i| i.by_key(*c)))
+                .collect()
+        })
+        .collect();
+    let live: HashMap<u64, Entity> = instance
+        .map(|i| i.entities().iter().map(|(k, e)| (*k, *e)).collect())
+        .unwrap_or_default();
+    for (i, (o, (node, at))) in overrides.iter().zip(targets).enumerate() {
+        let Some(node) = node else { continue };
+        let Ok(mut e) = world.get_entity_mut(node) else {
+            continue;
+        };
+        if let Some(name) = &o.name {
+            e.insert(Name::new(String::from(name.as_str())));
+        }
+        if let Some(t) = &o.transform {
+            e.insert(bevy_transform_of(t));
+        }
+        for key in &o.remove {
+            if crate::format::builtin::builtin_tag(key).is_some() {
+                builtin::remove(&mut e, key);
+            } else if let Some(path) = custom::canonical_path(e.world(), key) {
+                custom::remove(&mut e, &path);
+            }
+        }
+        if let Some(prepared) = &prepared {
+            let before: Vec<&'static str> = prepared
+                .prepared
+                .entity(i)
+                .iter()
+                .map(|c| c.tag())
+                .filter(|tag| builtin::read_entity(e.as_readonly(), tag, None).is_none())
+                .collect();
+            for component in prepared.prepared.entity(i) {
+                match at.get(component.tag()) {
+                    Some(&holder) if holder != node => {
+                        e.world_scope(|world| {
+                            if let Ok(mut h) = world.get_entity_mut(holder) {
+                                builtin::insert_prepared(
+                                    &mut h,
+                                    component,
+                                    placed.scene.untyped(),
+                                    &prepared.materials,
+                                );
+                            }
+                        });
+                    }
+                    _ => {
+                        builtin::insert_prepared(
+                            &mut e,
+                            component,
+                            placed.scene.untyped(),
+                            &prepared.materials,
+                        );
+                        if before.contains(&component.tag()) {
+                            applied.added.push((node, Added::Builtin(component.tag())));
+                        }
+                    }
+                }
+            }
+            let live = |k: u64| live.get(&k).copied();
+            for value in prepared.custom.entity(i).iter() {
+                let type_path = value.type_path().to_owned();
+                let set = o.set.iter().find_map(|p| match &p.component {
+                    ComponentData::Custom(c)
+                        if custom::canonical_path(e.world(), &c.type_path).as_deref()
+                            == Some(type_path.as_str()) =>
+                    {
+                        Some(c)
+                    }
+                    _ => None,
+                });
+                let had = value.is_on(&e);
+                match set {
+                    Some(c) if had && c.value.is_none() => {
+                        let fields: Vec<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
+                        custom::patch_fields(&mut e, value, &fields, placed.key, &live);
+                    }
+                    _ => custom::insert_one(&mut e, value, placed.key, &live),
+                }
+                if !had {
+                    applied.added.push((node, Added::Custom(type_path)));
+                }
+            }
+        }
+        for child in &children[i] {
+            if world.get_entity(*child).is_ok() {
+                world.entity_mut(node).add_child(*child);
+                applied.placed.push(*child);
+            }
+        }
+    }
+    applied
+}
+
+/// The entity that holds built-in `tag` for the node `node`, with its value in the file form:
+/// the node itself, or else its first child without a name that has it (Bevy's glTF loader
+/// spawns a node's light as such a child).
+fn holder_of(world: &World, node: Entity, tag: &str) -> Option<(Entity, ComponentData)> {
+    if let Some(value) = builtin::read_entity(world.entity(node), tag, None) {
+        return Some((node, value));
+    }
+    world.get::<Children>(node)?.iter().find_map(|child| {
+        let e = world.entity(child);
+        if e.contains::<Name>() {
+            return None;
+        }
+        Some((child, builtin::read_entity(e, tag, None)?))
+    })
+}
+
+/// A document of one root entity per override, with the components `values` gives it: what
+/// the pipeline checks and prepares as it does a scene's.
+fn loose_doc(values: &[Vec<ComponentData>]) -> SceneDoc {
+    let mut doc = SceneDoc::new("model overrides");
+    for (i, components) in values.iter().enumerate() {
+        let id = i as u64 + 1;
+        let mut node = EntityNode::new(id, format!("override {id}"));
+        node.components = components.clone();
+        doc.entities.insert(id, node);
+        doc.roots.push(id);
+    }
+    doc.next_id = values.len() as u64 + 1;
+    doc
+}

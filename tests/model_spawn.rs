@@ -1,0 +1,318 @@
+//! Placed glTF models at run time (feature `gltf`): the model's nodes spawn under the instance
+//! entity, the instance's overrides apply by node path, a re-export patches by node path
+//! (keeping the game's components on nodes that stay), and a scene edit applies new overrides
+//! to the same node entities.
+//!
+//! Bevy's own `GltfPlugin` needs the render stack's Rust version: here a stand-in loader reads
+//! the test model's JSON into the `WorldAsset` shape Bevy's glTF loader gives (a root named
+//! after the glTF scene, node entities named as the nodes, `GltfNode{index}` for unnamed ones,
+//! a point light on light nodes). `render-tests/tests/models.rs` runs the same with Bevy's
+//! loader.
+#![cfg(feature = "gltf")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use bevy_asset::io::Reader;
+use bevy_asset::{Asset, AssetApp, AssetLoader, LoadContext};
+use bevy_ecs::hierarchy::{ChildOf, Children};
+use bevy_ecs::name::Name;
+use bevy_ecs::prelude::*;
+use bevy_forge_scene::ForgeModelNodes;
+use bevy_forge_scene::prelude::*;
+use bevy_light::PointLight;
+use bevy_reflect::TypePath;
+use bevy_transform::components::Transform;
+use bevy_world_serialization::WorldAsset;
+use common::Orbit;
+use common::harness::Harness;
+
+/// What the stand-in loader gives as the file's own asset (Bevy's is `Gltf`).
+#[derive(Asset, TypePath)]
+struct StandInGltf;
+
+#[derive(TypePath)]
+struct StandInGltfLoader;
+
+impl AssetLoader for StandInGltfLoader {
+    type Asset = StandInGltf;
+    type Settings = ();
+    type Error = std::io::Error;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<StandInGltf, std::io::Error> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).await?;
+        let json: serde_json::Value = serde_json::from_slice(&bytes)?;
+        for (s, scene) in json["scenes"].as_array().into_iter().flatten().enumerate() {
+            let mut world = World::new();
+            let name = scene["name"]
+                .as_str()
+                .map_or(format!("Scene{s}"), str::to_owned);
+            let root = world.spawn((Name::new(name), Transform::default())).id();
+            let mut stack: Vec<(u64, Entity)> = scene["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .rev()
+                .map(|n| (n.as_u64().unwrap(), root))
+                .collect();
+            while let Some((index, parent)) = stack.pop() {
+                let node = &json["nodes"][index as usize];
+                let name = node["name"]
+                    .as_str()
+                    .map_or(format!("GltfNode{index}"), str::to_owned);
+                let t = &node["translation"];
+                let at = |i: usize| t[i].as_f64().unwrap_or(0.0) as f32;
+                let transform = Transform::from_xyz(at(0), at(1), at(2));
+                let e = world.spawn((Name::new(name), transform, ChildOf(parent)));
+                let id = e.id();
+                if node["extensions"]["KHR_lights_punctual"].is_object() {
+                    // As Bevy's loader: the light is an unnamed child of its node.
+                    let light = PointLight {
+                        intensity: 800.0,
+                        range: 7.0,
+                        ..Default::default()
+                    };
+                    world.spawn((light, ChildOf(id)));
+                }
+                for child in node["children"].as_array().into_iter().flatten().rev() {
+                    stack.push((child.as_u64().unwrap(), id));
+                }
+            }
+            load_context.add_labeled_asset(format!("Scene{s}"), WorldAsset::new(world));
+        }
+        Ok(StandInGltf)
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["gltf"]
+    }
+}
+
+fn model_text() -> String {
+    common::fixture_text("models/house.gltf")
+}
+
+/// The model with node `Door` renamed `Porch` (a node removed, another added).
+fn re_exported() -> String {
+    model_text().replace("\"name\": \"Door\"", "\"name\": \"Porch\"")
+}
+
+const T: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+
+/// A street: entity 5 places the house with `overrides` (RON, each ending in a comma), entity
+/// 6 (a cat) is placed under the roof.
+fn street(overrides: &str) -> String {
+    street_with(overrides, true)
+}
+
+/// [`street`], the cat under the roof or (`false`) a child of the instance entity.
+fn street_with(overrides: &str, cat_on_roof: bool) -> String {
+    let (house_children, roof) = if cat_on_roof {
+        ("", r#"(target: ["House", "Roof"], children: [6]),"#)
+    } else {
+        ("6", "")
+    };
+    format!(
+        r#"(
+  format_version: 1,
+  name: "Street",
+  entities: {{
+    5: (id: 5, name: "House", parent: None, children: [{house_children}], {T}, components: [],
+        instance: Some((
+          model: "models/house.gltf#Scene0",
+          overrides: [
+            {roof}
+            {overrides}
+          ],
+        ))),
+    6: (id: 6, name: "Cat", parent: Some(5), children: [], {T}, components: []),
+  }},
+  roots: [5],
+  next_id: 7,
+)"#
+    )
+}
+
+const LAMP_900: &str =
+    r#"(target: ["House", "Lamp"], set: [(type: point_light, data: (intensity: 900.0))]),"#;
+const DOOR_ORBIT: &str = r#"(target: ["House", "Door"], add: [(type: custom, data: (type_path: "forge_demo::Orbit", fields: [(name: "radius", expr: "2.0"), (name: "speed", expr: "1.0")]))]),"#;
+const CHIMNEY: &str = r#"(target: ["House", "Roof", "Chimney"], name: Some("Smokestack")),"#;
+
+/// A runtime component of the game's, put on a node after it spawned.
+#[derive(Component)]
+struct Lit;
+
+fn start(overrides: &str) -> (Harness, Entity) {
+    let _ = tracing_subscriber::fmt().with_test_writer().try_init();
+    let mut h = Harness::with_setup(|app| {
+        app.register_asset_loader(StandInGltfLoader)
+            .init_asset::<StandInGltf>()
+            .register_type::<Orbit>()
+            .register_type::<PointLight>();
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("street.forge.ron", &street(overrides));
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    let house = instance_entity(&h, root, 5);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
+    (h, root)
+}
+
+fn instance_entity(h: &Harness, root: Entity, id: u64) -> Entity {
+    h.world()
+        .get::<ForgeSceneInstance>(root)
+        .unwrap()
+        .entity(id)
+        .unwrap()
+}
+
+fn node(h: &Harness, house: Entity, path: &[&str]) -> Option<Entity> {
+    h.world().get::<ForgeModelNodes>(house).unwrap().node(path)
+}
+
+fn name(h: &Harness, e: Entity) -> String {
+    h.world().get::<Name>(e).unwrap().as_str().to_owned()
+}
+
+#[test]
+fn a_placed_model_spawns_its_nodes_under_the_instance_with_overrides_by_node_path() {
+    let (h, root) = start(&format!(
+        "{LAMP_900}\n{DOOR_ORBIT}\n{CHIMNEY}\n(target: [\"House\", \"Attic\"], name: Some(\"Nothing\")),"
+    ));
+    let house = instance_entity(&h, root, 5);
+    let nodes = h.world().get::<ForgeModelNodes>(house).unwrap();
+    // The scene root, House and its five descendants, the lamp's light, and Ground.
+    assert_eq!(nodes.len(), 9, "{nodes:?}");
+    let scene_root = nodes.node::<&str>(&[]).unwrap();
+    assert_eq!(
+        h.world().get::<ChildOf>(scene_root).unwrap().parent(),
+        house
+    );
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    assert_eq!(name(&h, roof), "Roof");
+    assert_eq!(
+        h.world().get::<Transform>(roof).unwrap().translation.y,
+        3.0,
+        "the node's own transform, from the file"
+    );
+    // An unnamed node is known as Bevy names it.
+    assert!(node(&h, house, &["House", "GltfNode3"]).is_some());
+    // `set` changes the listed field and keeps the model's others, on the node's light (an
+    // unnamed child of the node, as Bevy spawns it).
+    let lamp = node(&h, house, &["House", "Lamp", ""]).unwrap();
+    assert_eq!(
+        h.world().get::<ChildOf>(lamp).unwrap().parent(),
+        node(&h, house, &["House", "Lamp"]).unwrap()
+    );
+    let light = h.world().get::<PointLight>(lamp).unwrap();
+    assert_eq!(light.intensity, 900.0);
+    assert_eq!(
+        light.range, 7.0,
+        "a field the override does not set keeps the model's value"
+    );
+    // `add` of a custom component, `name`.
+    let door = node(&h, house, &["House", "Door"]).unwrap();
+    assert_eq!(h.world().get::<Orbit>(door).unwrap().radius, 2.0);
+    let chimney = node(&h, house, &["House", "Roof", "Chimney"]).unwrap();
+    assert_eq!(name(&h, chimney), "Smokestack");
+    // `children`: the scene's cat is under the roof node.
+    let cat = instance_entity(&h, root, 6);
+    assert_eq!(h.world().get::<ChildOf>(cat).unwrap().parent(), roof);
+    assert!(h.world().get::<Children>(roof).unwrap().contains(&cat));
+    // A missing node changes nothing (validation reports it at its line).
+    assert!(
+        h.world()
+            .iter_entities()
+            .all(|e| e.get::<Name>().is_none_or(|n| n.as_str() != "Nothing"))
+    );
+}
+
+#[test]
+fn a_re_export_patches_by_node_path_and_keeps_game_state_on_nodes_that_stay() {
+    let (mut h, root) = start(&format!("{LAMP_900}\n{DOOR_ORBIT}"));
+    let house = instance_entity(&h, root, 5);
+    let lamp = node(&h, house, &["House", "Lamp", ""]).unwrap();
+    let door = node(&h, house, &["House", "Door"]).unwrap();
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    h.app.world_mut().entity_mut(lamp).insert(Lit);
+    // The game's own child under a node.
+    let sparrow = h.app.world_mut().spawn(Name::new("Sparrow")).id();
+    h.app.world_mut().entity_mut(roof).add_child(sparrow);
+
+    h.modify("models/house.gltf", &re_exported());
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(house)
+            .is_some_and(|n| n.node(&["House", "Porch"]).is_some())
+    });
+    // Door went, Porch came.
+    assert!(node(&h, house, &["House", "Door"]).is_none());
+    assert!(
+        h.world().get_entity(door).is_err(),
+        "the removed node is despawned"
+    );
+    // Nodes that stay are the same entities, with the game's component and the override.
+    assert_eq!(node(&h, house, &["House", "Lamp", ""]), Some(lamp));
+    assert!(h.world().get::<Lit>(lamp).is_some());
+    assert_eq!(h.world().get::<PointLight>(lamp).unwrap().intensity, 900.0);
+    assert_eq!(node(&h, house, &["House", "Roof"]), Some(roof));
+    let children = h.world().get::<Children>(roof).unwrap();
+    let cat = instance_entity(&h, root, 6);
+    assert!(
+        children.contains(&cat),
+        "the scene's cat stays under the roof"
+    );
+    assert!(
+        children.contains(&sparrow),
+        "the game's child stays under the roof"
+    );
+    let chimney = node(&h, house, &["House", "Roof", "Chimney"]).unwrap();
+    assert!(children.contains(&chimney));
+    assert_eq!(h.world().get::<ChildOf>(sparrow).unwrap().parent(), roof);
+    // The override of the gone node is kept: the model getting `Door` back applies it again.
+    h.modify("models/house.gltf", &model_text());
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(house)
+            .is_some_and(|n| n.node(&["House", "Door"]).is_some())
+    });
+    let door = node(&h, house, &["House", "Door"]).unwrap();
+    assert_eq!(h.world().get::<Orbit>(door).unwrap().radius, 2.0);
+}
+
+#[test]
+fn a_scene_edit_applies_new_overrides_to_the_same_node_entities() {
+    let (mut h, root) = start(&format!("{LAMP_900}\n{DOOR_ORBIT}"));
+    let house = instance_entity(&h, root, 5);
+    let lamp = node(&h, house, &["House", "Lamp", ""]).unwrap();
+    let door = node(&h, house, &["House", "Door"]).unwrap();
+    h.app.world_mut().entity_mut(lamp).insert(Lit);
+
+    let lamp_1200 = LAMP_900.replace("900.0", "1200.0");
+    h.modify(
+        "street.forge.ron",
+        &street(&format!("{lamp_1200}\n{CHIMNEY}")),
+    );
+    h.run_until(|w| {
+        w.get::<PointLight>(lamp)
+            .is_some_and(|l| l.intensity == 1200.0)
+    });
+    assert_eq!(node(&h, house, &["House", "Lamp", ""]), Some(lamp));
+    assert!(h.world().get::<Lit>(lamp).is_some(), "game state stays");
+    assert_eq!(h.world().get::<PointLight>(lamp).unwrap().range, 7.0);
+    // The `add` that went takes its component with it; the new `name` applies.
+    assert_eq!(node(&h, house, &["House", "Door"]), Some(door));
+    assert!(h.world().get::<Orbit>(door).is_none());
+    let chimney = node(&h, house, &["House", "Roof", "Chimney"]).unwrap();
+    assert_eq!(name(&h, chimney), "Smokestack");
+
+    // Dropping the roof's `children` puts the cat back under the instance entity.
+    h.modify("street.forge.ron", &street_with("", false));
+    let cat = instance_entity(&h, root, 6);
+    h.run_until(|w| w.get::<ChildOf>(cat).is_some_and(|c| c.parent() == house));
+    assert_eq!(name(&h, chimney), "Chimney", "the model's own name again");
+}
