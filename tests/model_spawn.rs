@@ -316,3 +316,67 @@ fn a_scene_edit_applies_new_overrides_to_the_same_node_entities() {
     h.run_until(|w| w.get::<ChildOf>(cat).is_some_and(|c| c.parent() == house));
     assert_eq!(name(&h, chimney), "Chimney", "the model's own name again");
 }
+
+#[test]
+fn the_activation_gate_holds_and_releases_the_model_nodes_with_the_instance() {
+    let mut h = Harness::with_setup(|app| {
+        app.register_asset_loader(StandInGltfLoader)
+            .init_asset::<StandInGltf>()
+            .register_type::<Orbit>()
+            .register_type::<PointLight>();
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("street.forge.ron", &street(LAMP_900));
+    let handle = h.load("street.forge.ron");
+    let root = h
+        .app
+        .world_mut()
+        .spawn((ForgeSceneRoot(handle), ForgeSceneInactive))
+        .id();
+    h.run_until(|w| {
+        w.get::<ForgeSceneInstance>(root)
+            .and_then(|i| i.entity(5))
+            .is_some_and(|house| w.get::<ForgeModelNodes>(house).is_some())
+    });
+    let house = instance_entity(&h, root, 5);
+    let nodes: Vec<Entity> = h
+        .world()
+        .get::<ForgeModelNodes>(house)
+        .unwrap()
+        .iter()
+        .map(|(_, e)| e)
+        .collect();
+    assert!(
+        nodes
+            .iter()
+            .all(|n| h.world().get::<ForgeSceneInactive>(*n).is_some()),
+        "every node spawns held inactive"
+    );
+    h.app
+        .world_mut()
+        .entity_mut(root)
+        .remove::<ForgeSceneInactive>();
+    h.run_until(|w| {
+        nodes
+            .iter()
+            .all(|n| w.get::<ForgeSceneInactive>(*n).is_none())
+    });
+}
+
+#[test]
+fn capturing_the_instance_keeps_the_model_instance_and_leaves_its_nodes_out() {
+    use bevy_forge_scene::capture::{CaptureOptions, capture_instance};
+    let (h, root) = start(&format!("{LAMP_900}\n{DOOR_ORBIT}"));
+    let captured = capture_instance(h.world(), root, &CaptureOptions::default()).unwrap();
+    assert!(captured.skipped.is_empty(), "{:?}", captured.skipped);
+    let doc = captured.doc;
+    assert_eq!(
+        doc.entities.keys().copied().collect::<Vec<_>>(),
+        vec![5, 6],
+        "only the scene's own entities"
+    );
+    let instance = doc.entities[&5].instance.as_deref().unwrap();
+    assert_eq!(instance.model.as_deref(), Some("models/house.gltf#Scene0"));
+    assert_eq!(instance.overrides.len(), 3);
+    assert_eq!(doc.entities[&6].parent, Some(5));
+}

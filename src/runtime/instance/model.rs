@@ -196,6 +196,17 @@ pub(crate) fn instance_changed(
     }
 }
 
+/// `entities` and the nodes of the models placed on them.
+pub(crate) fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity> {
+    let nodes: Vec<Entity> = entities
+        .iter()
+        .filter_map(|e| world.get::<ForgeModelNodes>(*e))
+        .flat_map(|n| n.nodes.iter().map(|(_, e)| *e))
+        .collect();
+    entities.extend(nodes);
+    entities
+}
+
 /// Adds the writing of placed models to `ForgeSceneSystems::Spawn`, after the first spawns.
 pub(crate) fn add_systems(app: &mut bevy_app::App) {
     use bevy_asset::AssetApp;

@@ -307,10 +307,34 @@ impl<'w> Capture<'w> {
         }
     }
 
+    /// The scene's own entities below `entity` (a prefab entity or a model node, not the
+    /// scene's), captured as children of the instance entity `id`: an override placed them.
+    fn placed_below(&mut self, entity: Entity, id: u64, doc: &mut SceneDoc) {
+        for &child in self.children_of(entity) {
+            if self.own_id(child).is_some() {
+                self.children_in(&[child], Some(id), doc);
+            } else if !self.added.contains_key(&child) {
+                self.placed_below(child, id, doc);
+            }
+        }
+    }
+
     /// Captures the children of live `entity` into `doc`, returning their ids in order.
     fn children(&mut self, entity: Entity, parent: Option<u64>, doc: &mut SceneDoc) -> Vec<u64> {
+        let children = self.children_of(entity);
+        self.children_in(children, parent, doc)
+    }
+
+    /// Captures the live entities `children` (of the entity of id `parent`) into `doc`,
+    /// returning the ids of those that are the scene's or the game's, in order.
+    fn children_in(
+        &mut self,
+        children: &[Entity],
+        parent: Option<u64>,
+        doc: &mut SceneDoc,
+    ) -> Vec<u64> {
         let mut ids = Vec::new();
-        for &child in self.children_of(entity) {
+        for &child in children {
             let Ok(child_ref) = self.world.get_entity(child) else {
                 continue;
             };
@@ -342,11 +366,27 @@ impl<'w> Capture<'w> {
         ids
     }
 
-    /// The children of an instance entity that are not the prefab's: the game's, when included.
+    /// The children of an instance entity that are not the prefab's (or the model's): the
+    /// scene's own and the game's, when included. The scene's entities an override placed under
+    /// a prefab entity or a model node are captured too, as the instance entity's (the override
+    /// places them).
     fn children_added_only(&mut self, entity: Entity, id: u64, doc: &mut SceneDoc) -> Vec<u64> {
         let mut ids = Vec::new();
         for &child in self.children_of(entity) {
+            if self.own_id(child).is_some() {
+                let mut own = self.children_in(&[child], Some(id), doc);
+                let placed = |c: &u64| {
+                    doc.entities[&id]
+                        .instance
+                        .as_ref()
+                        .is_some_and(|i| i.overrides.iter().any(|o| o.children.contains(c)))
+                };
+                own.retain(|c| !placed(c));
+                ids.extend(own);
+                continue;
+            }
             let Some(&child_id) = self.added.get(&child) else {
+                self.placed_below(child, id, doc);
                 continue;
             };
             let Ok(child_ref) = self.world.get_entity(child) else {
