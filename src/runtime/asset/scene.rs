@@ -205,6 +205,16 @@ impl ForgeScene {
     ) -> Result<ForgeScene, Vec<Diagnostic>> {
         let mut doc = SceneDoc::clone(&self.doc);
         edit(&mut doc);
+        self.checked_in_memory(world, doc)
+    }
+
+    /// The scene of `doc`, a document made in memory that may place only the prefabs this
+    /// scene placed: checked and prepared as [`edited`](Self::edited) does.
+    pub(crate) fn checked_in_memory(
+        &self,
+        world: &mut World,
+        doc: SceneDoc,
+    ) -> Result<ForgeScene, Vec<Diagnostic>> {
         let mut errors = Vec::new();
         for scene_path in crate::prefab::instance_scenes(&doc) {
             if !self.prefabs.docs.iter().any(|(p, _)| p == scene_path) {

@@ -587,7 +587,7 @@ fn apply_overrides(
     }
     let prepared = world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         let scene = scenes.get(placed.scene)?;
-        match scene.edited(world, |doc| *doc = loose_doc(&values)) {
+        match scene.checked_in_memory(world, loose_doc(&values)) {
             Ok(prepared) => Some(prepared),
             Err(errors) => {
                 for e in errors {
