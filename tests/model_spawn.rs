@@ -313,3 +313,40 @@ fn capturing_the_instance_keeps_the_model_instance_and_leaves_its_nodes_out() {
     assert_eq!(instance.overrides.len(), 3);
     assert_eq!(doc.entities[&6].parent, Some(5));
 }
+
+#[test]
+fn a_model_that_does_not_load_leaves_the_instance_entity_and_the_scene_whole() {
+    let _ = tracing_subscriber::fmt().with_test_writer().try_init();
+    let mut h = Harness::with_setup(|app| {
+        app.register_asset_loader(StandInGltfLoader)
+            .init_asset::<StandInGltf>()
+            .register_type::<Orbit>();
+    });
+    // Not JSON: the loader fails, as Bevy's does on a broken file.
+    h.add("models/house.gltf", "{ not a model");
+    h.add("street.forge.ron", &street(LAMP_900));
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    let house = instance_entity(&h, root, 5);
+    let cat = instance_entity(&h, root, 6);
+    // Some frames for the load to fail.
+    // The load fails and is reported once; nothing else changes.
+    for _ in 0..100 {
+        h.app.update();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    for _ in 0..5 {
+        h.app.update();
+    }
+    assert!(h.world().get::<ForgeModelNodes>(house).is_none());
+    assert_eq!(name(&h, house), "House");
+    assert_eq!(
+        h.world().get::<ChildOf>(cat).unwrap().parent(),
+        house,
+        "the cat waits under the instance entity"
+    );
+    // A good model saved later spawns.
+    h.modify("models/house.gltf", &model_text());
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    assert_eq!(h.world().get::<ChildOf>(cat).unwrap().parent(), roof);
+}

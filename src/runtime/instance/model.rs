@@ -10,7 +10,7 @@
 //! scene that changes the instance's overrides writes the model's values again into the same
 //! entities and applies the new overrides.
 
-use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets, Handle, LoadState};
+use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets, Handle, UntypedAssetLoadFailedEvent};
 use bevy_ecs::component::ComponentCloneBehavior;
 use bevy_ecs::entity::{EntityHashMap, SceneEntityMapper};
 use bevy_ecs::hierarchy::{ChildOf, Children};
@@ -108,8 +108,6 @@ pub(crate) struct PlacedModel {
     key: u64,
     /// What the last write's overrides did, undone before the next write.
     applied: Applied,
-    /// The load failure was reported.
-    failed: bool,
     /// Components left out of a write were reported.
     warned: bool,
 }
@@ -154,7 +152,6 @@ pub(crate) fn place(
             scene,
             key,
             applied: Applied::default(),
-            failed: false,
             warned: false,
         },
         ModelDue,
@@ -229,10 +226,12 @@ pub(crate) fn add_systems(app: &mut bevy_app::App) {
     );
 }
 
-/// Writes every placed model that is due and loaded, and marks those whose model changed.
+/// Writes every placed model that is due and loaded, and marks those whose model changed (or
+/// came after a failed load).
 fn write_models(
     world: &mut World,
     modified: &mut SystemState<MessageReader<AssetEvent<WorldAsset>>>,
+    failures: &mut SystemState<MessageReader<UntypedAssetLoadFailedEvent>>,
     due: &mut QueryState<Entity, (With<PlacedModel>, With<ModelDue>)>,
     placed: &mut QueryState<(Entity, &PlacedModel)>,
 ) {
@@ -240,7 +239,8 @@ fn write_models(
         Ok(mut reader) => reader
             .read()
             .filter_map(|e| match e {
-                AssetEvent::Modified { id } => Some(*id),
+                // Added: a model that failed to load loaded after all (a fixed file).
+                AssetEvent::Modified { id } | AssetEvent::Added { id } => Some(*id),
                 _ => None,
             })
             .collect(),
@@ -254,6 +254,30 @@ fn write_models(
             .collect();
         for entity in marked {
             world.entity_mut(entity).insert(ModelDue);
+        }
+    }
+    // A model file that failed to load: its scene stays loading, the failure comes once.
+    let failed: Vec<(String, String)> = match failures.get_mut(world) {
+        Ok(mut reader) => reader
+            .read()
+            .map(|e| (e.path.without_label().to_string(), e.error.to_string()))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if !failed.is_empty() {
+        let stopped: Vec<(Entity, String, u64, String)> = placed
+            .iter(world)
+            .filter_map(|(e, p)| {
+                let file = p.path.split('#').next().unwrap_or_default();
+                let (_, why) = failed.iter().find(|(f, _)| f == file)?;
+                Some((e, p.path.to_string(), p.key, why.clone()))
+            })
+            .collect();
+        for (entity, path, key, why) in stopped {
+            tracing::error!(
+                "model `{path}` (entity {key}) did not load: {why}; its nodes spawn once the file loads (Bevy's `GltfPlugin` loads glTF models)"
+            );
+            world.entity_mut(entity).remove::<ModelDue>();
         }
     }
     let due: Vec<Entity> = due.iter(world).collect();
@@ -290,22 +314,8 @@ fn write_one(world: &mut World, entity: Entity) {
                 }
             });
         }
-        (false, _) => {
-            let state = world
-                .resource::<AssetServer>()
-                .load_state(placed.handle.id());
-            if let LoadState::Failed(error) = state {
-                if !placed.failed {
-                    tracing::error!(
-                        "model `{}` (entity {}) did not load: {error}; add Bevy's `GltfPlugin` to load glTF models",
-                        placed.path,
-                        placed.key
-                    );
-                }
-                placed.failed = true;
-                world.entity_mut(entity).remove::<ModelDue>();
-            }
-        }
+        // Not loaded yet, or failed (`write_models` reports that and stops waiting).
+        (false, _) => {}
         // The instance is still spawning: its entities come first.
         (true, None) => {}
     }
