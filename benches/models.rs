@@ -18,7 +18,6 @@
 mod both;
 #[path = "../tests/common/stand_in_gltf.rs"]
 mod stand_in_gltf;
-#[allow(dead_code)]
 mod support;
 
 use std::fmt::Write;

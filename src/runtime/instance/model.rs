@@ -181,10 +181,10 @@ pub(crate) fn instance_changed(
         entity.remove::<ModelDue>();
         entity.world_scope(|world| {
             undo(world, id, &mut placed.applied);
-            if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[])) {
-                if let Ok(e) = world.get_entity_mut(root) {
-                    e.despawn();
-                }
+            if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[]))
+                && let Ok(e) = world.get_entity_mut(root)
+            {
+                e.despawn();
             }
         });
     }
