@@ -41,9 +41,6 @@ pub(super) type Gate = (Entity, Has<ForgeSceneInactive>, Has<Held>);
 /// spawned so far, while it spawns), lose or get [`ForgeSceneInactive`], and the root gets back
 /// its `Visibility` or is hidden.
 pub(super) fn set_active(world: &mut World, root: Entity, active: bool, entities: Vec<Entity>) {
-    // The nodes of placed models are the instance's too.
-    #[cfg(feature = "gltf")]
-    let entities = super::model::with_nodes(world, entities);
     for entity in entities {
         if let Ok(mut e) = world.get_entity_mut(entity) {
             if active {

@@ -258,6 +258,9 @@ pub(super) fn open_and_close_gates(
             (None, Some(task)) => task.spawned_entities().collect(),
             (None, None) => Vec::new(),
         };
+        // The nodes of placed models are the instance's too.
+        #[cfg(feature = "gltf")]
+        let entities = super::model::with_nodes(world, entities);
         gate::set_active(world, root, !inactive, entities);
     }
 }
