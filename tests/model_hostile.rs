@@ -1001,3 +1001,122 @@ fn model_paths_that_name_no_model_scene_fail_the_load() {
         );
     }
 }
+
+#[test]
+fn a_broken_re_export_keeps_the_live_nodes_and_a_fixed_one_patches_them() {
+    let (mut h, root, house) = started(&street(LAMP_900));
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    h.modify("models/house.gltf", "{ half a file");
+    frames(&mut h, 100);
+    assert_eq!(node(&h, house, &["House", "Roof"]), Some(roof));
+    assert_eq!(lamp_intensity(&h, house), 900.0);
+    h.modify(
+        "models/house.gltf",
+        &model_text().replace("\"Ground\"", "\"Lawn\""),
+    );
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(house)
+            .is_some_and(|n| n.node(&["Lawn"]).is_some())
+    });
+    assert_eq!(node(&h, house, &["House", "Roof"]), Some(roof));
+    assert_eq!(lamp_intensity(&h, house), 900.0);
+    assert_eq!(lights(&mut h).len(), 1);
+    tree_intact(&h, root);
+}
+
+#[test]
+fn a_re_export_without_the_scene_then_with_it_again_does_not_panic() {
+    let (mut h, root, house) = started(&street(LAMP_900));
+    h.modify(
+        "models/house.gltf",
+        r#"{"asset": {"version": "2.0"}, "scenes": [], "nodes": []}"#,
+    );
+    frames(&mut h, 100);
+    let cat = entity(&h, root, 6).unwrap();
+    assert!(h.world().get_entity(cat).is_ok(), "the cat is alive");
+    h.modify(
+        "models/house.gltf",
+        &model_text().replace("\"Ground\"", "\"Lawn\""),
+    );
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(house)
+            .is_some_and(|n| n.node(&["Lawn"]).is_some())
+    });
+    assert_eq!(lamp_intensity(&h, house), 900.0);
+    assert_eq!(lights(&mut h).len(), 1);
+    assert_eq!(named(&mut h, "Roof").len(), 1);
+    assert_eq!(parent(&h, cat), node(&h, house, &["House", "Roof"]));
+    tree_intact(&h, root);
+}
+
+#[test]
+fn a_re_export_that_renames_the_node_the_cat_sits_on_keeps_the_cat() {
+    let (mut h, root, house) = started(&street(""));
+    let cat = entity(&h, root, 6).unwrap();
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    assert_eq!(parent(&h, cat), Some(roof));
+    h.modify(
+        "models/house.gltf",
+        &model_text().replace("\"name\": \"Roof\"", "\"name\": \"Attic\""),
+    );
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(house)
+            .is_some_and(|n| n.node(&["House", "Attic"]).is_some())
+    });
+    assert!(h.world().get_entity(roof).is_err(), "the roof node went");
+    assert!(h.world().get_entity(cat).is_ok(), "the cat is alive");
+    assert_eq!(
+        parent(&h, cat),
+        Some(house),
+        "back under the instance entity"
+    );
+    // The roof back: the cat on it again.
+    h.modify("models/house.gltf", &model_text());
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(house)
+            .is_some_and(|n| n.node(&["House", "Roof"]).is_some())
+    });
+    assert_eq!(parent(&h, cat), node(&h, house, &["House", "Roof"]));
+    tree_intact(&h, root);
+}
+
+#[test]
+fn a_very_deep_model_spawns_and_its_deepest_node_takes_an_override() {
+    const DEPTH: usize = 400;
+    let nodes: Vec<String> = (0..DEPTH)
+        .map(|i| {
+            if i + 1 < DEPTH {
+                format!(r#"{{"name": "N{i}", "children": [{}]}}"#, i + 1)
+            } else {
+                format!(r#"{{"name": "N{i}"}}"#)
+            }
+        })
+        .collect();
+    let text = format!(
+        r#"{{"asset": {{"version": "2.0"}}, "scenes": [{{"nodes": [0]}}], "nodes": [{}]}}"#,
+        nodes.join(", ")
+    );
+    let path: Vec<String> = (0..DEPTH).map(|i| format!("\"N{i}\"")).collect();
+    let o = format!("(target: [{}], name: Some(\"Bottom\")),", path.join(", "));
+    let mut h = harness();
+    h.add("models/deep.gltf", &text);
+    h.add(
+        "street.forge.ron",
+        &doc(
+            &[
+                ent(5, "Deep", None, &[], &model("models/deep.gltf#Scene0", &o)),
+                ent(7, "Tree", None, &[], ""),
+            ],
+            &[5, 7],
+        ),
+    );
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    let deep = entity(&h, root, 5).unwrap();
+    h.run_until(|w| w.get::<ForgeModelNodes>(deep).is_some());
+    assert_eq!(
+        h.world().get::<ForgeModelNodes>(deep).unwrap().len(),
+        DEPTH + 1
+    );
+    assert_eq!(named(&mut h, "Bottom").len(), 1);
+    tree_intact(&h, root);
+}
