@@ -266,7 +266,6 @@ fn of_two_siblings_with_one_name_the_first_is_the_one_an_override_means() {
 }
 
 #[test]
-#[ignore = "bug: a second sibling of one name (in no node path) is copied again by each re-export while the old copy stays as if the game's child: after one re-export 4 entities named `Door` and 3 point lights, not 2 and 1"]
 fn re_exports_of_a_model_with_two_siblings_of_one_name_do_not_multiply_the_second() {
     let mut h = harness();
     h.add("models/house.gltf", &two_doors());
@@ -298,7 +297,6 @@ fn re_exports_of_a_model_with_two_siblings_of_one_name_do_not_multiply_the_secon
 }
 
 #[test]
-#[ignore = "bug: the activation gate does not hold a second sibling of the same name (nor its light), which is in no node path"]
 fn the_gate_holds_every_entity_of_a_model_with_two_siblings_of_one_name() {
     let mut h = harness();
     h.add("models/house.gltf", &two_doors());
@@ -438,7 +436,6 @@ fn setting_a_built_in_a_node_lacks_adds_nothing_and_the_rest_applies() {
 }
 
 #[test]
-#[ignore = "bug: one override adding an unknown custom type loads, and at spawn drops the `set` and `add` of every override of the instance (the lamp stays at 800, not 900), with an error logged"]
 fn adding_an_unknown_custom_type_leaves_the_other_overrides_applied() {
     let mut h = harness();
     h.add("models/house.gltf", &model_text());
@@ -883,7 +880,6 @@ fn a_prefab_placing_a_model_spawns_it_when_spawned_as_a_scene() {
 }
 
 #[test]
-#[ignore = "bug: a model placed by an entity of a prefab is not spawned where the prefab is placed (expansion drops the entity's model instance)"]
 fn a_model_placed_inside_a_placed_prefab_spawns() {
     let mut h = harness();
     h.add("models/house.gltf", &model_text());
@@ -913,7 +909,6 @@ fn a_model_placed_inside_a_placed_prefab_spawns() {
 }
 
 #[test]
-#[ignore = "bug: an instance entity the game re-parents outside its scene root never gets its model (write_one waits for root_of, silently, forever)"]
 fn an_instance_entity_the_game_moves_out_of_the_scene_before_its_model_loads() {
     let mut h = harness();
     h.add("street.forge.ron", &street(LAMP_900));
@@ -931,7 +926,6 @@ fn an_instance_entity_the_game_moves_out_of_the_scene_before_its_model_loads() {
 }
 
 #[test]
-#[ignore = "bug: a re-export is never written into an instance entity the game re-parented outside its scene root (silently)"]
 fn an_instance_entity_the_game_moves_after_its_model_spawned_then_a_re_export() {
     let (mut h, root, house) = started(&street(LAMP_900));
     let cart = h.app.world_mut().spawn(Name::new("Cart")).id();
@@ -949,7 +943,6 @@ fn an_instance_entity_the_game_moves_after_its_model_spawned_then_a_re_export() 
 }
 
 #[test]
-#[ignore = "bug (inconsistency): `set` of point_light on a light node reaches Bevy's unnamed light child, `remove: [\"point_light\"]` on the same target removes nothing"]
 fn removing_the_point_light_of_a_light_node_removes_the_light_that_set_reaches() {
     let (mut h, root, house) = started(&street(
         r#"(target: ["House", "Lamp"], remove: ["point_light"]),"#,
@@ -961,7 +954,6 @@ fn removing_the_point_light_of_a_light_node_removes_the_light_that_set_reaches()
 }
 
 #[test]
-#[ignore = "bug: a `name` override of Bevy's unnamed light entity is not undone when the override goes (the model has no Name to write back), and the stale Name then hides the light from `set` on its node"]
 fn a_dropped_rename_of_the_unnamed_light_is_undone() {
     let (mut h, root, house) = started(&street(
         r#"(target: ["House", "Lamp", ""], name: Some("Bulb")),"#,

@@ -672,7 +672,15 @@ fn place_prefab(
             transform: node.transform,
             components: node.components.clone(),
             locked: node.locked,
-            instance: None,
+            // A model the prefab places stays placed (its nodes spawn from the model file);
+            // the entities its overrides put under nodes are named by their keys here.
+            instance: node.instance.as_ref().filter(|i| i.is_model()).map(|i| {
+                let mut i = i.clone();
+                for o in &mut i.overrides {
+                    o.children = o.children.iter().filter_map(key_here).collect();
+                }
+                i
+            }),
         };
         if let (Some(offset), None) = (place.offset, node.parent) {
             let t = &mut copy.transform.translation;

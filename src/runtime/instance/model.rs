@@ -56,14 +56,27 @@ use crate::runtime::values::{builtin, custom};
 /// ```
 #[derive(Component, Debug, Clone, Default)]
 pub struct ForgeModelNodes {
-    /// Node path to entity, in the order the model lists its nodes (parents first).
-    nodes: Vec<(Vec<EcoString>, Entity)>,
+    /// Every entity of the model, parents first.
+    nodes: Vec<Node>,
+    /// Node path to entity, the first in file order of same-named siblings.
     by_path: HashMap<Vec<EcoString>, Entity>,
 }
 
+/// One entity of a written model: its node path, which of same-named siblings it is at each
+/// step (0 for the first), and its entity.
+#[derive(Debug, Clone)]
+struct Node {
+    path: Vec<EcoString>,
+    nth: Vec<u32>,
+    entity: Entity,
+}
+
 impl ForgeModelNodes {
-    fn new(nodes: Vec<(Vec<EcoString>, Entity)>) -> Self {
-        let by_path = nodes.iter().map(|(p, e)| (p.clone(), *e)).collect();
+    fn new(nodes: Vec<Node>) -> Self {
+        let mut by_path = HashMap::new();
+        for n in &nodes {
+            by_path.entry(n.path.clone()).or_insert(n.entity);
+        }
         Self { nodes, by_path }
     }
 
@@ -77,16 +90,18 @@ impl ForgeModelNodes {
     pub fn path_of(&self, entity: Entity) -> Option<&[EcoString]> {
         self.nodes
             .iter()
-            .find(|(_, e)| *e == entity)
-            .map(|(p, _)| p.as_slice())
+            .find(|n| n.entity == entity)
+            .map(|n| n.path.as_slice())
     }
 
-    /// Every node with its path, parents before their children.
+    /// Every entity of the model with its node path, parents before their children (a
+    /// same-named sibling after the first has the first's path too; [`node`](Self::node)
+    /// gives the first).
     pub fn iter(&self) -> impl Iterator<Item = (&[EcoString], Entity)> + '_ {
-        self.nodes.iter().map(|(p, e)| (p.as_slice(), *e))
+        self.nodes.iter().map(|n| (n.path.as_slice(), n.entity))
     }
 
-    /// How many nodes the model has (its scene root included).
+    /// How many entities the model has (its scene root included).
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
@@ -128,6 +143,8 @@ struct Applied {
 enum Added {
     Builtin(&'static str),
     Custom(String),
+    /// A `Name` on an entity the model gives none (Bevy's light entity).
+    Name,
 }
 
 /// Puts the model instance `instance` (of the entity of key `key` in `scene`) on `entity`: its
@@ -198,7 +215,7 @@ pub(crate) fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity
     let nodes: Vec<Entity> = entities
         .iter()
         .filter_map(|e| world.get::<ForgeModelNodes>(*e))
-        .flat_map(|n| n.nodes.iter().map(|(_, e)| *e))
+        .flat_map(|n| n.nodes.iter().map(|n| n.entity))
         .collect();
     entities.extend(nodes);
     entities
@@ -260,7 +277,7 @@ fn write_models(
     let failed: Vec<(String, String)> = match failures.get_mut(world) {
         Ok(mut reader) => reader
             .read()
-            .map(|e| (e.path.without_label().to_string(), e.error.to_string()))
+            .map(|e| (e.path.to_string(), e.error.to_string()))
             .collect(),
         Err(_) => Vec::new(),
     };
@@ -268,8 +285,11 @@ fn write_models(
         let stopped: Vec<(Entity, String, u64, String)> = placed
             .iter(world)
             .filter_map(|(e, p)| {
+                // The file failed (no label), or this scene of it (`#Scene5` it lacks).
                 let file = p.path.split('#').next().unwrap_or_default();
-                let (_, why) = failed.iter().find(|(f, _)| f == file)?;
+                let (_, why) = failed
+                    .iter()
+                    .find(|(f, _)| f == p.path.as_str() || f == file)?;
                 Some((e, p.path.to_string(), p.key, why.clone()))
             })
             .collect();
@@ -287,14 +307,24 @@ fn write_models(
 }
 
 /// The scene root whose instance `entity` belongs to, once its instance exists.
-fn root_of(world: &World, entity: Entity) -> Option<Entity> {
+fn root_of(world: &World, entity: Entity, placed: &PlacedModel) -> Option<Entity> {
     let mut at = entity;
     loop {
         if world.get::<ForgeSceneInstance>(at).is_some() {
             return Some(at);
         }
-        at = world.get::<ChildOf>(at)?.parent();
+        match world.get::<ChildOf>(at) {
+            Some(parent) => at = parent.parent(),
+            None => break,
+        }
     }
+    // The game moved the instance entity out from under its root: the root whose instance
+    // maps its key to it.
+    let mut roots = world.try_query::<(Entity, &ForgeSceneInstance)>()?;
+    roots
+        .iter(world)
+        .find(|(_, i)| i.scene() == placed.scene && i.by_key(placed.key) == Some(entity))
+        .map(|(root, _)| root)
 }
 
 fn write_one(world: &mut World, entity: Entity) {
@@ -304,7 +334,7 @@ fn write_one(world: &mut World, entity: Entity) {
     let ready = world
         .resource::<Assets<WorldAsset>>()
         .contains(placed.handle.id());
-    let root = root_of(world, entity);
+    let root = root_of(world, entity, &placed);
     match (ready, root) {
         (true, Some(root)) => {
             world.entity_mut(entity).remove::<ModelDue>();
@@ -324,8 +354,9 @@ fn write_one(world: &mut World, entity: Entity) {
     }
 }
 
-/// The node paths of a model's world, parents first, and its root entities.
-fn paths_of(model: &World) -> (Vec<(Vec<EcoString>, Entity)>, Vec<Entity>) {
+/// The entities of a model's world with their node paths, parents first (entity is the
+/// model world's), and its root entities.
+fn paths_of(model: &World) -> (Vec<Node>, Vec<Entity>) {
     let mut roots = Vec::new();
     for archetype in model.archetypes().iter() {
         if archetype.contains(IS_RESOURCE) {
@@ -339,24 +370,39 @@ fn paths_of(model: &World) -> (Vec<(Vec<EcoString>, Entity)>, Vec<Entity>) {
     }
     roots.sort();
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut stack: Vec<(Vec<EcoString>, Entity)> =
-        roots.iter().rev().map(|r| (Vec::new(), *r)).collect();
-    while let Some((path, e)) = stack.pop() {
-        if !seen.insert(path.clone()) {
-            continue; // a sibling of the same name came first
-        }
-        if let Some(children) = model.get::<Children>(e) {
-            for child in children.iter().rev() {
+    let mut stack: Vec<Node> = roots
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, r)| Node {
+            path: Vec::new(),
+            nth: vec![i as u32],
+            entity: *r,
+        })
+        .collect();
+    while let Some(node) = stack.pop() {
+        if let Some(children) = model.get::<Children>(node.entity) {
+            let mut seen: HashMap<EcoString, u32> = HashMap::new();
+            let mut below = Vec::with_capacity(children.len());
+            for child in children.iter() {
                 let name = model
                     .get::<Name>(child)
                     .map_or_else(EcoString::new, |n| EcoString::from(n.as_str()));
-                let mut p = path.clone();
-                p.push(name);
-                stack.push((p, child));
+                let count = seen.entry(name.clone()).or_insert(0);
+                let mut path = node.path.clone();
+                path.push(name);
+                let mut nth = node.nth.clone();
+                nth.push(*count);
+                *count += 1;
+                below.push(Node {
+                    path,
+                    nth,
+                    entity: child,
+                });
             }
+            stack.extend(below.into_iter().rev());
         }
-        out.push((path, e));
+        out.push(node);
     }
     (out, roots)
 }
@@ -375,16 +421,20 @@ fn write(
     let mut map = EntityHashMap::default();
     let mut foreign = Vec::new();
     if let Some(old) = world.entity_mut(entity).take::<ForgeModelNodes>() {
-        let old_entities: HashSet<Entity> = old.nodes.iter().map(|(_, e)| *e).collect();
-        let new_paths: HashMap<&[EcoString], Entity> =
-            paths.iter().map(|(p, e)| (p.as_slice(), *e)).collect();
+        let old_entities: HashSet<Entity> = old.nodes.iter().map(|n| n.entity).collect();
+        // By path and by which of same-named siblings: every entity has its own key.
+        let new_paths: HashMap<(&[EcoString], &[u32]), Entity> = paths
+            .iter()
+            .map(|n| ((n.path.as_slice(), n.nth.as_slice()), n.entity))
+            .collect();
         let mut removed = Vec::new();
         let mut kept = Vec::new();
-        for (path, target) in &old.nodes {
+        for node in &old.nodes {
+            let target = &node.entity;
             if world.get_entity(*target).is_err() {
                 continue;
             }
-            match new_paths.get(path.as_slice()) {
+            match new_paths.get(&(node.path.as_slice(), node.nth.as_slice())) {
                 Some(source) => {
                     map.insert(*source, *target);
                     kept.push(*target);
@@ -433,19 +483,24 @@ fn write(
             world.entity_mut(parent).add_child(child);
         }
     }
-    let nodes: Vec<(Vec<EcoString>, Entity)> = paths
+    let nodes: Vec<Node> = paths
         .into_iter()
-        .filter_map(|(path, source)| Some((path, *map.get(&source)?)))
+        .filter_map(|n| {
+            Some(Node {
+                entity: *map.get(&n.entity)?,
+                ..n
+            })
+        })
         .collect();
     if world.get::<ForgeSceneInactive>(entity).is_some() {
-        for (_, node) in &nodes {
-            world.entity_mut(*node).insert(ForgeSceneInactive);
+        for node in &nodes {
+            world.entity_mut(node.entity).insert(ForgeSceneInactive);
         }
     }
     let nodes = ForgeModelNodes::new(nodes);
     placed.applied = apply_overrides(world, root, placed, &nodes);
     world.entity_mut(entity).insert(nodes);
-    for (_, node) in placed_nodes(world, entity) {
+    for node in placed_nodes(world, entity) {
         builtin::link_visibility(world, node);
     }
 }
@@ -512,10 +567,10 @@ fn copy_world(model: &World, world: &mut World, map: &mut EntityHashMap<Entity>)
 }
 
 /// The nodes of the model on `entity` (none before it is written).
-fn placed_nodes(world: &World, entity: Entity) -> Vec<(Vec<EcoString>, Entity)> {
+fn placed_nodes(world: &World, entity: Entity) -> Vec<Entity> {
     world
         .get::<ForgeModelNodes>(entity)
-        .map(|n| n.nodes.clone())
+        .map(|n| n.nodes.iter().map(|n| n.entity).collect())
         .unwrap_or_default()
 }
 
@@ -529,6 +584,9 @@ fn undo(world: &mut World, entity: Entity, applied: &mut Applied) {
         match added {
             Added::Builtin(tag) => builtin::remove(&mut e, tag),
             Added::Custom(type_path) => custom::remove(&mut e, &type_path),
+            Added::Name => {
+                e.remove::<Name>();
+            }
         }
     }
     for child in applied.placed.drain(..) {
@@ -595,22 +653,38 @@ fn apply_overrides(
         targets.push((node, at));
         values.push(own);
     }
-    let prepared = world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
-        let scene = scenes.get(placed.scene)?;
-        match scene.checked_in_memory(world, loose_doc(&values)) {
-            Ok(prepared) => Some(prepared),
-            Err(errors) => {
-                for e in errors {
-                    tracing::error!(
-                        "entity {}, overrides of model `{}`: {e}",
-                        placed.key,
-                        placed.path
-                    );
-                }
-                None
+    // All overrides prepared at once; when that fails, each on its own, so one bad value
+    // costs only its override's `add` and `set`.
+    let prepared: Vec<Option<(std::sync::Arc<ForgeScene>, usize)>> =
+        world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
+            let Some(scene) = scenes.get(placed.scene) else {
+                return vec![None; values.len()];
+            };
+            if let Ok(all) = scene.checked_in_memory(world, loose_doc(&values)) {
+                let all = std::sync::Arc::new(all);
+                return (0..values.len()).map(|i| Some((all.clone(), i))).collect();
             }
-        }
-    });
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, one)| {
+                    match scene.checked_in_memory(world, loose_doc(std::slice::from_ref(one))) {
+                        Ok(p) => Some((std::sync::Arc::new(p), 0)),
+                        Err(errors) => {
+                            for e in errors {
+                                tracing::error!(
+                                    "entity {}, override of node {:?} of model `{}`: {e}",
+                                    placed.key,
+                                    overrides[i].node,
+                                    placed.path
+                                );
+                            }
+                            None
+                        }
+                    }
+                })
+                .collect()
+        });
     let instance = world.get::<ForgeSceneInstance>(root);
     let children: Vec<Vec<Entity>> = overrides
         .iter()
@@ -630,6 +704,9 @@ fn apply_overrides(
             continue;
         };
         if let Some(name) = &o.name {
+            if !e.contains::<Name>() {
+                applied.added.push((node, Added::Name));
+            }
             e.insert(Name::new(String::from(name.as_str())));
         }
         if let Some(t) = &o.transform {
@@ -637,12 +714,21 @@ fn apply_overrides(
         }
         for key in &o.remove {
             if crate::format::builtin::builtin_tag(key).is_some() {
-                builtin::remove(&mut e, key);
+                // Where `set` would reach it: the node, or its unnamed child with it.
+                match holder_of(e.world(), node, key) {
+                    Some((holder, _)) if holder != node => e.world_scope(|world| {
+                        if let Ok(mut h) = world.get_entity_mut(holder) {
+                            builtin::remove(&mut h, key);
+                        }
+                    }),
+                    _ => builtin::remove(&mut e, key),
+                }
             } else if let Some(path) = custom::canonical_path(e.world(), key) {
                 custom::remove(&mut e, &path);
             }
         }
-        if let Some(prepared) = &prepared {
+        if let Some((prepared, i)) = &prepared[i] {
+            let i = *i;
             let before: Vec<&'static str> = prepared
                 .prepared
                 .entity(i)
