@@ -824,7 +824,7 @@ fn show_tree(args: &TreeArgs) -> Status {
             print(&if args.flat {
                 tree::render_flat(expanded)
             } else {
-                tree::render_expanded(expanded, doc)
+                tree::render_expanded(expanded, doc, Some(&root))
             });
             // What kept the tree from being whole, and what else the check found: on stderr,
             // rustc-style, the scene's under its name, each prefab file's under its own.

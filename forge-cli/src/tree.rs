@@ -2,15 +2,23 @@
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
+use std::path::Path;
 
-use bevy_forge_scene::format::{ComponentData, SceneDoc, TileLayer};
+use bevy_forge_scene::format::{ComponentData, Instance, SceneDoc, TileLayer};
 use bevy_forge_scene::prefab::ExpandedScene;
+use bevy_forge_scene::validate::ModelTree;
 
 /// The hierarchy of a scene (`source`, as written) with its prefab instances expanded: each entity by its id path
 /// (`[3, 1]`), each instance entity marked with the prefab it places (and its radii when it is
 /// a streamed cell). A tile layer of `layers`
-/// is one line, a summary of its cells (`--flat` lists them).
-pub fn render_expanded(expanded: &ExpandedScene, source: &SceneDoc) -> String {
+/// is one line, a summary of its cells (`--flat` lists them). An entity placing a glTF model
+/// shows the model's node tree below it (read from `assets`, the assets directory), each node
+/// marked `(model)`, then each override target naming no node of the model.
+pub fn render_expanded(
+    expanded: &ExpandedScene,
+    source: &SceneDoc,
+    assets: Option<&Path>,
+) -> String {
     let layers = &source.layers;
     let id = |key: u64| match expanded.placed_path(key) {
         Some(path) => format!("{path:?}"),
@@ -21,9 +29,66 @@ pub fn render_expanded(expanded: &ExpandedScene, source: &SceneDoc) -> String {
             .iter()
             .find(|l| l.id == key && expanded.placed_path(key).is_none())
     };
+    // The scene's own model instances (a model inside a placed prefab is not spawned).
+    let model = |key: u64| {
+        expanded
+            .placed_path(key)
+            .is_none()
+            .then(|| source.entities.get(&key))
+            .flatten()
+            .and_then(|n| n.instance.as_deref())
+            .filter(|i| i.model.is_some())
+    };
+    let nodes = |key: u64, prefix: &str, last: bool, out: &mut String| {
+        let (Some(instance), Some(assets)) = (model(key), assets) else {
+            return;
+        };
+        let Some(path) = instance.model.as_deref() else {
+            return;
+        };
+        if let Ok((tree, scene)) = ModelTree::open(assets, path)
+            && let Some(roots) = tree.scenes.get(scene)
+        {
+            let mut walk = Walk {
+                tree: &tree,
+                instance,
+                at: Vec::new(),
+                seen: HashSet::new(),
+            };
+            // Overrides naming no node of the model: after the nodes, so a typo shows.
+            let missing: Vec<String> = instance
+                .overrides
+                .iter()
+                .filter(|o| !o.node.is_empty() && tree.find(scene, &o.node).is_err())
+                .map(|o| {
+                    let path: Vec<&str> = o.node.iter().map(|n| n.as_str()).collect();
+                    format!("{path:?}")
+                })
+                .collect();
+            walk.nodes(out, roots, prefix, last && missing.is_empty());
+            for (i, path) in missing.iter().enumerate() {
+                let end = last && i + 1 == missing.len();
+                let _ = writeln!(
+                    out,
+                    "{prefix}{} {path} (override target: no such node in the model)",
+                    branch(end)
+                );
+            }
+        }
+    };
     let note = |key: u64| {
         if let Some(l) = layer(key) {
             return Some(layer_summary(l));
+        }
+        if let Some(path) = model(key).and_then(|i| i.model.as_deref()) {
+            let read = match assets.map(|a| ModelTree::open(a, path)) {
+                Some(Ok((tree, scene))) if scene >= tree.scenes.len() => {
+                    format!(", it has no scene {scene}")
+                }
+                Some(Err(why)) => format!(", its nodes not shown: {why}"),
+                _ => String::new(),
+            };
+            return Some(format!("model {path:?}{read}"));
         }
         // A streamed cell of this scene (its own instance entities only: the runtime streams
         // those) says so with its radii.
@@ -42,7 +107,58 @@ pub fn render_expanded(expanded: &ExpandedScene, source: &SceneDoc) -> String {
             None => format!("instance of {scene:?}"),
         })
     };
-    render_with(&expanded.doc, &id, &note, &|key| layer(key).is_some())
+    render_with(
+        &expanded.doc,
+        &id,
+        &note,
+        &|key| layer(key).is_some(),
+        &nodes,
+    )
+}
+
+/// A walk down a placed model's node tree, writing tree lines.
+struct Walk<'a> {
+    tree: &'a ModelTree,
+    instance: &'a Instance,
+    /// The node path so far.
+    at: Vec<String>,
+    /// Nodes written (a malformed model may list a node twice or loop: each is shown once).
+    seen: HashSet<usize>,
+}
+
+impl Walk<'_> {
+    /// The nodes `indices` (and below) under `prefix`: `"Roof" (model)`, with `, overridden`
+    /// when an override of the instance targets the node; `last` says nothing follows them.
+    fn nodes(&mut self, out: &mut String, indices: &[usize], prefix: &str, last: bool) {
+        for (i, node) in indices.iter().enumerate() {
+            let (name, children) = &self.tree.nodes[*node];
+            let is_last = last && i + 1 == indices.len();
+            if !self.seen.insert(*node) {
+                let _ = writeln!(
+                    out,
+                    "{prefix}{} {name:?} (model, already shown)",
+                    branch(is_last)
+                );
+                continue;
+            }
+            self.at.push(name.clone());
+            let overridden = self.instance.overrides.iter().any(|o| {
+                o.node
+                    .iter()
+                    .map(|n| n.as_str())
+                    .eq(self.at.iter().map(String::as_str))
+            });
+            let mark = if overridden {
+                "model, overridden"
+            } else {
+                "model"
+            };
+            let _ = writeln!(out, "{prefix}{} {name:?} ({mark})", branch(is_last));
+            let below = format!("{prefix}{}", if is_last { "    " } else { "|   " });
+            self.nodes(out, children, &below, true);
+            self.at.pop();
+        }
+    }
 }
 
 /// A tile layer in one line: its plane and size, then each palette key with its prefab and how
@@ -109,6 +225,7 @@ fn render_with(
     id_text: &dyn Fn(u64) -> String,
     note: &dyn Fn(u64) -> Option<String>,
     collapsed: &dyn Fn(u64) -> bool,
+    extra: &dyn Fn(u64, &str, bool, &mut String),
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{:?} ({} entities)", doc.name, doc.entities.len());
@@ -144,6 +261,7 @@ fn render_with(
             continue;
         }
         let child_prefix = format!("{prefix}{}", if last { "    " } else { "|   " });
+        extra(id, &child_prefix, node.children.is_empty(), &mut out);
         push_children(&mut stack, &node.children, &child_prefix);
     }
     let unreached: Vec<u64> = doc
@@ -187,7 +305,13 @@ mod tests {
     use super::*;
 
     fn render(doc: &SceneDoc) -> String {
-        render_with(doc, &|id| id.to_string(), &|_| None, &|_| false)
+        render_with(
+            doc,
+            &|id| id.to_string(),
+            &|_| None,
+            &|_| false,
+            &|_, _, _, _| {},
+        )
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub(crate) fn split_model_path(path: &str) -> Option<(&str, usize)> {
 }
 
 #[cfg(feature = "gltf")]
-pub(crate) use tree::ModelTree;
+pub use tree::{ModelTree, NodeMiss};
 
 #[cfg(feature = "gltf")]
 mod tree {
@@ -37,19 +37,21 @@ mod tree {
 
     /// The scenes and named node tree of a glTF file.
     #[derive(Debug, Clone, PartialEq, Eq)]
-    pub(crate) struct ModelTree {
+    pub struct ModelTree {
         /// Each scene's root nodes, by node index.
-        pub(crate) scenes: Vec<Vec<usize>>,
+        pub scenes: Vec<Vec<usize>>,
         /// Each node's entity name and children, by node index.
-        pub(crate) nodes: Vec<(String, Vec<usize>)>,
+        pub nodes: Vec<(String, Vec<usize>)>,
     }
 
     /// Where a node path leaves the tree: its first name (by index) that is no node at that
     /// place, and the names there are.
     #[derive(Debug, Clone, PartialEq, Eq)]
-    pub(crate) struct NodeMiss {
-        pub(crate) at: usize,
-        pub(crate) names: Vec<String>,
+    pub struct NodeMiss {
+        /// The index in the path of the first name that is no node there.
+        pub at: usize,
+        /// The node names at that place.
+        pub names: Vec<String>,
     }
 
     impl ModelTree {
@@ -58,7 +60,7 @@ mod tree {
         /// # Errors
         /// What is wrong, in words: not JSON, a `.glb` whose header or first chunk is not one,
         /// `scenes` or `nodes` of the wrong shape, a node index out of range.
-        pub(crate) fn read(bytes: &[u8]) -> Result<Self, String> {
+        pub fn read(bytes: &[u8]) -> Result<Self, String> {
             let json = if bytes.len() >= 4 && u32_at(bytes, 0) == Some(GLB_MAGIC) {
                 glb_json(bytes)?
             } else {
@@ -121,11 +123,7 @@ mod tree {
 
         /// Follows `path` from the root nodes of scene `scene` (which must exist); the first
         /// of siblings sharing a name is taken, as a lookup by name finds it.
-        pub(crate) fn find<S: AsRef<str>>(
-            &self,
-            scene: usize,
-            path: &[S],
-        ) -> Result<usize, NodeMiss> {
+        pub fn find<S: AsRef<str>>(&self, scene: usize, path: &[S]) -> Result<usize, NodeMiss> {
             let mut here: &[usize] = self.scenes.get(scene).map_or(&[], Vec::as_slice);
             let mut found = usize::MAX;
             for (at, name) in path.iter().enumerate() {
@@ -145,6 +143,32 @@ mod tree {
                 }
             }
             Ok(found)
+        }
+    }
+
+    impl ModelTree {
+        /// Reads the model a model path names (`models/house.glb#Scene0`) from the assets
+        /// directory `assets`, with the scene index of its label (which may be out of range).
+        ///
+        /// # Errors
+        /// What is wrong, in words: not a model path, the file cannot be read, or
+        /// [`read`](Self::read)'s errors.
+        pub fn open(assets: &std::path::Path, model: &str) -> Result<(Self, usize), String> {
+            let (file, scene) = super::split_model_path(model)
+                .ok_or_else(|| format!("`{model}` does not name a glTF scene"))?;
+            let bytes =
+                std::fs::read(assets.join(file)).map_err(|e| format!("it cannot be read: {e}"))?;
+            Ok((Self::read(&bytes)?, scene))
+        }
+
+        /// The nodes directly below `path` in scene `scene` (its root nodes for an empty
+        /// path), or `None` when the scene or the path is not in the tree.
+        pub fn children_at<S: AsRef<str>>(&self, scene: usize, path: &[S]) -> Option<&[usize]> {
+            if path.is_empty() {
+                return self.scenes.get(scene).map(Vec::as_slice);
+            }
+            let node = self.find(scene, path).ok()?;
+            Some(&self.nodes[node].1)
         }
     }
 

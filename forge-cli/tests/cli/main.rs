@@ -802,6 +802,67 @@ fn tree_prints_the_hierarchy_in_file_order() {
     snapshot("tree-platformer.txt", &stdout(&o));
 }
 
+/// `forge tree` shows a placed model's node tree under its instance entity, read from the
+/// assets directory (`.gltf` and `.glb` alike): each node marked `(model)`, the nodes an
+/// override reaches `overridden`, an override target naming no node on its own line, then the
+/// entity's own children.
+#[test]
+fn tree_shows_a_placed_models_nodes() {
+    let dir = project(&[], &[]);
+    let models = dir.path().join("assets/models");
+    std::fs::create_dir_all(&models).unwrap();
+    for name in ["house.gltf", "house.glb"] {
+        let from = Path::new(ROOT).join("tests/fixtures/models").join(name);
+        std::fs::copy(from, models.join(name)).unwrap();
+    }
+    let t = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+    let scene = |model: &str| {
+        format!(
+            "(\n  format_version: 1,\n  name: \"Street\",\n  entities: {{\n    1: (id: 1, name: \"Camera\", parent: None, children: [], {t}, components: [(type: camera3d)]),\n    5: (id: 5, name: \"House\", parent: None, children: [6], {t}, components: [],\n        instance: Some((\n          model: \"{model}\",\n          overrides: [\n            (target: [\"House\", \"Lamp\"], set: [(type: point_light, data: (intensity: 900.0))]),\n            (target: [\"House\", \"Lammp\"], name: Some(\"Typo\")),\n          ],\n        ))),\n    6: (id: 6, name: \"Cat\", parent: Some(5), children: [], {t}, components: []),\n  }},\n  roots: [1, 5],\n  next_id: 7,\n)\n"
+        )
+    };
+    let path = dir.path().join("scenes/street.forge.ron");
+    for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
+        std::fs::write(&path, scene(model)).unwrap();
+        let o = forge(
+            dir.path(),
+            &["tree", "--assets", "assets", "scenes/street.forge.ron"],
+        );
+        assert_eq!(status(&o), 0, "{model}: {}", stdout(&o));
+        assert_eq!(
+            stdout(&o),
+            format!(
+                "\"Street\" (3 entities)\n\
+                 |-- 1 \"Camera\" [camera3d]\n\
+                 `-- 5 \"House\" [] (model \"{model}\")\n\
+                 \x20   |-- \"House\" (model)\n\
+                 \x20   |   |-- \"Roof\" (model)\n\
+                 \x20   |   |   `-- \"Chimney\" (model)\n\
+                 \x20   |   |-- \"Door\" (model)\n\
+                 \x20   |   |-- \"GltfNode3\" (model)\n\
+                 \x20   |   `-- \"Lamp\" (model, overridden)\n\
+                 \x20   |-- \"Ground\" (model)\n\
+                 \x20   |-- [\"House\", \"Lammp\"] (override target: no such node in the model)\n\
+                 \x20   `-- 6 \"Cat\" []\n"
+            ),
+            "{model}"
+        );
+    }
+    // A model file that is not there: the entity line says so, no nodes.
+    std::fs::write(&path, scene("models/gone.gltf#Scene0")).unwrap();
+    let o = forge(
+        dir.path(),
+        &["tree", "--assets", "assets", "scenes/street.forge.ron"],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("`-- 5 \"House\" [] (model \"models/gone.gltf#Scene0\", its nodes not shown: it cannot be read:"),
+        "{out}"
+    );
+    assert!(!out.contains("(model)"), "{out}");
+    assert!(out.contains("    `-- 6 \"Cat\" []"), "{out}");
+}
+
 #[test]
 fn tree_fails_on_unreadable_or_broken_files() {
     let dir = tempfile::tempdir().unwrap();
