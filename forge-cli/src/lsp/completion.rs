@@ -11,7 +11,8 @@ use bevy_forge_scene::format::{BuiltinTag, SceneDoc, TokenKind, tokens};
 use bevy_forge_scene::project::AssetKind;
 
 use super::builtin::{self, BUILTINS, SHAPES};
-use super::hover::{builtin_markdown, custom_field_markdown, field_markdown};
+use super::hover::{builtin_markdown, custom_field_markdown, field_markdown, node_children};
+use super::locate::strings_in;
 use super::state::{Document, State};
 
 /// What a completion item is.
@@ -245,6 +246,22 @@ pub fn completion(state: &State, doc: &Document, offset: usize) -> Vec<Completio
             }
             return items;
         }
+        // A node name of a model override's `target`: the nodes below the path so far.
+        if frame_key == Some("target")
+            && let Some((model, root)) = model_of(&cx, doc)
+        {
+            for name in node_children(&root, &model, &path_before(body, start)) {
+                add(
+                    name.clone(),
+                    Kind::Value,
+                    Some("model node".to_owned()),
+                    name,
+                    false,
+                    None,
+                );
+            }
+            return items;
+        }
         let kinds: &[AssetKind] = match (key.or(frame_key), frame_key) {
             (Some("type_path"), _) => {
                 for s in schema.iter().flat_map(|s| &s.components) {
@@ -375,6 +392,20 @@ pub fn completion(state: &State, doc: &Document, offset: usize) -> Vec<Completio
                     false,
                     None,
                 );
+            }
+        }
+        (_, Some("target")) if model_of(&cx, doc).is_some() => {
+            if let Some((model, root)) = model_of(&cx, doc) {
+                for name in node_children(&root, &model, &path_before(body, offset)) {
+                    add(
+                        name.clone(),
+                        Kind::Value,
+                        Some("model node".to_owned()),
+                        format!("{name:?}"),
+                        false,
+                        None,
+                    );
+                }
             }
         }
         (_, Some("target")) => {
@@ -679,6 +710,27 @@ fn snippet_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The model of the instance being written (its `model`) and the assets directory it is read
+/// from.
+fn model_of(cx: &Context, doc: &Document) -> Option<(String, std::path::PathBuf)> {
+    let model = cx
+        .stack
+        .iter()
+        .rev()
+        .find_map(|f| f.value("model").map(str::to_owned))?;
+    let root = doc.checked.as_ref().map(|c| c.root.clone())?;
+    Some((model, root))
+}
+
+/// The node names written in the `target` list open at byte `end` of `body`, before `end`.
+fn path_before(body: &str, end: usize) -> Vec<String> {
+    let open = body[..end].rfind('[').unwrap_or(end);
+    strings_in(body, open..end)
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect()
 }
 
 #[cfg(test)]

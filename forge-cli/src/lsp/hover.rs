@@ -33,6 +33,10 @@ pub fn hover(state: &State, doc: &Document, offset: usize) -> Option<Hover> {
             path: Some(path), ..
         } => entity_markdown(doc, path),
         Item::Reference { path: None, .. } => None,
+        Item::Node { model, path, .. } => {
+            let root = doc.checked.as_ref().map(|c| c.root.clone())?;
+            node_markdown(&root, model, path)
+        }
         Item::Target { entity, path, .. } => {
             let mut full = vec![*entity];
             full.extend(path);
@@ -369,4 +373,47 @@ fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String>
         prefab.entities.len(),
         roots.join(", ")
     ))
+}
+
+/// The node a model override's node path names: its path and its children, read from the
+/// model file in the assets directory `root`; or what keeps it from being one.
+fn node_markdown(root: &std::path::Path, model: &str, path: &[String]) -> Option<String> {
+    let (tree, scene) = bevy_forge_scene::validate::ModelTree::open(root, model).ok()?;
+    let shown = path.join("/");
+    match tree.find(scene, path) {
+        Ok(node) => {
+            let children: Vec<String> = tree.nodes[node]
+                .1
+                .iter()
+                .map(|c| format!("`{}`", tree.nodes[*c].0))
+                .collect();
+            let below = if children.is_empty() {
+                "no child nodes".to_owned()
+            } else {
+                format!("child nodes: {}", children.join(", "))
+            };
+            Some(format!("model node `{shown}` of `{model}`\n\n{below}"))
+        }
+        Err(miss) => {
+            let names: Vec<String> = miss.names.iter().map(|n| format!("`{n}`")).collect();
+            Some(format!(
+                "no node `{}` in `{model}` at `{shown}`; the nodes there: {}",
+                path[miss.at],
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+/// The names of the model nodes directly below `path` (the scene's root nodes for an empty
+/// path), read from the model file in the assets directory `root`.
+pub fn node_children(root: &std::path::Path, model: &str, path: &[String]) -> Vec<String> {
+    let Ok((tree, scene)) = bevy_forge_scene::validate::ModelTree::open(root, model) else {
+        return Vec::new();
+    };
+    tree.children_at(scene, path)
+        .unwrap_or_default()
+        .iter()
+        .map(|c| tree.nodes[*c].0.clone())
+        .collect()
 }

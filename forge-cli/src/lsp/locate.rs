@@ -94,6 +94,13 @@ pub enum Item {
         path: Vec<u64>,
         range: Range<usize>,
     },
+    /// A node name of a model override's `target` (the node path up to it) on the instance of
+    /// model `model`.
+    Node {
+        model: String,
+        path: Vec<String>,
+        range: Range<usize>,
+    },
     /// Cell `(i, j)` of tile layer `layer`: a character of its `rows` (`key` [`EMPTY_CELL`]
     /// for an empty cell) or an entry of its sparse `cells`.
     ///
@@ -119,6 +126,7 @@ impl Item {
             | Item::Custom { range, .. }
             | Item::Scene { range, .. }
             | Item::Target { range, .. }
+            | Item::Node { range, .. }
             | Item::Cell { range, .. } => range.clone(),
         }
     }
@@ -273,6 +281,15 @@ pub fn item_at(parsed: &ParsedScene, text: &str, offset: usize) -> Option<Item> 
             if let Some(r) = span(map.override_part_span(id, index, OverridePart::Field("target")))
                 && contains(&r, offset)
             {
+                if let Some(model) = &instance.model {
+                    let names = strings_in(text, r);
+                    let at = names.iter().position(|(r, _)| contains(r, offset))?;
+                    return Some(Item::Node {
+                        model: model.to_string(),
+                        path: names[..=at].iter().map(|(_, n)| n.clone()).collect(),
+                        range: names[at].0.clone(),
+                    });
+                }
                 let ids: Vec<_> = ids_in(text, r).collect();
                 let at = ids.iter().position(|(r, _)| contains(r, offset))?;
                 return Some(Item::Target {
@@ -516,6 +533,26 @@ pub fn ids_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (Range<us
             let id = digits.parse().ok()?;
             Some((start + t.range.start..start + t.range.end, id))
         })
+}
+
+/// The closed strings in `text[range]` (a model override's node path), by range and content
+/// (escapes are not read: node names are plain).
+pub fn strings_in(text: &str, range: Range<usize>) -> Vec<(Range<usize>, String)> {
+    let end = range.end.min(text.len());
+    let start = range.start.min(end);
+    let inside = text.get(start..end).unwrap_or_default();
+    tokens(inside)
+        .filter(|t| t.kind == TokenKind::String { closed: true })
+        .filter_map(|t| {
+            let token = &inside[t.range.clone()];
+            let open = token.find('"')? + 1;
+            let close = token.rfind('"')?.max(open);
+            Some((
+                start + t.range.start..start + t.range.end,
+                token[open..close].to_owned(),
+            ))
+        })
+        .collect()
 }
 
 /// The field name written before the value starting at byte `value` (`intensity` of

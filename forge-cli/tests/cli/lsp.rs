@@ -1557,3 +1557,77 @@ fn ids_in_block_comments_name_nothing() {
     );
     c.stop();
 }
+
+/// A scene placing the fixture house model (`assets/models/house.gltf`), with override
+/// targets naming its nodes, opened in a server.
+fn open_street(targets: &[&str]) -> (tempfile::TempDir, String, Client, String) {
+    let overrides: Vec<String> = targets
+        .iter()
+        .map(|t| format!("            (target: {t}, name: Some(\"Changed\")),\n"))
+        .collect();
+    let text = format!(
+        "(\n  format_version: 1,\n  name: \"Street\",\n  entities: {{\n    5: (id: 5, name: \"House\", parent: None, children: [], {T}, components: [],\n        instance: Some((\n          model: \"models/house.gltf#Scene0\",\n          overrides: [\n{}          ],\n        ))),\n  }},\n  roots: [5],\n  next_id: 6,\n)\n",
+        overrides.concat()
+    );
+    let dir = project(&[("assets/scenes/street.forge.ron", &text)]);
+    std::fs::create_dir_all(dir.path().join("assets/models")).unwrap();
+    std::fs::copy(
+        repo().join("tests/fixtures/models/house.gltf"),
+        dir.path().join("assets/models/house.gltf"),
+    )
+    .unwrap();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let u = uri(&dir.path().join("assets/scenes/street.forge.ron"));
+    c.open(&u, &text);
+    let _ = c.diagnostics(&u);
+    (dir, text, c, u)
+}
+
+#[test]
+fn hover_on_a_model_override_target_tells_the_node_and_its_children() {
+    let (_dir, text, mut c, u) = open_street(&[r#"["House", "Roof"]"#, r#"["House", "Rooff"]"#]);
+    let h = hover_text(&mut c, &u, pos(&text, "\"Roof\"", 0, 2));
+    assert_eq!(
+        h,
+        "model node `House/Roof` of `models/house.gltf#Scene0`\n\nchild nodes: `Chimney`"
+    );
+    let h = hover_text(&mut c, &u, pos(&text, "\"House\"", 1, 2));
+    assert_eq!(
+        h,
+        "model node `House` of `models/house.gltf#Scene0`\n\nchild nodes: `Roof`, `Door`, `GltfNode3`, `Lamp`"
+    );
+    let h = hover_text(&mut c, &u, pos(&text, "\"Rooff\"", 0, 2));
+    assert_eq!(
+        h,
+        "no node `Rooff` in `models/house.gltf#Scene0` at `House/Rooff`; the nodes there: `Roof`, `Door`, `GltfNode3`, `Lamp`"
+    );
+    c.stop();
+}
+
+#[test]
+fn completion_in_a_model_override_target_offers_the_nodes_at_that_level() {
+    let (_dir, text, mut c, u) = open_street(&[r#"["House", "Roof"]"#, r#"["House", "R"]"#]);
+    // At the list's start: the scene's root nodes, written as strings.
+    let (l, ch) = pos(&text, "[\"House\", \"Roof\"]", 0, 1);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    assert_eq!(labels(&items), ["House", "Ground"], "{items}");
+    let first = &items.as_array().unwrap()[0];
+    let insert = first["textEdit"]["newText"]
+        .as_str()
+        .or(first["insertText"].as_str())
+        .unwrap_or_else(|| panic!("{first}"));
+    assert_eq!(insert, "\"House\"");
+    // Inside a string after `"House", `: the house's children.
+    let (l, ch) = pos(&text, "\"R\"]", 0, 1);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    assert_eq!(
+        labels(&items),
+        ["Roof", "Door", "GltfNode3", "Lamp"],
+        "{items}"
+    );
+    // After `"House", "Roof"`: one level further down, the roof's chimney.
+    let (l, ch) = pos(&text, "\"Roof\"]", 0, 6);
+    let items = c.at("textDocument/completion", &u, l, ch);
+    assert_eq!(labels(&items), ["Chimney"], "{items}");
+    c.stop();
+}
