@@ -7,10 +7,9 @@
 
 use std::path::Path;
 
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::io::memory::{Dir, MemoryAssetReader};
-use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
-use bevy_asset::{AssetApp, AssetPlugin, AssetServer};
+use bevy_asset::AssetServer;
+use bevy_asset::io::memory::Dir;
+
 use bevy_ecs::name::Name;
 use bevy_forge_scene::ForgeModelNodes;
 use bevy_forge_scene::prelude::*;
@@ -44,34 +43,7 @@ fn main() {
     let model = std::fs::read(models.join("house.gltf")).expect("the test model");
     dir.insert_asset(Path::new("models/house.gltf"), model);
     dir.insert_asset_text(Path::new("street.forge.ron"), STREET);
-    let mut app = App::new();
-    app.register_asset_source(
-        AssetSourceId::Default,
-        AssetSourceBuilder::new(move || Box::new(MemoryAssetReader { root: dir.clone() })),
-    )
-    .add_plugins((
-        TaskPoolPlugin::default(),
-        AssetPlugin::default(),
-        bevy_internal::transform::TransformPlugin,
-        bevy_internal::image::ImagePlugin::default(),
-        bevy_internal::mesh::MeshPlugin,
-        bevy_internal::gltf::GltfPlugin::default(),
-        ForgeScenePlugin,
-    ))
-    // A game with `DefaultPlugins` has these registered; this headless app names them.
-    .register_type::<bevy_internal::camera::visibility::Visibility>()
-    .register_type::<bevy_internal::camera::visibility::InheritedVisibility>()
-    .register_type::<bevy_internal::camera::visibility::ViewVisibility>()
-    .register_type::<bevy_internal::camera::primitives::Aabb>()
-    .register_type::<bevy_internal::camera::primitives::CubemapFrusta>()
-    .register_type::<bevy_internal::camera::visibility::CubemapVisibleEntities>()
-    .register_type::<bevy_internal::mesh::Mesh3d>()
-    .register_type::<PointLight>()
-    .register_type::<bevy_internal::gltf::GltfMeshName>()
-    .register_type::<bevy_internal::gltf::GltfMaterialName>()
-    .register_type::<bevy_internal::gltf::GltfSceneName>();
-    app.finish();
-    app.cleanup();
+    let mut app = bevy_forge_scene_render_tests::model_app(dir);
 
     let scene = app.world().resource::<AssetServer>().load("street.forge.ron");
     let root = app.world_mut().spawn(ForgeSceneRoot(scene)).id();

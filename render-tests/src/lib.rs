@@ -4,5 +4,7 @@
 //! the exported scenes of `tests/export.rs`, which name this crate `forge_demo`.
 
 mod forge_demo;
+mod models;
 
 pub use forge_demo::{Door, Health, Marker, Orbit, Patrol, RigidBody, Sentry, Speed};
+pub use models::model_app;

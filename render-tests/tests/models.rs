@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::io::memory::{Dir, MemoryAssetReader};
-use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
-use bevy_asset::{AssetApp, AssetPlugin, AssetServer};
+use bevy_app::App;
+use bevy_asset::AssetServer;
+use bevy_asset::io::memory::Dir;
+
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
@@ -51,38 +51,7 @@ fn spawned(model: &str) -> (App, Entity, Entity) {
         );
     }
     dir.insert_asset_text(Path::new("street.forge.ron"), &street(model));
-    let mut app = App::new();
-    app.register_asset_source(
-        AssetSourceId::Default,
-        AssetSourceBuilder::new(move || Box::new(MemoryAssetReader { root: dir.clone() })),
-    )
-    .add_plugins((
-        TaskPoolPlugin::default(),
-        AssetPlugin {
-            watch_for_changes_override: Some(false),
-            ..Default::default()
-        },
-        bevy_internal::transform::TransformPlugin,
-        bevy_internal::image::ImagePlugin::default(),
-        bevy_internal::mesh::MeshPlugin,
-        bevy_internal::gltf::GltfPlugin::default(),
-        ForgeScenePlugin,
-    ))
-    // What a game's `DefaultPlugins` register for reflection (Bevy's automatic registration
-    // or the render plugins), which this workspace's feature set leaves to the test.
-    .register_type::<bevy_internal::camera::visibility::Visibility>()
-    .register_type::<bevy_internal::camera::visibility::InheritedVisibility>()
-    .register_type::<bevy_internal::camera::visibility::ViewVisibility>()
-    .register_type::<bevy_internal::camera::primitives::Aabb>()
-    .register_type::<bevy_internal::camera::primitives::CubemapFrusta>()
-    .register_type::<bevy_internal::camera::visibility::CubemapVisibleEntities>()
-    .register_type::<Mesh3d>()
-    .register_type::<PointLight>()
-    .register_type::<bevy_internal::gltf::GltfMeshName>()
-    .register_type::<bevy_internal::gltf::GltfMaterialName>()
-    .register_type::<bevy_internal::gltf::GltfSceneName>();
-    app.finish();
-    app.cleanup();
+    let mut app = bevy_forge_scene_render_tests::model_app(dir);
     let handle = app
         .world()
         .resource::<AssetServer>()
