@@ -23,12 +23,10 @@ mod support;
 use std::fmt::Write;
 use std::path::Path;
 
-use bevy_asset::AssetApp;
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeModelNodes;
 use bevy_forge_scene::prelude::*;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use stand_in_gltf::{StandInGltf, StandInGltfLoader};
 
 const INSTANCES: usize = 1_000;
 const NODES: usize = 20;
@@ -163,8 +161,7 @@ fn models_written(world: &mut World) -> usize {
 
 fn model_load_spawn(c: &mut Criterion) {
     let (mut app, dir) = both::memory_app();
-    app.register_asset_loader(StandInGltfLoader)
-        .init_asset::<StandInGltf>();
+    stand_in_gltf::add_to(&mut app);
     dir.insert_asset_text(Path::new("models/block.gltf"), &model());
     let street = street();
     let flat = flat();

@@ -11,7 +11,7 @@ mod common;
 #[path = "common/stand_in_gltf.rs"]
 mod stand_in_gltf;
 
-use bevy_asset::{AssetApp, AssetServer, Handle, LoadState};
+use bevy_asset::{AssetServer, Handle, LoadState};
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
@@ -20,7 +20,6 @@ use bevy_forge_scene::prelude::*;
 use bevy_light::PointLight;
 use common::Orbit;
 use common::harness::Harness;
-use stand_in_gltf::{StandInGltf, StandInGltfLoader};
 
 const T: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
 const HOUSE: &str = "models/house.gltf#Scene0";
@@ -80,10 +79,7 @@ fn street(overrides: &str) -> String {
 fn harness() -> Harness {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
     Harness::with_setup(|app| {
-        app.register_asset_loader(StandInGltfLoader)
-            .init_asset::<StandInGltf>()
-            .register_type::<Orbit>()
-            .register_type::<PointLight>();
+        stand_in_gltf::add_to(app).register_type::<Orbit>();
     })
 }
 

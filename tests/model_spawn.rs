@@ -15,7 +15,6 @@ mod common;
 #[path = "common/stand_in_gltf.rs"]
 mod stand_in_gltf;
 
-use bevy_asset::AssetApp;
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
@@ -25,7 +24,6 @@ use bevy_light::PointLight;
 use bevy_transform::components::Transform;
 use common::Orbit;
 use common::harness::Harness;
-use stand_in_gltf::{StandInGltf, StandInGltfLoader};
 
 fn model_text() -> String {
     common::fixture_text("models/house.gltf")
@@ -84,10 +82,7 @@ struct Lit;
 fn start(overrides: &str) -> (Harness, Entity) {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
     let mut h = Harness::with_setup(|app| {
-        app.register_asset_loader(StandInGltfLoader)
-            .init_asset::<StandInGltf>()
-            .register_type::<Orbit>()
-            .register_type::<PointLight>();
+        stand_in_gltf::add_to(app).register_type::<Orbit>();
     });
     h.add("models/house.gltf", &model_text());
     h.add("street.forge.ron", &street(overrides));
@@ -253,10 +248,7 @@ fn a_scene_edit_applies_new_overrides_to_the_same_node_entities() {
 #[test]
 fn the_activation_gate_holds_and_releases_the_model_nodes_with_the_instance() {
     let mut h = Harness::with_setup(|app| {
-        app.register_asset_loader(StandInGltfLoader)
-            .init_asset::<StandInGltf>()
-            .register_type::<Orbit>()
-            .register_type::<PointLight>();
+        stand_in_gltf::add_to(app).register_type::<Orbit>();
     });
     h.add("models/house.gltf", &model_text());
     h.add("street.forge.ron", &street(LAMP_900));
@@ -318,9 +310,7 @@ fn capturing_the_instance_keeps_the_model_instance_and_leaves_its_nodes_out() {
 fn a_model_that_does_not_load_leaves_the_instance_entity_and_the_scene_whole() {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
     let mut h = Harness::with_setup(|app| {
-        app.register_asset_loader(StandInGltfLoader)
-            .init_asset::<StandInGltf>()
-            .register_type::<Orbit>();
+        stand_in_gltf::add_to(app).register_type::<Orbit>();
     });
     // Not JSON: the loader fails, as Bevy's does on a broken file.
     h.add("models/house.gltf", "{ not a model");

@@ -5,8 +5,9 @@
 //! their translation, and a light node's `PointLight` on an unnamed child, as Bevy spawns it.
 #![allow(dead_code)]
 
+use bevy_app::App;
 use bevy_asset::io::Reader;
-use bevy_asset::{Asset, AssetLoader, LoadContext};
+use bevy_asset::{Asset, AssetApp, AssetLoader, LoadContext};
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
@@ -81,4 +82,12 @@ impl AssetLoader for StandInGltfLoader {
     fn extensions(&self) -> &[&str] {
         &["gltf"]
     }
+}
+
+/// Adds the stand-in loader to `app`, and registers `PointLight` for reflection (a game's
+/// plugins do), so a light node's light is written with the model.
+pub fn add_to(app: &mut App) -> &mut App {
+    app.register_asset_loader(StandInGltfLoader)
+        .init_asset::<StandInGltf>()
+        .register_type::<PointLight>()
 }
