@@ -695,9 +695,6 @@ fn apply_overrides(
                 .collect()
         })
         .collect();
-    let live: HashMap<u64, Entity> = instance
-        .map(|i| i.entities().iter().map(|(k, e)| (*k, *e)).collect())
-        .unwrap_or_default();
     for (i, (o, (node, at))) in overrides.iter().zip(targets).enumerate() {
         let Some(node) = node else { continue };
         let Ok(mut e) = world.get_entity_mut(node) else {
@@ -763,7 +760,9 @@ fn apply_overrides(
                     }
                 }
             }
-            let live = |k: u64| live.get(&k).copied();
+            // The values were checked in a document of their own, whose ids are not the
+            // scene's: an entity reference in them names nothing here (the format page).
+            let live = |_: u64| None;
             for value in prepared.custom.entity(i).iter() {
                 let type_path = value.type_path().to_owned();
                 let set = o.set.iter().find_map(|p| match &p.component {
