@@ -214,12 +214,12 @@ fn flat(scene: &ForgeScene) -> bevy_forge_scene::format::SceneDoc {
         .collect();
     let mut out = bevy_forge_scene::format::SceneDoc::new("Camp, flat");
     for (key, node) in &doc.entities {
-        let mut node = node.clone();
+        let mut node = bevy_forge_scene::format::EntityNode::clone(node);
         node.id = ids[key];
         node.parent = node.parent.map(|p| ids[&p]);
         node.children = node.children.iter().map(|c| ids[c]).collect();
         node.instance = None;
-        out.entities.insert(node.id, node);
+        out.entities.insert(node.id, node.into());
     }
     out.roots = doc.roots.iter().map(|r| ids[r]).collect();
     out.next_id = ids.len() as u64 + 1;

@@ -178,7 +178,12 @@ fn with_instances() -> impl Strategy<Value = SceneDoc> {
         proptest::collection::vec(proptest::option::of(instance), 0..8),
     )
         .prop_map(|(mut doc, instances)| {
-            for (node, instance) in doc.entities.values_mut().zip(instances) {
+            for (node, instance) in doc
+                .entities
+                .values_mut()
+                .map(std::sync::Arc::make_mut)
+                .zip(instances)
+            {
                 node.instance = instance.map(Box::new);
             }
             doc
@@ -332,7 +337,7 @@ fn large_scene(n: usize) -> SceneDoc {
     }
     // Keys that differ from ids (validation reports them; the cooked form keeps them).
     let last = *doc.entities.keys().last().unwrap();
-    doc.entities.get_mut(&last).unwrap().id = 999_999;
+    std::sync::Arc::make_mut(doc.entities.get_mut(&last).unwrap()).id = 999_999;
     doc
 }
 

@@ -1155,7 +1155,7 @@ fn a_large_cooked_file_loads() {
     let mut e1 = doc.entity(1).unwrap().clone();
     e1.components.clear();
     e1.name = "x".repeat(2 << 20).into();
-    doc.entities.insert(1, e1);
+    doc.entities.insert(1, e1.into());
     let bytes = cooked(doc, vec![]).encode();
     assert!(bytes.len() > 2 << 20);
     h.add_bytes("big.forge.bin", &bytes);

@@ -122,7 +122,7 @@ fn added_entity_in_the_middle_of_a_child_list_has_its_parent_and_final_index() {
     assert_eq!(d.added.len(), 1);
     let a = &d.added[0];
     assert_eq!((a.id, a.parent, a.index), (6, Some(1), 1));
-    assert_eq!(a.node, new.entities[&6]);
+    assert_eq!(a.node, *new.entities[&6]);
     let parent = &d.changed[0];
     assert_eq!(parent.id, 1);
     assert_eq!(parent.children.as_ref().unwrap().new, vec![2, 6, 4]);
@@ -551,7 +551,7 @@ impl Hierarchy {
 fn arbitrary_pair() -> impl Strategy<Value = (SceneDoc, SceneDoc)> {
     (any_doc(), any_doc(), any::<u64>()).prop_map(|(a, mut b, mask)| {
         let keys: Vec<u64> = a.entities.keys().copied().collect();
-        let entries: Vec<(u64, EntityNode)> = b.entities.drain(..).collect();
+        let entries: Vec<(u64, std::sync::Arc<EntityNode>)> = b.entities.drain(..).collect();
         for (i, (key, node)) in entries.into_iter().enumerate() {
             let key = match keys.get(i) {
                 Some(k) if mask & (1 << (i % 64)) != 0 => *k,
@@ -561,7 +561,7 @@ fn arbitrary_pair() -> impl Strategy<Value = (SceneDoc, SceneDoc)> {
         }
         let fix = |mut doc: SceneDoc| {
             for (key, node) in doc.entities.iter_mut() {
-                node.id = *key;
+                std::sync::Arc::make_mut(node).id = *key;
             }
             doc
         };

@@ -758,7 +758,7 @@ fn imported_custom_components_spawn_as_the_values_they_were() {
     };
     // The plugin creates only `ForgeComponent`s: the plain reflected types go.
     let mut doc = imported.doc.clone();
-    for e in doc.entities.values_mut() {
+    for e in doc.entities.values_mut().map(std::sync::Arc::make_mut) {
         e.components.retain(|c| match c {
             ComponentData::Custom(c) => c.type_path == "forge_test::Creature",
             _ => true,
@@ -1226,7 +1226,7 @@ fn children_come_in_children_order_and_ids_do_not_depend_on_the_file_order() {
     // Bevy's text lists an entity's components by type path, a world in its archetype's order.
     let by_path = |doc: &SceneDoc| {
         let mut doc = doc.clone();
-        for node in doc.entities.values_mut() {
+        for node in doc.entities.values_mut().map(std::sync::Arc::make_mut) {
             node.components.sort_by_key(|c| match c {
                 ComponentData::Custom(c) => Some(c.type_path.clone()),
                 _ => None,

@@ -74,7 +74,7 @@ fn doc_with(entries: &[(u64, Option<u64>, &[u64])], roots: &[u64], next_id: u64)
         let mut node = EntityNode::new(*id, format!("e{id}"));
         node.parent = *parent;
         node.children = children.to_vec();
-        doc.entities.insert(*id, node);
+        doc.entities.insert(*id, node.into());
     }
     doc.roots = roots.to_vec();
     doc.next_id = next_id;

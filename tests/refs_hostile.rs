@@ -709,7 +709,7 @@ fn offline_checks_match_the_loader_for_every_shape() {
 // Edits in memory and prefab edits.
 
 fn set_target(doc: &mut SceneDoc, expr: &str) {
-    let node = doc.entities.get_mut(&1).unwrap();
+    let node = std::sync::Arc::make_mut(doc.entities.get_mut(&1).unwrap());
     for c in &mut node.components {
         if let ComponentData::Custom(custom) = c {
             for f in &mut custom.fields {
@@ -730,10 +730,10 @@ fn an_edit_in_memory_re_resolves_references() {
     let (root, _) = h.spawn_scene("level.forge.ron");
     let handle = h.load("level.forge.ron");
     common::scenes::edit_in_memory(&mut h, &handle, |doc| {
-        let mut bell = doc.entities[&4].clone();
+        let mut bell = bevy_forge_scene::format::EntityNode::clone(&doc.entities[&4]);
         bell.id = 9;
         bell.name = "Bell".into();
-        doc.entities.insert(9, bell);
+        doc.entities.insert(9, bell.into());
         doc.roots.push(9);
         doc.next_id = doc.next_id.max(10);
         set_target(doc, "#9");

@@ -1168,7 +1168,7 @@ fn a_malformed_forest_of_many_entities_is_validated() {
         let mut e = bevy_forge_scene::format::EntityNode::new(id, "same");
         e.parent = Some(id % n + 1);
         e.children = vec![if id == 1 { n } else { id - 1 }];
-        doc.entities.insert(id, e);
+        doc.entities.insert(id, e.into());
     }
     doc.next_id = n + 1;
     let report = validate_scene(&doc, None);

@@ -72,11 +72,11 @@ pub fn flat(doc: &bevy_forge_scene::format::SceneDoc) -> bevy_forge_scene::forma
         .collect();
     let mut out = bevy_forge_scene::format::SceneDoc::new("Field, flat");
     for (key, node) in &doc.entities {
-        let mut node = node.clone();
+        let mut node = bevy_forge_scene::format::EntityNode::clone(node);
         node.id = ids[key];
         node.parent = node.parent.map(|p| ids[&p]);
         node.children = node.children.iter().map(|c| ids[c]).collect();
-        out.entities.insert(node.id, node);
+        out.entities.insert(node.id, node.into());
     }
     out.roots = doc.roots.iter().map(|r| ids[r]).collect();
     out.next_id = ids.len() as u64 + 1;

@@ -423,12 +423,16 @@ impl SceneDiff {
             doc.entities.retain(|id, _| !gone.contains(id));
         }
         for change in &self.changed {
-            if let Some(node) = doc.entities.get_mut(&change.id) {
+            if let Some(node) = doc
+                .entities
+                .get_mut(&change.id)
+                .map(std::sync::Arc::make_mut)
+            {
                 change.apply_to_node(node);
             }
         }
         for added in &self.added {
-            doc.entities.insert(added.id, added.node.clone());
+            doc.entities.insert(added.id, added.node.clone().into());
         }
         if let Some(roots) = &self.roots {
             doc.roots.clone_from(&roots.new);
@@ -530,7 +534,7 @@ pub(crate) fn diff_with_hashes(
                     id,
                     parent: node.parent,
                     index: positions.index(node.parent, id),
-                    node: node.clone(),
+                    node: EntityNode::clone(node),
                 })
             })
             .collect();

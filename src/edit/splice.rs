@@ -67,6 +67,7 @@ pub(crate) fn splices(
         .entities
         .iter()
         .filter(|(id, _)| !old.entities.contains_key(*id))
+        .map(|(id, node)| (id, &**node))
         .collect();
     if !added.is_empty() {
         // After the last entry that stays (one the same change deletes is cut).

@@ -77,6 +77,7 @@ impl SceneDoc {
             Some(p) => self
                 .entities
                 .get_mut(&p)
+                .map(std::sync::Arc::make_mut)
                 .map(|n| &mut n.children)
                 .ok_or(EditError::NoSuchEntity(p)),
         }
@@ -102,7 +103,7 @@ impl SceneDoc {
         let mut node = EntityNode::new(id, name);
         node.parent = parent;
         self.siblings_mut(parent)?.push(id);
-        self.entities.insert(id, node);
+        self.entities.insert(id, node.into());
         Ok(id)
     }
 
@@ -133,7 +134,7 @@ impl SceneDoc {
             siblings.retain(|s| *s != id);
         }
         let instance = parent
-            .and_then(|p| self.entities.get_mut(&p))
+            .and_then(|p| self.entities.get_mut(&p).map(std::sync::Arc::make_mut))
             .and_then(|n| n.instance.as_deref_mut());
         if let Some(instance) = instance {
             for o in &mut instance.overrides {
@@ -187,7 +188,7 @@ impl SceneDoc {
             let Some(node) = self.entities.get(old) else {
                 continue;
             };
-            let mut copy = node.clone();
+            let mut copy = EntityNode::clone(node);
             copy.id = new_ids[old];
             copy.children = node
                 .children
@@ -213,11 +214,11 @@ impl SceneDoc {
         }
         let new_root = new_ids[&id];
         for copy in copies {
-            self.entities.insert(copy.id, copy);
+            self.entities.insert(copy.id, copy.into());
         }
         // A copy of an entity an override places goes right after it in that override.
         let placed_by = parent
-            .and_then(|p| self.entities.get_mut(&p))
+            .and_then(|p| self.entities.get_mut(&p).map(std::sync::Arc::make_mut))
             .and_then(|n| n.instance.as_deref_mut())
             .and_then(|i| i.overrides.iter_mut().find(|o| o.children.contains(&id)));
         if let Some(o) = placed_by {
@@ -278,7 +279,7 @@ impl SceneDoc {
         let siblings = self.siblings_mut(new_parent)?;
         siblings.retain(|s| *s != id);
         siblings.insert(index, id);
-        if let Some(node) = self.entities.get_mut(&id) {
+        if let Some(node) = self.entities.get_mut(&id).map(std::sync::Arc::make_mut) {
             node.parent = new_parent;
         }
         Ok(())
@@ -293,6 +294,7 @@ impl SceneDoc {
         let node = self
             .entities
             .get_mut(&id)
+            .map(std::sync::Arc::make_mut)
             .ok_or(EditError::NoSuchEntity(id))?;
         if node.components.iter().any(|c| c.same_key(&component)) {
             return Err(EditError::DuplicateComponent {
@@ -313,6 +315,7 @@ impl SceneDoc {
         let node = self
             .entities
             .get_mut(&id)
+            .map(std::sync::Arc::make_mut)
             .ok_or(EditError::NoSuchEntity(id))?;
         let at = node
             .components
@@ -332,6 +335,7 @@ impl SceneDoc {
     pub fn rename(&mut self, id: u64, name: impl Into<EcoString>) -> Result<(), EditError> {
         self.entities
             .get_mut(&id)
+            .map(std::sync::Arc::make_mut)
             .ok_or(EditError::NoSuchEntity(id))?
             .name = name.into();
         Ok(())
@@ -344,6 +348,7 @@ impl SceneDoc {
     pub fn set_transform(&mut self, id: u64, transform: TransformData) -> Result<(), EditError> {
         self.entities
             .get_mut(&id)
+            .map(std::sync::Arc::make_mut)
             .ok_or(EditError::NoSuchEntity(id))?
             .transform = transform;
         Ok(())

@@ -54,7 +54,12 @@ pub const EXTENSION: &str = "forge.ron";
 pub type IdHasher = bevy_platform::hash::FixedHasher;
 
 /// [`SceneDoc::entities`]: entities by id, in file order.
-pub type EntityMap = IndexMap<u64, EntityNode, IdHasher>;
+///
+/// Each entity is shared (`Arc`): a copy of a document shares the entities it does not change,
+/// so keeping the last version of a scene beside the next one (hot reload, the language server)
+/// costs a pointer per entity, not a copy of each. Change one through [`SceneDoc::entity_mut`]
+/// (or `Arc::make_mut`), which copies that entity alone when another document shares it.
+pub type EntityMap = IndexMap<u64, std::sync::Arc<EntityNode>, IdHasher>;
 
 /// A scene document: the whole content of one `.forge.ron` file (the format page, "Top-level
 /// fields").
@@ -247,13 +252,13 @@ impl SceneDoc {
 
     /// The entity with id `id`.
     pub fn entity(&self, id: u64) -> Option<&EntityNode> {
-        self.entities.get(&id)
+        self.entities.get(&id).map(|n| &**n)
     }
 
     /// The entity with id `id`, mutably. Changing `id`, `parent` or `children` directly can break
     /// the forest; prefer the editing methods (`reparent`, `delete_subtree`, ...).
     pub fn entity_mut(&mut self, id: u64) -> Option<&mut EntityNode> {
-        self.entities.get_mut(&id)
+        self.entities.get_mut(&id).map(std::sync::Arc::make_mut)
     }
 
     /// Ids of the entities named `name`, in file order.

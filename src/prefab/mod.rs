@@ -150,10 +150,10 @@ impl ExpandedScene {
                 if let Some(node) = self.doc.entities.get(&key)
                     && !part.entities.contains_key(&key)
                 {
-                    let mut node = node.clone();
+                    let mut node = EntityNode::clone(node);
                     node.parent = None;
                     node.children.clear();
-                    part.entities.insert(key, node);
+                    part.entities.insert(key, node.into());
                     part.roots.push(key);
                 }
             }
@@ -289,12 +289,13 @@ pub fn expand<'p>(
     // Entities of this file an override places under a prefab entity: (child, new parent key).
     let mut placed: Vec<(u64, u64)> = Vec::new();
     for (&id, node) in &doc.entities {
-        let mut own = node.clone();
-        own.instance = None;
         let Some(instance) = node.instance.as_deref() else {
-            out.entities.insert(id, own);
+            // Shared with the file's document, not copied.
+            out.entities.insert(id, node.clone());
             continue;
         };
+        let mut own = EntityNode::clone(node);
+        own.instance = None;
         if instance.is_model() {
             // A glTF model is not expanded here: its nodes come from the model file when it
             // spawns. The entity keeps its instance (and its overrides as written); entities
@@ -307,12 +308,12 @@ pub fn expand<'p>(
                     }
                 }
             }
-            out.entities.insert(id, own);
+            out.entities.insert(id, own.into());
             continue;
         }
         instances.insert(id, instance.scene.clone());
         let Some(prefab) = prefab(&instance.scene) else {
-            out.entities.insert(id, own);
+            out.entities.insert(id, own.into());
             continue;
         };
         if out.entities.len() + prefab.doc.entities.len() + doc.entities.len()
@@ -331,7 +332,7 @@ pub fn expand<'p>(
             .with_help("a prefab placed many times by prefabs placed many times multiplies: place fewer copies, or split the level");
             d.position = parsed.source_map.instance_scene(id);
             diagnostics.push(d);
-            out.entities.insert(id, own);
+            out.entities.insert(id, own.into());
             continue;
         }
         // The prefab's roots come first, then the instance entity's own children.
@@ -342,7 +343,7 @@ pub fn expand<'p>(
             .map(|r| key_of(&prefixed(&[id], prefab, *r)))
             .collect();
         own.children.splice(0..0, roots);
-        out.entities.insert(id, own);
+        out.entities.insert(id, own.into());
         let place = Placement {
             prefix: &[id],
             parent: id,
@@ -380,10 +381,10 @@ pub fn expand<'p>(
         expand_layer(n, layer, doc, prefab, &mut into, &parsed.source_map);
     }
     for (child, parent) in placed {
-        if let Some(node) = out.entities.get_mut(&child) {
+        if let Some(node) = out.entities.get_mut(&child).map(std::sync::Arc::make_mut) {
             node.parent = Some(parent);
         }
-        if let Some(node) = out.entities.get_mut(&parent) {
+        if let Some(node) = out.entities.get_mut(&parent).map(std::sync::Arc::make_mut) {
             node.children.push(child);
         }
     }
@@ -472,13 +473,13 @@ fn expand_layer<'p>(
     node.transform.translation = layer.anchor();
     match layer.parent {
         Some(p) => {
-            if let Some(parent) = into.out.entities.get_mut(&p) {
+            if let Some(parent) = into.out.entities.get_mut(&p).map(std::sync::Arc::make_mut) {
                 parent.children.push(id);
             }
         }
         None => into.out.roots.push(id),
     }
-    into.out.entities.insert(id, node);
+    into.out.entities.insert(id, node.into());
     let prefabs: Vec<Option<&ExpandedScene>> = layer
         .palette
         .iter()
@@ -542,7 +543,7 @@ fn expand_layer<'p>(
             map,
         ));
     }
-    if let Some(node) = into.out.entities.get_mut(&id) {
+    if let Some(node) = into.out.entities.get_mut(&id).map(std::sync::Arc::make_mut) {
         node.children = roots;
     }
     for (index, o) in layer.overrides.iter().enumerate() {
@@ -689,7 +690,7 @@ fn place_prefab(
             t.z += offset.z;
         }
         prefix_component_references(&mut copy, place.prefix);
-        out.entities.insert(new_key, copy);
+        out.entities.insert(new_key, copy.into());
         paths.insert(new_key, path);
     }
     for (k, scene) in &prefab.instances {
@@ -836,7 +837,9 @@ fn apply_overrides_at<'o>(
         let target = prefab
             .key(target_path)
             .map(|k| key_of(&prefixed(place.prefix, prefab, k)));
-        let Some(node) = target.and_then(|k| out.entities.get_mut(&k)) else {
+        let Some(node) =
+            target.and_then(|k| out.entities.get_mut(&k).map(std::sync::Arc::make_mut))
+        else {
             // An empty target is a validation error of its own.
             if !target_path.is_empty() {
                 diagnostics.push(unused(
@@ -846,7 +849,7 @@ fn apply_overrides_at<'o>(
             }
             // Entities it would place stay under the instance entity.
             for child in &o.children {
-                if let Some(own) = out.entities.get_mut(&id)
+                if let Some(own) = out.entities.get_mut(&id).map(std::sync::Arc::make_mut)
                     && !own.children.contains(child)
                 {
                     own.children.push(*child);

@@ -225,6 +225,24 @@ impl Renames {
     }
 
     /// Writes the old names of `custom` as the current ones; what it renamed, with `place`.
+    /// Whether [`apply`](Self::apply) may change a name in `node`: a custom component of a
+    /// renamed type, or of a type with renamed fields or variants, or an instance's overrides.
+    fn may_rename(&self, node: &crate::format::EntityNode) -> bool {
+        let touched = |path: &str| {
+            self.renamed_type(path).is_some()
+                || self
+                    .current_path(path)
+                    .is_some_and(|p| self.fields.contains_key(p) || self.variants.contains_key(p))
+        };
+        node.instance
+            .as_ref()
+            .is_some_and(|i| !i.overrides.is_empty())
+            || node.components.iter().any(|c| match c {
+                ComponentData::Custom(custom) => touched(&custom.type_path),
+                _ => false,
+            })
+    }
+
     fn rename_custom(&self, custom: &mut CustomComponent, place: Place, out: &mut Vec<Renamed>) {
         let current = match self.renamed_type(&custom.type_path) {
             Some(to) => {
@@ -315,7 +333,12 @@ impl Renames {
         if self.is_empty() {
             return out;
         }
-        for (id, node) in doc.entities.iter_mut() {
+        for (id, shared) in doc.entities.iter_mut() {
+            // An entity another document shares is copied only when a name in it may change.
+            if !self.may_rename(shared) {
+                continue;
+            }
+            let node = std::sync::Arc::make_mut(shared);
             let entity = *id;
             for (index, component) in node.components.iter_mut().enumerate() {
                 if let ComponentData::Custom(custom) = component {

@@ -260,7 +260,8 @@ pub fn any_doc() -> BoxedStrategy<SceneDoc> {
                         components,
                         locked,
                         instance: None,
-                    },
+                    }
+                    .into(),
                 );
             }
             doc.roots = roots;

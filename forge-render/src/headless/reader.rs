@@ -108,7 +108,7 @@ pub(super) fn strip_custom(doc: &mut bevy_forge_scene::format::SceneDoc) -> usiz
             *removed += before - (o.set.len() + o.add.len() + o.remove.len());
         }
     };
-    for node in doc.entities.values_mut() {
+    for node in doc.entities.values_mut().map(std::sync::Arc::make_mut) {
         let before = node.components.len();
         node.components.retain(|c| !is_custom(c));
         removed += before - node.components.len();

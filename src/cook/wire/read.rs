@@ -284,7 +284,7 @@ pub(super) fn read_doc(r: &mut Reader<'_>, pool: &[EcoString]) -> Result<SceneDo
     let mut twice = None;
     let outcome = {
         let mut put = |key: u64, node: EntityNode| {
-            if map.insert(key, node).is_some() {
+            if map.insert(key, node.into()).is_some() {
                 twice.get_or_insert(key);
             }
         };

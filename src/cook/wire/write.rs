@@ -44,7 +44,7 @@ pub(super) fn write_doc(doc: &SceneDoc, pool: &mut Pool) -> Vec<u8> {
     for r in &doc.roots {
         put_varint(&mut out, *r);
     }
-    let entities: Vec<(&u64, &EntityNode)> = doc.entities.iter().collect();
+    let entities: Vec<(&u64, &EntityNode)> = doc.entities.iter().map(|(k, n)| (k, &**n)).collect();
     let chunks: Vec<(usize, Vec<u8>)> = entities
         .chunks(CHUNK_ENTITIES)
         .map(|chunk| {

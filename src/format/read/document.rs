@@ -148,7 +148,7 @@ impl<'a> Parser<'a> {
         }
         // Only a whole entry, separator included, goes in (a streamed read may retry it).
         spans.insert(key, entity_spans);
-        map.insert(key, node);
+        map.insert(key, node.into());
         Ok(true)
     }
 

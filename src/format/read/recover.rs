@@ -678,6 +678,6 @@ impl Parser<'_> {
             self.pos += 1;
         }
         spans.insert(key, entity_spans);
-        map.insert(key, node);
+        map.insert(key, node.into());
     }
 }

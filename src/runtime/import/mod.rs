@@ -619,7 +619,7 @@ fn convert(
                 .into_iter()
                 .map(|(path, kind)| note(Some(id), Some(&name), &path, kind)),
         );
-        doc.entities.insert(id, node);
+        doc.entities.insert(id, node.into());
     }
     doc.roots = roots.iter().map(|&r| id_of[r]).collect();
     doc.next_id = next;

@@ -821,7 +821,7 @@ fn loose_doc(values: &[Vec<ComponentData>]) -> SceneDoc {
         let id = i as u64 + 1;
         let mut node = EntityNode::new(id, format!("override {id}"));
         node.components = components.clone();
-        doc.entities.insert(id, node);
+        doc.entities.insert(id, node.into());
         doc.roots.push(id);
     }
     doc.next_id = values.len() as u64 + 1;

@@ -351,14 +351,14 @@ impl<'w> Capture<'w> {
             node.parent = parent;
             let id = node.id;
             // Reserve the slot first: children come after their parent in file order.
-            doc.entities.insert(id, node);
+            doc.entities.insert(id, node.into());
             let children = if doc.entities[&id].instance.is_some() {
                 // What the prefab placed is the prefab's; the game's own children still count.
                 self.children_added_only(child, id, doc)
             } else {
                 self.children(child, Some(id), doc)
             };
-            if let Some(node) = doc.entities.get_mut(&id) {
+            if let Some(node) = doc.entities.get_mut(&id).map(std::sync::Arc::make_mut) {
                 node.children = children;
             }
             ids.push(id);
@@ -394,9 +394,13 @@ impl<'w> Capture<'w> {
             };
             let mut node = self.added_node(child_ref, child_id);
             node.parent = Some(id);
-            doc.entities.insert(child_id, node);
+            doc.entities.insert(child_id, node.into());
             let children = self.children(child, Some(child_id), doc);
-            if let Some(node) = doc.entities.get_mut(&child_id) {
+            if let Some(node) = doc
+                .entities
+                .get_mut(&child_id)
+                .map(std::sync::Arc::make_mut)
+            {
                 node.children = children;
             }
             ids.push(child_id);
