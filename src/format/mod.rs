@@ -1,6 +1,7 @@
 #![doc = include_str!("../../docs/FORMAT.md")]
 
 pub(crate) mod builtin;
+mod change;
 mod component;
 mod edit;
 mod error;
@@ -25,6 +26,7 @@ pub use builtin::{
     Payload, PointLightData, PrimitiveShape, SpotLightData, SpriteData, Text2dData,
     VISIBILITY_MODES, VisibilityMode, builtin_tag,
 };
+pub use change::TextChange;
 pub use component::{CustomComponent, CustomField, EcoString};
 pub use edit::EditError;
 pub(crate) use error::levenshtein;

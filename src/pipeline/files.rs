@@ -401,6 +401,11 @@ impl<R: PrefabSource> PrefabFiles<R> {
     pub(crate) fn schemas(&self) -> Option<&SchemaFile> {
         self.schemas.as_ref()
     }
+
+    /// The index asset references are checked against, when given.
+    pub(crate) fn assets(&self) -> Option<&AssetIndex> {
+        self.assets.as_ref()
+    }
 }
 
 /// Whether `scene`, an instance's `scene`, can name a prefab file at all (validation reports
@@ -409,33 +414,26 @@ fn placeable(scene: &str) -> bool {
     crate::project::check_asset_path(scene).is_ok() && scene.ends_with(".forge.ron")
 }
 
-/// What checking one file gives ([`check_file`]).
-pub(crate) struct FileChecked<B> {
+/// What checking one prefab file gives ([`check_file`]).
+struct FileChecked {
     /// Its expansion, when it places prefabs.
-    pub(crate) expanded: Option<ExpandedScene>,
+    expanded: Option<ExpandedScene>,
     /// Its own problems, in its frame: its rules, its instances (chains, unreadable prefabs),
     /// its overrides, its custom components.
-    pub(crate) diagnostics: Vec<Diagnostic>,
-    /// What the rules built of its custom components (of its expansion, when it has one).
-    pub(crate) built: B,
+    diagnostics: Vec<Diagnostic>,
 }
 
-/// Checks one file, `parsed` (the last file of `chain`), with `rules`: its rules (with `files`'s
-/// asset index), the prefab files its instances place (each read and checked once, in `files`),
-/// its expansion and overrides, and its custom components (in its expansion, where references
-/// into the instances resolve). Large files are checked on `pool`'s threads.
-///
-/// With `whole` the rules go over every entity of the expansion (the scene: the loader keeps what
-/// they build, to spawn); without, a prefab file's, only over its own entities and those its
-/// overrides change (the rest is the nested prefab files' to report, and nothing is kept).
-pub(crate) fn check_file<R, C>(
+/// Checks one prefab file, `parsed` (the last file of `chain`), with `rules`: its rules (with
+/// `files`'s asset index), the prefab files its instances place (each read and checked once,
+/// in `files`), its expansion and overrides, and its custom components: its own entities and
+/// those its overrides change (the rest is the nested prefab files' to report, and what the
+/// rules build is not kept). The scene itself is checked by [`super::incremental`].
+fn check_file<R, C>(
     files: &mut PrefabFiles<R>,
     parsed: &ParsedScene,
     chain: &mut Vec<Link>,
     rules: &C,
-    pool: Option<&bevy_tasks::TaskPool>,
-    whole: bool,
-) -> FileChecked<C::Built>
+) -> FileChecked
 where
     R: PrefabSource,
     C: CustomRules,
@@ -454,10 +452,7 @@ where
         None
     };
     let assets = files.assets.as_ref();
-    let own_part = match &expanded {
-        Some(e) if !whole => Some(own_part(e, parsed)),
-        _ => None,
-    };
+    let own_part = expanded.as_ref().map(|e| own_part(e, parsed));
     let doc = match (&own_part, &expanded) {
         (Some(part), _) => part,
         (None, Some(e)) => &*e.doc,
@@ -465,7 +460,7 @@ where
     };
     let map = &parsed.source_map;
     let trusted = files.trusted;
-    let (built, custom, own) = check_all(rules, doc, expanded.as_ref(), map, pool, || {
+    let (_, custom, own) = check_all(rules, doc, expanded.as_ref(), map, None, || {
         if trusted {
             return Vec::new();
         }
@@ -484,7 +479,6 @@ where
     FileChecked {
         expanded,
         diagnostics,
-        built,
     }
 }
 
@@ -522,7 +516,7 @@ fn own_part(expanded: &ExpandedScene, parsed: &ParsedScene) -> SceneDoc {
 /// instances: a chain that comes back to a file or goes too deep, a prefab that cannot be read.
 /// A prefab's own problems are its file's ([`PrefabFile::diagnostics`]), told the chain that
 /// placed it the first time.
-fn load_instances<R, C>(
+pub(super) fn load_instances<R, C>(
     files: &mut PrefabFiles<R>,
     parsed: &ParsedScene,
     chain: &mut Vec<Link>,
@@ -684,8 +678,7 @@ fn check_prefab<R, C>(
     let FileChecked {
         expanded,
         diagnostics: found,
-        ..
-    } = check_file(files, &parsed, chain, rules, None, false);
+    } = check_file(files, &parsed, chain, rules);
     diagnostics.extend(found);
     // A file whose expansion was refused as too large places nothing where it is placed:
     // keeping a partial copy would only multiply further up.

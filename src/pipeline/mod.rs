@@ -30,15 +30,15 @@
 //! [`ForgeScene`]: crate::ForgeScene
 
 mod files;
+pub(crate) mod incremental;
 pub(crate) mod rules;
 mod source;
 
-pub(crate) use files::{Link, check_file};
 pub use files::{PrefabFile, PrefabFiles, PrefabSource};
 pub use source::{Cooked, Source, SourceError};
 
 use crate::prefab::ExpandedScene;
-use crate::validate::{Diagnostic, ValidationReport};
+use crate::validate::Diagnostic;
 use rules::{CustomRules, Offline};
 
 /// A scene checked with the prefabs it places ([`check`]).
@@ -84,6 +84,65 @@ where
     check_with(source, files, &Offline(schemas.as_ref()), None)
 }
 
+/// What a check of a scene file keeps so that the next version of its text is checked again
+/// only where it changed ([`check_keeping`], [`check_again`]): each entity's rules, the
+/// expansion, each entity's custom component problems. It shares the document's entities
+/// with the [`Checked`] it came with; its own size is about that of the diagnostics and the
+/// expansion's index.
+pub struct LastCheck {
+    memory: incremental::SceneMemory<(), Option<crate::schema::SchemaFile>>,
+}
+
+impl std::fmt::Debug for LastCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LastCheck").finish_non_exhaustive()
+    }
+}
+
+/// [`check`], keeping what [`check_again`] needs to check the file's next version in part
+/// (`None` for a cooked scene, or when `files`'s schemas rename types: the document is rewritten
+/// before it is checked, so the next version is checked whole).
+pub fn check_keeping<R>(source: Source, files: &mut PrefabFiles<R>) -> (Checked, Option<LastCheck>)
+where
+    R: PrefabSource,
+{
+    let schemas = files.schemas().cloned();
+    let (checked, memory) =
+        incremental::check_scene(source, files, &Offline(schemas.as_ref()), None, None);
+    (checked, memory.map(|memory| LastCheck { memory }))
+}
+
+/// Checks `source`, the next version of the file `last` was kept for, again only where its
+/// text changed: `change` is the edit that made this text of the last one
+/// ([`TextChange::between`](crate::format::TextChange::between), or what an editor reported).
+/// The result is exactly what [`check`] gives for `source` (the same diagnostics in the same
+/// order, the same expansion), with what the next check needs.
+///
+/// The entities whose entries the edit touched are checked again, with what depends on them;
+/// where that cannot be bounded (another `format_version` line, other schemas or asset index,
+/// another file, a cooked scene) the file is checked whole, which a `debug` trace line says.
+/// `files` reads the prefab files as for [`check`]: a prefab whose expansion changed expands the
+/// scene again whole and checks again the entities whose values changed.
+pub fn check_again<R>(
+    source: Source,
+    files: &mut PrefabFiles<R>,
+    last: LastCheck,
+    change: crate::format::TextChange,
+) -> (Checked, Option<LastCheck>)
+where
+    R: PrefabSource,
+{
+    let schemas = files.schemas().cloned();
+    let (checked, memory) = incremental::check_scene(
+        source,
+        files,
+        &Offline(schemas.as_ref()),
+        None,
+        Some((last.memory, change)),
+    );
+    (checked, memory.map(|memory| LastCheck { memory }))
+}
+
 /// [`check`] with `rules` for custom components, large scenes checked on `pool`'s threads.
 pub(crate) fn check_with<R, C>(
     source: Source,
@@ -96,32 +155,5 @@ where
     C: CustomRules,
     C::Part: 'static,
 {
-    if let Some(cooked) = &source.cooked {
-        files.give_documents(cooked.prefabs.iter().cloned());
-    }
-    let mut source = source;
-    let renames = rules.renames();
-    files.renames = renames.clone();
-    let renamed = crate::validate::renamed::apply(&renames, &mut source.parsed);
-    let mut chain = vec![Link::scene(source.name.clone())];
-    let checked = check_file(files, &source.parsed, &mut chain, rules, pool, true);
-    let mut diagnostics = renamed;
-    diagnostics.extend(checked.diagnostics);
-    for (path, file) in files.placed_files(&source.parsed.doc) {
-        diagnostics.extend(file.diagnostics.iter().map(|d| {
-            let mut d = d.clone();
-            d.file.get_or_insert_with(|| path.to_owned());
-            d
-        }));
-    }
-    let diagnostics = diagnostics
-        .into_iter()
-        .collect::<ValidationReport>()
-        .diagnostics;
-    Checked {
-        source,
-        expanded: checked.expanded,
-        diagnostics,
-        built: checked.built,
-    }
+    incremental::check_scene(source, files, rules, pool, None).0
 }

@@ -19,8 +19,10 @@ use crate::validate::custom::Referable;
 pub(crate) trait CustomRules: Sync {
     /// What checking one run of entities gives besides its diagnostics.
     type Part: Send;
-    /// What the parts give together.
-    type Built: Send;
+    /// What the parts give together (kept with the last check of a scene: cheap to clone).
+    type Built: Send + Clone;
+    /// What [`context`](Self::context) gives.
+    type Context: PartialEq + Send;
 
     /// Checks the custom components of the entities at `range` of `doc.entities` (read with
     /// `map`); references may name what `referable` holds. Diagnostics are in `doc`'s frame:
@@ -35,6 +37,22 @@ pub(crate) trait CustomRules: Sync {
 
     /// The parts of consecutive runs, in order.
     fn join(&self, parts: Vec<Self::Part>) -> Self::Built;
+
+    /// The values of a new version's entities from those `kept` of the last version and those
+    /// `fresh` built now (a part of the entities checked again, in order): `runs` says, for the
+    /// new document's entities in order, where each stretch of them comes from.
+    fn reuse(&self, kept: &Self::Built, fresh: Self::Part, runs: &[Run]) -> Self::Built;
+
+    /// Whether values kept through many checks of new versions ([`reuse`](Self::reuse)) are in
+    /// so many pieces that the next check should build them whole again.
+    fn worn(&self, _built: &Self::Built, _entities: usize) -> bool {
+        false
+    }
+
+    /// What the rules check against (the schemas, the game's types), as far as a check of a
+    /// new version must know whether it changed since the last one: a change means every
+    /// entity is checked again.
+    fn context(&self) -> Self::Context;
 
     /// The old names of the custom component types and fields the rules know
     /// (`#[forge(renamed_from = "..")]`): what documents are rewritten with before they are
@@ -51,6 +69,7 @@ pub(crate) struct Offline<'a>(pub(crate) Option<&'a SchemaFile>);
 impl CustomRules for Offline<'_> {
     type Part = ();
     type Built = ();
+    type Context = Option<SchemaFile>;
 
     fn check_part(
         &self,
@@ -70,10 +89,53 @@ impl CustomRules for Offline<'_> {
 
     fn join(&self, _: Vec<()>) {}
 
+    fn reuse(&self, _: &(), _: (), _: &[Run]) {}
+
+    fn context(&self) -> Option<SchemaFile> {
+        self.0.cloned()
+    }
+
     fn renames(&self) -> Renames {
         self.0
             .map(|file| Renames::new(&file.components))
             .unwrap_or_default()
+    }
+}
+
+/// A stretch of the entities of a new version whose values come from one place
+/// ([`CustomRules::reuse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// `len` entities whose values are kept: the last version's entities from index `from`.
+    Kept {
+        /// The first entity's index in the last version's document.
+        from: usize,
+        /// How many.
+        len: usize,
+    },
+    /// `len` entities built now: the fresh part's entities from index `from`.
+    Fresh {
+        /// The first entity's index in the fresh part.
+        from: usize,
+        /// How many.
+        len: usize,
+    },
+}
+
+impl Run {
+    /// Where each of the new document's entities comes from (`Ok`: its index in the last
+    /// version, `Err`: its index in the fresh part), in order, as runs.
+    pub(crate) fn runs(sources: impl IntoIterator<Item = Result<usize, usize>>) -> Vec<Run> {
+        let mut runs: Vec<Run> = Vec::new();
+        for source in sources {
+            match (runs.last_mut(), source) {
+                (Some(Run::Kept { from, len }), Ok(at)) if *from + *len == at => *len += 1,
+                (Some(Run::Fresh { from, len }), Err(at)) if *from + *len == at => *len += 1,
+                (_, Ok(at)) => runs.push(Run::Kept { from: at, len: 1 }),
+                (_, Err(at)) => runs.push(Run::Fresh { from: at, len: 1 }),
+            }
+        }
+        runs
     }
 }
 

@@ -38,6 +38,7 @@ mod instance;
 mod layer;
 mod model;
 mod names;
+pub(crate) mod parts;
 pub(crate) mod renamed;
 pub mod report;
 mod scene;
@@ -233,22 +234,27 @@ pub fn validate_references(parsed: &ParsedScene) -> Vec<Diagnostic> {
 
 /// The diagnostics of [`validate_parsed`], unsorted.
 fn parsed_diagnostics(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Vec<Diagnostic> {
+    parts::RuleParts::whole(parsed, assets).diagnostics()
+}
+
+/// `d`, found where `loc` says in `parsed`, with its line and column.
+fn placed(parsed: &ParsedScene, mut d: Diagnostic, loc: Loc) -> Diagnostic {
     let map = &parsed.source_map;
-    let mut diagnostics: Vec<Diagnostic> = collect(&parsed.doc, assets)
-        .into_iter()
-        .map(|(mut d, loc)| {
-            d.position = match (loc, d.entity) {
-                (Loc::LayerChar(row, byte), Some(id)) => parsed
-                    .doc
-                    .layer(id)
-                    .and_then(|l| l.rows.get(row))
-                    .and_then(|text| map.layer_char(id, row, text, byte)),
-                _ => None,
-            }
-            .or_else(|| resolve(loc, d.entity, map));
-            d
-        })
-        .collect();
+    d.position = match (loc, d.entity) {
+        (Loc::LayerChar(row, byte), Some(id)) => parsed
+            .doc
+            .layer(id)
+            .and_then(|l| l.rows.get(row))
+            .and_then(|text| map.layer_char(id, row, text, byte)),
+        _ => None,
+    }
+    .or_else(|| resolve(loc, d.entity, map));
+    d
+}
+
+/// What the reader noticed, as diagnostics: `format_version: 0`.
+fn read_warnings(parsed: &ParsedScene) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
     for warning in &parsed.warnings {
         match warning.kind {
             ReadWarningKind::FormatVersionZero => {
@@ -268,8 +274,16 @@ fn parsed_diagnostics(parsed: &ParsedScene, assets: Option<&AssetIndex>) -> Vec<
 }
 
 fn finish(mut diagnostics: Vec<Diagnostic>) -> ValidationReport {
+    // Severity, entity and message; what else differs only breaks ties, so the order does not
+    // depend on the order the rules ran in (a check of a few entities again gives the list a
+    // whole check gives).
     diagnostics.sort_by(|a, b| {
-        (a.severity, a.entity, &a.message).cmp(&(b.severity, b.entity, &b.message))
+        (a.severity, a.entity, &a.message)
+            .cmp(&(b.severity, b.entity, &b.message))
+            .then_with(|| {
+                (&a.file, a.position, &a.path, a.code, &a.help)
+                    .cmp(&(&b.file, b.position, &b.path, b.code, &b.help))
+            })
     });
     ValidationReport { diagnostics }
 }

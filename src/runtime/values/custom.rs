@@ -26,6 +26,7 @@ use super::refs::{Placeholders, RefTable};
 use super::registry::{CustomColumn, ForgeSchemas, MappedCopy, SchemaEntry, SpawnWith};
 use crate::codes;
 use crate::format::{CustomComponent, SceneDoc, SourceMap};
+use crate::pipeline::rules::Run;
 use crate::schema::expr::{self, Target};
 use crate::validate::Diagnostic;
 use crate::validate::custom::{
@@ -42,11 +43,24 @@ pub(crate) struct CustomContext {
 /// The custom components of a scene, ready to insert, in one or more [`PreparedPart`]s of
 /// consecutive entities (one per run of entities a thread built: see
 /// [`prepare_part`]). Each part is complete on its own: its own columns, rows and references.
-#[derive(Default)]
+///
+/// The scene's entities are read through windows on the parts: entities `firsts[w]..` are the
+/// part of window `w` from its entity `from`. A load builds one window per part; the check of
+/// a new version of the file keeps the windows of entities it did not check again and adds a
+/// part of those it did ([`reuse`](crate::pipeline::rules::CustomRules::reuse)), so parts are
+/// shared between versions (cloning this is cheap).
+#[derive(Default, Clone)]
 pub(crate) struct PreparedCustoms {
-    parts: Vec<PreparedPart>,
-    /// The index in `doc.entities` of each part's first entity, ascending.
+    parts: Vec<Window>,
+    /// The index in `doc.entities` of each window's first entity, ascending.
     firsts: Vec<usize>,
+}
+
+/// Consecutive entities of a scene whose values are those of `part` from its entity `from`.
+#[derive(Clone)]
+struct Window {
+    part: Arc<PreparedPart>,
+    from: usize,
 }
 
 /// The custom components of a run of consecutive entities: one column of values per type (a
@@ -71,11 +85,7 @@ const REFERS: u32 = super::registry::ROW_FLAG;
 impl std::fmt::Debug for PreparedCustoms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCustoms")
-            .field("parts", &self.parts.len())
-            .field(
-                "components",
-                &self.parts.iter().map(|p| p.refs.len()).sum::<usize>(),
-            )
+            .field("windows", &self.parts.len())
             .finish_non_exhaustive()
     }
 }
@@ -83,19 +93,80 @@ impl std::fmt::Debug for PreparedCustoms {
 impl PreparedCustoms {
     /// The custom components of the entity at `index` of `doc.entities` (none when out of range).
     pub(crate) fn entity(&self, index: usize) -> Customs<'_> {
-        let part = self.firsts.partition_point(|first| *first <= index);
-        match part
+        let window = self.firsts.partition_point(|first| *first <= index);
+        match window
             .checked_sub(1)
-            .and_then(|p| Some((self.parts.get(p)?, *self.firsts.get(p)?)))
+            .and_then(|w| Some((self.parts.get(w)?, *self.firsts.get(w)?)))
         {
-            Some((part, first)) => part.entity(index - first),
+            Some((w, first)) => w.part.entity(w.from + index - first),
             None => Customs::empty(),
         }
     }
 
     /// Whether any value has entity references (inserted once its instance's entities exist).
     pub(crate) fn has_references(&self) -> bool {
-        self.parts.iter().any(|p| !p.references.keys.is_empty())
+        self.parts
+            .iter()
+            .any(|w| !w.part.references.keys.is_empty())
+    }
+
+    /// Adds a window from entity `first` on: the entities of `part` from its entity `from`
+    /// (the last window grows instead when it continues it).
+    fn push(&mut self, first: usize, part: &Arc<PreparedPart>, from: usize) {
+        if let (Some(last), Some(&at)) = (self.parts.last(), self.firsts.last())
+            && Arc::ptr_eq(&last.part, part)
+            && last.from + (first - at) == from
+        {
+            return;
+        }
+        self.parts.push(Window {
+            part: part.clone(),
+            from,
+        });
+        self.firsts.push(first);
+    }
+
+    /// The values of a new version's entities: `runs` of them kept from `kept` (by their index
+    /// there) or taken from `fresh` (built now), in order.
+    pub(crate) fn reuse(kept: &PreparedCustoms, fresh: PreparedPart, runs: &[Run]) -> Self {
+        let fresh = Arc::new(fresh);
+        let none = Arc::new(PreparedPart::default());
+        let mut out = PreparedCustoms::default();
+        let mut first = 0;
+        for run in runs {
+            match *run {
+                Run::Fresh { from, len } => {
+                    out.push(first, &fresh, from);
+                    first += len;
+                }
+                Run::Kept { from, len } => {
+                    let end = from + len;
+                    let mut at = from;
+                    while at < end {
+                        let w = kept.firsts.partition_point(|f| *f <= at);
+                        let (part, start, next) = match w.checked_sub(1) {
+                            Some(w) => (
+                                &kept.parts[w].part,
+                                kept.parts[w].from + (at - kept.firsts[w]),
+                                kept.firsts.get(w + 1).copied().unwrap_or(usize::MAX),
+                            ),
+                            // Before the first window: no values.
+                            None => (&none, 0, kept.firsts.first().copied().unwrap_or(usize::MAX)),
+                        };
+                        let take = (end - at).min(next - at);
+                        out.push(first, part, start);
+                        first += take;
+                        at += take;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// How many windows the values are read through.
+    pub(crate) fn windows(&self) -> usize {
+        self.parts.len()
     }
 }
 
@@ -391,6 +462,24 @@ impl crate::pipeline::rules::CustomRules for CustomContext {
         join(parts.into_iter().map(|p| (p, Vec::new())).collect()).0
     }
 
+    fn reuse(&self, kept: &PreparedCustoms, fresh: PreparedPart, runs: &[Run]) -> PreparedCustoms {
+        PreparedCustoms::reuse(kept, fresh, runs)
+    }
+
+    /// More windows than a few per thousand entities: lookups slow down and small parts of
+    /// old versions stay alive.
+    fn worn(&self, built: &PreparedCustoms, entities: usize) -> bool {
+        built.windows() > 64 + entities / 256
+    }
+
+    type Context = (usize, usize);
+
+    /// The number of registered schemas and of registered types: a type registered after the
+    /// last check is checked against from the next one on.
+    fn context(&self) -> (usize, usize) {
+        (self.schemas.len(), self.registry.read().iter().count())
+    }
+
     fn renames(&self) -> crate::schema::renames::Renames {
         self.schemas.renames()
     }
@@ -502,7 +591,10 @@ pub(crate) fn join(parts: Vec<(PreparedPart, PartErrors)>) -> (PreparedCustoms, 
         errors.append(&mut more);
         out.firsts.push(first);
         first += part.starts.len().saturating_sub(1);
-        out.parts.push(part);
+        out.parts.push(Window {
+            part: Arc::new(part),
+            from: 0,
+        });
     }
     (out, errors)
 }
