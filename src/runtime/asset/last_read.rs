@@ -1,26 +1,44 @@
-//! The last text each scene path read as, so that the next version of that path (a hot reload,
-//! a live value kept into the file) is read again only in the entity entry that changed
-//! ([`ParsedScene::reread_edit`], the language server's incremental read).
+//! The last version of each scene path the loader read, so that the next version of that path
+//! (a hot reload, a live value kept into the file) costs what it changed: the text read again
+//! only in the entity entry that changed ([`ParsedScene::reread_edit`]), checked again only
+//! where it changed (the pipeline's incremental check), and prepared again only for the
+//! entities whose values changed.
 //!
 //! A path is remembered from its second load on, or from its first when the asset server
-//! watches for changes: a game that loads a scene once keeps nothing extra (the text and the
-//! read document stay in memory while a path is remembered, about the size of the file plus
-//! its document).
+//! watches for changes: a game that loads a scene once keeps nothing extra. While a path is
+//! remembered its text, its read document (entities shared with the loaded scene) and source
+//! map, and what its check found are kept: about the size of the file plus its source map.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::format::ParsedScene;
+use crate::format::{ParsedScene, TextChange};
+use crate::pipeline::incremental::MemoryOf;
+use crate::runtime::values::builtin::BuiltinsMemory;
+use crate::runtime::values::custom::CustomContext;
 
 /// The loader's memory of what each path last read as (shared by the loader's clones).
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub(crate) struct LastReads(Arc<Mutex<HashMap<String, Option<LastRead>>>>);
 
-/// A text and what it read as.
-#[derive(Debug)]
-struct LastRead {
-    text: Box<str>,
-    parsed: ParsedScene,
+impl std::fmt::Debug for LastReads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LastReads").finish_non_exhaustive()
+    }
+}
+
+/// The last version of one path.
+pub(crate) struct LastRead {
+    /// Its text.
+    pub(crate) text: String,
+    /// What the text read as.
+    pub(crate) parsed: ParsedScene,
+    /// What its check kept for the next one (`None` when the check keeps nothing: renamed
+    /// types, a trusted stamp).
+    pub(crate) checked: Option<MemoryOf<CustomContext>>,
+    /// What preparing its built-ins kept (from the last version that loaded; a version that
+    /// failed its check prepares nothing).
+    pub(crate) builtins: Option<BuiltinsMemory>,
 }
 
 /// What [`LastReads::start`] decided for one load.
@@ -28,9 +46,21 @@ struct LastRead {
 pub(crate) enum Plan {
     /// Read as always (streamed when large); nothing remembered.
     Once,
-    /// Read whole, then remembered: [`LastReads::reread`] first, [`LastReads::remember`]
-    /// after a whole read.
+    /// Read whole, from the last version when there is one ([`LastReads::take`]), and
+    /// remembered ([`LastReads::put`]).
     Remember,
+}
+
+/// How the next version of a path reads ([`LastRead::next`]).
+// Made and matched at once, one per load: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Next {
+    /// Read from the last one: the edit between the two texts, and what the new text reads as
+    /// (the last version's document and source map, brought up to date).
+    Read(TextChange, ParsedScene),
+    /// To be read whole: the edit from the last text when the two can be compared, and the
+    /// last version as it was (to keep if the new text does not read).
+    Whole(Option<TextChange>, LastRead),
 }
 
 impl LastReads {
@@ -47,106 +77,39 @@ impl LastReads {
         }
     }
 
-    /// `bytes`, the new version of `path`, read from the last version by reading again the
-    /// one entity entry they differ in: `None` when there is no last version, either is not
-    /// text, or the change is not inside one entry (then read `bytes` whole). The result is
-    /// exactly what a whole read of `bytes` gives (the contract of
-    /// [`ParsedScene::reread_edit`]), and becomes the last version.
-    pub(crate) fn reread(&self, path: &str, bytes: &[u8]) -> Option<ParsedScene> {
-        let text = std::str::from_utf8(bytes).ok()?;
+    /// Takes the last version of `path` out (the load that reads the next one puts one back).
+    pub(crate) fn take(&self, path: &str) -> Option<LastRead> {
         let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let slot = map.get_mut(path)?;
-        let last = slot.as_mut()?;
-        let Some((edited, new_len)) = edit_between(&last.text, text) else {
-            tracing::debug!(
-                "`{path}`: read whole (its text and the last one differ in their byte-order marks)"
-            );
-            return None;
+        map.get_mut(path).and_then(Option::take)
+    }
+
+    /// Remembers `last` as the last version of `path`.
+    pub(crate) fn put(&self, path: &str, last: LastRead) {
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        map.insert(path.to_owned(), Some(last));
+    }
+}
+
+impl LastRead {
+    /// `text`, the next version, read from this one: only the entity entry the edit between
+    /// the two is in, when it is in one; else [`Next::Whole`] (the edit spans entries or the
+    /// header, or the texts differ in a byte-order mark). What it reads is exactly what a whole
+    /// read of `text` gives (the contract of [`ParsedScene::reread_edit`]).
+    pub(crate) fn next(mut self, text: &str) -> Next {
+        let Some(change) = TextChange::between(&self.text, text) else {
+            return Next::Whole(None, self);
         };
-        if edited.is_empty() && new_len == 0 {
-            last.text = text.into();
-            return Some(last.parsed.clone());
-        }
         // `reread_edit` leaves the read as it was when it returns `false`.
-        if !last.parsed.reread_edit(text, edited, new_len) {
-            tracing::debug!("`{path}`: read whole (the change is not inside one entity entry)");
-            return None;
+        if change.is_none()
+            || self
+                .parsed
+                .reread_edit(text, change.start..change.old_end, change.new_len)
+        {
+            Next::Read(change, self.parsed)
+        } else {
+            Next::Whole(Some(change), self)
         }
-        last.text = text.into();
-        Some(last.parsed.clone())
     }
-
-    /// Remembers that `path` reads as `parsed` from `bytes` (after a whole read of a path
-    /// [`start`](Self::start) planned to remember).
-    pub(crate) fn remember(&self, path: &str, bytes: &[u8], parsed: &ParsedScene) {
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return;
-        };
-        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        map.insert(
-            path.to_owned(),
-            Some(LastRead {
-                text: text.into(),
-                parsed: parsed.clone(),
-            }),
-        );
-    }
-}
-
-/// The one edit that makes `new` of `old`: the range of `old` replaced, and the length of what
-/// replaced it (`old[..start]` and the text after the range are common to both), on character
-/// boundaries. `None` when the texts differ in a byte-order mark (the reader's offsets start
-/// after it).
-fn edit_between(old: &str, new: &str) -> Option<(std::ops::Range<usize>, usize)> {
-    const BOM: char = '\u{feff}';
-    if old.starts_with(BOM) || new.starts_with(BOM) {
-        return None;
-    }
-    let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut start = common_prefix(a, b);
-    while !old.is_char_boundary(start) {
-        start -= 1;
-    }
-    let most = a.len().min(b.len()) - start;
-    let mut tail = common_suffix(&a[a.len() - most..], &b[b.len() - most..]);
-    while !old.is_char_boundary(a.len() - tail) || !new.is_char_boundary(b.len() - tail) {
-        tail -= 1;
-    }
-    Some((start..a.len() - tail, b.len() - tail - start))
-}
-
-/// How many bytes `a` and `b` start with in common (compared a block at a time: a scene's
-/// text is megabytes).
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let blocks = a
-        .chunks_exact(BLOCK)
-        .zip(b.chunks_exact(BLOCK))
-        .take_while(|(x, y)| x == y)
-        .count();
-    let at = blocks * BLOCK;
-    at + a[at..]
-        .iter()
-        .zip(&b[at..])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// How many bytes `a` and `b` end with in common.
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let blocks = a
-        .rchunks_exact(BLOCK)
-        .zip(b.rchunks_exact(BLOCK))
-        .take_while(|(x, y)| x == y)
-        .count();
-    let at = blocks * BLOCK;
-    at + a[..a.len() - at]
-        .iter()
-        .rev()
-        .zip(b[..b.len() - at].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
 #[cfg(test)]
@@ -205,12 +168,13 @@ mod tests {
 )
 "#;
 
-    fn remembered(text: &str) -> LastReads {
-        let reads = LastReads::default();
-        assert_eq!(reads.start("s.forge.ron", true), Plan::Remember);
-        let parsed = SceneDoc::from_str(text).unwrap();
-        reads.remember("s.forge.ron", text.as_bytes(), &parsed);
-        reads
+    fn last(text: &str) -> LastRead {
+        LastRead {
+            text: text.to_owned(),
+            parsed: SceneDoc::from_str(text).unwrap(),
+            checked: None,
+            builtins: None,
+        }
     }
 
     #[test]
@@ -220,13 +184,16 @@ mod tests {
         assert_eq!(reads.start("a", false), Plan::Remember);
         assert_eq!(reads.start("b", true), Plan::Remember);
         // Nothing read yet: nothing to read from.
-        assert!(reads.reread("a", SCENE.as_bytes()).is_none());
+        assert!(reads.take("a").is_none());
+        reads.put("a", last(SCENE));
+        assert!(reads.take("a").is_some());
+        assert!(reads.take("a").is_none(), "taken out");
     }
 
     #[test]
     fn an_edit_inside_one_entry_reads_as_a_whole_read_of_the_new_text() {
-        let reads = remembered(SCENE);
         let mut text = SCENE.to_owned();
+        let mut was = last(SCENE);
         for (from, to) in [
             ("\"B\"", "\"Bee\""),
             ("\"Bee\"", "\"é\""),
@@ -238,22 +205,33 @@ mod tests {
             ),
         ] {
             text = text.replacen(from, to, 1);
-            let again = reads.reread("s.forge.ron", text.as_bytes()).unwrap();
+            let expected = TextChange::between(&was.text, &text).unwrap();
+            let Next::Read(change, again) = was.next(&text) else {
+                panic!("read whole after {from} -> {to}");
+            };
+            assert_eq!(change, expected);
             assert_eq!(
                 again,
                 SceneDoc::from_str(&text).unwrap(),
                 "after {from} -> {to}"
             );
+            was = LastRead {
+                text: text.clone(),
+                parsed: again,
+                checked: None,
+                builtins: None,
+            };
         }
         // The same text again reads as it did.
-        let same = reads.reread("s.forge.ron", text.as_bytes()).unwrap();
+        let Next::Read(change, same) = was.next(&text) else {
+            panic!("the same text read whole");
+        };
+        assert!(change.is_none());
         assert_eq!(same, SceneDoc::from_str(&text).unwrap());
     }
 
     #[test]
     fn a_change_outside_one_entry_is_read_whole() {
-        let reads = remembered(SCENE);
-        // Two entries at once, a new entry, the header, and text that does not read.
         for text in [
             SCENE
                 .replacen("\"A\"", "\"X\"", 1)
@@ -261,38 +239,16 @@ mod tests {
             SCENE.replacen("    3: (", "    4: (),\n    3: (", 1),
             SCENE.replacen("format_version: 1", "format_version: 2", 1),
             SCENE.replacen("name: \"B\"", "nme: \"B\"", 1),
-            format!("\u{feff}{SCENE}"),
         ] {
-            assert!(
-                reads.reread("s.forge.ron", text.as_bytes()).is_none(),
-                "{text}"
-            );
+            let Next::Whole(Some(_), was) = last(SCENE).next(&text) else {
+                panic!("read in part: {text}");
+            };
+            // And what it still holds is the last text's read.
+            assert_eq!(was.parsed, SceneDoc::from_str(SCENE).unwrap());
         }
-        // And what it still remembers is the last text that read.
-        let text = SCENE.replacen("\"A\"", "\"Z\"", 1);
-        let again = reads.reread("s.forge.ron", text.as_bytes()).unwrap();
-        assert_eq!(again, SceneDoc::from_str(&text).unwrap());
-    }
-
-    #[test]
-    fn the_edit_between_two_texts_is_on_character_boundaries() {
-        assert_eq!(edit_between("abc", "abc"), Some((3..3, 0)));
-        assert_eq!(edit_between("abc", "axc"), Some((1..2, 1)));
-        assert_eq!(edit_between("abc", "abbc"), Some((2..2, 1)));
-        // é (c3 a9) and è (c3 a8) share a first byte: the edit starts before it.
-        assert_eq!(edit_between("xéy", "xèy"), Some((1..3, 2)));
-        assert_eq!(edit_between("\u{feff}a", "a"), None);
-        // Past a block of 64 bytes on either side.
-        let long = "x".repeat(200);
-        let (old, new) = (format!("{long}a{long}"), format!("{long}bc{long}"));
-        assert_eq!(edit_between(&old, &new), Some((200..201, 2)));
-        assert_eq!(
-            edit_between(&long, &format!("{long}y")),
-            Some((200..200, 1))
-        );
-        assert_eq!(
-            edit_between(&format!("{long}y"), &long),
-            Some((200..201, 0))
-        );
+        assert!(matches!(
+            last(SCENE).next(&format!("\u{feff}{SCENE}")),
+            Next::Whole(None, _)
+        ));
     }
 }

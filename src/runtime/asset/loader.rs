@@ -7,7 +7,7 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use super::last_read::{LastReads, Plan};
+use super::last_read::{LastRead, LastReads, Next, Plan};
 use super::progress::{LoadTicket, LoadTracker};
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::codes;
@@ -235,25 +235,61 @@ impl AssetLoader for ForgeSceneLoader {
         let plan = self
             .last_reads
             .start(&path, self.server.watching_for_changes());
+        // For a path remembered: its text, what its last check and preparation kept, and the
+        // edit since its last version.
+        let mut remembered = None;
+        let mut prior = None;
         let source = if plan == Plan::Remember {
             let bytes = read_whole_within(reader).await.map_err(|e| match e {
                 StreamError::Io(e) => io(e),
                 StreamError::TooLarge(size) => too_large(&path, size),
             })?;
             ticket.whole_file(bytes.len() as u64);
-            let text = !crate::cook::is_cooked(&bytes) && !crate::cook::looks_damaged(&bytes);
-            match text
-                .then(|| self.last_reads.reread(&path, &bytes))
-                .flatten()
-            {
-                Some(parsed) => Source::from_parsed(path.clone(), parsed),
-                None => {
-                    let source = Source::read(path.clone(), &bytes)
-                        .map_err(ForgeSceneLoadError::from_source)?;
-                    if source.cooked.is_none() {
-                        self.last_reads.remember(&path, &bytes, &source.parsed);
-                    }
-                    source
+            // Text to read from its last version; other bytes (cooked, or not UTF-8) read as
+            // always.
+            let text = if crate::cook::is_cooked(&bytes) || crate::cook::looks_damaged(&bytes) {
+                Err(bytes)
+            } else {
+                String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
+            };
+            match text {
+                Ok(text) => {
+                    let mut last = self.last_reads.take(&path);
+                    let checked = last.as_mut().and_then(|l| l.checked.take());
+                    let builtins = last.as_mut().and_then(|l| l.builtins.take());
+                    let (read, change) = match last.map(|l| l.next(&text)) {
+                        Some(Next::Read(change, parsed)) => (Ok(parsed), Some(change)),
+                        Some(Next::Whole(change, was)) => {
+                            match Source::read(path.clone(), text.as_bytes()) {
+                                Ok(source) => (Ok(source.parsed), change),
+                                Err(e) => {
+                                    // The last version stays the one a next edit is read from.
+                                    self.last_reads.put(
+                                        &path,
+                                        LastRead {
+                                            checked,
+                                            builtins,
+                                            ..was
+                                        },
+                                    );
+                                    return Err(ForgeSceneLoadError::from_source(e));
+                                }
+                            }
+                        }
+                        None => (
+                            Source::read(path.clone(), text.as_bytes())
+                                .map(|s| s.parsed)
+                                .map_err(ForgeSceneLoadError::from_source),
+                            None,
+                        ),
+                    };
+                    let parsed = read?;
+                    prior = checked.zip(change);
+                    remembered = Some((text, builtins));
+                    Source::from_parsed(path.clone(), parsed)
+                }
+                Err(bytes) => {
+                    Source::read(path.clone(), &bytes).map_err(ForgeSceneLoadError::from_source)?
                 }
             }
         } else {
@@ -307,9 +343,16 @@ impl AssetLoader for ForgeSceneLoader {
                 files.provide(file, read);
             }
         }
-        // 3. Every rule, prefabs checked in their own files, custom components built.
+        // 3. Every rule, prefabs checked in their own files, custom components built; a
+        // remembered path's next version checked again only where its text changed.
         let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
-        let checked = crate::pipeline::check_with(source, &mut files, &self.custom, pool);
+        let (checked, memory) = crate::pipeline::incremental::check_scene(
+            source,
+            &mut files,
+            &self.custom,
+            pool,
+            prior,
+        );
         // 4. The asset files its built-ins name.
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
@@ -324,7 +367,22 @@ impl AssetLoader for ForgeSceneLoader {
             errors.extend(self.missing_assets(refs, load_context).await);
         }
         sort_out(warnings, &mut errors, &named);
+        // What the next version of a remembered path is read and checked from: this one,
+        // whether it loads or not.
+        let (text, last_builtins) = remembered.unzip();
+        let last_builtins = last_builtins.flatten();
         if !errors.is_empty() {
+            if let Some(text) = text {
+                self.last_reads.put(
+                    &path,
+                    LastRead {
+                        text,
+                        parsed: checked.source.parsed,
+                        checked: memory,
+                        builtins: last_builtins,
+                    },
+                );
+            }
             let errors = errors.into_iter().collect::<ValidationReport>().diagnostics;
             return Err(ForgeSceneLoadError::Invalid {
                 path: named,
@@ -345,23 +403,28 @@ impl AssetLoader for ForgeSceneLoader {
                 })
                 .collect();
         }
-        let crate::pipeline::Checked {
-            source,
-            expanded,
-            built,
-            ..
-        } = checked;
         let asset_path = load_context.path().to_string();
         ticket.loaded();
-        Ok(build(
-            source.parsed,
-            expanded,
+        let (scene, builtins, parsed) = build(
+            checked,
             prefabs,
-            built,
             load_context,
             &asset_path,
             settings.keep_source_map,
-        ))
+            text.is_some().then_some(last_builtins),
+        );
+        if let (Some(text), Some(parsed)) = (text, parsed) {
+            self.last_reads.put(
+                &path,
+                LastRead {
+                    text,
+                    parsed,
+                    checked: memory,
+                    builtins: Some(builtins),
+                },
+            );
+        }
+        Ok(scene)
     }
 
     fn extensions(&self) -> &[&str] {

@@ -290,36 +290,63 @@ impl ForgeScene {
     }
 }
 
-/// The scene of a validated document whose custom components are built: prepares the built-in
-/// components through `sink` (the loader's `LoadContext`), and keeps the source map when asked.
+/// The scene of a checked document whose custom components are built: prepares the built-in
+/// components through the loader's `cx` (with `last`, what preparing the previous version of
+/// the file kept, only those of entities that changed), and keeps the source map when asked.
+/// With `last` given (the path is remembered) the read document comes back too, its entities
+/// shared with the scene's, to read the next version from; and what preparing kept.
 pub(crate) fn build(
-    parsed: ParsedScene,
-    expanded: Option<ExpandedScene>,
+    checked: crate::pipeline::Checked<PreparedCustoms>,
     prefabs: Prefabs,
-    custom: PreparedCustoms,
-    sink: &mut impl builtin::Sink,
+    cx: &mut bevy_asset::LoadContext<'_>,
     path: &str,
     keep_source_map: bool,
-) -> ForgeScene {
-    let spawned = expanded.as_ref().map_or(&parsed.doc, |e| &e.doc);
+    last: Option<Option<builtin::BuiltinsMemory>>,
+) -> (ForgeScene, builtin::BuiltinsMemory, Option<ParsedScene>) {
+    let crate::pipeline::Checked {
+        source,
+        expanded,
+        built: custom,
+        ..
+    } = checked;
+    let parsed = source.parsed;
+    let expanded = expanded.map(Arc::new);
+    let remember = last.is_some();
+    let (doc, owned_map, kept) = match remember {
+        true => (Arc::new(parsed.doc.clone()), None, Some(parsed)),
+        false => (Arc::new(parsed.doc), Some(parsed.source_map), None),
+    };
+    let empty = SourceMap::default();
+    let map = match (&kept, &owned_map) {
+        (Some(p), _) => &p.source_map,
+        (None, Some(m)) => m,
+        (None, None) => &empty,
+    };
+    let spawned = expanded.as_ref().map_or(&doc, |e| &e.doc);
     let placed = expanded.as_ref().map(|e| &**e.placed_paths());
-    let (prepared, materials) =
-        builtin::prepare_all(spawned, placed, &parsed.source_map, sink, path);
+    let (prepared, materials, memory) =
+        builtin::prepare_loading(spawned, placed, map, cx, path, last.flatten());
     // Entry hashes describe the file's entities, which are what spawns only without instances.
     let text_hashes = expanded
         .is_none()
-        .then(|| Arc::from(parsed.source_map.entity_text_hashes()));
-    ForgeScene {
+        .then(|| Arc::from(map.entity_text_hashes()));
+    let source_map = match (keep_source_map, owned_map) {
+        (false, _) => None,
+        (true, Some(map)) => Some(map),
+        (true, None) => kept.as_ref().map(|p| p.source_map.clone()),
+    };
+    let scene = ForgeScene {
         text_hashes,
-        doc: Arc::new(parsed.doc),
-        expanded: expanded.map(Arc::new),
+        doc,
+        expanded,
         prefabs,
-        source_map: keep_source_map.then_some(parsed.source_map),
+        source_map,
         prepared,
         custom,
         materials,
         cell_plan: OnceLock::new(),
-    }
+    };
+    (scene, memory, kept)
 }
 
 /// A version of a scene, kept to compare a later one with: what live instances were last

@@ -24,6 +24,7 @@ use bevy_reflect::{PartialReflect, Reflect, ReflectMut, TypeInfo, TypeRegistry};
 use super::components::EntityBundle;
 use super::refs::{Placeholders, RefTable};
 use super::registry::{CustomColumn, ForgeSchemas, MappedCopy, SchemaEntry, SpawnWith};
+use super::windows::Windows;
 use crate::codes;
 use crate::format::{CustomComponent, SceneDoc, SourceMap};
 use crate::pipeline::rules::Run;
@@ -50,18 +51,7 @@ pub(crate) struct CustomContext {
 /// part of those it did ([`reuse`](crate::pipeline::rules::CustomRules::reuse)), so parts are
 /// shared between versions (cloning this is cheap).
 #[derive(Default, Clone)]
-pub(crate) struct PreparedCustoms {
-    parts: Vec<Window>,
-    /// The index in `doc.entities` of each window's first entity, ascending.
-    firsts: Vec<usize>,
-}
-
-/// Consecutive entities of a scene whose values are those of `part` from its entity `from`.
-#[derive(Clone)]
-struct Window {
-    part: Arc<PreparedPart>,
-    from: usize,
-}
+pub(crate) struct PreparedCustoms(Windows<PreparedPart>);
 
 /// The custom components of a run of consecutive entities: one column of values per type (a
 /// `Vec` of the type itself: no allocation per value), and for each entity, in `doc.entities`
@@ -85,7 +75,7 @@ const REFERS: u32 = super::registry::ROW_FLAG;
 impl std::fmt::Debug for PreparedCustoms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCustoms")
-            .field("windows", &self.parts.len())
+            .field("windows", &self.0.windows())
             .finish_non_exhaustive()
     }
 }
@@ -93,80 +83,15 @@ impl std::fmt::Debug for PreparedCustoms {
 impl PreparedCustoms {
     /// The custom components of the entity at `index` of `doc.entities` (none when out of range).
     pub(crate) fn entity(&self, index: usize) -> Customs<'_> {
-        let window = self.firsts.partition_point(|first| *first <= index);
-        match window
-            .checked_sub(1)
-            .and_then(|w| Some((self.parts.get(w)?, *self.firsts.get(w)?)))
-        {
-            Some((w, first)) => w.part.entity(w.from + index - first),
+        match self.0.at(index) {
+            Some((part, i)) => part.entity(i),
             None => Customs::empty(),
         }
     }
 
     /// Whether any value has entity references (inserted once its instance's entities exist).
     pub(crate) fn has_references(&self) -> bool {
-        self.parts
-            .iter()
-            .any(|w| !w.part.references.keys.is_empty())
-    }
-
-    /// Adds a window from entity `first` on: the entities of `part` from its entity `from`
-    /// (the last window grows instead when it continues it).
-    fn push(&mut self, first: usize, part: &Arc<PreparedPart>, from: usize) {
-        if let (Some(last), Some(&at)) = (self.parts.last(), self.firsts.last())
-            && Arc::ptr_eq(&last.part, part)
-            && last.from + (first - at) == from
-        {
-            return;
-        }
-        self.parts.push(Window {
-            part: part.clone(),
-            from,
-        });
-        self.firsts.push(first);
-    }
-
-    /// The values of a new version's entities: `runs` of them kept from `kept` (by their index
-    /// there) or taken from `fresh` (built now), in order.
-    pub(crate) fn reuse(kept: &PreparedCustoms, fresh: PreparedPart, runs: &[Run]) -> Self {
-        let fresh = Arc::new(fresh);
-        let none = Arc::new(PreparedPart::default());
-        let mut out = PreparedCustoms::default();
-        let mut first = 0;
-        for run in runs {
-            match *run {
-                Run::Fresh { from, len } => {
-                    out.push(first, &fresh, from);
-                    first += len;
-                }
-                Run::Kept { from, len } => {
-                    let end = from + len;
-                    let mut at = from;
-                    while at < end {
-                        let w = kept.firsts.partition_point(|f| *f <= at);
-                        let (part, start, next) = match w.checked_sub(1) {
-                            Some(w) => (
-                                &kept.parts[w].part,
-                                kept.parts[w].from + (at - kept.firsts[w]),
-                                kept.firsts.get(w + 1).copied().unwrap_or(usize::MAX),
-                            ),
-                            // Before the first window: no values.
-                            None => (&none, 0, kept.firsts.first().copied().unwrap_or(usize::MAX)),
-                        };
-                        let take = (end - at).min(next - at);
-                        out.push(first, part, start);
-                        first += take;
-                        at += take;
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// How many windows the values are read through.
-    pub(crate) fn windows(&self) -> usize {
-        self.parts.len()
+        self.0.parts().any(|p| !p.references.keys.is_empty())
     }
 }
 
@@ -463,13 +388,13 @@ impl crate::pipeline::rules::CustomRules for CustomContext {
     }
 
     fn reuse(&self, kept: &PreparedCustoms, fresh: PreparedPart, runs: &[Run]) -> PreparedCustoms {
-        PreparedCustoms::reuse(kept, fresh, runs)
+        PreparedCustoms(Windows::reuse(&kept.0, fresh, runs))
     }
 
     /// More windows than a few per thousand entities: lookups slow down and small parts of
     /// old versions stay alive.
     fn worn(&self, built: &PreparedCustoms, entities: usize) -> bool {
-        built.windows() > 64 + entities / 256
+        built.0.windows() > 64 + entities / 256
     }
 
     type Context = (usize, usize);
@@ -581,22 +506,14 @@ pub(crate) fn prepare_part(
 /// The [`PreparedCustoms`] of the parts of consecutive runs of entities, given in order from
 /// the first entity, and their errors in that order.
 pub(crate) fn join(parts: Vec<(PreparedPart, PartErrors)>) -> (PreparedCustoms, Vec<Diagnostic>) {
-    let mut out = PreparedCustoms {
-        parts: Vec::with_capacity(parts.len()),
-        firsts: Vec::with_capacity(parts.len()),
-    };
     let mut errors = Vec::new();
-    let mut first = 0;
+    let mut kept = Vec::with_capacity(parts.len());
     for (part, mut more) in parts {
         errors.append(&mut more);
-        out.firsts.push(first);
-        first += part.starts.len().saturating_sub(1);
-        out.parts.push(Window {
-            part: Arc::new(part),
-            from: 0,
-        });
+        let len = part.starts.len().saturating_sub(1);
+        kept.push((part, len));
     }
-    (out, errors)
+    (PreparedCustoms(Windows::of(kept)), errors)
 }
 
 /// Builds one custom component into its type's column in `columns`; its column and row.

@@ -14,6 +14,7 @@ pub(crate) mod components;
 pub(crate) mod custom;
 pub(crate) mod refs;
 pub(crate) mod registry;
+pub(crate) mod windows;
 #[cfg(not(feature = "builtins"))]
 pub(crate) mod without_builtins;
 

@@ -61,6 +61,22 @@ pub(crate) fn prepare_all(
     (PreparedBuiltins, Vec::new())
 }
 
+/// What preparing kept for the next version of a file: nothing.
+pub(crate) struct BuiltinsMemory;
+
+/// [`prepare_all`] while a scene loads.
+pub(crate) fn prepare_loading(
+    spawned: &std::sync::Arc<SceneDoc>,
+    placed: Option<&PlacedPaths>,
+    source_map: &SourceMap,
+    _cx: &mut bevy_asset::LoadContext<'_>,
+    path: &str,
+    _last: Option<BuiltinsMemory>,
+) -> (PreparedBuiltins, Vec<MaterialData>, BuiltinsMemory) {
+    let (prepared, materials) = prepare_all(spawned, placed, source_map, &mut (), path);
+    (prepared, materials, BuiltinsMemory)
+}
+
 /// [`prepare_all`] for a scene edited in memory.
 pub(crate) fn prepare_in_world(
     _world: &mut World,

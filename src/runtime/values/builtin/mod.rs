@@ -69,7 +69,9 @@ mod visibility;
 pub(crate) use hierarchy::{
     RootRequires, Shown, hide, link_visibility, observe_parents, show, visibility_id,
 };
-pub(crate) use prepared::{PreparedBuiltins, insert_prepared, prepare_all, prepare_in_world};
+pub(crate) use prepared::{
+    BuiltinsMemory, PreparedBuiltins, insert_prepared, prepare_in_world, prepare_loading,
+};
 
 use std::collections::HashMap;
 
