@@ -705,14 +705,24 @@ fn place_prefab(
 /// entities in the scene that places the prefab (the `format` module docs, "Entity references").
 fn prefix_component_references(node: &mut EntityNode, prefix: &[u64]) {
     for component in &mut node.components {
-        let ComponentData::Custom(custom) = component else {
-            continue;
-        };
-        for field in &mut custom.fields {
-            if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, prefix) {
-                field.expr = prefixed.into();
-            }
+        if let ComponentData::Custom(custom) = component {
+            prefix_custom_references(custom, prefix);
         }
+    }
+}
+
+/// Moves the entity references of `custom`'s expressions (each field's, and an enum's whole
+/// `value`) under `prefix`, as [`prefix_component_references`] does for an entity's.
+fn prefix_custom_references(custom: &mut crate::format::CustomComponent, prefix: &[u64]) {
+    for field in &mut custom.fields {
+        if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, prefix) {
+            field.expr = prefixed.into();
+        }
+    }
+    if let Some(value) = &mut custom.value
+        && let Some(prefixed) = crate::schema::expr::prefix_references(value, prefix)
+    {
+        *value = prefixed.into();
     }
 }
 
