@@ -21,6 +21,7 @@ use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeModelNodes;
 use bevy_forge_scene::prelude::*;
 use bevy_light::PointLight;
+use bevy_reflect::std_traits::ReflectDefault;
 use bevy_transform::components::Transform;
 use common::Orbit;
 use common::harness::Harness;
@@ -79,10 +80,28 @@ const CHIMNEY: &str = r#"(target: ["House", "Roof", "Chimney"], name: Some("Smok
 #[derive(Component)]
 struct Lit;
 
+/// A game component naming another entity (`at: #6` in a scene).
+#[derive(Component, bevy_reflect::Reflect, Debug, bevy_forge_scene::ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "model_test::Post")]
+struct Post {
+    at: Entity,
+}
+
+impl Default for Post {
+    fn default() -> Self {
+        Self {
+            at: Entity::PLACEHOLDER,
+        }
+    }
+}
+
 fn start(overrides: &str) -> (Harness, Entity) {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
     let mut h = Harness::with_setup(|app| {
-        stand_in_gltf::add_to(app).register_type::<Orbit>();
+        stand_in_gltf::add_to(app)
+            .register_type::<Orbit>()
+            .register_type::<Post>();
     });
     h.add("models/house.gltf", &model_text());
     h.add("street.forge.ron", &street(overrides));
@@ -339,4 +358,79 @@ fn a_model_that_does_not_load_leaves_the_instance_entity_and_the_scene_whole() {
     h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
     let roof = node(&h, house, &["House", "Roof"]).unwrap();
     assert_eq!(h.world().get::<ChildOf>(cat).unwrap().parent(), roof);
+}
+
+/// An override of node `path` that adds (`add`) or sets (`set`) a `Post` at `at`.
+fn post(path: &str, how: &str, at: &str) -> String {
+    format!(
+        r#"(target: {path}, {how}: [(type: custom, data: (type_path: "model_test::Post", fields: [(name: "at", expr: "{at}")]))]),"#
+    )
+}
+
+#[test]
+fn an_entity_reference_in_a_model_override_names_the_placing_scenes_entity() {
+    let door = post(r#"["House", "Door"]"#, "add", "#6");
+    let chimney = post(r#"["House", "Roof", "Chimney"]"#, "set", "#5");
+    let (mut h, root) = start(&format!("{door}\n{chimney}"));
+    let house = instance_entity(&h, root, 5);
+    let cat = instance_entity(&h, root, 6);
+    let door_node = node(&h, house, &["House", "Door"]).unwrap();
+    assert_eq!(
+        h.world().get::<Post>(door_node).unwrap().at,
+        cat,
+        "`#6` is the cat"
+    );
+    // A `set` on a node without the component inserts it whole, its reference resolved too.
+    let chimney_node = node(&h, house, &["House", "Roof", "Chimney"]).unwrap();
+    assert_eq!(
+        h.world().get::<Post>(chimney_node).unwrap().at,
+        house,
+        "`#5` is the instance entity"
+    );
+    // A scene edit that changes the reference applies it to the same node.
+    let door = post(r#"["House", "Door"]"#, "add", "#5");
+    h.modify("street.forge.ron", &street(&format!("{door}\n{chimney}")));
+    h.run_until(|w| w.get::<Post>(door_node).is_some_and(|p| p.at == house));
+}
+
+#[test]
+fn a_reference_in_a_prefabs_model_override_names_that_placements_own_entity() {
+    // The lot: a model (1) whose door's `Post` is at the lot's own mailbox (2).
+    let door = post(r#"["House", "Door"]"#, "add", "#2");
+    let lot = format!(
+        r#"(format_version: 1, name: "Lot", entities: {{
+    1: (id: 1, name: "Model", parent: None, children: [], {T}, components: [],
+        instance: Some((model: "models/house.gltf#Scene0", overrides: [{door}]))),
+    2: (id: 2, name: "Mailbox", parent: None, children: [], {T}, components: []),
+  }}, roots: [1, 2], next_id: 3)"#
+    );
+    let placed = |id: u64| {
+        format!(
+            r#"{id}: (id: {id}, name: "Lot {id}", parent: None, children: [], {T}, components: [], instance: Some((scene: "prefabs/lot.forge.ron"))),"#
+        )
+    };
+    let street = format!(
+        "(format_version: 1, name: \"Street\", entities: {{ {} {} }}, roots: [5, 8], next_id: 9)",
+        placed(5),
+        placed(8)
+    );
+    let mut h = Harness::with_setup(|app| {
+        stand_in_gltf::add_to(app).register_type::<Post>();
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("prefabs/lot.forge.ron", &lot);
+    h.add("street.forge.ron", &street);
+    let (root, instance) = h.spawn_scene("street.forge.ron");
+    for lot in [5, 8] {
+        let model = instance.entity_path(&[lot, 1]).unwrap();
+        let mailbox = instance.entity_path(&[lot, 2]).unwrap();
+        h.run_until(|w| w.get::<ForgeModelNodes>(model).is_some());
+        let door = node(&h, model, &["House", "Door"]).unwrap();
+        assert_eq!(
+            h.world().get::<Post>(door).unwrap().at,
+            mailbox,
+            "lot {lot}'s door is at its own mailbox"
+        );
+    }
+    let _ = root;
 }

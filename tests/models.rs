@@ -188,6 +188,53 @@ fn export_refuses_a_model_instance_naming_it() {
     assert!(e.to_string().contains("models/house.glb#Scene0"), "{e}");
 }
 
+/// A level whose model override's `add` and `set` name entities by reference: `#6` (the cat)
+/// and `bad`.
+fn level_with_references(bad: &str) -> String {
+    level("models/house.gltf#Scene0", &[r#"["House", "Door"]"#]).replace(
+        "set: [(type: point_light, data: (intensity: 900.0))]",
+        &format!(
+            r##"add: [(type: custom, data: (type_path: "game::Post", fields: [(name: "at", expr: "#6")]))], set: [(type: custom, data: (type_path: "game::Aim", fields: [(name: "target", expr: "Some({bad})")]))]"##
+        ),
+    )
+}
+
+#[test]
+fn a_reference_in_a_model_override_naming_no_entity_is_an_error_at_its_line_and_column() {
+    let text = level_with_references("#9");
+    let source = Source::read("street.forge.ron", text.as_bytes()).unwrap();
+    let mut files = PrefabFiles::new(|_: &str| Err::<Vec<u8>, _>("no prefabs here".to_owned()));
+    let checked = check(source, &mut files);
+    let d = not_info(checked.diagnostics.iter());
+    assert_eq!(d.len(), 1, "{d:?}");
+    let d = &d[0];
+    assert_eq!(
+        (d.code, d.severity),
+        (codes::custom::REFERENCE, Severity::Error)
+    );
+    assert_eq!(d.entity, Some(5));
+    assert_eq!(
+        d.path.as_deref(),
+        Some("instance.overrides[0].set[0].data.fields[0].expr")
+    );
+    let (line, column) = line_col(&text, "#9");
+    let p = d.position.unwrap();
+    assert_eq!((p.line, p.column), (line, column), "{d:?}");
+    assert!(
+        d.message.starts_with(
+            "entity 5 (`House`), override of node [\"House\", \"Door\"], `Aim.target`: entity reference `#9`:"
+        ),
+        "{}",
+        d.message
+    );
+    // `#6`, the scene's cat, names an entity: no diagnostic for it.
+    let text = level_with_references("#5");
+    let source = Source::read("street.forge.ron", text.as_bytes()).unwrap();
+    let checked = check(source, &mut files);
+    let d = not_info(checked.diagnostics.iter());
+    assert!(d.is_empty(), "{d:?}");
+}
+
 #[test]
 fn a_model_path_needs_a_gltf_scene_label() {
     for bad in [

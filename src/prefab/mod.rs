@@ -673,11 +673,21 @@ fn place_prefab(
             components: node.components.clone(),
             locked: node.locked,
             // A model the prefab places stays placed (its nodes spawn from the model file);
-            // the entities its overrides put under nodes are named by their keys here.
+            // the entities its overrides put under nodes are named by their keys here, and
+            // the references in their values by their paths here.
             instance: node.instance.as_ref().filter(|i| i.is_model()).map(|i| {
                 let mut i = i.clone();
                 for o in &mut i.overrides {
                     o.children = o.children.iter().filter_map(key_here).collect();
+                    let values = o
+                        .add
+                        .iter_mut()
+                        .chain(o.set.iter_mut().map(|p| &mut p.component));
+                    for component in values {
+                        if let ComponentData::Custom(custom) = component {
+                            prefix_custom_references(custom, place.prefix);
+                        }
+                    }
                 }
                 i
             }),

@@ -36,7 +36,7 @@ mod entity;
 mod gltf;
 mod instance;
 mod layer;
-mod model;
+pub(crate) mod model;
 mod names;
 pub(crate) mod renamed;
 pub mod report;

@@ -653,6 +653,29 @@ fn apply_overrides(
         targets.push((node, at));
         values.push(own);
     }
+    // Entity references in the values name the placing scene's entities: each becomes a stub
+    // entity of the document the values are prepared in, mapped back to its live entity.
+    let mut stubs = Vec::new();
+    if let Some(scene) = world.resource::<Assets<ForgeScene>>().get(placed.scene) {
+        let referable = match scene.expanded() {
+            Some(e) => e.referable(),
+            None => crate::validate::custom::Referable::own(scene.doc()),
+        };
+        let base = values.len() as u64;
+        for (i, own) in values.iter_mut().enumerate() {
+            if let Err(why) = stub_references(own, &referable, base, &mut stubs) {
+                tracing::error!(
+                    "{}: entity {}, override of node {:?} of model `{}`: {why}; its `add` and `set` are left out",
+                    codes::custom::REFERENCE,
+                    placed.key,
+                    overrides[i].node,
+                    placed.path
+                );
+                own.clear();
+            }
+        }
+    }
+    let base = values.len() as u64;
     // All overrides prepared at once; when that fails, each on its own, so one bad value
     // costs only its override's `add` and `set`.
     let prepared: Vec<Option<(std::sync::Arc<ForgeScene>, usize)>> =
@@ -660,7 +683,7 @@ fn apply_overrides(
             let Some(scene) = scenes.get(placed.scene) else {
                 return vec![None; values.len()];
             };
-            if let Ok(all) = scene.checked_in_memory(world, loose_doc(&values)) {
+            if let Ok(all) = scene.checked_in_memory(world, loose_doc(&values, base, stubs.len())) {
                 let all = std::sync::Arc::new(all);
                 return (0..values.len()).map(|i| Some((all.clone(), i))).collect();
             }
@@ -668,7 +691,8 @@ fn apply_overrides(
                 .iter()
                 .enumerate()
                 .map(|(i, one)| {
-                    match scene.checked_in_memory(world, loose_doc(std::slice::from_ref(one))) {
+                    let doc = loose_doc(std::slice::from_ref(one), base, stubs.len());
+                    match scene.checked_in_memory(world, doc) {
                         Ok(p) => Some((std::sync::Arc::new(p), 0)),
                         Err(errors) => {
                             for e in errors {
@@ -686,6 +710,11 @@ fn apply_overrides(
                 .collect()
         });
     let instance = world.get::<ForgeSceneInstance>(root);
+    // The live entity of each stub (a streamed cell's entity that is out has none).
+    let stubbed: Vec<Option<Entity>> = stubs
+        .iter()
+        .map(|key| instance.and_then(|i| i.by_key(*key)))
+        .collect();
     let children: Vec<Vec<Entity>> = overrides
         .iter()
         .map(|o| {
@@ -760,9 +789,11 @@ fn apply_overrides(
                     }
                 }
             }
-            // The values were checked in a document of their own, whose ids are not the
-            // scene's: an entity reference in them names nothing here (the format page).
-            let live = |_: u64| None;
+            // A reference names a stub of the values' document: its entity in the scene.
+            let live = |k: u64| {
+                let stub = k.checked_sub(base + 1)?;
+                stubbed.get(usize::try_from(stub).ok()?).copied().flatten()
+            };
             for value in prepared.custom.entity(i).iter() {
                 let type_path = value.type_path().to_owned();
                 let set = o.set.iter().find_map(|p| match &p.component {
@@ -813,9 +844,10 @@ fn holder_of(world: &World, node: Entity, tag: &str) -> Option<(Entity, Componen
     })
 }
 
-/// A document of one root entity per override, with the components `values` gives it: what
-/// the pipeline checks and prepares as it does a scene's.
-fn loose_doc(values: &[Vec<ComponentData>]) -> SceneDoc {
+/// A document of one root entity per override, with the components `values` gives it, and
+/// `stubs` entities from id `base + 1` on that the references in them name
+/// ([`stub_references`]): what the pipeline checks and prepares as it does a scene's.
+fn loose_doc(values: &[Vec<ComponentData>], base: u64, stubs: usize) -> SceneDoc {
     let mut doc = SceneDoc::new("model overrides");
     for (i, components) in values.iter().enumerate() {
         let id = i as u64 + 1;
@@ -824,6 +856,72 @@ fn loose_doc(values: &[Vec<ComponentData>]) -> SceneDoc {
         doc.entities.insert(id, node);
         doc.roots.push(id);
     }
-    doc.next_id = values.len() as u64 + 1;
+    for j in 0..stubs as u64 {
+        let id = base + 1 + j;
+        doc.entities
+            .insert(id, EntityNode::new(id, format!("reference {}", j + 1)));
+        doc.roots.push(id);
+    }
+    doc.next_id = base + stubs as u64 + 1;
     doc
+}
+
+/// Moves the entity references of the custom values `own` (`#7`, `#7/2`, in the placing
+/// scene's frame) into the frame of [`loose_doc`]: each entity of the scene they name (its key,
+/// found through `referable`) gets a stub, `stubs[j]` standing at id `base + 1 + j`, and the
+/// reference names the stub.
+///
+/// # Errors
+/// A reference that names no entity of the scene: what it is and why.
+fn stub_references(
+    own: &mut [ComponentData],
+    referable: &crate::validate::custom::Referable<'_>,
+    base: u64,
+    stubs: &mut Vec<u64>,
+) -> Result<(), String> {
+    for component in own {
+        let ComponentData::Custom(custom) = component else {
+            continue;
+        };
+        let type_path = custom.type_path.clone();
+        let exprs = custom
+            .fields
+            .iter_mut()
+            .map(|f| (f.name.clone(), &mut f.expr))
+            .chain(custom.value.as_mut().map(|v| (EcoString::from("value"), v)));
+        for (field, expr) in exprs {
+            let Some(rewritten) = crate::schema::expr::references(expr) else {
+                continue;
+            };
+            let mut out = String::with_capacity(expr.len());
+            let mut from = 0;
+            for r in &rewritten.refs {
+                let written = &expr[r.at..r.at + r.len];
+                let key = match &r.path {
+                    Some(path) => referable.find(path),
+                    None => Err("an id does not fit in a `u64`".to_owned()),
+                }
+                .map_err(|why| {
+                    format!("`{type_path}.{field}`: entity reference `{written}`: {why}")
+                })?;
+                let stub = match stubs.iter().position(|k| *k == key) {
+                    Some(j) => j,
+                    None => {
+                        stubs.push(key);
+                        stubs.len() - 1
+                    }
+                };
+                out.push_str(&expr[from..r.at]);
+                out.push('#');
+                out.push_str(&(base + 1 + stub as u64).to_string());
+                from = r.at + r.len;
+            }
+            if rewritten.refs.is_empty() {
+                continue;
+            }
+            out.push_str(&expr[from..]);
+            *expr = out.into();
+        }
+    }
+    Ok(())
 }
