@@ -434,3 +434,23 @@ fn a_reference_in_a_prefabs_model_override_names_that_placements_own_entity() {
     }
     let _ = root;
 }
+
+#[test]
+fn a_set_of_visibility_on_a_model_node_sets_it_and_an_edit_takes_it_back() {
+    use bevy_camera::visibility::Visibility;
+    let hidden = r#"(target: ["Ground"], set: [(type: visibility, data: hidden)]),"#;
+    let (mut h, root) = start(hidden);
+    let house = instance_entity(&h, root, 5);
+    let ground = node(&h, house, &["Ground"]).unwrap();
+    assert_eq!(
+        h.world().get::<Visibility>(ground),
+        Some(&Visibility::Hidden)
+    );
+    // Without the override the node is as the model has it (inherited).
+    h.modify("street.forge.ron", &street(""));
+    h.run_until(|w| w.get::<Visibility>(ground) != Some(&Visibility::Hidden));
+    assert_eq!(
+        h.world().get::<Visibility>(ground),
+        Some(&Visibility::Inherited)
+    );
+}

@@ -632,7 +632,16 @@ fn apply_overrides(
         let mut at = HashMap::new();
         for patch in &o.set {
             let Some(node) = node else { break };
-            if patch.component.builtin().is_some() {
+            // A whole value (`visibility`) takes nothing of the node's own: set on the node,
+            // whether Bevy gave it one (a glTF node's `Visibility::Inherited` reads back as
+            // none) or not.
+            let whole = patch
+                .component
+                .builtin()
+                .is_some_and(|b| matches!(b.payload, crate::format::builtin::Payload::Mode(_)));
+            if whole {
+                own.push(patch.component.clone());
+            } else if patch.component.builtin().is_some() {
                 let tag = patch.component.tag();
                 let Some((holder, mut live)) = holder_of(world, node, tag) else {
                     tracing::warn!(
