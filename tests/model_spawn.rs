@@ -454,3 +454,77 @@ fn a_set_of_visibility_on_a_model_node_sets_it_and_an_edit_takes_it_back() {
         Some(&Visibility::Inherited)
     );
 }
+
+/// A street of `n` houses (ids 10, 11, ..), each placing the model without overrides.
+fn houses(n: u64) -> String {
+    let entities: Vec<String> = (0..n)
+        .map(|i| {
+            let id = 10 + i;
+            format!(
+                r#"{id}: (id: {id}, name: "House {i}", parent: None, children: [], {T}, components: [], instance: Some((model: "models/house.gltf#Scene0"))),"#
+            )
+        })
+        .collect();
+    let roots: Vec<String> = (0..n).map(|i| (10 + i).to_string()).collect();
+    format!(
+        "(format_version: 1, name: \"Houses\", entities: {{ {} }}, roots: [{}], next_id: {})",
+        entities.join("\n"),
+        roots.join(", "),
+        10 + n
+    )
+}
+
+/// Spawns ten houses with `budget` (the root's own, or the app's default) and counts, frame by
+/// frame, how many models have been written: the largest number written in one frame and the
+/// frames in which any was.
+fn models_per_frame(budget: ForgeSpawnBudget, own: bool) -> (usize, usize) {
+    let mut h = Harness::with_setup(move |app| {
+        stand_in_gltf::add_to(app);
+        if !own {
+            app.insert_resource(ForgeDefaultSpawnBudget(budget));
+        }
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("houses.forge.ron", &houses(10));
+    let handle = h.load("houses.forge.ron");
+    let root = h.app.world_mut().spawn(ForgeSceneRoot(handle)).id();
+    if own {
+        h.app.world_mut().entity_mut(root).insert(budget);
+    }
+    let written = |w: &mut World| w.query::<&ForgeModelNodes>().iter(w).count();
+    let (mut most, mut frames, mut last) = (0, 0, 0);
+    h.run_until(|w| {
+        let now = written(w);
+        if now > last {
+            most = most.max(now - last);
+            frames += 1;
+        }
+        last = now;
+        now == 10
+    });
+    (most, frames)
+}
+
+#[test]
+fn placed_models_are_written_within_the_frames_spawn_budget() {
+    // Each house is nine entities: a budget of five lets one model a frame, however many wait.
+    let five = ForgeSpawnBudget::UNLIMITED.with_entities(5);
+    assert_eq!(
+        models_per_frame(five, false),
+        (1, 10),
+        "the app's default budget"
+    );
+    assert_eq!(
+        models_per_frame(five, true),
+        (1, 10),
+        "the root's own budget"
+    );
+    // A budget a model does not spend lets the next one in the same frame, then stops.
+    let twelve = ForgeSpawnBudget::UNLIMITED.with_entities(12);
+    assert_eq!(models_per_frame(twelve, false), (2, 5));
+    // Without a budget every model is written in the frame it loaded.
+    assert_eq!(
+        models_per_frame(ForgeSpawnBudget::UNLIMITED, false),
+        (10, 1)
+    );
+}

@@ -24,6 +24,7 @@ use bevy_ecs::system::SystemState;
 use bevy_platform::collections::{HashMap, HashSet};
 use bevy_world_serialization::WorldAsset;
 
+use super::budget::{ForgeSpawnBudget, Limit, frame_left, give_back};
 use super::gate::ForgeSceneInactive;
 use super::root::ForgeSceneInstance;
 use crate::codes;
@@ -239,6 +240,7 @@ pub(crate) fn add_systems(app: &mut bevy_app::App) {
         bevy_app::PreUpdate,
         write_models
             .after(super::spawn_scene_instances)
+            .in_set(super::ModelWrites)
             .in_set(super::ForgeSceneSystems::Spawn),
     );
 }
@@ -300,10 +302,18 @@ fn write_models(
             world.entity_mut(entity).remove::<ModelDue>();
         }
     }
-    let due: Vec<Entity> = due.iter(world).collect();
+    // Within the frame's spawn budget: what the first spawns and streaming left of the shared
+    // one, or a root's own. A model's entities are written together (one `WorldAsset` in one
+    // go) and counted after: a model is written while its budget is not spent, the models
+    // after it wait for a later frame.
+    let mut due: Vec<Entity> = due.iter(world).collect();
+    due.sort_unstable();
+    let mut shared = frame_left(world);
+    let mut own: HashMap<Entity, Limit> = HashMap::new();
     for entity in due {
-        write_one(world, entity);
+        write_one(world, entity, &mut shared, &mut own);
     }
+    give_back(world, shared);
 }
 
 /// The scene root whose instance `entity` belongs to, once its instance exists.
@@ -327,7 +337,14 @@ fn root_of(world: &World, entity: Entity, placed: &PlacedModel) -> Option<Entity
         .map(|(root, _)| root)
 }
 
-fn write_one(world: &mut World, entity: Entity) {
+/// Writes the model placed on `entity` when it has loaded, its instance exists and its root's
+/// budget this frame (its own in `own`, or `shared`) is not spent; counts its entities.
+fn write_one(
+    world: &mut World,
+    entity: Entity,
+    shared: &mut Limit,
+    own: &mut HashMap<Entity, Limit>,
+) {
     let Some(mut placed) = world.entity_mut(entity).take::<PlacedModel>() else {
         return;
     };
@@ -337,12 +354,19 @@ fn write_one(world: &mut World, entity: Entity) {
     let root = root_of(world, entity, &placed);
     match (ready, root) {
         (true, Some(root)) => {
-            world.entity_mut(entity).remove::<ModelDue>();
-            world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
-                if let Some(asset) = assets.get(placed.handle.id()) {
-                    write(world, entity, root, asset, &mut placed);
-                }
-            });
+            let limit = match world.get::<ForgeSpawnBudget>(root) {
+                Some(budget) => own.entry(root).or_insert_with(|| Limit::of(budget)),
+                None => &mut *shared,
+            };
+            if !limit.is_spent() {
+                world.entity_mut(entity).remove::<ModelDue>();
+                let written = world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
+                    assets
+                        .get(placed.handle.id())
+                        .map_or(0, |asset| write(world, entity, root, asset, &mut placed))
+                });
+                limit.spend_many(u32::try_from(written).unwrap_or(u32::MAX));
+            }
         }
         // Not loaded yet, or failed (`write_models` reports that and stops waiting).
         (false, _) => {}
@@ -408,14 +432,15 @@ fn paths_of(model: &World) -> (Vec<Node>, Vec<Entity>) {
 }
 
 /// Writes `asset` under the instance entity `entity` (of the root `root`), keeping the
-/// entities of nodes whose path stays, then applies the instance's overrides.
+/// entities of nodes whose path stays, then applies the instance's overrides; how many
+/// entities the model has.
 fn write(
     world: &mut World,
     entity: Entity,
     root: Entity,
     asset: &WorldAsset,
     placed: &mut PlacedModel,
-) {
+) -> usize {
     undo(world, entity, &mut placed.applied);
     let (paths, roots) = paths_of(&asset.world);
     let mut map = EntityHashMap::default();
@@ -498,11 +523,13 @@ fn write(
         }
     }
     let nodes = ForgeModelNodes::new(nodes);
+    let written = nodes.len();
     placed.applied = apply_overrides(world, root, placed, &nodes);
     world.entity_mut(entity).insert(nodes);
     for node in placed_nodes(world, entity) {
         builtin::link_visibility(world, node);
     }
+    written
 }
 
 /// Writes the entities of `model` into `world` through `map` (source entity to the entity
