@@ -1,5 +1,5 @@
 //! glTF models placed by instances (`instance: Some((model: "models/house.glb#Scene0"))`):
-//! read and written canonically, kept by prefab expansion and the cooked twin, refused by export,
+//! read and written canonically, kept by prefab expansion and the cooked twin, exported,
 //! and (feature `gltf`) checked offline against the model's JSON node tree: the scene label and
 //! each override's node path, a miss at the name's line and column with a did-you-mean.
 //!
@@ -181,11 +181,17 @@ fn the_cooked_twin_keeps_a_model_instance() {
 }
 
 #[test]
-fn export_refuses_a_model_instance_naming_it() {
-    let text = level("models/house.glb#Scene0", &[]);
+fn export_writes_a_model_instance_as_bevys_world_asset_root() {
+    let text = level("models/house.glb#Scene0", &[r#"["House", "Door"]"#]);
     let parsed = SceneDoc::from_str(&text).unwrap();
-    let e = bevy_forge_scene::export::to_rust(&parsed.doc, &Default::default()).unwrap_err();
-    assert!(e.to_string().contains("models/house.glb#Scene0"), "{e}");
+    let code = bevy_forge_scene::export::to_rust(&parsed.doc, &Default::default()).unwrap();
+    assert!(
+        code.contains("WorldAssetRoot(asset_server.load(\"models/house.glb#Scene0\"))"),
+        "{code}"
+    );
+    // The override's cat spawns under the instance entity and moves under the door.
+    assert!(code.contains("ChildOf(e5)"), "{code}");
+    assert!(code.contains(".add_child(e6);"), "{code}");
 }
 
 /// A level whose model override's `add` and `set` name entities by reference: `#6` (the cat)
