@@ -528,3 +528,122 @@ fn placed_models_are_written_within_the_frames_spawn_budget() {
         (10, 1)
     );
 }
+
+/// A source of streaming at x = `x`.
+fn source_at(h: &mut Harness, x: f32) -> Entity {
+    h.app
+        .world_mut()
+        .spawn((Transform::from_xyz(x, 0.0, 0.0), ForgeStreamingSource))
+        .id()
+}
+
+fn move_source(h: &mut Harness, source: Entity, x: f32) {
+    h.app
+        .world_mut()
+        .get_mut::<Transform>(source)
+        .unwrap()
+        .translation
+        .x = x;
+}
+
+/// How many entities of the world are the model's `Roof` node.
+fn roofs(w: &mut World) -> usize {
+    w.query::<&Name>()
+        .iter(w)
+        .filter(|n| n.as_str() == "Roof")
+        .count()
+}
+
+const STREAMING: &str = "streaming: Some((load_radius: 10.0, unload_radius: 20.0))";
+
+#[test]
+fn a_model_in_a_streamed_cell_spawns_when_the_cell_comes_in_and_goes_when_it_leaves() {
+    // The lot places the house model; the street streams the lot.
+    let lot = format!(
+        r#"(format_version: 1, name: "Lot", entities: {{
+    1: (id: 1, name: "Model", parent: None, children: [], {T}, components: [],
+        instance: Some((model: "models/house.gltf#Scene0", overrides: [{LAMP_900}]))),
+  }}, roots: [1], next_id: 2)"#
+    );
+    let street = format!(
+        r#"(format_version: 1, name: "Street", entities: {{
+    5: (id: 5, name: "Lot", parent: None, children: [], {T}, components: [],
+        instance: Some((scene: "prefabs/lot.forge.ron", {STREAMING}))),
+  }}, roots: [5], next_id: 6)"#
+    );
+    let mut h = Harness::with_setup(|app| {
+        stand_in_gltf::add_to(app);
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("prefabs/lot.forge.ron", &lot);
+    h.add("street.forge.ron", &street);
+    let source = source_at(&mut h, 100.0);
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    for _ in 0..20 {
+        h.app.update();
+    }
+    assert_eq!(roofs(h.app.world_mut()), 0, "the cell is out: no model");
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| roofs(w) == 1);
+    let model = h
+        .world()
+        .get::<ForgeSceneInstance>(root)
+        .unwrap()
+        .entity_path(&[5, 1])
+        .unwrap();
+    assert_eq!(lamp_intensity(&h, model), 900.0, "with its overrides");
+    move_source(&mut h, source, 100.0);
+    h.run_until(|w| roofs(w) == 0);
+    assert!(
+        h.world().get_entity(model).is_err(),
+        "the model went with the cell"
+    );
+    // And comes back with it.
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| roofs(w) == 1);
+}
+
+#[test]
+fn a_streamed_model_instance_writes_its_nodes_only_while_its_cell_is_in() {
+    let text = street(LAMP_900).replace(
+        "model: \"models/house.gltf#Scene0\",",
+        &format!("model: \"models/house.gltf#Scene0\", {STREAMING},"),
+    );
+    let mut h = Harness::with_setup(|app| {
+        stand_in_gltf::add_to(app);
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("street.forge.ron", &text);
+    let source = source_at(&mut h, 100.0);
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    let house = instance_entity(&h, root, 5);
+    for _ in 0..20 {
+        h.app.update();
+    }
+    // The instance entity (the cell's anchor) is there; the model, its cell's content, is not.
+    assert!(h.world().get::<ForgeModelNodes>(house).is_none());
+    assert_eq!(roofs(h.app.world_mut()), 0);
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
+    assert_eq!(lamp_intensity(&h, house), 900.0);
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    let cat = instance_entity(&h, root, 6);
+    assert_eq!(
+        h.world().get::<ChildOf>(cat).unwrap().parent(),
+        roof,
+        "the cat on the roof"
+    );
+    move_source(&mut h, source, 100.0);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_none());
+    assert_eq!(roofs(h.app.world_mut()), 0, "the nodes went with the cell");
+    assert!(h.world().get_entity(house).is_ok(), "the anchor stays");
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
+    assert_eq!(lamp_intensity(&h, house), 900.0, "the overrides again");
+}
+
+/// The intensity of the light of the model's lamp on `house`.
+fn lamp_intensity(h: &Harness, house: Entity) -> f32 {
+    let lamp = node(h, house, &["House", "Lamp", ""]).unwrap();
+    h.world().get::<PointLight>(lamp).unwrap().intensity
+}

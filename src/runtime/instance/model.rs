@@ -26,6 +26,7 @@ use bevy_world_serialization::WorldAsset;
 
 use super::budget::{ForgeSpawnBudget, Limit, frame_left, give_back};
 use super::gate::ForgeSceneInactive;
+use super::held::HeldBack;
 use super::root::ForgeSceneInstance;
 use crate::codes;
 use crate::format::{ComponentData, EcoString, EntityNode, Instance, Override, SceneDoc};
@@ -193,22 +194,45 @@ pub(crate) fn instance_changed(
         entity.insert(ModelDue);
         return;
     }
-    let id = entity.id();
     if let Some(mut placed) = entity.take::<PlacedModel>() {
-        let nodes = entity.take::<ForgeModelNodes>();
         entity.remove::<ModelDue>();
-        entity.world_scope(|world| {
-            undo(world, id, &mut placed.applied);
-            if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[]))
-                && let Ok(e) = world.get_entity_mut(root)
-            {
-                e.despawn();
-            }
-        });
+        take_nodes(entity, &mut placed);
     }
     if let Some(instance) = new.filter(|i| i.is_model()) {
         place(entity, scene, key, instance);
     }
+}
+
+/// Takes the nodes of the model placed on `entity` out of the world: what the overrides did
+/// is undone (scene entities placed under nodes go back under `entity`), the model's scene
+/// root is despawned with the nodes below it, and `entity` loses its [`ForgeModelNodes`].
+fn take_nodes(entity: &mut EntityWorldMut, placed: &mut PlacedModel) {
+    let id = entity.id();
+    let nodes = entity.take::<ForgeModelNodes>();
+    entity.world_scope(|world| {
+        undo(world, id, &mut placed.applied);
+        if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[]))
+            && let Ok(e) = world.get_entity_mut(root)
+        {
+            e.despawn();
+        }
+    });
+}
+
+/// Whether the model placed on `entity` is held back: its instance entity is a streamed cell
+/// (`streaming` on the model instance) whose content is not let in. The model's nodes are the
+/// cell's content: in the world only while the cell is in.
+fn held_back(world: &World, entity: Entity, placed: &PlacedModel) -> bool {
+    let Some(scene) = world.resource::<Assets<ForgeScene>>().get(placed.scene) else {
+        return false;
+    };
+    if !scene.cell_plan().anchors.contains_key(&placed.key) {
+        return false;
+    }
+    // Before streaming's first pass the root has no record yet: every cell starts out.
+    root_of(world, entity, placed)
+        .and_then(|root| world.get::<HeldBack>(root))
+        .is_none_or(|held| !held.lets_in(placed.key))
 }
 
 /// `entities` and the nodes of the models placed on them.
@@ -302,6 +326,19 @@ fn write_models(
             world.entity_mut(entity).remove::<ModelDue>();
         }
     }
+    // A streamed model whose cell went out: its nodes go (written again when it comes back).
+    let streamed_out: Vec<Entity> = placed
+        .iter(world)
+        .filter(|(e, p)| world.get::<ForgeModelNodes>(*e).is_some() && held_back(world, *e, p))
+        .map(|(e, _)| e)
+        .collect();
+    for entity in streamed_out {
+        let mut e = world.entity_mut(entity);
+        if let Some(mut placed) = e.take::<PlacedModel>() {
+            take_nodes(&mut e, &mut placed);
+            e.insert((placed, ModelDue));
+        }
+    }
     // Within the frame's spawn budget: what the first spawns and streaming left of the shared
     // one, or a root's own. A model's entities are written together (one `WorldAsset` in one
     // go) and counted after: a model is written while its budget is not spent, the models
@@ -353,6 +390,8 @@ fn write_one(
         .contains(placed.handle.id());
     let root = root_of(world, entity, &placed);
     match (ready, root) {
+        // A streamed model whose cell is out waits for it to come in.
+        (true, Some(_)) if held_back(world, entity, &placed) => {}
         (true, Some(root)) => {
             let limit = match world.get::<ForgeSpawnBudget>(root) {
                 Some(budget) => own.entry(root).or_insert_with(|| Limit::of(budget)),
