@@ -294,6 +294,40 @@ mod with_gltf {
     }
 
     #[test]
+    fn the_model_tree_knows_each_nodes_mesh_primitives_and_light_in_gltf_and_glb() {
+        use bevy_forge_scene::validate::ModelTree;
+        for file in ["house.gltf", "house.glb"] {
+            let tree = ModelTree::read(&std::fs::read(fixture(file)).unwrap()).unwrap();
+            let at = |path: &[&str]| tree.find(0, path).unwrap();
+            // Named as Bevy names the primitives' entities: `{mesh}.{material}`.
+            assert_eq!(
+                tree.primitives(at(&["House", "Roof"])),
+                ["Tiles.Tiles"],
+                "{file}"
+            );
+            assert_eq!(
+                tree.primitives(at(&["House", "Door"])),
+                ["Planks.Wood"],
+                "{file}"
+            );
+            assert!(tree.primitives(at(&["Ground"])).is_empty(), "{file}");
+            let light = tree.light(at(&["House", "Lamp"])).unwrap();
+            assert_eq!(
+                (
+                    light.kind.as_str(),
+                    light.name.as_deref(),
+                    light.color,
+                    light.intensity,
+                    light.range
+                ),
+                ("point", None, [1.0, 0.9, 0.7], 800.0, None),
+                "{file}"
+            );
+            assert!(tree.light(at(&["House", "Roof"])).is_none(), "{file}");
+        }
+    }
+
+    #[test]
     fn a_good_placement_validates_in_gltf_and_glb() {
         for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
             let text = level(
