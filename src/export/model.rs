@@ -250,7 +250,7 @@ pub(crate) fn body(plan: &Plan, key: u64, indent: &str) -> String {
             names.join(", ")
         );
     }
-    let mut holders: Vec<(usize, Vec<(&'static str, Vec<String>)>)> = Vec::new();
+    let mut holders: Vec<(usize, Vec<BuiltinSet>)> = Vec::new();
     for (i, o) in &overrides {
         let sets = builtin_sets(o);
         for (j, (component, _)) in sets.iter().enumerate() {
@@ -332,10 +332,13 @@ pub(crate) fn body(plan: &Plan, key: u64, indent: &str) -> String {
     out
 }
 
+/// The assignments of one Bevy component's fields: the component and its statements.
+type BuiltinSet = (&'static str, Vec<String>);
+
 /// The assignments of the built-in `set`s of `o`, grouped by the Bevy component that holds
 /// them, in the order they first appear.
-fn builtin_sets(o: &Override) -> Vec<(&'static str, Vec<String>)> {
-    let mut sets: Vec<(&'static str, Vec<String>)> = Vec::new();
+fn builtin_sets(o: &Override) -> Vec<BuiltinSet> {
+    let mut sets: Vec<BuiltinSet> = Vec::new();
     for patch in &o.set {
         let Some(b) = patch.component.builtin() else {
             continue;
