@@ -685,3 +685,30 @@ fn a_model_placed_by_a_prefab_is_exported_where_the_prefab_places_it() {
         assert!(holds(&code, want), "{want:?} in\n{code}");
     }
 }
+
+#[test]
+fn a_model_without_overrides_gets_no_observer_and_no_unused_variable() {
+    let mut d = render_test_scene("porch");
+    d.entity_mut(3)
+        .unwrap()
+        .instance
+        .as_mut()
+        .unwrap()
+        .overrides
+        .clear();
+    let code = rust(&d);
+    assert!(code.contains("WorldAssetRoot(asset_server.load("), "{code}");
+    assert!(!code.contains(".observe("), "{code}");
+    let code = bsn(&d);
+    assert!(!code.contains("on("), "{code}");
+    assert!(!code.contains("fn model_overrides_"), "{code}");
+    // Under a parent, the instance entity's variable is not bound: nothing reads it.
+    let d = doc(r#"(format_version: 1, name: "Lot", entities: {
+        1: (id: 1, name: "Lot", parent: None, children: [2], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+        2: (id: 2, name: "House", parent: Some(1), children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [],
+            instance: Some((model: "models/house.gltf#Scene0"))),
+    }, roots: [1], next_id: 3)"#);
+    let code = rust(&d);
+    assert!(code.contains("WorldAssetRoot(asset_server.load("), "{code}");
+    assert!(!code.contains("let e2 = "), "{code}");
+}

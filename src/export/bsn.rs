@@ -106,7 +106,7 @@ fn entities(plan: &Plan, keys: &[u64], depth: usize, out: &mut String) -> Result
         if plan.models.contains(&key) {
             let path = model::path(plan, key);
             let _ = writeln!(out, "{indent}WorldAssetRoot({})", string(&path));
-            if !model::body(plan, key, "").is_empty() {
+            if model::has_overrides(plan, key) {
                 let _ = writeln!(out, "{indent}on({})", observer_name(plan, key));
             }
         }

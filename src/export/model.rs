@@ -105,6 +105,12 @@ pub(crate) fn instance<'a>(plan: &Plan<'a>, key: u64) -> Option<&'a Instance> {
     plan.node(key).instance.as_deref().filter(|i| i.is_model())
 }
 
+/// Whether the model on `key` has an override that changes something: what its observer is
+/// for (a model without one gets none).
+pub(crate) fn has_overrides(plan: &Plan, key: u64) -> bool {
+    instance(plan, key).is_some_and(|i| i.overrides.iter().any(|o| !o.is_empty()))
+}
+
 /// The model path on `key` (`models/house.glb#Scene0`).
 pub(crate) fn path(plan: &Plan, key: u64) -> String {
     instance(plan, key)

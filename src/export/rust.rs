@@ -171,7 +171,9 @@ fn used_entities(plan: &Plan) -> HashSet<u64> {
             used.insert(key);
         }
         // A model's observer goes on its entity, and names what its overrides place.
-        if let Some(instance) = model::instance(plan, key) {
+        if let Some(instance) =
+            model::instance(plan, key).filter(|_| model::has_overrides(plan, key))
+        {
             used.insert(key);
             for o in &instance.overrides {
                 used.extend(o.children.iter().copied());
