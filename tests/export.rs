@@ -524,3 +524,191 @@ fn options_name_the_function_and_the_source() {
     let err = to_rust(&d, &options).unwrap_err();
     assert_eq!(err.to_string(), "`2fast` is not a Rust function name");
 }
+
+/// `code` with every run of whitespace one space: what a test looks for, however indented.
+fn squeezed(code: &str) -> String {
+    code.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `code` holds `want`, whitespace aside.
+fn holds(code: &str, want: &str) -> bool {
+    squeezed(code).contains(&squeezed(want))
+}
+
+/// A scene of `render-tests/tests/scenes/` (exported there and spawned against Bevy).
+fn render_test_scene(name: &str) -> SceneDoc {
+    let path = Path::new(ROOT).join(format!("render-tests/tests/scenes/{name}.forge.ron"));
+    doc(&std::fs::read_to_string(path).unwrap())
+}
+
+#[test]
+fn a_placed_model_is_exported_as_world_asset_root_with_its_overrides_in_an_observer() {
+    let d = render_test_scene("porch");
+    let code = rust(&d);
+    for want in [
+        "use bevy::world_serialization::{InstanceId, WorldInstanceReady};",
+        "WorldAssetRoot(asset_server.load(\"models/house.gltf#Scene0\")),",
+        "world.entity_mut(e3).observe(\n        move |ready: On<WorldInstanceReady>, mut commands: Commands| {",
+        "let n0 = model_node(world, instance, &[\"House\", \"Lamp\"]);",
+        "let h0_0 = n0.and_then(|n| model_holder::<PointLight>(world, n));",
+        "c.intensity = 900.0;",
+        "c.shadow_maps_enabled = true;",
+        "world.entity_mut(node).insert(Name::new(\"Red Roof\"));",
+        "world.entity_mut(node).insert(Visibility::Hidden);",
+        "|c: &mut forge_demo::Health| {\n                        c.hp = 3;",
+        "fn model_node(world: &World, instance: InstanceId, path: &[&str]) -> Option<Entity> {",
+    ] {
+        assert!(holds(&code, want), "{want:?} in\n{code}");
+    }
+    // Every node is found before an override renames one: the chimney under the renamed roof.
+    let found = code.find("model_node(world, instance, &[\"House\", \"Roof\", \"Chimney\"])");
+    let renamed = code.find("Name::new(\"Red Roof\")");
+    assert!(found.unwrap() < renamed.unwrap(), "{code}");
+    // No `Visibility::Inherited` of its own: `WorldAssetRoot` requires `Visibility`.
+    assert!(!code.contains("Visibility::Inherited"), "{code}");
+    let code = bsn(&d);
+    for want in [
+        "use bevy::world_serialization::{InstanceId, WorldInstanceReady};",
+        "        WorldAssetRoot(\"models/house.gltf#Scene0\")\n        on(model_overrides_e3)\n",
+        "fn model_overrides_e3(ready: On<WorldInstanceReady>, mut commands: Commands) {",
+        "c.intensity = 900.0;",
+        "fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {",
+    ] {
+        assert!(holds(&code, want), "{want:?} in\n{code}");
+    }
+}
+
+#[test]
+fn model_overrides_that_name_scene_entities_are_written_in_rust_and_refused_in_bsn() {
+    let d = render_test_scene("street");
+    let code = rust(&d);
+    for want in [
+        // The cat spawns under the instance entity, then moves under the roof node.
+        "ChildOf(e5),",
+        "if world.get_entity(e6).is_ok() {\n                        world.entity_mut(node).add_child(e6);",
+        // A reference in an override's value is the entity's variable.
+        "post: e1,",
+        "if let Some(holder) = model_holder::<PointLight>(world, node) {\n                        world.entity_mut(holder).remove::<PointLight>();",
+    ] {
+        assert!(holds(&code, want), "{want:?} in\n{code}");
+    }
+    let err = to_bsn(&d, &ExportOptions::default()).unwrap_err();
+    match &err {
+        ExportError::ModelOverride {
+            entity, node, why, ..
+        } => {
+            assert_eq!(
+                (entity.as_str(), node.as_str()),
+                ("5", "[\"House\", \"Roof\"]")
+            );
+            assert!(why.contains("--to rust"), "{why}");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(
+        err.to_string().starts_with(
+            "entity 5 (`House`) places the glTF model `models/house.gltf#Scene0`: the override of node [\"House\", \"Roof\"] cannot be exported: its `children` are entities of the scene"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_model_override_set_of_a_material_is_refused_with_the_reason() {
+    let mut d = render_test_scene("porch");
+    let instance = d.entity_mut(3).unwrap().instance.as_mut().unwrap();
+    instance.overrides[0].node = vec!["House".into(), "Door".into(), "Planks.Wood".into()];
+    instance.overrides[0].set = SceneDoc::from_str(&scene(
+        "Set",
+        &[entity(
+            1,
+            "A",
+            ZERO,
+            "(type: mesh3d, data: (mesh: (source: primitive, value: sphere(radius: 0.5)), material: (base_color: (r: 1.0, g: 0.0, b: 0.0, a: 1.0), metallic: 0.0, perceptual_roughness: 0.5, unlit: false)))",
+        )],
+    ))
+    .unwrap()
+    .doc
+    .entities[&1]
+        .components
+        .iter()
+        .map(|c| bevy_forge_scene::format::ComponentPatch {
+            component: c.clone(),
+            fields: vec!["material.base_color".into()],
+        })
+        .collect();
+    let err = to_rust(&d, &ExportOptions::default()).unwrap_err();
+    assert!(
+        matches!(&err, ExportError::ModelOverride { node, .. } if node == "[\"House\", \"Door\", \"Planks.Wood\"]"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("its `set` of `mesh3d.material.base_color` changes a value that is not one field of one Bevy component"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_model_placed_by_a_prefab_is_exported_where_the_prefab_places_it() {
+    let files = [(
+        "house.forge.ron",
+        r##"(format_version: 1, name: "House", entities: {
+            1: (id: 1, name: "Model", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+                components: [], instance: Some((model: "models/house.gltf#Scene0", overrides: [
+                    (target: ["House", "Door"], add: [(type: custom, data: (type_path: "game::Sign", fields: [(name: "at", expr: "#2")]))]),
+                ]))),
+            2: (id: 2, name: "Mailbox", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+                components: []),
+        }, roots: [1, 2], next_id: 3)"##,
+    )];
+    let level = SceneDoc::from_str(r#"(format_version: 1, name: "Level", entities: {
+        8: (id: 8, name: "Plot", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)),
+            components: [], instance: Some((scene: "house.forge.ron"))),
+    }, roots: [8], next_id: 9)"#).unwrap();
+    let mut prefabs = PrefabFiles::new(|path: &str| {
+        files
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, t)| t.as_bytes().to_vec())
+            .ok_or_else(|| "no such file".to_owned())
+    });
+    let (expanded, problems) = prefabs.expand_scene("level.forge.ron", &level);
+    assert!(problems.is_empty(), "{problems:?}");
+    let code = expanded_to_rust(&expanded.unwrap(), &ExportOptions::default()).unwrap();
+    for want in [
+        "WorldAssetRoot(asset_server.load(\"models/house.gltf#Scene0\")),",
+        "world.entity_mut(e8_1).observe(",
+        // `#2` in the prefab's override is the prefab's own mailbox, as this placement has it.
+        "at: e8_2,",
+    ] {
+        assert!(holds(&code, want), "{want:?} in\n{code}");
+    }
+}
+
+#[test]
+fn a_model_without_overrides_gets_no_observer_and_no_unused_variable() {
+    let mut d = render_test_scene("porch");
+    d.entity_mut(3)
+        .unwrap()
+        .instance
+        .as_mut()
+        .unwrap()
+        .overrides
+        .clear();
+    let code = rust(&d);
+    assert!(code.contains("WorldAssetRoot(asset_server.load("), "{code}");
+    assert!(!code.contains(".observe("), "{code}");
+    let code = bsn(&d);
+    assert!(!code.contains("on("), "{code}");
+    assert!(!code.contains("fn model_overrides_"), "{code}");
+    // Under a parent, the instance entity's variable is not bound: nothing reads it.
+    let d = doc(r#"(format_version: 1, name: "Lot", entities: {
+        1: (id: 1, name: "Lot", parent: None, children: [2], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: []),
+        2: (id: 2, name: "House", parent: Some(1), children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [],
+            instance: Some((model: "models/house.gltf#Scene0"))),
+    }, roots: [1], next_id: 3)"#);
+    let code = rust(&d);
+    assert!(code.contains("WorldAssetRoot(asset_server.load("), "{code}");
+    assert!(!code.contains("let e2 = "), "{code}");
+}

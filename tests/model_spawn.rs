@@ -21,6 +21,7 @@ use bevy_ecs::prelude::*;
 use bevy_forge_scene::ForgeModelNodes;
 use bevy_forge_scene::prelude::*;
 use bevy_light::PointLight;
+use bevy_reflect::std_traits::ReflectDefault;
 use bevy_transform::components::Transform;
 use common::Orbit;
 use common::harness::Harness;
@@ -79,10 +80,28 @@ const CHIMNEY: &str = r#"(target: ["House", "Roof", "Chimney"], name: Some("Smok
 #[derive(Component)]
 struct Lit;
 
+/// A game component naming another entity (`at: #6` in a scene).
+#[derive(Component, bevy_reflect::Reflect, Debug, bevy_forge_scene::ForgeComponent)]
+#[reflect(Component, Default)]
+#[forge(type_path = "model_test::Post")]
+struct Post {
+    at: Entity,
+}
+
+impl Default for Post {
+    fn default() -> Self {
+        Self {
+            at: Entity::PLACEHOLDER,
+        }
+    }
+}
+
 fn start(overrides: &str) -> (Harness, Entity) {
     let _ = tracing_subscriber::fmt().with_test_writer().try_init();
     let mut h = Harness::with_setup(|app| {
-        stand_in_gltf::add_to(app).register_type::<Orbit>();
+        stand_in_gltf::add_to(app)
+            .register_type::<Orbit>()
+            .register_type::<Post>();
     });
     h.add("models/house.gltf", &model_text());
     h.add("street.forge.ron", &street(overrides));
@@ -339,4 +358,292 @@ fn a_model_that_does_not_load_leaves_the_instance_entity_and_the_scene_whole() {
     h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
     let roof = node(&h, house, &["House", "Roof"]).unwrap();
     assert_eq!(h.world().get::<ChildOf>(cat).unwrap().parent(), roof);
+}
+
+/// An override of node `path` that adds (`add`) or sets (`set`) a `Post` at `at`.
+fn post(path: &str, how: &str, at: &str) -> String {
+    format!(
+        r#"(target: {path}, {how}: [(type: custom, data: (type_path: "model_test::Post", fields: [(name: "at", expr: "{at}")]))]),"#
+    )
+}
+
+#[test]
+fn an_entity_reference_in_a_model_override_names_the_placing_scenes_entity() {
+    let door = post(r#"["House", "Door"]"#, "add", "#6");
+    let chimney = post(r#"["House", "Roof", "Chimney"]"#, "set", "#5");
+    let (mut h, root) = start(&format!("{door}\n{chimney}"));
+    let house = instance_entity(&h, root, 5);
+    let cat = instance_entity(&h, root, 6);
+    let door_node = node(&h, house, &["House", "Door"]).unwrap();
+    assert_eq!(
+        h.world().get::<Post>(door_node).unwrap().at,
+        cat,
+        "`#6` is the cat"
+    );
+    // A `set` on a node without the component inserts it whole, its reference resolved too.
+    let chimney_node = node(&h, house, &["House", "Roof", "Chimney"]).unwrap();
+    assert_eq!(
+        h.world().get::<Post>(chimney_node).unwrap().at,
+        house,
+        "`#5` is the instance entity"
+    );
+    // A scene edit that changes the reference applies it to the same node.
+    let door = post(r#"["House", "Door"]"#, "add", "#5");
+    h.modify("street.forge.ron", &street(&format!("{door}\n{chimney}")));
+    h.run_until(|w| w.get::<Post>(door_node).is_some_and(|p| p.at == house));
+}
+
+#[test]
+fn a_reference_in_a_prefabs_model_override_names_that_placements_own_entity() {
+    // The lot: a model (1) whose door's `Post` is at the lot's own mailbox (2).
+    let door = post(r#"["House", "Door"]"#, "add", "#2");
+    let lot = format!(
+        r#"(format_version: 1, name: "Lot", entities: {{
+    1: (id: 1, name: "Model", parent: None, children: [], {T}, components: [],
+        instance: Some((model: "models/house.gltf#Scene0", overrides: [{door}]))),
+    2: (id: 2, name: "Mailbox", parent: None, children: [], {T}, components: []),
+  }}, roots: [1, 2], next_id: 3)"#
+    );
+    let placed = |id: u64| {
+        format!(
+            r#"{id}: (id: {id}, name: "Lot {id}", parent: None, children: [], {T}, components: [], instance: Some((scene: "prefabs/lot.forge.ron"))),"#
+        )
+    };
+    let street = format!(
+        "(format_version: 1, name: \"Street\", entities: {{ {} {} }}, roots: [5, 8], next_id: 9)",
+        placed(5),
+        placed(8)
+    );
+    let mut h = Harness::with_setup(|app| {
+        stand_in_gltf::add_to(app).register_type::<Post>();
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("prefabs/lot.forge.ron", &lot);
+    h.add("street.forge.ron", &street);
+    let (root, instance) = h.spawn_scene("street.forge.ron");
+    for lot in [5, 8] {
+        let model = instance.entity_path(&[lot, 1]).unwrap();
+        let mailbox = instance.entity_path(&[lot, 2]).unwrap();
+        h.run_until(|w| w.get::<ForgeModelNodes>(model).is_some());
+        let door = node(&h, model, &["House", "Door"]).unwrap();
+        assert_eq!(
+            h.world().get::<Post>(door).unwrap().at,
+            mailbox,
+            "lot {lot}'s door is at its own mailbox"
+        );
+    }
+    let _ = root;
+}
+
+#[test]
+fn a_set_of_visibility_on_a_model_node_sets_it_and_an_edit_takes_it_back() {
+    use bevy_camera::visibility::Visibility;
+    let hidden = r#"(target: ["Ground"], set: [(type: visibility, data: hidden)]),"#;
+    let (mut h, root) = start(hidden);
+    let house = instance_entity(&h, root, 5);
+    let ground = node(&h, house, &["Ground"]).unwrap();
+    assert_eq!(
+        h.world().get::<Visibility>(ground),
+        Some(&Visibility::Hidden)
+    );
+    // Without the override the node is as the model has it (inherited).
+    h.modify("street.forge.ron", &street(""));
+    h.run_until(|w| w.get::<Visibility>(ground) != Some(&Visibility::Hidden));
+    assert_eq!(
+        h.world().get::<Visibility>(ground),
+        Some(&Visibility::Inherited)
+    );
+}
+
+/// A street of `n` houses (ids 10, 11, ..), each placing the model without overrides.
+fn houses(n: u64) -> String {
+    let entities: Vec<String> = (0..n)
+        .map(|i| {
+            let id = 10 + i;
+            format!(
+                r#"{id}: (id: {id}, name: "House {i}", parent: None, children: [], {T}, components: [], instance: Some((model: "models/house.gltf#Scene0"))),"#
+            )
+        })
+        .collect();
+    let roots: Vec<String> = (0..n).map(|i| (10 + i).to_string()).collect();
+    format!(
+        "(format_version: 1, name: \"Houses\", entities: {{ {} }}, roots: [{}], next_id: {})",
+        entities.join("\n"),
+        roots.join(", "),
+        10 + n
+    )
+}
+
+/// Spawns ten houses with `budget` (the root's own, or the app's default) and counts, frame by
+/// frame, how many models have been written: the largest number written in one frame and the
+/// frames in which any was.
+fn models_per_frame(budget: ForgeSpawnBudget, own: bool) -> (usize, usize) {
+    let mut h = Harness::with_setup(move |app| {
+        stand_in_gltf::add_to(app);
+        if !own {
+            app.insert_resource(ForgeDefaultSpawnBudget(budget));
+        }
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("houses.forge.ron", &houses(10));
+    let handle = h.load("houses.forge.ron");
+    let root = h.app.world_mut().spawn(ForgeSceneRoot(handle)).id();
+    if own {
+        h.app.world_mut().entity_mut(root).insert(budget);
+    }
+    let written = |w: &mut World| w.query::<&ForgeModelNodes>().iter(w).count();
+    let (mut most, mut frames, mut last) = (0, 0, 0);
+    h.run_until(|w| {
+        let now = written(w);
+        if now > last {
+            most = most.max(now - last);
+            frames += 1;
+        }
+        last = now;
+        now == 10
+    });
+    (most, frames)
+}
+
+#[test]
+fn placed_models_are_written_within_the_frames_spawn_budget() {
+    // Each house is nine entities: a budget of five lets one model a frame, however many wait.
+    let five = ForgeSpawnBudget::UNLIMITED.with_entities(5);
+    assert_eq!(
+        models_per_frame(five, false),
+        (1, 10),
+        "the app's default budget"
+    );
+    assert_eq!(
+        models_per_frame(five, true),
+        (1, 10),
+        "the root's own budget"
+    );
+    // A budget a model does not spend lets the next one in the same frame, then stops.
+    let twelve = ForgeSpawnBudget::UNLIMITED.with_entities(12);
+    assert_eq!(models_per_frame(twelve, false), (2, 5));
+    // Without a budget every model is written in the frame it loaded.
+    assert_eq!(
+        models_per_frame(ForgeSpawnBudget::UNLIMITED, false),
+        (10, 1)
+    );
+}
+
+/// A source of streaming at x = `x`.
+fn source_at(h: &mut Harness, x: f32) -> Entity {
+    h.app
+        .world_mut()
+        .spawn((Transform::from_xyz(x, 0.0, 0.0), ForgeStreamingSource))
+        .id()
+}
+
+fn move_source(h: &mut Harness, source: Entity, x: f32) {
+    h.app
+        .world_mut()
+        .get_mut::<Transform>(source)
+        .unwrap()
+        .translation
+        .x = x;
+}
+
+/// How many entities of the world are the model's `Roof` node.
+fn roofs(w: &mut World) -> usize {
+    w.query::<&Name>()
+        .iter(w)
+        .filter(|n| n.as_str() == "Roof")
+        .count()
+}
+
+const STREAMING: &str = "streaming: Some((load_radius: 10.0, unload_radius: 20.0))";
+
+#[test]
+fn a_model_in_a_streamed_cell_spawns_when_the_cell_comes_in_and_goes_when_it_leaves() {
+    // The lot places the house model; the street streams the lot.
+    let lot = format!(
+        r#"(format_version: 1, name: "Lot", entities: {{
+    1: (id: 1, name: "Model", parent: None, children: [], {T}, components: [],
+        instance: Some((model: "models/house.gltf#Scene0", overrides: [{LAMP_900}]))),
+  }}, roots: [1], next_id: 2)"#
+    );
+    let street = format!(
+        r#"(format_version: 1, name: "Street", entities: {{
+    5: (id: 5, name: "Lot", parent: None, children: [], {T}, components: [],
+        instance: Some((scene: "prefabs/lot.forge.ron", {STREAMING}))),
+  }}, roots: [5], next_id: 6)"#
+    );
+    let mut h = Harness::with_setup(|app| {
+        stand_in_gltf::add_to(app);
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("prefabs/lot.forge.ron", &lot);
+    h.add("street.forge.ron", &street);
+    let source = source_at(&mut h, 100.0);
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    for _ in 0..20 {
+        h.app.update();
+    }
+    assert_eq!(roofs(h.app.world_mut()), 0, "the cell is out: no model");
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| roofs(w) == 1);
+    let model = h
+        .world()
+        .get::<ForgeSceneInstance>(root)
+        .unwrap()
+        .entity_path(&[5, 1])
+        .unwrap();
+    assert_eq!(lamp_intensity(&h, model), 900.0, "with its overrides");
+    move_source(&mut h, source, 100.0);
+    h.run_until(|w| roofs(w) == 0);
+    assert!(
+        h.world().get_entity(model).is_err(),
+        "the model went with the cell"
+    );
+    // And comes back with it.
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| roofs(w) == 1);
+}
+
+#[test]
+fn a_streamed_model_instance_writes_its_nodes_only_while_its_cell_is_in() {
+    let text = street(LAMP_900).replace(
+        "model: \"models/house.gltf#Scene0\",",
+        &format!("model: \"models/house.gltf#Scene0\", {STREAMING},"),
+    );
+    let mut h = Harness::with_setup(|app| {
+        stand_in_gltf::add_to(app);
+    });
+    h.add("models/house.gltf", &model_text());
+    h.add("street.forge.ron", &text);
+    let source = source_at(&mut h, 100.0);
+    let (root, _) = h.spawn_scene("street.forge.ron");
+    let house = instance_entity(&h, root, 5);
+    for _ in 0..20 {
+        h.app.update();
+    }
+    // The instance entity (the cell's anchor) is there; the model, its cell's content, is not.
+    assert!(h.world().get::<ForgeModelNodes>(house).is_none());
+    assert_eq!(roofs(h.app.world_mut()), 0);
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
+    assert_eq!(lamp_intensity(&h, house), 900.0);
+    let roof = node(&h, house, &["House", "Roof"]).unwrap();
+    let cat = instance_entity(&h, root, 6);
+    assert_eq!(
+        h.world().get::<ChildOf>(cat).unwrap().parent(),
+        roof,
+        "the cat on the roof"
+    );
+    move_source(&mut h, source, 100.0);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_none());
+    assert_eq!(roofs(h.app.world_mut()), 0, "the nodes went with the cell");
+    assert!(h.world().get_entity(house).is_ok(), "the anchor stays");
+    move_source(&mut h, source, 0.0);
+    h.run_until(|w| w.get::<ForgeModelNodes>(house).is_some());
+    assert_eq!(lamp_intensity(&h, house), 900.0, "the overrides again");
+}
+
+/// The intensity of the light of the model's lamp on `house`.
+fn lamp_intensity(h: &Harness, house: Entity) -> f32 {
+    let lamp = node(h, house, &["House", "Lamp", ""]).unwrap();
+    h.world().get::<PointLight>(lamp).unwrap().intensity
 }

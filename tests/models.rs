@@ -1,5 +1,5 @@
 //! glTF models placed by instances (`instance: Some((model: "models/house.glb#Scene0"))`):
-//! read and written canonically, kept by prefab expansion and the cooked twin, refused by export,
+//! read and written canonically, kept by prefab expansion and the cooked twin, exported,
 //! and (feature `gltf`) checked offline against the model's JSON node tree: the scene label and
 //! each override's node path, a miss at the name's line and column with a did-you-mean.
 //!
@@ -181,11 +181,64 @@ fn the_cooked_twin_keeps_a_model_instance() {
 }
 
 #[test]
-fn export_refuses_a_model_instance_naming_it() {
-    let text = level("models/house.glb#Scene0", &[]);
+fn export_writes_a_model_instance_as_bevys_world_asset_root() {
+    let text = level("models/house.glb#Scene0", &[r#"["House", "Door"]"#]);
     let parsed = SceneDoc::from_str(&text).unwrap();
-    let e = bevy_forge_scene::export::to_rust(&parsed.doc, &Default::default()).unwrap_err();
-    assert!(e.to_string().contains("models/house.glb#Scene0"), "{e}");
+    let code = bevy_forge_scene::export::to_rust(&parsed.doc, &Default::default()).unwrap();
+    assert!(
+        code.contains("WorldAssetRoot(asset_server.load(\"models/house.glb#Scene0\"))"),
+        "{code}"
+    );
+    // The override's cat spawns under the instance entity and moves under the door.
+    assert!(code.contains("ChildOf(e5)"), "{code}");
+    assert!(code.contains(".add_child(e6);"), "{code}");
+}
+
+/// A level whose model override's `add` and `set` name entities by reference: `#6` (the cat)
+/// and `bad`.
+fn level_with_references(bad: &str) -> String {
+    level("models/house.gltf#Scene0", &[r#"["House", "Door"]"#]).replace(
+        "set: [(type: point_light, data: (intensity: 900.0))]",
+        &format!(
+            r##"add: [(type: custom, data: (type_path: "game::Post", fields: [(name: "at", expr: "#6")]))], set: [(type: custom, data: (type_path: "game::Aim", fields: [(name: "target", expr: "Some({bad})")]))]"##
+        ),
+    )
+}
+
+#[test]
+fn a_reference_in_a_model_override_naming_no_entity_is_an_error_at_its_line_and_column() {
+    let text = level_with_references("#9");
+    let source = Source::read("street.forge.ron", text.as_bytes()).unwrap();
+    let mut files = PrefabFiles::new(|_: &str| Err::<Vec<u8>, _>("no prefabs here".to_owned()));
+    let checked = check(source, &mut files);
+    let d = not_info(checked.diagnostics.iter());
+    assert_eq!(d.len(), 1, "{d:?}");
+    let d = &d[0];
+    assert_eq!(
+        (d.code, d.severity),
+        (codes::custom::REFERENCE, Severity::Error)
+    );
+    assert_eq!(d.entity, Some(5));
+    assert_eq!(
+        d.path.as_deref(),
+        Some("instance.overrides[0].set[0].data.fields[0].expr")
+    );
+    let (line, column) = line_col(&text, "#9");
+    let p = d.position.unwrap();
+    assert_eq!((p.line, p.column), (line, column), "{d:?}");
+    assert!(
+        d.message.starts_with(
+            "entity 5 (`House`), override of node [\"House\", \"Door\"], `Aim.target`: entity reference `#9`:"
+        ),
+        "{}",
+        d.message
+    );
+    // `#6`, the scene's cat, names an entity: no diagnostic for it.
+    let text = level_with_references("#5");
+    let source = Source::read("street.forge.ron", text.as_bytes()).unwrap();
+    let checked = check(source, &mut files);
+    let d = not_info(checked.diagnostics.iter());
+    assert!(d.is_empty(), "{d:?}");
 }
 
 #[test]
@@ -238,6 +291,40 @@ mod with_gltf {
         let index = AssetIndex::scan(dir.path()).unwrap();
         let parsed = SceneDoc::from_str(text).unwrap();
         not_info(validate_parsed(&parsed, Some(&index)).iter())
+    }
+
+    #[test]
+    fn the_model_tree_knows_each_nodes_mesh_primitives_and_light_in_gltf_and_glb() {
+        use bevy_forge_scene::validate::ModelTree;
+        for file in ["house.gltf", "house.glb"] {
+            let tree = ModelTree::read(&std::fs::read(fixture(file)).unwrap()).unwrap();
+            let at = |path: &[&str]| tree.find(0, path).unwrap();
+            // Named as Bevy names the primitives' entities: `{mesh}.{material}`.
+            assert_eq!(
+                tree.primitives(at(&["House", "Roof"])),
+                ["Tiles.Tiles"],
+                "{file}"
+            );
+            assert_eq!(
+                tree.primitives(at(&["House", "Door"])),
+                ["Planks.Wood"],
+                "{file}"
+            );
+            assert!(tree.primitives(at(&["Ground"])).is_empty(), "{file}");
+            let light = tree.light(at(&["House", "Lamp"])).unwrap();
+            assert_eq!(
+                (
+                    light.kind.as_str(),
+                    light.name.as_deref(),
+                    light.color,
+                    light.intensity,
+                    light.range
+                ),
+                ("point", None, [1.0, 0.9, 0.7], 800.0, None),
+                "{file}"
+            );
+            assert!(tree.light(at(&["House", "Roof"])).is_none(), "{file}");
+        }
     }
 
     #[test]

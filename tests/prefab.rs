@@ -1051,3 +1051,36 @@ mod tiles {
         assert_eq!(instance_of(&h, root).len(), 2 + 2);
     }
 }
+
+#[test]
+fn a_reference_in_an_enum_value_of_a_prefab_names_the_placed_copys_entity() {
+    // The prefab's entity 1 holds an enum component whose whole value names the prefab's 2.
+    let order = r##"components: [(type: custom, data: (type_path: "game::Order", value: "Order::Guard { post: #2 }"))]"##;
+    let post = scene(
+        "Post",
+        &[
+            entity(1, "Guard", None, &[], order),
+            entity(2, "Tower", None, &[], "components: []"),
+        ],
+        &[1, 2],
+        3,
+    );
+    let level = scene(
+        "Level",
+        &[placing(5, "Post", "prefabs/post.forge.ron", "")],
+        &[5],
+        6,
+    );
+    let parsed = SceneDoc::from_str(&level).unwrap();
+    let mut files =
+        bevy_forge_scene::pipeline::PrefabFiles::new(move |_: &str| Ok(post.clone().into_bytes()));
+    let (expanded, found) = files.expand_scene("level.forge.ron", &parsed);
+    assert!(found.is_empty(), "{found:?}");
+    let expanded = expanded.unwrap();
+    let guard = expanded.key(&[5, 1]).unwrap();
+    let value = match &expanded.doc.entities[&guard].components[0] {
+        bevy_forge_scene::format::ComponentData::Custom(c) => c.value.clone().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value, "Order::Guard { post: #5/2 }");
+}

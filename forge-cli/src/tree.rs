@@ -12,8 +12,9 @@ use bevy_forge_scene::validate::ModelTree;
 /// (`[3, 1]`), each instance entity marked with the prefab it places (and its radii when it is
 /// a streamed cell). A tile layer of `layers`
 /// is one line, a summary of its cells (`--flat` lists them). An entity placing a glTF model
-/// shows the model's node tree below it (read from `assets`, the assets directory), each node
-/// marked `(model)`, then each override target naming no node of the model.
+/// (the scene's own, or one a placed prefab has) shows the model's node tree below it (read
+/// from `assets`, the assets directory), each node marked `(model)`, then each override target
+/// naming no node of the model.
 pub fn render_expanded(
     expanded: &ExpandedScene,
     source: &SceneDoc,
@@ -29,13 +30,13 @@ pub fn render_expanded(
             .iter()
             .find(|l| l.id == key && expanded.placed_path(key).is_none())
     };
-    // The scene's own model instances (a model inside a placed prefab is not spawned).
+    // Every model instance that spawns: the scene's own, and those its placed prefabs have
+    // (the expansion keeps them as their prefabs write them).
     let model = |key: u64| {
         expanded
-            .placed_path(key)
-            .is_none()
-            .then(|| source.entities.get(&key))
-            .flatten()
+            .doc
+            .entities
+            .get(&key)
             .and_then(|n| n.instance.as_deref())
             .filter(|i| i.model.is_some())
     };
@@ -80,16 +81,6 @@ pub fn render_expanded(
         if let Some(l) = layer(key) {
             return Some(layer_summary(l));
         }
-        if let Some(path) = model(key).and_then(|i| i.model.as_deref()) {
-            let read = match assets.map(|a| ModelTree::open(a, path)) {
-                Some(Ok((tree, scene))) if scene >= tree.scenes.len() => {
-                    format!(", it has no scene {scene}")
-                }
-                Some(Err(why)) => format!(", its nodes not shown: {why}"),
-                _ => String::new(),
-            };
-            return Some(format!("model {path:?}{read}"));
-        }
         // A streamed cell of this scene (its own instance entities only: the runtime streams
         // those) says so with its radii.
         let streamed = expanded
@@ -99,11 +90,25 @@ pub fn render_expanded(
             .flatten()
             .and_then(|n| n.instance.as_deref())
             .and_then(|i| i.streaming);
-        expanded.instance_scene(key).map(|scene| match streamed {
-            Some(s) => format!(
-                "instance of {scene:?}, streamed: load radius {}, unload radius {}",
+        let radii = |s: bevy_forge_scene::format::Streaming| {
+            format!(
+                ", streamed: load radius {}, unload radius {}",
                 s.load_radius, s.unload_radius
-            ),
+            )
+        };
+        if let Some(path) = model(key).and_then(|i| i.model.as_deref()) {
+            let read = match assets.map(|a| ModelTree::open(a, path)) {
+                Some(Ok((tree, scene))) if scene >= tree.scenes.len() => {
+                    format!(", it has no scene {scene}")
+                }
+                Some(Err(why)) => format!(", its nodes not shown: {why}"),
+                _ => String::new(),
+            };
+            let streamed = streamed.map(radii).unwrap_or_default();
+            return Some(format!("model {path:?}{streamed}{read}"));
+        }
+        expanded.instance_scene(key).map(|scene| match streamed {
+            Some(s) => format!("instance of {scene:?}{}", radii(s)),
             None => format!("instance of {scene:?}"),
         })
     };

@@ -19,6 +19,12 @@ use bevy_internal::mesh::Mesh3d;
 /// `DefaultPlugins` register for reflection (automatically, or in the render plugins) that a
 /// glTF scene's entities carry are registered here by hand.
 pub fn model_app(dir: Dir) -> App {
+    model_app_with(dir, |_| {})
+}
+
+/// [`model_app`] with `plugins` adding plugins of their own before `ForgeScenePlugin` (Bevy's
+/// `WorldSerializationPlugin` and `ScenePlugin`, for the exported scenes of `tests/export.rs`).
+pub fn model_app_with(dir: Dir, plugins: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
     app.register_asset_source(
         AssetSourceId::Default,
@@ -31,8 +37,9 @@ pub fn model_app(dir: Dir) -> App {
         bevy_internal::image::ImagePlugin::default(),
         bevy_internal::mesh::MeshPlugin,
         bevy_internal::gltf::GltfPlugin::default(),
-        ForgeScenePlugin,
-    ))
+    ));
+    plugins(&mut app);
+    app.add_plugins(ForgeScenePlugin)
     .register_type::<Visibility>()
     .register_type::<InheritedVisibility>()
     .register_type::<ViewVisibility>()

@@ -29,6 +29,12 @@ mod goblin_camp_rust;
 mod odd_names_bsn;
 #[path = "exported/odd_names_rust.rs"]
 mod odd_names_rust;
+#[path = "exported/porch_bsn.rs"]
+mod porch_bsn;
+#[path = "exported/porch_rust.rs"]
+mod porch_rust;
+#[path = "exported/street_rust.rs"]
+mod street_rust;
 #[path = "exported/platformer_bsn.rs"]
 mod platformer_bsn;
 #[path = "exported/platformer_rust.rs"]
@@ -53,6 +59,13 @@ const IGNORED: &[&str] = &[
     "ForgeSceneInstance",
     "ChildOf",
     "Children",
+    // A placed model: the library's bookkeeping on the instance entity, Bevy's spawner's and
+    // the observer's on the exported one.
+    "ForgeModelNodes",
+    "PlacedModel",
+    "WorldAssetRoot",
+    "WorldInstance",
+    "ObservedBy",
 ];
 
 /// An app that can spawn both sides: the scene plugin over `root`, the PBR types
@@ -314,4 +327,151 @@ fn exported_bsn_spawns_every_shape_of_game_component() {
         spawn_list(w, game_types_bsn::game_types_scene())
     });
     assert_game_types(app.world(), &roots);
+}
+
+// ---- placed glTF models (`porch`, `street`): Bevy's `GltfPlugin` on both sides ----
+
+/// An in-memory assets directory with the test model (`models/house.gltf`) and this package's
+/// scene `scene` (under `tests/scenes/`).
+fn model_dir(scene: &str) -> bevy_asset::io::memory::Dir {
+    let dir = bevy_asset::io::memory::Dir::default();
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let model = std::fs::read(here.join("../tests/fixtures/models/house.gltf")).unwrap();
+    dir.insert_asset(std::path::Path::new("models/house.gltf"), model);
+    let text = std::fs::read_to_string(here.join("tests/scenes").join(scene)).unwrap();
+    dir.insert_asset_text(std::path::Path::new(scene), &text);
+    dir
+}
+
+/// The glTF app of the models tests, with Bevy's world spawner (`WorldAssetRoot`) and `bsn!`
+/// scenes.
+fn model_export_app(scene: &str) -> App {
+    bevy_forge_scene_render_tests::model_app_with(model_dir(scene), |app| {
+        app.add_plugins((
+            bevy::world_serialization::WorldSerializationPlugin,
+            ScenePlugin,
+        ));
+    })
+}
+
+/// Updates `app` until `done` holds (at most 2,000 frames).
+fn run_until(app: &mut App, mut done: impl FnMut(&mut World) -> bool) {
+    for _ in 0..2000 {
+        app.update();
+        if done(app.world_mut()) {
+            // The frames in which queued overrides and visibility settle.
+            for _ in 0..3 {
+                app.update();
+            }
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("condition not reached");
+}
+
+/// How many glTF scenes (their root entities) are in the world.
+fn models_in(world: &mut World) -> usize {
+    world
+        .query_filtered::<(), With<bevy::gltf::GltfSceneName>>()
+        .iter(world)
+        .count()
+}
+
+/// `scene` through the plugin in one app, the exported `spawn` in another, each placing the test
+/// model with Bevy's glTF loader: the trees must match (the model's nodes, with the overrides
+/// applied). Returns both apps and roots.
+fn compare_model(
+    scene: &str,
+    spawn: impl FnOnce(&mut World) -> Vec<Entity>,
+) -> ((App, Vec<Entity>), (App, Vec<Entity>)) {
+    let mut expected_app = model_export_app(scene);
+    let handle = expected_app.world().resource::<AssetServer>().load(scene.to_owned());
+    let root = expected_app.world_mut().spawn(ForgeSceneRoot(handle)).id();
+    run_until(&mut expected_app, |w| models_in(w) == 1);
+    let expected_roots: Vec<Entity> =
+        expected_app.world().get::<Children>(root).map(|c| c.to_vec()).unwrap_or_default();
+    let mut app = model_export_app(scene);
+    let roots = spawn(app.world_mut());
+    run_until(&mut app, |w| models_in(w) == 1);
+    let expected: Vec<Node> =
+        expected_roots.iter().map(|r| describe(expected_app.world(), *r)).collect();
+    let got: Vec<Node> = roots.iter().map(|r| describe(app.world(), *r)).collect();
+    let names = |nodes: &[Node]| nodes.iter().map(|n| n.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&expected), names(&got), "{scene}: roots");
+    if std::env::var_os("SHOW_EXPORT_TREES").is_some() {
+        eprintln!("{scene}: {got:#?}");
+    }
+    for (e, g) in expected.iter().zip(&got) {
+        assert_same(e, g, scene);
+    }
+    ((expected_app, expected_roots), (app, roots))
+}
+
+/// The entity at `names` below `from`, by `Name`.
+fn below(world: &World, from: Entity, names: &[&str]) -> Entity {
+    let mut at = from;
+    for name in names {
+        at = world
+            .get::<Children>(at)
+            .unwrap()
+            .iter()
+            .find(|c| world.get::<Name>(*c).is_some_and(|n| n.as_str() == *name))
+            .unwrap_or_else(|| panic!("no {name} below {:?}", world.get::<Name>(at)));
+    }
+    at
+}
+
+/// The porch's overrides, as both sides apply them.
+fn assert_porch(world: &World, roots: &[Entity]) {
+    let house = below(world, roots[0], &["House", "House"]);
+    let lamp = below(world, house, &["Lamp"]);
+    let light = world.get::<Children>(lamp).unwrap()[0];
+    let light = world.get::<bevy::light::PointLight>(light).unwrap();
+    assert_eq!((light.intensity, light.shadow_maps_enabled), (900.0, true));
+    assert!(world.get::<Name>(below(world, house, &["Red Roof"])).is_some());
+    let door = below(world, house, &["Door"]);
+    assert_eq!(world.get::<forge_demo::Orbit>(door).unwrap().radius, 2.0);
+    let ground = below(world, roots[0], &["House", "Ground"]);
+    assert_eq!(world.get::<Visibility>(ground), Some(&Visibility::Hidden));
+    assert_eq!(world.get::<forge_demo::Health>(ground).unwrap().hp, 3);
+}
+
+#[test]
+fn exported_rust_places_a_gltf_model_with_its_overrides() {
+    let ((expected, expected_roots), (got, roots)) =
+        compare_model("porch.forge.ron", porch_rust::spawn_porch);
+    assert_porch(expected.world(), &expected_roots);
+    assert_porch(got.world(), &roots);
+}
+
+#[test]
+fn exported_bsn_places_a_gltf_model_with_its_overrides() {
+    let ((_, _), (got, roots)) =
+        compare_model("porch.forge.ron", |w| spawn_list(w, porch_bsn::porch_scene()));
+    assert_porch(got.world(), &roots);
+}
+
+/// The street's overrides that name its entities: the cat under the roof, the door's sentry
+/// posted at the lamp post.
+fn assert_street(world: &World, roots: &[Entity]) {
+    let house = below(world, roots[1], &["House", "House"]);
+    let roof = below(world, house, &["Roof"]);
+    assert!(world.get::<Name>(below(world, roof, &["Cat"])).is_some());
+    let door = below(world, house, &["Door"]);
+    assert_eq!(world.get::<forge_demo::Sentry>(door).unwrap().post, roots[0]);
+    let lamp = below(world, house, &["Lamp"]);
+    let children = world.get::<Children>(lamp).map(|c| c.to_vec()).unwrap_or_default();
+    assert!(
+        children.iter().all(|c| world.get::<bevy::light::PointLight>(*c).is_none()),
+        "the light is removed"
+    );
+}
+
+#[test]
+fn exported_rust_places_a_gltf_model_whose_overrides_name_the_scenes_entities() {
+    let ((expected, expected_roots), (got, roots)) =
+        compare_model("street.forge.ron", street_rust::spawn_street);
+    assert_street(expected.world(), &expected_roots);
+    assert_street(got.world(), &roots);
 }

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    ExportError, ExportOptions, Plan, exprs, float, function_name, header, material, primitive,
-    rotation, snake_case, string, vec3,
+    ExportError, ExportOptions, Plan, exprs, float, function_name, header, material, model,
+    primitive, rotation, snake_case, string, vec3,
 };
 use crate::format::builtin::BevyText;
 use crate::format::{
@@ -18,17 +18,26 @@ use crate::format::{
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
     let function = function_name(options, format!("{}_scene", snake_case(&plan.doc.name)))?;
+    for &key in &plan.models {
+        model::check(plan, key, true)?;
+    }
     let mut out = header(plan, options, "bsn");
     let _ = write!(
         out,
         "//\n// `{function}()` is the scene as a `bevy_scene` 0.20.1 scene list, one scene per root in\n\
          // the file's order. Spawn it with `world.spawn_scene_list({function}())` (or through\n\
          // `Commands`) in an app with `ScenePlugin`; it returns the roots. Entities are named with\n\
-         // `#Name`, which entity references use too.\n{}\n\
-         use bevy::prelude::*;\n\n\
+         // `#Name`, which entity references use too.\n{}{}\n\
+         use bevy::prelude::*;\n{}\n\
          /// The scene {:?}: its roots as a scene list.\n\
          pub fn {function}() -> impl SceneList {{\n",
         super::custom_note(plan, "bsn"),
+        model::note(plan),
+        if plan.models.is_empty() {
+            ""
+        } else {
+            model::USES
+        },
         plan.doc.name
     );
     for (i, shape) in plan.meshes.iter().enumerate() {
@@ -49,6 +58,26 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
     let roots = plan.doc.roots.clone();
     entities(plan, &roots, 2, &mut out)?;
     out.push_str("    }\n}\n");
+    for &key in &plan.models {
+        let body = model::body(plan, key, "        ");
+        if body.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "\n/// The overrides of the model on `#{}` ({}), by node path, each time Bevy has\n\
+             /// spawned the model under it.\n\
+             fn {}(ready: On<WorldInstanceReady>, mut commands: Commands) {{\n    \
+             let instance = ready.instance_id;\n    \
+             commands.queue(move |world: &mut World| {{\n{body}    }});\n}}\n",
+            plan.idents[&key],
+            string(&model::path(plan, key)),
+            observer_name(plan, key),
+        );
+    }
+    if !plan.models.is_empty() {
+        out.push_str(model::HELPERS);
+    }
     Ok(out)
 }
 
@@ -74,18 +103,32 @@ fn entities(plan: &Plan, keys: &[u64], depth: usize, out: &mut String) -> Result
         if plan.inherit_visibility.contains(&key) {
             let _ = writeln!(out, "{indent}Visibility::Inherited");
         }
+        if plan.models.contains(&key) {
+            let path = model::path(plan, key);
+            let _ = writeln!(out, "{indent}WorldAssetRoot({})", string(&path));
+            if model::has_overrides(plan, key) {
+                let _ = writeln!(out, "{indent}on({})", observer_name(plan, key));
+            }
+        }
         for component in &node.components {
             if let ComponentData::Custom(custom) = component {
                 let _ = writeln!(out, "{indent}{}", custom_patch(plan, key, custom)?);
             }
         }
-        if !node.children.is_empty() {
+        let children = plan.children(key);
+        if !children.is_empty() {
             let _ = writeln!(out, "{indent}Children [");
-            entities(plan, &node.children, depth + 1, out)?;
+            entities(plan, children, depth + 1, out)?;
             let _ = writeln!(out, "{indent}]");
         }
     }
     Ok(())
+}
+
+/// The name of the observer function that applies the overrides of the model on `key`
+/// (`model_overrides_e5`).
+fn observer_name(plan: &Plan, key: u64) -> String {
+    format!("model_overrides_{}", plan.vars[&key])
 }
 
 /// A number as a `bsn!` value: a literal, or `{-1.5}` (`bsn!` reads no sign before a literal).

@@ -29,6 +29,12 @@
 //! the prefab's entities are written out where the instance places them, overrides applied, as
 //! the loader spawns them. Variables and `#Name`s of placed entities come from their id paths.
 //!
+//! A placed glTF model (`instance: Some((model: ..))`) is written with Bevy's own pieces: the
+//! instance entity gets `WorldAssetRoot` with a handle to the model's scene, and an observer of
+//! `WorldInstanceReady` on it applies the overrides by node path each time Bevy has spawned the
+//! model (the format page, "Models", "In exported code"). What cannot be written so is refused
+//! with [`ExportError::ModelOverride`].
+//!
 //! ```
 //! use bevy_forge_scene::export::{ExportOptions, to_rust};
 //! use bevy_forge_scene::format::SceneDoc;
@@ -48,6 +54,7 @@
 
 mod bsn;
 mod exprs;
+mod model;
 mod names;
 mod rust;
 
@@ -77,16 +84,24 @@ pub enum ExportError {
     /// The forest is broken (a missing child, a cycle, ...): the first problem found.
     #[error("the scene's forest is broken: {0}")]
     Forest(String),
-    /// An entity places a glTF model (`instance: Some((model: ..))`), which export does not
-    /// write yet.
+    /// An override of a placed glTF model's node that the generated code cannot write: a `set`
+    /// of a field that is not one field of one Bevy component (a `mesh3d`'s material or mesh),
+    /// or, in the BSN form, an override that names entities of the scene (`children`, entity
+    /// references in its values), which `bsn!` cannot name from the observer that applies it.
     #[error(
-        "entity {entity} places the glTF model `{model}`: export to Rust and BSN does not write placed models yet"
+        "entity {entity} (`{name}`) places the glTF model `{model}`: the override of node {node} cannot be exported: {why}"
     )]
-    Model {
-        /// The instance entity's id.
-        entity: u64,
+    ModelOverride {
+        /// The instance entity: its id (`7`), or its id path for one a prefab placed (`8/1`).
+        entity: String,
+        /// The entity's name.
+        name: String,
         /// The model it places (`models/house.glb#Scene0`).
         model: String,
+        /// The override's node path, as a list (`["House", "Roof"]`).
+        node: String,
+        /// Why, and what to do instead.
+        why: String,
     },
     /// An entity places a prefab, and the scene was given unexpanded.
     #[error(
@@ -246,21 +261,21 @@ pub(crate) struct Plan<'a> {
     pub(crate) meshes: Vec<&'a PrimitiveShape>,
     /// Distinct materials, by first use.
     pub(crate) materials: Vec<&'a crate::format::MaterialData>,
+    /// The entities that place a glTF model, in spawn order.
+    pub(crate) models: Vec<u64>,
+    /// The children of each entity that places a model: its own, then the entities its
+    /// overrides place under nodes (they spawn under it, and move when the model is there).
+    children: HashMap<u64, Vec<u64>>,
 }
 
 impl<'a> Plan<'a> {
     fn new(doc: &'a SceneDoc, expanded: Option<&'a ExpandedScene>) -> Result<Self, ExportError> {
-        if let Some(problem) = doc.check_integrity().first() {
+        if let Some(problem) = integrity(doc, expanded.is_some()).first() {
             return Err(ExportError::Forest(problem.to_string()));
         }
-        let model = |n: &crate::format::EntityNode| n.instance.as_ref()?.model.clone();
-        if let Some((node, model)) = doc.entities.values().find_map(|n| Some((n, model(n)?))) {
-            return Err(ExportError::Model {
-                entity: node.id,
-                model: model.to_string(),
-            });
-        }
-        if let Some(node) = doc.entities.values().find(|n| n.instance.is_some()) {
+        let prefab =
+            |n: &&std::sync::Arc<EntityNode>| n.instance.as_ref().is_some_and(|i| !i.is_model());
+        if let Some(node) = doc.entities.values().find(prefab) {
             let scene = node
                 .instance
                 .as_ref()
@@ -271,7 +286,25 @@ impl<'a> Plan<'a> {
                 scene,
             });
         }
-        let order = doc.depth_first();
+        let mut children = HashMap::default();
+        for (&key, node) in &doc.entities {
+            let Some(instance) = node.instance.as_deref().filter(|i| i.is_model()) else {
+                continue;
+            };
+            let mut list = node.children.clone();
+            for child in instance.overrides.iter().flat_map(|o| &o.children) {
+                if !list.contains(child) {
+                    list.push(*child);
+                }
+            }
+            children.insert(key, list);
+        }
+        let order = depth_first(doc, &children);
+        let models = order
+            .iter()
+            .copied()
+            .filter(|k| children.contains_key(k))
+            .collect();
         let path = |key: u64| -> Vec<u64> {
             expanded
                 .and_then(|e| e.placed_path(key))
@@ -295,6 +328,8 @@ impl<'a> Plan<'a> {
             inherit_visibility: HashSet::default(),
             meshes: Vec::new(),
             materials: Vec::new(),
+            models,
+            children,
         };
         plan.check()?;
         plan.share();
@@ -327,6 +362,15 @@ impl<'a> Plan<'a> {
 
     pub(crate) fn node(&self, key: u64) -> &'a EntityNode {
         &self.doc.entities[&key]
+    }
+
+    /// The children of `key` in spawn order: its own, and for an entity that places a model
+    /// the entities its overrides place under nodes.
+    pub(crate) fn children(&self, key: u64) -> &[u64] {
+        match self.children.get(&key) {
+            Some(list) => list,
+            None => &self.node(key).children,
+        }
     }
 
     /// Refuses what the generated code could not write as the loader spawns it.
@@ -401,8 +445,10 @@ impl<'a> Plan<'a> {
         let mut below: HashSet<u64> = HashSet::default();
         for &key in self.order.iter().rev() {
             let node = self.node(key);
-            let own = node.components.iter().any(brings_visibility);
-            let under = node.children.iter().any(|c| below.contains(c));
+            // `WorldAssetRoot` requires `Visibility`: a model instance has its own.
+            let own =
+                node.components.iter().any(brings_visibility) || self.children.contains_key(&key);
+            let under = self.children(key).iter().any(|c| below.contains(c));
             if under && !own {
                 self.inherit_visibility.insert(key);
             }
@@ -423,6 +469,56 @@ impl<'a> Plan<'a> {
             })
             .partition(|c| exprs::has_references(c))
     }
+}
+
+/// The forest problems of `doc`. An expansion lists the entities a model's overrides place
+/// under nodes twice, in the instance entity's `children` (where they spawn) and in the
+/// overrides (where they go once the model is there): checked as written once.
+fn integrity(doc: &SceneDoc, expanded: bool) -> Vec<crate::format::IntegrityProblem> {
+    let placed_twice = |n: &EntityNode| {
+        n.instance
+            .as_deref()
+            .is_some_and(|i| i.is_model() && i.overrides.iter().any(|o| !o.children.is_empty()))
+    };
+    if !expanded || !doc.entities.values().any(|n| placed_twice(n)) {
+        return doc.check_integrity();
+    }
+    let mut once = doc.clone();
+    for shared in once.entities.values_mut() {
+        if !shared.instance.as_deref().is_some_and(|i| i.is_model()) {
+            continue;
+        }
+        let node = std::sync::Arc::make_mut(shared);
+        if let Some(instance) = node.instance.as_deref_mut() {
+            for o in &mut instance.overrides {
+                o.children.clear();
+            }
+        }
+    }
+    once.check_integrity()
+}
+
+/// `doc`'s entities depth first from its roots, parents before children, each entity's
+/// children as `extra` gives them when it has them (an entity that places a model).
+fn depth_first(doc: &SceneDoc, extra: &HashMap<u64, Vec<u64>>) -> Vec<u64> {
+    if extra.is_empty() {
+        return doc.depth_first();
+    }
+    let mut out = Vec::with_capacity(doc.entities.len());
+    let mut seen = HashSet::with_capacity(doc.entities.len());
+    let mut stack: Vec<u64> = doc.roots.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Some(node) = doc.entities.get(&id) else {
+            continue;
+        };
+        out.push(id);
+        let children = extra.get(&id).unwrap_or(&node.children);
+        stack.extend(children.iter().rev().copied());
+    }
+    out
 }
 
 /// Whether a built-in gives its entity a `Visibility`: its own, or one its Bevy components

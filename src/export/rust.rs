@@ -6,7 +6,7 @@ use bevy_platform::collections::HashSet;
 
 use super::{
     ExportError, ExportOptions, Plan, exprs, float, function_name, header, line_safe, material,
-    primitive, rotation, snake_case, string,
+    model, primitive, rotation, snake_case, string,
 };
 use crate::format::builtin::BevyText;
 use crate::format::{ComponentData, CustomComponent, Mesh3dData, MeshSource, TransformData};
@@ -16,28 +16,38 @@ const BUNDLE_MAX: usize = 12;
 
 pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, ExportError> {
     let function = function_name(options, format!("spawn_{}", snake_case(&plan.doc.name)))?;
+    for &key in &plan.models {
+        model::check(plan, key, false)?;
+    }
     let mut out = header(plan, options, "rust");
     let _ = write!(
         out,
         "//\n// `{function}(world)` spawns the scene's entities into `world` and returns its root\n\
          // entities in the file's order. Components that name other entities are inserted once\n\
          // every entity exists. The world needs `Assets<Mesh>` and `Assets<StandardMaterial>`\n\
-         // for meshes and an `AssetServer` for images and mesh files.\n{}\n\
-         use bevy::prelude::*;\n\n\
+         // for meshes and an `AssetServer` for images and mesh files.\n{}{}\n\
+         use bevy::prelude::*;\n{}\n\
          /// Spawns the scene {:?} into `world`; returns its roots in file order.\n\
          #[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]\n\
          pub fn {function}(world: &mut World) -> Vec<Entity> {{\n",
         super::custom_note(plan, "rust"),
+        model::note(plan),
+        if plan.models.is_empty() {
+            ""
+        } else {
+            model::USES
+        },
         plan.doc.name
     );
     let used = used_entities(plan);
-    let loads_assets = plan.order.iter().any(|k| {
-        plan.node(*k).components.iter().any(|c| match c {
-            ComponentData::Sprite(s) => s.image.is_some(),
-            ComponentData::Mesh3d(m) => matches!(m.mesh, MeshSource::Asset(_)),
-            _ => false,
-        })
-    });
+    let loads_assets = !plan.models.is_empty()
+        || plan.order.iter().any(|k| {
+            plan.node(*k).components.iter().any(|c| match c {
+                ComponentData::Sprite(s) => s.image.is_some(),
+                ComponentData::Mesh3d(m) => matches!(m.mesh, MeshSource::Asset(_)),
+                _ => false,
+            })
+        });
     if loads_assets {
         out.push_str("    let asset_server = world.resource::<AssetServer>().clone();\n");
     }
@@ -74,6 +84,12 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         }
         if plan.inherit_visibility.contains(&key) {
             components.push("Visibility::Inherited".to_owned());
+        }
+        if plan.models.contains(&key) {
+            components.push(format!(
+                "WorldAssetRoot(asset_server.load({}))",
+                string(&model::path(plan, key))
+            ));
         }
         let (with_refs, plain) = plan.customs(key);
         for custom in plain {
@@ -114,6 +130,25 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
             );
         }
     }
+    for &key in &plan.models {
+        let body = model::body(plan, key, "                ");
+        if body.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "\n    // The overrides of the model on `{}` ({}), by node path, each time\n    \
+             // Bevy has spawned the model under it.\n    \
+             world.entity_mut({}).observe(\n        \
+             move |ready: On<WorldInstanceReady>, mut commands: Commands| {{\n            \
+             let instance = ready.instance_id;\n            \
+             commands.queue(move |world: &mut World| {{\n{body}            }});\n        \
+             }},\n    );\n",
+            plan.vars[&key],
+            string(&model::path(plan, key)),
+            plan.vars[&key],
+        );
+    }
     let roots: Vec<&str> = plan
         .doc
         .roots
@@ -121,6 +156,9 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         .map(|r| plan.vars[r].as_str())
         .collect();
     let _ = writeln!(out, "\n    vec![{}]\n}}", roots.join(", "));
+    if !plan.models.is_empty() {
+        out.push_str(model::HELPERS);
+    }
     Ok(out)
 }
 
@@ -129,27 +167,48 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
 fn used_entities(plan: &Plan) -> HashSet<u64> {
     let mut used: HashSet<u64> = plan.doc.roots.iter().copied().collect();
     for &key in &plan.order {
-        let node = plan.node(key);
-        if !node.children.is_empty() {
+        if !plan.children(key).is_empty() {
             used.insert(key);
+        }
+        // A model's observer goes on its entity, and names what its overrides place.
+        if let Some(instance) =
+            model::instance(plan, key).filter(|_| model::has_overrides(plan, key))
+        {
+            used.insert(key);
+            for o in &instance.overrides {
+                used.extend(o.children.iter().copied());
+                let values = o.add.iter().chain(o.set.iter().map(|p| &p.component));
+                for c in values {
+                    if let crate::format::ComponentData::Custom(custom) = c {
+                        used.extend(referenced(plan, custom));
+                    }
+                }
+            }
         }
         let (with_refs, _) = plan.customs(key);
         if !with_refs.is_empty() {
             used.insert(key);
         }
         for custom in with_refs {
-            for expr in custom.fields.iter().map(|f| &f.expr).chain(&custom.value) {
-                if let Some(r) = crate::schema::expr::references(expr) {
-                    used.extend(
-                        r.refs
-                            .iter()
-                            .filter_map(|r| r.path.as_deref().and_then(|p| plan.resolve(p))),
-                    );
-                }
-            }
+            used.extend(referenced(plan, custom));
         }
     }
     used
+}
+
+/// The entities the references in `custom`'s expressions name.
+fn referenced(plan: &Plan, custom: &CustomComponent) -> Vec<u64> {
+    let mut out = Vec::new();
+    for expr in custom.fields.iter().map(|f| &f.expr).chain(&custom.value) {
+        if let Some(r) = crate::schema::expr::references(expr) {
+            out.extend(
+                r.refs
+                    .iter()
+                    .filter_map(|r| r.path.as_deref().and_then(|p| plan.resolve(p))),
+            );
+        }
+    }
+    out
 }
 
 /// `Transform { .. }` as the loader builds it: Euler degrees through `Quat::from_euler`.
@@ -227,7 +286,7 @@ impl BevyText for RustText<'_, '_> {
 }
 
 /// `Path {\n    a,\n    b,\n}` at `indent`.
-fn struct_value(path: &str, fields: &[String], indent: &str) -> String {
+pub(crate) fn struct_value(path: &str, fields: &[String], indent: &str) -> String {
     let mut out = format!("{path} {{\n");
     for field in fields {
         // No comma after the struct update (`..Default::default()`).
@@ -241,7 +300,7 @@ fn struct_value(path: &str, fields: &[String], indent: &str) -> String {
 
 /// A custom component as a struct literal: each field's expression verbatim (references as
 /// variables), the rest from `Default`; an enum as its value; nothing set as `Type::default()`.
-fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String {
+pub(crate) fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String {
     // An enum: its value, the variant named by the type's path.
     if let Some(value) = exprs::qualified_value(custom) {
         return line_safe(&exprs::rust_expr(plan, &value));

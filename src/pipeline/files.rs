@@ -468,6 +468,13 @@ where
         if let Some(expanded) = &expanded {
             own.extend(expanded.check_overridden(parsed));
         }
+        // References in model overrides name the scene's entities, its instances' too.
+        let whole = expanded.as_ref().map_or(&parsed.doc, |e| &*e.doc);
+        own.extend(crate::validate::model::override_references(
+            &parsed.doc,
+            map,
+            &super::rules::referable(whole, expanded.as_ref()),
+        ));
         own
     });
     diagnostics.extend(own);

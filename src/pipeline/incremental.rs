@@ -209,8 +209,13 @@ where
                 .unwrap_or_default();
             (RuleParts::whole(parsed, assets), overridden)
         });
+    let model_refs = match trusted {
+        true => Vec::new(),
+        false => model_references(parsed, doc, expanded.as_ref()),
+    };
     let custom = by_key(custom, expanded.as_ref(), parsed);
     let remember = source.cooked.is_none() && renames.is_empty() && !trusted;
+
     let memory = remember.then(|| SceneMemory {
         name: source.name.clone(),
         context: rules.context(),
@@ -230,9 +235,24 @@ where
     diagnostics.extend(expand_found);
     diagnostics.extend(parts.diagnostics());
     diagnostics.extend(overridden);
+    diagnostics.extend(model_refs);
     diagnostics.extend(custom.into_values().flatten());
     let checked = finish(source, files, expanded, diagnostics, built);
     (checked, memory)
+}
+
+/// What references in the values of model overrides name nothing: found again by every check
+/// (the references name entities of `spawned`, the spawned document of `parsed`).
+fn model_references(
+    parsed: &ParsedScene,
+    spawned: &SceneDoc,
+    expanded: Option<&ExpandedScene>,
+) -> Vec<Diagnostic> {
+    crate::validate::model::override_references(
+        &parsed.doc,
+        &parsed.source_map,
+        &referable(spawned, expanded),
+    )
 }
 
 /// The custom component problems found in `doc` (the spawned document of `parsed`), by the
@@ -581,6 +601,7 @@ where
     diagnostics.extend(expand_found);
     diagnostics.extend(parts.diagnostics());
     diagnostics.extend(overridden);
+    diagnostics.extend(model_references(parsed, spawned, expanded.as_ref()));
     diagnostics.extend(custom.into_values().flatten());
     let checked = finish(source, files, expanded, diagnostics, built);
     (checked, Some(memory))

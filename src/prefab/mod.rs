@@ -674,11 +674,21 @@ fn place_prefab(
             components: node.components.clone(),
             locked: node.locked,
             // A model the prefab places stays placed (its nodes spawn from the model file);
-            // the entities its overrides put under nodes are named by their keys here.
+            // the entities its overrides put under nodes are named by their keys here, and
+            // the references in their values by their paths here.
             instance: node.instance.as_ref().filter(|i| i.is_model()).map(|i| {
                 let mut i = i.clone();
                 for o in &mut i.overrides {
                     o.children = o.children.iter().filter_map(key_here).collect();
+                    let values = o
+                        .add
+                        .iter_mut()
+                        .chain(o.set.iter_mut().map(|p| &mut p.component));
+                    for component in values {
+                        if let ComponentData::Custom(custom) = component {
+                            prefix_custom_references(custom, place.prefix);
+                        }
+                    }
                 }
                 i
             }),
@@ -706,14 +716,24 @@ fn place_prefab(
 /// entities in the scene that places the prefab (the `format` module docs, "Entity references").
 fn prefix_component_references(node: &mut EntityNode, prefix: &[u64]) {
     for component in &mut node.components {
-        let ComponentData::Custom(custom) = component else {
-            continue;
-        };
-        for field in &mut custom.fields {
-            if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, prefix) {
-                field.expr = prefixed.into();
-            }
+        if let ComponentData::Custom(custom) = component {
+            prefix_custom_references(custom, prefix);
         }
+    }
+}
+
+/// Moves the entity references of `custom`'s expressions (each field's, and an enum's whole
+/// `value`) under `prefix`, as [`prefix_component_references`] does for an entity's.
+fn prefix_custom_references(custom: &mut crate::format::CustomComponent, prefix: &[u64]) {
+    for field in &mut custom.fields {
+        if let Some(prefixed) = crate::schema::expr::prefix_references(&field.expr, prefix) {
+            field.expr = prefixed.into();
+        }
+    }
+    if let Some(value) = &mut custom.value
+        && let Some(prefixed) = crate::schema::expr::prefix_references(value, prefix)
+    {
+        *value = prefixed.into();
     }
 }
 

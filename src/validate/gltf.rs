@@ -24,7 +24,7 @@ pub(crate) fn split_model_path(path: &str) -> Option<(&str, usize)> {
 }
 
 #[cfg(feature = "gltf")]
-pub use tree::{ModelTree, NodeMiss};
+pub use tree::{ModelLight, ModelTree, NodeMiss, NodeParts};
 
 #[cfg(feature = "gltf")]
 mod tree {
@@ -35,13 +35,46 @@ mod tree {
     /// `glTF`, little-endian: the magic of a `.glb`.
     const GLB_MAGIC: u32 = 0x4654_6C67;
 
-    /// The scenes and named node tree of a glTF file.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    /// The scenes and named node tree of a glTF file, with what each node holds (its mesh's
+    /// primitives and its light) as Bevy 0.20.1's glTF loader spawns them.
+    #[derive(Debug, Clone, PartialEq)]
     pub struct ModelTree {
         /// Each scene's root nodes, by node index.
         pub scenes: Vec<Vec<usize>>,
         /// Each node's entity name and children, by node index.
         pub nodes: Vec<(String, Vec<usize>)>,
+        /// Each node's mesh and light, by node index.
+        pub parts: Vec<NodeParts>,
+        /// Each mesh's primitives, by mesh index: the names Bevy gives their entities (under
+        /// the node), `{mesh}.{material}`, or the mesh's name alone for a primitive whose
+        /// material has none (`Mesh` for a mesh without a name).
+        pub meshes: Vec<Vec<String>>,
+        /// The file's punctual lights (`KHR_lights_punctual`), by light index.
+        pub lights: Vec<ModelLight>,
+    }
+
+    /// What a node holds besides its children.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct NodeParts {
+        /// Its mesh, by index in [`ModelTree::meshes`].
+        pub mesh: Option<usize>,
+        /// Its light, by index in [`ModelTree::lights`].
+        pub light: Option<usize>,
+    }
+
+    /// A punctual light of a glTF file, as its JSON writes it.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ModelLight {
+        /// `point`, `spot` or `directional`.
+        pub kind: String,
+        /// Its name; Bevy's light entity is unnamed without one.
+        pub name: Option<String>,
+        /// Linear RGB (white when the file leaves it out).
+        pub color: [f32; 3],
+        /// Candela for point and spot lights, lux for directional ones (1 when left out).
+        pub intensity: f32,
+        /// The cut-off distance, when the file gives one.
+        pub range: Option<f32>,
     }
 
     /// Where a node path leaves the tree: its first name (by index) that is no node at that
@@ -107,7 +140,69 @@ mod tree {
                 .enumerate()
                 .map(|(i, s)| indices(s.get("nodes"), &format!("scenes[{i}].nodes")))
                 .collect::<Result<Vec<_>, String>>()?;
-            let tree = Self { scenes, nodes };
+            let index = |v: Option<&Value>| {
+                v.and_then(Value::as_u64)
+                    .and_then(|i| usize::try_from(i).ok())
+            };
+            let parts = list("nodes")?
+                .iter()
+                .map(|n| NodeParts {
+                    mesh: index(n.get("mesh")),
+                    light: index(n.pointer("/extensions/KHR_lights_punctual/light")),
+                })
+                .collect();
+            let materials: Vec<Option<&str>> = list("materials")?
+                .iter()
+                .map(|m| m.get("name").and_then(Value::as_str))
+                .collect();
+            let meshes = list("meshes")?
+                .iter()
+                .map(|m| {
+                    let mesh = m.get("name").and_then(Value::as_str).unwrap_or("Mesh");
+                    let primitives = m.get("primitives").and_then(Value::as_array);
+                    primitives
+                        .into_iter()
+                        .flatten()
+                        .map(|p| {
+                            // As Bevy's loader (`primitive_name`): the material's name after a dot.
+                            let material = index(p.get("material"))
+                                .and_then(|i| materials.get(i).copied().flatten());
+                            match material {
+                                Some(material) => format!("{mesh}.{material}"),
+                                None => mesh.to_owned(),
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let number = |v: Option<&Value>| v.and_then(Value::as_f64).map(|f| f as f32);
+            let lights = root
+                .pointer("/extensions/KHR_lights_punctual/lights")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|l| {
+                    let c = |i: usize| number(l.get("color").and_then(|c| c.get(i))).unwrap_or(1.0);
+                    ModelLight {
+                        kind: l
+                            .get("type")
+                            .and_then(Value::as_str)
+                            .unwrap_or("point")
+                            .to_owned(),
+                        name: l.get("name").and_then(Value::as_str).map(str::to_owned),
+                        color: [c(0), c(1), c(2)],
+                        intensity: number(l.get("intensity")).unwrap_or(1.0),
+                        range: number(l.get("range")),
+                    }
+                })
+                .collect();
+            let tree = Self {
+                scenes,
+                nodes,
+                parts,
+                meshes,
+                lights,
+            };
             let all = tree.scenes.iter().flatten();
             if let Some(bad) = all
                 .chain(tree.nodes.iter().flat_map(|n| &n.1))
@@ -159,6 +254,23 @@ mod tree {
             let bytes =
                 std::fs::read(assets.join(file)).map_err(|e| format!("it cannot be read: {e}"))?;
             Ok((Self::read(&bytes)?, scene))
+        }
+
+        /// The names of the primitive entities of node `node`'s mesh (none without a mesh).
+        pub fn primitives(&self, node: usize) -> &[String] {
+            self.parts
+                .get(node)
+                .and_then(|p| p.mesh)
+                .and_then(|m| self.meshes.get(m))
+                .map_or(&[], Vec::as_slice)
+        }
+
+        /// Node `node`'s light, if it has one.
+        pub fn light(&self, node: usize) -> Option<&ModelLight> {
+            self.parts
+                .get(node)
+                .and_then(|p| p.light)
+                .and_then(|l| self.lights.get(l))
         }
 
         /// The nodes directly below `path` in scene `scene` (its root nodes for an empty

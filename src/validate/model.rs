@@ -172,3 +172,93 @@ fn closest<'a>(found: &str, names: &'a [String]) -> Option<&'a str> {
         .min_by_key(|(d, _)| *d)
         .map(|(_, n)| n)
 }
+
+/// The entity references (`#7`) in the custom values of the model overrides of `doc`'s own
+/// entities (`set` and `add`): each must name an entity of the scene, as `referable` knows them
+/// (the format page, "Entity references": an override's values are written in the frame of
+/// the file that holds it). One that names nothing is `forge::custom::reference` at its line
+/// and column, with the ids beside it. Whether the field holds an `Entity` is checked when the
+/// override applies, against the game's types.
+pub(crate) fn override_references(
+    doc: &crate::format::SceneDoc,
+    map: &crate::format::SourceMap,
+    referable: &super::custom::Referable<'_>,
+) -> Vec<Diagnostic> {
+    use crate::format::{ComponentData, OverridePart};
+    let mut found = Vec::new();
+    for (id, node) in &doc.entities {
+        let Some(instance) = node.instance.as_deref().filter(|i| i.is_model()) else {
+            continue;
+        };
+        for (i, o) in instance.overrides.iter().enumerate() {
+            let set = o.set.iter().map(|p| &p.component).enumerate();
+            let set = set.map(|(j, c)| (j, c, true));
+            let add = o.add.iter().enumerate().map(|(j, c)| (j, c, false));
+            for (j, component, in_set) in set.chain(add) {
+                let ComponentData::Custom(custom) = component else {
+                    continue;
+                };
+                let exprs = custom
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .map(|(f, field)| (Some(f), field.name.as_str(), field.expr.as_str()))
+                    .chain(custom.value.as_deref().map(|v| (None, "value", v)));
+                for (f, field, expr) in exprs {
+                    let Some(rewritten) = crate::schema::expr::references(expr) else {
+                        continue;
+                    };
+                    for r in &rewritten.refs {
+                        let reason = match &r.path {
+                            Some(path) => match referable.find(path) {
+                                Ok(_) => continue,
+                                Err(reason) => reason,
+                            },
+                            None => "an id does not fit in a `u64`".to_owned(),
+                        };
+                        let (part, path) = match (in_set, f) {
+                            (true, Some(f)) => (
+                                OverridePart::SetCustomExpr(j, f),
+                                format!("set[{j}].data.fields[{f}].expr"),
+                            ),
+                            (true, None) => (OverridePart::Set(j), format!("set[{j}].data.value")),
+                            (false, Some(f)) => (
+                                OverridePart::Add(j),
+                                format!("add[{j}].data.fields[{f}].expr"),
+                            ),
+                            (false, None) => (OverridePart::Add(j), format!("add[{j}].data.value")),
+                        };
+                        let position = match part {
+                            OverridePart::SetCustomExpr(..) => {
+                                map.override_part_span(*id, i, part).map(|span| {
+                                    map.position_of_offset(map.expr_offset(span, expr, r.at))
+                                })
+                            }
+                            _ => map.override_part(*id, i, part),
+                        };
+                        let written = &expr[r.at..r.at + r.len];
+                        let shown: Vec<&str> = o.node.iter().map(|n| n.as_str()).collect();
+                        let mut d = Diagnostic::new(
+                            Severity::Error,
+                            codes::custom::REFERENCE,
+                            format!(
+                                "entity {id} (`{}`), override of node {shown:?}, `{}.{field}`: entity reference `{written}`: {reason} in `{}`",
+                                node.name,
+                                custom.type_path.rsplit("::").next().unwrap_or_default(),
+                                crate::schema::expr::excerpt(expr)
+                            ),
+                        )
+                        .with_entity(*id)
+                        .with_path(format!("instance.overrides[{i}].{path}"))
+                        .with_help(
+                            "a reference in a model override names an entity of this file by its id (`#7`), or one a prefab instance of it placed by its id path (`#7/2`)",
+                        );
+                        d.position = position;
+                        found.push(d);
+                    }
+                }
+            }
+        }
+    }
+    found
+}

@@ -375,8 +375,9 @@ fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String>
     ))
 }
 
-/// The node a model override's node path names: its path and its children, read from the
-/// model file in the assets directory `root`; or what keeps it from being one.
+/// The node a model override's node path names: its path, its children, its mesh's
+/// primitives and its light, read from the model file in the assets directory `root`; or what
+/// keeps it from being one.
 fn node_markdown(root: &std::path::Path, model: &str, path: &[String]) -> Option<String> {
     let (tree, scene) = bevy_forge_scene::validate::ModelTree::open(root, model).ok()?;
     let shown = path.join("/");
@@ -392,7 +393,22 @@ fn node_markdown(root: &std::path::Path, model: &str, path: &[String]) -> Option
             } else {
                 format!("child nodes: {}", children.join(", "))
             };
-            Some(format!("model node `{shown}` of `{model}`\n\n{below}"))
+            let mut parts = vec![format!("model node `{shown}` of `{model}`"), below];
+            let primitives: Vec<String> = tree
+                .primitives(node)
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect();
+            if !primitives.is_empty() {
+                parts.push(format!(
+                    "mesh primitives (entities under the node, with `Mesh3d` and the file's material): {}",
+                    primitives.join(", ")
+                ));
+            }
+            if let Some(light) = tree.light(node) {
+                parts.push(light_markdown(light, path));
+            }
+            Some(parts.join("\n\n"))
         }
         Err(miss) => {
             let names: Vec<String> = miss.names.iter().map(|n| format!("`{n}`")).collect();
@@ -403,6 +419,55 @@ fn node_markdown(root: &std::path::Path, model: &str, path: &[String]) -> Option
             ))
         }
     }
+}
+
+/// A model node's light: what the file says, the Bevy component Bevy 0.20.1's glTF loader
+/// makes of it (point and spot intensity from candela to lumens, times 4π; range 20 when the
+/// file gives none), and the entity it is on.
+fn light_markdown(light: &bevy_forge_scene::validate::ModelLight, path: &[String]) -> String {
+    let [r, g, b] = light.color;
+    let name = light
+        .name
+        .as_deref()
+        .map_or(String::new(), |n| format!(" `{n}`"));
+    let range = light.range.unwrap_or(20.0);
+    let (file, bevy) = match light.kind.as_str() {
+        "directional" => (
+            format!("{} lx", light.intensity),
+            format!("`DirectionalLight`, illuminance {} lx", light.intensity),
+        ),
+        kind => {
+            let component = if kind == "spot" {
+                "SpotLight"
+            } else {
+                "PointLight"
+            };
+            let lumens = light.intensity * 4.0 * std::f32::consts::PI;
+            (
+                format!("{} cd", light.intensity),
+                format!("`{component}`, intensity {lumens:.0} lm, range {range}"),
+            )
+        }
+    };
+    let tag = match light.kind.as_str() {
+        "directional" => "directional_light",
+        "spot" => "spot_light",
+        _ => "point_light",
+    };
+    let entity = match &light.name {
+        Some(n) => {
+            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+            at.push(n);
+            format!("on its entity under the node, `{at:?}`")
+        }
+        None => format!(
+            "on an unnamed entity under the node (node path ending in `\"\"`); a `set` of `{tag}` on the node reaches it"
+        ),
+    };
+    format!(
+        "light: {kind}{name}, colour ({r}, {g}, {b}), {file} in the file; Bevy's {bevy}; {entity}",
+        kind = light.kind
+    )
 }
 
 /// The names of the model nodes directly below `path` (the scene's root nodes for an empty

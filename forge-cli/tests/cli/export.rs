@@ -10,8 +10,9 @@ use super::ROOT;
 use super::common::scenes::{entity, scene};
 
 /// The scenes exported into `render-tests/tests/exported/<name>_<form>.rs`: the seed scenes
-/// and render-tests' own `odd_names` and `game_types`, with the forms each has. `castle_gate` has BSN refused
-/// (a reference inside `vec![..]`), see below.
+/// and render-tests' own `odd_names`, `game_types`, `porch` and `street` (placed glTF models),
+/// with the forms each has. `castle_gate` has BSN refused (a reference inside `vec![..]`), and
+/// `street` too (model overrides that name the scene's entities), see below.
 const EXPORTED: &[(&str, &str, &[&str])] = &[
     (
         "assets/scenes/showcase.forge.ron",
@@ -43,6 +44,17 @@ const EXPORTED: &[(&str, &str, &[&str])] = &[
         "render-tests/tests/scenes/game_types.forge.ron",
         "game_types",
         &["rust", "bsn"],
+    ),
+    (
+        "render-tests/tests/scenes/porch.forge.ron",
+        "porch",
+        &["rust", "bsn"],
+    ),
+    // BSN refused: the overrides name the scene's entities (below).
+    (
+        "render-tests/tests/scenes/street.forge.ron",
+        "street",
+        &["rust"],
     ),
 ];
 
@@ -124,6 +136,24 @@ fn bsn_export_refuses_a_reference_inside_vec_with_the_reason() {
     let err = String::from_utf8(o.stderr).unwrap();
     assert!(err.contains("`forge_demo::Patrol.route`"), "{err}");
     assert!(err.contains("vec![#5, #6, #7]"), "{err}");
+    assert!(err.contains("--to rust"), "{err}");
+}
+
+#[test]
+fn bsn_export_refuses_model_overrides_that_name_scene_entities_with_the_reason() {
+    let o = forge(&[
+        "export",
+        "render-tests/tests/scenes/street.forge.ron",
+        "--to",
+        "bsn",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("the override of node [\"House\", \"Roof\"] cannot be exported"),
+        "{err}"
+    );
     assert!(err.contains("--to rust"), "{err}");
 }
 

@@ -1589,7 +1589,7 @@ fn hover_on_a_model_override_target_tells_the_node_and_its_children() {
     let h = hover_text(&mut c, &u, pos(&text, "\"Roof\"", 0, 2));
     assert_eq!(
         h,
-        "model node `House/Roof` of `models/house.gltf#Scene0`\n\nchild nodes: `Chimney`"
+        "model node `House/Roof` of `models/house.gltf#Scene0`\n\nchild nodes: `Chimney`\n\nmesh primitives (entities under the node, with `Mesh3d` and the file's material): `Tiles.Tiles`"
     );
     let h = hover_text(&mut c, &u, pos(&text, "\"House\"", 1, 2));
     assert_eq!(
@@ -1600,6 +1600,32 @@ fn hover_on_a_model_override_target_tells_the_node_and_its_children() {
     assert_eq!(
         h,
         "no node `Rooff` in `models/house.gltf#Scene0` at `House/Rooff`; the nodes there: `Roof`, `Door`, `GltfNode3`, `Lamp`"
+    );
+    c.stop();
+}
+
+#[test]
+fn hover_on_a_model_node_shows_its_mesh_primitives_and_its_light() {
+    let (_dir, text, mut c, u) = open_street(&[
+        r#"["House", "Lamp"]"#,
+        r#"["House", "Door"]"#,
+        r#"["Ground"]"#,
+    ]);
+    let h = hover_text(&mut c, &u, pos(&text, "\"Lamp\"", 0, 2));
+    assert_eq!(
+        h,
+        "model node `House/Lamp` of `models/house.gltf#Scene0`\n\nno child nodes\n\nlight: point, colour (1, 0.9, 0.7), 800 cd in the file; Bevy's `PointLight`, intensity 10053 lm, range 20; on an unnamed entity under the node (node path ending in `\"\"`); a `set` of `point_light` on the node reaches it"
+    );
+    let h = hover_text(&mut c, &u, pos(&text, "\"Door\"", 0, 2));
+    assert!(
+        h.ends_with("mesh primitives (entities under the node, with `Mesh3d` and the file's material): `Planks.Wood`"),
+        "{h}"
+    );
+    // A node with neither says nothing of them.
+    let h = hover_text(&mut c, &u, pos(&text, "\"Ground\"", 0, 2));
+    assert_eq!(
+        h,
+        "model node `Ground` of `models/house.gltf#Scene0`\n\nno child nodes"
     );
     c.stop();
 }

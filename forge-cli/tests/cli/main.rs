@@ -864,6 +864,58 @@ fn tree_shows_a_placed_models_nodes() {
 }
 
 #[test]
+fn tree_shows_models_placed_inside_placed_prefabs() {
+    let dir = project(&[], &[]);
+    let models = dir.path().join("assets/models");
+    std::fs::create_dir_all(&models).unwrap();
+    let from = Path::new(ROOT).join("tests/fixtures/models/house.gltf");
+    std::fs::copy(from, models.join("house.gltf")).unwrap();
+    let t = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+    // The lot places the house (entity 1) beside its mailbox (2).
+    let lot = format!(
+        "(format_version: 1, name: \"Lot\", entities: {{\n    1: (id: 1, name: \"Model\", parent: None, children: [], {t}, components: [],\n        instance: Some((model: \"models/house.gltf#Scene0\", overrides: [(target: [\"Ground\"], name: Some(\"Lawn\"))]))),\n    2: (id: 2, name: \"Mailbox\", parent: None, children: [], {t}, components: []),\n  }}, roots: [1, 2], next_id: 3)\n"
+    );
+    std::fs::create_dir_all(dir.path().join("assets/prefabs")).unwrap();
+    std::fs::write(dir.path().join("assets/prefabs/lot.forge.ron"), lot).unwrap();
+    // The street places the lot, and a model of its own streamed.
+    let street = format!(
+        "(format_version: 1, name: \"Street\", entities: {{\n    1: (id: 1, name: \"Camera\", parent: None, children: [], {t}, components: [(type: camera3d)]),\n    5: (id: 5, name: \"Lot\", parent: None, children: [], {t}, components: [], instance: Some((scene: \"prefabs/lot.forge.ron\"))),\n    8: (id: 8, name: \"Far House\", parent: None, children: [], {t}, components: [], instance: Some((model: \"models/house.gltf#Scene0\", streaming: Some((load_radius: 40.0, unload_radius: 50.0))))),\n  }}, roots: [1, 5, 8], next_id: 9)\n"
+    );
+    std::fs::write(dir.path().join("scenes/street.forge.ron"), street).unwrap();
+    let o = forge(
+        dir.path(),
+        &["tree", "--assets", "assets", "scenes/street.forge.ron"],
+    );
+    assert_eq!(status(&o), 0, "{}", stdout(&o));
+    let house = |prefix: &str, last: &str| {
+        format!(
+            "{prefix}|-- \"House\" (model)\n\
+             {prefix}|   |-- \"Roof\" (model)\n\
+             {prefix}|   |   `-- \"Chimney\" (model)\n\
+             {prefix}|   |-- \"Door\" (model)\n\
+             {prefix}|   |-- \"GltfNode3\" (model)\n\
+             {prefix}|   `-- \"Lamp\" (model)\n\
+             {prefix}`-- \"Ground\" ({last})\n"
+        )
+    };
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "\"Street\" (5 entities)\n\
+             |-- 1 \"Camera\" [camera3d]\n\
+             |-- 5 \"Lot\" [] (instance of \"prefabs/lot.forge.ron\")\n\
+             |   |-- [5, 1] \"Model\" [] (model \"models/house.gltf#Scene0\")\n\
+             {}\
+             |   `-- [5, 2] \"Mailbox\" []\n\
+             `-- 8 \"Far House\" [] (model \"models/house.gltf#Scene0\", streamed: load radius 40, unload radius 50)\n\
+             {}",
+            house("|   |   ", "model, overridden"),
+            house("    ", "model"),
+        )
+    );
+}
+
+#[test]
 fn tree_fails_on_unreadable_or_broken_files() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(status(&forge(dir.path(), &["tree", "gone.forge.ron"])), 2);

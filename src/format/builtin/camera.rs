@@ -16,6 +16,7 @@ pub(crate) static CAMERA2D: BuiltinTag = BuiltinTag {
     role: Role::Camera2d,
     cross: None,
     export: |_, _| vec!["Camera2d".to_owned()],
+    assign: super::no_assign,
 };
 
 pub(crate) static CAMERA3D: BuiltinTag = BuiltinTag {
@@ -32,6 +33,7 @@ pub(crate) static CAMERA3D: BuiltinTag = BuiltinTag {
     role: Role::Camera3d,
     cross: None,
     export: camera3d,
+    assign: super::no_assign,
 };
 
 fn camera3d(_: &ComponentData, w: &dyn BevyText) -> Vec<String> {

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::point_light::{color, shadows};
 use super::{
-    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
-    ValueRef,
+    Assign, BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload,
+    Role, Value, ValueRef,
 };
 use crate::codes;
 use crate::format::value::ColorData;
@@ -56,6 +56,7 @@ pub(crate) static DIRECTIONAL_LIGHT: BuiltinTag = BuiltinTag {
     role: Role::Light,
     cross: None,
     export,
+    assign,
 };
 
 accessors!(DirectionalLight: color, illuminance, shadows);
@@ -72,4 +73,17 @@ fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
             format!("shadow_maps_enabled: {}", l.shadows),
         ],
     )]
+}
+
+fn assign(c: &ComponentData, i: usize, w: &dyn BevyText) -> Option<Assign> {
+    let ComponentData::DirectionalLight(l) = c else {
+        return None;
+    };
+    let statement = match i {
+        0 => format!("color = {}", w.color(l.color)),
+        1 => format!("illuminance = {}", w.float(l.illuminance)),
+        2 => format!("shadow_maps_enabled = {}", l.shadows),
+        _ => return None,
+    };
+    Assign::new("DirectionalLight", statement)
 }

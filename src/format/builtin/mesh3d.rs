@@ -211,6 +211,8 @@ pub(crate) static MESH3D: BuiltinTag = BuiltinTag {
         ComponentData::Mesh3d(m) => w.mesh3d(m),
         _ => Vec::new(),
     },
+    // The mesh is a handle and the material an asset: no field is one field of a component.
+    assign: super::no_assign,
 };
 
 accessors!(Mesh3d: mesh, material.base_color, material.metallic, material.perceptual_roughness, material.unlit);

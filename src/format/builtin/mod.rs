@@ -147,6 +147,35 @@ pub struct BuiltinTag {
     pub(crate) cross: Option<fn(&ComponentData) -> Option<Problem>>,
     /// The Bevy values of a component of this tag, as an exporter spells them.
     pub(crate) export: fn(&ComponentData, &dyn BevyText) -> Vec<String>,
+    /// Field `i` of a component of this tag written onto a live Bevy component, as an exporter
+    /// spells it (a placed model's override `set`s fields of the model's own values); `None`
+    /// when the field is not one field of one Bevy component (a `mesh3d`'s material is an
+    /// asset, its mesh a handle the model shares).
+    pub(crate) assign: fn(&ComponentData, usize, &dyn BevyText) -> Option<Assign>,
+}
+
+/// One field of a built-in written onto a live Bevy component: `intensity = 900.0` on
+/// `PointLight`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Assign {
+    /// The Bevy component that holds the field (`PointLight`, `TextFont`).
+    pub(crate) component: &'static str,
+    /// The assignment below the component (`intensity = 900.0`, `0 = Color::srgba(..)`).
+    pub(crate) statement: String,
+}
+
+impl Assign {
+    pub(crate) fn new(component: &'static str, statement: String) -> Option<Self> {
+        Some(Self {
+            component,
+            statement,
+        })
+    }
+}
+
+/// [`BuiltinTag::assign`] of a tag with no field written on its own.
+pub(crate) fn no_assign(_: &ComponentData, _: usize, _: &dyn BevyText) -> Option<Assign> {
+    None
 }
 
 impl std::fmt::Debug for BuiltinTag {

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
-    ValueRef,
+    Assign, BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload,
+    Role, Value, ValueRef,
 };
 use crate::codes;
 use crate::format::value::ColorData;
@@ -84,6 +84,7 @@ pub(crate) static POINT_LIGHT: BuiltinTag = BuiltinTag {
     role: Role::Light,
     cross: None,
     export,
+    assign,
 };
 
 accessors!(PointLight: color, intensity, range, shadows);
@@ -101,4 +102,18 @@ fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
             format!("shadow_maps_enabled: {}", l.shadows),
         ],
     )]
+}
+
+fn assign(c: &ComponentData, i: usize, w: &dyn BevyText) -> Option<Assign> {
+    let ComponentData::PointLight(l) = c else {
+        return None;
+    };
+    let statement = match i {
+        0 => format!("color = {}", w.color(l.color)),
+        1 => format!("intensity = {}", w.float(l.intensity)),
+        2 => format!("range = {}", w.float(l.range)),
+        3 => format!("shadow_maps_enabled = {}", l.shadows),
+        _ => return None,
+    };
+    Assign::new("PointLight", statement)
 }

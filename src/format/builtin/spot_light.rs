@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::point_light::{color, intensity, range, shadows};
 use super::{
-    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
-    Role, Value, ValueRef,
+    Assign, BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload,
+    Problem, Role, Value, ValueRef,
 };
 use crate::codes;
 use crate::format::value::ColorData;
@@ -119,6 +119,7 @@ pub(crate) static SPOT_LIGHT: BuiltinTag = BuiltinTag {
     role: Role::Light,
     cross: Some(cone),
     export,
+    assign,
 };
 
 accessors!(SpotLight: color, intensity, range, radius, inner_angle, outer_angle, shadows);
@@ -157,4 +158,22 @@ fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
             format!("shadow_maps_enabled: {}", l.shadows),
         ],
     )]
+}
+
+fn assign(c: &ComponentData, i: usize, w: &dyn BevyText) -> Option<Assign> {
+    let ComponentData::SpotLight(l) = c else {
+        return None;
+    };
+    // Bevy keeps the angles in radians.
+    let statement = match i {
+        0 => format!("color = {}", w.color(l.color)),
+        1 => format!("intensity = {}", w.float(l.intensity)),
+        2 => format!("range = {}", w.float(l.range)),
+        3 => format!("radius = {}", w.float(l.radius)),
+        4 => format!("inner_angle = {}", w.float(l.inner_angle.to_radians())),
+        5 => format!("outer_angle = {}", w.float(l.outer_angle.to_radians())),
+        6 => format!("shadow_maps_enabled = {}", l.shadows),
+        _ => return None,
+    };
+    Assign::new("SpotLight", statement)
 }

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Problem,
-    Role, Value, ValueRef,
+    Assign, BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload,
+    Problem, Role, Value, ValueRef,
 };
 use crate::codes;
 use crate::format::value::{ColorData, Vec2Data};
@@ -83,6 +83,7 @@ pub(crate) static SPRITE: BuiltinTag = BuiltinTag {
     role: Role::Plain,
     cross: Some(invisible),
     export,
+    assign,
 };
 
 accessors!(Sprite: image, color, custom_size, flip_x, flip_y);
@@ -123,4 +124,30 @@ fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
     fields.push(format!("flip_x: {}", s.flip_x));
     fields.push(format!("flip_y: {}", s.flip_y));
     vec![w.value("Sprite", &fields)]
+}
+
+fn assign(c: &ComponentData, i: usize, w: &dyn BevyText) -> Option<Assign> {
+    let ComponentData::Sprite(s) = c else {
+        return None;
+    };
+    let statement = match i {
+        0 => format!(
+            "image = {}",
+            s.image
+                .as_deref()
+                .map_or_else(|| "Handle::default()".to_owned(), |path| w.asset(path))
+        ),
+        1 => format!("color = {}", w.color(s.color)),
+        2 => format!(
+            "custom_size = {}",
+            s.custom_size.map_or_else(
+                || "None".to_owned(),
+                |v| format!("Some(Vec2::new({}, {}))", w.float(v.x), w.float(v.y))
+            )
+        ),
+        3 => format!("flip_x = {}", s.flip_x),
+        4 => format!("flip_y = {}", s.flip_y),
+        _ => return None,
+    };
+    Assign::new("Sprite", statement)
 }

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload, Role, Value,
-    ValueRef,
+    Assign, BevyText, BuiltinField, BuiltinTag, ComponentData, FieldKind, FieldRange, Payload,
+    Role, Value, ValueRef,
 };
 use crate::codes;
 use crate::format::value::ColorData;
@@ -54,6 +54,7 @@ pub(crate) static TEXT2D: BuiltinTag = BuiltinTag {
     role: Role::Plain,
     cross: None,
     export,
+    assign,
 };
 
 accessors!(Text2d: text, font_size, color);
@@ -80,5 +81,20 @@ fn export(c: &ComponentData, w: &dyn BevyText) -> Vec<String> {
             ),
             format!("TextColor({})", w.color(t.color)),
         ]
+    }
+}
+
+fn assign(c: &ComponentData, i: usize, w: &dyn BevyText) -> Option<Assign> {
+    let ComponentData::Text2d(t) = c else {
+        return None;
+    };
+    match i {
+        0 => Assign::new("Text2d", format!("0 = String::from({})", w.string(&t.text))),
+        1 => Assign::new(
+            "TextFont",
+            format!("font_size = FontSize::Px({})", w.float(t.font_size)),
+        ),
+        2 => Assign::new("TextColor", format!("0 = {}", w.color(t.color))),
+        _ => None,
     }
 }

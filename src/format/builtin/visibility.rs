@@ -47,6 +47,8 @@ pub(crate) static VISIBILITY: BuiltinTag = BuiltinTag {
     role: Role::Plain,
     cross: None,
     export,
+    // Set as a whole value.
+    assign: super::no_assign,
 };
 
 fn get(c: &ComponentData, _: usize) -> Option<ValueRef<'_>> {

@@ -43,6 +43,11 @@ use bevy_reflect::Reflect;
 /// Time is checked every 16 entities, so a frame may run over by the time of that many
 /// entities; every frame spawns at least one entity, however small the budget, so a spawn
 /// always ends.
+///
+/// A placed glTF model's nodes (feature `gltf`) are written together once the model has
+/// loaded and its instance is complete, in the first frame whose budget (the placing root's)
+/// is not spent, and count against it: the models after it wait for a later frame. A frame may
+/// run over by one model's entities.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
 #[type_path = "bevy_forge_scene"]
 #[reflect(Component)]
@@ -134,6 +139,19 @@ impl Limit {
         self.out
     }
 
+    /// Counts `n` units of work done at once (the entities of a placed model, written
+    /// together); whether the allowance is now spent. The time is read each call.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    pub(crate) fn spend_many(&mut self, n: u32) -> bool {
+        self.used = self.used.saturating_add(n);
+        if self.entities.is_some_and(|max| self.used >= max)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.out = true;
+        }
+        self.out
+    }
+
     /// Whether the allowance is spent.
     pub(crate) fn is_spent(&self) -> bool {
         self.out
@@ -153,11 +171,18 @@ impl Limit {
 pub(super) struct SpawnLeft(pub(super) Limit);
 
 /// What is left of this frame's shared spawn budget after the first spawns of roots (taken:
-/// what it leaves is not given back), or a fresh allowance of the app's default when they
-/// left none: what streaming spends, for the roots without a budget of their own.
+/// give back what is left with [`give_back`]), or a fresh allowance of the app's default when
+/// they left none: what streaming and the writing of placed models spend, for the roots
+/// without a budget of their own.
 pub(crate) fn frame_left(world: &mut World) -> Limit {
     match world.remove_resource::<SpawnLeft>() {
         Some(left) => left.0,
         None => Limit::of_default(world),
     }
+}
+
+/// Puts back what is left of the frame's shared budget taken with [`frame_left`], for the
+/// spawning that comes after in the frame.
+pub(crate) fn give_back(world: &mut World, left: Limit) {
+    world.insert_resource(SpawnLeft(left));
 }

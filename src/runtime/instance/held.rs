@@ -30,6 +30,12 @@ impl HeldBack {
             .any(|c| !self.let_in.contains(&plan.cells[c as usize].key))
     }
 
+    /// Whether the content of the cell whose anchor has key `anchor` is let in.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    pub(crate) fn lets_in(&self, anchor: u64) -> bool {
+        self.let_in.contains(&anchor)
+    }
+
     /// Whether a component with entity references of the entity with key `key` is held off it.
     pub(crate) fn holds_references(&self, key: u64) -> bool {
         self.references.iter().any(|(k, _)| *k == key)

@@ -30,7 +30,7 @@ use bevy_ecs::schedule::{IntoScheduleConfigs, SystemSet};
 
 pub(crate) use applied::AppliedVersions;
 pub use budget::{ForgeDefaultSpawnBudget, ForgeSpawnBudget};
-pub(crate) use budget::{Limit, frame_left};
+pub(crate) use budget::{Limit, frame_left, give_back};
 pub(crate) use entity::{
     Spawner, Subtree, despawn_keys, insert_references, patch_entity, spawn_subtree,
 };
@@ -41,6 +41,12 @@ pub use model::ForgeModelNodes;
 pub(crate) use root::set_or_insert;
 pub use root::{ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot, ForgeSpawnProgress};
 pub(crate) use spawn::spawn_scene_instances;
+
+/// The writing of placed glTF models' nodes, in `ForgeSceneSystems::Spawn` after the first
+/// spawns; streaming runs before it, so a model a streamed cell places is written in the frame
+/// the cell comes in, within what the frame's budget has left.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ModelWrites;
 
 use crate::runtime::asset::once_assets_exist;
 use crate::runtime::values::builtin;

@@ -37,8 +37,8 @@ use crate::runtime::asset::once_assets_exist;
 use crate::runtime::asset::scene::ForgeScene;
 use crate::runtime::instance::{
     ForgeSceneInstance, ForgeSceneRoot, ForgeSceneSystems, ForgeSpawnBudget, HeldBack, Limit,
-    Spawner, Subtree, despawn_keys, frame_left, set_or_insert, spawn_scene_instances,
-    spawn_subtree,
+    ModelWrites, Spawner, Subtree, despawn_keys, frame_left, give_back, set_or_insert,
+    spawn_scene_instances, spawn_subtree,
 };
 use crate::runtime::values::custom;
 
@@ -131,6 +131,7 @@ fn add_systems(app: &mut App) {
         PreUpdate,
         stream_scene_cells
             .after(spawn_scene_instances)
+            .before(ModelWrites)
             .in_set(ForgeSceneSystems::Spawn),
     );
 }
@@ -250,6 +251,7 @@ fn stream_scene_cells(
     world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
         stream_cells(world, &scenes, roots, &sources, &mut shared);
     });
+    give_back(world, shared);
 }
 
 /// [`stream_scene_cells`] for `roots`, with the sources at `sources`.

@@ -24,13 +24,17 @@ use bevy_ecs::system::SystemState;
 use bevy_platform::collections::{HashMap, HashSet};
 use bevy_world_serialization::WorldAsset;
 
+mod overrides;
+
+use overrides::{Applied, apply_overrides, undo};
+
+use super::budget::{ForgeSpawnBudget, Limit, frame_left, give_back};
 use super::gate::ForgeSceneInactive;
+use super::held::HeldBack;
 use super::root::ForgeSceneInstance;
-use crate::codes;
-use crate::format::{ComponentData, EcoString, EntityNode, Instance, Override, SceneDoc};
+use crate::format::{EcoString, Instance};
 use crate::runtime::asset::scene::ForgeScene;
-use crate::runtime::values::components::bevy_transform_of;
-use crate::runtime::values::{builtin, custom};
+use crate::runtime::values::builtin;
 
 /// The nodes of a placed glTF model, on its instance entity once the model has spawned (and
 /// again after each new version of the model or of the instance's overrides).
@@ -131,22 +135,6 @@ pub(crate) struct PlacedModel {
 #[derive(Component)]
 struct ModelDue;
 
-/// What the overrides of one write did beyond the model's own values.
-#[derive(Default)]
-struct Applied {
-    /// Components an override added that the node did not have.
-    added: Vec<(Entity, Added)>,
-    /// Scene entities placed under nodes.
-    placed: Vec<Entity>,
-}
-
-enum Added {
-    Builtin(&'static str),
-    Custom(String),
-    /// A `Name` on an entity the model gives none (Bevy's light entity).
-    Name,
-}
-
 /// Puts the model instance `instance` (of the entity of key `key` in `scene`) on `entity`: its
 /// model is loaded and written in the next `Spawn` once it has loaded.
 pub(crate) fn place(
@@ -192,22 +180,45 @@ pub(crate) fn instance_changed(
         entity.insert(ModelDue);
         return;
     }
-    let id = entity.id();
     if let Some(mut placed) = entity.take::<PlacedModel>() {
-        let nodes = entity.take::<ForgeModelNodes>();
         entity.remove::<ModelDue>();
-        entity.world_scope(|world| {
-            undo(world, id, &mut placed.applied);
-            if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[]))
-                && let Ok(e) = world.get_entity_mut(root)
-            {
-                e.despawn();
-            }
-        });
+        take_nodes(entity, &mut placed);
     }
     if let Some(instance) = new.filter(|i| i.is_model()) {
         place(entity, scene, key, instance);
     }
+}
+
+/// Takes the nodes of the model placed on `entity` out of the world: what the overrides did
+/// is undone (scene entities placed under nodes go back under `entity`), the model's scene
+/// root is despawned with the nodes below it, and `entity` loses its [`ForgeModelNodes`].
+fn take_nodes(entity: &mut EntityWorldMut, placed: &mut PlacedModel) {
+    let id = entity.id();
+    let nodes = entity.take::<ForgeModelNodes>();
+    entity.world_scope(|world| {
+        undo(world, id, &mut placed.applied);
+        if let Some(root) = nodes.as_ref().and_then(|n| n.node::<&str>(&[]))
+            && let Ok(e) = world.get_entity_mut(root)
+        {
+            e.despawn();
+        }
+    });
+}
+
+/// Whether the model placed on `entity` is held back: its instance entity is a streamed cell
+/// (`streaming` on the model instance) whose content is not let in. The model's nodes are the
+/// cell's content: in the world only while the cell is in.
+fn held_back(world: &World, entity: Entity, placed: &PlacedModel) -> bool {
+    let Some(scene) = world.resource::<Assets<ForgeScene>>().get(placed.scene) else {
+        return false;
+    };
+    if !scene.cell_plan().anchors.contains_key(&placed.key) {
+        return false;
+    }
+    // Before streaming's first pass the root has no record yet: every cell starts out.
+    root_of(world, entity, placed)
+        .and_then(|root| world.get::<HeldBack>(root))
+        .is_none_or(|held| !held.lets_in(placed.key))
 }
 
 /// `entities` and the nodes of the models placed on them.
@@ -239,6 +250,7 @@ pub(crate) fn add_systems(app: &mut bevy_app::App) {
         bevy_app::PreUpdate,
         write_models
             .after(super::spawn_scene_instances)
+            .in_set(super::ModelWrites)
             .in_set(super::ForgeSceneSystems::Spawn),
     );
 }
@@ -300,10 +312,31 @@ fn write_models(
             world.entity_mut(entity).remove::<ModelDue>();
         }
     }
-    let due: Vec<Entity> = due.iter(world).collect();
-    for entity in due {
-        write_one(world, entity);
+    // A streamed model whose cell went out: its nodes go (written again when it comes back).
+    let streamed_out: Vec<Entity> = placed
+        .iter(world)
+        .filter(|(e, p)| world.get::<ForgeModelNodes>(*e).is_some() && held_back(world, *e, p))
+        .map(|(e, _)| e)
+        .collect();
+    for entity in streamed_out {
+        let mut e = world.entity_mut(entity);
+        if let Some(mut placed) = e.take::<PlacedModel>() {
+            take_nodes(&mut e, &mut placed);
+            e.insert((placed, ModelDue));
+        }
     }
+    // Within the frame's spawn budget: what the first spawns and streaming left of the shared
+    // one, or a root's own. A model's entities are written together (one `WorldAsset` in one
+    // go) and counted after: a model is written while its budget is not spent, the models
+    // after it wait for a later frame.
+    let mut due: Vec<Entity> = due.iter(world).collect();
+    due.sort_unstable();
+    let mut shared = frame_left(world);
+    let mut own: HashMap<Entity, Limit> = HashMap::new();
+    for entity in due {
+        write_one(world, entity, &mut shared, &mut own);
+    }
+    give_back(world, shared);
 }
 
 /// The scene root whose instance `entity` belongs to, once its instance exists.
@@ -327,7 +360,14 @@ fn root_of(world: &World, entity: Entity, placed: &PlacedModel) -> Option<Entity
         .map(|(root, _)| root)
 }
 
-fn write_one(world: &mut World, entity: Entity) {
+/// Writes the model placed on `entity` when it has loaded, its instance exists and its root's
+/// budget this frame (its own in `own`, or `shared`) is not spent; counts its entities.
+fn write_one(
+    world: &mut World,
+    entity: Entity,
+    shared: &mut Limit,
+    own: &mut HashMap<Entity, Limit>,
+) {
     let Some(mut placed) = world.entity_mut(entity).take::<PlacedModel>() else {
         return;
     };
@@ -336,13 +376,22 @@ fn write_one(world: &mut World, entity: Entity) {
         .contains(placed.handle.id());
     let root = root_of(world, entity, &placed);
     match (ready, root) {
+        // A streamed model whose cell is out waits for it to come in.
+        (true, Some(_)) if held_back(world, entity, &placed) => {}
         (true, Some(root)) => {
-            world.entity_mut(entity).remove::<ModelDue>();
-            world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
-                if let Some(asset) = assets.get(placed.handle.id()) {
-                    write(world, entity, root, asset, &mut placed);
-                }
-            });
+            let limit = match world.get::<ForgeSpawnBudget>(root) {
+                Some(budget) => own.entry(root).or_insert_with(|| Limit::of(budget)),
+                None => &mut *shared,
+            };
+            if !limit.is_spent() {
+                world.entity_mut(entity).remove::<ModelDue>();
+                let written = world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
+                    assets
+                        .get(placed.handle.id())
+                        .map_or(0, |asset| write(world, entity, root, asset, &mut placed))
+                });
+                limit.spend_many(u32::try_from(written).unwrap_or(u32::MAX));
+            }
         }
         // Not loaded yet, or failed (`write_models` reports that and stops waiting).
         (false, _) => {}
@@ -408,14 +457,15 @@ fn paths_of(model: &World) -> (Vec<Node>, Vec<Entity>) {
 }
 
 /// Writes `asset` under the instance entity `entity` (of the root `root`), keeping the
-/// entities of nodes whose path stays, then applies the instance's overrides.
+/// entities of nodes whose path stays, then applies the instance's overrides; how many
+/// entities the model has.
 fn write(
     world: &mut World,
     entity: Entity,
     root: Entity,
     asset: &WorldAsset,
     placed: &mut PlacedModel,
-) {
+) -> usize {
     undo(world, entity, &mut placed.applied);
     let (paths, roots) = paths_of(&asset.world);
     let mut map = EntityHashMap::default();
@@ -498,11 +548,13 @@ fn write(
         }
     }
     let nodes = ForgeModelNodes::new(nodes);
+    let written = nodes.len();
     placed.applied = apply_overrides(world, root, placed, &nodes);
     world.entity_mut(entity).insert(nodes);
     for node in placed_nodes(world, entity) {
         builtin::link_visibility(world, node);
     }
+    written
 }
 
 /// Writes the entities of `model` into `world` through `map` (source entity to the entity
@@ -572,258 +624,4 @@ fn placed_nodes(world: &World, entity: Entity) -> Vec<Entity> {
         .get::<ForgeModelNodes>(entity)
         .map(|n| n.nodes.iter().map(|n| n.entity).collect())
         .unwrap_or_default()
-}
-
-/// Undoes what the last write's overrides did beyond the model's values: components they
-/// added go, scene entities placed under nodes go back under the instance entity.
-fn undo(world: &mut World, entity: Entity, applied: &mut Applied) {
-    for (node, added) in applied.added.drain(..) {
-        let Ok(mut e) = world.get_entity_mut(node) else {
-            continue;
-        };
-        match added {
-            Added::Builtin(tag) => builtin::remove(&mut e, tag),
-            Added::Custom(type_path) => custom::remove(&mut e, &type_path),
-            Added::Name => {
-                e.remove::<Name>();
-            }
-        }
-    }
-    for child in applied.placed.drain(..) {
-        if world.get_entity(child).is_ok() && world.get_entity(entity).is_ok() {
-            world.entity_mut(entity).add_child(child);
-        }
-    }
-}
-
-/// Applies the overrides the scene now gives the instance of `placed` to `nodes`.
-fn apply_overrides(
-    world: &mut World,
-    root: Entity,
-    placed: &PlacedModel,
-    nodes: &ForgeModelNodes,
-) -> Applied {
-    let mut applied = Applied::default();
-    let overrides: Vec<Override> = world
-        .resource::<Assets<ForgeScene>>()
-        .get(placed.scene)
-        .and_then(|s| s.spawn_doc().entities.get(&placed.key)?.instance.clone())
-        .map(|i| i.overrides)
-        .unwrap_or_default();
-    if overrides.is_empty() {
-        return applied;
-    }
-    // Each override's node, and what its `add` and `set` make: built-ins `set` on the node's
-    // own values, the whole value of the rest.
-    let mut targets = Vec::with_capacity(overrides.len());
-    let mut values: Vec<Vec<ComponentData>> = Vec::with_capacity(overrides.len());
-    for o in &overrides {
-        let node = nodes.node(&o.node);
-        if node.is_none() {
-            tracing::warn!(
-                "{}: entity {}, override of node {:?}: model `{}` has no such node; the override is kept and applies again if the model gets the node back",
-                codes::prefab::UNUSED_OVERRIDE,
-                placed.key,
-                o.node,
-                placed.path
-            );
-        }
-        let mut own = o.add.clone();
-        let mut at = HashMap::new();
-        for patch in &o.set {
-            let Some(node) = node else { break };
-            if patch.component.builtin().is_some() {
-                let tag = patch.component.tag();
-                let Some((holder, mut live)) = holder_of(world, node, tag) else {
-                    tracing::warn!(
-                        "{}: entity {}, override of node {:?}: the node has no `{tag}` to set",
-                        codes::prefab::UNUSED_OVERRIDE,
-                        placed.key,
-                        o.node
-                    );
-                    continue;
-                };
-                patch.apply_to(&mut live);
-                own.push(live);
-                at.insert(tag, holder);
-            } else {
-                own.push(patch.component.clone());
-            }
-        }
-        targets.push((node, at));
-        values.push(own);
-    }
-    // All overrides prepared at once; when that fails, each on its own, so one bad value
-    // costs only its override's `add` and `set`.
-    let prepared: Vec<Option<(std::sync::Arc<ForgeScene>, usize)>> =
-        world.resource_scope(|world, scenes: Mut<Assets<ForgeScene>>| {
-            let Some(scene) = scenes.get(placed.scene) else {
-                return vec![None; values.len()];
-            };
-            if let Ok(all) = scene.checked_in_memory(world, loose_doc(&values)) {
-                let all = std::sync::Arc::new(all);
-                return (0..values.len()).map(|i| Some((all.clone(), i))).collect();
-            }
-            values
-                .iter()
-                .enumerate()
-                .map(|(i, one)| {
-                    match scene.checked_in_memory(world, loose_doc(std::slice::from_ref(one))) {
-                        Ok(p) => Some((std::sync::Arc::new(p), 0)),
-                        Err(errors) => {
-                            for e in errors {
-                                tracing::error!(
-                                    "entity {}, override of node {:?} of model `{}`: {e}",
-                                    placed.key,
-                                    overrides[i].node,
-                                    placed.path
-                                );
-                            }
-                            None
-                        }
-                    }
-                })
-                .collect()
-        });
-    let instance = world.get::<ForgeSceneInstance>(root);
-    let children: Vec<Vec<Entity>> = overrides
-        .iter()
-        .map(|o| {
-            o.children
-                .iter()
-                .filter_map(|c| instance.and_then(|i| i.by_key(*c)))
-                .collect()
-        })
-        .collect();
-    for (i, (o, (node, at))) in overrides.iter().zip(targets).enumerate() {
-        let Some(node) = node else { continue };
-        let Ok(mut e) = world.get_entity_mut(node) else {
-            continue;
-        };
-        if let Some(name) = &o.name {
-            if !e.contains::<Name>() {
-                applied.added.push((node, Added::Name));
-            }
-            e.insert(Name::new(String::from(name.as_str())));
-        }
-        if let Some(t) = &o.transform {
-            e.insert(bevy_transform_of(t));
-        }
-        for key in &o.remove {
-            if crate::format::builtin::builtin_tag(key).is_some() {
-                // Where `set` would reach it: the node, or its unnamed child with it.
-                match holder_of(e.world(), node, key) {
-                    Some((holder, _)) if holder != node => e.world_scope(|world| {
-                        if let Ok(mut h) = world.get_entity_mut(holder) {
-                            builtin::remove(&mut h, key);
-                        }
-                    }),
-                    _ => builtin::remove(&mut e, key),
-                }
-            } else if let Some(path) = custom::canonical_path(e.world(), key) {
-                custom::remove(&mut e, &path);
-            }
-        }
-        if let Some((prepared, i)) = &prepared[i] {
-            let i = *i;
-            let before: Vec<&'static str> = prepared
-                .prepared
-                .entity(i)
-                .iter()
-                .map(|c| c.tag())
-                .filter(|tag| builtin::read_entity(e.as_readonly(), tag, None).is_none())
-                .collect();
-            for component in prepared.prepared.entity(i) {
-                match at.get(component.tag()) {
-                    Some(&holder) if holder != node => {
-                        e.world_scope(|world| {
-                            if let Ok(mut h) = world.get_entity_mut(holder) {
-                                builtin::insert_prepared(
-                                    &mut h,
-                                    component,
-                                    placed.scene.untyped(),
-                                    &prepared.materials,
-                                );
-                            }
-                        });
-                    }
-                    _ => {
-                        builtin::insert_prepared(
-                            &mut e,
-                            component,
-                            placed.scene.untyped(),
-                            &prepared.materials,
-                        );
-                        if before.contains(&component.tag()) {
-                            applied.added.push((node, Added::Builtin(component.tag())));
-                        }
-                    }
-                }
-            }
-            // The values were checked in a document of their own, whose ids are not the
-            // scene's: an entity reference in them names nothing here (the format page).
-            let live = |_: u64| None;
-            for value in prepared.custom.entity(i).iter() {
-                let type_path = value.type_path().to_owned();
-                let set = o.set.iter().find_map(|p| match &p.component {
-                    ComponentData::Custom(c)
-                        if custom::canonical_path(e.world(), &c.type_path).as_deref()
-                            == Some(type_path.as_str()) =>
-                    {
-                        Some(c)
-                    }
-                    _ => None,
-                });
-                let had = value.is_on(&e);
-                match set {
-                    Some(c) if had && c.value.is_none() => {
-                        let fields: Vec<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
-                        custom::patch_fields(&mut e, value, &fields, placed.key, &live);
-                    }
-                    _ => custom::insert_one(&mut e, value, placed.key, &live),
-                }
-                if !had {
-                    applied.added.push((node, Added::Custom(type_path)));
-                }
-            }
-        }
-        for child in &children[i] {
-            if world.get_entity(*child).is_ok() {
-                world.entity_mut(node).add_child(*child);
-                applied.placed.push(*child);
-            }
-        }
-    }
-    applied
-}
-
-/// The entity that holds built-in `tag` for the node `node`, with its value in the file form:
-/// the node itself, or else its first child without a name that has it (Bevy's glTF loader
-/// spawns a node's light as such a child).
-fn holder_of(world: &World, node: Entity, tag: &str) -> Option<(Entity, ComponentData)> {
-    if let Some(value) = builtin::read_entity(world.entity(node), tag, None) {
-        return Some((node, value));
-    }
-    world.get::<Children>(node)?.iter().find_map(|child| {
-        let e = world.entity(child);
-        if e.contains::<Name>() {
-            return None;
-        }
-        Some((child, builtin::read_entity(e, tag, None)?))
-    })
-}
-
-/// A document of one root entity per override, with the components `values` gives it: what
-/// the pipeline checks and prepares as it does a scene's.
-fn loose_doc(values: &[Vec<ComponentData>]) -> SceneDoc {
-    let mut doc = SceneDoc::new("model overrides");
-    for (i, components) in values.iter().enumerate() {
-        let id = i as u64 + 1;
-        let mut node = EntityNode::new(id, format!("override {id}"));
-        node.components = components.clone();
-        doc.entities.insert(id, node.into());
-        doc.roots.push(id);
-    }
-    doc.next_id = values.len() as u64 + 1;
-    doc
 }
