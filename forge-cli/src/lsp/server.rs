@@ -18,6 +18,7 @@ use super::proto::{self, Failure, uri_path};
 use super::state::{Document, Level, State, Texts};
 use super::text::Encoding;
 use super::{actions, completion, diagnostics, hover, live, navigation};
+use bevy_forge_scene::format::TextChange;
 
 /// An error that ends the server: the connection failed.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -658,6 +659,15 @@ fn apply(
     let bom_before = doc.text.bom();
     let edit = doc.text.apply(change, encoding);
     let bom = doc.text.bom();
+    // The edit since the last check, for the next check to check again only there.
+    doc.since_check = match (doc.since_check, bom == bom_before && edit.old.start >= bom) {
+        (Some(since), true) => Some(since.then(&TextChange {
+            start: edit.old.start - bom,
+            old_end: edit.old.end - bom,
+            new_len: edit.new_len,
+        })),
+        _ => None,
+    };
     let reread = match &mut doc.parsed {
         Some(parsed)
             if doc.read_errors.is_empty() && bom == bom_before && edit.old.start >= bom =>

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use bevy_forge_scene::format::{ParsedScene, ReadError, SceneDoc};
+use bevy_forge_scene::format::{ParsedScene, ReadError, SceneDoc, TextChange};
 use bevy_forge_scene::pipeline::{self, PrefabFiles};
 use bevy_forge_scene::project::AssetIndex;
 use bevy_forge_scene::schema::{SCHEMA_EXTENSION, SchemaFile};
@@ -35,6 +35,10 @@ pub struct Document {
     pub schema: Option<PathBuf>,
     /// The assets directory of its project, when it is in one.
     pub assets: Option<PathBuf>,
+    /// What the latest check kept for the next one (when the text read without errors).
+    pub last_check: Option<pipeline::LastCheck>,
+    /// The edit of the text since the latest check (`None`: the next check is whole).
+    pub since_check: Option<TextChange>,
 }
 
 /// What the latest check of a document gave, beside its read.
@@ -64,6 +68,8 @@ impl Document {
             dirty: true,
             schema: None,
             assets: None,
+            last_check: None,
+            since_check: None,
         };
         doc.read();
         doc
@@ -361,7 +367,20 @@ impl State {
         let Some(parsed) = doc.parsed.take() else {
             return;
         };
-        let checked = pipeline::check(pipeline::Source::from_parsed(name, parsed), &mut files);
+        // A text that reads is checked again only where it changed since the last check of
+        // one that read (the library checks whole where it cannot bound the edit).
+        let source = pipeline::Source::from_parsed(name, parsed);
+        let last = doc.last_check.take();
+        let (checked, kept) = match (last, doc.since_check.take()) {
+            (Some(last), Some(change)) if doc.read_errors.is_empty() => {
+                pipeline::check_again(source, &mut files, last, change)
+            }
+            _ => pipeline::check_keeping(source, &mut files),
+        };
+        if doc.read_errors.is_empty() {
+            doc.last_check = kept;
+            doc.since_check = Some(TextChange::NONE);
+        }
         let prefabs = files.files().map(|(p, _)| p.to_owned()).collect();
         doc.parsed = Some(checked.source.parsed);
         let diagnostics = if doc.read_errors.is_empty() {

@@ -1657,3 +1657,210 @@ fn completion_in_a_model_override_target_offers_the_nodes_at_that_level() {
     assert_eq!(labels(&items), ["Chimney"], "{items}");
     c.stop();
 }
+
+/// The line and UTF-16 character of byte `at` of `text` (ASCII here: bytes are characters).
+fn line_char(text: &str, at: usize) -> (u32, u32) {
+    let before = &text[..at];
+    let line = before.matches('\n').count() as u32;
+    let char = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .encode_utf16()
+        .count() as u32;
+    (line, char)
+}
+
+/// What two reports of the same problem share: its code, its message (without the server's
+/// `help:` line and prefab prefix) and, for a problem of the scene's own text, its line and
+/// column (1-based).
+type Said = (String, String, Option<(u64, u64)>);
+
+fn said_by_server(d: &Value) -> Said {
+    let message = d["message"].as_str().unwrap_or_default();
+    let message = message.split("\nhelp: ").next().unwrap_or_default();
+    let (message, own) = match message.strip_prefix("in prefab `") {
+        Some(rest) => (rest.split_once("`: ").map_or(rest, |(_, m)| m), false),
+        None => (message, true),
+    };
+    let at = own.then(|| {
+        let start = &d["range"]["start"];
+        (
+            start["line"].as_u64().unwrap_or(0) + 1,
+            start["character"].as_u64().unwrap_or(0) + 1,
+        )
+    });
+    (
+        d["code"].as_str().unwrap_or_default().to_owned(),
+        message.to_owned(),
+        at,
+    )
+}
+
+fn said_by_validate(d: &Value, scene: &str) -> Said {
+    let own = d["file"].as_str().is_some_and(|f| f.ends_with(scene));
+    let at = match (own, d["line"].as_u64(), d["column"].as_u64()) {
+        (true, Some(l), Some(c)) => Some((l, c)),
+        // The server places a problem without a line at its entity or the file's start.
+        _ => None,
+    };
+    (
+        d["code"].as_str().unwrap_or_default().to_owned(),
+        d["message"].as_str().unwrap_or_default().to_owned(),
+        at,
+    )
+}
+
+/// Reports sorted, a prefab that cannot be read named by its path alone: each front end names
+/// its file as it reads files (the server from the project's root, `forge` from where it runs)
+/// and places problems of other files its own way.
+fn normal(v: Vec<Said>) -> Vec<Said> {
+    let mut v: Vec<Said> = v
+        .into_iter()
+        .map(|(code, message, at)| match code.as_str() {
+            "forge::prefab::unreadable" => {
+                let path = message.split(" cannot be read").next().unwrap_or_default();
+                (code, path.to_owned(), None)
+            }
+            _ => (code, message, at),
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The library's whole check of `text` as the camp's scene in the project at `root`: its
+/// prefabs, schema file and assets.
+fn whole_check(root: &Path, text: &str) -> Vec<bevy_forge_scene::validate::Diagnostic> {
+    use bevy_forge_scene::pipeline::{self, PrefabFiles, Source};
+    let assets = root.join("assets");
+    let read = assets.clone();
+    let mut files =
+        PrefabFiles::new(move |p: &str| std::fs::read(read.join(p)).map_err(|e| e.to_string()))
+            .with_schemas(
+                bevy_forge_scene::schema::SchemaFile::read(assets.join("game.forge-schema.ron"))
+                    .unwrap(),
+            )
+            .with_assets(bevy_forge_scene::project::AssetIndex::scan(&assets).unwrap());
+    let source = Source::read("scenes/camp.forge.ron", text.as_bytes()).unwrap();
+    pipeline::check(source, &mut files).diagnostics
+}
+
+/// [`Said`] of a library diagnostic of the scene's text (columns counted as the server counts
+/// them: UTF-16, here ASCII).
+fn said_by_library(d: &bevy_forge_scene::validate::Diagnostic, _text: &str) -> Said {
+    let own = d.file.is_none();
+    let at = d
+        .position
+        .filter(|_| own)
+        .map(|p| (u64::from(p.line), u64::from(p.column)));
+    (d.code.to_owned(), d.message.clone(), at)
+}
+
+/// A thousand random edits of the camp, each checked by the server in turn (values, names,
+/// ids, references, whitespace, a break of the syntax and its repair): its diagnostics of the
+/// final text are what `forge validate` says of it, problem for problem and place for place.
+/// The server checks each version again only where it changed since the last; this is the
+/// whole check it must agree with.
+#[test]
+fn diagnostics_after_a_thousand_random_edits_are_what_forge_validate_says() {
+    let (dir, text) = camp();
+    let mut c = Client::start(dir.path(), &[], Value::Null);
+    let path = dir.path().join("assets/scenes/camp.forge.ron");
+    let u = uri(&path);
+    c.open(&u, &text);
+    let _ = c.diagnostics(&u);
+    let mut rng = Lcg(39);
+    let mut text = text;
+    // An edit after which the text does not read, waiting to be undone by the next: where,
+    // how many bytes to take out, and what to put back.
+    let mut broken: Option<(usize, usize, String)> = None;
+    for version in 2..1002 {
+        let (at, old_len, new) = if let Some(undo) = broken.take() {
+            undo
+        } else {
+            match rng.next(8) {
+                // A digit changed: a value, an id, a child, a target, a reference.
+                0..=2 => {
+                    // Not the header's `format_version`.
+                    let body = text.find("entities").unwrap_or(0);
+                    let digits: Vec<usize> = text
+                        .match_indices(|c: char| c.is_ascii_digit())
+                        .map(|(i, _)| i)
+                        .filter(|i| *i > body)
+                        .collect();
+                    let at = digits[rng.next(digits.len())];
+                    (at, 1, rng.next(10).to_string())
+                }
+                // A letter of a name changed.
+                3 | 4 => {
+                    let names: Vec<usize> =
+                        text.match_indices("name: \"").map(|(i, _)| i + 7).collect();
+                    let at = names[rng.next(names.len())];
+                    let letter = (b'A' + rng.next(26) as u8) as char;
+                    (at, 1, letter.to_string())
+                }
+                // Spaces after a comma: nothing changes but where things are.
+                5 => {
+                    let commas: Vec<usize> = text.match_indices(",").map(|(i, _)| i + 1).collect();
+                    let at = commas[rng.next(commas.len())];
+                    (at, 0, " ".repeat(1 + rng.next(3)))
+                }
+                // A reference turned to another entity (or none).
+                6 => match text.find("#3/") {
+                    Some(at) => (at + 3, 1, rng.next(4).to_string()),
+                    None => (0, 0, String::new()),
+                },
+                // One character deleted.
+                _ => (rng.next(text.len()), 1, String::new()),
+            }
+        };
+        let old_len = old_len.min(text.len() - at);
+        if !text.is_char_boundary(at) || !text.is_char_boundary(at + old_len) {
+            continue;
+        }
+        let (sl, sc) = line_char(&text, at);
+        let (el, ec) = line_char(&text, at + old_len);
+        c.change(&u, version, [sl, sc, el, ec], &new);
+        let was = text[at..at + old_len].to_owned();
+        text.replace_range(at..at + old_len, &new);
+        let reads = bevy_forge_scene::format::SceneDoc::from_str(&text).is_ok();
+        if !reads {
+            broken = Some((at, new.len(), was));
+        }
+        let server: Vec<Said> = c.diagnostics(&u).iter().map(said_by_server).collect();
+        // Every version that reads, against the library's whole check of it.
+        if reads {
+            let whole: Vec<Said> = whole_check(dir.path(), &text)
+                .iter()
+                .map(|d| said_by_library(d, &text))
+                .collect();
+            assert_eq!(normal(server), normal(whole), "version {version}:\n{text}");
+        }
+    }
+    assert!(broken.is_none(), "the last edit is undone by none");
+    // The last version once more, by a new edit that changes nothing but is checked.
+    c.change(&u, 2000, [0, 0, 0, 0], "");
+    let server: Vec<Said> = c.diagnostics(&u).iter().map(said_by_server).collect();
+    std::fs::write(&path, &text).unwrap();
+    let o = crate::forge(
+        dir.path(),
+        &[
+            "validate",
+            "--format",
+            "json",
+            "--schema",
+            "assets/game.forge-schema.ron",
+            "--assets",
+            "assets",
+            "assets/scenes/camp.forge.ron",
+        ],
+    );
+    let validate: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let validate: Vec<Said> = validate
+        .iter()
+        .map(|d| said_by_validate(d, "camp.forge.ron"))
+        .collect();
+    assert_eq!(normal(server), normal(validate), "the final text:\n{text}");
+    c.stop();
+}
