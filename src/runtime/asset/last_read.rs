@@ -77,6 +77,12 @@ impl LastReads {
         }
     }
 
+    /// Forgets what `path` last read as (its loads are not incremental).
+    pub(crate) fn forget(&self, path: &str) {
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        map.remove(path);
+    }
+
     /// Takes the last version of `path` out (the load that reads the next one puts one back).
     pub(crate) fn take(&self, path: &str) -> Option<LastRead> {
         let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);

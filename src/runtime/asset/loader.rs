@@ -43,6 +43,13 @@ pub struct ForgeSceneLoaderSettings {
     /// (roughly 400 bytes per entity in canonical files), so a game that only spawns scenes goes
     /// without it; load errors have their positions either way.
     pub keep_source_map: bool,
+    /// Read, check and prepare a new version of the file again only where it changed (default
+    /// `true`): the loader keeps the last version of a path the asset server watches, or loads
+    /// a second time, in memory (its text, read document and source map, and what its check
+    /// and preparation found: about the size of the file plus its source map), and a hot reload
+    /// costs what the edit changed. `false` reads and checks every version whole and keeps
+    /// nothing. A hot reload loads with the settings of the path's `.meta` file, if any.
+    pub incremental: bool,
 }
 
 impl Default for ForgeSceneLoaderSettings {
@@ -50,6 +57,7 @@ impl Default for ForgeSceneLoaderSettings {
         Self {
             check_assets: true,
             keep_source_map: false,
+            incremental: true,
         }
     }
 }
@@ -232,9 +240,15 @@ impl AssetLoader for ForgeSceneLoader {
         ticket.files(0, 1);
         // 1. The bytes read: a large text in pieces, anything else whole (text or cooked); a
         // path read before whole, and again only in the entry that changed.
-        let plan = self
-            .last_reads
-            .start(&path, self.server.watching_for_changes());
+        let plan = match settings.incremental {
+            true => self
+                .last_reads
+                .start(&path, self.server.watching_for_changes()),
+            false => {
+                self.last_reads.forget(&path);
+                Plan::Once
+            }
+        };
         // For a path remembered: its text, what its last check and preparation kept, and the
         // edit since its last version.
         let mut remembered = None;
