@@ -116,24 +116,6 @@ impl LineStarts {
         self.long.shrink_to_fit();
     }
 
-    /// The start of every line, in order.
-    fn starts(&self) -> impl Iterator<Item = u32> + '_ {
-        let mut start = self.blocks.first().copied().unwrap_or(0);
-        let mut long = self.long.iter().peekable();
-        (0..self.len()).map(move |line| {
-            if line > 0 {
-                start += match self.steps[line - 1] {
-                    Self::LONG => {
-                        while long.next_if(|(l, _)| (*l as usize) < line).is_some() {}
-                        long.peek().map_or(0, |(_, step)| *step)
-                    }
-                    step => u32::from(step),
-                };
-            }
-            start
-        })
-    }
-
     /// The distance from the start of line `line - 1` to the start of line `line` (`line >= 1`).
     fn step(&self, line: usize) -> u32 {
         match self.steps[line - 1] {
@@ -215,57 +197,126 @@ impl LineIndex {
 }
 
 impl LineIndex {
-    /// The index of `text`, which is the text this index was made for with the bytes at `old`
-    /// replaced by `text[old.start..old.start + new_len]`: lines and characters before the edit
-    /// kept, those after it moved, only the edited bytes scanned. The same index as
-    /// [`LineIndex::new`] of `text`.
-    pub(crate) fn edited(&self, text: &str, old: std::ops::Range<usize>, new_len: usize) -> Self {
+    /// Makes this the index of `text`, which is the text it was made for with the bytes at
+    /// `old` replaced by `text[old.start..old.start + new_len]` (the same index as
+    /// [`LineIndex::new`] of `text`): the lines and characters before the edit are not touched,
+    /// the edited bytes are scanned, and what follows is moved without being read again (a
+    /// line count that changed renumbers the lines after it).
+    pub(crate) fn edit(&mut self, text: &str, old: std::ops::Range<usize>, new_len: usize) {
         let delta = new_len as i64 - (old.end - old.start) as i64;
         let moved = |at: u32| (i64::from(at) + delta) as u32;
         let new_end = old.start + new_len;
-        let mut line_starts = LineStarts::with_capacity(self.line_starts.len() + 16);
-        let mut starts = self.line_starts.starts().peekable();
-        // Lines starting at or before the edit (a line starting right after a newline that the
-        // edit removes is not one of them: its newline is in the edit).
-        while let Some(start) = starts.next_if(|s| *s as usize <= old.start) {
-            line_starts.push(start);
-        }
-        if line_starts.len() == 0 {
-            line_starts.push(0);
-        }
+        let mut added = Vec::new();
         for_each_newline(&text.as_bytes()[old.start..new_end], |nl| {
-            line_starts.push((old.start + nl) as u32 + 1);
+            added.push((old.start + nl) as u32 + 1);
         });
-        for start in starts.filter(|s| *s as usize > old.end) {
-            line_starts.push(moved(start));
-        }
-        line_starts.shrink_to_fit();
+        self.line_starts.edit(&old, delta, &added);
         // Non-ASCII characters: those ending before the edit kept, the edited bytes scanned, the
         // rest moved with their running totals corrected.
         let keep = self
             .wide
             .partition_point(|&(end, _)| end as usize <= old.start);
-        let before = if keep == 0 { 0 } else { self.wide[keep - 1].1 };
-        let mut wide = WideChars {
-            table: self.wide[..keep].to_vec(),
-            extra: before,
-        };
-        wide.scan(&text[old.start..new_end], old.start);
         let after = self
             .wide
             .partition_point(|&(end, _)| (end as usize) <= old.end);
+        let before = if keep == 0 { 0 } else { self.wide[keep - 1].1 };
         let old_extra = if after == 0 {
             0
         } else {
             self.wide[after - 1].1
         };
-        let extra_delta = i64::from(wide.extra) - i64::from(old_extra);
-        wide.table.extend(
-            self.wide[after..]
-                .iter()
-                .map(|&(end, extra)| (moved(end), (i64::from(extra) + extra_delta) as u32)),
-        );
-        Self::from_parts(line_starts, wide.table)
+        let mut scanned = WideChars {
+            table: Vec::new(),
+            extra: before,
+        };
+        scanned.scan(&text[old.start..new_end], old.start);
+        let extra_delta = i64::from(scanned.extra) - i64::from(old_extra);
+        let added = scanned.table.len();
+        self.wide.splice(keep..after, scanned.table);
+        if delta != 0 || extra_delta != 0 {
+            for (end, extra) in &mut self.wide[keep + added..] {
+                *end = moved(*end);
+                *extra = (i64::from(*extra) + extra_delta) as u32;
+            }
+        }
+    }
+}
+
+impl LineStarts {
+    /// The lines after an edit that replaced bytes `old` of the text, growing it by `delta`
+    /// bytes: `added` are the starts of the lines that begin inside the new bytes (after their
+    /// first). Lines starting at or before `old.start` stay, those starting in the replaced
+    /// bytes go, those after move by `delta`; their steps stay as they are (a step is relative),
+    /// only the block starts after the edit are set again.
+    pub(crate) fn edit(&mut self, old: &std::ops::Range<usize>, delta: i64, added: &[u32]) {
+        let n = self.len();
+        if n == 0 {
+            return;
+        }
+        let (l0, s0) = self.line_of(old.start as u32);
+        let (l1, s1) = self.line_of(old.end as u32);
+        let (k0, k1) = (l0 + 1, l1 + 1);
+        // The first line after the edit, which moves: its start in the new text.
+        let next = (k1 < n).then(|| (i64::from(s1 + self.step(k1)) + delta) as u32);
+        let mut starts: Vec<u32> = Vec::with_capacity(added.len() + 1);
+        starts.extend_from_slice(added);
+        starts.extend(next);
+        // The steps of lines `k0..` that change: those of the added lines and of the next one.
+        let mut steps = Vec::with_capacity(starts.len());
+        let mut long = Vec::new();
+        let mut prev = s0;
+        for (j, &start) in starts.iter().enumerate() {
+            let step = start - prev;
+            if step >= u32::from(Self::LONG) {
+                steps.push(Self::LONG);
+                long.push(((k0 + j) as u32, step));
+            } else {
+                steps.push(step as u8);
+            }
+            prev = start;
+        }
+        // Steps `k0 - 1..` are those of lines `k0..`: the removed lines' and the next one's go.
+        let replaced = (k0 - 1)..(if k1 < n { k1 } else { n - 1 });
+        let (removed_lines, new_lines) = (k1 - k0, added.len());
+        self.steps.splice(replaced, steps);
+        let shift = new_lines as i64 - removed_lines as i64;
+        let first_after = if k1 < n { k1 + 1 } else { k1 };
+        let l_from = self.long.partition_point(|(l, _)| (*l as usize) < k0);
+        let l_to = self
+            .long
+            .partition_point(|(l, _)| (*l as usize) < first_after);
+        let tail_from = l_from + long.len();
+        self.long.splice(l_from..l_to, long);
+        if shift != 0 {
+            for (line, _) in &mut self.long[tail_from..] {
+                *line = (i64::from(*line) + shift) as u32;
+            }
+        }
+        // Block starts after the edit.
+        let first_block = k0.div_ceil(Self::BLOCK);
+        let len = self.len();
+        if shift == 0 {
+            for (b, start) in self.blocks.iter_mut().enumerate().skip(first_block) {
+                let line = b * Self::BLOCK;
+                *start = match line - k0 {
+                    j if j < new_lines => added[j],
+                    _ => (i64::from(*start) + delta) as u32,
+                };
+            }
+        } else {
+            self.blocks.truncate(first_block);
+            let mut start = s0;
+            for line in k0..len {
+                start += self.step(line);
+                if line.is_multiple_of(Self::BLOCK) {
+                    self.blocks.push(start);
+                }
+            }
+        }
+        self.last = match next {
+            Some(_) => (i64::from(self.last) + delta) as u32,
+            None => added.last().copied().unwrap_or(s0),
+        };
     }
 }
 
@@ -414,6 +465,32 @@ mod tests {
             }
             for &start in &model {
                 prop_assert_eq!(starts.line_of(start).1, start);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Edits of every kind (lines added, removed, joined; non-ASCII characters; over many
+        /// blocks and long lines) give the index of the edited text.
+        #[test]
+        fn an_edited_index_is_the_index_of_the_new_text(
+            text in "[a\n é\u{1F600}]{0,40}([a\n]{0,300}){0,8}",
+            edits in proptest::collection::vec((0usize..4000, 0usize..40, "[a\né]{0,30}"), 1..6),
+        ) {
+            let mut text = text;
+            let mut idx = LineIndex::new(&text);
+            for (at, len, with) in edits {
+                let mut start = at.min(text.len());
+                while !text.is_char_boundary(start) {
+                    start -= 1;
+                }
+                let mut end = (start + len).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.replace_range(start..end, &with);
+                idx.edit(&text, start..end, with.len());
+                proptest::prop_assert_eq!(&idx, &LineIndex::new(&text), "{:?}", text);
             }
         }
     }

@@ -187,6 +187,6 @@ impl SourceMap {
             }
         }
         shift.spans(&mut self.top);
-        self.lines = self.lines.edited(text, old, new_len);
+        self.lines.edit(text, old, new_len);
     }
 }
