@@ -1,7 +1,9 @@
 //! `forge lsp`: the time from a `didChange` to the `publishDiagnostics` it causes, for a
 //! one-character edit inside one entity of generated scenes of 1k, 10k and 100k entities
-//! (`cargo bench -p bevy_forge_scene_cli --bench lsp`), and `forge validate` (the binary, as a
-//! user runs it) on the same files in the same run.
+//! (`cargo bench -p bevy_forge_scene_cli --bench lsp`), beside the library's whole check of the
+//! same text in process (`whole_check`: read and every rule, what the server checks again only
+//! where the edit is) and `forge validate` (the binary, as a user runs it) on the same files, in
+//! the same run.
 //!
 //! The server is the real loop over `lsp_server::Connection::memory()` on its own thread: each
 //! iteration sends the edit (a digit of a translation in the middle entity, toggled so the scene
@@ -156,6 +158,22 @@ fn lsp(c: &mut Criterion) {
             })
         });
         server.stop();
+
+        group.bench_function(BenchmarkId::new("whole_check", n), |b| {
+            use bevy_forge_scene::pipeline::{PrefabFiles, Source, check};
+            b.iter(|| {
+                let source = Source::read("scenes/bench.forge.ron", text.as_bytes());
+                let mut files = PrefabFiles::new(|p: &str| Err(format!("no `{p}`")));
+                let checked = check(
+                    source
+                        .map_err(|e| e.to_string())
+                        .unwrap_or_else(|e| panic!("{e}")),
+                    &mut files,
+                );
+                assert!(!checked.has_errors());
+                checked.diagnostics.len()
+            })
+        });
 
         group.bench_function(BenchmarkId::new("forge_validate", n), |b| {
             b.iter(|| {
