@@ -33,11 +33,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
          pub fn {function}() -> impl SceneList {{\n",
         super::custom_note(plan, "bsn"),
         model::note(plan),
-        if plan.models.is_empty() {
-            ""
-        } else {
-            model::USES
-        },
+        model::uses(plan),
         plan.doc.name
     );
     for (i, shape) in plan.meshes.iter().enumerate() {
@@ -67,6 +63,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
             out,
             "\n/// The overrides of the model on `#{}` ({}), by node path, each time Bevy has\n\
              /// spawned the model under it.\n\
+             #[allow(clippy::needless_update, clippy::collapsible_if)]\n\
              fn {}(ready: On<WorldInstanceReady>, mut commands: Commands) {{\n    \
              let instance = ready.instance_id;\n    \
              commands.queue(move |world: &mut World| {{\n{body}    }});\n}}\n",
@@ -75,9 +72,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
             observer_name(plan, key),
         );
     }
-    if !plan.models.is_empty() {
-        out.push_str(model::HELPERS);
-    }
+    out.push_str(&model::helpers(plan));
     Ok(out)
 }
 

@@ -4,7 +4,7 @@
 //! the overrides are applied by node path in an observer of `WorldInstanceReady`, which Bevy
 //! triggers on the instance entity each time it has spawned the model. Both forms share the
 //! observer's body: plain Rust over `&mut World`, with a few helpers the file defines once
-//! ([`HELPERS`]).
+//! ([`helpers`]).
 //!
 //! What the body does follows the run time's rules: every node is found (and every `set`'s
 //! holder) before any override changes a name; then each override in file order writes `name`,
@@ -18,10 +18,13 @@ use super::{ExportError, Plan, exprs, float, primitive, rust, string};
 use crate::format::builtin::BevyText;
 use crate::format::{ComponentData, CustomComponent, Instance, Mesh3dData, MeshSource, Override};
 
-/// The helpers every file with a placed model defines once, after its function: finding a node
-/// of a spawned model by node path, the entity holding a built-in for a node, and writing fields
-/// onto a component the node has.
-pub(crate) const HELPERS: &str = r#"
+/// The helpers a file with a placed model defines once, after its function, each only when the
+/// code calls it: finding a node of a spawned model by node path, the entity holding a built-in
+/// for a node, and writing fields onto a component the node has.
+const HELPERS: [(&str, &str); 4] = [
+    (
+        "model_node",
+        r#"
 /// The entity of the node at `path` (glTF node names from the model scene's root nodes down,
 /// `""` for an entity without a `Name`) among the entities of the world instance `instance`;
 /// the first of same-named siblings.
@@ -43,7 +46,11 @@ fn model_node(world: &World, instance: InstanceId, path: &[&str]) -> Option<Enti
     }
     Some(at)
 }
-
+"#,
+    ),
+    (
+        "model_holder",
+        r#"
 /// `node` when it has a `T`, else its first child without a `Name` that has one (Bevy's glTF
 /// loader puts a node's light on such a child).
 fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {
@@ -55,7 +62,11 @@ fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {
         .iter()
         .find(|c| world.get::<Name>(*c).is_none() && world.get::<T>(*c).is_some())
 }
-
+"#,
+    ),
+    (
+        "model_set",
+        r#"
 /// Changes the `T` of `holder` with `change`, when there is a holder.
 fn model_set<T: Component<Mutability = Mutable>>(
     world: &mut World,
@@ -69,7 +80,11 @@ fn model_set<T: Component<Mutability = Mutable>>(
         change(&mut value);
     }
 }
-
+"#,
+    ),
+    (
+        "model_patch",
+        r#"
 /// Changes the `T` of `node` with `change`, or inserts `whole` when it has none.
 fn model_patch<T: Component<Mutability = Mutable>>(
     world: &mut World,
@@ -84,10 +99,43 @@ fn model_patch<T: Component<Mutability = Mutable>>(
         }
     }
 }
-"#;
+"#,
+    ),
+];
 
-/// The `use` lines a file with a placed model adds after `use bevy::prelude::*;`.
-pub(crate) const USES: &str = "use bevy::ecs::component::Mutable;\nuse bevy::world_serialization::{InstanceId, WorldInstanceReady};\n";
+/// The observer bodies of every placed model of `plan`: the code the helpers and the `use`
+/// lines serve.
+fn bodies(plan: &Plan) -> String {
+    plan.models.iter().map(|&key| body(plan, key, "")).collect()
+}
+
+/// The helpers the observers of `plan` call, each after a blank line: a file defines no
+/// function it does not use (empty without a model override).
+pub(crate) fn helpers(plan: &Plan) -> String {
+    let code = bodies(plan);
+    let mut out = String::new();
+    for (name, text) in HELPERS {
+        if code.contains(&format!("{name}(")) || code.contains(&format!("{name}::<")) {
+            out.push_str(text);
+        }
+    }
+    out
+}
+
+/// The `use` lines a file whose placed models have overrides adds after
+/// `use bevy::prelude::*;` (empty otherwise).
+pub(crate) fn uses(plan: &Plan) -> String {
+    let helpers = helpers(plan);
+    if helpers.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    if helpers.contains("Mutability = Mutable") {
+        out.push_str("use bevy::ecs::component::Mutable;\n");
+    }
+    out.push_str("use bevy::world_serialization::{InstanceId, WorldInstanceReady};\n");
+    out
+}
 
 /// The header's note on placed models (empty without them).
 pub(crate) fn note(plan: &Plan) -> String {

@@ -28,16 +28,18 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
          // for meshes and an `AssetServer` for images and mesh files.\n{}{}\n\
          use bevy::prelude::*;\n{}\n\
          /// Spawns the scene {:?} into `world`; returns its roots in file order.\n\
-         #[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]\n\
+         #[allow(clippy::needless_update, clippy::default_constructed_unit_structs{})]\n\
          pub fn {function}(world: &mut World) -> Vec<Entity> {{\n",
         super::custom_note(plan, "rust"),
         model::note(plan),
+        model::uses(plan),
+        plan.doc.name,
+        // The model overrides' code checks each node, then each holder, in its own `if`.
         if plan.models.is_empty() {
             ""
         } else {
-            model::USES
+            ", clippy::collapsible_if"
         },
-        plan.doc.name
     );
     let used = used_entities(plan);
     let loads_assets = !plan.models.is_empty()
@@ -156,9 +158,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         .map(|r| plan.vars[r].as_str())
         .collect();
     let _ = writeln!(out, "\n    vec![{}]\n}}", roots.join(", "));
-    if !plan.models.is_empty() {
-        out.push_str(model::HELPERS);
-    }
+    out.push_str(&model::helpers(plan));
     Ok(out)
 }
 

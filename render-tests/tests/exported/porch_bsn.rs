@@ -26,6 +26,7 @@ pub fn porch_scene() -> impl SceneList {
 
 /// The overrides of the model on `#House` ("models/house.gltf#Scene0"), by node path, each time Bevy has
 /// spawned the model under it.
+#[allow(clippy::needless_update, clippy::collapsible_if)]
 fn model_overrides_e3(ready: On<WorldInstanceReady>, mut commands: Commands) {
     let instance = ready.instance_id;
     commands.queue(move |world: &mut World| {

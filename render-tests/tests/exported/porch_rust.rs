@@ -15,7 +15,7 @@ use bevy::ecs::component::Mutable;
 use bevy::world_serialization::{InstanceId, WorldInstanceReady};
 
 /// Spawns the scene "Porch" into `world`; returns its roots in file order.
-#[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]
+#[allow(clippy::needless_update, clippy::default_constructed_unit_structs, clippy::collapsible_if)]
 pub fn spawn_porch(world: &mut World) -> Vec<Entity> {
     let asset_server = world.resource::<AssetServer>().clone();
 

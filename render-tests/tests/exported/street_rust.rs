@@ -11,11 +11,10 @@
 // scene's overrides to the model's nodes by node path, each time Bevy has spawned the model.
 
 use bevy::prelude::*;
-use bevy::ecs::component::Mutable;
 use bevy::world_serialization::{InstanceId, WorldInstanceReady};
 
 /// Spawns the scene "Street" into `world`; returns its roots in file order.
-#[allow(clippy::needless_update, clippy::default_constructed_unit_structs)]
+#[allow(clippy::needless_update, clippy::default_constructed_unit_structs, clippy::collapsible_if)]
 pub fn spawn_street(world: &mut World) -> Vec<Entity> {
     let asset_server = world.resource::<AssetServer>().clone();
 
@@ -140,33 +139,4 @@ fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {
         .get::<Children>(node)?
         .iter()
         .find(|c| world.get::<Name>(*c).is_none() && world.get::<T>(*c).is_some())
-}
-
-/// Changes the `T` of `holder` with `change`, when there is a holder.
-fn model_set<T: Component<Mutability = Mutable>>(
-    world: &mut World,
-    holder: Option<Entity>,
-    change: impl FnOnce(&mut T),
-) {
-    let Some(holder) = holder else {
-        return;
-    };
-    if let Some(mut value) = world.get_mut::<T>(holder) {
-        change(&mut value);
-    }
-}
-
-/// Changes the `T` of `node` with `change`, or inserts `whole` when it has none.
-fn model_patch<T: Component<Mutability = Mutable>>(
-    world: &mut World,
-    node: Entity,
-    change: impl FnOnce(&mut T),
-    whole: impl FnOnce() -> T,
-) {
-    match world.get_mut::<T>(node) {
-        Some(mut value) => change(&mut value),
-        None => {
-            world.entity_mut(node).insert(whole());
-        }
-    }
 }
