@@ -958,7 +958,11 @@ fn a_dropped_rename_of_the_unnamed_light_is_undone() {
     assert_eq!(name(&h, light), "Bulb");
     // The rename goes and the lamp's intensity is set on the node (its light, as Bevy puts it).
     h.modify("street.forge.ron", &street(LAMP_900));
-    frames(&mut h, 100);
+    // Until the reload has set the intensity (on a loaded machine 100 frames may not be enough).
+    h.run_until(|w| {
+        w.get::<PointLight>(light)
+            .is_some_and(|l| l.intensity == 900.0)
+    });
     let now = h.world().get::<Name>(light).map(|n| n.as_str().to_owned());
     let intensity = h.world().get::<PointLight>(light).map(|l| l.intensity);
     assert_eq!(now, None, "the model's light has no name");
