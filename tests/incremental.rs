@@ -31,7 +31,7 @@ fn prefab_files() -> HashMap<&'static str, String> {
     let post = r#"(format_version: 1, name: "Post", entities: {
     1: (id: 1, name: "Post", parent: None, children: [2],
         transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: visibility, data: Visible)]),
+        components: [(type: visibility, data: visible)]),
     2: (id: 2, name: "Lamp on post", parent: Some(1), children: [],
         transform: (translation: (x: 0, y: 3, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
         components: [],
@@ -186,9 +186,13 @@ fn apply(doc: &mut SceneDoc, text: &str, step: &Step) -> String {
             doc.next_id += 1;
             let mut layer = TileLayer::new(id, format!("Layer {id}"));
             layer.parent = parent.and_then(pick);
-            layer.palette = vec![('t', "prefabs/tile.forge.ron".into())];
+            // `p` places a prefab of two entities that places another: a cell of four.
+            layer.palette = vec![
+                ('t', "prefabs/tile.forge.ron".into()),
+                ('p', "prefabs/post.forge.ron".into()),
+            ];
             layer.rows = (0..*rows)
-                .map(|r| if r % 2 == 0 { "t.t" } else { ".tt" }.to_owned())
+                .map(|r| if r % 2 == 0 { "t.tp" } else { ".tpt" }.to_owned())
                 .collect();
             match layer.parent {
                 Some(_) => {}
@@ -204,10 +208,11 @@ fn apply(doc: &mut SceneDoc, text: &str, step: &Step) -> String {
                     let r = cell % layer.rows.len();
                     let row = &mut layer.rows[r];
                     let c = (cell / 7) % row.len().max(1);
-                    let now = if row.as_bytes().get(c) == Some(&b't') {
-                        "."
-                    } else {
-                        "t"
+                    // Round the keys: empty, `t`, `p`, empty.
+                    let now = match row.as_bytes().get(c) {
+                        Some(b'.') => "t",
+                        Some(b't') => "p",
+                        _ => ".",
                     };
                     if c < row.len() {
                         row.replace_range(c..c + 1, now);
@@ -395,6 +400,106 @@ fn a_removed_entity_is_found_missing_by_a_kept_reference() {
     );
     let whole = pipeline::check(Source::read(NAME, next.as_bytes()).unwrap(), &mut files());
     assert_same(&again, &whole, "deleting the referenced entity");
+    assert!(
+        again
+            .diagnostics
+            .iter()
+            .any(|d| d.code == "forge::custom::reference" && d.entity == Some(a)),
+        "{:?}",
+        again.diagnostics
+    );
+}
+
+/// Every cell of a small layer taken through every key (empty, a one-entity prefab, a prefab
+/// of four that places another), one paint at a time, with a reference into one cell: after
+/// each paint the check from the last one's memory is the whole check, and the reference
+/// names nothing exactly while its cell is empty.
+#[test]
+fn painting_cells_one_at_a_time_gives_the_whole_check() {
+    let mut doc = SceneDoc::new("Paint");
+    let a = doc.add_entity("A", None).unwrap();
+    let id = doc.next_id;
+    doc.next_id += 1;
+    let mut layer = TileLayer::new(id, "Ground");
+    layer.palette = vec![
+        ('t', "prefabs/tile.forge.ron".into()),
+        ('p', "prefabs/post.forge.ron".into()),
+    ];
+    layer.rows = vec!["tp.".to_owned(), ".pt".to_owned()];
+    doc.layers.push(layer);
+    // Cell (1, 1) is the top row's second character; entity 1 of its prefab.
+    doc.add_component(a, custom("game::Link", "to", &format!("#{id}/1/1/1")))
+        .unwrap();
+    let mut text = doc.to_canonical_string();
+    let (_, mut last) =
+        pipeline::check_keeping(Source::read(NAME, text.as_bytes()).unwrap(), &mut files());
+    let dangling = |c: &Checked| {
+        c.diagnostics
+            .iter()
+            .any(|d| d.code == "forge::custom::reference" && d.entity == Some(a))
+    };
+    for round in 0..3 {
+        for (row, column) in [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)] {
+            let cells = &mut doc.layers[0].rows[row];
+            let now = match &cells[column..=column] {
+                "." => "t",
+                "t" => "p",
+                _ => ".",
+            };
+            cells.replace_range(column..=column, now);
+            let next = doc.to_canonical_string();
+            let change = TextChange::between(&text, &next).unwrap();
+            let source = Source::read(NAME, next.as_bytes()).unwrap();
+            let whole = pipeline::check(source.clone(), &mut files());
+            let (again, kept) =
+                pipeline::check_again(source, &mut files(), last.take().unwrap(), change);
+            let what = format!("round {round}, cell ({row}, {column}) to `{now}`");
+            assert_same(&again, &whole, &what);
+            let empty = doc.layers[0].rows[0].as_bytes()[1] == b'.';
+            assert_eq!(dangling(&again), empty, "{what}: {:?}", again.diagnostics);
+            last = kept;
+            text = next;
+        }
+    }
+}
+
+/// One named edit of a document.
+type Edit<'a> = dyn Fn(&mut SceneDoc) + 'a;
+
+/// A reference written by an edit checked in part is still found naming nothing when a later
+/// edit deletes the entity it names (what may refer is kept from check to check).
+#[test]
+fn a_reference_added_in_part_is_found_missing_when_its_entity_goes() {
+    let mut doc = SceneDoc::new("Refs");
+    let a = doc.add_entity("A", None).unwrap();
+    let b = doc.add_entity("B", None).unwrap();
+    let mut text = doc.to_canonical_string();
+    let (_, mut last) =
+        pipeline::check_keeping(Source::read(NAME, text.as_bytes()).unwrap(), &mut files());
+    let steps: [(&str, &Edit<'_>); 2] = [
+        ("a reference from A to B", &|d: &mut SceneDoc| {
+            d.add_component(a, custom("game::Link", "to", &format!("#{b}")))
+                .unwrap()
+        }),
+        ("deleting B", &|d: &mut SceneDoc| {
+            d.delete_subtree(b).unwrap();
+        }),
+    ];
+    let mut again = None;
+    for (what, step) in steps {
+        step(&mut doc);
+        let next = doc.to_canonical_string();
+        let change = TextChange::between(&text, &next).unwrap();
+        let source = Source::read(NAME, next.as_bytes()).unwrap();
+        let whole = pipeline::check(source.clone(), &mut files());
+        let (checked, kept) =
+            pipeline::check_again(source, &mut files(), last.take().unwrap(), change);
+        assert_same(&checked, &whole, what);
+        last = kept;
+        text = next;
+        again = Some(checked);
+    }
+    let again = again.unwrap();
     assert!(
         again
             .diagnostics

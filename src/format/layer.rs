@@ -242,7 +242,76 @@ impl TileLayer {
             .saturating_mul(self.rows.len())
             .saturating_add(self.cells.len())
     }
+
+    /// Whether `other` is this layer but for its cells (`rows` strings of the same count,
+    /// `cells`): what a paint changes.
+    pub(crate) fn same_but_tiles(&self, other: &TileLayer) -> bool {
+        self.id == other.id
+            && self.name == other.name
+            && self.parent == other.parent
+            && self.plane == other.plane
+            && self.cell_size == other.cell_size
+            && self.origin == other.origin
+            && self.start == other.start
+            && self.palette == other.palette
+            && self.overrides == other.overrides
+            && self.rows.len() == other.rows.len()
+    }
+
+    /// The cells whose key differs from this layer to `new` (the same layer but for its
+    /// tiles, [`same_but_tiles`](Self::same_but_tiles)): those of `rows` in fill order, then
+    /// those of `cells`. `None` when a row changed its width.
+    pub(crate) fn changed_tiles(&self, new: &TileLayer) -> Option<Vec<TileChange>> {
+        let mut out = Vec::new();
+        let key = |c: char| (c != EMPTY_CELL).then_some(c);
+        for (r, (a, b)) in self.rows.iter().zip(&new.rows).enumerate() {
+            if a == b {
+                continue;
+            }
+            let mut column = 0;
+            let (mut ca, mut cb) = (a.chars(), b.chars());
+            loop {
+                match (ca.next(), cb.next()) {
+                    (None, None) => break,
+                    (Some(x), Some(y)) => {
+                        if x != y {
+                            let (i, j) = new.row_cell(r, column);
+                            out.push((i, j, key(x), key(y)));
+                        }
+                    }
+                    _ => return None,
+                }
+                column += 1;
+            }
+        }
+        if self.cells != new.cells {
+            let map = |cells: &[TileCell]| {
+                let mut m = std::collections::BTreeMap::new();
+                for c in cells {
+                    m.entry((u64::from(c.i), u64::from(c.j))).or_insert(c.key);
+                }
+                m
+            };
+            let (a, b) = (map(&self.cells), map(&new.cells));
+            // A cell both in rows and cells is a validation error; never here, but stay whole.
+            for (cell, k) in &a {
+                if b.get(cell) != Some(k) {
+                    out.push((cell.0, cell.1, Some(*k), b.get(cell).copied()));
+                }
+            }
+            for (cell, k) in &b {
+                if !a.contains_key(cell) {
+                    out.push((cell.0, cell.1, None, Some(*k)));
+                }
+            }
+        }
+        Some(out)
+    }
 }
+
+/// A painted cell ([`TileLayer::changed_tiles`]): `(i, j)`, its old key and its new key
+/// (`None`: empty).
+pub(crate) type TileChange = (u64, u64, Option<char>, Option<char>);
 
 /// A rectangle of cells, both corners included: `i` from `i0` to `i1`, `j` from `j0` to `j1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ mod error;
 mod instance;
 mod integrity;
 mod layer;
-pub(crate) use layer::is_palette_key;
+pub(crate) use layer::{TileChange, is_palette_key};
 pub(crate) mod lexical;
 mod read;
 pub(crate) mod source_map;

@@ -13,8 +13,9 @@
 //! references into entities that went, problems whose wording names other entities, the forest
 //! when parents or children changed, names when a name changed. The rest is kept, its
 //! positions moved past the edit. The expansion is patched in place when the edit changed only
-//! values of the scene's own entities; any other change of instances, tile layers or prefab
-//! files expands again whole (and checks again only the entities whose values differ).
+//! values of the scene's own entities, and cell by cell when it only painted cells of tile
+//! layers ([`repaint`]); any other change of instances, tile layers or prefab files expands
+//! again whole (and checks again only the entities whose values differ).
 //!
 //! What cannot be bounded goes back to the whole check, with a `debug` trace line saying why:
 //! another format version or read warning, other schemas or game types, another asset index,
@@ -28,8 +29,9 @@ use bevy_platform::collections::{HashMap, HashSet};
 use super::files::{Link, load_instances};
 use super::rules::{CustomRules, Run, check_all, referable};
 use super::{Checked, PrefabFiles, PrefabSource, Source};
+use crate::codes;
 use crate::format::{EntityNode, IdHasher, ParsedScene, SceneDoc, TextChange};
-use crate::prefab::{ExpandedScene, expand, instance_scenes, places_prefabs};
+use crate::prefab::{ExpandedScene, Repainted, expand, instance_scenes, places_prefabs, repaint};
 use crate::project::AssetIndex;
 use crate::validate::parts::{Edit, RuleParts, moved};
 use crate::validate::{Diagnostic, ValidationReport};
@@ -60,6 +62,9 @@ pub(crate) struct SceneMemory<B, X> {
     /// The custom component problems of each spawned entity (by key), as reported (moved to
     /// the override that caused them); entities without any are not listed.
     custom: HashMap<u64, Vec<Diagnostic>, IdHasher>,
+    /// The spawned entities whose custom values may hold an entity reference (by key): checked
+    /// again when entities went.
+    referring: Vec<u64>,
     /// What the rules built.
     built: B,
 }
@@ -228,6 +233,7 @@ where
         expand_found: expand_found.clone(),
         overridden: overridden.clone(),
         custom: custom.clone(),
+        referring: referring(doc),
         built: built.clone(),
     });
     let mut diagnostics = renamed;
@@ -404,6 +410,45 @@ fn patched(
     Some(expanded)
 }
 
+/// The expansion of the new version patched from the last one cell by cell, when the edit only
+/// painted cells of tile layers ([`repaint`]): no entity entry touched, the same roots,
+/// `next_id` and prefabs, and a last expansion that placed every cell.
+fn repainted<R: PrefabSource>(
+    last: &ExpandedScene,
+    edit: &Edit<'_>,
+    parsed: &ParsedScene,
+    prefabs_same: bool,
+    last_found: &[Diagnostic],
+    files: &PrefabFiles<R>,
+) -> Option<Repainted> {
+    let (old, doc) = (edit.old, &parsed.doc);
+    let placed_all = last_found
+        .iter()
+        .all(|d| d.code != codes::prefab::KEY_COLLISION && d.code != codes::prefab::TOO_LARGE);
+    if !prefabs_same
+        || !placed_all
+        || !edit.changed.is_empty()
+        || !edit.removed.is_empty()
+        || old.roots != doc.roots
+        || old.next_id != doc.next_id
+    {
+        return None;
+    }
+    repaint(last, old, parsed, &|p| {
+        files.file(p).and_then(|f| f.expanded.as_deref())
+    })
+}
+
+/// The entities of `spawned` whose custom values may hold an entity reference.
+fn referring(spawned: &SceneDoc) -> Vec<u64> {
+    spawned
+        .entities
+        .iter()
+        .filter(|(_, n)| may_refer(n))
+        .map(|(k, _)| *k)
+        .collect()
+}
+
 /// Whether `node` has a custom component whose expressions may hold an entity reference.
 fn may_refer(node: &EntityNode) -> bool {
     let exprs = |c: &crate::format::CustomComponent| {
@@ -444,6 +489,7 @@ where
         expand_found: last_expand_found,
         overridden: last_overridden,
         custom: mut last_custom,
+        referring: last_referring,
         built: last_built,
     } = memory;
     files.renames = Default::default();
@@ -467,14 +513,27 @@ where
             .then_some(list)
     };
     let patch = match &last_expanded {
-        Some(last) if places_prefabs(doc) => patched(last, &edit, doc, prefabs_same),
+        Some(last) if places_prefabs(doc) => patched(last, &edit, doc, prefabs_same)
+            .map(|expanded| Repainted {
+                expanded,
+                added: Vec::new(),
+                removed: Vec::new(),
+            })
+            .or_else(|| repainted(last, &edit, parsed, prefabs_same, &last_expand_found, files)),
         _ => None,
     };
     let kept_found = patch
         .as_ref()
         .and_then(|_| Some((moved_all(last_expand_found)?, moved_all(last_overridden)?)));
+    // The entities of cells painted and of cells painted over or erased (by a repaint).
+    let mut cells_added = Vec::new();
+    let mut cells_removed = Vec::new();
     let (expanded, expand_found, overridden, rebuilt) = match (patch, kept_found) {
-        (Some(e), Some((found, overridden))) => (Some(e), found, overridden, false),
+        (Some(r), Some((found, overridden))) => {
+            cells_added = r.added;
+            cells_removed = r.removed;
+            (Some(r.expanded), found, overridden, false)
+        }
         _ if !places_prefabs(doc) => (None, Vec::new(), Vec::new(), true),
         _ => {
             let (e, found) = expand(parsed, &|p| {
@@ -498,12 +557,31 @@ where
     let plain = expanded.is_none() && last_expanded.is_none();
     let same_entities = (plain || !rebuilt)
         && edit.removed.is_empty()
+        && cells_added.is_empty()
+        && cells_removed.is_empty()
         && edit
             .changed
             .iter()
             .all(|k| last_doc.entities.contains_key(k));
-    let mut again: HashSet<u64> = edit.changed.iter().copied().collect();
-    let mut went = !edit.removed.is_empty();
+    let mut again: HashSet<u64> = edit.changed.iter().chain(&cells_added).copied().collect();
+    let mut went = !edit.removed.is_empty() || !cells_removed.is_empty();
+    // Kept from the last check but for the entities changed (an expansion made again is
+    // looked at whole).
+    let refer = match rebuilt && !plain {
+        true => referring(spawned),
+        false => {
+            let mut refer: Vec<u64> = last_referring
+                .into_iter()
+                .filter(|k| !again.contains(k) && spawned.entities.contains_key(k))
+                .collect();
+            refer.extend(
+                again
+                    .iter()
+                    .filter(|k| spawned.entities.get(*k).is_some_and(|n| may_refer(n))),
+            );
+            refer
+        }
+    };
     if rebuilt && !plain {
         // Entities an instance or a layer the edit touched placed are reported at their
         // overrides: checked again with them.
@@ -526,13 +604,7 @@ where
             .any(|k| !spawned.entities.contains_key(k));
     }
     if went {
-        again.extend(
-            spawned
-                .entities
-                .iter()
-                .filter(|(_, n)| may_refer(n))
-                .map(|(k, _)| *k),
-        );
+        again.extend(refer.iter().copied());
     }
     again.extend(last_custom.keys().copied());
     last_custom.retain(|key, _| !again.contains(key) && spawned.entities.contains_key(key));
@@ -551,6 +623,10 @@ where
     // Checked again: a part of those entities, in the spawned document's order.
     let mut part = SceneDoc::new(spawned.name.clone());
     let mut sources = Vec::with_capacity(spawned.entities.len());
+    // Where the next kept entity is expected in the last spawned document: kept entities keep
+    // their order (only a patched or repainted expansion's, or a plain document's, are walked
+    // so; an entity elsewhere is looked up).
+    let mut next_kept = 0;
     for (key, node) in &spawned.entities {
         if again.contains(key) {
             sources.push(Err(part.entities.len()));
@@ -560,8 +636,14 @@ where
                 // The same entities in the same order.
                 Some(sources.len())
             } else {
-                last_spawned.entities.get_index_of(key)
+                match last_spawned.entities.get_index(next_kept) {
+                    Some((k, _)) if k == key => Some(next_kept),
+                    _ => last_spawned.entities.get_index_of(key),
+                }
             };
+            if let Some(at) = at {
+                next_kept = at + 1;
+            }
             match at {
                 Some(at) => sources.push(Ok(at)),
                 None => {
@@ -594,6 +676,7 @@ where
         expand_found: expand_found.clone(),
         overridden: overridden.clone(),
         custom: custom.clone(),
+        referring: refer,
         built: built.clone(),
     };
     drop(last_doc);

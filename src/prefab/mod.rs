@@ -37,8 +37,10 @@ use crate::format::{
 use crate::validate::{Diagnostic, Severity};
 
 mod located;
+mod repaint;
 
 use located::override_part;
+pub(crate) use repaint::{Repainted, repaint};
 
 /// The key in an [`ExpandedScene`]'s document of the entity at `path`: the id itself for a
 /// one-element path (the scene's own entities), else a hash of the path with the top bit set.
@@ -50,7 +52,7 @@ pub fn key_of(path: &[u64]) -> u64 {
 }
 
 /// The id path of every entity an instance placed, by its key in the expanded document.
-pub(crate) type PlacedPaths = HashMap<u64, Box<[u64]>>;
+pub(crate) type PlacedPaths = HashMap<u64, Arc<[u64]>>;
 
 /// A scene with its prefab instances expanded: one forest, keyed by [`key_of`] id paths.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -133,29 +135,15 @@ impl ExpandedScene {
         // Only the entities an override changed, each as a root of its own: the rules of one
         // entity do not need the rest, and a 10,000-cell layer is not checked again whole.
         let mut part = SceneDoc::new(self.doc.name.clone());
-        let holders = parsed
-            .doc
-            .entities
-            .iter()
-            .filter_map(|(id, n)| Some((*id, &n.instance.as_deref()?.overrides)))
-            .chain(parsed.doc.layers.iter().map(|l| (l.id, &l.overrides)));
-        for (id, overrides) in holders {
-            for o in overrides {
-                let mut path = Vec::with_capacity(o.target.len() + 1);
-                path.push(id);
-                path.extend_from_slice(&o.target);
-                let Some(key) = self.key(&path) else {
-                    continue;
-                };
-                if let Some(node) = self.doc.entities.get(&key)
-                    && !part.entities.contains_key(&key)
-                {
-                    let mut node = EntityNode::clone(node);
-                    node.parent = None;
-                    node.children.clear();
-                    part.entities.insert(key, node.into());
-                    part.roots.push(key);
-                }
+        for key in self.overridden(parsed) {
+            if let Some(node) = self.doc.entities.get(&key)
+                && !part.entities.contains_key(&key)
+            {
+                let mut node = EntityNode::clone(node);
+                node.parent = None;
+                node.children.clear();
+                part.entities.insert(key, node.into());
+                part.roots.push(key);
             }
         }
         part.next_id = part
@@ -173,6 +161,27 @@ impl ExpandedScene {
             })
             .filter_map(|d| self.locate(parsed, d))
             .collect()
+    }
+
+    /// The keys of the placed entities the overrides of `parsed` (its instances' and its tile
+    /// layers') target, in file order (an entity targeted twice is listed twice).
+    pub(crate) fn overridden(&self, parsed: &ParsedScene) -> Vec<u64> {
+        let holders = parsed
+            .doc
+            .entities
+            .iter()
+            .filter_map(|(id, n)| Some((*id, &n.instance.as_deref()?.overrides)))
+            .chain(parsed.doc.layers.iter().map(|l| (l.id, &l.overrides)));
+        let mut out = Vec::new();
+        for (id, overrides) in holders {
+            for o in overrides {
+                let mut path = Vec::with_capacity(o.target.len() + 1);
+                path.push(id);
+                path.extend_from_slice(&o.target);
+                out.extend(self.key(&path));
+            }
+        }
+        out
     }
 
     /// What entity references (`#7/2`) of this scene may name.
@@ -440,7 +449,7 @@ pub(crate) fn instance_scenes(doc: &SceneDoc) -> Vec<&str> {
 /// Where [`expand_layer`] writes.
 struct Into<'a> {
     out: &'a mut SceneDoc,
-    paths: &'a mut HashMap<u64, Box<[u64]>>,
+    paths: &'a mut PlacedPaths,
     instances: &'a mut HashMap<u64, EcoString>,
     placed: &'a mut Vec<(u64, u64)>,
     diagnostics: &'a mut Vec<Diagnostic>,
@@ -626,7 +635,7 @@ fn place_prefab(
     place: &Placement<'_>,
     prefab: &ExpandedScene,
     out: &mut SceneDoc,
-    paths: &mut HashMap<u64, Box<[u64]>>,
+    paths: &mut PlacedPaths,
     instances: &mut HashMap<u64, EcoString>,
     diagnostics: &mut Vec<Diagnostic>,
     map: &SourceMap,
@@ -634,12 +643,12 @@ fn place_prefab(
     let id = place.parent;
     // Each prefab entity's path and key here, in the prefab's order (one path each: a layer
     // places its prefabs thousands of times).
-    let (placed, keys): (Vec<Box<[u64]>>, Vec<u64>) = prefab
+    let (placed, keys): (Vec<Arc<[u64]>>, Vec<u64>) = prefab
         .doc
         .entities
         .keys()
         .map(|k| {
-            let path = prefixed(place.prefix, prefab, *k).into_boxed_slice();
+            let path: Arc<[u64]> = prefixed(place.prefix, prefab, *k).into();
             let key = key_of(&path);
             (path, key)
         })

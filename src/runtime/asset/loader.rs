@@ -536,12 +536,24 @@ fn asset_refs_of<B>(
     let mut out = Vec::new();
     match &checked.expanded {
         None => out.extend(asset_refs(&parsed.doc, &parsed.source_map)),
-        // What the scene wrote or its overrides set; a prefab's own values are its file's.
-        Some(e) => out.extend(
-            asset_refs(&e.doc, &parsed.source_map)
-                .into_iter()
-                .filter_map(|(file, d)| Some((file, e.locate(parsed, d)?))),
-        ),
+        // What the scene wrote or its overrides set; a prefab's own values are its file's
+        // (the entities a prefab placed untouched are not looked at: a painted layer of
+        // 10,000 cells is not walked for the few its overrides changed).
+        Some(e) => {
+            let mut keys: Vec<u64> = parsed.doc.entities.keys().copied().collect();
+            keys.extend(e.overridden(parsed));
+            let mut part = SceneDoc::new("");
+            for key in keys {
+                if let Some(node) = e.doc.entities.get(&key) {
+                    part.entities.insert(key, node.clone());
+                }
+            }
+            out.extend(
+                asset_refs(&part, &parsed.source_map)
+                    .into_iter()
+                    .filter_map(|(file, d)| Some((file, e.locate(parsed, d)?))),
+            );
+        }
     }
     for (path, file) in files.placed_files(&parsed.doc) {
         if let Some(prefab) = &file.parsed {

@@ -82,73 +82,6 @@ struct Version<'a> {
     prefab_docs: &'a [(EcoString, Arc<SceneDoc>)],
 }
 
-/// Whether `a` and `b` are the same layer but for its cells (`rows` strings of the same count,
-/// `cells`).
-fn same_but_tiles(a: &TileLayer, b: &TileLayer) -> bool {
-    a.id == b.id
-        && a.name == b.name
-        && a.parent == b.parent
-        && a.plane == b.plane
-        && a.cell_size == b.cell_size
-        && a.origin == b.origin
-        && a.start == b.start
-        && a.palette == b.palette
-        && a.overrides == b.overrides
-        && a.rows.len() == b.rows.len()
-}
-
-/// A painted cell: `(i, j)`, its old key and its new key (`None`: empty).
-type TileChange = (u64, u64, Option<char>, Option<char>);
-
-/// The cells of one layer whose key differs: `(i, j)`, old key, new key (`None`: empty). `None`
-/// when a row changed its width.
-fn changed_tiles(old: &TileLayer, new: &TileLayer) -> Option<Vec<TileChange>> {
-    let mut out = Vec::new();
-    let key = |c: char| (c != crate::format::EMPTY_CELL).then_some(c);
-    for (r, (a, b)) in old.rows.iter().zip(&new.rows).enumerate() {
-        if a == b {
-            continue;
-        }
-        let mut column = 0;
-        let (mut ca, mut cb) = (a.chars(), b.chars());
-        loop {
-            match (ca.next(), cb.next()) {
-                (None, None) => break,
-                (Some(x), Some(y)) => {
-                    if x != y {
-                        let (i, j) = new.row_cell(r, column);
-                        out.push((i, j, key(x), key(y)));
-                    }
-                }
-                _ => return None,
-            }
-            column += 1;
-        }
-    }
-    if old.cells != new.cells {
-        let map = |cells: &[crate::format::TileCell]| {
-            let mut m = std::collections::BTreeMap::new();
-            for c in cells {
-                m.entry((u64::from(c.i), u64::from(c.j))).or_insert(c.key);
-            }
-            m
-        };
-        let (a, b) = (map(&old.cells), map(&new.cells));
-        // A cell both in rows and cells is a validation error; never here, but stay whole.
-        for (cell, k) in &a {
-            if b.get(cell) != Some(k) {
-                out.push((cell.0, cell.1, Some(*k), b.get(cell).copied()));
-            }
-        }
-        for (cell, k) in &b {
-            if !a.contains_key(cell) {
-                out.push((cell.0, cell.1, None, Some(*k)));
-            }
-        }
-    }
-    Some(out)
-}
-
 /// The keys of every entity prefab `scene` places at cell `(i, j)` of layer `layer`.
 fn tile_keys<'s>(
     layer: &TileLayer,
@@ -206,13 +139,13 @@ fn paint_diff<'s>(
     let mut keys_new = Vec::new();
     let mut layers = Vec::new();
     for (la, lb) in a.layers.iter().zip(&b.layers) {
-        if !same_but_tiles(la, lb) {
+        if !la.same_but_tiles(lb) {
             return None;
         }
         if la.rows == lb.rows && la.cells == lb.cells {
             continue;
         }
-        let cells = changed_tiles(la, lb)?;
+        let cells = la.changed_tiles(lb)?;
         for (i, j, from, to) in cells {
             // An override of a painted cell may place the file's entities under it: whole diff.
             if lb
