@@ -10,6 +10,9 @@
 //! - `save_paint/{part,whole}/10000`: one cell of a 100 × 100 tile layer of a one-entity
 //!   prefab (`support/tiles.rs`) painted or erased, the same way.
 //!
+//! - `save_edit/bevy_read/{10000,100000}`: the saved file read through Bevy's asset reader
+//!   alone (the default source, to the end): the floor of any save through the app.
+//!
 //! Before timing, each side is checked to write exactly what the edit changed: one `Health`
 //! (or one cell's entity spawned or despawned), no other component, the same entities.
 //! The app's frame loop yields between frames (no sleep): what is timed is the work.
@@ -158,8 +161,28 @@ fn save_edit(c: &mut Criterion) {
                 b.iter_custom(|iters| (0..iters).map(|_| side.save(&mut app, dir.path())).sum())
             });
         }
+        // The floor under both: Bevy's asset reader reading the saved file, as the loader is
+        // given it, and nothing else.
+        let server = app.world().resource::<AssetServer>().clone();
+        group.bench_function(BenchmarkId::new("bevy_read", n), |b| {
+            b.iter(|| bevy_read(&server, "part.forge.ron"))
+        });
     }
     group.finish();
+}
+
+/// The bytes of `path` read through the default asset source's reader to the end.
+fn bevy_read(server: &AssetServer, path: &str) -> usize {
+    use bevy_asset::AsyncReadExt;
+    let source = server
+        .get_source(bevy_asset::io::AssetSourceId::Default)
+        .unwrap();
+    bevy_tasks::block_on(async {
+        let mut reader = source.reader().read(Path::new(path)).await.unwrap();
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).await.unwrap();
+        bytes.len()
+    })
 }
 
 fn save_paint(c: &mut Criterion) {

@@ -117,7 +117,8 @@ impl TextChange {
 /// How many bytes `a` and `b` start with in common (compared a block at a time: a scene's
 /// text is megabytes).
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
+    // Large blocks first (one `memcmp` each), then the bytes of the first block that differs.
+    const BLOCK: usize = 4096;
     let blocks = a
         .chunks_exact(BLOCK)
         .zip(b.chunks_exact(BLOCK))
@@ -133,7 +134,8 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 
 /// How many bytes `a` and `b` end with in common.
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
+    // As `common_prefix`, from the ends.
+    const BLOCK: usize = 4096;
     let blocks = a
         .rchunks_exact(BLOCK)
         .zip(b.rchunks_exact(BLOCK))
@@ -215,5 +217,25 @@ mod tests {
         let insert = change(4, 4, 2);
         assert_eq!(insert.moved(4), Some(6));
         assert_eq!(insert.moved(3), Some(3));
+    }
+
+    proptest::proptest! {
+        /// Whatever the two texts share at either end (more than a block of it, or less), the
+        /// change rebuilds the new text from the old one and covers no more than what differs.
+        #[test]
+        fn the_change_rebuilds_the_new_text_and_no_more(
+            head in "[a-z\\n]{0,9000}",
+            was in "\\PC{0,40}",
+            now in "\\PC{0,40}",
+            tail in "[a-z\\n]{0,9000}",
+        ) {
+            let old = format!("{head}{was}{tail}");
+            let new = format!("{head}{now}{tail}");
+            let c = TextChange::between(&old, &new).unwrap();
+            let rebuilt = format!("{}{}{}", &old[..c.start], &new[c.start..c.new_end()], &old[c.old_end..]);
+            proptest::prop_assert_eq!(rebuilt, new);
+            proptest::prop_assert!(c.old_end - c.start <= was.len());
+            proptest::prop_assert!(c.new_len <= now.len());
+        }
     }
 }
