@@ -79,13 +79,15 @@ type Rechecked<C> = (Checked<<C as CustomRules>::Built>, Option<MemoryOf<C>>);
 /// `rules`; with `last` (the memory of the check of its previous text and the edit between
 /// the two texts), again only where the text changed. The result equals a whole check's; the
 /// memory is `None` where a next check could not use it (a cooked scene, renamed types, rules
-/// skipped for a trusted stamp).
+/// skipped for a trusted stamp), and after a whole check unless `keep` (a caller that will not
+/// check a next version does not pay for the copy).
 pub(crate) fn check_scene<R, C>(
     source: Source,
     files: &mut PrefabFiles<R>,
     rules: &C,
     pool: Option<&bevy_tasks::TaskPool>,
     last: Option<(MemoryOf<C>, TextChange)>,
+    keep: bool,
 ) -> Rechecked<C>
 where
     R: PrefabSource,
@@ -93,12 +95,12 @@ where
     C::Part: 'static,
 {
     let Some((memory, change)) = last else {
-        return whole(source, files, rules, pool);
+        return whole(source, files, rules, pool, keep);
     };
     match unbounded(&memory, &source, files, rules) {
         Some(why) => {
             tracing::debug!("`{}`: checked whole ({why})", source.name);
-            whole(source, files, rules, pool)
+            whole(source, files, rules, pool, keep)
         }
         None => again(memory, change, source, files, rules),
     }
@@ -176,6 +178,7 @@ fn whole<R, C>(
     files: &mut PrefabFiles<R>,
     rules: &C,
     pool: Option<&bevy_tasks::TaskPool>,
+    keep: bool,
 ) -> Rechecked<C>
 where
     R: PrefabSource,
@@ -219,7 +222,7 @@ where
         false => model_references(parsed, doc, expanded.as_ref()),
     };
     let custom = by_key(custom, expanded.as_ref(), parsed);
-    let remember = source.cooked.is_none() && renames.is_empty() && !trusted;
+    let remember = keep && source.cooked.is_none() && renames.is_empty() && !trusted;
 
     let memory = remember.then(|| SceneMemory {
         name: source.name.clone(),

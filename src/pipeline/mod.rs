@@ -108,7 +108,7 @@ where
 {
     let schemas = files.schemas().cloned();
     let (checked, memory) =
-        incremental::check_scene(source, files, &Offline(schemas.as_ref()), None, None);
+        incremental::check_scene(source, files, &Offline(schemas.as_ref()), None, None, true);
     (checked, memory.map(|memory| LastCheck { memory }))
 }
 
@@ -139,6 +139,7 @@ where
         &Offline(schemas.as_ref()),
         None,
         Some((last.memory, change)),
+        true,
     );
     (checked, memory.map(|memory| LastCheck { memory }))
 }
@@ -155,5 +156,5 @@ where
     C: CustomRules,
     C::Part: 'static,
 {
-    incremental::check_scene(source, files, rules, pool, None).0
+    incremental::check_scene(source, files, rules, pool, None, false).0
 }

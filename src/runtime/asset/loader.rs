@@ -366,6 +366,7 @@ impl AssetLoader for ForgeSceneLoader {
             &self.custom,
             pool,
             prior,
+            plan == Plan::Remember,
         );
         // 4. The asset files its built-ins name.
         let mut errors = Vec::new();
