@@ -376,6 +376,14 @@ proptest! {
     }
 }
 
+/// Whether `checked` says a reference of entity `from` names nothing.
+fn names_nothing(checked: &Checked, from: u64) -> bool {
+    checked
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "forge::custom::reference" && d.entity == Some(from))
+}
+
 /// An edit of one entity's value in a large scene checks that entity again, not the rest:
 /// the result is the whole check's, and a reference into an entity that went is found.
 #[test]
@@ -400,14 +408,7 @@ fn a_removed_entity_is_found_missing_by_a_kept_reference() {
     );
     let whole = pipeline::check(Source::read(NAME, next.as_bytes()).unwrap(), &mut files());
     assert_same(&again, &whole, "deleting the referenced entity");
-    assert!(
-        again
-            .diagnostics
-            .iter()
-            .any(|d| d.code == "forge::custom::reference" && d.entity == Some(a)),
-        "{:?}",
-        again.diagnostics
-    );
+    assert!(names_nothing(&again, a), "{:?}", again.diagnostics);
 }
 
 /// Every cell of a small layer taken through every key (empty, a one-entity prefab, a prefab
@@ -433,11 +434,6 @@ fn painting_cells_one_at_a_time_gives_the_whole_check() {
     let mut text = doc.to_canonical_string();
     let (_, mut last) =
         pipeline::check_keeping(Source::read(NAME, text.as_bytes()).unwrap(), &mut files());
-    let dangling = |c: &Checked| {
-        c.diagnostics
-            .iter()
-            .any(|d| d.code == "forge::custom::reference" && d.entity == Some(a))
-    };
     for round in 0..3 {
         for (row, column) in [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)] {
             let cells = &mut doc.layers[0].rows[row];
@@ -456,7 +452,12 @@ fn painting_cells_one_at_a_time_gives_the_whole_check() {
             let what = format!("round {round}, cell ({row}, {column}) to `{now}`");
             assert_same(&again, &whole, &what);
             let empty = doc.layers[0].rows[0].as_bytes()[1] == b'.';
-            assert_eq!(dangling(&again), empty, "{what}: {:?}", again.diagnostics);
+            assert_eq!(
+                names_nothing(&again, a),
+                empty,
+                "{what}: {:?}",
+                again.diagnostics
+            );
             last = kept;
             text = next;
         }
@@ -500,12 +501,5 @@ fn a_reference_added_in_part_is_found_missing_when_its_entity_goes() {
         again = Some(checked);
     }
     let again = again.unwrap();
-    assert!(
-        again
-            .diagnostics
-            .iter()
-            .any(|d| d.code == "forge::custom::reference" && d.entity == Some(a)),
-        "{:?}",
-        again.diagnostics
-    );
+    assert!(names_nothing(&again, a), "{:?}", again.diagnostics);
 }

@@ -535,13 +535,7 @@ fn expand_layer<'p>(
             }
         }
         let prefix = [id, i, j];
-        let place = Placement {
-            prefix: &prefix,
-            parent: id,
-            offset: Some(layer.cell_offset(i, j)),
-            at: id,
-            field: &field,
-        };
+        let place = Placement::cell(layer, &prefix, &field);
         roots.extend(place_prefab(
             &place,
             cell_prefab,
@@ -631,6 +625,21 @@ struct Placement<'a> {
 }
 
 /// Copies every entity of `prefab` under `place` into `out`; the keys of its roots, in order.
+impl<'a> Placement<'a> {
+    /// Where tile layer `layer` places the prefab of cell `prefix` (`[layer, i, j]`): under
+    /// the layer entity, moved to the cell, problems reported at the layer's `field`.
+    fn cell(layer: &crate::format::TileLayer, prefix: &'a [u64; 3], field: &'a str) -> Self {
+        let [id, i, j] = *prefix;
+        Self {
+            prefix,
+            parent: id,
+            offset: Some(layer.cell_offset(i, j)),
+            at: id,
+            field,
+        }
+    }
+}
+
 fn place_prefab(
     place: &Placement<'_>,
     prefab: &ExpandedScene,

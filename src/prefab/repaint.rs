@@ -110,13 +110,7 @@ pub(crate) fn repaint<'p>(
                 }
                 None => (out.entities.get_index_of(&id)? + 1, 0),
             };
-            let place = Placement {
-                prefix: &prefix,
-                parent: id,
-                offset: Some(layer.cell_offset(i, j)),
-                at: id,
-                field: &field,
-            };
+            let place = Placement::cell(layer, &prefix, &field);
             let mut placed = SceneDoc::new("");
             let mut placed_paths = HashMap::default();
             let mut found = Vec::new();
