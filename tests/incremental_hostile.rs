@@ -592,7 +592,6 @@ fn very_long_single_lines() {
 }
 
 #[test]
-#[ignore = "bug: entries moved in the file keep the last expansion's entity order (see entries_swapped_in_a_scene_with_an_instance_keep_the_file_order)"]
 fn an_entity_cut_and_pasted_elsewhere() {
     let b = base();
     let one_start = b.find("    1: (id: 1").unwrap();
@@ -716,7 +715,6 @@ fn ordered(entries: &[u64]) -> String {
 /// patch of the expansion keeps the last version's entity order, while a whole check follows
 /// the file's order (which is the spawn order).
 #[test]
-#[ignore = "bug: entries reordered in one save keep the last expansion's entity order (patched)"]
 fn entries_swapped_in_a_scene_with_an_instance_keep_the_file_order() {
     run_texts(&[
         ("1, 2, 3", ordered(&[1, 2, 3])),
@@ -987,7 +985,6 @@ mod app {
     }
 
     #[test]
-    #[ignore = "bug: entries swapped in one save spawn in the last version's order, not the file's"]
     fn swapped_entries_through_the_loader() {
         let e1 = brain_entry(1, 10, "one");
         let e2 = brain_entry(2, 20, "two");

@@ -355,8 +355,10 @@ fn edit_of<'a>(old: &'a SceneDoc, parsed: &ParsedScene, change: TextChange) -> E
 }
 
 /// The expansion of the new version patched from the last one, when the edit changed only
-/// values of the scene's own entities: the same entities with the same parents, children and
-/// instances, the same roots, `next_id` and layers, the same prefabs. `None` when it did more.
+/// values of the scene's own entities: the same entities in the same file order, with the same
+/// parents, children and instances, the same roots, `next_id` and layers, the same prefabs.
+/// `None` when it did more. (Entries the edit did not touch keep their order; a touched one
+/// at the same place in both leaves the order as it was.)
 fn patched(
     last: &ExpandedScene,
     edit: &Edit<'_>,
@@ -381,7 +383,11 @@ fn patched(
         ) else {
             return None;
         };
-        if was.parent != now.parent || was.children != now.children || was.instance != now.instance
+        // An entry moved in the file moves its entity in the expansion: expanded again.
+        if was.parent != now.parent
+            || was.children != now.children
+            || was.instance != now.instance
+            || old.entities.get_index_of(key) != doc.entities.get_index_of(key)
         {
             return None;
         }
