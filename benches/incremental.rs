@@ -1,16 +1,16 @@
 //! What a save costs, checked in part against checked whole, in the same run (issue 39).
 //!
-//! - `save_edit/{part,whole}/{10000,100000}`: one entity's `bench::Health` value changed in a
+//! - `save_edit/{part,whole}/{1,10000,100000}`: one entity's `bench::Health` value changed in a
 //!   generated scene (`support::generate`, canonical text: 10.6 MB at 10k entities, 106 MB at
-//!   100k) on disk, from `AssetServer::reload` until `ForgeSceneReloaded`: the file read again,
-//!   checked, prepared, diffed and patched into the live instance. `part` is the loader's
+//!   100k; one entity gives the app's reload round trip itself) on disk, from
+//!   `AssetServer::reload` until `ForgeSceneReloaded`: the file read again, checked, prepared,
+//!   diffed and patched into the live instance. `part` is the loader's
 //!   default (the path's last version kept: the edited entry read again, checked and prepared
 //!   again alone); `whole` is the same path's twin loaded with `incremental: false` (its
 //!   `.meta` file), every version read and checked whole.
 //! - `save_paint/{part,whole}/10000`: one cell of a 100 × 100 tile layer of a one-entity
 //!   prefab (`support/tiles.rs`) painted or erased, the same way.
-//!
-//! - `save_edit/bevy_read/{10000,100000}`: the saved file read through Bevy's asset reader
+//! - `save_edit/bevy_read/{1,10000,100000}`: the saved file read through Bevy's asset reader
 //!   alone (the default source, to the end): the floor of any save through the app.
 //!
 //! Before timing, each side is checked to write exactly what the edit changed: one `Health`
@@ -124,7 +124,8 @@ fn sides(dir: &Path, texts: [String; 2], extra: &[(&str, &str)]) -> (App, [Side;
 fn save_edit(c: &mut Criterion) {
     let mut group = c.benchmark_group("save_edit");
     group.sample_size(10);
-    for n in [10_000usize, 100_000] {
+    // One entity: the app's reload round trip itself, what no save through the app goes under.
+    for n in [1usize, 10_000, 100_000] {
         let old = support::generate(n, 7);
         let mut new = old.clone();
         let id = old.entities.keys().copied().nth(n / 2).unwrap();
