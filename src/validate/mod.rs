@@ -56,7 +56,7 @@ pub(crate) use names::{is_field_name, is_type_path};
 
 use entity::entity;
 use scene::{SceneFacts, scene_rules};
-use structure::{duplicate_names, structure};
+use structure::{duplicate_names, scene_name, structure};
 
 use crate::codes;
 use crate::format::{OverridePart, ParsedScene, Position, ReadWarningKind, SceneDoc, SourceMap};
@@ -378,22 +378,7 @@ impl Collector {
 fn collect(doc: &SceneDoc, assets: Option<&AssetIndex>) -> Vec<(Diagnostic, Loc)> {
     let mut c = Collector { found: Vec::new() };
     structure(&mut c, doc);
-    if structure::blank(&doc.name) {
-        c.push(
-            Diagnostic::new(
-                Severity::Warning,
-                codes::scene::EMPTY_NAME,
-                if doc.name.is_empty() {
-                    "the scene name is empty".to_owned()
-                } else {
-                    "the scene name is only whitespace".to_owned()
-                },
-            )
-            .with_path("name")
-            .with_help("give the scene a display name; it is independent of the file name"),
-            Loc::Top("name"),
-        );
-    }
+    scene_name(&mut c, doc);
     duplicate_names(&mut c, doc);
 
     let mut scene = SceneFacts::default();

@@ -6,9 +6,8 @@
 use bevy_platform::collections::HashMap;
 
 use super::scene::{SceneFacts, scene_rules};
-use super::structure::{blank, duplicate_names, structure};
-use super::{Collector, Diagnostic, Loc, Severity, placed, read_warnings};
-use crate::codes;
+use super::structure::{duplicate_names, scene_name, structure};
+use super::{Collector, Diagnostic, placed, read_warnings};
 use crate::format::builtin::Role;
 use crate::format::{EntityNode, IdHasher, ParsedScene, SceneDoc, SourceMap, TextChange};
 use crate::project::AssetIndex;
@@ -284,22 +283,7 @@ impl RuleParts {
             }
         }
         let mut out = found(parsed, |c| {
-            if blank(&doc.name) {
-                c.push(
-                    Diagnostic::new(
-                        Severity::Warning,
-                        codes::scene::EMPTY_NAME,
-                        if doc.name.is_empty() {
-                            "the scene name is empty".to_owned()
-                        } else {
-                            "the scene name is only whitespace".to_owned()
-                        },
-                    )
-                    .with_path("name")
-                    .with_help("give the scene a display name; it is independent of the file name"),
-                    Loc::Top("name"),
-                );
-            }
+            scene_name(c, doc);
             scene_rules(c, &facts);
             super::layer::layers(c, doc);
         });

@@ -1,4 +1,5 @@
-//! The forest rules ([`SceneDoc::check_integrity`]) as diagnostics, and duplicate names.
+//! The forest rules ([`SceneDoc::check_integrity`]) as diagnostics, the scene's name, and
+//! duplicate names.
 
 use bevy_platform::collections::HashMap;
 
@@ -139,6 +140,26 @@ fn placing_override(doc: &SceneDoc, id: u64, child: u64) -> Option<usize> {
 /// Whether a name counts as blank (empty or whitespace only).
 pub(super) fn blank(name: &str) -> bool {
     name.chars().all(char::is_whitespace)
+}
+
+/// The scene's own name: a blank one is a warning (`forge::scene::empty_name`).
+pub(super) fn scene_name(c: &mut Collector, doc: &SceneDoc) {
+    if blank(&doc.name) {
+        c.push(
+            Diagnostic::new(
+                Severity::Warning,
+                codes::scene::EMPTY_NAME,
+                if doc.name.is_empty() {
+                    "the scene name is empty".to_owned()
+                } else {
+                    "the scene name is only whitespace".to_owned()
+                },
+            )
+            .with_path("name")
+            .with_help("give the scene a display name; it is independent of the file name"),
+            Loc::Top("name"),
+        );
+    }
 }
 
 pub(super) fn duplicate_names(c: &mut Collector, doc: &SceneDoc) {
