@@ -258,6 +258,13 @@ impl TileLayer {
             && self.rows.len() == other.rows.len()
     }
 
+    /// Whether an override of this layer targets an entity of cell `(i, j)`.
+    pub(crate) fn overrides_cell(&self, i: u64, j: u64) -> bool {
+        self.overrides
+            .iter()
+            .any(|o| o.target.get(..2) == Some(&[i, j][..]))
+    }
+
     /// The cells whose key differs from this layer to `new` (the same layer but for its
     /// tiles, [`same_but_tiles`](Self::same_but_tiles)): those of `rows` in fill order, then
     /// those of `cells`. `None` when a row changed its width.

@@ -160,8 +160,7 @@ fn painted(a: &TileLayer, b: &TileLayer) -> Option<Vec<TileChange>> {
         return None;
     }
     let cells = a.changed_tiles(b)?;
-    let touched = |t: &[u64]| cells.iter().any(|c| t.get(..2) == Some(&[c.0, c.1][..]));
-    if b.overrides.iter().any(|o| touched(&o.target)) {
+    if cells.iter().any(|&(i, j, _, _)| b.overrides_cell(i, j)) {
         return None;
     }
     Some(cells)

@@ -148,11 +148,7 @@ fn paint_diff<'s>(
         let cells = la.changed_tiles(lb)?;
         for (i, j, from, to) in cells {
             // An override of a painted cell may place the file's entities under it: whole diff.
-            if lb
-                .overrides
-                .iter()
-                .any(|o| o.target.get(..2) == Some(&[i, j][..]))
-            {
+            if lb.overrides_cell(i, j) {
                 return None;
             }
             tile_keys(la, i, j, from, scenes, &mut keys_old)?;
