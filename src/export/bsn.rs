@@ -21,6 +21,8 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
     for &key in &plan.models {
         model::check(plan, key, true)?;
     }
+    let bodies = model::bodies(plan, "        ");
+    let helpers = model::helpers(&bodies);
     let mut out = header(plan, options, "bsn");
     let _ = write!(
         out,
@@ -33,7 +35,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
          pub fn {function}() -> impl SceneList {{\n",
         super::custom_note(plan, "bsn"),
         model::note(plan),
-        model::uses(plan),
+        model::uses(&helpers),
         plan.doc.name
     );
     for (i, shape) in plan.meshes.iter().enumerate() {
@@ -54,11 +56,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
     let roots = plan.doc.roots.clone();
     entities(plan, &roots, 2, &mut out)?;
     out.push_str("    }\n}\n");
-    for &key in &plan.models {
-        let body = model::body(plan, key, "        ");
-        if body.is_empty() {
-            continue;
-        }
+    for &(key, ref body) in &bodies {
         let _ = write!(
             out,
             "\n/// The overrides of the model on `#{}` ({}), by node path, each time Bevy has\n\
@@ -72,7 +70,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
             observer_name(plan, key),
         );
     }
-    out.push_str(&model::helpers(plan));
+    out.push_str(&helpers);
     Ok(out)
 }
 

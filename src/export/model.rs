@@ -103,29 +103,34 @@ fn model_patch<T: Component<Mutability = Mutable>>(
     ),
 ];
 
-/// The observer bodies of every placed model of `plan`: the code the helpers and the `use`
-/// lines serve.
-fn bodies(plan: &Plan) -> String {
-    plan.models.iter().map(|&key| body(plan, key, "")).collect()
+/// The observer bodies of the placed models of `plan` that have overrides, in plan order, each
+/// line at `indent` ([`body`]): what the file's observers run, and what [`helpers`] serve.
+pub(crate) fn bodies(plan: &Plan, indent: &str) -> Vec<(u64, String)> {
+    plan.models
+        .iter()
+        .map(|&key| (key, body(plan, key, indent)))
+        .filter(|(_, body)| !body.is_empty())
+        .collect()
 }
 
-/// The helpers the observers of `plan` call, each after a blank line: a file defines no
-/// function it does not use (empty without a model override).
-pub(crate) fn helpers(plan: &Plan) -> String {
-    let code = bodies(plan);
+/// The helpers `bodies` call, each after a blank line: a file defines no function it does not
+/// use (empty without a model override).
+pub(crate) fn helpers(bodies: &[(u64, String)]) -> String {
     let mut out = String::new();
     for (name, text) in HELPERS {
-        if code.contains(&format!("{name}(")) || code.contains(&format!("{name}::<")) {
+        let called = |(_, code): &(u64, String)| {
+            code.contains(&format!("{name}(")) || code.contains(&format!("{name}::<"))
+        };
+        if bodies.iter().any(called) {
             out.push_str(text);
         }
     }
     out
 }
 
-/// The `use` lines a file whose placed models have overrides adds after
-/// `use bevy::prelude::*;` (empty otherwise).
-pub(crate) fn uses(plan: &Plan) -> String {
-    let helpers = helpers(plan);
+/// The `use` lines a file with `helpers` ([`helpers`]) adds after `use bevy::prelude::*;`
+/// (empty without them: no model override).
+pub(crate) fn uses(helpers: &str) -> String {
     if helpers.is_empty() {
         return String::new();
     }
@@ -272,7 +277,7 @@ const BSN_NAMES_NOTHING: &str = "{what}, and bsn! 0.20.1 resolves `#Name` only w
 /// The statements of the observer's queued closure that apply the overrides of the model on
 /// `key`, each line at `indent`; `instance` (the `InstanceId`) and `world` are in scope. An
 /// entity reference is the variable of the entity ([`check`] refused them for BSN).
-pub(crate) fn body(plan: &Plan, key: u64, indent: &str) -> String {
+fn body(plan: &Plan, key: u64, indent: &str) -> String {
     let mut out = String::new();
     let Some(instance) = instance(plan, key) else {
         return out;

@@ -19,6 +19,8 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
     for &key in &plan.models {
         model::check(plan, key, false)?;
     }
+    let bodies = model::bodies(plan, "                ");
+    let helpers = model::helpers(&bodies);
     let mut out = header(plan, options, "rust");
     let _ = write!(
         out,
@@ -32,7 +34,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
          pub fn {function}(world: &mut World) -> Vec<Entity> {{\n",
         super::custom_note(plan, "rust"),
         model::note(plan),
-        model::uses(plan),
+        model::uses(&helpers),
         plan.doc.name,
         // The model overrides' code checks each node, then each holder, in its own `if`.
         if plan.models.is_empty() {
@@ -132,11 +134,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
             );
         }
     }
-    for &key in &plan.models {
-        let body = model::body(plan, key, "                ");
-        if body.is_empty() {
-            continue;
-        }
+    for &(key, ref body) in &bodies {
         let _ = write!(
             out,
             "\n    // The overrides of the model on `{}` ({}), by node path, each time\n    \
@@ -158,7 +156,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         .map(|r| plan.vars[r].as_str())
         .collect();
     let _ = writeln!(out, "\n    vec![{}]\n}}", roots.join(", "));
-    out.push_str(&model::helpers(plan));
+    out.push_str(&helpers);
     Ok(out)
 }
 
