@@ -8,46 +8,13 @@
 
 mod common;
 
-use std::collections::HashMap;
-
 use bevy_forge_scene::format::{
     ComponentData, ComponentPatch, CustomComponent, CustomField, Instance, Override, SceneDoc,
     TextChange, TileLayer,
 };
-use bevy_forge_scene::pipeline::{self, Checked, LastCheck, PrefabFiles, Source};
+use bevy_forge_scene::pipeline::{self, Checked, LastCheck, Source};
+use common::incremental::{assert_same, files};
 use proptest::prelude::*;
-
-/// The prefab files the scenes place.
-fn prefab_files() -> HashMap<&'static str, String> {
-    let lamp = r##"(format_version: 1, name: "Lamp", entities: {
-    1: (id: 1, name: "Lamp", parent: None, children: [2],
-        transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: point_light, data: (color: (r: 1, g: 1, b: 1, a: 1), intensity: 800.0, range: 20.0, shadows: false)),
-                     (type: custom, data: (type_path: "game::Glow", fields: [(name: "level", expr: "3")]))]),
-    2: (id: 2, name: "Bulb", parent: Some(1), children: [],
-        transform: (translation: (x: 0, y: 1, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: custom, data: (type_path: "game::Link", fields: [(name: "to", expr: "#1")]))]),
-}, roots: [1], next_id: 3)"##;
-    let post = r#"(format_version: 1, name: "Post", entities: {
-    1: (id: 1, name: "Post", parent: None, children: [2],
-        transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: visibility, data: visible)]),
-    2: (id: 2, name: "Lamp on post", parent: Some(1), children: [],
-        transform: (translation: (x: 0, y: 3, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [],
-        instance: Some((scene: "prefabs/lamp.forge.ron", overrides: [(target: [1], name: Some("Post lamp"))]))),
-}, roots: [1], next_id: 3)"#;
-    let tile = r#"(format_version: 1, name: "Tile", entities: {
-    1: (id: 1, name: "Tile", parent: None, children: [],
-        transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: custom, data: (type_path: "game::Tag", fields: [(name: "label", expr: "\"grass\"")]))]),
-}, roots: [1], next_id: 2)"#;
-    HashMap::from([
-        ("prefabs/lamp.forge.ron", lamp.to_owned()),
-        ("prefabs/post.forge.ron", post.to_owned()),
-        ("prefabs/tile.forge.ron", tile.to_owned()),
-    ])
-}
 
 const PREFABS: [&str; 4] = [
     "prefabs/lamp.forge.ron",
@@ -55,16 +22,6 @@ const PREFABS: [&str; 4] = [
     "prefabs/tile.forge.ron",
     "prefabs/missing.forge.ron",
 ];
-
-fn files() -> PrefabFiles<impl FnMut(&str) -> Result<Vec<u8>, String>> {
-    let texts = prefab_files();
-    PrefabFiles::new(move |p: &str| {
-        texts
-            .get(p)
-            .map(|t| t.clone().into_bytes())
-            .ok_or_else(|| format!("`{p}` does not exist"))
-    })
-}
 
 /// One step of a scene's life.
 #[derive(Debug, Clone)]
@@ -324,22 +281,6 @@ fn start() -> BoxedStrategy<SceneDoc> {
             doc
         })
         .boxed()
-}
-
-/// Everything the two checks must agree on.
-fn assert_same(again: &Checked, whole: &Checked, what: &str) {
-    assert_eq!(
-        again.diagnostics, whole.diagnostics,
-        "diagnostics after {what}"
-    );
-    assert_eq!(again.expanded, whole.expanded, "expansion after {what}");
-    if let (Some(a), Some(b)) = (&again.expanded, &whole.expanded) {
-        assert!(
-            a.doc.entities.keys().eq(b.doc.entities.keys()),
-            "the expansion's order after {what}"
-        );
-    }
-    assert_eq!(again.source.parsed.doc, whole.source.parsed.doc);
 }
 
 const NAME: &str = "levels/one.forge.ron";

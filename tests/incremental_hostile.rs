@@ -8,53 +8,11 @@
 
 mod common;
 
-use std::collections::HashMap;
-
 use bevy_forge_scene::format::{ParsedScene, SceneDoc, TextChange};
-use bevy_forge_scene::pipeline::{self, Checked, LastCheck, PrefabFiles, Source};
+use bevy_forge_scene::pipeline::{self, Checked, LastCheck, Source};
+use common::incremental::{assert_same, files};
 
 const NAME: &str = "levels/hostile.forge.ron";
-
-/// The prefab files the scenes place.
-fn prefab_files() -> HashMap<&'static str, String> {
-    let lamp = r##"(format_version: 1, name: "Lamp", entities: {
-    1: (id: 1, name: "Lamp", parent: None, children: [2],
-        transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: custom, data: (type_path: "game::Glow", fields: [(name: "level", expr: "3")]))]),
-    2: (id: 2, name: "Bulb", parent: Some(1), children: [],
-        transform: (translation: (x: 0, y: 1, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: custom, data: (type_path: "game::Link", fields: [(name: "to", expr: "#1")]))]),
-}, roots: [1], next_id: 3)"##;
-    let post = r#"(format_version: 1, name: "Post", entities: {
-    1: (id: 1, name: "Post", parent: None, children: [2],
-        transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: visibility, data: visible)]),
-    2: (id: 2, name: "Lamp on post", parent: Some(1), children: [],
-        transform: (translation: (x: 0, y: 3, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [],
-        instance: Some((scene: "prefabs/lamp.forge.ron", overrides: [(target: [1], name: Some("Post lamp"))]))),
-}, roots: [1], next_id: 3)"#;
-    let tile = r#"(format_version: 1, name: "Tile", entities: {
-    1: (id: 1, name: "Tile", parent: None, children: [],
-        transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)),
-        components: [(type: custom, data: (type_path: "game::Tag", fields: [(name: "label", expr: "\"grass\"")]))]),
-}, roots: [1], next_id: 2)"#;
-    HashMap::from([
-        ("prefabs/lamp.forge.ron", lamp.to_owned()),
-        ("prefabs/post.forge.ron", post.to_owned()),
-        ("prefabs/tile.forge.ron", tile.to_owned()),
-    ])
-}
-
-fn files() -> PrefabFiles<impl FnMut(&str) -> Result<Vec<u8>, String>> {
-    let texts = prefab_files();
-    PrefabFiles::new(move |p: &str| {
-        texts
-            .get(p)
-            .map(|t| t.clone().into_bytes())
-            .ok_or_else(|| format!("`{p}` does not exist"))
-    })
-}
 
 const ORIGIN: &str = "transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
 
@@ -98,26 +56,6 @@ fn base() -> String {
 )
 "##
     )
-}
-
-/// Everything the two checks must agree on.
-fn assert_same(again: &Checked, whole: &Checked, what: &str) {
-    assert_eq!(
-        again.diagnostics, whole.diagnostics,
-        "diagnostics after {what}"
-    );
-    assert_eq!(again.expanded, whole.expanded, "expansion after {what}");
-    if let (Some(a), Some(b)) = (&again.expanded, &whole.expanded) {
-        assert_eq!(
-            a.doc.entities.keys().collect::<Vec<_>>(),
-            b.doc.entities.keys().collect::<Vec<_>>(),
-            "the expansion's order after {what}"
-        );
-    }
-    assert_eq!(
-        again.source.parsed, whole.source.parsed,
-        "read after {what}"
-    );
 }
 
 /// A scene file's life: its last good text, its read, and the last check's memory.
@@ -753,14 +691,14 @@ mod app {
     //! Through the loader of a Bevy app: the reloaded asset spawns what a fresh load of the same
     //! text spawns, and a save that fails reports what a fresh load of it reports.
 
-    use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets, Handle};
+    use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets};
     use bevy_ecs::prelude::*;
-    use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent};
     use bevy_forge_scene::prelude::*;
     use bevy_forge_scene::validate::Diagnostic;
 
     use super::{ORIGIN, replaced};
     use crate::common::harness::Harness;
+    use crate::common::incremental::spawned;
     use crate::common::scenes::{Log, load_errors, log_reloads};
 
     /// How many times each scene asset was replaced (reloaded), whether or not its live
@@ -825,40 +763,6 @@ mod app {
         format!(
             "(\n  format_version: 1,\n  name: \"Level\",\n  entities: {{\n{entries}    50: (id: 50, name: \"Lamp post\", parent: None, children: [], {ORIGIN}, components: [],\n        instance: Some((scene: \"prefabs/lamp.forge.ron\", overrides: []))),\n  }},\n  roots: [1, 2, 50],\n  next_id: 200,\n  layers: [(id: 100, name: \"Ground\", parent: None, plane: xy, cell_size: (x: 1, y: 1), origin: (x: 0, y: 0, z: 0), start: (i: 0, j: 0), palette: {{\"t\": \"prefabs/tile.forge.ron\"}}, rows: [{rows}])],\n)\n"
         )
-    }
-
-    /// Every entity `handle` spawns into a fresh world, in spawn order: each reflected
-    /// component written out.
-    fn spawned(h: &Harness, handle: &Handle<ForgeScene>) -> Vec<String> {
-        let registry = h.world().resource::<AppTypeRegistry>().clone();
-        let scenes = h.world().resource::<Assets<ForgeScene>>();
-        let scene = scenes.get(handle).expect("loaded");
-        let mut world = World::new();
-        world.insert_resource(registry.clone());
-        let root = world.spawn_empty().id();
-        let instance = scene.spawn_into(handle.id(), &mut world, root);
-        let registry = registry.read();
-        let mut entities: Vec<Entity> = instance.iter().map(|(_, e)| e).collect();
-        entities.sort();
-        // The scene's expansion, in its order, as the asset gives it.
-        let order = scene
-            .expanded()
-            .map(|e| format!("{:?}", e.doc.entities.keys().collect::<Vec<_>>()));
-        order
-            .into_iter()
-            .chain(entities.into_iter().map(|e| {
-                let entity = world.entity(e);
-                let mut components: Vec<String> = registry
-                    .iter()
-                    .filter_map(|r| {
-                        let reflect = r.data::<ReflectComponent>()?.reflect(entity)?;
-                        Some(format!("{} = {:?}", r.type_info().type_path(), reflect))
-                    })
-                    .collect();
-                components.sort();
-                format!("{e:?}: {}", components.join("; "))
-            }))
-            .collect()
     }
 
     /// What a fresh load of `text` (a path never loaded) spawns, or its errors.

@@ -7,11 +7,10 @@
 
 mod common;
 
-use bevy_asset::{AssetServer, Assets, Handle};
-use bevy_ecs::prelude::*;
-use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent};
+use bevy_asset::{AssetServer, Assets};
 use bevy_forge_scene::prelude::*;
 use common::harness::Harness;
+use common::incremental::spawned;
 use common::scenes::{Log, custom, edit, entity, log_reloads, placing};
 
 const LEVEL: &str = "level.forge.ron";
@@ -59,35 +58,6 @@ fn level(plain: &[(u64, &str, u32)], lamp: &str, rows: &[&str]) -> String {
             .join(", "),
         rows.join(", "),
     )
-}
-
-/// Every entity `scene` spawns into a fresh world, in spawn order: each reflected component
-/// written out (names, transforms, game components, hierarchy, ids).
-fn spawned(h: &Harness, handle: &Handle<ForgeScene>) -> Vec<String> {
-    let registry = h.world().resource::<AppTypeRegistry>().clone();
-    let scenes = h.world().resource::<Assets<ForgeScene>>();
-    let scene = scenes.get(handle).expect("loaded");
-    let mut world = World::new();
-    world.insert_resource(registry.clone());
-    let root = world.spawn_empty().id();
-    let instance = scene.spawn_into(handle.id(), &mut world, root);
-    let registry = registry.read();
-    let mut out = Vec::new();
-    let mut entities: Vec<Entity> = instance.iter().map(|(_, e)| e).collect();
-    entities.sort();
-    for e in entities {
-        let entity = world.entity(e);
-        let mut components: Vec<String> = registry
-            .iter()
-            .filter_map(|r| {
-                let reflect = r.data::<ReflectComponent>()?.reflect(entity)?;
-                Some(format!("{} = {:?}", r.type_info().type_path(), reflect))
-            })
-            .collect();
-        components.sort();
-        out.push(format!("{e:?}: {}", components.join("; ")));
-    }
-    out
 }
 
 /// Loads `text` under a path never loaded before (checked whole) and gives what it spawns.

@@ -4,6 +4,7 @@
 pub mod cooked;
 pub mod game;
 pub mod harness;
+pub mod incremental;
 pub mod scenes;
 
 use bevy_forge_scene::format::*;
