@@ -1,6 +1,7 @@
 //! The `.forge.ron` [`AssetLoader`]: text to a validated, ready-to-spawn [`ForgeScene`].
 
 use std::path::Path;
+use std::sync::Arc;
 
 use bevy_asset::io::Reader;
 use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadContext};
@@ -12,7 +13,7 @@ use super::progress::{LoadTicket, LoadTracker};
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::codes;
 use crate::cook::CookError;
-use crate::format::{ParsedScene, ReadError, SceneDoc, StreamRead, StreamStep};
+use crate::format::{EntityNode, ParsedScene, ReadError, StreamRead, StreamStep};
 use crate::pipeline::{PrefabFiles, Source, SourceError};
 use crate::runtime::values::custom::CustomContext;
 use crate::runtime::values::registry::ForgeSchemas;
@@ -536,21 +537,18 @@ fn asset_refs_of<B>(
     let parsed = &checked.source.parsed;
     let mut out = Vec::new();
     match &checked.expanded {
-        None => out.extend(asset_refs(&parsed.doc, &parsed.source_map)),
+        None => out.extend(asset_refs(&parsed.doc.entities, &parsed.source_map)),
         // What the scene wrote or its overrides set; a prefab's own values are its file's
         // (the entities a prefab placed untouched are not looked at: a painted layer of
         // 10,000 cells is not walked for the few its overrides changed).
         Some(e) => {
             let mut keys: Vec<u64> = parsed.doc.entities.keys().copied().collect();
             keys.extend(e.overridden(parsed));
-            let mut part = SceneDoc::new("");
-            for key in keys {
-                if let Some(node) = e.doc.entities.get(&key) {
-                    part.entities.insert(key, node.clone());
-                }
-            }
+            let entities = keys
+                .iter()
+                .filter_map(|k| Some((k, e.doc.entities.get(k)?)));
             out.extend(
-                asset_refs(&part, &parsed.source_map)
+                asset_refs(entities, &parsed.source_map)
                     .into_iter()
                     .filter_map(|(file, d)| Some((file, e.locate(parsed, d)?))),
             );
@@ -558,12 +556,14 @@ fn asset_refs_of<B>(
     }
     for (path, file) in files.placed_files(&parsed.doc) {
         if let Some(prefab) = &file.parsed {
-            out.extend(asset_refs(&prefab.doc, &prefab.source_map).into_iter().map(
-                |(asset, mut d)| {
-                    d.file = Some(path.to_owned());
-                    (asset, d)
-                },
-            ));
+            out.extend(
+                asset_refs(&prefab.doc.entities, &prefab.source_map)
+                    .into_iter()
+                    .map(|(asset, mut d)| {
+                        d.file = Some(path.to_owned());
+                        (asset, d)
+                    }),
+            );
         }
     }
     let mut seen = std::collections::HashSet::new();
@@ -571,12 +571,15 @@ fn asset_refs_of<B>(
     out
 }
 
-/// The asset files the built-in components of `doc` name, entity by entity in file order, each
-/// with the problem reported when it is missing (positions from `map`, when `doc` was read with
-/// it).
-fn asset_refs(doc: &SceneDoc, map: &crate::format::SourceMap) -> Vec<(String, Diagnostic)> {
+/// The asset files the built-in components of `entities` name, entity by entity in their
+/// order, each with the problem reported when it is missing (positions from `map`, when the
+/// entities were read with it).
+fn asset_refs<'a>(
+    entities: impl IntoIterator<Item = (&'a u64, &'a Arc<EntityNode>)>,
+    map: &crate::format::SourceMap,
+) -> Vec<(String, Diagnostic)> {
     let mut refs = Vec::new();
-    for (id, node) in &doc.entities {
+    for (id, node) in entities {
         for (index, component) in node.components.iter().enumerate() {
             for (field, what, asset) in crate::format::builtin::assets(component) {
                 if crate::project::check_asset_path(asset).is_err() {
