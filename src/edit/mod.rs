@@ -32,16 +32,18 @@
 mod format;
 mod migrate;
 mod splice;
+mod typed;
 
 use std::path::{Path, PathBuf};
 
 use crate::format::{
-    ComponentData, CustomComponent, CustomField, EditError, EntityNode, Instance, ParsedScene,
-    ReadError, SceneDoc, SourceMap, TransformData,
+    ComponentData, CustomComponent, EditError, EntityNode, Instance, ParsedScene, ReadError,
+    SceneDoc, SourceMap, TextChange, TransformData,
 };
 
 pub use format::format_text;
 pub use migrate::{MIGRATIONS, Migrated, Migration, migrate, migrate_names};
+pub use typed::{EditAt, FieldEdit, FieldValue, TransformPart};
 
 /// One file's change: its exact text `before` and `after` the edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +125,8 @@ pub struct SceneEdit {
     open: Option<PatchGroup>,
     /// How many [`begin`](Self::begin)s the open group has without their [`end`](Self::end).
     depth: usize,
+    /// The bytes the last edit replaced, as one change of the text (after a byte-order mark).
+    last_change: Option<TextChange>,
 }
 
 const BOM: &str = "\u{feff}";
@@ -184,6 +188,14 @@ fn custom_mut<'d>(
             id,
             key: format!("custom:{type_path}"),
         })
+}
+
+/// What the text an edit made must read as.
+enum Expect<'a> {
+    /// The whole document.
+    Doc(&'a SceneDoc),
+    /// These entities (the others are the same entries as before).
+    Entities(&'a [EntityNode]),
 }
 
 fn same_doc(a: &SceneDoc, b: &SceneDoc) -> bool {
@@ -254,7 +266,81 @@ impl SceneEdit {
             redo: Vec::new(),
             open: None,
             depth: 0,
+            last_change: None,
         }
+    }
+
+    /// Edits `text` in memory, which reads as `parsed`, taking both (no copy).
+    pub(crate) fn from_owned(text: String, parsed: ParsedScene) -> Self {
+        match text.strip_prefix(BOM) {
+            Some(_) => Self::from_read(&text, parsed),
+            None => Self {
+                text,
+                ..Self::from_read("", parsed)
+            },
+        }
+    }
+
+    /// The text (byte-order mark included) and what it reads as, taken.
+    pub(crate) fn into_text_and_parsed(self) -> (String, ParsedScene) {
+        let text = match self.bom {
+            true => format!("{BOM}{}", self.text),
+            false => self.text,
+        };
+        (text, self.parsed)
+    }
+
+    /// The bytes the last edit replaced, as one change of the text: from the first byte it
+    /// changed to the end of the last (offsets after a byte-order mark).
+    pub(crate) fn last_change(&self) -> Option<TextChange> {
+        self.last_change
+    }
+
+    /// Gives the bytes of `group` back (`backwards`: the text before it) or makes them again,
+    /// as a new edit labelled `label`, reading again only the entries it touched.
+    ///
+    /// # Errors
+    /// [`SceneEditError::NotAtStart`] when the text is not the one `group` ends at (starts
+    /// from, forwards).
+    pub(crate) fn replay_as_edit(
+        &mut self,
+        label: String,
+        group: &PatchGroup,
+        backwards: bool,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let from = if backwards {
+            group.ends_at
+        } else {
+            group.starts_from
+        };
+        let refused = || SceneEditError::NotAtStart(group.label.clone());
+        if hash(&self.text) != from {
+            return Err(refused());
+        }
+        let mut splices = Vec::with_capacity(group.patches.len());
+        let mut shift: i64 = 0;
+        for p in &group.patches {
+            let (start, old, new) = if backwards {
+                (p.offset, &p.after, &p.before)
+            } else {
+                let start = usize::try_from(p.offset as i64 - shift).map_err(|_| refused())?;
+                shift += p.after.len() as i64 - p.before.len() as i64;
+                (start, &p.before, &p.after)
+            };
+            let end = start + old.len();
+            if self.text.get(start..end) != Some(old.as_str()) {
+                return Err(refused());
+            }
+            splices.push(splice::Splice {
+                start,
+                end,
+                text: new.clone(),
+            });
+        }
+        if splices.windows(2).any(|w| w[0].end > w[1].start) {
+            return Err(refused());
+        }
+        self.splice_in(label, &splices, None)
     }
 
     /// The document and source map as the text reads now.
@@ -316,7 +402,7 @@ impl SceneEdit {
         refuse_new_errors(&self.parsed.doc, &doc)?;
         let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
             .map_err(|e| SceneEditError::InPlace(e.0))?;
-        self.splice_in(label.into(), &splices, Some(&doc))
+        self.splice_in(label.into(), &splices, Some(Expect::Doc(&doc)))
     }
 
     /// Makes `splices` (sorted, not overlapping) to the text, records them as one group
@@ -326,7 +412,7 @@ impl SceneEdit {
         &mut self,
         label: String,
         splices: &[splice::Splice],
-        expected: Option<&SceneDoc>,
+        expected: Option<Expect<'_>>,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         if splices.is_empty() {
             return Ok(None);
@@ -350,24 +436,32 @@ impl SceneEdit {
             shift += s.text.len() as isize - (s.end - s.start) as isize;
         }
         new_text.push_str(&self.text[at..]);
-        // One splice inside one entity entry: only that entry is read again (the same result
+        if let (Some(first), Some(last)) = (splices.first(), splices.last()) {
+            self.last_change = Some(TextChange {
+                start: first.start,
+                old_end: last.end,
+                new_len: (last.end as i64 - first.start as i64 + shift as i64) as usize,
+            });
+        }
+        // Splices inside entity entries: only those entries are read again (the same result
         // as a whole read, by `reread_edit`'s contract).
-        let again = match splices {
-            [s] => {
-                let mut parsed = self.parsed.clone();
-                parsed
-                    .reread_edit(&new_text, s.start..s.end, s.text.len())
-                    .then_some(parsed)
-            }
-            _ => None,
-        };
-        let parsed = match again {
+        let parsed = match self.reread_in_part(&new_text, splices) {
             Some(parsed) => parsed,
             None => SceneDoc::from_str(&new_text).map_err(|e| {
                 SceneEditError::InPlace(format!("the edited text does not read: {e}"))
             })?,
         };
-        if expected.is_some_and(|doc| !same_doc(&parsed.doc, doc)) {
+        let reads_as_expected = match expected {
+            None => true,
+            Some(Expect::Doc(doc)) => same_doc(&parsed.doc, doc),
+            Some(Expect::Entities(nodes)) => nodes.iter().all(|n| {
+                parsed
+                    .doc
+                    .entity(n.id)
+                    .is_some_and(|read| splice::same_entity(read, n))
+            }),
+        };
+        if !reads_as_expected {
             return Err(SceneEditError::InPlace(
                 "the edited text reads as another document".to_owned(),
             ));
@@ -381,6 +475,113 @@ impl SceneEdit {
         self.commit(new_text, parsed)?;
         self.record(group.clone());
         Ok(Some(group))
+    }
+
+    /// What `new_text` (this text with `splices` made) reads as, read again only in the entity
+    /// entries the splices are in, entry by entry: `None` when a splice is outside every entry
+    /// (or an entry no longer reads as one), and the text must be read whole.
+    fn reread_in_part(&self, new_text: &str, splices: &[splice::Splice]) -> Option<ParsedScene> {
+        let map = &self.parsed.source_map;
+        // Runs of splices in one entry: the bytes they cover in this text, and how much longer
+        // they make it.
+        let mut runs: Vec<(usize, usize, i64, u64)> = Vec::new();
+        for s in splices {
+            let id = map.entry_around(s.start, s.end)?;
+            let delta = s.text.len() as i64 - (s.end - s.start) as i64;
+            match runs.last_mut() {
+                Some(run) if run.3 == id => {
+                    run.1 = s.end;
+                    run.2 += delta;
+                }
+                _ => runs.push((s.start, s.end, delta, id)),
+            }
+        }
+        let mut parsed = self.parsed.clone();
+        let mut shift = 0i64;
+        for (start, end, delta, _) in runs {
+            let (a, b) = (
+                (start as i64 + shift) as usize,
+                (end as i64 + shift) as usize,
+            );
+            let new_len = ((end - start) as i64 + delta) as usize;
+            if !parsed.reread_edit(new_text, a..b, new_len) {
+                return None;
+            }
+            shift += delta;
+        }
+        Some(parsed)
+    }
+
+    /// Writes each of `edits` ([`FieldEdit`]: a value at an entity's entry or in an override
+    /// of its instance) as one edit labelled `label`: only the touched entities' bytes
+    /// change, as for [`change`](Self::change), and only their entries are read again.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchEntity`] for an entity the text does
+    /// not have.
+    pub fn write(
+        &mut self,
+        label: impl Into<String>,
+        edits: &[FieldEdit],
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let nodes = self.written(edits)?;
+        let mut doc = self.parsed.doc.clone();
+        for node in &nodes {
+            if let Some(slot) = doc.entity_mut(node.id) {
+                *slot = node.clone();
+            }
+        }
+        refuse_new_errors(&self.parsed.doc, &doc)?;
+        self.splice_entities(label.into(), &nodes)
+    }
+
+    /// [`write`](Self::write) without looking for new validation errors: the caller checks
+    /// the result (the live link's write path checks it in part, with the game's schemas).
+    pub(crate) fn write_unchecked(
+        &mut self,
+        label: impl Into<String>,
+        edits: &[FieldEdit],
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let nodes = self.written(edits)?;
+        self.splice_entities(label.into(), &nodes)
+    }
+
+    /// The entities `edits` touch, each as it is once they are written.
+    fn written(&self, edits: &[FieldEdit]) -> Result<Vec<EntityNode>, SceneEditError> {
+        let mut nodes: Vec<EntityNode> = Vec::new();
+        for edit in edits {
+            let id = edit.entity();
+            let at = match nodes.iter().position(|n| n.id == id) {
+                Some(at) => at,
+                None => {
+                    let node = self
+                        .parsed
+                        .doc
+                        .entity(id)
+                        .ok_or(EditError::NoSuchEntity(id))?;
+                    nodes.push(node.clone());
+                    nodes.len() - 1
+                }
+            };
+            edit.write(&mut nodes[at])?;
+        }
+        Ok(nodes)
+    }
+
+    /// Splices the text of each of `nodes` (entities of the document, changed) and records it
+    /// as one group.
+    fn splice_entities(
+        &mut self,
+        label: String,
+        nodes: &[EntityNode],
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let pairs: Vec<(&EntityNode, &EntityNode)> = nodes
+            .iter()
+            .filter_map(|n| Some((self.parsed.doc.entity(n.id)?, n)))
+            .collect();
+        let splices = splice::entity_splices(&self.text, &self.parsed.source_map, &pairs)
+            .map_err(|e| SceneEditError::InPlace(e.0))?;
+        self.splice_in(label, &splices, Some(Expect::Entities(nodes)))
     }
 
     /// Adds an entity named `name` under `parent` (a root when `None`) with a fresh id from
@@ -513,11 +714,7 @@ impl SceneEdit {
         expr: &str,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         self.change(format!("set {type_path}.{field} of {id}"), |doc| {
-            let custom = custom_mut(doc, id, type_path)?;
-            match custom.fields.iter_mut().find(|f| f.name == field) {
-                Some(f) => f.expr = expr.into(),
-                None => custom.fields.push(CustomField::new(field, expr)),
-            }
+            custom_mut(doc, id, type_path)?.set_field(field, expr);
             Ok(())
         })
     }
@@ -689,7 +886,7 @@ impl SceneEdit {
                 text,
             });
         }
-        self.splice_in(label, &splices, Some(&doc))
+        self.splice_in(label, &splices, Some(Expect::Doc(&doc)))
     }
 
     /// Sets the scene's display name.

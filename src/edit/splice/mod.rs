@@ -155,8 +155,29 @@ pub(crate) fn splices(
     Ok(merged)
 }
 
+/// The splices that turn the entries of the entities in `pairs` (each as read, and as it is
+/// now) into text that reads as the new ones, sorted; every other byte stays.
+pub(crate) fn entity_splices(
+    text: &str,
+    map: &SourceMap,
+    pairs: &[(&EntityNode, &EntityNode)],
+) -> Out<Vec<Splice>> {
+    let t = Text::new(text);
+    let mut out = Vec::new();
+    for (old, new) in pairs {
+        if !same_entity(old, new) {
+            entity(&t, map, old, new, &mut out)?;
+        }
+    }
+    out.sort_by_key(|s| (s.start, s.end));
+    if out.windows(2).any(|w| w[0].end > w[1].start) {
+        return Err(Unlocated("overlapping changes".to_owned()));
+    }
+    Ok(out)
+}
+
 /// Whether two entities are the same as written (a NaN is not equal to itself).
-fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
+pub(crate) fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
     if a == b {
         // `-0.0 == 0.0`, but the transform is written as it is set.
         same_transform(a, b)

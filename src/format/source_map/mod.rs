@@ -374,6 +374,16 @@ impl SourceMap {
         self.entities.get(&id)
     }
 
+    /// The key of the entity whose entry holds bytes `start..end`, when one does.
+    pub(crate) fn entry_around(&self, start: usize, end: usize) -> Option<u64> {
+        let index = self
+            .entities
+            .as_slice()
+            .partition_point(|_, e| e.entry.start as usize <= start);
+        let (key, spans) = self.entities.get_index(index.checked_sub(1)?)?;
+        (spans.entry.is_some() && end <= spans.entry.end as usize).then_some(*key)
+    }
+
     /// Where the instance on entity `id` and its overrides are, when it has one.
     pub(crate) fn instance_spans(&self, id: u64) -> Option<&InstanceSpans> {
         self.entities.get(&id)?.instance.as_deref()

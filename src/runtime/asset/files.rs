@@ -42,8 +42,40 @@ struct Entry {
     remember: bool,
     /// The number the next revision gets.
     next: u64,
-    /// The newest revision (`None` while a load has it out, or before anything was read).
+    /// The newest revision (`None` while a load or a writer has it out, or before anything
+    /// was read).
     last: Option<Revision>,
+    /// Whether a load or a writer has the newest revision out.
+    taken: bool,
+    /// The revision known to be the file on disk, and the file's stamp then.
+    disk: Option<(u64, Stamp)>,
+    /// Whether a write of a newer revision is queued or on its way to disk.
+    writing: bool,
+}
+
+/// What the file system says of a file, to tell whether it changed since: its length,
+/// modification time and (on Unix) inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+}
+
+impl Stamp {
+    /// The stamp of `file` now.
+    pub(crate) fn of(file: &std::path::Path) -> std::io::Result<Self> {
+        let meta = std::fs::metadata(file)?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Ok(Self {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        })
+    }
 }
 
 /// The text of a revision and what it reads as: shared with readers (the live link locating
@@ -133,7 +165,84 @@ impl SceneFiles {
     /// Takes the newest revision of `path` out (the load or write that makes the next one puts
     /// one back).
     pub(crate) fn take(&self, path: &str) -> Option<Revision> {
-        self.lock().get_mut(path).and_then(|e| e.last.take())
+        let mut map = self.lock();
+        let entry = map.get_mut(path)?;
+        let last = entry.last.take();
+        entry.taken |= last.is_some();
+        last
+    }
+
+    /// Takes the newest revision of `path` out when it is revision `number`.
+    pub(crate) fn take_if(&self, path: &str, number: u64) -> Option<Revision> {
+        let mut map = self.lock();
+        let entry = map.get_mut(path)?;
+        if entry.last.as_ref()?.file.number != number {
+            return None;
+        }
+        entry.taken = true;
+        entry.last.take()
+    }
+
+    /// The newest revision of `path` (shared), with the revision known to be on disk and its
+    /// stamp; `None` when nothing was read yet or a load or writer has it out.
+    pub(crate) fn newest(&self, path: &str) -> Option<(Arc<FileText>, Option<(u64, Stamp)>)> {
+        let map = self.lock();
+        let entry = map.get(path)?;
+        Some((entry.last.as_ref()?.file.clone(), entry.disk))
+    }
+
+    /// Notes whether a write of `path` is queued or on its way.
+    pub(crate) fn set_writing(&self, path: &str, writing: bool) {
+        if let Some(entry) = self.lock().get_mut(path) {
+            entry.writing = writing;
+        }
+    }
+
+    /// Whether a write of `path` is queued or on its way.
+    pub(crate) fn is_writing(&self, path: &str) -> bool {
+        self.lock().get(path).is_some_and(|e| e.writing)
+    }
+
+    /// Notes that revision `number` of `path` is what the file on disk holds, stamped `stamp`.
+    pub(crate) fn on_disk(&self, path: &str, number: u64, stamp: Stamp) {
+        if let Some(entry) = self.lock().get_mut(path) {
+            entry.disk = Some((number, stamp));
+        }
+    }
+
+    /// Remembers `text`, just read from disk (stamped `stamp`), as the newest revision of
+    /// `path` when the store has none and nothing has one out; returns it shared either way.
+    pub(crate) fn offer(
+        &self,
+        path: &str,
+        text: String,
+        parsed: ParsedScene,
+        stamp: Stamp,
+    ) -> Arc<FileText> {
+        let mut map = self.lock();
+        let entry = map.entry(path.to_owned()).or_default();
+        let number = entry.next;
+        let file = Arc::new(FileText {
+            number,
+            text,
+            parsed,
+        });
+        if entry.last.is_none() && !entry.taken {
+            entry.next += 1;
+            entry.remember = true;
+            entry.disk = Some((number, stamp));
+            entry.last = Some(Revision::unchecked(file.clone()));
+        }
+        file
+    }
+
+    /// Forgets every revision of `path` (a write of it failed: what is on disk is read again
+    /// by the next load).
+    pub(crate) fn forget_revisions(&self, path: &str) {
+        if let Some(entry) = self.lock().get_mut(path) {
+            entry.last = None;
+            entry.disk = None;
+        }
     }
 
     /// Puts `revision` back as the newest of `path`, as it was (a load or write that made
@@ -142,6 +251,7 @@ impl SceneFiles {
         let mut map = self.lock();
         let entry = map.entry(path.to_owned()).or_default();
         entry.remember = true;
+        entry.taken = false;
         entry.last = Some(revision);
     }
 
@@ -157,6 +267,7 @@ impl SceneFiles {
         let mut map = self.lock();
         let entry = map.entry(path.to_owned()).or_default();
         entry.remember = true;
+        entry.taken = false;
         let number = entry.next;
         entry.next += 1;
         entry.last = Some(rest(Arc::new(FileText {
@@ -165,15 +276,6 @@ impl SceneFiles {
             parsed,
         })));
         number
-    }
-
-    /// The newest text of `path` and its read, shared (`None` when nothing was read yet, or a
-    /// load has it out).
-    pub(crate) fn text(&self, path: &str) -> Option<Arc<FileText>> {
-        self.lock()
-            .get(path)
-            .and_then(|e| e.last.as_ref())
-            .map(|r| r.file.clone())
     }
 }
 
@@ -320,10 +422,10 @@ mod tests {
             SceneDoc::from_str(SCENE).unwrap(),
             Revision::unchecked,
         );
-        assert!(files.text("a").is_some());
+        assert!(files.newest("a").is_some());
         assert!(files.take("a").is_some());
         assert!(files.take("a").is_none(), "taken out");
-        assert!(files.text("a").is_none(), "out while taken");
+        assert!(files.newest("a").is_none(), "out while taken");
         let two = files.put(
             "a",
             SCENE.to_owned(),
