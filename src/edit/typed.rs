@@ -4,6 +4,7 @@
 //! name); [`SceneEdit::write`](super::SceneEdit::write) then splices the text of the entities
 //! they touched, and only those.
 
+use super::{Expect, PatchGroup, SceneEdit, SceneEditError, refuse_new_errors, splice};
 use crate::format::{
     ComponentData, ComponentPatch, CustomComponent, EcoString, EditError, EntityNode, Instance,
     Override, TransformData, Vec3Data,
@@ -315,5 +316,79 @@ fn custom_patch<'a>(o: &'a mut Override, type_path: &str) -> &'a mut CustomCompo
     match &mut patch_of(o, &custom).component {
         ComponentData::Custom(c) => c,
         _ => unreachable!("a patch of a custom key is custom"),
+    }
+}
+
+impl SceneEdit {
+    /// Writes each of `edits` ([`FieldEdit`]: a value at an entity's entry or in an override
+    /// of its instance) as one edit labelled `label`: only the touched entities' bytes
+    /// change, as for [`change`](Self::change), and only their entries are read again.
+    ///
+    /// # Errors
+    /// As [`change`](Self::change); [`EditError::NoSuchEntity`] for an entity the text does
+    /// not have.
+    pub fn write(
+        &mut self,
+        label: impl Into<String>,
+        edits: &[FieldEdit],
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let nodes = self.written(edits)?;
+        let mut doc = self.parsed.doc.clone();
+        for node in &nodes {
+            if let Some(slot) = doc.entity_mut(node.id) {
+                *slot = node.clone();
+            }
+        }
+        refuse_new_errors(&self.parsed.doc, &doc)?;
+        self.splice_entities(label.into(), &nodes)
+    }
+
+    /// [`write`](Self::write) without looking for new validation errors: the caller checks
+    /// the result (the live link's write path checks it in part, with the game's schemas).
+    pub(crate) fn write_unchecked(
+        &mut self,
+        label: impl Into<String>,
+        edits: &[FieldEdit],
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let nodes = self.written(edits)?;
+        self.splice_entities(label.into(), &nodes)
+    }
+
+    /// The entities `edits` touch, each as it is once they are written.
+    fn written(&self, edits: &[FieldEdit]) -> Result<Vec<EntityNode>, SceneEditError> {
+        let mut nodes: Vec<EntityNode> = Vec::new();
+        for edit in edits {
+            let id = edit.entity();
+            let at = match nodes.iter().position(|n| n.id == id) {
+                Some(at) => at,
+                None => {
+                    let node = self
+                        .parsed
+                        .doc
+                        .entity(id)
+                        .ok_or(EditError::NoSuchEntity(id))?;
+                    nodes.push(node.clone());
+                    nodes.len() - 1
+                }
+            };
+            edit.write(&mut nodes[at])?;
+        }
+        Ok(nodes)
+    }
+
+    /// Splices the text of each of `nodes` (entities of the document, changed) and records it
+    /// as one group.
+    fn splice_entities(
+        &mut self,
+        label: String,
+        nodes: &[EntityNode],
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let pairs: Vec<(&EntityNode, &EntityNode)> = nodes
+            .iter()
+            .filter_map(|n| Some((self.parsed.doc.entity(n.id)?, n)))
+            .collect();
+        let splices = splice::entity_splices(&self.text, &self.parsed.source_map, &pairs)
+            .map_err(|e| SceneEditError::InPlace(e.0))?;
+        self.splice_in(label, &splices, Some(Expect::Entities(nodes)))
     }
 }
