@@ -233,6 +233,16 @@ pub fn set(world: &mut World, value: &SetValue, dry_run: bool) -> Result<Kept, L
         field: value.field.clone(),
         file: None,
         live: value.value.clone(),
+        written: Some(super::WrittenAt {
+            asset: value.scene.clone(),
+            kind: if value.id_path.len() == 1 {
+                "entity"
+            } else {
+                "override"
+            },
+            entity: first,
+            target: value.id_path[1..].to_vec(),
+        }),
     };
     let mut plan = Plan::default();
     plan.add(

@@ -23,7 +23,7 @@ mod keep;
 mod locate;
 mod write;
 
-pub use diff::{LiveChanges, LiveDifference, changed_since, differences};
+pub use diff::{LiveChanges, LiveDifference, WrittenAt, changed_since, differences};
 pub use keep::{FieldRef, KeepInto, Kept, KeptFile, KeptPatch, SetValue, keep, set};
 pub use locate::{
     LoadedScene, Located, PartPlace, Place, TextPosition, TextRange, find, locate, scenes,
