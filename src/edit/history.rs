@@ -10,7 +10,7 @@ impl SceneEdit {
     pub fn begin(&mut self, label: impl Into<String>) {
         self.depth += 1;
         if self.open.is_none() {
-            let h = hash(&self.text);
+            let h = self.hash_now();
             self.open = Some(PatchGroup {
                 label: label.into(),
                 patches: Vec::new(),
@@ -136,7 +136,7 @@ impl SceneEdit {
         } else {
             (group.starts_from, group.ends_at)
         };
-        if hash(&self.text) != from {
+        if self.hash_now() != from {
             return Err(SceneEditError::NotAtStart(group.label.clone()));
         }
         let mut text = self.text.clone();

@@ -128,6 +128,10 @@ pub struct SceneEdit {
     depth: usize,
     /// The bytes the last edit replaced, as one change of the text (after a byte-order mark).
     last_change: Option<TextChange>,
+    /// Where each change of the last edit starts, in the text before it.
+    last_starts: Vec<crate::format::Position>,
+    /// The hash of `text`, once known (each edit knows its result's).
+    text_hash: std::cell::Cell<Option<u64>>,
 }
 
 const BOM: &str = "\u{feff}";
@@ -268,7 +272,41 @@ impl SceneEdit {
             open: None,
             depth: 0,
             last_change: None,
+            last_starts: Vec::new(),
+            text_hash: std::cell::Cell::new(None),
         }
+    }
+
+    /// Edits `text` in memory, which reads as `parsed`, taking both (no copy); `hash` is the
+    /// text's hash when known (the one an edit's group ends at).
+    pub(crate) fn from_owned(text: String, parsed: ParsedScene, hash: Option<u64>) -> Self {
+        let edit = match text.strip_prefix(BOM) {
+            Some(_) => Self::from_read(&text, parsed),
+            None => Self {
+                text,
+                ..Self::from_read("", parsed)
+            },
+        };
+        edit.text_hash.set(hash);
+        edit
+    }
+
+    /// The hash of the text now (what a group starts from or ends at).
+    pub(crate) fn hash_now(&self) -> u64 {
+        match self.text_hash.get() {
+            Some(h) => h,
+            None => {
+                let h = hash(&self.text);
+                self.text_hash.set(Some(h));
+                h
+            }
+        }
+    }
+
+    /// Where each change of the last edit starts, in the text before it (1-based lines and
+    /// columns).
+    pub(crate) fn last_starts(&self) -> &[crate::format::Position] {
+        &self.last_starts
     }
 
     /// The text (byte-order mark included) and what it reads as, taken.
@@ -304,7 +342,7 @@ impl SceneEdit {
             group.starts_from
         };
         let refused = || SceneEditError::NotAtStart(group.label.clone());
-        if hash(&self.text) != from {
+        if self.hash_now() != from {
             return Err(refused());
         }
         let mut splices = Vec::with_capacity(group.patches.len());
@@ -428,14 +466,24 @@ impl SceneEdit {
                 new_len: (last.end as i64 - first.start as i64 + shift as i64) as usize,
             });
         }
-        // Splices inside entity entries: only those entries are read again (the same result
-        // as a whole read, by `reread_edit`'s contract).
-        let parsed = match self.reread_in_part(&new_text, splices) {
-            Some(parsed) => parsed,
-            None => SceneDoc::from_str(&new_text).map_err(|e| {
-                SceneEditError::InPlace(format!("the edited text does not read: {e}"))
-            })?,
-        };
+        self.last_starts = splices
+            .iter()
+            .map(|s| self.parsed.source_map.position_of_offset(s.start))
+            .collect();
+        // Splices inside entity entries: only those entries are read again, in place (the same
+        // result as a whole read, by `reread_edit`'s contract); else the new text read whole.
+        if !self.reread_in_part(&new_text, splices) {
+            match SceneDoc::from_str(&new_text) {
+                Ok(whole) => self.parsed = whole,
+                Err(e) => {
+                    self.restore_read();
+                    return Err(SceneEditError::InPlace(format!(
+                        "the edited text does not read: {e}"
+                    )));
+                }
+            }
+        }
+        let parsed = &self.parsed;
         let reads_as_expected = match expected {
             None => true,
             Some(Expect::Doc(doc)) => same_doc(&parsed.doc, doc),
@@ -447,31 +495,49 @@ impl SceneEdit {
             }),
         };
         if !reads_as_expected {
+            self.restore_read();
             return Err(SceneEditError::InPlace(
                 "the edited text reads as another document".to_owned(),
             ));
         }
         let group = PatchGroup {
             label,
-            starts_from: hash(&self.text),
+            starts_from: self.hash_now(),
             ends_at: hash(&new_text),
             patches,
         };
-        self.commit(new_text, parsed)?;
+        if let Err(e) = self.write_out(&new_text, |_| Ok(())) {
+            // The file could not be written: the text stays as it was, and so must its read.
+            self.restore_read();
+            return Err(e);
+        }
+        self.text = new_text;
+        self.text_hash.set(Some(group.ends_at));
         self.record(group.clone());
         Ok(Some(group))
     }
 
-    /// What `new_text` (this text with `splices` made) reads as, read again only in the entity
-    /// entries the splices are in, entry by entry: `None` when a splice is outside every entry
-    /// (or an entry no longer reads as one), and the text must be read whole.
-    fn reread_in_part(&self, new_text: &str, splices: &[splice::Splice]) -> Option<ParsedScene> {
+    /// Reads the text whole again, after an edit that was refused once its read had begun to
+    /// change (an edit's error path, not its usual one): the read is the text's again.
+    fn restore_read(&mut self) {
+        if let Ok(parsed) = SceneDoc::from_str(&self.text) {
+            self.parsed = parsed;
+        }
+    }
+
+    /// Brings the read up to date with `new_text` (this text with `splices` made), reading
+    /// again only the entity entries the splices are in, entry by entry: `false` when a splice
+    /// is outside every entry (or an entry no longer reads as one), and the text must be read
+    /// whole.
+    fn reread_in_part(&mut self, new_text: &str, splices: &[splice::Splice]) -> bool {
         let map = &self.parsed.source_map;
         // Runs of splices in one entry: the bytes they cover in this text, and how much longer
         // they make it.
         let mut runs: Vec<(usize, usize, i64, u64)> = Vec::new();
         for s in splices {
-            let id = map.entry_around(s.start, s.end)?;
+            let Some(id) = map.entry_around(s.start, s.end) else {
+                return false;
+            };
             let delta = s.text.len() as i64 - (s.end - s.start) as i64;
             match runs.last_mut() {
                 Some(run) if run.3 == id => {
@@ -481,7 +547,9 @@ impl SceneEdit {
                 _ => runs.push((s.start, s.end, delta, id)),
             }
         }
-        let mut parsed = self.parsed.clone();
+        // Entry by entry in text order, each read in the new text where the runs before it
+        // moved it (a run that does not read leaves the read half done: the caller reads the
+        // text whole then).
         let mut shift = 0i64;
         for (start, end, delta, _) in runs {
             let (a, b) = (
@@ -489,12 +557,12 @@ impl SceneEdit {
                 (end as i64 + shift) as usize,
             );
             let new_len = ((end - start) as i64 + delta) as usize;
-            if !parsed.reread_edit(new_text, a..b, new_len) {
-                return None;
+            if !self.parsed.reread_edit(new_text, a..b, new_len) {
+                return false;
             }
             shift += delta;
         }
-        Some(parsed)
+        true
     }
 
     /// Adds an entity named `name` under `parent` (a root when `None`) with a fresh id from
@@ -837,24 +905,37 @@ impl SceneEdit {
         parsed: ParsedScene,
         before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
     ) -> Result<(), SceneEditError> {
-        if let Some(path) = &self.path {
-            let now = std::fs::read(path).ok();
-            if now.as_deref() != self.on_disk.as_deref() {
-                return Err(SceneEditError::ChangedOnDisk(path.clone()));
-            }
-            let mut bytes = Vec::with_capacity(text.len() + 3);
-            if self.bom {
-                bytes.extend_from_slice(BOM.as_bytes());
-            }
-            bytes.extend_from_slice(text.as_bytes());
-            // Through a symbolic link, the file it points to (renaming over the link would
-            // replace the link and leave that file as it was).
-            let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-            crate::project::write_atomic(&target, &bytes, before_rename)?;
-            self.on_disk = Some(bytes);
-        }
+        self.write_out(&text, before_rename)?;
         self.text = text;
         self.parsed = parsed;
+        self.text_hash.set(None);
+        Ok(())
+    }
+
+    /// Writes `text` to the file being edited, if any (refusing when someone else changed it),
+    /// atomically.
+    fn write_out(
+        &mut self,
+        text: &str,
+        before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<(), SceneEditError> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let now = std::fs::read(path).ok();
+        if now.as_deref() != self.on_disk.as_deref() {
+            return Err(SceneEditError::ChangedOnDisk(path.clone()));
+        }
+        let mut bytes = Vec::with_capacity(text.len() + 3);
+        if self.bom {
+            bytes.extend_from_slice(BOM.as_bytes());
+        }
+        bytes.extend_from_slice(text.as_bytes());
+        // Through a symbolic link, the file it points to (renaming over the link would replace
+        // the link and leave that file as it was).
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        crate::project::write_atomic(&target, &bytes, before_rename)?;
+        self.on_disk = Some(bytes);
         Ok(())
     }
 

@@ -88,6 +88,8 @@ pub(crate) struct FileText {
     pub(crate) text: String,
     /// What the text reads as (offsets after a byte-order mark).
     pub(crate) parsed: ParsedScene,
+    /// The text's hash, when a writer made it (what its edit's group ends at).
+    pub(crate) hash: Option<u64>,
 }
 
 /// One version of a path.
@@ -226,6 +228,7 @@ impl SceneFiles {
             number,
             text,
             parsed,
+            hash: None,
         });
         if entry.last.is_none() && !entry.taken {
             entry.next += 1;
@@ -262,6 +265,7 @@ impl SceneFiles {
         path: &str,
         text: String,
         parsed: ParsedScene,
+        hash: Option<u64>,
         rest: impl FnOnce(Arc<FileText>) -> Revision,
     ) -> u64 {
         let mut map = self.lock();
@@ -274,6 +278,7 @@ impl SceneFiles {
             number,
             text,
             parsed,
+            hash,
         })));
         number
     }
@@ -333,6 +338,7 @@ impl Revision {
                         number,
                         text: old_text,
                         parsed,
+                        hash: None,
                     }),
                     memory,
                     builtins,
@@ -405,6 +411,7 @@ mod tests {
             number: 0,
             text: text.to_owned(),
             parsed: SceneDoc::from_str(text).unwrap(),
+            hash: None,
         }))
     }
 
@@ -420,6 +427,7 @@ mod tests {
             "a",
             SCENE.to_owned(),
             SceneDoc::from_str(SCENE).unwrap(),
+            None,
             Revision::unchecked,
         );
         assert!(files.newest("a").is_some());
@@ -430,6 +438,7 @@ mod tests {
             "a",
             SCENE.to_owned(),
             SceneDoc::from_str(SCENE).unwrap(),
+            None,
             Revision::unchecked,
         );
         assert_eq!(two, one + 1, "each revision numbered after the last");
@@ -464,6 +473,7 @@ mod tests {
                 number: 0,
                 text: text.clone(),
                 parsed: again,
+                hash: None,
             }));
         }
         // The same text again reads as it did.

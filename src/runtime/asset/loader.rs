@@ -368,7 +368,7 @@ impl AssetLoader for ForgeSceneLoader {
             let errors = errors.into_iter().collect::<ValidationReport>().diagnostics;
             if let Some(text) = text {
                 self.files
-                    .put(&path, text, checked.source.parsed, |file| Revision {
+                    .put(&path, text, checked.source.parsed, None, |file| Revision {
                         memory,
                         builtins: last_builtins,
                         errors: Some(errors.clone()),
@@ -405,7 +405,7 @@ impl AssetLoader for ForgeSceneLoader {
             text.is_some().then_some(last_builtins),
         );
         if let (Some(text), Some(parsed)) = (text, parsed) {
-            self.files.put(&path, text, parsed, |file| Revision {
+            self.files.put(&path, text, parsed, None, |file| Revision {
                 memory,
                 builtins: Some(builtins),
                 errors: Some(Vec::new()),
@@ -476,6 +476,34 @@ impl ForgeSceneLoader {
             StreamError::TooLarge(size) => too_large(path, size),
         })?;
         ticket.whole_file(bytes.len() as u64);
+        let mut last = self.files.take(path);
+        // A writer checked this very text: it is neither read nor checked again (nor checked
+        // as UTF-8: it is the writer's text, byte for byte).
+        if let Some(revision) = last.as_mut()
+            && revision.ready.is_some()
+            && revision.file.text.as_bytes() == bytes
+            && let Some(mut checked) = revision.ready.take()
+        {
+            let memory = revision.memory.take();
+            let builtins = revision.builtins.take();
+            let file = std::mem::replace(
+                &mut revision.file,
+                Arc::new(crate::runtime::asset::files::FileText {
+                    number: 0,
+                    text: String::new(),
+                    parsed: ParsedScene::empty(),
+                    hash: None,
+                }),
+            );
+            let (text, parsed) = Revision::into_owned(file);
+            checked.source.parsed = parsed;
+            return Ok(Read::Ready {
+                checked,
+                memory,
+                text,
+                builtins,
+            });
+        }
         // Text to read from its last version; other bytes (cooked, or not UTF-8) read as
         // always.
         let text = if crate::cook::is_cooked(&bytes) || crate::cook::looks_damaged(&bytes) {
@@ -486,6 +514,9 @@ impl ForgeSceneLoader {
         let text = match text {
             Ok(text) => text,
             Err(bytes) => {
+                if let Some(last) = last {
+                    self.files.put_back(path, last);
+                }
                 let source =
                     Source::read(path, &bytes).map_err(ForgeSceneLoadError::from_source)?;
                 return Ok(Read::Source {
@@ -495,7 +526,7 @@ impl ForgeSceneLoader {
                 });
             }
         };
-        let Some(mut last) = self.files.take(path) else {
+        let Some(mut last) = last else {
             let source =
                 Source::read(path, text.as_bytes()).map_err(ForgeSceneLoadError::from_source)?;
             return Ok(Read::Source {
@@ -506,17 +537,7 @@ impl ForgeSceneLoader {
         };
         let memory = last.memory.take();
         let builtins = last.builtins.take();
-        // A writer checked this very text.
-        if last.file.text == text
-            && let Some(checked) = last.ready.take()
-        {
-            return Ok(Read::Ready {
-                checked,
-                memory,
-                text,
-                builtins,
-            });
-        }
+        last.ready = None;
         let (parsed, change) = match last.next(&text) {
             Next::Read(change, parsed) => (parsed, Some(change)),
             Next::Whole(change, was) => match Source::read(path, text.as_bytes()) {

@@ -111,16 +111,28 @@ pub(crate) fn current(
 struct Staged {
     asset: String,
     file: PathBuf,
-    /// The revision changed, and whether it came out of the store (it goes back there when
-    /// nothing is written).
-    base: Revision,
-    taken: bool,
+    /// The revision changed: its number, and what its check kept and found (the base of the
+    /// new text's check, and what goes back to the store when nothing is written).
+    base: Base,
     /// The stamp of the file the write replaces (`None`: a write of it is on its way).
     expects: Option<Stamp>,
     group: PatchGroup,
+    /// Where each patch starts in the base's text.
+    starts: Vec<crate::format::Position>,
+    /// The new text and its read (the read is with the check while it runs).
     text: String,
     parsed: ParsedScene,
     change: TextChange,
+}
+
+/// What is kept of the revision a write changes.
+struct Base {
+    number: u64,
+    /// Whether it came out of the store (it goes back there when nothing is written).
+    taken: bool,
+    memory: Option<MemoryOf<CustomContext>>,
+    builtins: Option<crate::runtime::values::builtin::BuiltinsMemory>,
+    errors: Vec<Diagnostic>,
 }
 
 /// Makes `changes` (each to one file, by asset path) through the one write path, as one edit
@@ -138,75 +150,85 @@ pub(crate) fn commit(
     dry_run: bool,
 ) -> Result<Vec<Committed>, LinkError> {
     let files = super::files_of(world);
+    let context = custom_context(world);
     let mut staged: Vec<Staged> = Vec::new();
-    let give_back = |staged: Vec<Staged>, files: &SceneFiles| {
-        for s in staged {
-            if s.taken {
-                files.put_back(&s.asset, s.base);
-            }
-        }
-    };
+    let mut failed = None;
     // 1-2. Each file's newest revision, changed in place.
     for (asset, change) in changes {
-        match stage(&files, link, &asset, label, change) {
+        match stage(&files, link, &context, &asset, label, change) {
             Ok(Some(s)) => staged.push(s),
             Ok(None) => {}
             Err(e) => {
-                give_back(staged, &files);
-                return Err(e);
-            }
-        }
-    }
-    // 3. Each new text checked once, in part, with the others' new texts as prefab files.
-    let context = custom_context(world);
-    let texts: HashMap<String, String> = staged
-        .iter()
-        .map(|s| (s.asset.clone(), s.text.clone()))
-        .collect();
-    let mut checked: Vec<Found> = Vec::with_capacity(staged.len());
-    let mut refused = None;
-    for s in &mut staged {
-        let mut prefabs = prefab_files(link, &files, &texts);
-        match check(s, &mut prefabs, &context) {
-            Ok(found) => checked.push(found),
-            Err(e) => {
-                refused = Some(e);
+                failed = Some(e);
                 break;
             }
         }
     }
-    if let Some(e) = refused {
-        // The bases keep what their checks knew, for the next writer.
-        for (s, found) in staged.iter_mut().zip(checked) {
-            let mut prefabs = prefab_files(link, &files, &texts);
-            restore(s, found.1, &mut prefabs, &context);
-        }
-        give_back(staged, &files);
-        return Err(e);
-    }
-    if dry_run {
-        let out = staged
-            .iter()
-            .map(|s| Committed {
-                file: KeptFile {
-                    asset: s.asset.clone(),
-                    file: s.file.clone(),
-                    patches: patches_before(&s.group, &s.base.file.parsed),
-                },
-                group: s.group.clone(),
+    // 3. Each new text checked once, in part, with the others' new texts as the prefab files
+    // they are.
+    let placed_here: HashMap<String, String> = staged
+        .iter()
+        .filter(|s| {
+            staged.iter().any(|other| {
+                crate::prefab::instance_scenes(&other.parsed.doc).contains(&s.asset.as_str())
             })
-            .collect();
-        for (s, found) in staged.iter_mut().zip(checked) {
-            let mut prefabs = prefab_files(link, &files, &texts);
-            restore(s, found.1, &mut prefabs, &context);
+        })
+        .map(|s| (s.asset.clone(), s.text.clone()))
+        .collect();
+    let mut checked: Vec<Found> = Vec::with_capacity(staged.len());
+    // What the check of a refused text kept (its base gets it back from that).
+    let mut refused = None;
+    if failed.is_none() {
+        for s in &mut staged {
+            let mut prefabs = prefab_files(link, &files, &placed_here);
+            match check(s, &mut prefabs, &context) {
+                Ok(found) => checked.push(found),
+                Err((e, memory)) => {
+                    failed = Some(e);
+                    refused = Some(memory);
+                    break;
+                }
+            }
         }
-        give_back(staged, &files);
-        return Ok(out);
+    }
+    let out = |s: &Staged| Committed {
+        file: KeptFile {
+            asset: s.asset.clone(),
+            file: s.file.clone(),
+            patches: s
+                .group
+                .patches
+                .iter()
+                .zip(&s.starts)
+                .map(|(p, at)| KeptPatch {
+                    line: at.line,
+                    column: at.column,
+                    before: p.before.clone(),
+                    after: p.after.clone(),
+                })
+                .collect(),
+        },
+        group: s.group.clone(),
+    };
+    if failed.is_some() || dry_run {
+        let answer = staged.iter().map(out).collect();
+        // The bases go back, keeping what their checks knew, for the next writer: from what
+        // the check of the new text kept where it ran.
+        let mut ran = checked.into_iter().map(|found| found.1).chain(refused);
+        for s in staged {
+            let mut prefabs = prefab_files(link, &files, &placed_here);
+            restore(&files, s, ran.next(), &mut prefabs, &context);
+        }
+        return match failed {
+            Some(e) => Err(e),
+            None => Ok(answer),
+        };
     }
     // 4. Committed, each once; 5. written.
-    let mut out = Vec::with_capacity(staged.len());
+    let mut answer = Vec::with_capacity(staged.len());
     let mut jobs = Vec::new();
     for (s, (result, memory, errors)) in staged.into_iter().zip(checked) {
+        answer.push(out(&s));
         let Staged {
             asset,
             file,
@@ -217,58 +239,69 @@ pub(crate) fn commit(
             parsed,
             ..
         } = s;
-        let before = &base.file;
-        let patches = patches_before(&group, &before.parsed);
-        files.put(&asset, text, parsed, |file_text| Revision {
-            memory,
-            builtins: base.builtins,
-            errors: Some(errors),
-            ready: Some(result),
-            ..Revision::unchecked(file_text)
+        files.put(&asset, text, parsed, Some(group.ends_at), |file_text| {
+            Revision {
+                memory,
+                builtins: base.builtins,
+                errors: Some(errors),
+                ready: Some(result),
+                ..Revision::unchecked(file_text)
+            }
         });
         if let Some((text, _)) = files.newest(&asset) {
             jobs.push((
-                asset.clone(),
+                asset,
                 Job {
                     text,
-                    file: file.clone(),
+                    file,
                     expects,
                 },
             ));
         }
-        out.push(Committed {
-            file: KeptFile {
-                asset,
-                file,
-                patches,
-            },
-            group,
-        });
     }
     for (asset, job) in jobs {
         write(world, &files, &asset, job)?;
     }
-    Ok(out)
+    Ok(answer)
 }
 
-/// What the check of one new text gave: the result, what it keeps for the next, its errors.
+/// What the check of one new text gave: the result (its read taken out, into the store's
+/// text), what it keeps for the next, its errors.
 type Found = (
     Checked<PreparedCustoms>,
     Option<MemoryOf<CustomContext>>,
     Vec<Diagnostic>,
 );
 
-/// Takes `asset`'s newest revision out and makes `change` to it; `None` when it changes
-/// nothing (the revision is back in the store).
+/// Checks `source` whole with `context`, keeping what a next check needs; its read back out
+/// of the result.
+fn check_whole<R: crate::pipeline::PrefabSource>(
+    asset: &str,
+    parsed: ParsedScene,
+    prefabs: &mut PrefabFiles<R>,
+    context: &CustomContext,
+    prior: Option<(MemoryOf<CustomContext>, TextChange)>,
+) -> (ParsedScene, Found) {
+    let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
+    let source = Source::from_parsed(asset.to_owned(), parsed);
+    let (mut checked, memory) = check_scene(source, prefabs, context, pool, prior, true);
+    let parsed = std::mem::replace(&mut checked.source.parsed, ParsedScene::empty());
+    let errors = errors_of(&checked.diagnostics);
+    (parsed, (checked, memory, errors))
+}
+
+/// Takes `asset`'s newest revision out (checked whole first when nothing checked it yet) and
+/// makes `change` to it; `None` when it changes nothing (the revision is back in the store).
 fn stage(
     files: &SceneFiles,
     link: &LiveLink,
+    context: &CustomContext,
     asset: &str,
     label: &str,
     change: Change,
 ) -> Result<Option<Staged>, LinkError> {
     let file = link.file_of(asset)?;
-    let shared = current(files, asset, &file)?;
+    let number = current(files, asset, &file)?.number;
     let expects = match files.is_writing(asset) {
         true => None,
         false => Some(Stamp::of(&file).map_err(|e| LinkError::Read {
@@ -276,51 +309,108 @@ fn stage(
             reason: e.to_string(),
         })?),
     };
-    let (base, taken) = match files.take_if(asset, shared.number) {
-        Some(base) => (base, true),
-        None => (Revision::unchecked(shared), false),
+    let (revision, taken) = match files.take_if(asset, number) {
+        Some(revision) => (revision, true),
+        None => (Revision::unchecked(current(files, asset, &file)?), false),
     };
-    let mut edit = SceneEdit::from_read(&base.file.text, base.file.parsed.clone());
+    let Revision {
+        file: shared,
+        memory,
+        builtins,
+        errors,
+        ..
+    } = revision;
+    let hash = shared.hash;
+    let (text, mut parsed) = Revision::into_owned(shared);
+    // The errors the file has, for a write to refuse only new ones: known from its last
+    // check, or found now.
+    let (memory, errors) = match (memory, errors) {
+        (Some(memory), Some(errors)) => (Some(memory), errors),
+        _ => {
+            let none = HashMap::new();
+            let mut prefabs = prefab_files(link, files, &none);
+            let (back, (_, memory, errors)) =
+                check_whole(asset, parsed, &mut prefabs, context, None);
+            parsed = back;
+            (memory, errors)
+        }
+    };
+    let base = Base {
+        number,
+        taken,
+        memory,
+        builtins,
+        errors,
+    };
+    let mut edit = SceneEdit::from_owned(text, parsed, hash);
     let made = match change {
         Change::Edits(edits) => edit.write_unchecked(label, &edits),
         Change::Replay(group, backwards) => {
             edit.replay_as_edit(label.to_owned(), &group, backwards)
         }
     };
-    let invalid = |e: SceneEditError| match e {
-        SceneEditError::Invalid(message) => LinkError::Invalid {
-            file: file.display().to_string(),
-            diagnostic: message,
-        },
-        SceneEditError::NotAtStart(_) => LinkError::ChangedOnDisk(file.display().to_string()),
-        other => LinkError::Edit(other),
-    };
     let group = match made {
         Ok(Some(group)) => group,
-        Ok(None) | Err(_) => {
-            let error = made.err();
-            if taken {
-                files.put_back(asset, base);
-            }
-            return match error {
-                Some(e) => Err(invalid(e)),
-                None => Ok(None),
+        other => {
+            let (text, parsed) = edit.into_text_and_parsed();
+            give_back(files, asset, base, text, parsed, hash);
+            return match other {
+                Err(SceneEditError::Invalid(message)) => Err(LinkError::Invalid {
+                    file: file.display().to_string(),
+                    diagnostic: message,
+                }),
+                Err(SceneEditError::NotAtStart(_)) => {
+                    Err(LinkError::ChangedOnDisk(file.display().to_string()))
+                }
+                Err(other) => Err(LinkError::Edit(other)),
+                Ok(_) => Ok(None),
             };
         }
     };
     let change = edit.last_change().unwrap_or(TextChange::NONE);
+    let starts = edit.last_starts().to_vec();
     let (text, parsed) = edit.into_text_and_parsed();
     Ok(Some(Staged {
         asset: asset.to_owned(),
         file,
         base,
-        taken,
         expects,
         group,
+        starts,
         text,
         parsed,
         change,
     }))
+}
+
+/// Puts the base revision `base` of `asset` (its text and read) back in the store, when it
+/// came from there.
+fn give_back(
+    files: &SceneFiles,
+    asset: &str,
+    base: Base,
+    text: String,
+    parsed: ParsedScene,
+    hash: Option<u64>,
+) {
+    if !base.taken {
+        return;
+    }
+    files.put_back(
+        asset,
+        Revision {
+            file: Arc::new(FileText {
+                number: base.number,
+                text,
+                parsed,
+                hash,
+            }),
+            memory: base.memory,
+            builtins: base.builtins,
+            errors: Some(base.errors),
+            ready: None,
+        },
+    );
 }
 
 /// The custom component rules of the game in `world` (its type registry and schemas), as its
@@ -355,68 +445,83 @@ fn prefab_files<'a>(
     })
 }
 
-/// Checks `s`'s new text in part against what the check of its base kept (the base checked
-/// whole first when nothing checked it yet), refusing any error the base did not have.
+/// Checks `s`'s new text in part against what the check of its base kept, refusing any error
+/// the base did not have.
 fn check<R: crate::pipeline::PrefabSource>(
     s: &mut Staged,
     prefabs: &mut PrefabFiles<R>,
     context: &CustomContext,
-) -> Result<Found, LinkError> {
-    let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
-    let base_errors = match s.base.errors.take() {
-        Some(errors) if s.base.memory.is_some() => errors,
-        _ => {
-            let source = Source::from_parsed(s.asset.clone(), s.base.file.parsed.clone());
-            let (checked, memory) = check_scene(source, prefabs, context, pool, None, true);
-            s.base.memory = memory;
-            errors_of(&checked.diagnostics)
-        }
-    };
-    s.base.errors = Some(base_errors.clone());
-    let source = Source::from_parsed(s.asset.clone(), s.parsed.clone());
+) -> Result<Found, (LinkError, Option<MemoryOf<CustomContext>>)> {
+    let parsed = std::mem::replace(&mut s.parsed, ParsedScene::empty());
     let prior = s.base.memory.take().map(|m| (m, s.change));
-    let (checked, memory) = check_scene(source, prefabs, context, pool, prior, true);
-    let errors = errors_of(&checked.diagnostics);
+    let (parsed, found) = check_whole(&s.asset, parsed, prefabs, context, prior);
+    s.parsed = parsed;
     let key = |d: &Diagnostic| (d.code, d.entity, d.path.clone(), d.message.clone());
-    let known: Vec<_> = base_errors.iter().map(key).collect();
-    if let Some(d) = errors.iter().find(|d| !known.contains(&key(d))) {
-        restore(s, memory, prefabs, context);
-        return Err(LinkError::Invalid {
+    let known: Vec<_> = s.base.errors.iter().map(key).collect();
+    let Some(d) = found.2.iter().find(|d| !known.contains(&key(d))) else {
+        return Ok(found);
+    };
+    let diagnostic = match d.position {
+        Some(p) => format!(
+            "{}:{}:{}: {d}",
+            d.file.as_deref().unwrap_or(&s.asset),
+            p.line,
+            p.column
+        ),
+        None => format!("{}: {d}", d.file.as_deref().unwrap_or(&s.asset)),
+    };
+    Err((
+        LinkError::Invalid {
             file: s.file.display().to_string(),
-            diagnostic: match d.position {
-                Some(p) => format!(
-                    "{}:{}:{}: {d}",
-                    d.file.as_deref().unwrap_or(&s.asset),
-                    p.line,
-                    p.column
-                ),
-                None => format!("{}: {d}", d.file.as_deref().unwrap_or(&s.asset)),
-            },
-        });
-    }
-    Ok((checked, memory, errors))
+            diagnostic,
+        },
+        found.1,
+    ))
 }
 
-/// Gives `s`'s base back what its check knew, from `memory` (what the check of the new text
-/// kept) by checking the base's text again in part: a refused or dry-run write leaves the next
-/// writer (or load) as fast as before it.
+/// Gives `s`'s base back to the store: its text and read by undoing the edit (the entries it
+/// touched read again), and what its check knew: its own memory when the new text's check did
+/// not run (`ran` is `None`), else from what that check kept, by checking the base's text again
+/// in part. A refused or dry-run write leaves the next writer (or load) as fast as before it.
 fn restore<R: crate::pipeline::PrefabSource>(
-    s: &mut Staged,
-    memory: Option<MemoryOf<CustomContext>>,
+    files: &SceneFiles,
+    s: Staged,
+    ran: Option<Option<MemoryOf<CustomContext>>>,
     prefabs: &mut PrefabFiles<R>,
     context: &CustomContext,
 ) {
-    let Some(memory) = memory else {
-        return;
-    };
-    let back = TextChange {
-        start: s.change.start,
-        old_end: s.change.new_end(),
-        new_len: s.change.old_end - s.change.start,
-    };
-    let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
-    let source = Source::from_parsed(s.asset.clone(), s.base.file.parsed.clone());
-    s.base.memory = check_scene(source, prefabs, context, pool, Some((memory, back)), true).1;
+    let Staged {
+        asset,
+        mut base,
+        group,
+        text,
+        parsed,
+        change,
+        ..
+    } = s;
+    let mut edit = SceneEdit::from_owned(text, parsed, Some(group.ends_at));
+    if edit
+        .replay_as_edit("give back".to_owned(), &group, true)
+        .is_err()
+    {
+        return; // the store keeps no version of it: the next writer reads the file
+    }
+    let (text, mut parsed) = edit.into_text_and_parsed();
+    if let Some(kept) = ran {
+        base.memory = None;
+        if let Some(memory) = kept {
+            let back = TextChange {
+                start: change.start,
+                old_end: change.new_end(),
+                new_len: change.old_end - change.start,
+            };
+            let (again, (_, memory, _)) =
+                check_whole(&asset, parsed, prefabs, context, Some((memory, back)));
+            parsed = again;
+            base.memory = memory;
+        }
+    }
+    give_back(files, &asset, base, text, parsed, Some(group.starts_from));
 }
 
 /// The errors among `diagnostics`.
@@ -425,27 +530,6 @@ fn errors_of(diagnostics: &[Diagnostic]) -> Vec<Diagnostic> {
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .cloned()
-        .collect()
-}
-
-/// The group's patches with their starts in the text before it (each patch's offset is in the
-/// text the patches before it made), as lines and columns of `before`'s map.
-fn patches_before(group: &PatchGroup, before: &ParsedScene) -> Vec<KeptPatch> {
-    let mut shift: isize = 0;
-    group
-        .patches
-        .iter()
-        .map(|p| {
-            let at = p.offset.saturating_add_signed(-shift);
-            shift += p.after.len() as isize - p.before.len() as isize;
-            let pos = before.source_map.position_of_offset(at);
-            KeptPatch {
-                line: pos.line,
-                column: pos.column,
-                before: p.before.clone(),
-                after: p.after.clone(),
-            }
-        })
         .collect()
 }
 
