@@ -48,10 +48,13 @@ struct Entry {
     /// Whether a load or a writer has the newest revision out.
     taken: bool,
     /// The revision known to be the file on disk, and the file's stamp then.
-    disk: Option<(u64, Stamp)>,
+    disk: Option<OnDisk>,
     /// Whether a write of a newer revision is queued or on its way to disk.
     writing: bool,
 }
+
+/// The revision number known to be a file on disk, and the file's stamp then.
+pub(crate) type OnDisk = (u64, Stamp);
 
 /// What the file system says of a file, to tell whether it changed since: its length,
 /// modification time and (on Unix) inode.
@@ -187,7 +190,7 @@ impl SceneFiles {
 
     /// The newest revision of `path` (shared), with the revision known to be on disk and its
     /// stamp; `None` when nothing was read yet or a load or writer has it out.
-    pub(crate) fn newest(&self, path: &str) -> Option<(Arc<FileText>, Option<(u64, Stamp)>)> {
+    pub(crate) fn newest(&self, path: &str) -> Option<(Arc<FileText>, Option<OnDisk>)> {
         let map = self.lock();
         let entry = map.get(path)?;
         Some((entry.last.as_ref()?.file.clone(), entry.disk))

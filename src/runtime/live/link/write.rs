@@ -183,7 +183,8 @@ pub(crate) fn commit(
             let mut prefabs = prefab_files(link, &files, &placed_here);
             match check(s, &mut prefabs, &context) {
                 Ok(found) => checked.push(found),
-                Err((e, memory)) => {
+                Err(refusal) => {
+                    let (e, memory) = *refusal;
                     failed = Some(e);
                     refused = Some(memory);
                     break;
@@ -445,13 +446,16 @@ fn prefab_files<'a>(
     })
 }
 
+/// Why a staged text was refused, and what its check kept (to give the base back with).
+type Refusal = (LinkError, Option<MemoryOf<CustomContext>>);
+
 /// Checks `s`'s new text in part against what the check of its base kept, refusing any error
 /// the base did not have.
 fn check<R: crate::pipeline::PrefabSource>(
     s: &mut Staged,
     prefabs: &mut PrefabFiles<R>,
     context: &CustomContext,
-) -> Result<Found, (LinkError, Option<MemoryOf<CustomContext>>)> {
+) -> Result<Found, Box<Refusal>> {
     let parsed = std::mem::replace(&mut s.parsed, ParsedScene::empty());
     let prior = s.base.memory.take().map(|m| (m, s.change));
     let (parsed, found) = check_whole(&s.asset, parsed, prefabs, context, prior);
@@ -470,13 +474,13 @@ fn check<R: crate::pipeline::PrefabSource>(
         ),
         None => format!("{}: {d}", d.file.as_deref().unwrap_or(&s.asset)),
     };
-    Err((
+    Err(Box::new((
         LinkError::Invalid {
             file: s.file.display().to_string(),
             diagnostic,
         },
         found.1,
-    ))
+    )))
 }
 
 /// Gives `s`'s base back to the store: its text and read by undoing the edit (the entries it
