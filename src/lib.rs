@@ -54,6 +54,7 @@ pub mod diff;
 pub mod edit;
 pub mod export;
 pub mod format;
+pub mod merge;
 pub mod pipeline;
 pub mod prefab;
 pub mod project;

@@ -63,6 +63,15 @@ pub enum ReadWarningKind {
     /// "Versioning") and will be saved as 1.
     #[error("format_version 0 was read as format 1; saving writes `format_version: 1`")]
     FormatVersionZero,
+    /// A merge conflict marker that `forge merge` left (`/* forge-merge: theirs = 4.0 */`,
+    /// the format page, "Merge conflict markers"): both branches changed the value before it,
+    /// and the file keeps this branch's. Validation reports it as an error until it is removed.
+    #[error("merge conflict marker: {note}")]
+    MergeConflict {
+        /// The marker's words after `forge-merge:` (`theirs = 4.0`, `theirs removes this`,
+        /// `theirs keeps ..`).
+        note: String,
+    },
 }
 
 impl ParsedScene {
@@ -130,6 +139,18 @@ impl ParsedScene {
         if !parser.tables.warnings.is_empty() {
             return false;
         }
+        // A merge conflict marker in the entry, before or after: the whole read finds them.
+        let marker = super::marker::PREFIX.as_bytes();
+        let in_entry = |at: usize| (entry.start as usize..entry.end as usize).contains(&at);
+        let now = text.as_bytes().get(entry.start as usize..end as usize);
+        if now.is_none_or(|now| memchr::memmem::find(now, marker).is_some())
+            || self.warnings.iter().any(|w| {
+                matches!(w.kind, ReadWarningKind::MergeConflict { .. })
+                    && in_entry(w.position.offset)
+            })
+        {
+            return false;
+        }
         let tables = parser.tables;
         let new = EntryTables {
             spans: entry_spans,
@@ -194,10 +215,23 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
         Ok(doc) => {
             let mut wide = WideChars::default();
             wide.scan(text, 0);
+            super::marker::scan(text.as_bytes(), 0, &mut parser.tables.warnings);
             Ok(parser.tables.finish(doc, source_map, wide))
         }
-        Err(e) => Err(e.finish(&LineIndex::new(text))),
+        Err(e) => Err(git_conflict(text).unwrap_or_else(|| e.finish(&LineIndex::new(text)))),
     }
+}
+
+/// The error of a text that holds git's conflict markers (`<<<<<<<` at the start of a line),
+/// at the first: a text git could not merge, which no other error would explain as well.
+fn git_conflict(text: &str) -> Option<ReadError> {
+    let at = super::marker::git_marker(text)?;
+    Some(ReadError::new(
+        LineIndex::new(text).position(at),
+        None,
+        None,
+        ReadErrorKind::GitConflictMarkers,
+    ))
 }
 
 /// Reads a document from bytes, refusing invalid UTF-8 with its position.
@@ -401,6 +435,8 @@ impl Tables {
         mut source_map: SourceMap,
         lines: LineIndex,
     ) -> ParsedScene {
+        // In text order, however the text was read (whole, or in pieces).
+        self.warnings.sort_by_key(|(at, _)| *at);
         let warnings = self
             .warnings
             .into_iter()

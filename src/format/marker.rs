@@ -1,0 +1,139 @@
+//! Merge conflict markers: the comments `forge merge` leaves where both branches changed one
+//! value (the format page, "Merge conflict markers"), and git's own `<<<<<<<` lines.
+//!
+//! A marker is a block comment that starts with [`PREFIX`]: `/* forge-merge: theirs = 4.0 */`.
+//! The file stays a scene (a comment is whitespace to the grammar), and the reader reports each
+//! marker as a [`ReadWarningKind::MergeConflict`](super::ReadWarningKind::MergeConflict), which
+//! validation turns into an error (`forge::merge::conflict`) until it is removed. Finding them
+//! costs one `memmem` pass over the text; the text is scanned for comments only where the
+//! prefix occurs.
+
+use super::lexical::{block_comment_end, string_literal_end};
+use super::read::ReadWarningKind;
+
+/// How every marker starts.
+pub(crate) const PREFIX: &str = "/* forge-merge:";
+
+/// The markers in `region` (a piece of the text at `base`, starting outside any string or
+/// comment), each as its offset in the whole text and its note (the words after the prefix).
+/// A prefix inside a string, or inside another comment, is not a marker.
+pub(crate) fn scan(region: &[u8], base: usize, out: &mut Vec<(usize, ReadWarningKind)>) {
+    let finder = memchr::memmem::Finder::new(PREFIX.as_bytes());
+    // Where lexing has reached: outside strings and comments.
+    let mut at = 0;
+    for hit in finder.find_iter(region) {
+        if hit < at {
+            // Inside a comment or string passed already.
+            continue;
+        }
+        at = skip_to(region, at, hit);
+        if at != hit {
+            continue;
+        }
+        let Some(end) = block_comment_end(region, hit) else {
+            return;
+        };
+        let body = &region[hit + PREFIX.len()..end - 2];
+        let note = String::from_utf8_lossy(body).trim().to_owned();
+        out.push((base + hit, ReadWarningKind::MergeConflict { note }));
+        at = end;
+    }
+}
+
+/// Steps over code, strings and comments from `at` (outside them) towards `to`: `to` when it
+/// is reached outside any, else the end of the string or comment that holds `to`.
+fn skip_to(b: &[u8], mut at: usize, to: usize) -> usize {
+    while at < to {
+        match b[at] {
+            b'/' if b.get(at + 1) == Some(&b'/') => {
+                at = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |n| at + n);
+            }
+            b'/' if b.get(at + 1) == Some(&b'*') => {
+                at = block_comment_end(b, at).unwrap_or(b.len());
+            }
+            _ => match string_literal_end(b, at) {
+                Some(end) => at = end.unwrap_or(b.len()),
+                None => at += 1,
+            },
+        }
+    }
+    at
+}
+
+/// The offset of the first line of `text` that git's conflict markers start (`<<<<<<<`,
+/// `=======` or `>>>>>>>` at the start of a line), when one does.
+pub(crate) fn git_marker(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let starts_line = |at: usize| at == 0 || b[at - 1] == b'\n';
+    for pattern in [&b"<<<<<<<"[..], b">>>>>>>", b"======="] {
+        if let Some(at) = memchr::memmem::find_iter(b, pattern).find(|&at| starts_line(at)) {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// A marker comment holding `note` (`theirs = 4.0`), with `/*` and `*/` inside the note (which
+/// only strings of a value can hold) written as escapes, so the comment ends where it should
+/// and the value reads the same.
+pub(crate) fn marker(note: &str) -> String {
+    let mut out = String::with_capacity(note.len() + PREFIX.len() + 4);
+    out.push_str(PREFIX);
+    out.push(' ');
+    let b = note.as_bytes();
+    for (i, c) in note.char_indices() {
+        let next_to_slash = (i > 0 && b[i - 1] == b'/') || b.get(i + 1).is_some_and(|&n| n == b'/');
+        if c == '*' && next_to_slash {
+            out.push_str("\\u{2a}");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push_str(" */");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notes(text: &str) -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        scan(text.as_bytes(), 0, &mut out);
+        out.into_iter()
+            .map(|(at, kind)| match kind {
+                ReadWarningKind::MergeConflict { note } => (at, note),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_markers_in_code_only() {
+        let text = r#"a: 1 /* forge-merge: theirs = 2 */, b: "/* forge-merge: no */" // /* forge-merge: no */
+/* outer /* forge-merge: nested */ */ c: 3 /* forge-merge: theirs removes this */"#;
+        let found = notes(text);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0], (5, "theirs = 2".to_owned()));
+        assert_eq!(found[1].1, "theirs removes this");
+        assert_eq!(&text[found[1].0..found[1].0 + 2], "/*");
+    }
+
+    #[test]
+    fn a_marker_of_a_value_with_comment_delimiters_reads_back_whole() {
+        let m = marker(r#"theirs = "a */ b /* c""#);
+        assert!(!m[2..m.len() - 2].contains("*/") && !m[2..m.len() - 2].contains("/*"));
+        let found = notes(&m);
+        assert_eq!(
+            found,
+            [(0, r#"theirs = "a \u{2a}/ b /\u{2a} c""#.to_owned())]
+        );
+    }
+
+    #[test]
+    fn git_markers_at_line_starts_only() {
+        assert_eq!(git_marker("(\n<<<<<<< HEAD\n"), Some(2));
+        assert_eq!(git_marker("name: \"<<<<<<<\""), None);
+        assert_eq!(git_marker("x\n=======\n"), Some(2));
+    }
+}
