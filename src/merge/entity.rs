@@ -92,7 +92,7 @@ fn components(
         return o.to_vec();
     }
     let keys = |list: &[ComponentData]| list.iter().map(ComponentData::key).collect::<Vec<_>>();
-    let order = merged_order(&keys(o), &keys(t));
+    let order = merged_order(&keys(o), &keys(t), String::clone);
     let find = |list: &[ComponentData], key: &str| list.iter().find(|c| c.has_key(key)).cloned();
     let mut out = Vec::with_capacity(order.len());
     for key in order {
@@ -185,7 +185,7 @@ fn custom(
             .map(|f| f.expr.clone())
     };
     let mut fields = Vec::with_capacity(o.fields.len());
-    for name in merged_order(&names(o), &names(t)) {
+    for name in merged_order(&names(o), &names(t), EcoString::clone) {
         let what = format!("{who}: `{key}` field `{name}`");
         let merged = p.pick(
             expr(b, &name).as_ref(),
@@ -299,7 +299,7 @@ fn instance(
         t.streaming.as_ref(),
         at(format!("{who}: instance streaming")),
     );
-    let order = merged_order(&override_keys(o), &override_keys(t));
+    let order = merged_order(&override_keys(o), &override_keys(t), OverrideKey::clone);
     let mut overrides = Vec::with_capacity(order.len());
     for key in order {
         let (ob, oo, ot) = (
@@ -376,7 +376,7 @@ fn one_override(
     out.set = by_key(p, &b.set, &o.set, &t.set, |c| c.component.key(), at("set"));
     out.add = by_key(p, &b.add, &o.add, &t.add, ComponentData::key, at("add"));
     let mut remove: Vec<EcoString> = Vec::new();
-    for k in merged_order(&o.remove, &t.remove) {
+    for k in merged_order(&o.remove, &t.remove, EcoString::clone) {
         let (inb, ino, int) = (
             b.remove.contains(&k),
             o.remove.contains(&k),
@@ -405,7 +405,7 @@ fn by_key<T: Clone + PartialEq + Debug>(
     let keys = |l: &[T]| l.iter().map(&key).collect::<Vec<_>>();
     let find = |l: &[T], k: &str| l.iter().find(|x| key(x) == k).cloned();
     let mut out = Vec::new();
-    for k in merged_order(&keys(o), &keys(t)) {
+    for k in merged_order(&keys(o), &keys(t), String::clone) {
         let picked = p.pick(
             find(b, &k).as_ref(),
             find(o, &k).as_ref(),

@@ -183,7 +183,7 @@ pub(crate) fn merge_docs(
     let mut ordered: HashMap<Slot, Vec<u64>> = HashMap::with_capacity(lists.len());
     for (slot, mut members) in lists {
         members.sort_by_key(|id| order.get(id).copied().unwrap_or(usize::MAX));
-        let list = arrange(&mut p, b, o, t, &slot, &members);
+        let list = arrange(&mut p, [b, o, t], &entities, &slot, &members);
         ordered.insert(slot, list);
     }
     // Set every place: `parent`, `children`, overrides' `children`, `roots`.
@@ -333,14 +333,13 @@ fn in_loop(slots: &HashMap<u64, Slot>, id: u64) -> bool {
     true
 }
 
-/// The order of list `slot`, holding `members` (in file order): the branch that reordered it
+/// The order of list `slot`, holding `members` (in file order; `merged` names them): the branch that reordered it
 /// gives the order (a conflict when both did, differently), each entity the other branch put
 /// in after the one it follows there.
 fn arrange(
     p: &mut Picker,
-    b: &SceneDoc,
-    o: &SceneDoc,
-    t: &SceneDoc,
+    [b, o, t]: [&SceneDoc; 3],
+    merged: &EntityMap,
     slot: &Slot,
     members: &[u64],
 ) -> Vec<u64> {
@@ -370,10 +369,12 @@ fn arrange(
     let seq =
         |l: &[u64]| -> Vec<u64> { l.iter().copied().filter(|x| common.contains(x)).collect() };
     let (sb, so, st) = (seq(&lb), seq(&lo), seq(&lt));
+    // Entities both branches put in at one place: by name, whichever branch is this one.
+    let rank = |id: &u64| (merged.get(id).map(|n| n.name.clone()), *id);
     let mut list = if so == sb {
-        merged_order(&lt, &lo)
+        merged_order(&lt, &lo, rank)
     } else if st == sb || st == so {
-        merged_order(&lo, &lt)
+        merged_order(&lo, &lt, rank)
     } else {
         let (place, what) = match slot {
             Slot::Root => (Place::Roots, "the order of `roots`".to_owned()),
@@ -388,8 +389,8 @@ fn arrange(
         };
         p.clash(place, what);
         match p.side {
-            Side::Ours => merged_order(&lo, &lt),
-            Side::Theirs => merged_order(&lt, &lo),
+            Side::Ours => merged_order(&lo, &lt, rank),
+            Side::Theirs => merged_order(&lt, &lo, rank),
         }
     };
     let listed: HashSet<u64> = list.iter().copied().collect();

@@ -87,7 +87,7 @@ fn layer(
     // The palette by key.
     let keys = |l: &TileLayer| l.palette.iter().map(|(k, _)| *k).collect::<Vec<_>>();
     let mut palette = Vec::new();
-    for k in merged_order(&keys(o), &keys(t)) {
+    for k in merged_order(&keys(o), &keys(t), |k: &char| *k) {
         let of = |l: &TileLayer| l.prefab(k).map(EcoString::from);
         let words = format!("palette key {k:?}");
         if let Some(scene) = p.pick(of(b).as_ref(), of(o).as_ref(), of(t).as_ref(), at(&words)) {
@@ -106,7 +106,7 @@ fn layer(
         Some(h.overrides[at].clone())
     };
     let mut overrides = Vec::new();
-    for k in merged_order(&override_keys(&ho), &override_keys(&ht)) {
+    for k in merged_order(&override_keys(&ho), &override_keys(&ht), OverrideKey::clone) {
         let words = format!("override of cell {:?}", k.target);
         overrides.extend(p.pick(
             find(&hb, &k).as_ref(),

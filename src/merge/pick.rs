@@ -168,17 +168,23 @@ impl Picker {
     }
 }
 
-/// The keys of two keyed lists in merged order: this branch's order, then the keys only the
-/// other branch has, each after the key it follows there (at the start when it follows none of
-/// this branch's). Linear in the lengths.
-pub(crate) fn merged_order<K: Clone + Eq + std::hash::Hash>(ours: &[K], theirs: &[K]) -> Vec<K> {
-    let kept: bevy_platform::collections::HashSet<&K> = ours.iter().collect();
-    // The other branch's keys after each of this branch's (`None`: at the start).
-    let mut after: bevy_platform::collections::HashMap<Option<&K>, Vec<&K>> =
-        bevy_platform::collections::HashMap::default();
+/// The keys of two keyed lists in merged order: the keys of both, each where its branch put
+/// it: after the last key both lists have that it follows (at the start when none). Where both
+/// branches put keys after one key, the two runs are ordered by `rank` of their first keys, so
+/// the order does not depend on which branch is this one. Linear in the lengths.
+pub(crate) fn merged_order<K, R>(ours: &[K], theirs: &[K], rank: impl Fn(&K) -> R) -> Vec<K>
+where
+    K: Clone + Eq + std::hash::Hash,
+    R: Ord,
+{
+    use bevy_platform::collections::{HashMap, HashSet};
+    let kept: HashSet<&K> = ours.iter().collect();
+    let common: HashSet<&K> = theirs.iter().filter(|k| kept.contains(k)).collect();
+    // The other branch's keys after each key both have (`None`: at the start).
+    let mut after: HashMap<Option<&K>, Vec<&K>> = HashMap::default();
     let mut anchor = None;
     for k in theirs {
-        if kept.contains(k) {
+        if common.contains(k) {
             anchor = Some(k);
         } else {
             after.entry(anchor).or_default().push(k);
@@ -187,13 +193,33 @@ pub(crate) fn merged_order<K: Clone + Eq + std::hash::Hash>(ours: &[K], theirs: 
     if after.is_empty() {
         return ours.to_vec();
     }
-    let mut out = Vec::with_capacity(ours.len() + theirs.len());
-    out.extend(after.remove(&None).unwrap_or_default().into_iter().cloned());
-    for k in ours {
-        out.push(k.clone());
-        if let Some(more) = after.remove(&Some(k)) {
-            out.extend(more.into_iter().cloned());
+    let mut out: Vec<K> = Vec::with_capacity(ours.len() + theirs.len());
+    let mut i = 0;
+    let mut anchor: Option<&K> = None;
+    loop {
+        let start = i;
+        while i < ours.len() && !common.contains(&ours[i]) {
+            i += 1;
         }
+        let mine = &ours[start..i];
+        let other = after.remove(&anchor).unwrap_or_default();
+        let other_first = match (mine.first(), other.first()) {
+            (Some(a), Some(b)) => rank(b) < rank(a),
+            _ => false,
+        };
+        if other_first {
+            out.extend(other.into_iter().cloned());
+            out.extend(mine.iter().cloned());
+        } else {
+            out.extend(mine.iter().cloned());
+            out.extend(other.into_iter().cloned());
+        }
+        if i == ours.len() {
+            break;
+        }
+        out.push(ours[i].clone());
+        anchor = Some(&ours[i]);
+        i += 1;
     }
     out
 }
@@ -219,8 +245,12 @@ mod tests {
 
     #[test]
     fn keys_only_theirs_has_follow_their_neighbour() {
-        assert_eq!(merged_order(&[1, 2, 3], &[1, 4, 2, 5]), [1, 4, 2, 5, 3]);
-        assert_eq!(merged_order(&[1], &[0, 1]), [0, 1]);
-        assert_eq!(merged_order::<u8>(&[], &[7, 8]), [7, 8]);
+        let id = |k: &u8| *k;
+        assert_eq!(merged_order(&[1, 2, 3], &[1, 4, 2, 5], id), [1, 4, 2, 3, 5]);
+        assert_eq!(merged_order(&[1], &[0, 1], id), [0, 1]);
+        assert_eq!(merged_order(&[], &[7, 8], id), [7, 8]);
+        // Runs after one key, ordered by rank whichever branch is this one.
+        assert_eq!(merged_order(&[1, 9], &[1, 6], id), [1, 6, 9]);
+        assert_eq!(merged_order(&[1, 6], &[1, 9], id), [1, 6, 9]);
     }
 }

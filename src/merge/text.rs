@@ -257,8 +257,11 @@ pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -
         let lead_t = leads(theirs_text, tr.start);
         let cur_lead = leading(text, cr.start);
         let lead_c = &text[cur_lead.clone()];
+        // Comment lines the other branch wrote above the entry (not ones that were in the
+        // base text, such as those left above it by an entry it deleted).
+        let written = !lead_t.is_empty() && !base_text.contains(lead_t);
         let new_lead = match ours.doc.entities.contains_key(id) {
-            false => (lead_c.is_empty() && !lead_t.is_empty()).then_some(lead_t),
+            false => (lead_c.is_empty() && written).then_some(lead_t),
             true => {
                 let (Some((or, ot)), Some((br, bt))) = (
                     entry_text(ours_text, ours, *id),
@@ -272,7 +275,7 @@ pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -
                     continue;
                 }
                 let (lead_o, lead_b) = (leads(ours_text, or.start), leads(base_text, br.start));
-                (lead_o == lead_b && lead_t != lead_b && lead_c == lead_o).then_some(lead_t)
+                (written && lead_o == lead_b && lead_c == lead_o).then_some(lead_t)
             }
         };
         if tt != ct {
