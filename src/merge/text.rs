@@ -234,55 +234,52 @@ pub(crate) struct Sources<'a> {
 /// other branch changed, or that only it has, as the other branch wrote it: its entry and the
 /// comment lines above it.
 pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -> String {
+    fn leads(t: &str, at: usize) -> &str {
+        &t[leading(t, at)]
+    }
     let (base_text, base) = s.base;
     let (ours_text, ours) = s.ours;
     let (theirs_text, theirs) = s.theirs;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (id, node) in &parsed.doc.entities {
-        let Some(tn) = theirs.doc.entities.get(id) else {
-            continue;
-        };
-        if !super::pick::same(Some(node), Some(tn)) {
-            continue;
-        }
         let (Some((tr, tt)), Some((cr, ct))) = (
             entry_text(theirs_text, theirs, *id),
             entry_text(text, parsed, *id),
         ) else {
             continue;
         };
-        fn leads(t: &str, at: usize) -> &str {
-            &t[leading(t, at)]
-        }
+        let in_ours = entry_text(ours_text, ours, *id);
+        let in_base = entry_text(base_text, base, *id);
+        // The comment lines above the entry, when the other branch wrote them (not ones that
+        // were in the base text, such as those left above it by an entry it deleted) and this
+        // branch left the entry's own as they were.
         let lead_t = leads(theirs_text, tr.start);
         let cur_lead = leading(text, cr.start);
         let lead_c = &text[cur_lead.clone()];
-        // Comment lines the other branch wrote above the entry (not ones that were in the
-        // base text, such as those left above it by an entry it deleted).
         let written = !lead_t.is_empty() && !base_text.contains(lead_t);
-        let new_lead = match ours.doc.entities.contains_key(id) {
-            false => (lead_c.is_empty() && written).then_some(lead_t),
-            true => {
-                let (Some((or, ot)), Some((br, bt))) = (
-                    entry_text(ours_text, ours, *id),
-                    entry_text(base_text, base, *id),
-                ) else {
-                    continue;
-                };
-                if ot != bt {
-                    // This branch changed the entry's text: its text stays, with the edit
-                    // layer's changes.
-                    continue;
-                }
-                let (lead_o, lead_b) = (leads(ours_text, or.start), leads(base_text, br.start));
-                (written && lead_o == lead_b && lead_c == lead_o).then_some(lead_t)
+        let kept = match (&in_ours, &in_base) {
+            (Some((or, _)), Some((br, _))) => {
+                let lead_o = leads(ours_text, or.start);
+                lead_o == leads(base_text, br.start) && lead_c == lead_o
             }
+            (None, _) => lead_c.is_empty(),
+            _ => false,
         };
-        if tt != ct {
-            edits.push((cr.start, cr.end, tt.to_owned()));
+        if written && kept {
+            edits.push((cur_lead.start, cur_lead.end, lead_t.to_owned()));
         }
-        if let Some(lead) = new_lead {
-            edits.push((cur_lead.start, cur_lead.end, lead.to_owned()));
+        // The entry itself, when the merge took it whole from the other branch: one only the
+        // other branch has, or one this branch did not touch (its text the base's).
+        let Some(tn) = theirs.doc.entities.get(id) else {
+            continue;
+        };
+        let untouched = match (&in_ours, &in_base) {
+            (None, _) => true,
+            (Some((_, ot)), Some((_, bt))) => ot == bt,
+            _ => false,
+        };
+        if untouched && tt != ct && super::pick::same(Some(node), Some(tn)) {
+            edits.push((cr.start, cr.end, tt.to_owned()));
         }
     }
     edits.sort_by_key(|e| (e.0, e.1));
