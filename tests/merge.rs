@@ -817,8 +817,9 @@ fn step() -> impl Strategy<Value = Step> {
 /// one with a light, every third with a custom component.
 fn scene(n: usize, parents: &[usize]) -> String {
     let mut doc = SceneDoc::new("Random");
-    for i in 0..n {
-        let parent = (i > 0 && parents[i] % (i + 1) < i).then(|| (parents[i] % (i + 1)) as u64 + 1);
+    for (i, p) in parents.iter().enumerate().take(n) {
+        let under = p % (i + 1);
+        let parent = (i > 0 && under < i).then_some(under as u64 + 1);
         let id = doc.add_entity(format!("E{}", i + 1), parent).unwrap();
         let node = doc.entity_mut(id).unwrap();
         if i % 2 == 0 {
@@ -987,4 +988,45 @@ proptest! {
             prop_assert_eq!(by_names(m), by_names(&read(&other.text)));
         }
     }
+}
+
+#[test]
+fn an_edit_read_again_in_part_keeps_the_markers_as_a_whole_read_gives_them() {
+    let ours = branch(BASE, |e| {
+        e.rename(2, "Lantern").unwrap();
+    });
+    let theirs = branch(BASE, |e| {
+        e.rename(2, "Torch").unwrap();
+    });
+    let text = merge(BASE, &ours, &theirs).unwrap().text;
+    let marker = text.find("/* forge-merge").unwrap();
+    let tree = text.find("\"Tree\"").unwrap() + 1;
+    let lantern = text.find("\"Lantern\"").unwrap() + 1;
+    // (edited range, new bytes): typing before the marker's entry, in its entry, deleting the
+    // marker, typing a new one.
+    let edits = [
+        (tree..tree, "Old "),
+        (lantern..lantern, "Big "),
+        (
+            marker - 1..text[marker..].find("*/").unwrap() + marker + 2,
+            "",
+        ),
+        (
+            tree + 4..tree + 4,
+            "\" /* forge-merge: theirs = \"Oak\" */ //\"",
+        ),
+    ];
+    let mut in_part = 0;
+    for (range, new) in edits {
+        let mut edited = text.clone();
+        edited.replace_range(range.clone(), new);
+        let whole = SceneDoc::from_str(&edited);
+        let mut parsed = SceneDoc::from_str(&text).unwrap();
+        if parsed.reread_edit(&edited, range.clone(), new.len()) {
+            in_part += 1;
+            assert_eq!(Ok(parsed), whole, "{range:?} {new:?}");
+        }
+    }
+    // Typing before the entry with the marker is read in part, the marker moved with it.
+    assert!(in_part >= 1);
 }

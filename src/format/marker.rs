@@ -9,15 +9,14 @@
 //! prefix occurs.
 
 use super::lexical::{block_comment_end, string_literal_end};
-use super::read::ReadWarningKind;
 
 /// How every marker starts.
 pub(crate) const PREFIX: &str = "/* forge-merge:";
 
 /// The markers in `region` (a piece of the text at `base`, starting outside any string or
-/// comment), each as its offset in the whole text and its note (the words after the prefix).
-/// A prefix inside a string, or inside another comment, is not a marker.
-pub(crate) fn scan(region: &[u8], base: usize, out: &mut Vec<(usize, ReadWarningKind)>) {
+/// comment), each given to `found` with its offset in the whole text and its note (the words
+/// after the prefix). A prefix inside a string, or inside another comment, is not a marker.
+pub(crate) fn scan(region: &[u8], base: usize, mut found: impl FnMut(usize, String)) {
     let finder = memchr::memmem::Finder::new(PREFIX.as_bytes());
     // Where lexing has reached: outside strings and comments.
     let mut at = 0;
@@ -35,7 +34,7 @@ pub(crate) fn scan(region: &[u8], base: usize, out: &mut Vec<(usize, ReadWarning
         };
         let body = &region[hit + PREFIX.len()..end - 2];
         let note = String::from_utf8_lossy(body).trim().to_owned();
-        out.push((base + hit, ReadWarningKind::MergeConflict { note }));
+        found(base + hit, note);
         at = end;
     }
 }
@@ -99,13 +98,8 @@ mod tests {
 
     fn notes(text: &str) -> Vec<(usize, String)> {
         let mut out = Vec::new();
-        scan(text.as_bytes(), 0, &mut out);
-        out.into_iter()
-            .map(|(at, kind)| match kind {
-                ReadWarningKind::MergeConflict { note } => (at, note),
-                other => panic!("{other:?}"),
-            })
-            .collect()
+        scan(text.as_bytes(), 0, |at, note| out.push((at, note)));
+        out
     }
 
     #[test]
@@ -128,6 +122,49 @@ mod tests {
             found,
             [(0, r#"theirs = "a \u{2a}/ b /\u{2a} c""#.to_owned())]
         );
+    }
+
+    /// A scene with markers, read whole and in pieces of every size: the same warnings, in
+    /// text order.
+    #[test]
+    fn markers_are_found_the_same_however_the_text_is_read() {
+        use crate::format::{ReadWarningKind, SceneDoc, StreamRead, StreamStep};
+        let text = "(format_version: 0, name: \"a /* forge-merge: no */\", entities: {\n  1: (id: 1, name: \"A\" /* forge-merge: theirs = \"B\" */, parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: []), /* forge-merge: theirs keeps 2: (id: 2) */\n}, roots: [1] /* forge-merge: theirs = [] */, next_id: 3)\n";
+        let whole = SceneDoc::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+        let notes: Vec<String> = whole
+            .warnings
+            .iter()
+            .filter_map(|w| match &w.kind {
+                ReadWarningKind::MergeConflict { note } => Some(note.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            notes,
+            ["theirs = \"B\"", "theirs keeps 2: (id: 2)", "theirs = []"]
+        );
+        assert_eq!(whole.warnings.len(), 4, "{:?}", whole.warnings);
+        for piece in [1, 2, 7, 64, 4096] {
+            let mut stream = StreamRead::new(text.len(), 8);
+            let mut rest = text.as_bytes();
+            let read = loop {
+                match stream.step() {
+                    StreamStep::Read => {
+                        let spare = stream.spare();
+                        let n = piece.min(rest.len()).min(spare.len());
+                        spare[..n].copy_from_slice(&rest[..n]);
+                        rest = &rest[n..];
+                        stream.filled(n);
+                    }
+                    StreamStep::Done(read) => break read,
+                }
+            };
+            assert_eq!(
+                read.map(|r| r.warnings),
+                Some(whole.warnings.clone()),
+                "piece {piece}"
+            );
+        }
     }
 
     #[test]

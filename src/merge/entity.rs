@@ -276,9 +276,7 @@ fn instance(
     let at = |words: String| move || (Place::Field(id, "instance"), words);
     let (Some(o), Some(t)) = (o, t) else {
         // Placed on one side, removed (or placed anew) on the other.
-        return p
-            .pick(b, o, t, at(format!("{who}: instance (placed or removed)")))
-            .map(|i| i.clone());
+        return p.pick(b, o, t, at(format!("{who}: instance (placed or removed)")));
     };
     let mut out = o.clone();
     out.scene = p.pick_value(
@@ -382,7 +380,8 @@ fn one_override(
             o.remove.contains(&k),
             t.remove.contains(&k),
         );
-        if (ino && int) || (ino && !inb) || (int && !inb) {
+        // Kept by both, or put in by one: what either took out stays out.
+        if (ino || int) && (!inb || (ino && int)) {
             remove.push(k);
         }
     }

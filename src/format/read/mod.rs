@@ -215,7 +215,7 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
         Ok(doc) => {
             let mut wide = WideChars::default();
             wide.scan(text, 0);
-            super::marker::scan(text.as_bytes(), 0, &mut parser.tables.warnings);
+            parser.tables.merge_markers(text.as_bytes(), 0);
             Ok(parser.tables.finish(doc, source_map, wide))
         }
         Err(e) => Err(git_conflict(text).unwrap_or_else(|| e.finish(&LineIndex::new(text)))),
@@ -381,6 +381,15 @@ impl Tables {
             escaped: Vec::new(),
             long_strings: Vec::new(),
         }
+    }
+
+    /// Notes the merge conflict markers of `region` (text at `base`, starting outside strings
+    /// and comments) as warnings.
+    fn merge_markers(&mut self, region: &[u8], base: usize) {
+        super::marker::scan(region, base, |at, note| {
+            self.warnings
+                .push((at, ReadWarningKind::MergeConflict { note }));
+        });
     }
 
     /// The lengths of the growing tables, to undo a partly read entry.

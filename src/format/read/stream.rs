@@ -187,7 +187,7 @@ impl StreamRead {
         let read = p.pos;
         self.wide.scan(&p.text[..read], self.base + self.done);
         // Read units end outside strings and comments: each piece is scanned on its own.
-        crate::format::marker::scan(&p.b[..read], self.base + self.done, &mut p.tables.warnings);
+        p.tables.merge_markers(&p.b[..read], self.base + self.done);
         self.tables = Some(p.tables);
         self.done += read;
         if self.failed {
