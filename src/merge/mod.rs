@@ -327,37 +327,30 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
 
 /// The conflict markers of `parsed`, each with what it records (`whats`: by marker offset).
 fn conflicts(parsed: &ParsedScene, whats: &[(usize, Vec<String>)]) -> Vec<Conflict> {
-    let entries = &parsed.source_map;
+    // Entries are in text order: the one holding an offset is found by halves.
+    let entries = &parsed.source_map.entities;
+    let holder = |at: usize| {
+        let i = entries
+            .as_slice()
+            .partition_point(|_, e| e.entry.start as usize <= at);
+        let (id, e) = entries.get_index(i.checked_sub(1)?)?;
+        (at < e.entry.end as usize).then_some(*id)
+    };
     parsed
         .warnings
         .iter()
         .filter_map(|w| match &w.kind {
-            ReadWarningKind::MergeConflict { note } => Some((w.position, note.clone())),
+            ReadWarningKind::MergeConflict { note } => Some(Conflict {
+                position: w.position,
+                entity: holder(w.position.offset),
+                note: note.clone(),
+                what: whats
+                    .iter()
+                    .find(|(at, _)| *at == w.position.offset)
+                    .map(|(_, what)| what.clone())
+                    .unwrap_or_default(),
+            }),
             _ => None,
-        })
-        .map(|(position, note)| {
-            let entity = parsed
-                .doc
-                .entities
-                .keys()
-                .find(|id| {
-                    entries
-                        .entity_span(**id)
-                        .and_then(|s| s.range())
-                        .is_some_and(|r| r.contains(&position.offset))
-                })
-                .copied();
-            let what = whats
-                .iter()
-                .find(|(at, _)| *at == position.offset)
-                .map(|(_, w)| w.clone())
-                .unwrap_or_default();
-            Conflict {
-                position,
-                entity,
-                note,
-                what,
-            }
         })
         .collect()
 }

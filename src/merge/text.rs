@@ -256,16 +256,17 @@ pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -
         let lead_t = leads(theirs_text, tr.start);
         let cur_lead = leading(text, cr.start);
         let lead_c = &text[cur_lead.clone()];
-        let written = !lead_t.is_empty() && !base_text.contains(lead_t);
-        let kept = match (&in_ours, &in_base) {
-            (Some((or, _)), Some((br, _))) => {
-                let lead_o = leads(ours_text, or.start);
-                lead_o == leads(base_text, br.start) && lead_c == lead_o
-            }
-            (None, _) => lead_c.is_empty(),
-            _ => false,
-        };
-        if written && kept {
+        let kept = lead_t != lead_c
+            && match (&in_ours, &in_base) {
+                (Some((or, _)), Some((br, _))) => {
+                    let lead_o = leads(ours_text, or.start);
+                    lead_o == leads(base_text, br.start) && lead_c == lead_o
+                }
+                (None, _) => lead_c.is_empty(),
+                _ => false,
+            };
+        // Searched last: only where the other branch's lines differ.
+        if kept && !lead_t.is_empty() && !base_text.contains(lead_t) {
             edits.push((cur_lead.start, cur_lead.end, lead_t.to_owned()));
         }
         // The entry itself, when the merge took it whole from the other branch: one only the
