@@ -1056,3 +1056,45 @@ fn overrides_changed_on_both_branches_arrive_as_their_own_bytes() {
         new_lines(&with_comment, &theirs)
     );
 }
+
+#[test]
+fn the_loader_check_refuses_a_scene_with_a_marker_and_follows_it_through_edits() {
+    use bevy_forge_scene::format::TextChange;
+    use bevy_forge_scene::pipeline::{self, PrefabFiles, Source};
+    let ours = branch(BASE, |e| {
+        e.rename(2, "Lantern").unwrap();
+    });
+    let theirs = branch(BASE, |e| {
+        e.rename(2, "Torch").unwrap();
+    });
+    let text = merge(BASE, &ours, &theirs).unwrap().text;
+    let no_prefabs = |p: &str| -> Result<Vec<u8>, String> { Err(format!("no {p}")) };
+    let mut files = PrefabFiles::new(no_prefabs);
+    let conflicts = |checked: &pipeline::Checked| -> Vec<(u32, u32)> {
+        checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == codes::merge::CONFLICT && d.severity == Severity::Error)
+            .filter_map(|d| d.position.map(|p| (p.line, p.column)))
+            .collect()
+    };
+    let source = Source::read("garden.forge.ron", text.as_bytes()).unwrap();
+    let (checked, last) = pipeline::check_keeping(source, &mut files);
+    let line = text[..text.find("/* forge-merge").unwrap()].lines().count() as u32;
+    assert_eq!(conflicts(&checked).len(), 1);
+    assert_eq!(conflicts(&checked)[0].0, line);
+    // Lines typed above it: the check in part reports it at its new line.
+    let edited = text.replacen(
+        "// The garden level.\n",
+        "// The garden level.\n// Two more\n// lines.\n",
+        1,
+    );
+    let change = TextChange::between(&text, &edited).unwrap();
+    let source = Source::read("garden.forge.ron", edited.as_bytes()).unwrap();
+    let (again, _) = pipeline::check_again(source.clone(), &mut files, last.unwrap(), change);
+    assert_eq!(
+        conflicts(&again),
+        conflicts(&pipeline::check(source, &mut files))
+    );
+    assert_eq!(conflicts(&again)[0].0, line + 2);
+}

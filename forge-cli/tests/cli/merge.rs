@@ -203,7 +203,7 @@ fn install_writes_the_attributes_and_the_driver_once() {
 fn git_merges_branches_that_add_edit_move_delete_place_paint_and_comment() {
     let dir = repository();
     let root = dir.path();
-    // Alice adds a pond (id 5), renames the tree, paints a cell, and comments the sun.
+    // Alice adds a pond (id 5), renames the tree, paints a cell, and comments the lamp.
     work(root, "alice", "main", |e| {
         e.add_entity("Pond", None, at(6.0, 0.0, 0.0), vec![])
             .unwrap();
@@ -214,12 +214,15 @@ fn git_merges_branches_that_add_edit_move_delete_place_paint_and_comment() {
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(
         &file,
-        text.replace("      name: \"Sun\",", "      name: \"Sun\", // noon"),
+        text.replace(
+            "      name: \"Lamp\",",
+            "      name: \"Lamp\", // over the path",
+        ),
     )
     .unwrap();
     git_ok(root, &["commit", "-q", "-am", "alice comments"]);
     // Bob places a bench (id 5 too) with an override, moves the lamp to the roots, paints
-    // another cell, deletes nothing of Alice's and comments the tree.
+    // another cell, deletes the sun and comments the tree.
     work(root, "bob", "main", |e| {
         let (_, bench) = e
             .add_entity("Bench", None, at(2.0, 0.0, 2.0), vec![])
@@ -232,6 +235,7 @@ fn git_merges_branches_that_add_edit_move_delete_place_paint_and_comment() {
         e.set_instance(bench, Some(i)).unwrap();
         e.reparent(2, None, 2).unwrap();
         e.paint(4, CellRect::cell(3, 1), 'g').unwrap();
+        e.delete_subtree(3).unwrap();
     });
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(
@@ -253,19 +257,23 @@ fn git_merges_branches_that_add_edit_move_delete_place_paint_and_comment() {
         String::from_utf8_lossy(&merged.stderr)
     );
     let (text, doc) = garden(root);
-    assert_eq!(names(&doc), ["Oak", "Lamp", "Sun", "Pond", "Bench"]);
+    assert_eq!(names(&doc), ["Oak", "Lamp", "Pond", "Bench"]);
     // Bob's bench was renumbered (Alice's pond has 5), with its override.
     let bench = doc.find_by_name("Bench").next().unwrap();
     assert_eq!(bench, 6);
-    // Bob's lamp and bench come after the sun, where he put them; Alice's pond after them
-    // (both put roots after the sun: by name, whoever merges).
-    assert_eq!(doc.roots, [1, 3, 2, 6, 5]);
+    // Bob's lamp and bench come after the tree, where he put them; Alice's pond after them
+    // (both put roots after the tree: ordered by name, whoever merges).
+    assert_eq!(doc.roots, [1, 2, 6, 5]);
     assert_eq!(doc.entity(2).unwrap().parent, None);
     assert_eq!(doc.next_id, 7);
     let instance = doc.entity(6).unwrap().instance.as_ref().unwrap();
     assert_eq!(instance.overrides[0].name.as_deref(), Some("Old bench"));
     assert_eq!(doc.layers[0].rows, ["gggg", "gggg"]);
-    for comment in ["// The garden, shared", "// Planted in 1890.", "// noon"] {
+    for comment in [
+        "// The garden, shared",
+        "// Planted in 1890.",
+        "// over the path",
+    ] {
         assert!(text.contains(comment), "{comment} lost:\n{text}");
     }
     // What git printed from the driver names the renumbering.
@@ -335,6 +343,10 @@ fn a_conflict_stops_git_and_is_reported_at_its_line_until_resolved() {
         .collect();
     lines.sort_unstable();
     assert_eq!(lines, [name_line as u64, kept_line as u64], "{found:?}");
+    // It cannot be cooked (or loaded) by mistake.
+    let cooked = forge(root, &["cook", "garden.forge.ron"]);
+    assert_eq!(status(&cooked), 1, "{}", stdout(&cooked));
+    assert!(!root.join("garden.forge.bin").exists());
     // Resolved in the editor: `forge lsp` offers both sides of each.
     let u = uri(&root.join("garden.forge.ron"));
     let mut c = Client::start(root, &[], Value::Null);
