@@ -799,6 +799,7 @@ enum Step {
     Add(usize),
     Delete(usize),
     Reparent(usize, usize),
+    Paint(u32, u32, u8),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -810,6 +811,7 @@ fn step() -> impl Strategy<Value = Step> {
         (0..13usize).prop_map(Step::Add),
         (0..12usize).prop_map(Step::Delete),
         (0..12usize, 0..13usize).prop_map(|(e, p)| Step::Reparent(e, p)),
+        (0..6u32, 0..3u32, 0..3u8).prop_map(|(i, j, k)| Step::Paint(i, j, k)),
     ]
 }
 
@@ -839,7 +841,24 @@ fn scene(n: usize, parents: &[usize]) -> String {
             }));
         }
     }
+    // A tile layer of 4 x 2 cells, some filled.
+    let mut layer = bevy_forge_scene::format::TileLayer::new(doc.next_id, "Ground");
+    layer.palette = vec![
+        ('g', "tiles/g.forge.ron".into()),
+        ('s', "tiles/s.forge.ron".into()),
+    ];
+    layer.rows = vec!["g..s".to_owned(), "gg..".to_owned()];
+    doc.next_id += 1;
+    doc.layers.push(layer);
     doc.to_canonical_string()
+}
+
+/// The filled cells of the scene's tile layer.
+fn cells(doc: &SceneDoc) -> std::collections::BTreeMap<(u64, u64), char> {
+    doc.layers
+        .first()
+        .map(|l| l.filled().map(|(i, j, k, _)| ((i, j), k)).collect())
+        .unwrap_or_default()
 }
 
 /// `base` with `steps` made through the edit layer; `tag` names what the branch adds.
@@ -874,6 +893,15 @@ fn edited(base: &str, steps: &[Step], tag: &str) -> String {
             }
             Step::Delete(i) if e.entity(id(*i)).is_some() => e.delete_subtree(id(*i)),
             Step::Delete(_) => Ok(None),
+            Step::Paint(i, j, k) => {
+                let layer = e.doc().layers[0].id;
+                let rect = CellRect::cell(*i, *j);
+                match k {
+                    0 => e.erase(layer, rect),
+                    1 => e.paint(layer, rect, 'g'),
+                    _ => e.paint(layer, rect, 's'),
+                }
+            }
             Step::Reparent(i, p) => {
                 let parent = (*p < ids.len()).then(|| id(*p));
                 match (e.entity(id(*i)), parent.map(|p| e.entity(p))) {
@@ -982,10 +1010,27 @@ proptest! {
                 }
             }
         }
+        // Cell by cell, the same.
+        let (cb, co, ct, cm) = (cells(&b), cells(&o), cells(&t), cells(m));
+        let all: std::collections::BTreeSet<(u64, u64)> = cb.keys().chain(co.keys()).chain(ct.keys()).copied().collect();
+        for c in all {
+            let (kb, ko, kt, km) = (cb.get(&c), co.get(&c), ct.get(&c), cm.get(&c));
+            if ko != kb && kt == kb {
+                prop_assert_eq!(km, ko, "cell {:?}", c);
+            } else if kt != kb && ko == kb {
+                prop_assert_eq!(km, kt, "cell {:?}\n{}", c, merged.text);
+            } else if ko != kt {
+                let marked = merged.conflicts.iter().any(|x| x.what.iter().any(|w| w.contains(&format!("cell ({}, {})", c.0, c.1))));
+                prop_assert!(marked, "cell {:?}: no conflict\n{}", c, merged.report("random"));
+                prop_assert_eq!(km, ko);
+            }
+        }
         // Symmetry: the other way round gives the same entities and values, conflicts aside.
         let other = merge(&base, &theirs, &ours).unwrap();
         if merged.is_clean() && other.is_clean() {
-            prop_assert_eq!(by_names(m), by_names(&read(&other.text)));
+            let o2 = read(&other.text);
+            prop_assert_eq!(by_names(m), by_names(&o2));
+            prop_assert_eq!(cells(m), cells(&o2));
         }
     }
 }
