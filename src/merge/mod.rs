@@ -181,6 +181,7 @@ impl Conflict {
 
 /// Why a merge could not be made. Nothing was written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MergeError {
     /// One of the three texts does not read as a scene.
     #[error("{which}: {error}")]

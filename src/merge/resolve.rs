@@ -7,6 +7,7 @@ use crate::format::{EditError, SceneDoc, TokenKind, tokens};
 
 /// Why a marker could not be resolved. The text is unchanged.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResolveError {
     /// No merge conflict marker starts at the offset given.
     #[error("no `forge-merge` marker starts at byte {0}")]
