@@ -165,6 +165,11 @@ pub fn diff_files(args: &DiffArgs) -> Status {
     };
     let mut docs = Vec::with_capacity(2);
     for (path, which) in [(old, "old"), (new, "new")] {
+        // A file git adds or deletes is diffed against nothing (`/dev/null`).
+        if path == Path::new("/dev/null") {
+            docs.push(SceneDoc::new(""));
+            continue;
+        }
         let label = format!("{name} ({which}, {})", path.display());
         let text = match read(path, &label) {
             Ok(t) => t,

@@ -539,4 +539,20 @@ fn diff_prints_what_changed_by_id() {
         "{}",
         stdout(&out)
     );
+    // A file git adds: diffed against nothing.
+    let out = forge(
+        root,
+        &[
+            "diff",
+            "garden.forge.ron",
+            "/dev/null",
+            ".",
+            ".",
+            "new.forge.ron",
+            "def",
+            "100644",
+        ],
+    );
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("+ 1 \"Tree\""), "{}", stdout(&out));
 }
