@@ -1143,3 +1143,66 @@ fn the_loader_check_refuses_a_scene_with_a_marker_and_follows_it_through_edits()
     );
     assert_eq!(conflicts(&again)[0].0, line + 2);
 }
+
+#[test]
+fn fields_an_override_sets_merge_one_by_one() {
+    let light = |intensity: f32, range: f32, fields: &[&str]| {
+        bevy_forge_scene::format::ComponentPatch::new(
+            ComponentData::PointLight(PointLightData {
+                color: bevy_forge_scene::format::ColorData::WHITE,
+                intensity,
+                range,
+                shadows: false,
+            }),
+            fields,
+        )
+    };
+    let with = |patch: bevy_forge_scene::format::ComponentPatch| {
+        let mut i = Instance::new("prefabs/house.forge.ron");
+        i.overrides.push(Override {
+            name: Some("Front door".into()),
+            set: vec![patch],
+            ..Override::new(vec![1])
+        });
+        i
+    };
+    let base = branch(PLACED, |e| {
+        e.set_instance(1, Some(with(light(500.0, 10.0, &["intensity"]))))
+            .unwrap();
+    });
+    let ours = branch(&base, |e| {
+        e.set_instance(1, Some(with(light(900.0, 10.0, &["intensity"]))))
+            .unwrap();
+    });
+    let theirs = branch(&base, |e| {
+        e.set_instance(1, Some(with(light(500.0, 30.0, &["intensity", "range"]))))
+            .unwrap();
+    });
+    let merged = merge(&base, &ours, &theirs).unwrap();
+    assert!(merged.is_clean(), "{}", merged.report("yard"));
+    let doc = read(&merged.text);
+    let set = &doc.entity(1).unwrap().instance.as_ref().unwrap().overrides[0].set[0];
+    assert_eq!(set.fields, ["intensity", "range"]);
+    match &set.component {
+        ComponentData::PointLight(l) => assert_eq!((l.intensity, l.range), (900.0, 30.0)),
+        other => panic!("{other:?}"),
+    }
+    // Both set one field differently: a conflict at the instance.
+    let theirs = branch(&base, |e| {
+        e.set_instance(1, Some(with(light(700.0, 10.0, &["intensity"]))))
+            .unwrap();
+    });
+    let merged = merge(&base, &ours, &theirs).unwrap();
+    assert_eq!(merged.conflicts.len(), 1, "{}", merged.report("yard"));
+    let taken = resolve(
+        &merged.text,
+        merged.conflicts[0].position.offset,
+        Side::Theirs,
+    )
+    .unwrap();
+    let doc = read(&taken);
+    match &doc.entity(1).unwrap().instance.as_ref().unwrap().overrides[0].set[0].component {
+        ComponentData::PointLight(l) => assert_eq!(l.intensity, 700.0),
+        other => panic!("{other:?}"),
+    }
+}

@@ -8,7 +8,8 @@ use std::fmt::Debug;
 use super::pick::{Choice, Picker, Place, choose, merged_order, same};
 use crate::format::builtin::Payload;
 use crate::format::{
-    ComponentData, CustomComponent, CustomField, EcoString, EntityNode, Instance, Override,
+    ComponentData, ComponentPatch, CustomComponent, CustomField, EcoString, EntityNode, Instance,
+    Override,
 };
 
 /// How conflicts name an entity: `entity 4 "Lamp"`.
@@ -371,7 +372,7 @@ fn one_override(
         t.transform.as_ref(),
         at("transform"),
     );
-    out.set = by_key(p, &b.set, &o.set, &t.set, |c| c.component.key(), at("set"));
+    out.set = sets(p, &b.set, &o.set, &t.set, &at("set"));
     out.add = by_key(p, &b.add, &o.add, &t.add, ComponentData::key, at("add"));
     let mut remove: Vec<EcoString> = Vec::new();
     for k in merged_order(&o.remove, &t.remove, EcoString::clone) {
@@ -387,6 +388,112 @@ fn one_override(
     }
     out.remove = remove;
     out
+}
+
+/// An override's `set` patches merged by component key, and a patch every side has field by
+/// field (a built-in's fields, a custom component's fields by name and its `value`).
+fn sets(
+    p: &mut Picker,
+    b: &[ComponentPatch],
+    o: &[ComponentPatch],
+    t: &[ComponentPatch],
+    at: &dyn Fn() -> (Place, String),
+) -> Vec<ComponentPatch> {
+    if same(Some(&o), Some(&t)) {
+        return o.to_vec();
+    }
+    let keys = |l: &[ComponentPatch]| l.iter().map(|c| c.component.key()).collect::<Vec<_>>();
+    let find = |l: &[ComponentPatch], k: &str| l.iter().find(|x| x.component.has_key(k)).cloned();
+    let mut out = Vec::new();
+    for k in merged_order(&keys(o), &keys(t), String::clone) {
+        let (pb, po, pt) = (find(b, &k), find(o, &k), find(t, &k));
+        let merged = match (&pb, &po, &pt) {
+            (Some(pb), Some(po), Some(pt)) => patch(p, pb, po, pt, at),
+            _ => p.pick(pb.as_ref(), po.as_ref(), pt.as_ref(), at),
+        };
+        out.extend(merged);
+    }
+    out
+}
+
+/// One `set` patch every side has: each field it sets three-way (set or not, and to what).
+fn patch(
+    p: &mut Picker,
+    b: &ComponentPatch,
+    o: &ComponentPatch,
+    t: &ComponentPatch,
+    at: &dyn Fn() -> (Place, String),
+) -> Option<ComponentPatch> {
+    if same(Some(o), Some(t)) || same(Some(t), Some(b)) {
+        return Some(o.clone());
+    }
+    if same(Some(o), Some(b)) {
+        return Some(t.clone());
+    }
+    match (&b.component, &o.component, &t.component) {
+        (ComponentData::Custom(cb), ComponentData::Custom(co), ComponentData::Custom(ct)) => {
+            let expr = |c: &CustomComponent, name: &EcoString| {
+                c.fields
+                    .iter()
+                    .find(|f| f.name == *name)
+                    .map(|f| f.expr.clone())
+            };
+            let names =
+                |c: &CustomComponent| c.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+            let mut out = co.clone();
+            out.fields = merged_order(&names(co), &names(ct), EcoString::clone)
+                .into_iter()
+                .filter_map(|name| {
+                    let e = p.pick(
+                        expr(cb, &name).as_ref(),
+                        expr(co, &name).as_ref(),
+                        expr(ct, &name).as_ref(),
+                        at,
+                    )?;
+                    Some(CustomField { name, expr: e })
+                })
+                .collect();
+            out.value = p.pick(cb.value.as_ref(), co.value.as_ref(), ct.value.as_ref(), at);
+            Some(ComponentPatch {
+                component: ComponentData::Custom(out),
+                fields: Vec::new(),
+            })
+        }
+        (_, oc, tc) => match oc.builtin() {
+            Some(tag) if matches!(tag.payload, Payload::Fields(_)) && oc.same_key(tc) => {
+                let mut component = oc.clone();
+                let mut fields = Vec::new();
+                for (i, f) in tag.fields().iter().enumerate() {
+                    let value = |x: &ComponentPatch| {
+                        x.sets(f.path)
+                            .then(|| (tag.get)(&x.component, i))
+                            .flatten()
+                            .map(|v| format!("{v:?}"))
+                    };
+                    let (vb, vo, vt) = (value(b), value(o), value(t));
+                    let from_theirs =
+                        match super::pick::choose(vb.as_ref(), vo.as_ref(), vt.as_ref()) {
+                            Choice::Ours => false,
+                            Choice::Theirs => true,
+                            Choice::Clash => {
+                                let (place, what) = at();
+                                p.clash(place, what);
+                                p.side == super::Side::Theirs
+                            }
+                        };
+                    let from = if from_theirs { t } else { o };
+                    if from.sets(f.path) {
+                        if let Some(v) = (tag.get)(&from.component, i) {
+                            (tag.set)(&mut component, i, v.to_value());
+                        }
+                        fields.push(EcoString::from(f.path));
+                    }
+                }
+                Some(ComponentPatch { component, fields })
+            }
+            _ => p.pick(Some(b), Some(o), Some(t), at),
+        },
+    }
 }
 
 /// A keyed list merged entry by entry (each entry whole), in merged order.
