@@ -67,7 +67,7 @@ use std::fmt::Write as _;
 
 use bevy_platform::collections::HashMap;
 
-use crate::format::{ParsedScene, Position, ReadError, ReadWarningKind, SceneDoc};
+use crate::format::{ParsedScene, Position, ReadError, ReadWarningKind, SceneDoc, marker};
 
 pub use pick::Side;
 pub use resolve::{ResolveError, resolve};
@@ -226,9 +226,21 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
     let b = read("base", &base)?;
     let o = read("ours", &ours)?;
     let t = read("theirs", &theirs)?;
-    let done = |text: String, renumbered: Vec<Renumbered>| -> Result<Merged, MergeError> {
-        let parsed = text::read(&text).map_err(MergeError::InPlace)?;
-        let conflicts = conflicts(&parsed, &[]);
+    // The merge of a text that reads as `parsed` (when read already): its markers are read
+    // only when it has any.
+    let done = |text: String,
+                parsed: Option<&ParsedScene>,
+                renumbered: Vec<Renumbered>|
+     -> Result<Merged, MergeError> {
+        let conflicts =
+            if memchr::memmem::find(text.as_bytes(), marker::PREFIX.as_bytes()).is_none() {
+                Vec::new()
+            } else {
+                match parsed {
+                    Some(p) => conflicts(p, &[]),
+                    None => conflicts(&text::read(&text).map_err(MergeError::InPlace)?, &[]),
+                }
+            };
         let text = if bom { format!("{BOM}{text}") } else { text };
         Ok(Merged {
             text,
@@ -238,10 +250,10 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
     };
     // One side unchanged: the other side's text.
     if theirs == base || theirs == ours {
-        return done(ours, Vec::new());
+        return done(ours, Some(&o), Vec::new());
     }
     if ours == base {
-        return done(theirs, Vec::new());
+        return done(theirs, Some(&t), Vec::new());
     }
     // Ids both branches gave to new things: the other branch's renumbered.
     let collisions = renumber::collisions(&b.doc, &o.doc, &t.doc);
@@ -297,14 +309,22 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
         ours: (&ours, &o),
         theirs: (&theirs, &t),
     };
+    // The entries taken as the other branch wrote them read as the merged document's by
+    // construction (each reads as the other branch's entity, which the merged one equals); the
+    // text is read again only to place markers.
     let written = text::theirs_as_written(&first, &p1, &sources);
+    if clashes.is_empty() {
+        debug_assert!(
+            text::read(&written).is_ok_and(|p| same_doc(&p.doc, &m)),
+            "{written}"
+        );
+        let unchanged = first == written;
+        return done(written, unchanged.then_some(&p1), renumbered);
+    }
     let (second, p2) = match text::read(&written) {
         Ok(p) if written != first && same_doc(&p.doc, &m) => (written, p),
         _ => (first, p1),
     };
-    if clashes.is_empty() {
-        return done(second, renumbered);
-    }
     let (mt, _) = forest::merge_docs(&b.doc, &o.doc, &t.doc, Side::Theirs);
     let (marked, whats) = text::mark(&second, &p2, &mt, &clashes);
     let parsed = text::read(&marked).map_err(MergeError::InPlace)?;

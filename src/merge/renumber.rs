@@ -104,10 +104,21 @@ fn component(c: &ComponentData, map: &HashMap<u64, u64>) -> Option<ComponentData
 pub(crate) fn renumbered(doc: &SceneDoc, map: &HashMap<u64, u64>) -> SceneDoc {
     let m = |id: u64| map.get(&id).copied().unwrap_or(id);
     let mut out = doc.clone();
+    // Only the entities that mention a renumbered id are copied.
+    let mentions = |n: &crate::format::EntityNode| {
+        map.contains_key(&n.id)
+            || n.parent.is_some_and(|p| map.contains_key(&p))
+            || n.children.iter().any(|c| map.contains_key(c))
+            || n.instance.is_some()
+            || n.components.iter().any(|c| component(c, map).is_some())
+    };
     out.entities = doc
         .entities
         .iter()
         .map(|(id, node)| {
+            if !mentions(node) {
+                return (*id, node.clone());
+            }
             let mut n = (**node).clone();
             n.id = m(n.id);
             n.parent = n.parent.map(m);
@@ -201,8 +212,12 @@ pub(crate) fn text(text: &str, parsed: &ParsedScene, map: &HashMap<u64, u64>) ->
             );
             numbers(sm.entity_field_span(*id, "id"), &mut edits);
         }
-        numbers(sm.entity_field_span(*id, "parent"), &mut edits);
-        numbers(sm.entity_field_span(*id, "children"), &mut edits);
+        if node.parent.is_some_and(|p| map.contains_key(&p)) {
+            numbers(sm.entity_field_span(*id, "parent"), &mut edits);
+        }
+        if node.children.iter().any(|c| map.contains_key(c)) {
+            numbers(sm.entity_field_span(*id, "children"), &mut edits);
+        }
         for (k, c) in node.components.iter().enumerate() {
             let ComponentData::Custom(custom) = c else {
                 continue;

@@ -207,8 +207,9 @@ fn leading(text: &str, start: usize) -> Range<usize> {
     let mut first = line;
     while first > 0 {
         let prev = text[..first - 1].rfind('\n').map_or(0, |n| n + 1);
-        let content = text[prev..first - 1].trim();
-        if content.starts_with("//") || (content.starts_with("/*") && content.ends_with("*/")) {
+        let content = &text[prev..first - 1];
+        let comments = crate::format::tokens(content).all(|t| t.is_trivia());
+        if comments && !content.trim().is_empty() {
             first = prev;
         } else {
             break;
