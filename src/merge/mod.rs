@@ -211,36 +211,38 @@ fn same_doc(a: &SceneDoc, b: &SceneDoc) -> bool {
 /// [`MergeError::Read`] when a text does not read (a merge of a file with git's conflict
 /// markers names them); [`MergeError::InPlace`] when the merged text cannot be made in place.
 pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError> {
-    let strip = |t: &'_ str| -> (bool, String) {
-        match t.strip_prefix(BOM) {
-            Some(rest) => (true, rest.to_owned()),
-            None => (false, t.to_owned()),
-        }
-    };
-    let (bom, ours) = strip(ours);
-    let (_, base) = strip(base);
-    let (_, theirs) = strip(theirs);
+    let bom = ours.starts_with(BOM);
+    fn strip(t: &str) -> &str {
+        t.strip_prefix(BOM).unwrap_or(t)
+    }
+    let (base, ours, theirs) = (strip(base), strip(ours), strip(theirs));
     let read = |which: &'static str, text: &str| {
         SceneDoc::from_str(text).map_err(|error| MergeError::Read { which, error })
     };
-    let b = read("base", &base)?;
-    let o = read("ours", &ours)?;
-    let t = read("theirs", &theirs)?;
+    // The three reads side by side.
+    let (b, o, t) = std::thread::scope(|scope| {
+        let b = scope.spawn(|| read("base", base));
+        let t = scope.spawn(|| read("theirs", theirs));
+        let o = read("ours", ours);
+        let join = |h: std::thread::ScopedJoinHandle<'_, Result<ParsedScene, MergeError>>| {
+            h.join()
+                .unwrap_or_else(|_| Err(MergeError::InPlace("a read stopped".to_owned())))
+        };
+        (join(b), o, join(t))
+    });
+    let (b, o, t) = (b?, o?, t?);
     // The merge of a text that reads as `parsed` (when read already): its markers are read
     // only when it has any.
     let done = |text: String,
                 parsed: Option<&ParsedScene>,
                 renumbered: Vec<Renumbered>|
      -> Result<Merged, MergeError> {
-        let conflicts =
-            if memchr::memmem::find(text.as_bytes(), marker::PREFIX.as_bytes()).is_none() {
-                Vec::new()
-            } else {
-                match parsed {
-                    Some(p) => conflicts(p, &[]),
-                    None => conflicts(&text::read(&text).map_err(MergeError::InPlace)?, &[]),
-                }
-            };
+        let marked = memchr::memmem::find(text.as_bytes(), marker::PREFIX.as_bytes()).is_some();
+        let conflicts = match (marked, parsed) {
+            (false, _) => Vec::new(),
+            (true, Some(p)) => conflicts(p, &[]),
+            (true, None) => conflicts(&text::read(&text).map_err(MergeError::InPlace)?, &[]),
+        };
         let text = if bom { format!("{BOM}{text}") } else { text };
         Ok(Merged {
             text,
@@ -250,12 +252,13 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
     };
     // One side unchanged: the other side's text.
     if theirs == base || theirs == ours {
-        return done(ours, Some(&o), Vec::new());
+        return done(ours.to_owned(), Some(&o), Vec::new());
     }
     if ours == base {
-        return done(theirs, Some(&t), Vec::new());
+        return done(theirs.to_owned(), Some(&t), Vec::new());
     }
-    // Ids both branches gave to new things: the other branch's renumbered.
+    // Ids both branches gave to new things: the other branch's renumbered (in its document,
+    // and as edits of its text for the entries taken as it wrote them).
     let collisions = renumber::collisions(&b.doc, &o.doc, &t.doc);
     let renumbered = collisions
         .iter()
@@ -278,26 +281,20 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
             }
         })
         .collect();
-    let (theirs, t) = if collisions.is_empty() {
-        (theirs, t)
+    let map: HashMap<u64, u64> = collisions.iter().copied().collect();
+    let old_ids: HashMap<u64, u64> = collisions.iter().map(|(old, new)| (*new, *old)).collect();
+    let (theirs_doc, renumbering) = if map.is_empty() {
+        (None, Some(Vec::new()))
     } else {
-        let map: HashMap<u64, u64> = collisions.into_iter().collect();
-        let doc = renumber::renumbered(&t.doc, &map);
-        let in_place = renumber::text(&theirs, &t, &map)
-            .and_then(|text| Some((text::read(&text).ok()?, text)))
-            .filter(|(p, _)| same_doc(&p.doc, &doc));
-        match in_place {
-            Some((parsed, text)) => (text, parsed),
-            None => {
-                let text = doc.to_canonical_string();
-                let parsed = text::read(&text).map_err(MergeError::InPlace)?;
-                (text, parsed)
-            }
-        }
+        (
+            Some(renumber::renumbered(&t.doc, &map)),
+            renumber::edits(theirs, &t, &map),
+        )
     };
-    let (m, clashes) = forest::merge_docs(&b.doc, &o.doc, &t.doc, Side::Ours);
+    let theirs_doc = theirs_doc.as_ref().unwrap_or(&t.doc);
+    let (m, clashes) = forest::merge_docs(&b.doc, &o.doc, theirs_doc, Side::Ours);
     let keep_layers = clashes.iter().any(|c| c.place == pick::Place::Layers);
-    let first = text::rewrite(&ours, &o, &m, keep_layers).map_err(MergeError::InPlace)?;
+    let first = text::rewrite(ours, &o, &m, keep_layers).map_err(MergeError::InPlace)?;
     let p1 = text::read(&first).map_err(MergeError::InPlace)?;
     if !same_doc(&p1.doc, &m) {
         return Err(MergeError::InPlace(
@@ -305,9 +302,11 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
         ));
     }
     let sources = text::Sources {
-        base: (&base, &b),
-        ours: (&ours, &o),
-        theirs: (&theirs, &t),
+        base: (base, &b),
+        ours: (ours, &o),
+        theirs: renumbering.is_some().then_some((theirs, &t)),
+        theirs_doc,
+        theirs_ids: (&old_ids, renumbering.as_deref().unwrap_or_default()),
     };
     // The entries taken as the other branch wrote them read as the merged document's by
     // construction (each reads as the other branch's entity, which the merged one equals); the
@@ -325,7 +324,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
         Ok(p) if written != first && same_doc(&p.doc, &m) => (written, p),
         _ => (first, p1),
     };
-    let (mt, _) = forest::merge_docs(&b.doc, &o.doc, &t.doc, Side::Theirs);
+    let (mt, _) = forest::merge_docs(&b.doc, &o.doc, theirs_doc, Side::Theirs);
     let (marked, whats) = text::mark(&second, &p2, &mt, &clashes);
     let parsed = text::read(&marked).map_err(MergeError::InPlace)?;
     if !same_doc(&parsed.doc, &m) {

@@ -161,11 +161,16 @@ fn renumber_override(o: &mut crate::format::Override, map: &HashMap<u64, u64>) {
     }
 }
 
-/// The text `text` (read as `parsed`) with the ids of `map` renumbered in place, so what the
-/// author wrote around them stays; `None` when a mention is where this does not rewrite in
-/// place (an override's `add` or a tile layer's override holding a reference), and the caller
-/// writes the renumbered document canonically instead.
-pub(crate) fn text(text: &str, parsed: &ParsedScene, map: &HashMap<u64, u64>) -> Option<String> {
+/// The edits that renumber the ids of `map` in `text` (read as `parsed`) in place, so what the
+/// author wrote around them stays: each `(start, end, new text)`, sorted, not overlapping;
+/// `None` when a mention is where this does not rewrite in place (an override's `add` or a
+/// tile layer's override holding a reference), and the caller gives up the other branch's
+/// spelling.
+pub(crate) fn edits(
+    text: &str,
+    parsed: &ParsedScene,
+    map: &HashMap<u64, u64>,
+) -> Option<Vec<(usize, usize, String)>> {
     let doc = &parsed.doc;
     let sm = &parsed.source_map;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
@@ -285,18 +290,26 @@ pub(crate) fn text(text: &str, parsed: &ParsedScene, map: &HashMap<u64, u64>) ->
         }
     }
     edits.sort_by_key(|e| e.0);
-    let mut out = String::with_capacity(text.len() + edits.len() * 4);
-    let mut at = 0;
-    for (start, end, new) in edits {
-        if start < at {
-            return None;
-        }
-        out.push_str(&text[at..start]);
-        out.push_str(&new);
-        at = end;
+    let overlap = edits.windows(2).any(|w| w[1].0 < w[0].1);
+    (!overlap).then_some(edits)
+}
+
+/// `text[range]` with the `edits` (sorted, from [`edits`]) inside it made.
+pub(crate) fn edited(
+    text: &str,
+    range: std::ops::Range<usize>,
+    edits: &[(usize, usize, String)],
+) -> String {
+    let from = edits.partition_point(|e| e.0 < range.start);
+    let mut out = String::with_capacity(range.len() + 16);
+    let mut at = range.start;
+    for (start, end, new) in edits[from..].iter().take_while(|e| e.1 <= range.end) {
+        out.push_str(&text[at..*start]);
+        out.push_str(new);
+        at = *end;
     }
-    out.push_str(&text[at..]);
-    Some(out)
+    out.push_str(&text[at..range.end]);
+    out
 }
 
 #[cfg(test)]

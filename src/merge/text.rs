@@ -228,7 +228,30 @@ fn entry_text<'t>(text: &'t str, p: &ParsedScene, id: u64) -> Option<(Range<usiz
 pub(crate) struct Sources<'a> {
     pub(crate) base: (&'a str, &'a ParsedScene),
     pub(crate) ours: (&'a str, &'a ParsedScene),
-    pub(crate) theirs: (&'a str, &'a ParsedScene),
+    /// The other branch's text as it was, with its read, when its entries can be taken as it
+    /// wrote them (its ids renumbered in place as `theirs_ids` says).
+    pub(crate) theirs: Option<(&'a str, &'a ParsedScene)>,
+    /// The other branch's document, ids renumbered.
+    pub(crate) theirs_doc: &'a SceneDoc,
+    /// Its renumbered ids (new to old), and the edits that renumber them in its text.
+    pub(crate) theirs_ids: (
+        &'a bevy_platform::collections::HashMap<u64, u64>,
+        &'a [(usize, usize, String)],
+    ),
+}
+
+/// Whether entity `id`'s entry is written the same in two reads (the hashes the reader keeps,
+/// and the lengths).
+fn same_entry(a: &ParsedScene, a_id: u64, b: &ParsedScene, b_id: u64) -> bool {
+    match (
+        a.source_map.entities.get(&a_id),
+        b.source_map.entities.get(&b_id),
+    ) {
+        (Some(x), Some(y)) => {
+            x.text_hash == y.text_hash && x.entry.end - x.entry.start == y.entry.end - y.entry.start
+        }
+        _ => false,
+    }
 }
 
 /// `text` (read as `parsed`, which reads as the merged document) with each entity only the
@@ -238,19 +261,23 @@ pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -
     fn leads(t: &str, at: usize) -> &str {
         &t[leading(t, at)]
     }
+    let Some((theirs_text, theirs)) = s.theirs else {
+        return text.to_owned();
+    };
     let (base_text, base) = s.base;
     let (ours_text, ours) = s.ours;
-    let (theirs_text, theirs) = s.theirs;
+    let (old_ids, renumbering) = s.theirs_ids;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (id, node) in &parsed.doc.entities {
-        let (Some((tr, tt)), Some((cr, ct))) = (
-            entry_text(theirs_text, theirs, *id),
+        let old = old_ids.get(id).copied().unwrap_or(*id);
+        let (Some(tr), Some((cr, ct))) = (
+            theirs.source_map.entity_span(old).and_then(|s| s.range()),
             entry_text(text, parsed, *id),
         ) else {
             continue;
         };
-        let in_ours = entry_text(ours_text, ours, *id);
-        let in_base = entry_text(base_text, base, *id);
+        let in_ours = ours.source_map.entity_span(*id).and_then(|s| s.range());
+        let in_base = base.source_map.entity_span(*id).and_then(|s| s.range());
         // The comment lines above the entry, when the other branch wrote them (not ones that
         // were in the base text, such as those left above it by an entry it deleted) and this
         // branch left the entry's own as they were.
@@ -259,7 +286,7 @@ pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -
         let lead_c = &text[cur_lead.clone()];
         let kept = lead_t != lead_c
             && match (&in_ours, &in_base) {
-                (Some((or, _)), Some((br, _))) => {
+                (Some(or), Some(br)) => {
                     let lead_o = leads(ours_text, or.start);
                     lead_o == leads(base_text, br.start) && lead_c == lead_o
                 }
@@ -271,18 +298,30 @@ pub(crate) fn theirs_as_written(text: &str, parsed: &ParsedScene, s: &Sources) -
             edits.push((cur_lead.start, cur_lead.end, lead_t.to_owned()));
         }
         // The entry itself, when the merge took it whole from the other branch: one only the
-        // other branch has, or one this branch did not touch (its text the base's).
-        let Some(tn) = theirs.doc.entities.get(id) else {
-            continue;
-        };
+        // other branch has, or one this branch did not touch (its text the base's), that the
+        // other branch wrote otherwise than it is now.
         let untouched = match (&in_ours, &in_base) {
             (None, _) => true,
-            (Some((_, ot)), Some((_, bt))) => ot == bt,
+            (Some(_), Some(_)) => same_entry(ours, *id, base, *id),
             _ => false,
         };
-        if untouched && tt != ct && super::pick::same(Some(node), Some(tn)) {
-            edits.push((cr.start, cr.end, tt.to_owned()));
+        if !untouched
+            || (old == *id && same_entry(theirs, old, parsed, *id))
+            || !s
+                .theirs_doc
+                .entities
+                .get(id)
+                .is_some_and(|tn| super::pick::same(Some(node), Some(tn)))
+        {
+            continue;
         }
+        let written = super::renumber::edited(theirs_text, tr, renumbering);
+        if written != ct {
+            edits.push((cr.start, cr.end, written));
+        }
+    }
+    if edits.is_empty() {
+        return text.to_owned();
     }
     edits.sort_by_key(|e| (e.0, e.1));
     let mut out = String::with_capacity(text.len() + 64);
