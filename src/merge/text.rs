@@ -224,6 +224,12 @@ fn entry_text<'t>(text: &'t str, p: &ParsedScene, id: u64) -> Option<(Range<usiz
     Some((r.clone(), text.get(r)?))
 }
 
+/// Ids to ids (renumbered to as written).
+pub(crate) type IdMap = bevy_platform::collections::HashMap<u64, u64>;
+
+/// Bytes `.0...1` of a text replaced by `.2`.
+pub(crate) type Edit = (usize, usize, String);
+
 /// The three texts a merge starts from, with their reads.
 pub(crate) struct Sources<'a> {
     pub(crate) base: (&'a str, &'a ParsedScene),
@@ -234,10 +240,7 @@ pub(crate) struct Sources<'a> {
     /// The other branch's document, ids renumbered.
     pub(crate) theirs_doc: &'a SceneDoc,
     /// Its renumbered ids (new to old), and the edits that renumber them in its text.
-    pub(crate) theirs_ids: (
-        &'a bevy_platform::collections::HashMap<u64, u64>,
-        &'a [(usize, usize, String)],
-    ),
+    pub(crate) theirs_ids: (&'a IdMap, &'a [Edit]),
 }
 
 /// Whether entity `id`'s entry is written the same in two reads (the hashes the reader keeps,
