@@ -61,12 +61,14 @@ fn list_of<'d>(doc: &'d SceneDoc, slot: &Slot) -> Option<&'d [u64]> {
 }
 
 /// `base`, `ours` and `theirs` (ids already apart: `renumber`) merged, conflicts kept as
-/// `side` says, with the conflicts found.
+/// `side` says, with the conflicts found. `written_alike(id)` says when this branch's and the
+/// other's entries of `id` are the same text (so the same entity, not compared again).
 pub(crate) fn merge_docs(
     base: &SceneDoc,
     ours: &SceneDoc,
     theirs: &SceneDoc,
     side: Side,
+    written_alike: &dyn Fn(u64) -> bool,
 ) -> (SceneDoc, Vec<Clash>) {
     let mut p = Picker::new(side);
     let (b, o, t) = (base, ours, theirs);
@@ -148,6 +150,7 @@ pub(crate) fn merge_docs(
         }
         let node = match t.entities.get(&id) {
             None => on.clone(),
+            Some(_) if written_alike(id) => on.clone(),
             Some(tn) => {
                 let bn = b.entities.get(&id);
                 if same(Some(on), Some(tn)) || same(bn, Some(tn)) {

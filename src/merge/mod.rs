@@ -283,16 +283,29 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
         .collect();
     let map: HashMap<u64, u64> = collisions.iter().copied().collect();
     let old_ids: HashMap<u64, u64> = collisions.iter().map(|(old, new)| (*new, *old)).collect();
-    let (theirs_doc, renumbering) = if map.is_empty() {
-        (None, Some(Vec::new()))
+    let (theirs_doc, rewritten, renumbering) = if map.is_empty() {
+        (None, Default::default(), Some(Vec::new()))
     } else {
-        (
-            Some(renumber::renumbered(&t.doc, &map)),
-            renumber::edits(theirs, &t, &map),
-        )
+        let (doc, rewritten) = renumber::renumbered(&t.doc, &map);
+        (Some(doc), rewritten, renumber::edits(theirs, &t, &map))
     };
     let theirs_doc = theirs_doc.as_ref().unwrap_or(&t.doc);
-    let (m, clashes) = forest::merge_docs(&b.doc, &o.doc, theirs_doc, Side::Ours);
+    // Entries written alike on both branches (and not renumbered) are the same entity: the
+    // reader's hashes tell, without comparing the entities.
+    let written_alike = |id: u64| {
+        !rewritten.contains(&id)
+            && match (
+                o.source_map.entities.get(&id),
+                t.source_map.entities.get(&id),
+            ) {
+                (Some(x), Some(y)) => {
+                    x.text_hash == y.text_hash
+                        && x.entry.end - x.entry.start == y.entry.end - y.entry.start
+                }
+                _ => false,
+            }
+    };
+    let (m, clashes) = forest::merge_docs(&b.doc, &o.doc, theirs_doc, Side::Ours, &written_alike);
     let keep_layers = clashes.iter().any(|c| c.place == pick::Place::Layers);
     let first = text::rewrite(ours, &o, &m, keep_layers).map_err(MergeError::InPlace)?;
     let p1 = text::read(&first).map_err(MergeError::InPlace)?;
@@ -324,7 +337,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str) -> Result<Merged, MergeError>
         Ok(p) if written != first && same_doc(&p.doc, &m) => (written, p),
         _ => (first, p1),
     };
-    let (mt, _) = forest::merge_docs(&b.doc, &o.doc, theirs_doc, Side::Theirs);
+    let (mt, _) = forest::merge_docs(&b.doc, &o.doc, theirs_doc, Side::Theirs, &written_alike);
     let (marked, whats) = text::mark(&second, &p2, &mt, &clashes);
     let parsed = text::read(&marked).map_err(MergeError::InPlace)?;
     if !same_doc(&parsed.doc, &m) {

@@ -100,8 +100,8 @@ fn component(c: &ComponentData, map: &HashMap<u64, u64>) -> Option<ComponentData
     changed.then_some(ComponentData::Custom(out))
 }
 
-/// `doc` with ids renumbered as `map` says.
-pub(crate) fn renumbered(doc: &SceneDoc, map: &HashMap<u64, u64>) -> SceneDoc {
+/// `doc` with ids renumbered as `map` says, and the entities that changed (by their new ids).
+pub(crate) fn renumbered(doc: &SceneDoc, map: &HashMap<u64, u64>) -> (SceneDoc, HashSet<u64>) {
     let m = |id: u64| map.get(&id).copied().unwrap_or(id);
     let mut out = doc.clone();
     // Only the entities that mention a renumbered id are copied.
@@ -112,6 +112,7 @@ pub(crate) fn renumbered(doc: &SceneDoc, map: &HashMap<u64, u64>) -> SceneDoc {
             || n.instance.is_some()
             || n.components.iter().any(|c| component(c, map).is_some())
     };
+    let mut changed = HashSet::default();
     out.entities = doc
         .entities
         .iter()
@@ -119,6 +120,7 @@ pub(crate) fn renumbered(doc: &SceneDoc, map: &HashMap<u64, u64>) -> SceneDoc {
             if !mentions(node) {
                 return (*id, node.clone());
             }
+            changed.insert(map.get(id).copied().unwrap_or(*id));
             let mut n = (**node).clone();
             n.id = m(n.id);
             n.parent = n.parent.map(m);
@@ -145,7 +147,7 @@ pub(crate) fn renumbered(doc: &SceneDoc, map: &HashMap<u64, u64>) -> SceneDoc {
             renumber_override(o, map);
         }
     }
-    out
+    (out, changed)
 }
 
 fn renumber_override(o: &mut crate::format::Override, map: &HashMap<u64, u64>) {
