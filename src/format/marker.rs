@@ -3,61 +3,14 @@
 //!
 //! A marker is a block comment that starts with [`PREFIX`]: `/* forge-merge: theirs = 4.0 */`.
 //! The file stays a scene (a comment is whitespace to the grammar), and the reader reports each
-//! marker as a [`ReadWarningKind::MergeConflict`](super::ReadWarningKind::MergeConflict), which
-//! validation turns into an error (`forge::merge::conflict`) until it is removed. Finding them
-//! costs one `memmem` pass over the text; the text is scanned for comments only where the
-//! prefix occurs.
-
-use super::lexical::{block_comment_end, string_literal_end};
+//! marker as a [`ReadWarningKind::MergeConflict`](super::ReadWarningKind::MergeConflict) as it
+//! steps over it (its lexer compares the start of each block comment with the prefix: block
+//! comments are rare in scenes, so a read pays nothing for this), which validation turns into
+//! an error (`forge::merge::conflict`) until it is removed. A prefix in a string, or inside
+//! another comment, is not a marker.
 
 /// How every marker starts.
 pub(crate) const PREFIX: &str = "/* forge-merge:";
-
-/// The markers in `region` (a piece of the text at `base`, starting outside any string or
-/// comment), each given to `found` with its offset in the whole text and its note (the words
-/// after the prefix). A prefix inside a string, or inside another comment, is not a marker.
-pub(crate) fn scan(region: &[u8], base: usize, mut found: impl FnMut(usize, String)) {
-    let finder = memchr::memmem::Finder::new(PREFIX.as_bytes());
-    // Where lexing has reached: outside strings and comments.
-    let mut at = 0;
-    for hit in finder.find_iter(region) {
-        if hit < at {
-            // Inside a comment or string passed already.
-            continue;
-        }
-        at = skip_to(region, at, hit);
-        if at != hit {
-            continue;
-        }
-        let Some(end) = block_comment_end(region, hit) else {
-            return;
-        };
-        let body = &region[hit + PREFIX.len()..end - 2];
-        let note = String::from_utf8_lossy(body).trim().to_owned();
-        found(base + hit, note);
-        at = end;
-    }
-}
-
-/// Steps over code, strings and comments from `at` (outside them) towards `to`: `to` when it
-/// is reached outside any, else the end of the string or comment that holds `to`.
-fn skip_to(b: &[u8], mut at: usize, to: usize) -> usize {
-    while at < to {
-        match b[at] {
-            b'/' if b.get(at + 1) == Some(&b'/') => {
-                at = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |n| at + n);
-            }
-            b'/' if b.get(at + 1) == Some(&b'*') => {
-                at = block_comment_end(b, at).unwrap_or(b.len());
-            }
-            _ => match string_literal_end(b, at) {
-                Some(end) => at = end.unwrap_or(b.len()),
-                None => at += 1,
-            },
-        }
-    }
-    at
-}
 
 /// The offset of the first line of `text` that git's conflict markers start (`<<<<<<<`,
 /// `=======` or `>>>>>>>` at the start of a line), when one does.
@@ -96,39 +49,54 @@ pub(crate) fn marker(note: &str) -> String {
 mod tests {
     use super::*;
 
+    use crate::format::{ReadWarningKind, SceneDoc};
+
+    /// The markers of scene `text`, as the reader reports them.
     fn notes(text: &str) -> Vec<(usize, String)> {
-        let mut out = Vec::new();
-        scan(text.as_bytes(), 0, |at, note| out.push((at, note)));
-        out
+        let parsed = SceneDoc::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+        parsed
+            .warnings
+            .into_iter()
+            .filter_map(|w| match w.kind {
+                ReadWarningKind::MergeConflict { note } => Some((w.position.offset, note)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `text` as the name of a scene with no entities.
+    fn scene(around_name: &str) -> String {
+        format!("(format_version: 1, name: {around_name}, entities: {{}}, roots: [], next_id: 1)")
     }
 
     #[test]
     fn finds_markers_in_code_only() {
-        let text = r#"a: 1 /* forge-merge: theirs = 2 */, b: "/* forge-merge: no */" // /* forge-merge: no */
-/* outer /* forge-merge: nested */ */ c: 3 /* forge-merge: theirs removes this */"#;
-        let found = notes(text);
+        let text = scene(
+            r#""a" /* forge-merge: theirs = "b" */ /* outer /* forge-merge: nested */ */ // /* forge-merge: no */
+ /* forge-merge: theirs removes this */"#,
+        );
+        let found = notes(&text);
         assert_eq!(found.len(), 2, "{found:?}");
-        assert_eq!(found[0], (5, "theirs = 2".to_owned()));
+        assert_eq!(found[0].1, "theirs = \"b\"");
+        assert_eq!(&text[found[0].0..found[0].0 + 15], PREFIX);
         assert_eq!(found[1].1, "theirs removes this");
-        assert_eq!(&text[found[1].0..found[1].0 + 2], "/*");
+        assert!(notes(&scene(r#""/* forge-merge: in a string */""#)).is_empty());
     }
 
     #[test]
     fn a_marker_of_a_value_with_comment_delimiters_reads_back_whole() {
         let m = marker(r#"theirs = "a */ b /* c""#);
         assert!(!m[2..m.len() - 2].contains("*/") && !m[2..m.len() - 2].contains("/*"));
-        let found = notes(&m);
-        assert_eq!(
-            found,
-            [(0, r#"theirs = "a \u{2a}/ b /\u{2a} c""#.to_owned())]
-        );
+        let found = notes(&scene(&format!("\"x\" {m}")));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, r#"theirs = "a \u{2a}/ b /\u{2a} c""#);
     }
 
     /// A scene with markers, read whole and in pieces of every size: the same warnings, in
     /// text order.
     #[test]
     fn markers_are_found_the_same_however_the_text_is_read() {
-        use crate::format::{ReadWarningKind, SceneDoc, StreamRead, StreamStep};
+        use crate::format::{StreamRead, StreamStep};
         let text = "(format_version: 0, name: \"a /* forge-merge: no */\", entities: {\n  1: (id: 1, name: \"A\" /* forge-merge: theirs = \"B\" */, parent: None, children: [], transform: (translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1)), components: []), /* forge-merge: theirs keeps 2: (id: 2) */\n}, roots: [1] /* forge-merge: theirs = [] */, next_id: 3)\n";
         let whole = SceneDoc::from_str(text).unwrap_or_else(|e| panic!("{e}"));
         let notes: Vec<String> = whole

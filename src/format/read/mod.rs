@@ -215,7 +215,6 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
         Ok(doc) => {
             let mut wide = WideChars::default();
             wide.scan(text, 0);
-            parser.tables.merge_markers(text.as_bytes(), 0);
             Ok(parser.tables.finish(doc, source_map, wide))
         }
         Err(e) => Err(git_conflict(text).unwrap_or_else(|| e.finish(&LineIndex::new(text)))),
@@ -383,15 +382,6 @@ impl Tables {
         }
     }
 
-    /// Notes the merge conflict markers of `region` (text at `base`, starting outside strings
-    /// and comments) as warnings.
-    fn merge_markers(&mut self, region: &[u8], base: usize) {
-        super::marker::scan(region, base, |at, note| {
-            self.warnings
-                .push((at, ReadWarningKind::MergeConflict { note }));
-        });
-    }
-
     /// The lengths of the growing tables, to undo a partly read entry.
     fn mark(&self) -> [usize; 6] {
         [
@@ -444,8 +434,10 @@ impl Tables {
         mut source_map: SourceMap,
         lines: LineIndex,
     ) -> ParsedScene {
-        // In text order, however the text was read (whole, or in pieces).
+        // In text order, however the text was read (whole, or in pieces), each once (a part
+        // read twice notes its markers twice).
         self.warnings.sort_by_key(|(at, _)| *at);
+        self.warnings.dedup_by_key(|(at, _)| *at);
         let warnings = self
             .warnings
             .into_iter()

@@ -89,7 +89,6 @@ pub(crate) fn read_recovering(text: &str) -> Recovered {
         // Git's conflict markers: that one error says what is wrong with the text.
         errors = vec![git];
     }
-    parser.tables.merge_markers(text.as_bytes(), 0);
     Recovered {
         parsed: parser.tables.finish_with(doc, map, lines),
         errors,

@@ -186,8 +186,6 @@ impl StreamRead {
         }
         let read = p.pos;
         self.wide.scan(&p.text[..read], self.base + self.done);
-        // Read units end outside strings and comments: each piece is scanned on its own.
-        p.tables.merge_markers(&p.b[..read], self.base + self.done);
         self.tables = Some(p.tables);
         self.done += read;
         if self.failed {
