@@ -139,16 +139,12 @@ impl ParsedScene {
         if !parser.tables.warnings.is_empty() {
             return false;
         }
-        // A merge conflict marker in the entry, before or after: the whole read finds them.
-        let marker = super::marker::PREFIX.as_bytes();
+        // A merge conflict marker the entry had (one it has now is a warning of the read
+        // above): the whole read drops it.
         let in_entry = |at: usize| (entry.start as usize..entry.end as usize).contains(&at);
-        let now = text.as_bytes().get(entry.start as usize..end as usize);
-        if now.is_none_or(|now| memchr::memmem::find(now, marker).is_some())
-            || self.warnings.iter().any(|w| {
-                matches!(w.kind, ReadWarningKind::MergeConflict { .. })
-                    && in_entry(w.position.offset)
-            })
-        {
+        if self.warnings.iter().any(|w| {
+            matches!(w.kind, ReadWarningKind::MergeConflict { .. }) && in_entry(w.position.offset)
+        }) {
             return false;
         }
         let tables = parser.tables;
