@@ -16,10 +16,11 @@ use crate::Status;
 #[derive(Debug, Args)]
 pub struct MergeArgs {
     /// The common ancestor (`%O`), this branch's version (`%A`, where the result is written)
-    /// and the other branch's (`%B`), as git passes them to a merge driver.
+    /// and the other branch's (`%B`), as git passes them to a merge driver; a fourth is taken
+    /// as `--path` (`forge merge %O %A %B %P`).
     #[arg(
         value_name = "BASE OURS THEIRS",
-        num_args = 3,
+        num_args = 3..=4,
         required_unless_present = "install"
     )]
     files: Vec<PathBuf>,
@@ -83,12 +84,15 @@ pub fn run(args: &MergeArgs) -> Status {
     if args.install {
         return install();
     }
-    let [base, ours, theirs] = &args.files[..] else {
-        return crate::fail("`forge merge` takes three files: BASE OURS THEIRS");
+    let (base, ours, theirs, named) = match &args.files[..] {
+        [b, o, t] => (b, o, t, None),
+        [b, o, t, p] => (b, o, t, Some(p.display().to_string())),
+        _ => return crate::fail("`forge merge` takes three files: BASE OURS THEIRS"),
     };
     let shown = args
         .path
         .clone()
+        .or(named)
         .unwrap_or_else(|| ours.display().to_string());
     let names = [
         format!("{shown} (base, {})", base.display()),

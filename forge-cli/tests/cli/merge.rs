@@ -440,6 +440,23 @@ fn merge_exit_status_is_two_for_a_file_that_does_not_read_and_writes_nothing() {
         std::fs::read_to_string(root.join("ours.ron")).unwrap(),
         GARDEN.replace("\"Lamp\"", "\"Lantern\"")
     );
+    // The path as a fourth argument, as `forge merge %O %A %B %P`.
+    let out = forge(
+        root,
+        &[
+            "merge",
+            "base.ron",
+            "ours.ron",
+            "theirs.ron",
+            "levels/garden.forge.ron",
+        ],
+    );
+    assert_eq!(status(&out), 2);
+    assert!(
+        stderr(&out).contains("levels/garden.forge.ron (theirs"),
+        "{}",
+        stderr(&out)
+    );
     // A clean merge outside git: exit 0, written to OURS.
     std::fs::write(
         root.join("theirs.ron"),
