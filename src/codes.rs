@@ -309,6 +309,14 @@ pub mod read {
     pub const TOO_LARGE: &str = "forge::read::too_large";
     /// The document cannot be read: the file could not be read (error).
     pub const IO: &str = "forge::read::io";
+    /// The document cannot be read: it holds git's conflict markers (`<<<<<<<` lines); `forge merge` merges scenes by id (error).
+    pub const GIT_CONFLICT: &str = "forge::read::git_conflict";
+}
+
+/// `forge::merge::*`.
+pub mod merge {
+    /// A merge conflict marker `forge merge` left (`/* forge-merge: theirs = .. */`): both branches changed the value before it; keep one and delete the marker (error).
+    pub const CONFLICT: &str = "forge::merge::conflict";
 }
 
 /// `forge::cook::*`.

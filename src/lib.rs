@@ -22,7 +22,8 @@
 //!
 //! The modules: [`format`](mod@format) (the document model, reader and writer, and the format's
 //! reference page), [`validate`], [`schema`] (custom component schemas and field expressions),
-//! [`edit`] (changes that keep a file's text), [`diff`], [`prefab`], [`cook`] (the binary
+//! [`edit`] (changes that keep a file's text), [`diff`], [`merge`] (three-way merges by id,
+//! `forge merge`), [`prefab`], [`cook`] (the binary
 //! twin), [`export`] (Rust and BSN), [`project`], [`capture`] (saving a live scene), [`live_link`] (from live entities to their lines, and live
 //! values kept back into them) and, with
 //! the `import` feature, `import` (Bevy `.scn.ron` worlds).
@@ -39,7 +40,8 @@
 //! [import and export](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/import-export.md),
 //! [the command line](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/cli.md),
 //! [editor setup](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/editor-setup.md),
-//! [performance](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/performance.md).
+//! [performance](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/performance.md),
+//! [merging scenes](https://github.com/bevy-forge/bevy_forge_scene/blob/main/docs/guide/merging.md).
 
 // Lets the derive's `::bevy_forge_scene::..` paths resolve inside this crate (unit tests, doctests).
 extern crate self as bevy_forge_scene;
@@ -54,6 +56,7 @@ pub mod diff;
 pub mod edit;
 pub mod export;
 pub mod format;
+pub mod merge;
 pub mod pipeline;
 pub mod prefab;
 pub mod project;

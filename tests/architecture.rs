@@ -25,6 +25,13 @@ const PARTS: &[(&str, &[&str])] = &[
         "prefab",
         &["codes", "format", "project", "schema", "validate"],
     ),
+    // Three-way merges of scene files by id (`forge merge`): the edit layer writes them.
+    (
+        "merge",
+        &[
+            "codes", "format", "project", "schema", "validate", "diff", "edit",
+        ],
+    ),
     (
         "export",
         &["codes", "format", "project", "schema", "prefab"],

@@ -11,6 +11,8 @@
 //! forge import <FILE.scn.ron> [--out FILE [--force]] [--schema FILE]
 //! forge migrate <FILE|DIR>... [--dry-run] [--schema FILE]
 //! forge schema diff <OLD> <NEW> [SCENE|DIR]... [--assets DIR]
+//! forge merge <BASE> <OURS> <THEIRS> [--path NAME] | forge merge --install
+//! forge diff <OLD> <NEW>
 //! forge lsp
 //! ```
 //!
@@ -34,6 +36,16 @@
 //! `schema diff` lists what changed between two schema exports (types and fields added,
 //! removed, renamed, retyped) and checks the given scenes against both: each scene that has
 //! errors with the new schemas it did not have with the old is listed with them (exit 1).
+//! `merge` is git's merge driver for scenes (`bevy_forge_scene::merge`): it merges the three
+//! versions by entity id and writes the result to OURS (atomically): exit 0 when clean, 1 when
+//! conflicts are left (each marked in the file by a `/* forge-merge: .. */` comment, which
+//! `forge validate` reports as `forge::merge::conflict` until it is removed), 2 when a file
+//! cannot be read (nothing written). `merge --install` sets a repository up (`.gitattributes`
+//! and its git config, which a clone does not copy); `validate` and `lsp` warn when a
+//! repository's `.gitattributes` names the driver but its config lacks it. `diff` prints what
+//! changed between two versions, one line per change, by id (usable as git's
+//! `diff.<driver>.command`).
+//!
 //! `fmt` writes the canonical layout and keeps comments, each carried to the entry or field it
 //! belongs to (`bevy_forge_scene::edit::format_text`, which the language server formats with).
 //!
@@ -69,6 +81,7 @@ mod cook;
 mod export;
 mod external;
 mod import;
+mod merge;
 mod migrate;
 mod render;
 mod schema;
@@ -120,6 +133,11 @@ enum Command {
     /// Work with the game's exported schema files (`.forge-schema.ron`).
     #[command(subcommand)]
     Schema(schema::SchemaCommand),
+    /// Merge three versions of a scene by entity id (git's merge driver: `forge merge %O %A %B
+    /// --path %P`); `--install` sets a repository up to use it.
+    Merge(merge::MergeArgs),
+    /// Print what changed between two versions of a scene, one line per change, by id.
+    Diff(merge::DiffArgs),
     /// Run the language server over standard input and output (for editors: diagnostics,
     /// hover, completion, go to definition, references, symbols, inlay hints, quick fixes,
     /// formatting).
@@ -298,6 +316,8 @@ fn main() -> ExitCode {
         Command::Schema(command) => schema::run(&command),
         Command::Import(args) => import::import(&args),
         Command::Export(args) => export::export(&args),
+        Command::Merge(args) => merge::run(&args),
+        Command::Diff(args) => merge::diff_files(&args),
     };
     ExitCode::from(status as u8)
 }
@@ -485,6 +505,12 @@ fn validate(args: &ValidateArgs) -> Status {
         Ok(checker) => checker,
         Err(status) => return status,
     };
+    if let Some(warning) = paths
+        .first()
+        .and_then(|p| bevy_forge_scene_cli::git::missing_driver_warning(p))
+    {
+        eprintln!("warning: {warning}");
+    }
     let colour = render::use_colour();
     let mut status = Status::Ok;
     let (mut errors, mut warnings, mut infos) = (0, 0, 0);

@@ -44,6 +44,7 @@ use crate::format::{
 
 pub use format::format_text;
 pub use migrate::{MIGRATIONS, Migrated, Migration, migrate, migrate_names};
+pub(crate) use splice::{Splice, Text, compact};
 pub use typed::{EditAt, FieldEdit, FieldValue, TransformPart};
 
 /// One file's change: its exact text `before` and `after` the edit.
@@ -164,6 +165,31 @@ fn refuse_new_errors(old: &SceneDoc, new: &SceneDoc) -> Result<(), SceneEditErro
             )))
         }
     }
+}
+
+/// `text` (which reads as `old`, with `map`; no byte-order mark) with the smallest changes that
+/// make the header and entities read as `new`'s, as [`SceneEdit::change`] makes them, without
+/// reading the result back or checking it (the caller does: `merge` reads what it assembles).
+/// Tile layers are left as they are.
+///
+/// # Errors
+/// Which part the text does not locate, as [`SceneEditError::InPlace`] says it.
+pub(crate) fn spliced(
+    text: &str,
+    map: &SourceMap,
+    old: &SceneDoc,
+    new: &SceneDoc,
+) -> Result<String, String> {
+    let splices = splice::splices(text, map, old, new).map_err(|e| e.0)?;
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    for s in &splices {
+        out.push_str(&text[at..s.start]);
+        out.push_str(&s.text);
+        at = s.end;
+    }
+    out.push_str(&text[at..]);
+    Ok(out)
 }
 
 /// Where the first comment (`//` or `/*`) of scene text `text` is, outside strings: what

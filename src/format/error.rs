@@ -254,6 +254,13 @@ pub enum ReadErrorKind {
     /// The file could not be read.
     #[error("cannot read the file: {0}")]
     Io(String),
+    /// Git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>` lines): git merged the file
+    /// line by line and could not. `forge merge` merges scenes by id instead (the guide's
+    /// "Merging scenes" page; `forge merge --install` sets it up for a repository).
+    #[error(
+        "git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`): git merged this scene line by line and stopped; merge it by id with `forge merge` (`forge merge --install` makes git use it), or resolve the lines by hand"
+    )]
+    GitConflictMarkers,
 }
 
 fn list(names: &[&str]) -> String {

@@ -10,6 +10,7 @@ mod integrity;
 mod layer;
 pub(crate) use layer::{TileChange, is_palette_key};
 pub(crate) mod lexical;
+pub(crate) mod marker;
 mod read;
 pub(crate) mod source_map;
 mod value;

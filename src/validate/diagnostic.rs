@@ -193,6 +193,8 @@ impl fmt::Display for Severity {
 /// | `forge::read::invalid_utf8` | error | the document cannot be read: the bytes are not UTF-8 |
 /// | `forge::read::too_large` | error | the document cannot be read: the text is larger than the reader's limit of 4 GiB |
 /// | `forge::read::io` | error | the document cannot be read: the file could not be read |
+/// | `forge::read::git_conflict` | error | the document cannot be read: it holds git's conflict markers (`<<<<<<<` lines); `forge merge` merges scenes by id |
+/// | `forge::merge::conflict` | error | a merge conflict marker `forge merge` left (`/* forge-merge: theirs = .. */`): both branches changed the value before it; keep one and delete the marker |
 /// | `forge::cook::not_cooked` | error | a cooked file cannot be used: the bytes do not start with the cooked magic |
 /// | `forge::cook::magic` | error | a cooked file cannot be used: the first byte is damaged but the next seven are the magic's |
 /// | `forge::cook::truncated` | error | a cooked file cannot be used: the file ends inside the header, or fewer bytes follow it than it says |
@@ -377,6 +379,7 @@ impl Diagnostic {
             ReadErrorKind::InvalidUtf8 => codes::read::INVALID_UTF8,
             ReadErrorKind::TooLarge { .. } => codes::read::TOO_LARGE,
             ReadErrorKind::Io(_) => codes::read::IO,
+            ReadErrorKind::GitConflictMarkers => codes::read::GIT_CONFLICT,
         };
         let position = match error.kind() {
             ReadErrorKind::Io(_) => None,

@@ -252,11 +252,11 @@ fn placed(parsed: &ParsedScene, mut d: Diagnostic, loc: Loc) -> Diagnostic {
     d
 }
 
-/// What the reader noticed, as diagnostics: `format_version: 0`.
+/// What the reader noticed, as diagnostics: `format_version: 0`, merge conflict markers.
 fn read_warnings(parsed: &ParsedScene) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for warning in &parsed.warnings {
-        match warning.kind {
+        match &warning.kind {
             ReadWarningKind::FormatVersionZero => {
                 let mut d = Diagnostic::new(
                     Severity::Warning,
@@ -268,9 +268,43 @@ fn read_warnings(parsed: &ParsedScene) -> Vec<Diagnostic> {
                 d.position = Some(warning.position);
                 diagnostics.push(d);
             }
+            ReadWarningKind::MergeConflict { note } => {
+                diagnostics.push(merge_conflict(parsed, warning.position, note));
+            }
         }
     }
     diagnostics
+}
+
+/// The error of a merge conflict marker (the format page, "Merge conflict markers"), in the
+/// entity whose entry holds it.
+fn merge_conflict(parsed: &ParsedScene, at: Position, note: &str) -> Diagnostic {
+    let entries = &parsed.source_map.entities;
+    let index = entries
+        .as_slice()
+        .partition_point(|_, e| e.entry.start as usize <= at.offset);
+    let entity = index
+        .checked_sub(1)
+        .and_then(|i| entries.get_index(i))
+        .filter(|(_, e)| at.offset < e.entry.end as usize)
+        .map(|(id, _)| *id);
+    let message = if let Some(value) = note.strip_prefix("theirs = ") {
+        format!(
+            "unresolved merge conflict: both branches changed the value before this marker; the file keeps this branch's, the other branch has `{value}`"
+        )
+    } else if note == "theirs removes this" {
+        "unresolved merge conflict: the other branch deleted the entry before this marker, which this branch changed; the file keeps it".to_owned()
+    } else if note.starts_with("theirs keeps ") {
+        "unresolved merge conflict: this branch deleted entries that the other branch changed; the marker holds the other branch's version".to_owned()
+    } else {
+        format!("unresolved merge conflict: `{note}`")
+    };
+    let mut d = Diagnostic::new(Severity::Error, codes::merge::CONFLICT, message).with_help(
+        "keep one side and delete the marker: the value as it is (ours), or the marker's (theirs); `forge lsp` offers both as code actions",
+    );
+    d.entity = entity;
+    d.position = Some(at);
+    d
 }
 
 fn finish(mut diagnostics: Vec<Diagnostic>) -> ValidationReport {

@@ -1,7 +1,8 @@
 //! Formatting (the canonical layout with every comment kept: [`edit::format_text`], as
 //! `forge fmt`) and code actions: each "did you mean" as a quick fix, a missing required custom
 //! field inserted, `next_id` repaired, a parent and its children made to agree, and an old
-//! `format_version` migrated (`forge migrate`). Structural fixes go through the library's edit
+//! `format_version` migrated (`forge migrate`), and either side of a conflict `forge merge` left
+//! taken (`bevy_forge_scene::merge::resolve`). Structural fixes go through the library's edit
 //! layer, which changes the text only where the document changed and keeps comments.
 //!
 //! [`edit::format_text`]: bevy_forge_scene::edit::format_text
@@ -11,6 +12,7 @@ use std::ops::Range;
 use bevy_forge_scene::codes;
 use bevy_forge_scene::edit::{SceneEdit, format_text, migrate};
 use bevy_forge_scene::format::{ComponentData, EditError};
+use bevy_forge_scene::merge::{self, Side};
 use bevy_forge_scene::schema::FieldKind;
 use bevy_forge_scene::validate::Diagnostic;
 
@@ -165,6 +167,25 @@ pub fn code_actions<'d>(
         };
         if let Some((title, edit)) = structural {
             fix(title.to_owned(), edit, true);
+        }
+        if d.code == codes::merge::CONFLICT
+            && let Some(at) = d.position.map(|p| p.offset)
+        {
+            // Either side of a conflict `forge merge` left.
+            for (title, side) in [
+                (
+                    "Take ours: keep this value, delete the merge marker",
+                    Side::Ours,
+                ),
+                ("Take theirs: the merge marker's value", Side::Theirs),
+            ] {
+                let resolved = merge::resolve(doc.body(), at, side).ok();
+                fix(
+                    title.to_owned(),
+                    resolved.and_then(|t| minimal_edit(doc, &t)),
+                    false,
+                );
+            }
         }
     }
     (shown, out)

@@ -60,6 +60,15 @@ pub fn serve(connection: Connection) -> Result<(), Error> {
     }
     let mut state = State::new(encoding, workspace, schema);
     state.remote = remote;
+    // A clone whose `.gitattributes` sends scenes to `forge merge` without the driver in its
+    // config: git would merge them line by line.
+    for root in state.workspace.clone() {
+        if let Some(warning) = crate::git::missing_driver_warning(&root) {
+            state
+                .messages
+                .push((Level::Warning, format!("forge lsp: {warning}")));
+        }
+    }
     let mut server = Server {
         connection: &connection,
         state,

@@ -11,6 +11,7 @@ mod export;
 mod import;
 mod lsp;
 mod lsp_live;
+mod merge;
 mod render;
 
 use std::path::{Path, PathBuf};

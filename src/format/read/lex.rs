@@ -84,6 +84,17 @@ impl<'a> Parser<'a> {
                 for nl in memchr::memchr_iter(b'\n', &self.b[start..end]) {
                     self.newline(start + nl);
                 }
+                // A merge conflict marker (`/* forge-merge: .. */`): reported, as comments go
+                // (block comments are rare in scenes, so this costs a read nothing).
+                let prefix = crate::format::marker::PREFIX.as_bytes();
+                if self.b[start..end].starts_with(prefix) {
+                    let body = &self.b[start + prefix.len()..end - 2];
+                    let note = String::from_utf8_lossy(body).trim().to_owned();
+                    let at = self.base + start;
+                    self.tables
+                        .warnings
+                        .push((at, super::ReadWarningKind::MergeConflict { note }));
+                }
                 self.pos = end;
                 Ok(())
             }

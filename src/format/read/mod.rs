@@ -63,6 +63,15 @@ pub enum ReadWarningKind {
     /// "Versioning") and will be saved as 1.
     #[error("format_version 0 was read as format 1; saving writes `format_version: 1`")]
     FormatVersionZero,
+    /// A merge conflict marker that `forge merge` left (`/* forge-merge: theirs = 4.0 */`,
+    /// the format page, "Merge conflict markers"): both branches changed the value before it,
+    /// and the file keeps this branch's. Validation reports it as an error until it is removed.
+    #[error("merge conflict marker: {note}")]
+    MergeConflict {
+        /// The marker's words after `forge-merge:` (`theirs = 4.0`, `theirs removes this`,
+        /// `theirs keeps ..`).
+        note: String,
+    },
 }
 
 impl ParsedScene {
@@ -139,6 +148,14 @@ impl ParsedScene {
         if !parser.tables.warnings.is_empty() {
             return false;
         }
+        // A merge conflict marker the entry had (one it has now is a warning of the read
+        // above): the whole read drops it.
+        let in_entry = |at: usize| (entry.start as usize..entry.end as usize).contains(&at);
+        if self.warnings.iter().any(|w| {
+            matches!(w.kind, ReadWarningKind::MergeConflict { .. }) && in_entry(w.position.offset)
+        }) {
+            return false;
+        }
         let tables = parser.tables;
         let new = EntryTables {
             spans: entry_spans,
@@ -205,8 +222,20 @@ pub(crate) fn read_str(text: &str) -> Result<ParsedScene, ReadError> {
             wide.scan(text, 0);
             Ok(parser.tables.finish(doc, source_map, wide))
         }
-        Err(e) => Err(e.finish(&LineIndex::new(text))),
+        Err(e) => Err(git_conflict(text).unwrap_or_else(|| e.finish(&LineIndex::new(text)))),
     }
+}
+
+/// The error of a text that holds git's conflict markers (`<<<<<<<` at the start of a line),
+/// at the first: a text git could not merge, which no other error would explain as well.
+fn git_conflict(text: &str) -> Option<ReadError> {
+    let at = super::marker::git_marker(text)?;
+    Some(ReadError::new(
+        LineIndex::new(text).position(at),
+        None,
+        None,
+        ReadErrorKind::GitConflictMarkers,
+    ))
 }
 
 /// Reads a document from bytes, refusing invalid UTF-8 with its position.
@@ -410,6 +439,10 @@ impl Tables {
         mut source_map: SourceMap,
         lines: LineIndex,
     ) -> ParsedScene {
+        // In text order, however the text was read (whole, or in pieces), each once (a part
+        // read twice notes its markers twice).
+        self.warnings.sort_by_key(|(at, _)| *at);
+        self.warnings.dedup_by_key(|(at, _)| *at);
         let warnings = self
             .warnings
             .into_iter()

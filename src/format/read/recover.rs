@@ -82,7 +82,13 @@ pub(crate) fn read_recovering(text: &str) -> Recovered {
     let doc = parser.document_recovering(&mut map);
     let lines = LineIndex::new(text);
     let errors = parser.rec.take().map(|r| r.errors).unwrap_or_default();
-    let errors = errors.into_iter().map(|e| e.finish(&lines)).collect();
+    let mut errors: Vec<ReadError> = errors.into_iter().map(|e| e.finish(&lines)).collect();
+    if !errors.is_empty()
+        && let Some(git) = super::git_conflict(text)
+    {
+        // Git's conflict markers: that one error says what is wrong with the text.
+        errors = vec![git];
+    }
     Recovered {
         parsed: parser.tables.finish_with(doc, map, lines),
         errors,
