@@ -1076,12 +1076,10 @@ fn an_edit_read_again_in_part_keeps_the_markers_as_a_whole_read_gives_them() {
     assert!(in_part >= 1);
 }
 
-/// Waits for the edit layer to splice inside an instance's overrides (the lead's change of
-/// `src/edit/splice.rs` and the source map): today a change of an override rewrites the whole
-/// `instance` value canonically, so this branch's comments inside it are lost when both
-/// branches changed overrides of one instance.
+/// Both branches changed overrides of one instance: the edit layer splices override by
+/// override, so this branch's comments inside the `instance` value stay and each change
+/// arrives as its own bytes.
 #[test]
-#[ignore = "needs override-level splicing in src/edit/splice.rs (being changed by the lead)"]
 fn overrides_changed_on_both_branches_arrive_as_their_own_bytes() {
     let with_comment = PLACED.replace(
         "          (target: [1], name: Some(\"Front door\")),",
