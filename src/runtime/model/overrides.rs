@@ -13,7 +13,7 @@ use super::{ForgeModelNodes, PlacedModel};
 use crate::codes;
 use crate::format::{ComponentData, EcoString, EntityNode, Override, SceneDoc};
 use crate::runtime::asset::scene::ForgeScene;
-use crate::runtime::instance::root::ForgeSceneInstance;
+use crate::runtime::instance::ForgeSceneInstance;
 use crate::runtime::values::components::bevy_transform_of;
 use crate::runtime::values::{builtin, custom};
 

@@ -28,12 +28,14 @@ mod overrides;
 
 use overrides::{Applied, apply_overrides, undo};
 
-use super::budget::{ForgeSpawnBudget, Limit, frame_left, give_back};
-use super::gate::ForgeSceneInactive;
-use super::held::HeldBack;
-use super::root::ForgeSceneInstance;
 use crate::format::{EcoString, Instance};
+use crate::runtime::asset::once_assets_exist;
 use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::models::ModelHooks;
+use crate::runtime::instance::{
+    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneSystems, ForgeSpawnBudget, HeldBack, Limit,
+    ModelWrites, frame_left, give_back, spawn_scene_instances,
+};
 use crate::runtime::values::builtin;
 
 /// The nodes of a placed glTF model, on its instance entity once the model has spawned (and
@@ -135,14 +137,29 @@ pub(crate) struct PlacedModel {
 #[derive(Component)]
 struct ModelDue;
 
+/// The model part of `ForgeScenePlugin` (feature `gltf`): the [`ModelHooks`] through which
+/// the instance core hands it the instance entities that place a model, and the writing of
+/// placed models in `ForgeSceneSystems::Spawn`, after the first spawns and streaming.
+pub(crate) struct ModelPlugin;
+
+impl bevy_app::Plugin for ModelPlugin {
+    fn build(&self, app: &mut bevy_app::App) {
+        app.insert_resource(ModelHooks {
+            place,
+            changed: instance_changed,
+            with_nodes,
+        });
+        once_assets_exist::<Self>(app, add_systems);
+    }
+
+    fn finish(&self, app: &mut bevy_app::App) {
+        once_assets_exist::<Self>(app, add_systems);
+    }
+}
+
 /// Puts the model instance `instance` (of the entity of key `key` in `scene`) on `entity`: its
 /// model is loaded and written in the next `Spawn` once it has loaded.
-pub(crate) fn place(
-    entity: &mut EntityWorldMut,
-    scene: AssetId<ForgeScene>,
-    key: u64,
-    instance: &Instance,
-) {
+fn place(entity: &mut EntityWorldMut, scene: AssetId<ForgeScene>, key: u64, instance: &Instance) {
     let Some(path) = instance.model.clone() else {
         return;
     };
@@ -166,7 +183,7 @@ pub(crate) fn place(
 /// A new version of the scene changed the instance of the entity of key `key` on `entity` to
 /// `new`: the same model is written again with the new overrides; another model (or none)
 /// takes the old one's nodes away first.
-pub(crate) fn instance_changed(
+fn instance_changed(
     entity: &mut EntityWorldMut,
     scene: AssetId<ForgeScene>,
     key: u64,
@@ -222,7 +239,7 @@ fn held_back(world: &World, entity: Entity, placed: &PlacedModel) -> bool {
 }
 
 /// `entities` and the nodes of the models placed on them.
-pub(crate) fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity> {
+fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity> {
     let nodes: Vec<Entity> = entities
         .iter()
         .filter_map(|e| world.get::<ForgeModelNodes>(*e))
@@ -233,7 +250,7 @@ pub(crate) fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity
 }
 
 /// Adds the writing of placed models to `ForgeSceneSystems::Spawn`, after the first spawns.
-pub(crate) fn add_systems(app: &mut bevy_app::App) {
+fn add_systems(app: &mut bevy_app::App) {
     use bevy_asset::AssetApp;
     if !app.world().contains_resource::<Assets<WorldAsset>>() {
         app.init_asset::<WorldAsset>();
@@ -249,9 +266,9 @@ pub(crate) fn add_systems(app: &mut bevy_app::App) {
     app.add_systems(
         bevy_app::PreUpdate,
         write_models
-            .after(super::spawn_scene_instances)
-            .in_set(super::ModelWrites)
-            .in_set(super::ForgeSceneSystems::Spawn),
+            .after(spawn_scene_instances)
+            .in_set(ModelWrites)
+            .in_set(ForgeSceneSystems::Spawn),
     );
 }
 
