@@ -487,6 +487,8 @@ fn write(
     let (paths, roots) = paths_of(&asset.world);
     let mut map = EntityHashMap::default();
     let mut foreign = Vec::new();
+    // Whether each kept node's camera renders, as the game left it.
+    let mut cameras: HashMap<Entity, bool> = HashMap::new();
     if let Some(old) = world.entity_mut(entity).take::<ForgeModelNodes>() {
         let old_entities: HashSet<Entity> = old.nodes.iter().map(|n| n.entity).collect();
         // By path and by which of same-named siblings: every entity has its own key.
@@ -505,6 +507,9 @@ fn write(
                 Some(source) => {
                     map.insert(*source, *target);
                     kept.push(*target);
+                    if let Some(active) = builtin::camera_is_active(world.entity(*target)) {
+                        cameras.insert(*target, active);
+                    }
                     if let Some(children) = world.get::<Children>(*target) {
                         foreign.extend(
                             children
@@ -537,6 +542,14 @@ fn write(
             skipped.join(", ")
         );
         placed.warned = true;
+    }
+    // A model's cameras do not render: the game's camera stays the one that does. A camera
+    // the game switched on (`Camera::is_active`) stays on while its node stays.
+    for target in map.values() {
+        let active = cameras.get(target).copied().unwrap_or(false);
+        if let Ok(mut e) = world.get_entity_mut(*target) {
+            builtin::set_camera_active(&mut e, active);
+        }
     }
     for source in roots {
         if let Some(&target) = map.get(&source)
