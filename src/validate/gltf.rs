@@ -69,7 +69,7 @@ mod tree {
     /// finds it: below a node, Bevy 0.20.1's glTF loader spawns its mesh's primitives first,
     /// then its light's entity, then the child nodes, and a path step takes the first of them
     /// with the name.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum ModelEntity {
         /// The glTF scene's own root entity (the empty path).
         SceneRoot,
