@@ -346,3 +346,152 @@ fn each_scene_of_a_file_with_two_is_placed_by_its_label_and_a_re_export_reaches_
         "its override again"
     );
 }
+
+#[test]
+fn a_reload_of_the_files_path_reaches_the_placed_models_without_a_watcher() {
+    use bevy_app::{App, TaskPoolPlugin};
+    use bevy_asset::io::memory::{Dir, MemoryAssetReader};
+    use bevy_asset::io::{AssetSourceBuilder, AssetSourceId};
+    use bevy_asset::{AssetApp, AssetPlugin, AssetServer};
+    // An app whose asset server does not watch: a game or a tool calls
+    // `AssetServer::reload("models/cart.gltf")` itself, as the file watcher would.
+    let dir = Dir::default();
+    dir.insert_asset_text(std::path::Path::new("models/cart.gltf"), &cart_text());
+    dir.insert_asset_text(
+        std::path::Path::new("yard.forge.ron"),
+        &scene("models/cart.gltf#Scene0", ""),
+    );
+    let reader = dir.clone();
+    let mut app = App::new();
+    app.register_asset_source(
+        AssetSourceId::Default,
+        AssetSourceBuilder::new(move || {
+            Box::new(MemoryAssetReader {
+                root: reader.clone(),
+            })
+        }),
+    )
+    .add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin {
+            watch_for_changes_override: Some(false),
+            ..Default::default()
+        },
+        ForgeScenePlugin,
+    ));
+    stand_in_gltf::add_to(&mut app);
+    app.finish();
+    app.cleanup();
+    let mut h = Harness::from_app(app, dir);
+    let (_, instance) = h.spawn_scene("yard.forge.ron");
+    let cart = instance.entity(5).unwrap();
+    h.run_until(|w| w.get::<ForgeModelNodes>(cart).is_some());
+    let lantern = node(&h, cart, &["Cart", "Lantern"]);
+    h.add(
+        "models/cart.gltf",
+        &cart_text().replace("\"Front Wheel\"", "\"Left Wheel\""),
+    );
+    h.world()
+        .resource::<AssetServer>()
+        .reload("models/cart.gltf");
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(cart)
+            .is_some_and(|n| n.node(&["Cart", "Left Wheel"]).is_some())
+    });
+    assert_eq!(
+        node(&h, cart, &["Cart", "Lantern"]),
+        lantern,
+        "kept by path"
+    );
+}
+
+#[test]
+fn a_models_file_is_read_once_for_every_instance_and_scene_of_it() {
+    // A file of its own: the tests of this binary run side by side.
+    let mut h = harness();
+    h.add("models/counted.gltf", &cart_text());
+    let text = scene("models/counted.gltf#Scene0", "").replace(
+        "  },\n  roots: [1, 5],\n  next_id: 6,",
+        &format!(
+            "    8: (id: 8, name: \"Crate\", parent: None, children: [], {T}, components: [], instance: Some((model: \"models/counted.gltf#Scene1\"))),\n    9: (id: 9, name: \"Cart 2\", parent: None, children: [], {T}, components: [], instance: Some((model: \"models/counted.gltf#Scene0\"))),\n  }},\n  roots: [1, 5, 8, 9],\n  next_id: 10,"
+        ),
+    );
+    h.add("yard.forge.ron", &text);
+    let (_, instance) = h.spawn_scene("yard.forge.ron");
+    let placed: Vec<Entity> = [5, 8, 9]
+        .iter()
+        .map(|id| instance.entity(*id).unwrap())
+        .collect();
+    h.run_until(|w| {
+        placed
+            .iter()
+            .all(|e| w.get::<ForgeModelNodes>(*e).is_some())
+    });
+    let reads = |path: &str| {
+        stand_in_gltf::reads()
+            .lock()
+            .unwrap()
+            .get(path)
+            .copied()
+            .unwrap_or(0)
+    };
+    assert_eq!(reads("models/counted.gltf"), 1);
+    // A re-export: read once more, every instance patched.
+    h.modify(
+        "models/counted.gltf",
+        &cart_text().replace("\"Front Wheel\"", "\"Left Wheel\""),
+    );
+    h.run_until(|w| {
+        [placed[0], placed[2]].iter().all(|e| {
+            w.get::<ForgeModelNodes>(*e)
+                .is_some_and(|n| n.node(&["Cart", "Left Wheel"]).is_some())
+        })
+    });
+    assert_eq!(reads("models/counted.gltf"), 2);
+}
+
+#[test]
+fn a_broken_file_is_reported_once_and_a_fixed_one_spawns() {
+    let (log, _guard) = logs();
+    let mut h = harness();
+    h.add("models/broken.gltf", "{ not a model");
+    let text = scene("models/broken.gltf#Scene0", "").replace(
+        "  },\n  roots: [1, 5],\n  next_id: 6,",
+        &format!(
+            "    8: (id: 8, name: \"Crate\", parent: None, children: [], {T}, components: [], instance: Some((model: \"models/broken.gltf#Scene1\"))),\n  }},\n  roots: [1, 5, 8],\n  next_id: 9,"
+        ),
+    );
+    h.add("yard.forge.ron", &text);
+    let (_, instance) = h.spawn_scene("yard.forge.ron");
+    let (cart, crate_) = (instance.entity(5).unwrap(), instance.entity(8).unwrap());
+    let reported = |log: &Arc<Mutex<Vec<u8>>>| {
+        let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
+        log.lines()
+            .filter(|l| l.contains("did not load"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    h.run_until(|_| reported(&log).len() >= 2);
+    // Some frames more: nothing else is reported.
+    for _ in 0..50 {
+        h.app.update();
+        std::thread::yield_now();
+    }
+    let lines = reported(&log);
+    assert_eq!(lines.len(), 2, "once per instance: {lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("broken.gltf#Scene0") && l.contains("entity 5"))
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("broken.gltf#Scene1") && l.contains("entity 8"))
+    );
+    h.modify("models/broken.gltf", &cart_text());
+    h.run_until(|w| {
+        w.get::<ForgeModelNodes>(cart).is_some() && w.get::<ForgeModelNodes>(crate_).is_some()
+    });
+    assert_eq!(reported(&log).len(), 2);
+}

@@ -11,7 +11,7 @@
 
 use bevy_app::App;
 use bevy_asset::io::Reader;
-use bevy_asset::{Asset, AssetApp, AssetLoader, LoadContext};
+use bevy_asset::{Asset, AssetApp, AssetLoader, Handle, LoadContext};
 use bevy_camera::{Camera, Camera3d};
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::name::Name;
@@ -21,9 +21,13 @@ use bevy_reflect::TypePath;
 use bevy_transform::components::Transform;
 use bevy_world_serialization::WorldAsset;
 
-/// What the stand-in loader gives as the file's own asset (Bevy's is `Gltf`).
+/// What the stand-in loader gives as the file's own asset (Bevy's is `Gltf`): like `Gltf`, it
+/// holds its scenes, so they stay loaded while it does.
 #[derive(Asset, TypePath)]
-pub struct StandInGltf;
+pub struct StandInGltf {
+    #[dependency]
+    pub scenes: Vec<Handle<WorldAsset>>,
+}
 
 /// Loads `.gltf` files as [`StandInGltf`] with labelled `WorldAsset`s.
 #[derive(TypePath)]
@@ -42,8 +46,14 @@ impl AssetLoader for StandInGltfLoader {
     ) -> Result<StandInGltf, std::io::Error> {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).await?;
+        *reads()
+            .lock()
+            .unwrap()
+            .entry(load_context.path().to_string())
+            .or_default() += 1;
         let json: serde_json::Value = serde_json::from_slice(&bytes)?;
         let lights = &json["extensions"]["KHR_lights_punctual"]["lights"];
+        let mut scenes = Vec::new();
         // As Bevy's loader: one flag over the file's scenes, the first camera is active.
         let mut active_camera_found = false;
         for (s, scene) in json["scenes"].as_array().into_iter().flatten().enumerate() {
@@ -113,14 +123,22 @@ impl AssetLoader for StandInGltfLoader {
                     stack.push((child.as_u64().unwrap(), id));
                 }
             }
-            load_context.add_labeled_asset(format!("Scene{s}"), WorldAsset::new(world));
+            scenes
+                .push(load_context.add_labeled_asset(format!("Scene{s}"), WorldAsset::new(world)));
         }
-        Ok(StandInGltf)
+        Ok(StandInGltf { scenes })
     }
 
     fn extensions(&self) -> &[&str] {
         &["gltf"]
     }
+}
+
+/// How many times the stand-in loader has read each file (by asset path), in this test binary.
+pub fn reads() -> &'static std::sync::Mutex<std::collections::HashMap<String, usize>> {
+    static READS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, usize>>> =
+        std::sync::OnceLock::new();
+    READS.get_or_init(Default::default)
 }
 
 /// Adds the stand-in loader to `app`, and registers the lights and cameras for reflection (a

@@ -10,7 +10,10 @@
 //! scene that changes the instance's overrides writes the model's values again into the same
 //! entities and applies the new overrides.
 
-use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets, Handle, UntypedAssetLoadFailedEvent};
+use bevy_asset::{
+    AssetEvent, AssetId, AssetServer, Assets, Handle, LoadState, LoadedUntypedAsset,
+    UntypedAssetLoadFailedEvent,
+};
 use bevy_ecs::component::ComponentCloneBehavior;
 use bevy_ecs::entity::{EntityHashMap, SceneEntityMapper};
 use bevy_ecs::hierarchy::{ChildOf, Children};
@@ -123,7 +126,18 @@ impl ForgeModelNodes {
 pub(crate) struct PlacedModel {
     /// The model path as the scene writes it (`models/house.glb#Scene0`).
     path: EcoString,
-    handle: Handle<WorldAsset>,
+    /// The model's file, its root asset (Bevy's `Gltf`) kept loaded: a reload of the file's
+    /// path (what Bevy's file watcher sends when the file changes on disk, or
+    /// `AssetServer::reload("models/house.glb")`) finds it and reloads the file with every
+    /// scene of it in use. Without it, a path reload reaches the scenes only while the server
+    /// watches for changes.
+    file: Handle<LoadedUntypedAsset>,
+    /// The scene, asked for once the file has loaded (the file's root asset holds it, so it is
+    /// there without a second load), or once the file failed (so that the server, watching,
+    /// reloads the file when it changes).
+    handle: Option<Handle<WorldAsset>>,
+    /// The failure of the file or the scene was reported (again after a success).
+    failed: bool,
     scene: AssetId<ForgeScene>,
     /// The instance entity's key in the scene's spawned document.
     key: u64,
@@ -166,11 +180,15 @@ fn place(entity: &mut EntityWorldMut, scene: AssetId<ForgeScene>, key: u64, inst
     let Some(server) = entity.world().get_resource::<AssetServer>().cloned() else {
         return;
     };
-    let handle = server.load::<WorldAsset>(path.to_string());
+    let file = server
+        .load_builder()
+        .load_untyped(model_file(&path).to_owned());
     entity.insert((
         PlacedModel {
             path,
-            handle,
+            file,
+            handle: None,
+            failed: false,
             scene,
             key,
             applied: Applied::default(),
@@ -178,6 +196,11 @@ fn place(entity: &mut EntityWorldMut, scene: AssetId<ForgeScene>, key: u64, inst
         },
         ModelDue,
     ));
+}
+
+/// The file of model path `path` (`models/house.glb` of `models/house.glb#Scene0`).
+fn model_file(path: &str) -> &str {
+    path.split('#').next().unwrap_or_default()
 }
 
 /// A new version of the scene changed the instance of the entity of key `key` on `entity` to
@@ -292,13 +315,33 @@ fn write_models(
             .collect(),
         Err(_) => HashSet::new(),
     };
+    // Files loaded since: each waiting model asks for its scene, which the file holds.
+    let server = world.resource::<AssetServer>().clone();
+    let asking: Vec<Entity> = placed
+        .iter(world)
+        .filter(|(_, p)| p.handle.is_none() && server.is_loaded(&p.file))
+        .map(|(e, _)| e)
+        .collect();
+    for entity in asking {
+        if let Some(mut p) = world.get_mut::<PlacedModel>(entity) {
+            p.handle = Some(server.load::<WorldAsset>(p.path.to_string()));
+        }
+    }
     if !changed.is_empty() {
         let marked: Vec<Entity> = placed
             .iter(world)
-            .filter(|(_, p)| changed.contains(&p.handle.id()))
+            .filter(|(_, p)| p.handle.as_ref().is_some_and(|h| changed.contains(&h.id())))
             .map(|(e, _)| e)
             .collect();
         for entity in marked {
+            if let Some(mut p) = world.get_mut::<PlacedModel>(entity)
+                && matches!(server.load_state(&p.file), LoadState::Failed(_))
+            {
+                // A file that failed loaded after all (fixed, and reloaded for its scene):
+                // its root asset is kept loaded from now on (the same handle, loaded again).
+                let file = model_file(&p.path).to_owned();
+                p.file = server.load_builder().load_untyped(file);
+            }
             world.entity_mut(entity).insert(ModelDue);
         }
     }
@@ -311,22 +354,42 @@ fn write_models(
         Err(_) => Vec::new(),
     };
     if !failed.is_empty() {
-        let stopped: Vec<(Entity, String, u64, String)> = placed
+        let stopped: Vec<Entity> = placed
             .iter(world)
-            .filter_map(|(e, p)| {
+            .filter(|(_, p)| {
                 // The file failed (no label), or this scene of it (`#Scene5` it lacks).
-                let file = p.path.split('#').next().unwrap_or_default();
-                let (_, why) = failed
+                let file = model_file(&p.path);
+                failed
                     .iter()
-                    .find(|(f, _)| f == p.path.as_str() || f == file)?;
-                Some((e, p.path.to_string(), p.key, why.clone()))
+                    .any(|(f, _)| f == p.path.as_str() || f == file)
             })
+            .map(|(e, _)| e)
             .collect();
-        for (entity, path, key, why) in stopped {
-            tracing::error!(
-                "model `{path}` (entity {key}) did not load: {why}; its nodes spawn once the file loads (Bevy's `GltfPlugin` loads glTF models)"
-            );
+        for entity in stopped {
             world.entity_mut(entity).remove::<ModelDue>();
+            let Some(mut p) = world.get_mut::<PlacedModel>(entity) else {
+                continue;
+            };
+            // Asking for the scene keeps it wanted: a server that watches reloads the file
+            // when it changes, and the scene comes when the file is fixed.
+            if p.handle.is_none() {
+                p.handle = Some(server.load::<WorldAsset>(p.path.to_string()));
+            }
+            if std::mem::replace(&mut p.failed, true) {
+                continue;
+            }
+            let file = model_file(&p.path);
+            let Some((_, why)) = failed
+                .iter()
+                .find(|(f, _)| f == p.path.as_str() || f == file)
+            else {
+                continue;
+            };
+            tracing::error!(
+                "model `{}` (entity {}) did not load: {why}; its nodes spawn once the file loads (Bevy's `GltfPlugin` loads glTF models)",
+                p.path,
+                p.key
+            );
         }
     }
     // A streamed model whose cell went out: its nodes go (written again when it comes back).
@@ -388,9 +451,10 @@ fn write_one(
     let Some(mut placed) = world.entity_mut(entity).take::<PlacedModel>() else {
         return;
     };
-    let ready = world
-        .resource::<Assets<WorldAsset>>()
-        .contains(placed.handle.id());
+    let ready = placed
+        .handle
+        .as_ref()
+        .is_some_and(|h| world.resource::<Assets<WorldAsset>>().contains(h.id()));
     let root = root_of(world, entity, &placed);
     match (ready, root) {
         // A streamed model whose cell is out waits for it to come in.
@@ -402,11 +466,12 @@ fn write_one(
             };
             if !limit.is_spent() {
                 world.entity_mut(entity).remove::<ModelDue>();
+                let id = placed.handle.as_ref().map(Handle::id);
                 let written = world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
-                    assets
-                        .get(placed.handle.id())
+                    id.and_then(|id| assets.get(id))
                         .map_or(0, |asset| write(world, entity, root, asset, &mut placed))
                 });
+                placed.failed = false;
                 limit.spend_many(u32::try_from(written).unwrap_or(u32::MAX));
             }
         }
