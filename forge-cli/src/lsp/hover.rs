@@ -458,7 +458,9 @@ fn light_markdown(light: &bevy_forge_scene::validate::ModelLight, path: &[String
         Some(n) => {
             let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
             at.push(n);
-            format!("on its entity under the node, `{at:?}`")
+            format!(
+                "on its entity under the node, `{at:?}`; a `set` of `{tag}` on the node reaches it"
+            )
         }
         None => format!(
             "on an unnamed entity under the node (node path ending in `\"\"`); a `set` of `{tag}` on the node reaches it"
