@@ -171,6 +171,8 @@ pub mod model {
     pub const MISSING_SCENE: &str = "forge::model::missing_scene";
     /// With a scanned asset index (feature `gltf`): an override's node path names a node the model lacks; kept, it applies again when the node returns (warning).
     pub const UNKNOWN_NODE: &str = "forge::model::unknown_node";
+    /// An override's `set` or `remove` of a built-in finds no such component where it reaches: the node itself, or the node's light entity (with a scanned asset index offline, and when the model is written at run time); it does nothing (warning).
+    pub const NO_COMPONENT: &str = "forge::model::no_component";
 }
 
 /// `forge::prefab::*`.

@@ -320,8 +320,9 @@ fn parts_import_only_parts_below_them() {
 
 /// The parts of `runtime/` from the ground up, with the parts each may import: the same rule
 /// as [`PARTS`], one level in. `plugin` (`runtime/plugin.rs`) adds the others' plugins in
-/// order; streaming and the live part both stand on the instance core and never on each other
-/// (what streaming holds back, they say through the core).
+/// order; the model writer, streaming and the live part all stand on the instance core and
+/// never on each other (what streaming holds back, they say through the core; the core calls
+/// the model writer through the hooks it puts in the app).
 const RUNTIME_PARTS: &[(&str, &[&str])] = &[
     // What a file's values become in Bevy; no systems.
     ("values", &[]),
@@ -329,11 +330,13 @@ const RUNTIME_PARTS: &[(&str, &[&str])] = &[
     ("asset", &["values"]),
     // The instance core.
     ("instance", &["values", "asset"]),
+    // Placed glTF models (feature `gltf`), written through the core's hooks.
+    ("model", &["values", "asset", "instance"]),
     ("streaming", &["values", "asset", "instance"]),
     ("live", &["values", "asset", "instance"]),
     (
         "plugin",
-        &["values", "asset", "instance", "streaming", "live"],
+        &["values", "asset", "instance", "model", "streaming", "live"],
     ),
 ];
 

@@ -550,7 +550,7 @@ fn a_placed_model_is_exported_as_world_asset_root_with_its_overrides_in_an_obser
         "WorldAssetRoot(asset_server.load(\"models/house.gltf#Scene0\")),",
         "world.entity_mut(e3).observe(\n        move |ready: On<WorldInstanceReady>, mut commands: Commands| {",
         "let n0 = model_node(world, instance, &[\"House\", \"Lamp\"]);",
-        "let h0_0 = n0.and_then(|n| model_holder::<PointLight>(world, n));",
+        "let h0_0 = n0.and_then(|n| model_holder::<PointLight>(world, n, true));",
         "c.intensity = 900.0;",
         "c.shadow_maps_enabled = true;",
         "world.entity_mut(node).insert(Name::new(\"Red Roof\"));",
@@ -572,7 +572,7 @@ fn a_placed_model_is_exported_as_world_asset_root_with_its_overrides_in_an_obser
         "        WorldAssetRoot(\"models/house.gltf#Scene0\")\n        on(model_overrides_e3)\n",
         "fn model_overrides_e3(ready: On<WorldInstanceReady>, mut commands: Commands) {",
         "c.intensity = 900.0;",
-        "fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {",
+        "fn model_holder<T: Component>(world: &World, node: Entity, light: bool) -> Option<Entity> {",
     ] {
         assert!(holds(&code, want), "{want:?} in\n{code}");
     }
@@ -588,7 +588,7 @@ fn model_overrides_that_name_scene_entities_are_written_in_rust_and_refused_in_b
         "if world.get_entity(e6).is_ok() {\n                        world.entity_mut(node).add_child(e6);",
         // A reference in an override's value is the entity's variable.
         "post: e1,",
-        "if let Some(holder) = model_holder::<PointLight>(world, node) {\n                        world.entity_mut(holder).remove::<PointLight>();",
+        "if let Some(holder) = model_holder::<PointLight>(world, node, true) {\n                        world.entity_mut(holder).remove::<PointLight>();",
     ] {
         assert!(holds(&code, want), "{want:?} in\n{code}");
     }

@@ -412,8 +412,8 @@ fn a_removed_light_comes_back_when_the_override_goes() {
     h.run_until(|w| w.get::<PointLight>(light).is_some());
     assert_eq!(
         lights(&mut h),
-        vec![(light, 800.0)],
-        "the model's own light"
+        vec![(light, 800.0 * 4.0 * std::f32::consts::PI)],
+        "the model's own light (800 cd, in lumens as Bevy's loader converts it)"
     );
     tree_intact(&h, root);
 }

@@ -160,9 +160,11 @@ fn a_placed_model_spawns_its_nodes_under_the_instance_with_overrides_by_node_pat
     let light = h.world().get::<PointLight>(lamp).unwrap();
     assert_eq!(light.intensity, 900.0);
     assert_eq!(
-        light.range, 7.0,
+        light.color,
+        bevy_color::Color::srgb(1.0, 0.9, 0.7),
         "a field the override does not set keeps the model's value"
     );
+    assert_eq!(light.range, 20.0);
     // `add` of a custom component, `name`.
     let door = node(&h, house, &["House", "Door"]).unwrap();
     assert_eq!(h.world().get::<Orbit>(door).unwrap().radius, 2.0);
@@ -250,7 +252,7 @@ fn a_scene_edit_applies_new_overrides_to_the_same_node_entities() {
     });
     assert_eq!(node(&h, house, &["House", "Lamp", ""]), Some(lamp));
     assert!(h.world().get::<Lit>(lamp).is_some(), "game state stays");
-    assert_eq!(h.world().get::<PointLight>(lamp).unwrap().range, 7.0);
+    assert_eq!(h.world().get::<PointLight>(lamp).unwrap().range, 20.0);
     // The `add` that went takes its component with it; the new `name` applies.
     assert_eq!(node(&h, house, &["House", "Door"]), Some(door));
     assert!(h.world().get::<Orbit>(door).is_none());

@@ -262,7 +262,7 @@ fn a_model_path_needs_a_gltf_scene_label() {
 fn assets() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("models")).unwrap();
-    for name in ["house.gltf", "house.glb"] {
+    for name in ["house.gltf", "house.glb", "cart.gltf", "cart.glb"] {
         std::fs::copy(fixture(name), dir.path().join("models").join(name)).unwrap();
     }
     dir
@@ -327,6 +327,9 @@ mod with_gltf {
         }
     }
 
+    /// The `set` of the overrides [`level`] writes.
+    const SET_LIGHT: &str = "set: [(type: point_light, data: (intensity: 900.0))]";
+
     #[test]
     fn a_good_placement_validates_in_gltf_and_glb() {
         for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
@@ -336,11 +339,119 @@ mod with_gltf {
                     r#"["House", "Roof", "Chimney"]"#,
                     r#"["House", "GltfNode3"]"#,
                     r#"["Ground"]"#,
+                    r#"["House", "Lamp"]"#,
                 ],
             );
+            // Names on the nodes without a light; the lamp's light set.
+            let text = text.replacen(SET_LIGHT, "name: Some(\"Renamed\")", 3);
             let d = validate(&text);
             assert!(d.is_empty(), "{model}: {d:?}");
         }
+    }
+
+    /// A yard placing `model` (of `cart.gltf` or `cart.glb`, Blender-shaped) with `overrides`
+    /// (RON, each ending in a comma).
+    fn yard(model: &str, overrides: &str) -> String {
+        format!(
+            "(\n  format_version: 1,\n  name: \"Yard\",\n  entities: {{\n    5: (id: 5, name: \"Cart\", parent: None, children: [], {T}, components: [],\n        instance: Some((\n          model: \"{model}\",\n          overrides: [\n{overrides}\n          ],\n        ))),\n  }},\n  roots: [5],\n  next_id: 6,\n)\n"
+        )
+    }
+
+    #[test]
+    fn paths_through_named_lights_primitives_and_odd_names_validate_as_the_runtime_finds_them() {
+        let overrides = r#"            (target: ["Cart", "Lantern"], set: [(type: point_light, data: (intensity: 1234.0))]),
+            (target: ["Cart", "Lantern", "Point"], name: Some("Bulb"), set: [(type: point_light, data: (range: 9.0))]),
+            (target: ["Cart", "Headlight", "Spot"], remove: ["spot_light"]),
+            (target: ["Cart", "Cube.Paint"], remove: ["mesh3d"]),
+            (target: ["Cart", "Front Wheel"], name: Some("Left")),
+            (target: ["Cart", "Kürbis.002"], set: [(type: visibility, data: hidden)]),
+            (target: ["Camera"], remove: ["camera3d"]),"#;
+        for file in ["cart.gltf", "cart.glb"] {
+            let d = validate(&yard(&format!("models/{file}#Scene0"), overrides));
+            assert!(d.is_empty(), "{file}: {d:?}");
+            // The file's second scene, by its label.
+            let d = validate(&yard(
+                &format!("models/{file}#Scene1"),
+                r#"            (target: ["Crate", "Cube.Paint"], remove: ["mesh3d"]),"#,
+            ));
+            assert!(d.is_empty(), "{file}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn a_built_in_the_target_lacks_is_one_warning_at_its_entry_naming_what_is_there() {
+        let overrides = r#"            (target: ["Cart", "Lantern"], set: [(type: spot_light, data: (intensity: 5.0))]),
+            (target: ["Cart"], remove: ["mesh3d"]),"#;
+        for file in ["cart.gltf", "cart.glb"] {
+            let text = yard(&format!("models/{file}#Scene0"), overrides);
+            let d = validate(&text);
+            assert_eq!(d.len(), 2, "{file}: {d:?}");
+            assert!(
+                d.iter().all(
+                    |d| d.code == codes::model::NO_COMPONENT && d.severity == Severity::Warning
+                )
+            );
+            assert_eq!(d[0].path.as_deref(), Some("instance.overrides[0].set[0]"));
+            let (line, column) = line_col(&text, "(type: spot_light");
+            assert_eq!((d[0].line(), d[0].column()), (Some(line), Some(column)));
+            assert!(d[0].message.contains("no `spot_light` there"), "{}", d[0]);
+            let help = d[0].help.as_deref().unwrap();
+            assert!(help.starts_with("the node has point_light;"), "{help}");
+            // A mesh is on its primitives: the help names the path that reaches one.
+            assert_eq!(
+                d[1].path.as_deref(),
+                Some("instance.overrides[1].remove[0]")
+            );
+            let help = d[1].help.as_deref().unwrap();
+            assert!(help.contains(r#"["Cart", "Cube.Paint"]"#), "{help}");
+        }
+    }
+
+    #[test]
+    fn a_node_path_steps_through_primitives_then_the_light_then_child_nodes_as_bevy_spawns_them() {
+        use bevy_forge_scene::validate::{ModelEntity, ModelTree};
+        // Node 0 has a mesh whose primitive is named `Post.Wood`, a light named `Post.Wood`
+        // too, and a child node named `Post.Wood`: the primitive comes first, as in Bevy.
+        let json = r#"{
+          "asset": {"version": "2.0"},
+          "extensions": {"KHR_lights_punctual": {"lights": [{"type": "point", "name": "Post.Wood"}, {"type": "spot"}]}},
+          "scenes": [{"nodes": [0]}],
+          "nodes": [
+            {"name": "Gate", "mesh": 0, "children": [1, 2], "extensions": {"KHR_lights_punctual": {"light": 0}}},
+            {"name": "Post.Wood"},
+            {"name": "Lamp", "extensions": {"KHR_lights_punctual": {"light": 1}}, "camera": 0}
+          ],
+          "cameras": [{"type": "perspective", "perspective": {"yfov": 1, "znear": 0.1}}],
+          "materials": [{"name": "Wood"}],
+          "meshes": [{"name": "Post", "primitives": [{"attributes": {}, "material": 0}]}]
+        }"#;
+        let tree = ModelTree::read(json.as_bytes()).unwrap();
+        assert_eq!(tree.resolve::<&str>(0, &[]), Ok(ModelEntity::SceneRoot));
+        assert_eq!(tree.resolve(0, &["Gate"]), Ok(ModelEntity::Node(0)));
+        assert_eq!(
+            tree.resolve(0, &["Gate", "Post.Wood"]),
+            Ok(ModelEntity::Primitive {
+                node: 0,
+                primitive: 0
+            })
+        );
+        // An unnamed light's entity is the step `""`.
+        assert_eq!(
+            tree.resolve(0, &["Gate", "Lamp", ""]),
+            Ok(ModelEntity::Light { node: 2 })
+        );
+        let miss = tree.resolve(0, &["Gate", "Gone"]).unwrap_err();
+        assert_eq!(miss.at, 1);
+        assert_eq!(miss.names, ["Post.Wood", "Post.Wood", "Post.Wood", "Lamp"]);
+        assert_eq!(
+            tree.builtins_at(ModelEntity::Node(2)),
+            ["camera3d", "spot_light"]
+        );
+        assert_eq!(
+            tree.builtins_at(ModelEntity::Light { node: 0 }),
+            ["point_light"]
+        );
+        assert!(tree.builtins_at(ModelEntity::SceneRoot).is_empty());
     }
 
     #[test]
@@ -348,7 +459,7 @@ mod with_gltf {
         for model in ["models/house.gltf#Scene0", "models/house.glb#Scene0"] {
             let text = level(
                 model,
-                &[r#"["House", "Roof", "Chimny"]"#, r#"["House", "Door"]"#],
+                &[r#"["House", "Roof", "Chimny"]"#, r#"["House", "Lamp"]"#],
             );
             let d = validate(&text);
             assert_eq!(d.len(), 1, "{model}: {d:?}");

@@ -7,4 +7,4 @@ mod forge_demo;
 mod models;
 
 pub use forge_demo::{Door, Health, Marker, Orbit, Patrol, RigidBody, Sentry, Speed};
-pub use models::{model_app, model_app_with};
+pub use models::{model_app, model_app_on_disk, model_app_with};

@@ -53,16 +53,19 @@ fn model_node(world: &World, instance: InstanceId, path: &[&str]) -> Option<Enti
     (
         "model_holder",
         r#"
-/// `node` when it has a `T`, else its first child without a `Name` that has one (Bevy's glTF
-/// loader puts a node's light on such a child).
-fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {
+/// `node` when it has a `T`, else, for a light (`light`), its first child that has one: Bevy's
+/// glTF loader puts a node's light on a child entity, named after the light or unnamed.
+fn model_holder<T: Component>(world: &World, node: Entity, light: bool) -> Option<Entity> {
     if world.get::<T>(node).is_some() {
         return Some(node);
+    }
+    if !light {
+        return None;
     }
     world
         .get::<Children>(node)?
         .iter()
-        .find(|c| world.get::<Name>(*c).is_none() && world.get::<T>(*c).is_some())
+        .find(|c| world.get::<T>(*c).is_some())
 }
 "#,
     ),
@@ -317,7 +320,8 @@ fn body(plan: &Plan, key: u64, indent: &str) -> String {
         for (j, (component, _)) in sets.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "{indent}let h{i}_{j} = n{i}.and_then(|n| model_holder::<{component}>(world, n));"
+                "{indent}let h{i}_{j} = n{i}.and_then(|n| model_holder::<{component}>(world, n, {}));",
+                is_light(component)
             );
         }
         holders.push((*i, sets));
@@ -479,9 +483,20 @@ fn remove(out: &mut String, key: &str, indent: &str) {
     }
     let _ = writeln!(
         out,
-        "{indent}if let Some(holder) = model_holder::<{first}>(world, node) {{\n{indent}    world.entity_mut(holder).remove::<{}>();\n{indent}}}",
+        "{indent}if let Some(holder) = model_holder::<{first}>(world, node, {}) {{\n{indent}    world.entity_mut(holder).remove::<{}>();\n{indent}}}",
+        is_light(first),
         tuple(&types.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>())
     );
+}
+
+/// Whether the Bevy component `component` is a light's (the first component of a light
+/// built-in): a `set` or `remove` of it reaches a node's light entity too (the format page,
+/// "Models").
+fn is_light(component: &str) -> bool {
+    crate::format::builtin::BUILTINS.iter().any(|b| {
+        matches!(b.role, crate::format::builtin::Role::Light)
+            && b.bevy.split(" + ").next() == Some(component)
+    })
 }
 
 /// `add` of `component`: inserted whole (a built-in on the node, replacing one of its type).

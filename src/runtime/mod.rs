@@ -15,17 +15,21 @@
 //! 4. [`instance`]: a [`ForgeSceneRoot`] whose scene has loaded gets its entities, parents
 //!    before children, and a [`ForgeSceneInstance`] mapping file ids to entities; the few
 //!    functions every later part changes an instance through.
-//! 5. [`streaming`]: streamed cells in and out by distance, through the instance core.
-//! 6. [`live`]: when the asset changes, the [`SceneDiff`](crate::diff::SceneDiff) between the
+//! 5. `model` (feature `gltf`): placed glTF models written under their instance entities, with
+//!    their overrides by node path, through the instance core's hooks.
+//! 6. [`streaming`]: streamed cells in and out by distance, through the instance core.
+//! 7. [`live`]: when the asset changes, the [`SceneDiff`](crate::diff::SceneDiff) between the
 //!    applied version and the new one is applied to every live instance; an instance saved
 //!    back to a document.
-//! 7. [`plugin`]: [`ForgeScenePlugin`], the parts' plugins in that order.
+//! 8. [`plugin`]: [`ForgeScenePlugin`], the parts' plugins in that order.
 
 mod asset;
 #[cfg(feature = "import")]
 pub mod import;
 mod instance;
 mod live;
+#[cfg(feature = "gltf")]
+mod model;
 mod plugin;
 mod streaming;
 pub(crate) mod values;
@@ -35,8 +39,6 @@ pub use asset::processor::{ForgeSceneProcess, ForgeSceneSaver};
 pub use asset::progress::ForgeLoadProgress;
 pub use asset::scene::ForgeScene;
 pub use asset::twins::{ForgeTwinReader, with_cooked_twins};
-#[cfg(feature = "gltf")]
-pub use instance::ForgeModelNodes;
 pub use instance::{
     ForgeDefaultSpawnBudget, ForgeSceneInactive, ForgeSceneInstance, ForgeSceneReady,
     ForgeSceneRoot, ForgeSceneSystems, ForgeSpawnBudget, ForgeSpawnProgress,
@@ -44,6 +46,8 @@ pub use instance::{
 pub use live::capture;
 pub use live::link as live_link;
 pub use live::reload::{ForgeSceneReloadFailed, ForgeSceneReloaded, apply_diff};
+#[cfg(feature = "gltf")]
+pub use model::ForgeModelNodes;
 pub use plugin::ForgeScenePlugin;
 pub use streaming::{ForgeCellState, ForgeStreamedCells, ForgeStreamingSource};
 pub use values::components::{ForgeEntityId, ForgeEntityPath};

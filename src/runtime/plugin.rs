@@ -6,6 +6,8 @@ use bevy_asset::AssetServer;
 use super::asset::SceneAssetPlugin;
 use super::instance::InstancePlugin;
 use super::live::LivePlugin;
+#[cfg(feature = "gltf")]
+use super::model::ModelPlugin;
 use super::streaming::StreamingPlugin;
 
 /// Adds `.forge.ron` scenes to an app: the [`ForgeScene`](crate::ForgeScene) asset, its loader, and spawning of
@@ -20,18 +22,16 @@ use super::streaming::StreamingPlugin;
 /// Without it, the plugin logs an error naming what to add and registers nothing.
 ///
 /// The plugin is the runtime's parts, in this order: the scene asset (loader, processor), the
-/// instance core (first spawns, budgets, the activation gate), streaming, and the live part
-/// (hot reload).
+/// instance core (first spawns, budgets, the activation gate), placed glTF models (feature
+/// `gltf`), streaming, and the live part (hot reload).
 pub struct ForgeScenePlugin;
 
 impl Plugin for ForgeScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins((
-            SceneAssetPlugin,
-            InstancePlugin,
-            StreamingPlugin,
-            LivePlugin,
-        ));
+        app.add_plugins((SceneAssetPlugin, InstancePlugin));
+        #[cfg(feature = "gltf")]
+        app.add_plugins(ModelPlugin);
+        app.add_plugins((StreamingPlugin, LivePlugin));
     }
 
     fn finish(&self, app: &mut App) {

@@ -146,6 +146,7 @@ impl fmt::Display for Severity {
 /// | `forge::model::unreadable` | error | with a scanned asset index (feature `gltf`): the model file is not glTF JSON or a `.glb` this reads |
 /// | `forge::model::missing_scene` | error | with a scanned asset index (feature `gltf`): the model file has no scene of that label |
 /// | `forge::model::unknown_node` | warning | with a scanned asset index (feature `gltf`): an override's node path names a node the model lacks; kept, it applies again when the node returns |
+/// | `forge::model::no_component` | warning | with a scanned asset index (feature `gltf`), and when the model is written at run time: an override's `set` or `remove` of a built-in finds it neither on the entity its node path names nor on that node's light entity; it does nothing |
 /// | `forge::layer::id` | error | a tile layer's id is zero, an entity's, another layer's, or not below `next_id` |
 /// | `forge::layer::parent` | error | a tile layer's parent is not an entity of the scene |
 /// | `forge::layer::cell_size` | error | a tile layer's cell size is not two finite sizes above zero |

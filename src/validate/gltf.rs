@@ -24,7 +24,7 @@ pub(crate) fn split_model_path(path: &str) -> Option<(&str, usize)> {
 }
 
 #[cfg(feature = "gltf")]
-pub use tree::{ModelLight, ModelTree, NodeMiss, NodeParts};
+pub use tree::{ModelEntity, ModelLight, ModelTree, NodeMiss, NodeParts};
 
 #[cfg(feature = "gltf")]
 mod tree {
@@ -60,6 +60,34 @@ mod tree {
         pub mesh: Option<usize>,
         /// Its light, by index in [`ModelTree::lights`].
         pub light: Option<usize>,
+        /// Its camera, by index in the file's `cameras`: Bevy puts the camera (`Camera3d`,
+        /// `Camera`, `Projection`) on the node's own entity.
+        pub camera: Option<usize>,
+    }
+
+    /// The entity of a placed model a node path names, as the runtime's `ForgeModelNodes`
+    /// finds it: below a node, Bevy 0.20.1's glTF loader spawns its mesh's primitives first,
+    /// then its light's entity, then the child nodes, and a path step takes the first of them
+    /// with the name.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ModelEntity {
+        /// The glTF scene's own root entity (the empty path).
+        SceneRoot,
+        /// A node, by index in [`ModelTree::nodes`].
+        Node(usize),
+        /// Primitive `primitive` of node `node`'s mesh (named `{mesh}.{material}`).
+        Primitive {
+            /// The node whose mesh it is.
+            node: usize,
+            /// Its index in the mesh's primitives.
+            primitive: usize,
+        },
+        /// The entity of node `node`'s light: named after the light (Blender names every
+        /// light: `Point`, `Spot.001`), or unnamed, the path step `""`.
+        Light {
+            /// The node whose light it is.
+            node: usize,
+        },
     }
 
     /// A punctual light of a glTF file, as its JSON writes it.
@@ -149,6 +177,7 @@ mod tree {
                 .map(|n| NodeParts {
                     mesh: index(n.get("mesh")),
                     light: index(n.pointer("/extensions/KHR_lights_punctual/light")),
+                    camera: index(n.get("camera")),
                 })
                 .collect();
             let materials: Vec<Option<&str>> = list("materials")?
@@ -271,6 +300,103 @@ mod tree {
                 .get(node)
                 .and_then(|p| p.light)
                 .and_then(|l| self.lights.get(l))
+        }
+
+        /// The entities directly below node `node` with the names Bevy gives them, in the
+        /// order Bevy 0.20.1's glTF loader spawns them: the mesh's primitives, the light's
+        /// entity (its name, or `""`), then the child nodes.
+        pub fn entities_below(&self, node: usize) -> Vec<(ModelEntity, &str)> {
+            let mut out: Vec<(ModelEntity, &str)> = self
+                .primitives(node)
+                .iter()
+                .enumerate()
+                .map(|(primitive, name)| {
+                    (ModelEntity::Primitive { node, primitive }, name.as_str())
+                })
+                .collect();
+            if let Some(light) = self.light(node) {
+                out.push((
+                    ModelEntity::Light { node },
+                    light.name.as_deref().unwrap_or(""),
+                ));
+            }
+            if let Some((_, children)) = self.nodes.get(node) {
+                out.extend(
+                    children.iter().filter_map(|c| {
+                        Some((ModelEntity::Node(*c), self.nodes.get(*c)?.0.as_str()))
+                    }),
+                );
+            }
+            out
+        }
+
+        /// The entity `path` names in scene `scene` (which must exist), as the runtime finds
+        /// it ([`ModelEntity`]): node names from the scene's root nodes down, and below a node
+        /// also its mesh's primitives and its light's entity; the first of same-named siblings
+        /// in Bevy's order.
+        ///
+        /// # Errors
+        /// The first name that names nothing at its place, with the names there are.
+        pub fn resolve<S: AsRef<str>>(
+            &self,
+            scene: usize,
+            path: &[S],
+        ) -> Result<ModelEntity, NodeMiss> {
+            let mut at = ModelEntity::SceneRoot;
+            for (step, name) in path.iter().enumerate() {
+                let here: Vec<(ModelEntity, &str)> = match at {
+                    ModelEntity::SceneRoot => self
+                        .scenes
+                        .get(scene)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|i| {
+                            Some((ModelEntity::Node(*i), self.nodes.get(*i)?.0.as_str()))
+                        })
+                        .collect(),
+                    ModelEntity::Node(node) => self.entities_below(node),
+                    // Primitives and lights have nothing below them.
+                    _ => Vec::new(),
+                };
+                match here.iter().find(|(_, n)| *n == name.as_ref()) {
+                    Some((e, _)) => at = *e,
+                    None => {
+                        return Err(NodeMiss {
+                            at: step,
+                            names: here.iter().map(|(_, n)| (*n).to_owned()).collect(),
+                        });
+                    }
+                }
+            }
+            Ok(at)
+        }
+
+        /// The built-in tags on entity `entity` that an override's `set` and `remove` reach
+        /// there (the format page, "Models"): on a node, its camera's `camera3d` and its
+        /// light's tag (on the light's entity); on a light's entity its tag; on a primitive
+        /// `mesh3d`. `visibility`, which every entity has and `set` writes whole, is not
+        /// listed.
+        pub fn builtins_at(&self, entity: ModelEntity) -> Vec<&'static str> {
+            let light_tag = |node: usize| {
+                self.light(node).map(|l| match l.kind.as_str() {
+                    "spot" => "spot_light",
+                    "directional" => "directional_light",
+                    _ => "point_light",
+                })
+            };
+            match entity {
+                ModelEntity::SceneRoot => Vec::new(),
+                ModelEntity::Node(node) => {
+                    let camera = self
+                        .parts
+                        .get(node)
+                        .and_then(|p| p.camera)
+                        .map(|_| "camera3d");
+                    camera.into_iter().chain(light_tag(node)).collect()
+                }
+                ModelEntity::Light { node } => light_tag(node).into_iter().collect(),
+                ModelEntity::Primitive { .. } => vec!["mesh3d"],
+            }
         }
 
         /// The nodes directly below `path` in scene `scene` (its root nodes for an empty

@@ -50,7 +50,7 @@ pub use diagnostic::{Diagnostic, Related, Severity};
 pub(crate) use entity::missing_asset;
 /// The node tree of a glTF model, read offline from its JSON (what `forge` shows and checks).
 #[cfg(feature = "gltf")]
-pub use gltf::{ModelLight, ModelTree, NodeMiss, NodeParts};
+pub use gltf::{ModelEntity, ModelLight, ModelTree, NodeMiss, NodeParts};
 pub(crate) use instance::is_component_key;
 pub(crate) use names::{is_field_name, is_type_path};
 

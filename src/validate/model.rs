@@ -129,8 +129,12 @@ fn nodes(
         return;
     }
     for (i, o) in instance.overrides.iter().enumerate() {
-        let Err(miss) = tree.find(scene, &o.node) else {
-            continue;
+        let miss = match tree.resolve(scene, &o.node) {
+            Ok(entity) => {
+                builtins_reached(c, id, model, &tree, entity, i, o);
+                continue;
+            }
+            Err(miss) => miss,
         };
         let Some(name) = o.node.get(miss.at) else {
             continue;
@@ -157,6 +161,87 @@ fn nodes(
             .with_path(format!("instance.overrides[{i}].target[{}]", miss.at))
             .with_help(help),
             Loc::Override(i, crate::format::OverridePart::Node(miss.at)),
+        );
+    }
+}
+
+/// Each built-in override `o` (number `i`) `set`s or `remove`s on `entity` of `tree` must be
+/// where the runtime reaches it: on the entity, or on a node's light entity (the format page,
+/// "Models"); one that is not is `forge::model::no_component` (a warning) at the entry,
+/// naming what the entity has. `visibility`, which every entity has and `set` writes whole,
+/// always is.
+#[cfg(feature = "gltf")]
+fn builtins_reached(
+    c: &mut Collector,
+    id: u64,
+    model: &str,
+    tree: &super::gltf::ModelTree,
+    entity: super::gltf::ModelEntity,
+    i: usize,
+    o: &crate::format::Override,
+) {
+    use crate::format::OverridePart;
+    let has = tree.builtins_at(entity);
+    let set = o.set.iter().enumerate().filter_map(|(j, p)| {
+        let tag = p.component.builtin()?.tag;
+        Some((tag, "set", OverridePart::Set(j), format!("set[{j}]")))
+    });
+    let remove = o.remove.iter().enumerate().filter_map(|(j, key)| {
+        let tag = crate::format::builtin::builtin_tag(key)?.tag;
+        Some((
+            tag,
+            "remove",
+            OverridePart::Remove(j),
+            format!("remove[{j}]"),
+        ))
+    });
+    for (tag, does, part, path) in set.chain(remove) {
+        if tag == "visibility" || has.contains(&tag) {
+            continue;
+        }
+        let shown: Vec<&str> = o.node.iter().map(|n| n.as_str()).collect();
+        let what = match entity {
+            super::gltf::ModelEntity::SceneRoot => "the scene's root entity".to_owned(),
+            super::gltf::ModelEntity::Node(_) => "the node".to_owned(),
+            super::gltf::ModelEntity::Light { .. } => "the light entity".to_owned(),
+            super::gltf::ModelEntity::Primitive { .. } => "the mesh primitive".to_owned(),
+        };
+        let found = match has.as_slice() {
+            [] => format!("{what} has no built-in an override reaches"),
+            has => format!("{what} has {}", has.join(", ")),
+        };
+        let mut help = format!("{found}; ");
+        match entity {
+            super::gltf::ModelEntity::Node(node) if tag == "mesh3d" => {
+                match tree.primitives(node).first() {
+                    Some(p) => help.push_str(&format!(
+                        "a mesh is on its primitives' entities: target one by its path, like [{}]",
+                        shown
+                            .iter()
+                            .map(|n| format!("{n:?}"))
+                            .chain([format!("{p:?}")])
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    None => help.push_str("the node has no mesh"),
+                }
+            }
+            _ => help.push_str(&format!(
+                "a `{does}` reaches the node's own components and its light's entity; `add` inserts a component the node lacks"
+            )),
+        }
+        c.push(
+            Diagnostic::new(
+                Severity::Warning,
+                codes::model::NO_COMPONENT,
+                format!(
+                    "override target {shown:?}: `{does}` of `{tag}` does nothing: `{model}` has no `{tag}` there"
+                ),
+            )
+            .with_entity(id)
+            .with_path(format!("instance.overrides[{i}].{path}"))
+            .with_help(help),
+            Loc::Override(i, part),
         );
     }
 }

@@ -61,6 +61,17 @@ impl Harness {
         Self { app, dir, events }
     }
 
+    /// A harness around `app`, an app of the test's own reading assets from `dir` (its
+    /// [`modify`](Self::modify) needs the harness's watcher: without it, rewrite files with
+    /// [`add`](Self::add)).
+    pub fn from_app(app: App, dir: Dir) -> Self {
+        Self {
+            app,
+            dir,
+            events: Arc::new(Mutex::new(None)),
+        }
+    }
+
     /// Rewrites a file and tells the asset server it changed, as a file watcher would.
     pub fn modify(&self, path: &str, text: &str) {
         self.modify_bytes(path, text.as_bytes());

@@ -379,10 +379,27 @@ fn prefab_markdown(state: &State, doc: &Document, scene: &str) -> Option<String>
 /// primitives and its light, read from the model file in the assets directory `root`; or what
 /// keeps it from being one.
 fn node_markdown(root: &std::path::Path, model: &str, path: &[String]) -> Option<String> {
+    use bevy_forge_scene::validate::ModelEntity;
     let (tree, scene) = bevy_forge_scene::validate::ModelTree::open(root, model).ok()?;
     let shown = path.join("/");
-    match tree.find(scene, path) {
-        Ok(node) => {
+    match tree.resolve(scene, path) {
+        // A node's light entity, or one of its mesh primitives, by its own path.
+        Ok(ModelEntity::Light { node }) => {
+            let light = tree.light(node)?;
+            let parent = &path[..path.len().saturating_sub(1)];
+            Some(format!(
+                "the light entity of model node `{}` of `{model}`\n\n{}",
+                parent.join("/"),
+                light_markdown(light, parent)
+            ))
+        }
+        Ok(ModelEntity::Primitive { node, .. }) => Some(format!(
+            "mesh primitive `{}` of model node `{}` of `{model}`: an entity with `Mesh3d` and the file's material",
+            path.last().map_or("", String::as_str),
+            tree.nodes[node].0
+        )),
+        Ok(ModelEntity::SceneRoot) => None,
+        Ok(ModelEntity::Node(node)) => {
             let children: Vec<String> = tree.nodes[node]
                 .1
                 .iter()
@@ -458,7 +475,9 @@ fn light_markdown(light: &bevy_forge_scene::validate::ModelLight, path: &[String
         Some(n) => {
             let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
             at.push(n);
-            format!("on its entity under the node, `{at:?}`")
+            format!(
+                "on its entity under the node, `{at:?}`; a `set` of `{tag}` on the node reaches it"
+            )
         }
         None => format!(
             "on an unnamed entity under the node (node path ending in `\"\"`); a `set` of `{tag}` on the node reaches it"

@@ -1864,3 +1864,22 @@ fn diagnostics_after_a_thousand_random_edits_are_what_forge_validate_says() {
     assert_eq!(normal(server), normal(validate), "the final text:\n{text}");
     c.stop();
 }
+
+#[test]
+fn hover_on_the_path_of_a_light_entity_or_a_mesh_primitive_tells_what_it_is() {
+    let (_dir, text, mut c, u) = open_street(&[
+        r#"["House", "Lamp", ""]"#,
+        r#"["House", "Door", "Planks.Wood"]"#,
+    ]);
+    let h = hover_text(&mut c, &u, pos(&text, "\"\"]", 0, 1));
+    assert!(
+        h.starts_with("the light entity of model node `House/Lamp` of `models/house.gltf#Scene0`\n\nlight: point,"),
+        "{h}"
+    );
+    let h = hover_text(&mut c, &u, pos(&text, "\"Planks.Wood\"", 0, 2));
+    assert_eq!(
+        h,
+        "mesh primitive `Planks.Wood` of model node `Door` of `models/house.gltf#Scene0`: an entity with `Mesh3d` and the file's material"
+    );
+    c.stop();
+}

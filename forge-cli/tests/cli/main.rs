@@ -12,6 +12,7 @@ mod import;
 mod lsp;
 mod lsp_live;
 mod merge;
+mod models;
 mod render;
 
 use std::path::{Path, PathBuf};
@@ -804,9 +805,10 @@ fn tree_prints_the_hierarchy_in_file_order() {
 }
 
 /// `forge tree` shows a placed model's node tree under its instance entity, read from the
-/// assets directory (`.gltf` and `.glb` alike): each node marked `(model)`, the nodes an
-/// override reaches `overridden`, an override target naming no node on its own line, then the
-/// entity's own children.
+/// assets directory (`.gltf` and `.glb` alike): each node marked `(model)`, a light's entity
+/// under its node (the house's light is unnamed: `""`), the nodes an override reaches
+/// `overridden`, an override target naming no node on its own line, then the entity's own
+/// children.
 #[test]
 fn tree_shows_a_placed_models_nodes() {
     let dir = project(&[], &[]);
@@ -842,6 +844,7 @@ fn tree_shows_a_placed_models_nodes() {
                  \x20   |   |-- \"Door\" (model)\n\
                  \x20   |   |-- \"GltfNode3\" (model)\n\
                  \x20   |   `-- \"Lamp\" (model, overridden)\n\
+                 \x20   |       `-- \"\" (model light: point_light)\n\
                  \x20   |-- \"Ground\" (model)\n\
                  \x20   |-- [\"House\", \"Lammp\"] (override target: no such node in the model)\n\
                  \x20   `-- 6 \"Cat\" []\n"
@@ -896,6 +899,7 @@ fn tree_shows_models_placed_inside_placed_prefabs() {
              {prefix}|   |-- \"Door\" (model)\n\
              {prefix}|   |-- \"GltfNode3\" (model)\n\
              {prefix}|   `-- \"Lamp\" (model)\n\
+             {prefix}|       `-- \"\" (model light: point_light)\n\
              {prefix}`-- \"Ground\" ({last})\n"
         )
     };

@@ -37,7 +37,7 @@ fn model_overrides_e3(ready: On<WorldInstanceReady>, mut commands: Commands) {
         let n3 = model_node(world, instance, &["House", "Door"]);
         let n4 = model_node(world, instance, &["Ground"]);
         let n5 = model_node(world, instance, &["House", "Attic"]);
-        let h0_0 = n0.and_then(|n| model_holder::<PointLight>(world, n));
+        let h0_0 = n0.and_then(|n| model_holder::<PointLight>(world, n, true));
         // ["House", "Lamp"]
         model_set::<PointLight>(world, h0_0, |c| {
             c.intensity = 900.0;
@@ -113,16 +113,19 @@ fn model_node(world: &World, instance: InstanceId, path: &[&str]) -> Option<Enti
     Some(at)
 }
 
-/// `node` when it has a `T`, else its first child without a `Name` that has one (Bevy's glTF
-/// loader puts a node's light on such a child).
-fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {
+/// `node` when it has a `T`, else, for a light (`light`), its first child that has one: Bevy's
+/// glTF loader puts a node's light on a child entity, named after the light or unnamed.
+fn model_holder<T: Component>(world: &World, node: Entity, light: bool) -> Option<Entity> {
     if world.get::<T>(node).is_some() {
         return Some(node);
+    }
+    if !light {
+        return None;
     }
     world
         .get::<Children>(node)?
         .iter()
-        .find(|c| world.get::<Name>(*c).is_none() && world.get::<T>(*c).is_some())
+        .find(|c| world.get::<T>(*c).is_some())
 }
 
 /// Changes the `T` of `holder` with `change`, when there is a holder.

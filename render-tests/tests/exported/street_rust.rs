@@ -69,7 +69,7 @@ pub fn spawn_street(world: &mut World) -> Vec<Entity> {
                 let n3 = model_node(world, instance, &["House", "Roof", "Chimney"]);
                 // ["House", "Lamp"]
                 if let Some(node) = n0 {
-                    if let Some(holder) = model_holder::<PointLight>(world, node) {
+                    if let Some(holder) = model_holder::<PointLight>(world, node, true) {
                         world.entity_mut(holder).remove::<PointLight>();
                     }
                 }
@@ -129,14 +129,17 @@ fn model_node(world: &World, instance: InstanceId, path: &[&str]) -> Option<Enti
     Some(at)
 }
 
-/// `node` when it has a `T`, else its first child without a `Name` that has one (Bevy's glTF
-/// loader puts a node's light on such a child).
-fn model_holder<T: Component>(world: &World, node: Entity) -> Option<Entity> {
+/// `node` when it has a `T`, else, for a light (`light`), its first child that has one: Bevy's
+/// glTF loader puts a node's light on a child entity, named after the light or unnamed.
+fn model_holder<T: Component>(world: &World, node: Entity, light: bool) -> Option<Entity> {
     if world.get::<T>(node).is_some() {
         return Some(node);
+    }
+    if !light {
+        return None;
     }
     world
         .get::<Children>(node)?
         .iter()
-        .find(|c| world.get::<Name>(*c).is_none() && world.get::<T>(*c).is_some())
+        .find(|c| world.get::<T>(*c).is_some())
 }

@@ -50,6 +50,12 @@ pub struct ForgeScene {
     pub(crate) text_hashes: Option<Arc<[u64]>>,
     /// Its streamed cells, planned the first time a spawn asks ([`cell_plan`](Self::cell_plan)).
     pub(crate) cell_plan: OnceLock<Arc<CellPlan>>,
+    /// Where each override of the scene's own model instances was written (entity id, index
+    /// of the override, its opening `(`), sorted: what a warning about an override that
+    /// applies to a model's nodes at run time points at. Empty for a cooked scene or one made
+    /// in memory. Read by the model writer (feature `gltf`).
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    pub(crate) model_overrides: Arc<[(u64, usize, crate::format::Position)]>,
 }
 
 /// The prefabs a scene places, as its loader found them.
@@ -146,6 +152,21 @@ impl ForgeScene {
     /// The id path of the spawned entity with key `key`, when an instance placed it.
     pub(crate) fn placed_path(&self, key: u64) -> Option<&[u64]> {
         self.expanded.as_deref()?.placed_path(key)
+    }
+
+    /// Where override `index` of the model instance of the scene's own entity `id` was written
+    /// (its opening `(`), when the scene was read from text.
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    pub(crate) fn model_override_at(
+        &self,
+        id: u64,
+        index: usize,
+    ) -> Option<crate::format::Position> {
+        let at = self
+            .model_overrides
+            .binary_search_by_key(&(id, index), |(i, o, _)| (*i, *o))
+            .ok()?;
+        Some(self.model_overrides[at].2)
     }
 
     /// The streamed cells of what spawns: which entities are anchors, and what is below each
@@ -276,6 +297,7 @@ impl ForgeScene {
             materials,
             text_hashes: None,
             cell_plan: OnceLock::new(),
+            model_overrides: Arc::new([]),
         })
     }
 
@@ -330,6 +352,7 @@ pub(crate) fn build(
     let text_hashes = expanded
         .is_none()
         .then(|| Arc::from(map.entity_text_hashes()));
+    let model_overrides = model_overrides(&doc, map);
     let source_map = match (keep_source_map, owned_map) {
         (false, _) => None,
         (true, Some(map)) => Some(map),
@@ -345,8 +368,30 @@ pub(crate) fn build(
         custom,
         materials,
         cell_plan: OnceLock::new(),
+        model_overrides,
     };
     (scene, memory, kept)
+}
+
+/// Where each override of `doc`'s own model instances was written, by `map` (none when the map
+/// is empty: a cooked scene).
+fn model_overrides(
+    doc: &SceneDoc,
+    map: &SourceMap,
+) -> Arc<[(u64, usize, crate::format::Position)]> {
+    let mut out = Vec::new();
+    for (id, node) in &doc.entities {
+        let Some(instance) = node.instance.as_deref().filter(|i| i.is_model()) else {
+            continue;
+        };
+        for i in 0..instance.overrides.len() {
+            if let Some(at) = map.override_part(*id, i, crate::format::OverridePart::Entry) {
+                out.push((*id, i, at));
+            }
+        }
+    }
+    out.sort_unstable_by_key(|(id, i, _)| (*id, *i));
+    out.into()
 }
 
 /// A version of a scene, kept to compare a later one with: what live instances were last

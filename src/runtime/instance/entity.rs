@@ -14,6 +14,7 @@ use bevy_transform::components::Transform;
 
 use super::budget::Limit;
 use super::gate::ForgeSceneInactive;
+use super::models;
 use super::root::ForgeSceneInstance;
 use crate::diff::{ComponentChange, EntityChange};
 use crate::format::SceneDoc;
@@ -127,7 +128,7 @@ impl<'a> Spawner<'a> {
         }
         custom::insert(&mut entity_mut, customs.iter(), key, None);
         if let Some(instance) = node.instance.as_deref().filter(|i| i.is_model()) {
-            place_model(&mut entity_mut, scene_id, key, instance);
+            models::place_model(&mut entity_mut, scene_id, key, instance);
         }
         if visibility.is_some_and(|v| !entity_mut.is_despawned() && entity_mut.contains_id(v)) {
             builtin::link_visibility(world, entity);
@@ -308,7 +309,7 @@ pub(crate) fn patch_entity(
         touched = true;
     }
     if let Some(instance) = &change.instance {
-        model_changed(&mut e, scene_id, change.id, instance.new.as_deref());
+        models::model_changed(&mut e, scene_id, change.id, instance.new.as_deref());
         touched = true;
     }
     let mut components = false;
@@ -404,54 +405,4 @@ fn patch_component(
         (_, Some(p)) => custom::insert_one(entity, p, id, live),
     }
     true
-}
-
-/// Places the glTF model `instance` places on its instance entity (written once it loads).
-#[cfg(feature = "gltf")]
-fn place_model(
-    entity: &mut EntityWorldMut,
-    scene: AssetId<ForgeScene>,
-    key: u64,
-    instance: &crate::format::Instance,
-) {
-    if !entity.is_despawned() {
-        super::model::place(entity, scene, key, instance);
-    }
-}
-
-/// Without the `gltf` feature a placed model spawns nothing: said once.
-#[cfg(not(feature = "gltf"))]
-fn place_model(
-    _: &mut EntityWorldMut,
-    _: AssetId<ForgeScene>,
-    key: u64,
-    instance: &crate::format::Instance,
-) {
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        tracing::warn!(
-            "entity {key} places model `{}`, but models spawn only with bevy_forge_scene's `gltf` feature (and Bevy's `GltfPlugin`): its nodes are not spawned",
-            instance.model.as_deref().unwrap_or_default()
-        );
-    });
-}
-
-/// A new version of the scene changed an instance entity's instance.
-#[cfg(feature = "gltf")]
-fn model_changed(
-    entity: &mut EntityWorldMut,
-    scene: AssetId<ForgeScene>,
-    key: u64,
-    new: Option<&crate::format::Instance>,
-) {
-    super::model::instance_changed(entity, scene, key, new);
-}
-
-#[cfg(not(feature = "gltf"))]
-fn model_changed(
-    _: &mut EntityWorldMut,
-    _: AssetId<ForgeScene>,
-    _: u64,
-    _: Option<&crate::format::Instance>,
-) {
 }

@@ -27,11 +27,10 @@ impl HeldBack {
     /// above it is not let in (a cell this record does not know, new to `plan`, is not).
     pub(crate) fn holds(&self, plan: &CellPlan, key: u64) -> bool {
         plan.cells_above(key)
-            .any(|c| !self.let_in.contains(&plan.cells[c as usize].key))
+            .any(|c| !self.lets_in(plan.cells[c as usize].key))
     }
 
     /// Whether the content of the cell whose anchor has key `anchor` is let in.
-    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
     pub(crate) fn lets_in(&self, anchor: u64) -> bool {
         self.let_in.contains(&anchor)
     }

@@ -10,6 +10,7 @@
 //! | insert the components with entity references | [`insert_references`] |
 //! | what is held back (streamed cells not let in, references waiting) | [`HeldBack`] |
 //! | the version live instances stand at | [`AppliedVersions`] |
+//! | what the model part does with instance entities that place a glTF model | [`models::ModelHooks`] |
 //!
 //! Streaming writes [`HeldBack`], hot reload and capture read it; no part reads another's
 //! state. On [`values`](crate::runtime::values) and [`asset`](crate::runtime::asset).
@@ -19,8 +20,7 @@ mod budget;
 mod entity;
 mod gate;
 mod held;
-#[cfg(feature = "gltf")]
-mod model;
+pub(crate) mod models;
 mod root;
 mod spawn;
 
@@ -36,15 +36,14 @@ pub(crate) use entity::{
 };
 pub use gate::ForgeSceneInactive;
 pub(crate) use held::HeldBack;
-#[cfg(feature = "gltf")]
-pub use model::ForgeModelNodes;
 pub(crate) use root::set_or_insert;
 pub use root::{ForgeSceneInstance, ForgeSceneReady, ForgeSceneRoot, ForgeSpawnProgress};
 pub(crate) use spawn::spawn_scene_instances;
 
-/// The writing of placed glTF models' nodes, in `ForgeSceneSystems::Spawn` after the first
-/// spawns; streaming runs before it, so a model a streamed cell places is written in the frame
-/// the cell comes in, within what the frame's budget has left.
+/// The writing of placed glTF models' nodes (by the model part, `runtime/model/`), in
+/// `ForgeSceneSystems::Spawn` after the first spawns; streaming runs before it, so a model a
+/// streamed cell places is written in the frame the cell comes in, within what the frame's
+/// budget has left.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ModelWrites;
 
@@ -124,6 +123,4 @@ fn add_systems(app: &mut App) {
                 .in_set(ForgeSceneSystems::Spawn),
         );
     builtin::observe_parents(app);
-    #[cfg(feature = "gltf")]
-    model::add_systems(app);
 }

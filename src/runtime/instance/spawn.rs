@@ -259,8 +259,7 @@ pub(super) fn open_and_close_gates(
             (None, None) => Vec::new(),
         };
         // The nodes of placed models are the instance's too.
-        #[cfg(feature = "gltf")]
-        let entities = super::model::with_nodes(world, entities);
+        let entities = super::models::with_nodes(world, entities);
         gate::set_active(world, root, !inactive, entities);
     }
 }

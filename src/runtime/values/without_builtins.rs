@@ -136,3 +136,13 @@ pub(crate) fn hide(_entity: &mut EntityWorldMut) -> Shown {
 
 /// Nothing to show again.
 pub(crate) fn show(_entity: &mut EntityWorldMut, _shown: Shown) {}
+
+/// Without built-ins no camera is known: `None`.
+#[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+pub(crate) fn camera_is_active(_entity: EntityRef) -> Option<bool> {
+    None
+}
+
+/// Without built-ins no camera is known: nothing to switch.
+#[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+pub(crate) fn set_camera_active(_entity: &mut EntityWorldMut, _active: bool) {}

@@ -41,3 +41,19 @@ pub(super) fn read(parts: &mut impl Parts, _: Option<&ComponentData>) -> Option<
     parts.partial(TAG, &camera, &Camera3d::default());
     Some(ComponentData::Camera3d)
 }
+
+/// Whether the camera on `entity` renders (Bevy's `Camera::is_active`), when it has a camera.
+#[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+pub(crate) fn camera_is_active(entity: bevy_ecs::world::EntityRef) -> Option<bool> {
+    entity.get::<Camera>().map(|c| c.is_active)
+}
+
+/// Switches the camera on `entity` on or off (`Camera::is_active`); nothing without a camera.
+#[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+pub(crate) fn set_camera_active(entity: &mut EntityWorldMut, active: bool) {
+    if let Some(mut camera) = entity.get_mut::<Camera>()
+        && camera.is_active != active
+    {
+        camera.is_active = active;
+    }
+}

@@ -66,6 +66,9 @@ mod sprite;
 mod text2d;
 mod visibility;
 
+// The placed-model writer's (feature `gltf`).
+#[cfg_attr(not(feature = "gltf"), allow(unused_imports))]
+pub(crate) use camera3d::{camera_is_active, set_camera_active};
 pub(crate) use hierarchy::{
     RootRequires, Shown, hide, link_visibility, observe_parents, show, visibility_id,
 };

@@ -13,7 +13,7 @@ use super::{ForgeModelNodes, PlacedModel};
 use crate::codes;
 use crate::format::{ComponentData, EcoString, EntityNode, Override, SceneDoc};
 use crate::runtime::asset::scene::ForgeScene;
-use crate::runtime::instance::root::ForgeSceneInstance;
+use crate::runtime::instance::ForgeSceneInstance;
 use crate::runtime::values::components::bevy_transform_of;
 use crate::runtime::values::{builtin, custom};
 
@@ -76,7 +76,7 @@ pub(super) fn apply_overrides(
     // own values, the whole value of the rest.
     let mut targets = Vec::with_capacity(overrides.len());
     let mut values: Vec<Vec<ComponentData>> = Vec::with_capacity(overrides.len());
-    for o in &overrides {
+    for (index, o) in overrides.iter().enumerate() {
         let node = nodes.node(&o.node);
         if node.is_none() {
             tracing::warn!(
@@ -103,12 +103,7 @@ pub(super) fn apply_overrides(
             } else if patch.component.builtin().is_some() {
                 let tag = patch.component.tag();
                 let Some((holder, mut live)) = holder_of(world, node, tag) else {
-                    tracing::warn!(
-                        "{}: entity {}, override of node {:?}: the node has no `{tag}` to set",
-                        codes::prefab::UNUSED_OVERRIDE,
-                        placed.key,
-                        o.node
-                    );
+                    no_component(world, placed, index, o, node, tag, "set");
                     continue;
                 };
                 patch.apply_to(&mut live);
@@ -208,14 +203,15 @@ pub(super) fn apply_overrides(
         }
         for key in &o.remove {
             if crate::format::builtin::builtin_tag(key).is_some() {
-                // Where `set` would reach it: the node, or its unnamed child with it.
+                // Where `set` would reach it: the node, or its light entity.
                 match holder_of(e.world(), node, key) {
                     Some((holder, _)) if holder != node => e.world_scope(|world| {
                         if let Ok(mut h) = world.get_entity_mut(holder) {
                             builtin::remove(&mut h, key);
                         }
                     }),
-                    _ => builtin::remove(&mut e, key),
+                    Some(_) => builtin::remove(&mut e, key),
+                    None => no_component(e.world(), placed, i, o, node, key, "remove"),
                 }
             } else if let Some(path) = custom::canonical_path(e.world(), key) {
                 custom::remove(&mut e, &path);
@@ -296,20 +292,104 @@ pub(super) fn apply_overrides(
     applied
 }
 
-/// The entity that holds built-in `tag` for the node `node`, with its value in the file form:
-/// the node itself, or else its first child without a name that has it (Bevy's glTF loader
-/// spawns a node's light as such a child).
+/// The entity that holds built-in `tag` for the node `node`, with its value in the file form
+/// (the format page, "Models"): the node itself (a camera node's camera is on it), or, for a
+/// light tag, the node's light entity: the child Bevy 0.20.1's glTF loader spawns for the
+/// node's light, named after the light when the file names it (Blender always does: `Point`,
+/// `Spot.001`) and unnamed otherwise. A node's children that are nodes never hold a light
+/// themselves (their lights are their own children), so the first child with the light is it.
 fn holder_of(world: &World, node: Entity, tag: &str) -> Option<(Entity, ComponentData)> {
     if let Some(value) = builtin::read_entity(world.entity(node), tag, None) {
         return Some((node, value));
     }
+    if !is_light(tag) {
+        return None;
+    }
     world.get::<Children>(node)?.iter().find_map(|child| {
-        let e = world.entity(child);
-        if e.contains::<Name>() {
-            return None;
-        }
+        let e = world.get_entity(child).ok()?;
         Some((child, builtin::read_entity(e, tag, None)?))
     })
+}
+
+/// Whether built-in `tag` is a light (`point_light`, `spot_light`, `directional_light`).
+fn is_light(tag: &str) -> bool {
+    crate::format::builtin::builtin_tag(tag)
+        .is_some_and(|b| matches!(b.role, crate::format::builtin::Role::Light))
+}
+
+/// Warns that override `index` (`o`) of the model placed by `placed` `does` (`set`, `remove`)
+/// built-in `tag`, which neither the node `node` nor its light entity has: where the override
+/// was written (the scene's own, read from text) and what the node has.
+fn no_component(
+    world: &World,
+    placed: &PlacedModel,
+    index: usize,
+    o: &Override,
+    node: Entity,
+    tag: &str,
+    does: &str,
+) {
+    let file = world
+        .get_resource::<bevy_asset::AssetServer>()
+        .and_then(|s| s.get_path(placed.scene))
+        .map_or_else(|| "the scene".to_owned(), |p| p.to_string());
+    let at = world
+        .resource::<Assets<ForgeScene>>()
+        .get(placed.scene)
+        .and_then(|s| s.model_override_at(placed.key, index))
+        .map_or_else(String::new, |p| format!(":{p}"));
+    tracing::warn!(
+        "{}: {file}{at}: entity {}, override of node {:?} of model `{}`: `{does}` of `{tag}` finds no `{tag}` on the node or its light entity, and does nothing; {}",
+        codes::model::NO_COMPONENT,
+        placed.key,
+        o.node,
+        placed.path,
+        what_node_has(world, node)
+    );
+}
+
+/// The built-in tags entity `entity` has, in the order of the format's list.
+fn tags_of(world: &World, entity: Entity) -> Vec<&'static str> {
+    let Ok(e) = world.get_entity(entity) else {
+        return Vec::new();
+    };
+    crate::format::builtin::BUILTINS
+        .iter()
+        .filter(|b| builtin::read_entity(e, b.tag, None).is_some())
+        .map(|b| b.tag)
+        .collect()
+}
+
+/// What built-ins an override's `set` and `remove` reach on node `node`, in words for a
+/// warning: the node's own, its light entity's (with its name), and where its mesh's
+/// primitives are (their own node paths reach their `mesh3d`).
+pub(super) fn what_node_has(world: &World, node: Entity) -> String {
+    let mut parts = Vec::new();
+    let own = tags_of(world, node);
+    if !own.is_empty() {
+        parts.push(format!("the node has {}", own.join(", ")));
+    }
+    let children = world
+        .get::<Children>(node)
+        .map(|c| c.iter().collect::<Vec<_>>())
+        .unwrap_or_default();
+    for child in children {
+        let tags = tags_of(world, child);
+        let name = world.get::<Name>(child).map(|n| n.as_str().to_owned());
+        let shown = name.map_or_else(|| "(unnamed)".to_owned(), |n| format!("`{n}`"));
+        if tags.iter().any(|t| is_light(t)) {
+            parts.push(format!("its light entity {shown} has {}", tags.join(", ")));
+        } else if tags.contains(&"mesh3d") {
+            parts.push(format!(
+                "its mesh primitive {shown} has mesh3d (target it by its own path)"
+            ));
+        }
+    }
+    if parts.is_empty() {
+        "the node has no built-in component, and no light".to_owned()
+    } else {
+        parts.join("; ")
+    }
 }
 
 /// A document of one root entity per override, with the components `values` gives it, and

@@ -10,7 +10,10 @@
 //! scene that changes the instance's overrides writes the model's values again into the same
 //! entities and applies the new overrides.
 
-use bevy_asset::{AssetEvent, AssetId, AssetServer, Assets, Handle, UntypedAssetLoadFailedEvent};
+use bevy_asset::{
+    AssetEvent, AssetId, AssetServer, Assets, Handle, LoadState, LoadedUntypedAsset,
+    UntypedAssetLoadFailedEvent,
+};
 use bevy_ecs::component::ComponentCloneBehavior;
 use bevy_ecs::entity::{EntityHashMap, SceneEntityMapper};
 use bevy_ecs::hierarchy::{ChildOf, Children};
@@ -28,12 +31,14 @@ mod overrides;
 
 use overrides::{Applied, apply_overrides, undo};
 
-use super::budget::{ForgeSpawnBudget, Limit, frame_left, give_back};
-use super::gate::ForgeSceneInactive;
-use super::held::HeldBack;
-use super::root::ForgeSceneInstance;
 use crate::format::{EcoString, Instance};
+use crate::runtime::asset::once_assets_exist;
 use crate::runtime::asset::scene::ForgeScene;
+use crate::runtime::instance::models::ModelHooks;
+use crate::runtime::instance::{
+    ForgeSceneInactive, ForgeSceneInstance, ForgeSceneSystems, ForgeSpawnBudget, HeldBack, Limit,
+    ModelWrites, frame_left, give_back, spawn_scene_instances,
+};
 use crate::runtime::values::builtin;
 
 /// The nodes of a placed glTF model, on its instance entity once the model has spawned (and
@@ -121,7 +126,18 @@ impl ForgeModelNodes {
 pub(crate) struct PlacedModel {
     /// The model path as the scene writes it (`models/house.glb#Scene0`).
     path: EcoString,
-    handle: Handle<WorldAsset>,
+    /// The model's file, its root asset (Bevy's `Gltf`) kept loaded: a reload of the file's
+    /// path (what Bevy's file watcher sends when the file changes on disk, or
+    /// `AssetServer::reload("models/house.glb")`) finds it and reloads the file with every
+    /// scene of it in use. Without it, a path reload reaches the scenes only while the server
+    /// watches for changes.
+    file: Handle<LoadedUntypedAsset>,
+    /// The scene, asked for once the file has loaded (the file's root asset holds it, so it is
+    /// there without a second load), or once the file failed (so that the server, watching,
+    /// reloads the file when it changes).
+    handle: Option<Handle<WorldAsset>>,
+    /// The failure of the file or the scene was reported (again after a success).
+    failed: bool,
     scene: AssetId<ForgeScene>,
     /// The instance entity's key in the scene's spawned document.
     key: u64,
@@ -135,25 +151,44 @@ pub(crate) struct PlacedModel {
 #[derive(Component)]
 struct ModelDue;
 
+/// The model part of `ForgeScenePlugin` (feature `gltf`): the [`ModelHooks`] through which
+/// the instance core hands it the instance entities that place a model, and the writing of
+/// placed models in `ForgeSceneSystems::Spawn`, after the first spawns and streaming.
+pub(crate) struct ModelPlugin;
+
+impl bevy_app::Plugin for ModelPlugin {
+    fn build(&self, app: &mut bevy_app::App) {
+        app.insert_resource(ModelHooks {
+            place,
+            changed: instance_changed,
+            with_nodes,
+        });
+        once_assets_exist::<Self>(app, add_systems);
+    }
+
+    fn finish(&self, app: &mut bevy_app::App) {
+        once_assets_exist::<Self>(app, add_systems);
+    }
+}
+
 /// Puts the model instance `instance` (of the entity of key `key` in `scene`) on `entity`: its
 /// model is loaded and written in the next `Spawn` once it has loaded.
-pub(crate) fn place(
-    entity: &mut EntityWorldMut,
-    scene: AssetId<ForgeScene>,
-    key: u64,
-    instance: &Instance,
-) {
+fn place(entity: &mut EntityWorldMut, scene: AssetId<ForgeScene>, key: u64, instance: &Instance) {
     let Some(path) = instance.model.clone() else {
         return;
     };
     let Some(server) = entity.world().get_resource::<AssetServer>().cloned() else {
         return;
     };
-    let handle = server.load::<WorldAsset>(path.to_string());
+    let file = server
+        .load_builder()
+        .load_untyped(model_file(&path).to_owned());
     entity.insert((
         PlacedModel {
             path,
-            handle,
+            file,
+            handle: None,
+            failed: false,
             scene,
             key,
             applied: Applied::default(),
@@ -163,10 +198,15 @@ pub(crate) fn place(
     ));
 }
 
+/// The file of model path `path` (`models/house.glb` of `models/house.glb#Scene0`).
+fn model_file(path: &str) -> &str {
+    path.split('#').next().unwrap_or_default()
+}
+
 /// A new version of the scene changed the instance of the entity of key `key` on `entity` to
 /// `new`: the same model is written again with the new overrides; another model (or none)
 /// takes the old one's nodes away first.
-pub(crate) fn instance_changed(
+fn instance_changed(
     entity: &mut EntityWorldMut,
     scene: AssetId<ForgeScene>,
     key: u64,
@@ -222,7 +262,7 @@ fn held_back(world: &World, entity: Entity, placed: &PlacedModel) -> bool {
 }
 
 /// `entities` and the nodes of the models placed on them.
-pub(crate) fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity> {
+fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity> {
     let nodes: Vec<Entity> = entities
         .iter()
         .filter_map(|e| world.get::<ForgeModelNodes>(*e))
@@ -233,7 +273,7 @@ pub(crate) fn with_nodes(world: &World, mut entities: Vec<Entity>) -> Vec<Entity
 }
 
 /// Adds the writing of placed models to `ForgeSceneSystems::Spawn`, after the first spawns.
-pub(crate) fn add_systems(app: &mut bevy_app::App) {
+fn add_systems(app: &mut bevy_app::App) {
     use bevy_asset::AssetApp;
     if !app.world().contains_resource::<Assets<WorldAsset>>() {
         app.init_asset::<WorldAsset>();
@@ -249,9 +289,9 @@ pub(crate) fn add_systems(app: &mut bevy_app::App) {
     app.add_systems(
         bevy_app::PreUpdate,
         write_models
-            .after(super::spawn_scene_instances)
-            .in_set(super::ModelWrites)
-            .in_set(super::ForgeSceneSystems::Spawn),
+            .after(spawn_scene_instances)
+            .in_set(ModelWrites)
+            .in_set(ForgeSceneSystems::Spawn),
     );
 }
 
@@ -275,13 +315,33 @@ fn write_models(
             .collect(),
         Err(_) => HashSet::new(),
     };
+    // Files loaded since: each waiting model asks for its scene, which the file holds.
+    let server = world.resource::<AssetServer>().clone();
+    let asking: Vec<Entity> = placed
+        .iter(world)
+        .filter(|(_, p)| p.handle.is_none() && server.is_loaded(&p.file))
+        .map(|(e, _)| e)
+        .collect();
+    for entity in asking {
+        if let Some(mut p) = world.get_mut::<PlacedModel>(entity) {
+            p.handle = Some(server.load::<WorldAsset>(p.path.to_string()));
+        }
+    }
     if !changed.is_empty() {
         let marked: Vec<Entity> = placed
             .iter(world)
-            .filter(|(_, p)| changed.contains(&p.handle.id()))
+            .filter(|(_, p)| p.handle.as_ref().is_some_and(|h| changed.contains(&h.id())))
             .map(|(e, _)| e)
             .collect();
         for entity in marked {
+            if let Some(mut p) = world.get_mut::<PlacedModel>(entity)
+                && matches!(server.load_state(&p.file), LoadState::Failed(_))
+            {
+                // A file that failed loaded after all (fixed, and reloaded for its scene):
+                // its root asset is kept loaded from now on (the same handle, loaded again).
+                let file = model_file(&p.path).to_owned();
+                p.file = server.load_builder().load_untyped(file);
+            }
             world.entity_mut(entity).insert(ModelDue);
         }
     }
@@ -294,22 +354,42 @@ fn write_models(
         Err(_) => Vec::new(),
     };
     if !failed.is_empty() {
-        let stopped: Vec<(Entity, String, u64, String)> = placed
+        let stopped: Vec<Entity> = placed
             .iter(world)
-            .filter_map(|(e, p)| {
+            .filter(|(_, p)| {
                 // The file failed (no label), or this scene of it (`#Scene5` it lacks).
-                let file = p.path.split('#').next().unwrap_or_default();
-                let (_, why) = failed
+                let file = model_file(&p.path);
+                failed
                     .iter()
-                    .find(|(f, _)| f == p.path.as_str() || f == file)?;
-                Some((e, p.path.to_string(), p.key, why.clone()))
+                    .any(|(f, _)| f == p.path.as_str() || f == file)
             })
+            .map(|(e, _)| e)
             .collect();
-        for (entity, path, key, why) in stopped {
-            tracing::error!(
-                "model `{path}` (entity {key}) did not load: {why}; its nodes spawn once the file loads (Bevy's `GltfPlugin` loads glTF models)"
-            );
+        for entity in stopped {
             world.entity_mut(entity).remove::<ModelDue>();
+            let Some(mut p) = world.get_mut::<PlacedModel>(entity) else {
+                continue;
+            };
+            // Asking for the scene keeps it wanted: a server that watches reloads the file
+            // when it changes, and the scene comes when the file is fixed.
+            if p.handle.is_none() {
+                p.handle = Some(server.load::<WorldAsset>(p.path.to_string()));
+            }
+            if std::mem::replace(&mut p.failed, true) {
+                continue;
+            }
+            let file = model_file(&p.path);
+            let Some((_, why)) = failed
+                .iter()
+                .find(|(f, _)| f == p.path.as_str() || f == file)
+            else {
+                continue;
+            };
+            tracing::error!(
+                "model `{}` (entity {}) did not load: {why}; its nodes spawn once the file loads (Bevy's `GltfPlugin` loads glTF models)",
+                p.path,
+                p.key
+            );
         }
     }
     // A streamed model whose cell went out: its nodes go (written again when it comes back).
@@ -371,9 +451,10 @@ fn write_one(
     let Some(mut placed) = world.entity_mut(entity).take::<PlacedModel>() else {
         return;
     };
-    let ready = world
-        .resource::<Assets<WorldAsset>>()
-        .contains(placed.handle.id());
+    let ready = placed
+        .handle
+        .as_ref()
+        .is_some_and(|h| world.resource::<Assets<WorldAsset>>().contains(h.id()));
     let root = root_of(world, entity, &placed);
     match (ready, root) {
         // A streamed model whose cell is out waits for it to come in.
@@ -385,11 +466,12 @@ fn write_one(
             };
             if !limit.is_spent() {
                 world.entity_mut(entity).remove::<ModelDue>();
+                let id = placed.handle.as_ref().map(Handle::id);
                 let written = world.resource_scope(|world, assets: Mut<Assets<WorldAsset>>| {
-                    assets
-                        .get(placed.handle.id())
+                    id.and_then(|id| assets.get(id))
                         .map_or(0, |asset| write(world, entity, root, asset, &mut placed))
                 });
+                placed.failed = false;
                 limit.spend_many(u32::try_from(written).unwrap_or(u32::MAX));
             }
         }
@@ -470,6 +552,8 @@ fn write(
     let (paths, roots) = paths_of(&asset.world);
     let mut map = EntityHashMap::default();
     let mut foreign = Vec::new();
+    // Whether each kept node's camera renders, as the game left it.
+    let mut cameras: HashMap<Entity, bool> = HashMap::new();
     if let Some(old) = world.entity_mut(entity).take::<ForgeModelNodes>() {
         let old_entities: HashSet<Entity> = old.nodes.iter().map(|n| n.entity).collect();
         // By path and by which of same-named siblings: every entity has its own key.
@@ -488,6 +572,9 @@ fn write(
                 Some(source) => {
                     map.insert(*source, *target);
                     kept.push(*target);
+                    if let Some(active) = builtin::camera_is_active(world.entity(*target)) {
+                        cameras.insert(*target, active);
+                    }
                     if let Some(children) = world.get::<Children>(*target) {
                         foreign.extend(
                             children
@@ -520,6 +607,14 @@ fn write(
             skipped.join(", ")
         );
         placed.warned = true;
+    }
+    // A model's cameras do not render: the game's camera stays the one that does. A camera
+    // the game switched on (`Camera::is_active`) stays on while its node stays.
+    for target in map.values() {
+        let active = cameras.get(target).copied().unwrap_or(false);
+        if let Ok(mut e) = world.get_entity_mut(*target) {
+            builtin::set_camera_active(&mut e, active);
+        }
     }
     for source in roots {
         if let Some(&target) = map.get(&source)
