@@ -86,7 +86,7 @@ pub struct Rendered {
     /// One capture per scene of the job, in order.
     pub captures: Vec<Capture>,
     /// For a job of two scenes (base, head): the changes from the first to the second by id
-    /// path, as `ForgeScene::changes_since` gives them. Empty otherwise.
+    /// path, from their files as written (custom components kept). Empty otherwise.
     pub changes: Vec<EntityChangeWords>,
     /// Where the time went.
     pub timings: Timings,
@@ -196,6 +196,15 @@ pub struct EntityChangeWords {
     /// One line per change: `translation (4, 0, 0) -> (6, 0, 0)`,
     /// `point_light intensity 1000 -> 4000`, `removed with 3 entities below it`.
     pub lines: Vec<String>,
+    /// Whether the change can show in a picture: an entity added, removed or moved, or a
+    /// built-in component added, removed or changed. False for a change of names, the `locked`
+    /// flag or the game's own (custom) components alone, which draw nothing.
+    #[serde(default = "drawn")]
+    pub draws: bool,
+}
+
+fn drawn() -> bool {
+    true
 }
 
 /// Where a render's time went, in seconds.

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use bevy_forge_scene::prelude::*;
-use bevy_internal::asset::{AssetServer, Assets, Handle};
+use bevy_internal::asset::{AssetServer, Handle};
 use bevy_internal::camera::visibility::Visibility;
 use bevy_internal::ecs::prelude::*;
 
@@ -33,7 +33,7 @@ use bounds::{Bounds, entity_boxes, scene_bounds};
 use cameras::{AutoCameras, choose_cameras};
 
 use crate::compare::BlankCapture;
-use crate::job::{Capture, EntityChangeWords, RenderJob, Rendered, Timings};
+use crate::job::{Capture, RenderJob, Rendered, Timings};
 
 /// Why a render failed.
 #[derive(Debug, thiserror::Error)]
@@ -214,14 +214,21 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
     }
     timings.frames = frames_started.elapsed().as_secs_f64();
 
-    let changes = if handles.len() == 2 {
-        let scenes = app.world().resource::<Assets<ForgeScene>>();
-        match (scenes.get(&handles[0]), scenes.get(&handles[1])) {
-            (Some(base), Some(head)) => crate::words::changes(base, head),
-            _ => Vec::<EntityChangeWords>::new(),
+    // The changes from the files as written, with the game's own components the render left
+    // out (a change of those alone is listed, as drawing nothing).
+    let changes = match &job.scenes[..] {
+        [base, head] => {
+            let read = |s: &crate::job::SceneFile| {
+                crate::words::Version::read(&s.file, &s.assets).map_err(|message| {
+                    RenderError::Load {
+                        file: s.file.clone(),
+                        message,
+                    }
+                })
+            };
+            crate::words::changes(&read(base)?, &read(head)?)
         }
-    } else {
-        Vec::new()
+        _ => Vec::new(),
     };
     Ok(Rendered {
         adapter,
