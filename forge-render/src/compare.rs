@@ -175,11 +175,30 @@ pub fn check_not_blank(image: &RgbaImage) -> Result<(), BlankCapture> {
 /// # Errors
 /// The file's or the encoder's error, as an I/O error.
 pub fn save_png(image: &RgbaImage, path: &std::path::Path) -> std::io::Result<()> {
+    use image::codecs::png::{CompressionType, FilterType};
+    write_png(image, path, CompressionType::Default, FilterType::Adaptive)
+}
+
+/// Writes `image` as a PNG file quickly, at the encoder's fastest setting: files several times
+/// larger than [`save_png`]'s, for captures a review reads once and does not keep.
+///
+/// # Errors
+/// The file's or the encoder's error, as an I/O error.
+pub fn save_png_quick(image: &RgbaImage, path: &std::path::Path) -> std::io::Result<()> {
+    use image::codecs::png::{CompressionType, FilterType};
+    write_png(image, path, CompressionType::Fast, FilterType::NoFilter)
+}
+
+fn write_png(
+    image: &RgbaImage,
+    path: &std::path::Path,
+    compression: image::codecs::png::CompressionType,
+    filter: image::codecs::png::FilterType,
+) -> std::io::Result<()> {
     use image::ImageEncoder;
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::codecs::png::PngEncoder;
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let encoder =
-        PngEncoder::new_with_quality(file, CompressionType::Default, FilterType::Adaptive);
+    let encoder = PngEncoder::new_with_quality(file, compression, filter);
     let (w, h) = image.dimensions();
     let result = if image.pixels().all(|p| p.0[3] == 255) {
         let rgb: Vec<u8> = image
@@ -263,6 +282,9 @@ mod tests {
             let path = dir.path().join(name);
             save_png(image, &path).unwrap();
             assert_eq!(&image::open(&path).unwrap().to_rgba8(), image);
+            let quick = dir.path().join(format!("quick-{name}"));
+            save_png_quick(image, &quick).unwrap();
+            assert_eq!(&image::open(&quick).unwrap().to_rgba8(), image);
         }
         let colour = |name: &str| image::open(dir.path().join(name)).unwrap().color();
         assert_eq!(colour("opaque.png"), image::ColorType::Rgb8);

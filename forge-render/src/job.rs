@@ -28,6 +28,10 @@ pub struct RenderJob {
     /// [`CameraChoice::Auto`] (and scenes without cameras) frame every scene of the job
     /// together, so their pictures line up (a review), instead of each scene alone.
     pub frame_together: bool,
+    /// Captures written at the PNG encoder's fastest setting (larger files, a fraction of the
+    /// time): a review reads its two captures once and writes pictures of its own.
+    #[serde(default)]
+    pub quick_captures: bool,
 }
 
 impl RenderJob {
@@ -42,6 +46,7 @@ impl RenderJob {
             out_dir: out_dir.into(),
             warmup_frames: 2,
             frame_together: false,
+            quick_captures: false,
         }
     }
 

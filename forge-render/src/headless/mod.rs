@@ -201,7 +201,12 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
         })?;
         let image = capture(&mut app, &target, job.warmup_frames.max(1), &scene.file)?;
         let path = job.capture_path(i);
-        crate::compare::save_png(&image, &path).map_err(|source| RenderError::Io {
+        let save = if job.quick_captures {
+            crate::compare::save_png_quick
+        } else {
+            crate::compare::save_png
+        };
+        save(&image, &path).map_err(|source| RenderError::Io {
             path: path.clone(),
             source,
         })?;
