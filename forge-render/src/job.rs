@@ -152,6 +152,32 @@ impl PixelRect {
         x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
     }
 
+    /// Its width in pixels (0 when empty).
+    pub fn width(&self) -> u32 {
+        self.x1.saturating_sub(self.x0)
+    }
+
+    /// Its height in pixels (0 when empty).
+    pub fn height(&self) -> u32 {
+        self.y1.saturating_sub(self.y0)
+    }
+
+    /// Its area in pixels.
+    pub fn area(&self) -> u64 {
+        u64::from(self.width()) * u64::from(self.height())
+    }
+
+    /// The pixels both rectangles hold, when they share any.
+    pub fn intersection(self, other: PixelRect) -> Option<PixelRect> {
+        let r = PixelRect {
+            x0: self.x0.max(other.x0),
+            y0: self.y0.max(other.y0),
+            x1: self.x1.min(other.x1),
+            y1: self.y1.min(other.y1),
+        };
+        (r.x1 > r.x0 && r.y1 > r.y0).then_some(r)
+    }
+
     /// This rectangle grown by `margin` pixels on every side, kept inside `width` by `height`.
     pub fn grown(self, margin: u32, width: u32, height: u32) -> PixelRect {
         PixelRect {

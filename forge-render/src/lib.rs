@@ -18,9 +18,11 @@
 //! [`ForgeScenePlugin`]: bevy_forge_scene::ForgeScenePlugin
 
 pub mod compare;
+pub mod draw;
 pub mod git;
 pub mod headless;
 pub mod job;
+pub mod layout;
 pub mod process;
 pub mod review;
 pub mod words;
