@@ -127,11 +127,38 @@ pub fn differing_pixels(
     b: &RgbaImage,
     tolerance: Tolerance,
 ) -> Result<Vec<bool>, SizeMismatch> {
+    Ok(compare_masked(a, b, tolerance)?.1)
+}
+
+/// [`compare`] and [`differing_pixels`] in one pass over the pixels.
+///
+/// # Errors
+/// [`SizeMismatch`] when the images differ in size.
+pub fn compare_masked(
+    a: &RgbaImage,
+    b: &RgbaImage,
+    tolerance: Tolerance,
+) -> Result<(Comparison, Vec<bool>), SizeMismatch> {
     same_size(a, b)?;
-    Ok(a.pixels()
+    let mut max_channel_delta = 0;
+    let mut differing = 0;
+    let mask = a
+        .pixels()
         .zip(b.pixels())
-        .map(|(p, q)| delta(p, q) > tolerance.channel)
-        .collect())
+        .map(|(p, q)| {
+            let d = delta(p, q);
+            max_channel_delta = max_channel_delta.max(d);
+            let differs = d > tolerance.channel;
+            differing += u64::from(differs);
+            differs
+        })
+        .collect();
+    let comparison = Comparison {
+        pixels: u64::from(a.width()) * u64::from(a.height()),
+        differing,
+        max_channel_delta,
+    };
+    Ok((comparison, mask))
 }
 
 /// A capture that shows nothing: every pixel is the same colour (within the default
@@ -239,6 +266,8 @@ mod tests {
         );
         let mask = differing_pixels(&a, &b, Tolerance::DEFAULT).unwrap();
         assert_eq!(mask.iter().filter(|d| **d).count(), 2);
+        let (both, same_mask) = compare_masked(&a, &b, Tolerance::DEFAULT).unwrap();
+        assert_eq!((both, &same_mask), (two, &mask));
         assert!(mask[1] && mask[2] && !mask[0]);
     }
 
