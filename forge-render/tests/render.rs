@@ -424,6 +424,50 @@ fn a_2d_review_counts_what_the_diff_counts_and_labels_close_changes_apart() {
     check_golden("review-camp", &review.composite.image).unwrap();
 }
 
+/// A review's second side is drawn with one warm-up frame fewer (our camera, aimed as for the
+/// first, has drawn already): the yard's head, whose lamp is a point light, drawn first and
+/// again second in one job gives the same picture.
+#[test]
+fn the_second_side_of_a_review_is_the_picture_of_a_first_side() {
+    let out = tempfile::tempdir().unwrap();
+    let mut job = job(&["yard_head", "yard_head"], out.path());
+    job.frame_together = true;
+    job.camera = CameraChoice::Auto;
+    let rendered = render(&job);
+    let (first, second) = (
+        load(&rendered.captures[0].image),
+        load(&rendered.captures[1].image),
+    );
+    let c = compare(&first, &second, Tolerance::DEFAULT).unwrap();
+    eprintln!(
+        "the head first and second: {} of {} pixels differ, largest channel difference {}",
+        c.differing, c.pixels, c.max_channel_delta
+    );
+    assert!(c.within(Tolerance::DEFAULT), "{:.3}%", c.share() * 100.0);
+    // The lamp lights the ground around it: a reddish pool, not the grey of an unlit ground
+    // (the crate, red itself, left out).
+    let boxed = |path: &[u64]| {
+        rendered.captures[1]
+            .entities
+            .iter()
+            .find(|b| b.path == path)
+            .and_then(|b| b.own)
+            .unwrap()
+    };
+    let (lamp, crate_) = (boxed(&[4]), boxed(&[2]));
+    let reddish = |image: &RgbaImage| {
+        (lamp.x0..lamp.x1)
+            .flat_map(|x| (lamp.y0..lamp.y1).map(move |y| (x, y)))
+            .filter(|(x, y)| !crate_.contains(*x, *y))
+            .filter(|(x, y)| {
+                let p = image.get_pixel(*x, *y).0;
+                p[0] > p[1] + 30
+            })
+            .count()
+    };
+    assert!(reddish(&second) > 100, "{} reddish pixels", reddish(&second));
+}
+
 /// A capture of a scene that draws nothing is refused with the colour it had, and `render`
 /// writes no file.
 #[test]
