@@ -8,14 +8,17 @@
 //!   first frame), load + spawn (files read, checked, prepared, spawned, bounds computed),
 //!   frames (warm-up, capture, read-back), and the whole child process from start to exit.
 //! - `review/grid_1k`: `forge-render review` of two 1,000-entity scenes (the head with 50
-//!   cubes moved, 20 removed and the sun turned), from the command's start to its report:
-//!   target under 10 s.
+//!   cubes moved, 20 removed and the sun turned), from the command's start to its report with
+//!   the composite and the full frames: target under 10 s. Split as the command reports it:
+//!   the render child's start-up, load + spawn and frames, then the review's pictures
+//!   (compared, composite and outlines drawn, four PNGs written).
 //!
 //! Each is run `RUNS` times; the median is printed. Not criterion: one sample takes seconds,
 //! and its parts come from inside the child process.
 //!
 //! `cargo bench --bench render --ignore-rust-version --profile dev` times the build CI makes
 //! (`cargo test`; dependencies at `opt-level = 1`); without `--profile dev`, a release build.
+//! A word after `--` runs only the benches whose name holds it (`-- review`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::fmt::Write as _;
@@ -137,7 +140,19 @@ fn bench_render(name: &str, scene: SceneFile, rows: &mut Vec<Row>, adapter: &mut
     rows.push(row);
 }
 
+/// The seconds `forge-render` printed after `label` on stderr (`start-up 0.51 s`).
+fn seconds(stderr: &str, label: &str) -> f64 {
+    stderr
+        .split(label)
+        .nth(1)
+        .and_then(|rest| rest.trim_start().split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
 fn main() {
+    let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
     let mut rows = Vec::new();
     let mut adapter = String::new();
     let assets = PathBuf::from(REPO).join("assets");
@@ -158,20 +173,27 @@ fn main() {
             assets: assets.clone(),
             file,
         };
-        bench_render(&name, scene, &mut rows, &mut adapter);
+        if wanted(&format!("render/{name}")) {
+            bench_render(&name, scene, &mut rows, &mut adapter);
+        }
     }
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("grid_10k.forge.ron");
     std::fs::write(&big, grid(100, 0, 0, 30.0)).unwrap();
-    bench_render(
-        "grid_10k",
-        SceneFile {
-            assets: dir.path().to_owned(),
-            file: big,
-        },
-        &mut rows,
-        &mut adapter,
-    );
+    if wanted("render/grid_10k") {
+        bench_render(
+            "grid_10k",
+            SceneFile {
+                assets: dir.path().to_owned(),
+                file: big,
+            },
+            &mut rows,
+            &mut adapter,
+        );
+    }
+    if !wanted("review/grid_1k") {
+        return;
+    }
 
     let (base, head) = (
         dir.path().join("base.forge.ron"),
@@ -181,7 +203,7 @@ fn main() {
     // removes 20 and turns the sun.
     std::fs::write(&base, grid(32, 0, 24, 30.0)).unwrap();
     std::fs::write(&head, grid(32, 50, 44, 60.0)).unwrap();
-    let mut times = Vec::new();
+    let (mut times, mut parts) = (Vec::new(), [(); 4].map(|()| Vec::new()));
     for _ in 0..RUNS {
         let out = tempfile::tempdir().unwrap();
         let started = Instant::now();
@@ -199,10 +221,36 @@ fn main() {
             String::from_utf8_lossy(&run.stderr)
         );
         times.push(started.elapsed().as_secs_f64());
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        for (part, label) in parts.iter_mut().zip([
+            "start-up",
+            "load and spawn",
+            ", frames",
+            "the review's pictures in",
+        ]) {
+            part.push(seconds(&stderr, label));
+        }
         let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-        assert!(report.contains("71 entities changed"), "{report}");
+        assert!(
+            report.contains("71 entities changed: 50 moved, 1 edited, 20 removed; nothing added"),
+            "{report}"
+        );
+        assert!(report.contains("](./composite.png)"), "{report}");
+        let composite = image::open(out.path().join("composite.png")).unwrap();
+        assert!(composite.width() > 0);
+        if adapter.is_empty() {
+            adapter = stderr
+                .split("rendered on ")
+                .nth(1)
+                .and_then(|r| r.split(" (start-up").next())
+                .unwrap_or_default()
+                .to_owned();
+        }
     }
     let review = median(times);
-    println!("review/grid_1k      1000 entities each side  {review:.2} s (target under 10 s)");
+    let [s, l, f, p] = parts.map(median);
+    println!(
+        "review/grid_1k      1000 entities each side  start-up {s:>6.2} s  load+spawn {l:>6.2} s  frames {f:>6.2} s  pictures {p:>6.2} s  process {review:>6.2} s (target under 10 s)"
+    );
     println!("adapter: {adapter}");
 }

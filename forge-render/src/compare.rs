@@ -127,11 +127,38 @@ pub fn differing_pixels(
     b: &RgbaImage,
     tolerance: Tolerance,
 ) -> Result<Vec<bool>, SizeMismatch> {
+    Ok(compare_masked(a, b, tolerance)?.1)
+}
+
+/// [`compare`] and [`differing_pixels`] in one pass over the pixels.
+///
+/// # Errors
+/// [`SizeMismatch`] when the images differ in size.
+pub fn compare_masked(
+    a: &RgbaImage,
+    b: &RgbaImage,
+    tolerance: Tolerance,
+) -> Result<(Comparison, Vec<bool>), SizeMismatch> {
     same_size(a, b)?;
-    Ok(a.pixels()
+    let mut max_channel_delta = 0;
+    let mut differing = 0;
+    let mask = a
+        .pixels()
         .zip(b.pixels())
-        .map(|(p, q)| delta(p, q) > tolerance.channel)
-        .collect())
+        .map(|(p, q)| {
+            let d = delta(p, q);
+            max_channel_delta = max_channel_delta.max(d);
+            let differs = d > tolerance.channel;
+            differing += u64::from(differs);
+            differs
+        })
+        .collect();
+    let comparison = Comparison {
+        pixels: u64::from(a.width()) * u64::from(a.height()),
+        differing,
+        max_channel_delta,
+    };
+    Ok((comparison, mask))
 }
 
 /// A capture that shows nothing: every pixel is the same colour (within the default
@@ -175,11 +202,30 @@ pub fn check_not_blank(image: &RgbaImage) -> Result<(), BlankCapture> {
 /// # Errors
 /// The file's or the encoder's error, as an I/O error.
 pub fn save_png(image: &RgbaImage, path: &std::path::Path) -> std::io::Result<()> {
+    use image::codecs::png::{CompressionType, FilterType};
+    write_png(image, path, CompressionType::Default, FilterType::Adaptive)
+}
+
+/// Writes `image` as a PNG file quickly, at the encoder's fastest setting: files several times
+/// larger than [`save_png`]'s, for captures a review reads once and does not keep.
+///
+/// # Errors
+/// The file's or the encoder's error, as an I/O error.
+pub fn save_png_quick(image: &RgbaImage, path: &std::path::Path) -> std::io::Result<()> {
+    use image::codecs::png::{CompressionType, FilterType};
+    write_png(image, path, CompressionType::Fast, FilterType::NoFilter)
+}
+
+fn write_png(
+    image: &RgbaImage,
+    path: &std::path::Path,
+    compression: image::codecs::png::CompressionType,
+    filter: image::codecs::png::FilterType,
+) -> std::io::Result<()> {
     use image::ImageEncoder;
-    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    use image::codecs::png::PngEncoder;
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let encoder =
-        PngEncoder::new_with_quality(file, CompressionType::Default, FilterType::Adaptive);
+    let encoder = PngEncoder::new_with_quality(file, compression, filter);
     let (w, h) = image.dimensions();
     let result = if image.pixels().all(|p| p.0[3] == 255) {
         let rgb: Vec<u8> = image
@@ -220,6 +266,8 @@ mod tests {
         );
         let mask = differing_pixels(&a, &b, Tolerance::DEFAULT).unwrap();
         assert_eq!(mask.iter().filter(|d| **d).count(), 2);
+        let (both, same_mask) = compare_masked(&a, &b, Tolerance::DEFAULT).unwrap();
+        assert_eq!((both, &same_mask), (two, &mask));
         assert!(mask[1] && mask[2] && !mask[0]);
     }
 
@@ -263,6 +311,9 @@ mod tests {
             let path = dir.path().join(name);
             save_png(image, &path).unwrap();
             assert_eq!(&image::open(&path).unwrap().to_rgba8(), image);
+            let quick = dir.path().join(format!("quick-{name}"));
+            save_png_quick(image, &quick).unwrap();
+            assert_eq!(&image::open(&quick).unwrap().to_rgba8(), image);
         }
         let colour = |name: &str| image::open(dir.path().join(name)).unwrap().color();
         assert_eq!(colour("opaque.png"), image::ColorType::Rgb8);

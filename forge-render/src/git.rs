@@ -138,7 +138,7 @@ pub fn checkout(base: &str, head: &str, folder: &Path) -> Result<Revisions, GitE
     })
 }
 
-/// A scene to review: its asset path and whether it exists on each side.
+/// A scene to review: its asset path, whether it exists on each side, and why it is reviewed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Affected {
     /// Its asset path (`scenes/dungeon.forge.ron`).
@@ -147,6 +147,11 @@ pub struct Affected {
     pub in_base: bool,
     /// Whether the head revision has it.
     pub in_head: bool,
+    /// Whether its own file changed.
+    pub changed: bool,
+    /// The changed files it places (prefabs, directly or through others) on either side,
+    /// sorted.
+    pub places: Vec<String>,
 }
 
 /// Every `.forge.ron` file under `root`, as asset paths, sorted.
@@ -202,15 +207,22 @@ pub fn affected(revisions: &Revisions) -> Vec<Affected> {
     all.dedup();
     let changed = |p: &String| revisions.changed.iter().any(|c| c == p);
     all.into_iter()
-        .filter(|p| {
-            changed(p)
-                || placed(&revisions.head, p).iter().any(changed)
-                || placed(&revisions.base, p).iter().any(changed)
-        })
-        .map(|p| Affected {
-            in_base: base.contains(&p),
-            in_head: head.contains(&p),
-            path: p,
+        .filter_map(|p| {
+            let mut places: Vec<String> = placed(&revisions.head, &p)
+                .into_iter()
+                .chain(placed(&revisions.base, &p))
+                .filter(changed)
+                .collect();
+            places.sort();
+            places.dedup();
+            let own = changed(&p);
+            (own || !places.is_empty()).then(|| Affected {
+                in_base: base.contains(&p),
+                in_head: head.contains(&p),
+                changed: own,
+                places,
+                path: p,
+            })
         })
         .collect()
 }

@@ -28,6 +28,10 @@ pub struct RenderJob {
     /// [`CameraChoice::Auto`] (and scenes without cameras) frame every scene of the job
     /// together, so their pictures line up (a review), instead of each scene alone.
     pub frame_together: bool,
+    /// Captures written at the PNG encoder's fastest setting (larger files, a fraction of the
+    /// time): a review reads its two captures once and writes pictures of its own.
+    #[serde(default)]
+    pub quick_captures: bool,
 }
 
 impl RenderJob {
@@ -42,6 +46,7 @@ impl RenderJob {
             out_dir: out_dir.into(),
             warmup_frames: 2,
             frame_together: false,
+            quick_captures: false,
         }
     }
 
@@ -86,7 +91,7 @@ pub struct Rendered {
     /// One capture per scene of the job, in order.
     pub captures: Vec<Capture>,
     /// For a job of two scenes (base, head): the changes from the first to the second by id
-    /// path, as `ForgeScene::changes_since` gives them. Empty otherwise.
+    /// path, from their files as written (custom components kept). Empty otherwise.
     pub changes: Vec<EntityChangeWords>,
     /// Where the time went.
     pub timings: Timings,
@@ -147,6 +152,32 @@ impl PixelRect {
         x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
     }
 
+    /// Its width in pixels (0 when empty).
+    pub fn width(&self) -> u32 {
+        self.x1.saturating_sub(self.x0)
+    }
+
+    /// Its height in pixels (0 when empty).
+    pub fn height(&self) -> u32 {
+        self.y1.saturating_sub(self.y0)
+    }
+
+    /// Its area in pixels.
+    pub fn area(&self) -> u64 {
+        u64::from(self.width()) * u64::from(self.height())
+    }
+
+    /// The pixels both rectangles hold, when they share any.
+    pub fn intersection(self, other: PixelRect) -> Option<PixelRect> {
+        let r = PixelRect {
+            x0: self.x0.max(other.x0),
+            y0: self.y0.max(other.y0),
+            x1: self.x1.min(other.x1),
+            y1: self.y1.min(other.y1),
+        };
+        (r.x1 > r.x0 && r.y1 > r.y0).then_some(r)
+    }
+
     /// This rectangle grown by `margin` pixels on every side, kept inside `width` by `height`.
     pub fn grown(self, margin: u32, width: u32, height: u32) -> PixelRect {
         PixelRect {
@@ -196,6 +227,15 @@ pub struct EntityChangeWords {
     /// One line per change: `translation (4, 0, 0) -> (6, 0, 0)`,
     /// `point_light intensity 1000 -> 4000`, `removed with 3 entities below it`.
     pub lines: Vec<String>,
+    /// Whether the change can show in a picture: an entity added, removed or moved, or a
+    /// built-in component added, removed or changed. False for a change of names, the `locked`
+    /// flag or the game's own (custom) components alone, which draw nothing.
+    #[serde(default = "drawn")]
+    pub draws: bool,
+}
+
+fn drawn() -> bool {
+    true
 }
 
 /// Where a render's time went, in seconds.

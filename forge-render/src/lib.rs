@@ -6,9 +6,11 @@
 //!   Bevy's `Screenshot`; a blank capture is an error ([`compare::check_not_blank`]).
 //! - [`process::render_in_child`] runs that in a child process and tries once more when the
 //!   child crashes (software Vulkan sometimes does).
-//! - [`review::review`] turns the captures of two versions into before / after / difference
-//!   images with the changed entities outlined by id path, and Markdown with the changes in
-//!   words ([`words::changes`], from `ForgeScene::changes_since`).
+//! - [`review::review`] turns the captures of two versions into a composite (before | after,
+//!   cropped to the changes, each numbered: [`composite`], placed by the pure rules of
+//!   [`layout`], drawn by [`draw`]), before / after / difference images with the changes
+//!   outlined, and the changes in words ([`words::changes`], from the two files' diff);
+//!   [`report`] writes it as Markdown: a verdict, the composite, a numbered table.
 //! - [`compare`] is the tolerance the golden-image tests and reviews use: a pixel differs when
 //!   a channel is off by more than 4/255; two pictures differ when more than 1% of pixels do.
 //!
@@ -18,10 +20,14 @@
 //! [`ForgeScenePlugin`]: bevy_forge_scene::ForgeScenePlugin
 
 pub mod compare;
+pub mod composite;
+pub mod draw;
 pub mod git;
 pub mod headless;
 pub mod job;
+pub mod layout;
 pub mod process;
+pub mod report;
 pub mod review;
 pub mod words;
 

@@ -155,7 +155,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
 }
 
 /// Renders `base` and `head` in one child (one job) and writes the review's images into
-/// `images` (under `out`); returns its Markdown section.
+/// `images` (under `out`); returns its verdict and its Markdown section.
 fn review_pair(
     title: &str,
     base: SceneFile,
@@ -163,18 +163,27 @@ fn review_pair(
     out: &Path,
     images: &str,
     picture: &Picture,
-) -> Result<String, String> {
+) -> Result<(String, String), String> {
     let work = out.join(images).join(".render");
     let mut job = job(vec![base, head], &work, picture);
     job.frame_together = true;
+    job.quick_captures = true;
     let rendered = render_in_child(&exe()?, &job).map_err(|e| e.to_string())?;
     report_timings(&rendered);
+    let started = std::time::Instant::now();
     let review = review::review(&rendered, Tolerance::DEFAULT).map_err(|e| e.to_string())?;
     review
         .write_images(&out.join(images))
         .map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!(
+        "forge-render: compared, drew and wrote the review's pictures in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
     let _ = std::fs::remove_dir_all(&work);
-    Ok(review.markdown(title, images, &rendered.adapter))
+    Ok((
+        review.verdict(),
+        review.markdown(title, images, &rendered.adapter),
+    ))
 }
 
 /// Renders one side of a scene that only one revision has.
@@ -211,7 +220,7 @@ fn review_files(args: &ReviewArgs) -> Result<(), String> {
     }
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let assets = args.picture.assets.as_deref();
-    let section = review_pair(
+    let (_, section) = review_pair(
         &args.head,
         SceneFile {
             assets: asset_folder(&base, assets),
@@ -239,17 +248,8 @@ fn review_git(args: &ReviewArgs) -> Result<(), String> {
         git::checkout(&args.base, &args.head, &args.folder).map_err(|e| e.to_string())?;
     let scenes = git::affected(&revisions);
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let mut body = format!(
-        "# Scene review\n\n`{}` -> `{}` in `{}`: {}\n\n",
-        args.base,
-        args.head,
-        args.folder.display(),
-        match scenes.len() {
-            0 => "no scene changed".to_owned(),
-            1 => "1 scene changed".to_owned(),
-            n => format!("{n} scenes changed"),
-        }
-    );
+    let mut sections = String::new();
+    let mut summary = Vec::new();
     let mut failed = Vec::new();
     for scene in &scenes {
         let images = scene
@@ -278,9 +278,12 @@ fn review_git(args: &ReviewArgs) -> Result<(), String> {
                 &args.picture,
             )
             .map(|()| {
-                format!(
-                    "## `{}`\n\nA new scene.\n\n![after]({images}/after.png)\n",
-                    scene.path
+                (
+                    "a new scene".to_owned(),
+                    format!(
+                        "## `{}`\n\nA new scene.\n\n![after]({images}/after.png)\n",
+                        scene.path
+                    ),
                 )
             }),
             (true, false) => render_one(
@@ -291,25 +294,82 @@ fn review_git(args: &ReviewArgs) -> Result<(), String> {
                 &args.picture,
             )
             .map(|()| {
-                format!(
-                    "## `{}`\n\nThe scene was removed.\n\n![before]({images}/before.png)\n",
-                    scene.path
+                (
+                    "the scene was removed".to_owned(),
+                    format!(
+                        "## `{}`\n\nThe scene was removed.\n\n![before]({images}/before.png)\n",
+                        scene.path
+                    ),
                 )
             }),
         };
-        match result {
-            Ok(section) => body.push_str(&section),
-            Err(e) => {
-                body.push_str(&format!("## `{}`\n\nNot rendered: {e}\n", scene.path));
-                failed.push(scene.path.clone());
+        let verdict = match result {
+            Ok((verdict, section)) => {
+                sections.push_str(&section);
+                verdict
             }
-        }
-        body.push('\n');
+            Err(e) => {
+                sections.push_str(&format!("## `{}`\n\nNot rendered: {e}\n", scene.path));
+                failed.push(scene.path.clone());
+                "not rendered (below)".to_owned()
+            }
+        };
+        sections.push('\n');
+        summary.push((scene, verdict));
     }
+    let body = format!(
+        "# Scene review\n\n{}{sections}",
+        git_summary(args, &summary)
+    );
     write_report(&args.out, &body)?;
     if failed.is_empty() {
         Ok(())
     } else {
         Err(format!("not rendered: {}", failed.join(", ")))
     }
+}
+
+/// The one summary at the top of a `--git` report: how many scenes and why, then a line per
+/// scene with its verdict.
+fn git_summary(args: &ReviewArgs, scenes: &[(&git::Affected, String)]) -> String {
+    let own = scenes.iter().filter(|(s, _)| s.changed).count();
+    let placing = scenes.len() - own;
+    let mut text = format!(
+        "`{}` -> `{}` in `{}`: {}",
+        args.base,
+        args.head,
+        args.folder.display(),
+        match scenes.len() {
+            0 => "no scene changed.\n".to_owned(),
+            1 => "1 scene to review".to_owned(),
+            n => format!("{n} scenes to review"),
+        }
+    );
+    if scenes.is_empty() {
+        return text;
+    }
+    let placing = match placing {
+        0 => String::new(),
+        1 => ", 1 placing a changed prefab".to_owned(),
+        n => format!(", {n} placing a changed prefab"),
+    };
+    text.push_str(&format!(" ({own} changed{placing}).\n\n"));
+    text.push_str("| scene | why | verdict |\n|---|---|---|\n");
+    for (scene, verdict) in scenes {
+        let mut why = Vec::new();
+        if scene.changed {
+            why.push("changed".to_owned());
+        }
+        if !scene.places.is_empty() {
+            let files: Vec<String> = scene.places.iter().map(|p| format!("`{p}`")).collect();
+            why.push(format!("places {}", files.join(", ")));
+        }
+        text.push_str(&format!(
+            "| `{}` | {} | {verdict} |\n",
+            scene.path,
+            why.join("; ")
+        ));
+    }
+    text.push('\n');
+    text
 }
