@@ -424,9 +424,9 @@ fn a_2d_review_counts_what_the_diff_counts_and_labels_close_changes_apart() {
     check_golden("review-camp", &review.composite.image).unwrap();
 }
 
-/// A review's second side is drawn with one warm-up frame fewer (our camera, aimed as for the
-/// first, has drawn already): the yard's head, whose lamp is a point light, drawn first and
-/// again second in one job gives the same picture.
+/// A review draws its two sides in one app, one after the other: the yard's head, whose lamp
+/// is a point light, drawn first and again second in one job gives the same picture (the
+/// second side starts from what the first left: its lights' clusters, its camera).
 #[test]
 fn the_second_side_of_a_review_is_the_picture_of_a_first_side() {
     let out = tempfile::tempdir().unwrap();

@@ -167,7 +167,6 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
         .collect();
     let together: Vec<Bounds> = bounds.iter().flatten().copied().collect();
     let mut captures = Vec::new();
-    let mut drew_last: Option<String> = None;
     for (i, scene) in job.scenes.iter().enumerate() {
         let mut auto = AutoCameras {
             three_d: None,
@@ -200,19 +199,7 @@ pub fn render_in_process(job: &RenderJob) -> Result<Rendered, RenderError> {
             file: scene.file.clone(),
             message,
         })?;
-        // Our cameras, aimed as for the capture before (a review's two sides, framed
-        // together), have drawn already: the lights' clusters are there, and one warm-up frame
-        // fewer gives the same picture (tests/render.rs compares them).
-        let warm = job.frame_together
-            && camera.starts_with("auto")
-            && drew_last.as_deref() == Some(camera.as_str());
-        let warmup = if warm {
-            job.warmup_frames.saturating_sub(1)
-        } else {
-            job.warmup_frames
-        };
-        let image = capture(&mut app, &target, warmup.max(1), &scene.file)?;
-        drew_last = Some(camera.clone());
+        let image = capture(&mut app, &target, job.warmup_frames.max(1), &scene.file)?;
         let path = job.capture_path(i);
         let save = if job.quick_captures {
             crate::compare::save_png_quick
