@@ -232,7 +232,7 @@ fn main() {
         }
         let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
         assert!(
-            report.contains("71 entities changed: 50 moved, 1 edited, 20 removed; nothing added"),
+            report.contains("71 entities changed: 51 moved, 20 removed; nothing edited or added"),
             "{report}"
         );
         assert!(report.contains("](./composite.png)"), "{report}");
