@@ -250,7 +250,7 @@ fn patch_splices(
         let line = fragment::payload_field(&now.component, i)?;
         let indent = t.indent_of(before.start as usize).to_owned();
         let text = if field_alone(t, before) {
-            format!(",{}{indent}{}", t.nl, t.fit(&line, &indent, true))
+            format!(",{}{indent}{}", t.nl(), t.fit(&line, &indent, true))
         } else {
             format!(", {}", super::compact(&line))
         };

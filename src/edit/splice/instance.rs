@@ -99,7 +99,7 @@ fn insert_after(t: &Text, after: Option<Span>, field: &str, value: &str) -> Out<
     let line = format!("{field}: {value}");
     let text = if super::component::field_alone(t, after) {
         let indent = t.indent_of(after.start as usize).to_owned();
-        format!(",{}{indent}{}", t.nl, t.fit(&line, &indent, true))
+        format!(",{}{indent}{}", t.nl(), t.fit(&line, &indent, true))
     } else {
         format!(", {}", super::compact(&line))
     };

@@ -284,7 +284,7 @@ fn insert_field(t: &Text, map: &SourceMap, id: u64, field: &str, value: &str) ->
     };
     let line = format!("{field}: {value}");
     let text = if multiline {
-        format!(",{}{indent}{}", t.nl, t.fit(&line, &indent, true))
+        format!(",{}{indent}{}", t.nl(), t.fit(&line, &indent, true))
     } else {
         format!(", {}", compact(&line))
     };
@@ -456,25 +456,32 @@ pub(crate) fn compact(multi: &str) -> String {
 pub(crate) struct Text<'a> {
     s: &'a str,
     b: &'a [u8],
-    /// The file's line ending: the one most of its lines end with.
-    pub(crate) nl: &'static str,
+    /// The file's line ending, found when a splice first writes one (most splices change a
+    /// value on its line and never look: the scan is of the whole file).
+    nl: std::cell::OnceCell<&'static str>,
 }
 
 impl<'a> Text<'a> {
     pub(crate) fn new(s: &'a str) -> Self {
-        // The line ending most lines have: a file with one stray `\r\n` keeps `\n`.
-        let lines = memchr::memchr_iter(b'\n', s.as_bytes()).count();
-        let crlf = memchr::memmem::find_iter(s.as_bytes(), b"\r\n").count();
-        let nl = if crlf > 0 && crlf * 2 >= lines {
-            "\r\n"
-        } else {
-            "\n"
-        };
         Self {
             s,
             b: s.as_bytes(),
-            nl,
+            nl: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The file's line ending: the one most of its lines end with (a file with one stray
+    /// `\r\n` keeps `\n`).
+    pub(crate) fn nl(&self) -> &'static str {
+        self.nl.get_or_init(|| {
+            let lines = memchr::memchr_iter(b'\n', self.b).count();
+            let crlf = memchr::memmem::find_iter(self.b, b"\r\n").count();
+            if crlf > 0 && crlf * 2 >= lines {
+                "\r\n"
+            } else {
+                "\n"
+            }
+        })
     }
 
     /// Whether `span` spans more than one line.
@@ -511,7 +518,7 @@ impl<'a> Text<'a> {
         let mut out = String::with_capacity(multi.len() + 16);
         for (i, line) in multi.split('\n').enumerate() {
             if i > 0 {
-                out.push_str(self.nl);
+                out.push_str(self.nl());
                 out.push_str(indent);
             }
             out.push_str(line);
@@ -582,7 +589,7 @@ impl<'a> Text<'a> {
                 text.push_str(&indent);
                 text.push_str(&self.fit(f, &indent, true));
                 text.push(',');
-                text.push_str(self.nl);
+                text.push_str(self.nl());
             }
             return Some(Splice {
                 start: ls,
@@ -628,7 +635,7 @@ impl<'a> Text<'a> {
     ) -> String {
         let item = self.fit(fragment, indent, item_lines);
         if list_lines {
-            format!(",{}{indent}{item}", self.nl)
+            format!(",{}{indent}{item}", self.nl())
         } else {
             format!(", {item}")
         }
@@ -660,7 +667,7 @@ impl<'a> Text<'a> {
             // `item,` becomes `item, new,`: the new items take the old comma's place after them;
             // on lines of their own, after a comment that ends the item's line.
             let mut at = after + 1;
-            if text[1..].starts_with(self.nl) {
+            if text[1..].starts_with(self.nl()) {
                 let rest = crate::format::lexical::skip_trivia_on_line(self.b, at);
                 if matches!(self.b.get(rest), Some(b'\n' | b'\r')) {
                     at = rest;

@@ -261,22 +261,28 @@ impl SceneFiles {
         entry.last = Some(revision);
     }
 
-    /// Remembers a new revision of `path`, read from or written as `text`, which reads as
-    /// `parsed`; returns its number.
+    /// Remembers a revision of `path`, read from or written as `text`, which reads as
+    /// `parsed`: a new one, or revision `again` put back with what a load made of it (its
+    /// number kept, so what is known to be on disk stays known); returns its number.
     pub(crate) fn put(
         &self,
         path: &str,
-        text: String,
-        parsed: ParsedScene,
+        (text, parsed): (String, ParsedScene),
         hash: Option<u64>,
+        again: Option<u64>,
         rest: impl FnOnce(Arc<FileText>) -> Revision,
     ) -> u64 {
         let mut map = self.lock();
         let entry = map.entry(path.to_owned()).or_default();
         entry.remember = true;
         entry.taken = false;
-        let number = entry.next;
-        entry.next += 1;
+        let number = match again {
+            Some(number) => number,
+            None => {
+                entry.next += 1;
+                entry.next - 1
+            }
+        };
         entry.last = Some(rest(Arc::new(FileText {
             number,
             text,
@@ -428,8 +434,8 @@ mod tests {
         assert!(files.take("a").is_none());
         let one = files.put(
             "a",
-            SCENE.to_owned(),
-            SceneDoc::from_str(SCENE).unwrap(),
+            (SCENE.to_owned(), SceneDoc::from_str(SCENE).unwrap()),
+            None,
             None,
             Revision::unchecked,
         );
@@ -439,12 +445,41 @@ mod tests {
         assert!(files.newest("a").is_none(), "out while taken");
         let two = files.put(
             "a",
-            SCENE.to_owned(),
-            SceneDoc::from_str(SCENE).unwrap(),
+            (SCENE.to_owned(), SceneDoc::from_str(SCENE).unwrap()),
+            None,
             None,
             Revision::unchecked,
         );
         assert_eq!(two, one + 1, "each revision numbered after the last");
+        // A load that takes a revision a writer checked puts it back under its own number.
+        files.on_disk(
+            "a",
+            two,
+            Stamp {
+                len: 0,
+                modified: None,
+                inode: 0,
+            },
+        );
+        assert!(files.take("a").is_some());
+        let again = files.put(
+            "a",
+            (SCENE.to_owned(), SceneDoc::from_str(SCENE).unwrap()),
+            None,
+            Some(two),
+            Revision::unchecked,
+        );
+        assert_eq!(again, two);
+        let (newest, disk) = files.newest("a").unwrap();
+        assert_eq!((newest.number, disk.map(|d| d.0)), (two, Some(two)));
+        let three = files.put(
+            "a",
+            (SCENE.to_owned(), SceneDoc::from_str(SCENE).unwrap()),
+            None,
+            None,
+            Revision::unchecked,
+        );
+        assert_eq!(three, two + 1, "the number put back is not given again");
     }
 
     #[test]

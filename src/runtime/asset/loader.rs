@@ -322,13 +322,14 @@ impl AssetLoader for ForgeSceneLoader {
         // 3. Every rule, prefabs checked in their own files, custom components built; a
         // remembered path's next version checked again only where its text changed, or not at
         // all when a writer checked exactly this text.
-        let (checked, memory, remembered) = match read {
+        let (checked, memory, remembered, again) = match read {
             Read::Ready {
                 checked,
                 memory,
                 text,
                 builtins,
-            } => (checked, memory, Some((text, builtins))),
+                again,
+            } => (checked, memory, Some((text, builtins)), Some(again)),
             Read::Source {
                 source,
                 prior,
@@ -343,9 +344,10 @@ impl AssetLoader for ForgeSceneLoader {
                     prior,
                     plan == Plan::Remember,
                 );
-                (checked, memory, text)
+                (checked, memory, text, None)
             }
         };
+        let (number, hash) = (again.map(|a| a.0), again.and_then(|a| a.1));
         // 4. The asset files its built-ins name.
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
@@ -368,11 +370,13 @@ impl AssetLoader for ForgeSceneLoader {
             let errors = errors.into_iter().collect::<ValidationReport>().diagnostics;
             if let Some(text) = text {
                 self.files
-                    .put(&path, text, checked.source.parsed, None, |file| Revision {
-                        memory,
-                        builtins: last_builtins,
-                        errors: Some(errors.clone()),
-                        ..Revision::unchecked(file)
+                    .put(&path, (text, checked.source.parsed), hash, number, |file| {
+                        Revision {
+                            memory,
+                            builtins: last_builtins,
+                            errors: Some(errors.clone()),
+                            ..Revision::unchecked(file)
+                        }
                     });
             }
             return Err(ForgeSceneLoadError::Invalid {
@@ -405,12 +409,13 @@ impl AssetLoader for ForgeSceneLoader {
             text.is_some().then_some(last_builtins),
         );
         if let (Some(text), Some(parsed)) = (text, parsed) {
-            self.files.put(&path, text, parsed, None, |file| Revision {
-                memory,
-                builtins: Some(builtins),
-                errors: Some(Vec::new()),
-                ..Revision::unchecked(file)
-            });
+            self.files
+                .put(&path, (text, parsed), hash, number, |file| Revision {
+                    memory,
+                    builtins: Some(builtins),
+                    errors: Some(Vec::new()),
+                    ..Revision::unchecked(file)
+                });
         }
         Ok(scene)
     }
@@ -495,6 +500,7 @@ impl ForgeSceneLoader {
                     hash: None,
                 }),
             );
+            let again = (file.number, file.hash);
             let (text, parsed) = Revision::into_owned(file);
             checked.source.parsed = parsed;
             return Ok(Read::Ready {
@@ -502,6 +508,7 @@ impl ForgeSceneLoader {
                 memory,
                 text,
                 builtins,
+                again,
             });
         }
         // Text to read from its last version; other bytes (cooked, or not UTF-8) read as
@@ -609,6 +616,8 @@ enum Read {
         memory: Option<MemoryOf<CustomContext>>,
         text: String,
         builtins: Option<BuiltinsMemory>,
+        /// The revision's number and its text's hash: it goes back to the store as itself.
+        again: (u64, Option<u64>),
     },
 }
 

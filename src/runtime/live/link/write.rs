@@ -240,15 +240,19 @@ pub(crate) fn commit(
             parsed,
             ..
         } = s;
-        files.put(&asset, text, parsed, Some(group.ends_at), |file_text| {
-            Revision {
+        files.put(
+            &asset,
+            (text, parsed),
+            Some(group.ends_at),
+            None,
+            |file_text| Revision {
                 memory,
                 builtins: base.builtins,
                 errors: Some(errors),
                 ready: Some(result),
                 ..Revision::unchecked(file_text)
-            }
-        });
+            },
+        );
         if let Some((text, _)) = files.newest(&asset) {
             jobs.push((
                 asset,
