@@ -63,7 +63,7 @@ fn layers(
         let indent = t.indent_of(last.start as usize).to_owned();
         let value = layers_value(&t, new, &indent);
         let field = format!("layers: {value}");
-        out.push(t.insert_after_item(last.end as usize, format!(",{}{indent}{field}", t.nl)));
+        out.push(t.insert_after_item(last.end as usize, format!(",{}{indent}{field}", t.nl())));
         return Ok(apply(text, out));
     };
     let kept: Vec<&TileLayer> = old
