@@ -22,7 +22,7 @@ mod diff;
 mod keep;
 mod locate;
 
-pub use diff::{LiveChanges, LiveDifference, changed_since, differences};
+pub use diff::{LiveChanges, LiveDifference, changed_since, differences, differences_at};
 pub use keep::{FieldRef, KeepInto, Kept, KeptFile, KeptPatch, SetValue, keep, set};
 pub use locate::{
     LoadedScene, Located, PartPlace, Place, TextPosition, TextRange, find, locate, scenes,
