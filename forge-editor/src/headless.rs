@@ -26,13 +26,16 @@ use bevy_internal::log::LogPlugin;
 use bevy_internal::math::{Vec2, Vec3};
 use bevy_internal::picking::pointer::{Location, PointerAction, PointerButton, PointerId, PointerInput};
 use bevy_internal::render::RenderPlugin;
+use bevy_internal::render::settings::{RenderCreation, WgpuSettings};
 use bevy_internal::render::pipelined_rendering::PipelinedRenderingPlugin;
 use bevy_internal::render::render_resource::{Extent3d, PollType, TextureDimension, TextureFormat, TextureUsages};
 use bevy_internal::render::renderer::RenderDevice;
 use bevy_internal::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy_internal::time::TimeUpdateStrategy;
 use bevy_internal::transform::components::GlobalTransform;
-use bevy_internal::window::{ExitCondition, PrimaryWindow, Window, WindowPlugin, WindowResolution};
+use bevy_internal::window::{
+    ExitCondition, PrimaryWindow, Window, WindowPlugin, WindowRef, WindowResolution,
+};
 use bevy_internal::winit::WinitPlugin;
 
 use crate::ForgeEditorPlugin;
@@ -57,7 +60,45 @@ impl Headless {
     /// pixels, with `editor` (usually `ForgeEditorPlugin::default()`; its asset root is set to
     /// `assets`).
     pub fn new(assets: &Path, width: u32, height: u32, editor: ForgeEditorPlugin) -> Self {
+        Self::build(assets, width, height, editor, true)
+    }
+
+    /// The same app without a renderer (no GPU needed; nothing is drawn and [`capture`]
+    /// cannot be used): the cameras aim at the window entity, whose size the picture has.
+    /// Picking, the overlay's lines and the panel's layout still run. The bench uses it.
+    ///
+    /// [`capture`]: Self::capture
+    pub fn without_rendering(
+        assets: &Path,
+        width: u32,
+        height: u32,
+        editor: ForgeEditorPlugin,
+    ) -> Self {
+        Self::build(assets, width, height, editor, false)
+    }
+
+    fn build(
+        assets: &Path,
+        width: u32,
+        height: u32,
+        editor: ForgeEditorPlugin,
+        rendering: bool,
+    ) -> Self {
         let mut app = App::new();
+        let render = if rendering {
+            RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..Default::default()
+            }
+        } else {
+            RenderPlugin {
+                render_creation: RenderCreation::Automatic(Box::new(WgpuSettings {
+                    backends: None,
+                    ..Default::default()
+                })),
+                ..Default::default()
+            }
+        };
         app.add_plugins(
             DefaultPlugins
                 .build()
@@ -73,10 +114,7 @@ impl Headless {
                     exit_condition: ExitCondition::DontExit,
                     ..Default::default()
                 })
-                .set(RenderPlugin {
-                    synchronous_pipeline_compilation: true,
-                    ..Default::default()
-                })
+                .set(render)
                 .set(AssetPlugin {
                     file_path: assets.to_string_lossy().into_owned(),
                     meta_check: AssetMetaCheck::Never,
@@ -106,28 +144,34 @@ impl Headless {
         image.texture_descriptor.usage |=
             TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC;
         let target = app.world_mut().resource_mut::<Assets<Image>>().add(image);
-        app.insert_resource(Target(target.clone()))
-            .add_observer(draw_into_target);
+        if rendering {
+            app.insert_resource(Target(target.clone()))
+                .add_observer(draw_into_target);
+        }
         app.finish();
         app.cleanup();
-        let location_target = RenderTarget::Image(target.clone().into())
-            .normalize(None)
-            .unwrap_or_else(|| NormalizedRenderTarget::None { width, height });
+        let window = app
+            .world_mut()
+            .query_filtered::<Entity, With<PrimaryWindow>>()
+            .iter(app.world())
+            .next()
+            .unwrap_or(Entity::PLACEHOLDER);
+        let aimed_at = if rendering {
+            RenderTarget::Image(target.clone().into())
+        } else {
+            RenderTarget::Window(WindowRef::Primary)
+        };
+        let location_target = aimed_at
+            .normalize(Some(window))
+            .unwrap_or(NormalizedRenderTarget::None { width, height });
         let mut me = Self {
             app,
             target,
             location_target,
-            window: Entity::PLACEHOLDER,
+            window,
             pointer: Vec2::ZERO,
         };
         me.frame();
-        me.window = me
-            .app
-            .world_mut()
-            .query_filtered::<Entity, With<PrimaryWindow>>()
-            .iter(me.app.world())
-            .next()
-            .unwrap_or(Entity::PLACEHOLDER);
         me
     }
 
