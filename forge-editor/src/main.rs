@@ -160,7 +160,17 @@ fn check_with_schema(assets: &Path, asset: &str, schema: &Path) -> Result<Option
         .map(|e| format!("{asset} does not validate against the schemas: {e}")))
 }
 
-fn open(mut opening: ResMut<Opening>, server: Res<AssetServer>, mut commands: Commands, mut status: ResMut<EditorStatus>) {
+/// Opens the scene. The game's component types are not here: the schema table the scene
+/// plugin made (empty) is taken away, so a keep is checked as `forge validate` checks a scene
+/// without schemas (custom components' references only), not refused for naming types this
+/// program does not know.
+fn open(
+    mut opening: ResMut<Opening>,
+    server: Res<AssetServer>,
+    mut commands: Commands,
+    mut status: ResMut<EditorStatus>,
+) {
+    commands.remove_resource::<ForgeSchemas>();
     let handle: bevy_internal::asset::Handle<ForgeScene> = server.load(opening.asset.clone());
     opening.root = Some(commands.spawn(ForgeSceneRoot(handle)).id());
     if let Some(note) = &opening.note {
