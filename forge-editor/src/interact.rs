@@ -85,7 +85,7 @@ impl View {
         let centre = self.project(origin)?;
         let right = self.project(origin + *self.transform.right())?;
         let per_unit = centre.distance(right);
-        if !(per_unit > 1e-6) {
+        if per_unit.is_nan() || per_unit <= 1e-6 {
             return None;
         }
         Some(Frame {
@@ -201,7 +201,11 @@ pub(crate) fn interact(world: &mut World, mut memory: Local<Memory>) {
             Event::Move(at) => drag_to(world, view.as_ref(), at),
             Event::Release(at) => {
                 drag_to(world, view.as_ref(), at);
-                finish_drag(world);
+                if finish_drag(world, at) {
+                    // A press and release on a handle that moved nothing is a click: it picks
+                    // (a second click on the centre of the gizmo walks up).
+                    pick(world, &mut memory, at);
+                }
             }
         }
     }
@@ -422,9 +426,11 @@ pub(crate) fn cancel_drag(world: &mut World) -> bool {
     true
 }
 
-fn finish_drag(world: &mut World) {
+/// Ends the drag under way and keeps it. Whether it was a click instead (nothing moved and the
+/// pointer stayed where it was pressed).
+fn finish_drag(world: &mut World, at: Vec2) -> bool {
     let Some(drag) = world.resource_mut::<GizmoState>().drag.take() else {
-        return;
+        return false;
     };
     let moved: Vec<Entity> = drag
         .entities
@@ -433,7 +439,7 @@ fn finish_drag(world: &mut World) {
         .map(|d| d.entity)
         .collect();
     if moved.is_empty() {
-        return;
+        return at.distance(drag.start.pointer) <= SAME_SPOT;
     }
     let mut changes: Vec<(Entity, FieldRef)> = Vec::new();
     for e in moved {
@@ -468,6 +474,7 @@ fn finish_drag(world: &mut World) {
             .say(format!("{n} unsaved change(s): Ctrl+S keeps them"));
     }
     world.resource_mut::<Refresh>().soon();
+    false
 }
 
 /// Keeps `changes` (those that still differ from the files), root by root, as one step each;

@@ -330,8 +330,12 @@ fn toggle(keys: Res<ButtonInput<KeyCode>>, settings: Res<EditorSettings>, mut mo
 /// Entering edit mode: the game's clock paused (when asked), scene sprites made pickable, the
 /// panel shown. Leaving: a drag under way put back, the clock running again, the panel and
 /// the pickability added taken away.
-fn enter_or_leave(world: &mut World) {
+fn enter_or_leave(world: &mut World, mut was_on: Local<bool>) {
     let on = world.resource::<EditMode>().0;
+    if on == *was_on {
+        return;
+    }
+    *was_on = on;
     let pause = world.resource::<EditorSettings>().pause;
     if pause && let Some(mut time) = world.get_resource_mut::<Time<Virtual>>() {
         if on {
@@ -345,7 +349,7 @@ fn enter_or_leave(world: &mut World) {
         panel::spawn(world);
         world
             .resource_mut::<EditorStatus>()
-            .say("edit mode: click an entity to select it; F2 leaves");
+            .say("edit mode: click an entity a scene made to select it");
     } else {
         interact::cancel_drag(world);
         select::unmake_sprites_pickable(world);

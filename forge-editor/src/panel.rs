@@ -61,7 +61,7 @@ pub(crate) fn spawn(world: &mut World) {
             position_type: PositionType::Absolute,
             left: Val::Px(8.0),
             top: Val::Px(8.0),
-            max_width: Val::Px(460.0),
+            max_width: Val::Px(300.0),
             padding: UiRect::all(Val::Px(6.0)),
             flex_direction: FlexDirection::Column,
             row_gap: Val::Px(3.0),

@@ -27,7 +27,7 @@ const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
 const YARD: &str = "scenes/yard2d.forge.ron";
 const ROOM: &str = "scenes/room3d.forge.ron";
 const SIGN: &str = "prefabs/sign.forge.ron";
-const SIZE: (u32, u32) = (480, 320);
+const SIZE: (u32, u32) = (640, 400);
 
 /// The game component the yard's gauge has: a level from 0 to 10.
 #[derive(Component, Reflect, Default, ForgeComponent)]
@@ -170,7 +170,7 @@ fn a_click_selects_the_sprite_under_the_pointer_and_nothing_else() {
     f.h.click(at);
     f.h.let_go(KeyCode::ShiftLeft);
     assert_eq!(f.selected(), vec![crate_, gauge]);
-    f.h.click(Vec2::new(30.0, 30.0));
+    f.h.click(Vec2::new(600.0, 380.0));
     assert!(f.selected().is_empty());
     // A sprite no scene made is not selectable.
     let stranger = f
@@ -183,7 +183,7 @@ fn a_click_selects_the_sprite_under_the_pointer_and_nothing_else() {
                 Vec2::splat(30.0),
             ),
             bevy_internal::picking::Pickable::default(),
-            Transform::from_xyz(-180.0, 110.0, 0.0),
+            Transform::from_xyz(-180.0, -110.0, 0.0),
         ))
         .id();
     f.h.frames(2);
@@ -313,9 +313,16 @@ fn rotate_and_scale_snap_with_ctrl() {
     let mut f = open(YARD);
     let crate_ = f.entity(&[2]);
     f.select(crate_);
+    // R: scale; the X handle from 50 to 77 pixels is 1.54 times: snapped to 1.5.
+    f.h.tap(KeyCode::KeyR);
+    let c = f.at(crate_);
+    f.h.hold(KeyCode::ControlLeft);
+    f.h.drag(c + Vec2::new(50.0, 0.0), c + Vec2::new(77.0, 0.0), 3);
+    f.h.let_go(KeyCode::ControlLeft);
+    let s = f.transform(crate_).scale;
+    assert!((s.x - 1.5).abs() < 1e-4 && s.y == 1.0, "{s}");
     // E: rotate; the Z ring at 0.9 of 90 pixels. Sweep about 40 degrees with Ctrl: 45.
     f.h.tap(KeyCode::KeyE);
-    let c = f.at(crate_);
     let r = 81.0;
     let from = c + Vec2::new(r, 0.0);
     let a = 40f32.to_radians();
@@ -329,14 +336,7 @@ fn rotate_and_scale_snap_with_ctrl() {
     let yard = f.read(YARD);
     let line = yard.lines().nth(line_of(&yard, "name: \"Crate\"") - 1).unwrap();
     assert!(line.contains("z: 45"), "{line}");
-    // R: scale; the X handle from 50 to 77 pixels is 1.54 times: snapped to 1.5.
-    f.h.tap(KeyCode::KeyR);
-    let c = f.at(crate_);
-    f.h.hold(KeyCode::ControlLeft);
-    f.h.drag(c + Vec2::new(50.0, 0.0), c + Vec2::new(77.0, 0.0), 3);
-    f.h.let_go(KeyCode::ControlLeft);
-    let s = f.transform(crate_).scale;
-    assert!((s.x - 1.5).abs() < 1e-4 && s.y == 1.0, "{s}");
+    assert!(line.contains("x: 1.5"), "{line}");
     assert_eq!(f.undo_steps(), 2);
 }
 
