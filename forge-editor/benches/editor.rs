@@ -66,16 +66,14 @@ fn setup(edit_mode: bool) -> Setup {
         h.click(at);
         h.frames(4);
     }
-    Setup {
-        h,
-        _dir: dir,
-        cell,
-    }
+    Setup { h, _dir: dir, cell }
 }
 
 fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
-    group.sample_size(20).measurement_time(Duration::from_secs(10));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(10));
     let mut off = setup(false);
     group.bench_function("off", |b| b.iter(|| off.h.frame()));
     drop(off);
@@ -95,7 +93,9 @@ fn frames(c: &mut Criterion) {
 
 fn drag_end(c: &mut Criterion) {
     let mut group = c.benchmark_group("drag_end");
-    group.sample_size(10).measurement_time(Duration::from_secs(20));
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
     let mut s = setup(true);
     let mut right = true;
     // Each sample: a drag of the selected cell's X handle; only the frame of the release (the

@@ -51,10 +51,13 @@ fn main() -> std::io::Result<()> {
         }))
         .add_plugins(ForgeScenePlugin)
         .add_plugins(ForgeEditorPlugin::default().with_asset_root(&dir))
-        .add_systems(Startup, |server: Res<AssetServer>, mut commands: Commands| {
-            let scene: Handle<ForgeScene> = server.load("scenes/yard2d.forge.ron");
-            commands.spawn(ForgeSceneRoot(scene));
-        })
+        .add_systems(
+            Startup,
+            |server: Res<AssetServer>, mut commands: Commands| {
+                let scene: Handle<ForgeScene> = server.load("scenes/yard2d.forge.ron");
+                commands.spawn(ForgeSceneRoot(scene));
+            },
+        )
         .run();
     Ok(())
 }

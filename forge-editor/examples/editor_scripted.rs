@@ -36,8 +36,11 @@ fn run() -> Result<(), String> {
         std::fs::create_dir_all(dir.path().join(folder)).map_err(|e| e.to_string())?;
         for entry in std::fs::read_dir(Path::new(ASSETS).join(folder)).map_err(|e| e.to_string())? {
             let entry = entry.map_err(|e| e.to_string())?;
-            std::fs::copy(entry.path(), dir.path().join(folder).join(entry.file_name()))
-                .map_err(|e| e.to_string())?;
+            std::fs::copy(
+                entry.path(),
+                dir.path().join(folder).join(entry.file_name()),
+            )
+            .map_err(|e| e.to_string())?;
         }
     }
     let file = dir.path().join(SCENE);
@@ -73,8 +76,12 @@ fn run() -> Result<(), String> {
     }
     if let Some(out) = std::env::args().nth(1) {
         let image = h.capture();
-        let rgba = image.try_into_dynamic().map_err(|e| e.to_string())?.to_rgba8();
-        bevy_forge_scene_render::compare::save_png(&rgba, Path::new(&out)).map_err(|e| e.to_string())?;
+        let rgba = image
+            .try_into_dynamic()
+            .map_err(|e| e.to_string())?
+            .to_rgba8();
+        bevy_forge_scene_render::compare::save_png(&rgba, Path::new(&out))
+            .map_err(|e| e.to_string())?;
         println!("wrote {out}");
     }
     h.hold(KeyCode::ControlLeft);

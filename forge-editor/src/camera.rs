@@ -65,7 +65,12 @@ pub fn drive(
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     state: Res<GizmoState>,
-    mut cameras: Query<(&mut FreeCamera, &mut Transform, &mut Projection, Has<Camera2d>)>,
+    mut cameras: Query<(
+        &mut FreeCamera,
+        &mut Transform,
+        &mut Projection,
+        Has<Camera2d>,
+    )>,
 ) {
     if state.dragging() {
         return;

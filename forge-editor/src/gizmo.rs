@@ -165,7 +165,10 @@ impl Frame {
                     }
                 }
                 Shape::Loop(points) if matches!(handle, Handle::Plane(_)) => {
-                    let Some(corners) = points.iter().map(|p| project(*p)).collect::<Option<Vec<_>>>()
+                    let Some(corners) = points
+                        .iter()
+                        .map(|p| project(*p))
+                        .collect::<Option<Vec<_>>>()
                     else {
                         continue;
                     };
@@ -174,7 +177,10 @@ impl Frame {
                     }
                 }
                 Shape::Loop(points) => {
-                    let Some(ring) = points.iter().map(|p| project(*p)).collect::<Option<Vec<_>>>()
+                    let Some(ring) = points
+                        .iter()
+                        .map(|p| project(*p))
+                        .collect::<Option<Vec<_>>>()
                     else {
                         continue;
                     };
@@ -437,16 +443,27 @@ mod tests {
             Some(Handle::Axis(1))
         );
         // Nowhere near.
-        assert_eq!(f.hit(GizmoMode::Translate, Vec2::new(480.0, 200.0), project_2d), None);
+        assert_eq!(
+            f.hit(GizmoMode::Translate, Vec2::new(480.0, 200.0), project_2d),
+            None
+        );
         // The Z ring at radius 0.9 * 8 = 7.2 units: 72 pixels from the centre.
         assert_eq!(
-            f.hit(GizmoMode::Rotate, Vec2::new(400.0, 300.0 - 74.0), project_2d),
+            f.hit(
+                GizmoMode::Rotate,
+                Vec2::new(400.0, 300.0 - 74.0),
+                project_2d
+            ),
             Some(Handle::Rotate(2))
         );
         // A 3D frame: the XY plane square, from 0.25 to 0.45 of the size along X and Y.
         let f3 = Frame { two_d: false, ..f };
         assert_eq!(
-            f3.hit(GizmoMode::Translate, Vec2::new(400.0 + 28.0, 300.0 - 28.0), project_2d),
+            f3.hit(
+                GizmoMode::Translate,
+                Vec2::new(400.0 + 28.0, 300.0 - 28.0),
+                project_2d
+            ),
             Some(Handle::Plane(2))
         );
     }
@@ -454,7 +471,11 @@ mod tests {
     #[test]
     fn an_axis_drag_moves_along_the_axis_only() {
         let s = start(Handle::Axis(0), frame_2d(), Vec2::new(450.0, 300.0));
-        let d = s.delta(ray_2d(Vec2::new(473.0, 280.0)), Vec2::new(473.0, 280.0), None);
+        let d = s.delta(
+            ray_2d(Vec2::new(473.0, 280.0)),
+            Vec2::new(473.0, 280.0),
+            None,
+        );
         let Some(Delta::Translate(v)) = d else {
             panic!("{d:?}")
         };
@@ -471,7 +492,11 @@ mod tests {
     #[test]
     fn a_view_plane_drag_follows_the_pointer_in_the_plane() {
         let s = start(Handle::ViewPlane, frame_2d(), Vec2::new(400.0, 300.0));
-        let d = s.delta(ray_2d(Vec2::new(412.0, 286.0)), Vec2::new(412.0, 286.0), None);
+        let d = s.delta(
+            ray_2d(Vec2::new(412.0, 286.0)),
+            Vec2::new(412.0, 286.0),
+            None,
+        );
         let Some(Delta::Translate(v)) = d else {
             panic!("{d:?}")
         };
@@ -488,30 +513,48 @@ mod tests {
     fn a_ring_drag_turns_by_the_angle_swept_and_snaps_to_degrees() {
         // From +X (x = 472) a quarter turn to +Y (y = 228): +90 degrees about +Z.
         let s = start(Handle::Rotate(2), frame_2d(), Vec2::new(472.0, 300.0));
-        let Some(Delta::Rotate { axis, angle }) =
-            s.delta(ray_2d(Vec2::new(400.0, 228.0)), Vec2::new(400.0, 228.0), None)
-        else {
+        let Some(Delta::Rotate { axis, angle }) = s.delta(
+            ray_2d(Vec2::new(400.0, 228.0)),
+            Vec2::new(400.0, 228.0),
+            None,
+        ) else {
             panic!()
         };
         assert_eq!(axis, Vec3::Z);
-        assert!((angle.to_degrees() - 90.0).abs() < 1e-3, "{}", angle.to_degrees());
+        assert!(
+            (angle.to_degrees() - 90.0).abs() < 1e-3,
+            "{}",
+            angle.to_degrees()
+        );
         // 40 degrees snaps to 45.
-        let to = Vec2::new(400.0 + 72.0 * 40f32.to_radians().cos(), 300.0 - 72.0 * 40f32.to_radians().sin());
+        let to = Vec2::new(
+            400.0 + 72.0 * 40f32.to_radians().cos(),
+            300.0 - 72.0 * 40f32.to_radians().sin(),
+        );
         let Some(Delta::Rotate { angle, .. }) = s.delta(ray_2d(to), to, Some(&Snapping::default()))
         else {
             panic!()
         };
-        assert!((angle.to_degrees() - 45.0).abs() < 1e-3, "{}", angle.to_degrees());
+        assert!(
+            (angle.to_degrees() - 45.0).abs() < 1e-3,
+            "{}",
+            angle.to_degrees()
+        );
     }
 
     #[test]
     fn an_edge_on_ring_reads_the_turn_on_screen() {
         // The X ring seen edge-on from a 2D camera: the pointer's sweep about the centre.
-        let f = Frame { two_d: false, ..frame_2d() };
+        let f = Frame {
+            two_d: false,
+            ..frame_2d()
+        };
         let s = start(Handle::Rotate(0), f, Vec2::new(472.0, 300.0));
-        let Some(Delta::Rotate { angle, .. }) =
-            s.delta(ray_2d(Vec2::new(400.0, 228.0)), Vec2::new(400.0, 228.0), None)
-        else {
+        let Some(Delta::Rotate { angle, .. }) = s.delta(
+            ray_2d(Vec2::new(400.0, 228.0)),
+            Vec2::new(400.0, 228.0),
+            None,
+        ) else {
             panic!()
         };
         assert!((angle.abs().to_degrees() - 90.0).abs() < 1e-3);
@@ -520,10 +563,18 @@ mod tests {
     #[test]
     fn scale_drags_multiply_along_one_axis_or_all() {
         let s = start(Handle::ScaleAxis(0), frame_2d(), Vec2::new(440.0, 300.0));
-        let d = s.delta(ray_2d(Vec2::new(480.0, 300.0)), Vec2::new(480.0, 300.0), None);
+        let d = s.delta(
+            ray_2d(Vec2::new(480.0, 300.0)),
+            Vec2::new(480.0, 300.0),
+            None,
+        );
         assert_eq!(d, Some(Delta::Scale(Vec3::new(2.0, 1.0, 1.0))));
         let s = start(Handle::ScaleUniform, frame_2d(), Vec2::new(420.0, 300.0));
-        let d = s.delta(ray_2d(Vec2::new(400.0, 330.0)), Vec2::new(400.0, 330.0), None);
+        let d = s.delta(
+            ray_2d(Vec2::new(400.0, 330.0)),
+            Vec2::new(400.0, 330.0),
+            None,
+        );
         assert_eq!(d, Some(Delta::Scale(Vec3::splat(1.5))));
     }
 
@@ -537,8 +588,17 @@ mod tests {
             Vec3::new(10.0, 0.0, 0.0),
         );
         // Moving 4 world units along +Y is 2 local units along +X (the parent's X is world Y).
-        let t = apply(&start, &parent, &Delta::Translate(Vec3::new(0.0, 4.0, 0.0)), None);
-        assert!((t.translation - Vec3::new(3.0, 0.0, 0.0)).length() < 1e-4, "{}", t.translation);
+        let t = apply(
+            &start,
+            &parent,
+            &Delta::Translate(Vec3::new(0.0, 4.0, 0.0)),
+            None,
+        );
+        assert!(
+            (t.translation - Vec3::new(3.0, 0.0, 0.0)).length() < 1e-4,
+            "{}",
+            t.translation
+        );
         // A world turn about Z under a parent turned about Z is the same local turn.
         let turn = Delta::Rotate {
             axis: Vec3::Z,
@@ -547,9 +607,19 @@ mod tests {
         let t = apply(&start, &parent, &turn, None);
         assert!(t.rotation.angle_between(Quat::from_rotation_z(0.5)) < 1e-4);
         // Scale snapping lands on steps and never on zero.
-        let t = apply(&start, &Affine3A::IDENTITY, &Delta::Scale(Vec3::new(1.37, 1.0, 1.0)), Some(&Snapping::default()));
+        let t = apply(
+            &start,
+            &Affine3A::IDENTITY,
+            &Delta::Scale(Vec3::new(1.37, 1.0, 1.0)),
+            Some(&Snapping::default()),
+        );
         assert!((t.scale.x - 1.4).abs() < 1e-5 && t.scale.y == 1.0);
-        let t = apply(&start, &Affine3A::IDENTITY, &Delta::Scale(Vec3::new(0.01, 1.0, 1.0)), Some(&Snapping::default()));
+        let t = apply(
+            &start,
+            &Affine3A::IDENTITY,
+            &Delta::Scale(Vec3::new(0.01, 1.0, 1.0)),
+            Some(&Snapping::default()),
+        );
         assert!((t.scale.x - 0.1).abs() < 1e-5);
     }
 }

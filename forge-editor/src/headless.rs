@@ -16,7 +16,9 @@ use std::time::Duration;
 use bevy_forge_scene::prelude::*;
 use bevy_internal::DefaultPlugins;
 use bevy_internal::app::{App, PluginGroup};
-use bevy_internal::asset::{AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle, RenderAssetUsages};
+use bevy_internal::asset::{
+    AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle, RenderAssetUsages,
+};
 use bevy_internal::camera::{Camera, NormalizedRenderTarget, Projection, RenderTarget};
 use bevy_internal::ecs::prelude::*;
 use bevy_internal::image::Image;
@@ -24,12 +26,16 @@ use bevy_internal::input::ButtonState;
 use bevy_internal::input::keyboard::{Key, KeyCode, KeyboardInput, NativeKey};
 use bevy_internal::log::LogPlugin;
 use bevy_internal::math::{Vec2, Vec3};
-use bevy_internal::picking::pointer::{Location, PointerAction, PointerButton, PointerId, PointerInput};
+use bevy_internal::picking::pointer::{
+    Location, PointerAction, PointerButton, PointerId, PointerInput,
+};
 use bevy_internal::render::RenderPlugin;
-use bevy_internal::render::settings::{RenderCreation, WgpuSettings};
 use bevy_internal::render::pipelined_rendering::PipelinedRenderingPlugin;
-use bevy_internal::render::render_resource::{Extent3d, PollType, TextureDimension, TextureFormat, TextureUsages};
+use bevy_internal::render::render_resource::{
+    Extent3d, PollType, TextureDimension, TextureFormat, TextureUsages,
+};
 use bevy_internal::render::renderer::RenderDevice;
+use bevy_internal::render::settings::{RenderCreation, WgpuSettings};
 use bevy_internal::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy_internal::time::TimeUpdateStrategy;
 use bevy_internal::transform::components::GlobalTransform;
@@ -210,7 +216,11 @@ impl Headless {
     /// # Panics
     /// When the scene does not spawn within 3,000 frames.
     pub fn load(&mut self, path: &str) -> Entity {
-        let handle: Handle<ForgeScene> = self.app.world().resource::<AssetServer>().load(path.to_owned());
+        let handle: Handle<ForgeScene> = self
+            .app
+            .world()
+            .resource::<AssetServer>()
+            .load(path.to_owned());
         let root = self.app.world_mut().spawn(ForgeSceneRoot(handle)).id();
         let spawned = self.run_until(3_000, |w| w.get::<ForgeSceneInstance>(root).is_some());
         assert!(spawned, "{path} did not spawn");
@@ -232,7 +242,11 @@ impl Headless {
     /// Where `entity`'s origin is in the picture (logical pixels), through the
     /// highest-ordered active camera.
     pub fn screen_of(&mut self, entity: Entity) -> Option<Vec2> {
-        let p = self.app.world().get::<GlobalTransform>(entity)?.translation();
+        let p = self
+            .app
+            .world()
+            .get::<GlobalTransform>(entity)?
+            .translation();
         self.screen_of_point(p)
     }
 

@@ -221,7 +221,11 @@ fn hovered_handle(
     let at = location?.location()?.position;
     let state = world.resource::<GizmoState>();
     let primary = world.resource::<Selection>().primary()?;
-    let frame = view.frame(world.get::<GlobalTransform>(primary)?, state.mode, state.space)?;
+    let frame = view.frame(
+        world.get::<GlobalTransform>(primary)?,
+        state.mode,
+        state.space,
+    )?;
     frame.hit(state.mode, at, |p| view.project(p))
 }
 
@@ -238,7 +242,11 @@ fn hovered_handle_at(world: &World, view: Option<&View>, at: Vec2) -> Option<Han
     let view = view?;
     let state = world.resource::<GizmoState>();
     let primary = world.resource::<Selection>().primary()?;
-    let frame = view.frame(world.get::<GlobalTransform>(primary)?, state.mode, state.space)?;
+    let frame = view.frame(
+        world.get::<GlobalTransform>(primary)?,
+        state.mode,
+        state.space,
+    )?;
     frame.hit(state.mode, at, |p| view.project(p))
 }
 
@@ -435,7 +443,11 @@ fn finish_drag(world: &mut World, at: Vec2) -> bool {
     let moved: Vec<Entity> = drag
         .entities
         .iter()
-        .filter(|d| world.get::<Transform>(d.entity).is_some_and(|t| *t != d.start))
+        .filter(|d| {
+            world
+                .get::<Transform>(d.entity)
+                .is_some_and(|t| *t != d.start)
+        })
         .map(|d| d.entity)
         .collect();
     if moved.is_empty() {

@@ -321,7 +321,11 @@ impl Plugin for ForgeEditorPlugin {
 }
 
 /// Turns edit mode on or off when its key is pressed.
-fn toggle(keys: Res<ButtonInput<KeyCode>>, settings: Res<EditorSettings>, mut mode: ResMut<EditMode>) {
+fn toggle(
+    keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<EditorSettings>,
+    mut mode: ResMut<EditMode>,
+) {
     if keys.just_pressed(settings.toggle) {
         mode.0 = !mode.0;
     }

@@ -16,8 +16,7 @@ use bevy_forge_scene_editor::{EditorStatus, ForgeEditorPlugin};
 use bevy_internal::DefaultPlugins;
 use bevy_internal::app::{App, AppExit, PluginGroup, Startup, Update};
 use bevy_internal::asset::io::{
-    AssetReader, AssetReaderError, AssetSourceBuilder, AssetSourceId, PathStream, Reader,
-    VecReader,
+    AssetReader, AssetReaderError, AssetSourceBuilder, AssetSourceId, PathStream, Reader, VecReader,
 };
 use bevy_internal::asset::{AssetApp, AssetMetaCheck, AssetPlugin, AssetServer};
 use bevy_internal::camera::{Camera2d, Camera3d};
@@ -202,7 +201,11 @@ fn frame_once(world: &mut World) {
     } else {
         let free = bounds.map_or_else(FreeCamera::default, |(lo, hi)| FreeCamera::framing(lo, hi));
         world.spawn((Camera3d::default(), free, free.transform()));
-        let lit = world.query::<&DirectionalLight>().iter(world).next().is_some();
+        let lit = world
+            .query::<&DirectionalLight>()
+            .iter(world)
+            .next()
+            .is_some();
         if !lit {
             world.spawn((
                 DirectionalLight::default(),

@@ -162,25 +162,41 @@ mod tests {
         let hit = ray_plane(ray, Vec3::ZERO, Vec3::Y).unwrap();
         assert!(hit.distance(Vec3::new(1.0, 0.0, 2.0)) < 1e-5);
         // A ray that starts past the plane still meets it (behind its origin).
-        let hit = ray_plane(Ray::new(Vec3::new(0.0, -3.0, 0.0), Vec3::NEG_Y), Vec3::ZERO, Vec3::Y);
+        let hit = ray_plane(
+            Ray::new(Vec3::new(0.0, -3.0, 0.0), Vec3::NEG_Y),
+            Vec3::ZERO,
+            Vec3::Y,
+        );
         assert!(hit.unwrap().distance(Vec3::ZERO) < 1e-5);
         // Along the plane: none.
-        assert_eq!(ray_plane(Ray::new(Vec3::Y, Vec3::X), Vec3::ZERO, Vec3::Y), None);
+        assert_eq!(
+            ray_plane(Ray::new(Vec3::Y, Vec3::X), Vec3::ZERO, Vec3::Y),
+            None
+        );
     }
 
     #[test]
     fn the_axis_parameter_is_where_the_ray_passes_nearest() {
         // A ray straight down through x = 3 passes nearest the x axis at s = 3.
         let ray = Ray::new(Vec3::new(3.0, 10.0, 0.0), Vec3::NEG_Y);
-        assert!(close(axis_parameter(ray, Vec3::ZERO, Vec3::X).unwrap(), 3.0));
+        assert!(close(
+            axis_parameter(ray, Vec3::ZERO, Vec3::X).unwrap(),
+            3.0
+        ));
         // From an axis origin elsewhere, and an axis not of unit length.
         let s = axis_parameter(ray, Vec3::new(1.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0)).unwrap();
         assert!(close(s, 2.0));
         // A slanted ray: the nearest point is still found.
         let ray = Ray::new(Vec3::new(-1.0, 4.0, 4.0), Vec3::new(0.0, -1.0, -1.0));
-        assert!(close(axis_parameter(ray, Vec3::ZERO, Vec3::X).unwrap(), -1.0));
+        assert!(close(
+            axis_parameter(ray, Vec3::ZERO, Vec3::X).unwrap(),
+            -1.0
+        ));
         // Along the axis: none.
-        assert_eq!(axis_parameter(Ray::new(Vec3::Y, Vec3::X), Vec3::ZERO, Vec3::X), None);
+        assert_eq!(
+            axis_parameter(Ray::new(Vec3::Y, Vec3::X), Vec3::ZERO, Vec3::X),
+            None
+        );
     }
 
     #[test]
@@ -191,7 +207,12 @@ mod tests {
         assert!(close(a, -std::f32::consts::FRAC_PI_2));
         // Points off the plane are flattened onto it first; the centre may be anywhere.
         let c = Vec3::new(1.0, 1.0, 0.0);
-        let a = angle_about(c, Vec3::Z, c + Vec3::new(1.0, 0.0, 5.0), c + Vec3::new(-1.0, 0.0, -2.0));
+        let a = angle_about(
+            c,
+            Vec3::Z,
+            c + Vec3::new(1.0, 0.0, 5.0),
+            c + Vec3::new(-1.0, 0.0, -2.0),
+        );
         assert!(close(a.abs(), std::f32::consts::PI));
         // A point at the centre gives no angle.
         assert_eq!(angle_about(c, Vec3::Z, c, Vec3::X), 0.0);
@@ -213,7 +234,10 @@ mod tests {
         let (a, b) = (Vec2::new(0.0, 0.0), Vec2::new(10.0, 0.0));
         assert!(close(segment_distance(Vec2::new(5.0, 3.0), a, b), 3.0));
         assert!(close(segment_distance(Vec2::new(-4.0, 3.0), a, b), 5.0));
-        assert!(close(segment_distance(Vec2::new(1.0, 1.0), a, a), 2f32.sqrt()));
+        assert!(close(
+            segment_distance(Vec2::new(1.0, 1.0), a, a),
+            2f32.sqrt()
+        ));
         let square = [
             Vec2::new(0.0, 0.0),
             Vec2::new(4.0, 0.0),

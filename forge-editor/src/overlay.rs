@@ -111,7 +111,11 @@ pub(crate) fn draw(world: &mut World) {
                 if let Some(global) = world.get::<GlobalTransform>(e) {
                     let p = global.translation();
                     if let Some(view) = &view
-                        && let Some(frame) = view.frame(global, crate::GizmoMode::Translate, crate::GizmoSpace::World)
+                        && let Some(frame) = view.frame(
+                            global,
+                            crate::GizmoMode::Translate,
+                            crate::GizmoSpace::World,
+                        )
                     {
                         let r = frame.size * 0.1;
                         for a in [Vec3::X, Vec3::Y, Vec3::Z] {
@@ -216,7 +220,8 @@ fn handle_lines(world: &World, view: &View, entity: Entity, lines: &mut Vec<Line
             }
             Shape::Centre => {
                 let radius = frame.size * CENTRE_PIXELS / GIZMO_PIXELS;
-                let iso = Isometry3d::new(frame.origin, view.transform.compute_transform().rotation);
+                let iso =
+                    Isometry3d::new(frame.origin, view.transform.compute_transform().rotation);
                 match handle {
                     Handle::ScaleUniform => lines.push(Line::Cube(
                         Transform::from_isometry(iso).with_scale(Vec3::splat(radius * 1.6)),

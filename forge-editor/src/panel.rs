@@ -117,7 +117,10 @@ pub(crate) fn spawn(world: &mut World) {
 }
 
 fn button(
-    row: &mut bevy_internal::ecs::relationship::RelatedSpawner<'_, bevy_internal::ecs::hierarchy::ChildOf>,
+    row: &mut bevy_internal::ecs::relationship::RelatedSpawner<
+        '_,
+        bevy_internal::ecs::hierarchy::ChildOf,
+    >,
     label: &str,
     action: fn(&mut World),
 ) {
@@ -189,7 +192,9 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
                 s.push_str(p);
             }
             if let Some(at) = &info.locked {
-                s.push_str(&format!("\n  LOCKED at {at}: the viewport does not move it"));
+                s.push_str(&format!(
+                    "\n  LOCKED at {at}: the viewport does not move it"
+                ));
             }
             s
         }
@@ -204,7 +209,10 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
             s.push_str(&format!(
                 "\n  {}{}: file {} · live {}",
                 d.component,
-                d.field.as_deref().map(|f| format!(".{f}")).unwrap_or_default(),
+                d.field
+                    .as_deref()
+                    .map(|f| format!(".{f}"))
+                    .unwrap_or_default(),
                 d.file.as_deref().unwrap_or("(not written)"),
                 d.live
             ));
@@ -220,7 +228,11 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
             status.text.clone(),
             if status.error { ERROR } else { TEXT },
         ),
-        (PanelPart::LabelText, world.resource::<Label>().text.clone(), TEXT),
+        (
+            PanelPart::LabelText,
+            world.resource::<Label>().text.clone(),
+            TEXT,
+        ),
     ]
 }
 

@@ -81,12 +81,20 @@ pub(crate) fn candidates(world: &World, entity: Entity) -> Vec<Entity> {
 pub(crate) fn pickable_sprites(
     added: On<Add, Sprite>,
     mode: Option<Res<EditMode>>,
-    scene: Query<(), (Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>, Without<Pickable>)>,
+    scene: Query<
+        (),
+        (
+            Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>,
+            Without<Pickable>,
+        ),
+    >,
     mut commands: Commands,
 ) {
     let e = added.event_target();
     if mode.is_some_and(|m| m.0) && scene.contains(e) {
-        commands.entity(e).insert((Pickable::default(), MadePickable));
+        commands
+            .entity(e)
+            .insert((Pickable::default(), MadePickable));
     }
 }
 
@@ -98,7 +106,9 @@ pub(crate) fn make_sprites_pickable(world: &mut World) {
     )>();
     let sprites: Vec<Entity> = query.iter(world).collect();
     for e in sprites {
-        world.entity_mut(e).insert((Pickable::default(), MadePickable));
+        world
+            .entity_mut(e)
+            .insert((Pickable::default(), MadePickable));
     }
 }
 

@@ -10,8 +10,8 @@
 //! the library's `project::write_file_atomic`, and ask the asset server to reload. Replace
 //! their bodies with the library calls when those land; nothing else changes.
 
-use bevy_forge_scene::live_link::{self, FieldRef, KeepInto, Kept, KeptFile, KeptPatch};
 use bevy_forge_scene::live_link::LinkError;
+use bevy_forge_scene::live_link::{self, FieldRef, KeepInto, Kept, KeptFile, KeptPatch};
 use bevy_internal::asset::AssetServer;
 use bevy_internal::ecs::prelude::*;
 
@@ -269,7 +269,10 @@ mod tests {
             patch(4, 11, ")", ", b: 2)"),
         ];
         assert_eq!(splice(after, &patches, Way::Back).as_deref(), Some(before));
-        assert_eq!(splice(before, &patches, Way::Forward).as_deref(), Some(after));
+        assert_eq!(
+            splice(before, &patches, Way::Forward).as_deref(),
+            Some(after)
+        );
     }
 
     #[test]
@@ -278,7 +281,10 @@ mod tests {
         let after = "a: 1,\n  extra\nb: 2\nc: 9\n";
         let patches = [patch(1, 5, "", ",\n  extra"), patch(3, 4, "3", "9")];
         assert_eq!(splice(after, &patches, Way::Back).as_deref(), Some(before));
-        assert_eq!(splice(before, &patches, Way::Forward).as_deref(), Some(after));
+        assert_eq!(
+            splice(before, &patches, Way::Forward).as_deref(),
+            Some(after)
+        );
     }
 
     #[test]
@@ -287,6 +293,9 @@ mod tests {
         assert_eq!(splice("x: 2.0\n", &patches, Way::Back), None);
         assert_eq!(splice("x", &patches, Way::Back), None);
         // No patches: the text as it is.
-        assert_eq!(splice("x: 2.0\n", &[], Way::Back).as_deref(), Some("x: 2.0\n"));
+        assert_eq!(
+            splice("x: 2.0\n", &[], Way::Back).as_deref(),
+            Some("x: 2.0\n")
+        );
     }
 }

@@ -173,19 +173,18 @@ fn a_click_selects_the_sprite_under_the_pointer_and_nothing_else() {
     f.h.click(Vec2::new(600.0, 380.0));
     assert!(f.selected().is_empty());
     // A sprite no scene made is not selectable.
-    let stranger = f
-        .h
-        .app
-        .world_mut()
-        .spawn((
-            bevy_internal::sprite::Sprite::from_color(
-                bevy_internal::color::Color::WHITE,
-                Vec2::splat(30.0),
-            ),
-            bevy_internal::picking::Pickable::default(),
-            Transform::from_xyz(-180.0, -110.0, 0.0),
-        ))
-        .id();
+    let stranger =
+        f.h.app
+            .world_mut()
+            .spawn((
+                bevy_internal::sprite::Sprite::from_color(
+                    bevy_internal::color::Color::WHITE,
+                    Vec2::splat(30.0),
+                ),
+                bevy_internal::picking::Pickable::default(),
+                Transform::from_xyz(-180.0, -110.0, 0.0),
+            ))
+            .id();
     f.h.frames(2);
     let at = f.at(stranger);
     f.h.click(at);
@@ -247,11 +246,23 @@ fn a_drag_along_x_moves_the_entity_and_keeps_only_that_value_then_undo_and_redo(
     let (old, new) = changed(&original, &kept);
     let line = line_of(&original, "name: \"Crate\"");
     let line_start: usize = original.lines().take(line - 1).map(|l| l.len() + 1).sum();
-    let translation = line_start + original.lines().nth(line - 1).unwrap().find("translation: (").unwrap();
+    let translation = line_start
+        + original
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .find("translation: (")
+            .unwrap();
     let close = translation + original[translation..].find(')').unwrap();
-    assert!(old.start > translation && old.end <= close, "{old:?} not in {translation}..{close}");
+    assert!(
+        old.start > translation && old.end <= close,
+        "{old:?} not in {translation}..{close}"
+    );
     assert!(kept[new].contains("-60"), "{kept}");
-    for comment in original.lines().filter(|l| l.trim_start().starts_with("//")) {
+    for comment in original
+        .lines()
+        .filter(|l| l.trim_start().starts_with("//"))
+    {
         assert!(kept.contains(comment));
     }
     assert_eq!(f.undo_steps(), 1);
@@ -289,7 +300,11 @@ fn a_prefab_entity_is_kept_into_its_instance_or_with_alt_into_the_prefab() {
     let (_, new) = changed(&yard, &kept);
     assert!(kept[new].contains("target: [2]"), "{kept}");
     assert!(f.transform(board).translation.x > 15.0);
-    assert!(f.info().places[0].ends_with("(override)"), "{:?}", f.info().places);
+    assert!(
+        f.info().places[0].ends_with("(override)"),
+        "{:?}",
+        f.info().places
+    );
 
     // Undone; then the same drag with Alt held goes into the prefab file.
     f.h.hold(KeyCode::ControlLeft);
@@ -330,11 +345,17 @@ fn rotate_and_scale_snap_with_ctrl() {
     f.h.hold(KeyCode::ControlLeft);
     f.h.drag(from, to, 5);
     f.h.let_go(KeyCode::ControlLeft);
-    let (_, _, z) = f.transform(crate_).rotation.to_euler(bevy_internal::math::EulerRot::XYZ);
+    let (_, _, z) = f
+        .transform(crate_)
+        .rotation
+        .to_euler(bevy_internal::math::EulerRot::XYZ);
     assert!((z.to_degrees() - 45.0).abs() < 0.01, "{}", z.to_degrees());
     f.settle();
     let yard = f.read(YARD);
-    let line = yard.lines().nth(line_of(&yard, "name: \"Crate\"") - 1).unwrap();
+    let line = yard
+        .lines()
+        .nth(line_of(&yard, "name: \"Crate\"") - 1)
+        .unwrap();
     assert!(line.contains("z: 45"), "{line}");
     assert!(line.contains("x: 1.5"), "{line}");
     assert_eq!(f.undo_steps(), 2);
@@ -373,7 +394,10 @@ fn a_locked_entity_does_not_move_and_nothing_is_written() {
     let status = f.status();
     let line = line_of(&original, "name: \"Locked wall\"");
     assert!(status.error, "{status:?}");
-    assert!(status.text.contains(&format!("{YARD}:{line}")), "{status:?}");
+    assert!(
+        status.text.contains(&format!("{YARD}:{line}")),
+        "{status:?}"
+    );
     assert!(f.info().locked.is_some());
 }
 
@@ -424,7 +448,11 @@ fn with_keep_on_save_drags_wait_for_ctrl_s_and_restore_puts_the_file_value_back(
     assert_ne!(f.read(YARD), original, "{:?}", f.status());
     assert_eq!(f.undo_steps(), 1);
     f.h.frames(4);
-    assert!(f.info().differences.is_empty(), "{:?}", f.info().differences);
+    assert!(
+        f.info().differences.is_empty(),
+        "{:?}",
+        f.info().differences
+    );
 }
 
 #[test]
@@ -435,14 +463,19 @@ fn a_drag_in_3d_along_x_keeps_the_box() {
     let before = f.transform(box_);
     drag_x(&mut f, box_, 30.0);
     let after = f.transform(box_);
-    assert!(after.translation.x > before.translation.x + 0.1, "{after:?}");
+    assert!(
+        after.translation.x > before.translation.x + 0.1,
+        "{after:?}"
+    );
     assert_eq!(after.translation.y, before.translation.y);
     assert_eq!(after.translation.z, before.translation.z);
     f.settle();
     assert_eq!(f.undo_steps(), 1, "{:?}", f.status());
     // The locked floor: selected, never moved.
     let floor = f.entity(&[2]);
-    let at = f.h.screen_of_point(bevy_internal::math::Vec3::new(0.0, 0.0, 3.0)).unwrap();
+    let at =
+        f.h.screen_of_point(bevy_internal::math::Vec3::new(0.0, 0.0, 3.0))
+            .unwrap();
     f.h.click(at);
     assert_eq!(f.selected(), vec![floor]);
     assert!(f.info().locked.is_some());
