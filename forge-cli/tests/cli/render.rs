@@ -74,7 +74,10 @@ fn edit_passes_its_arguments_to_forge_edit_and_its_status_back() {
     let log = dir.path().join("args.txt");
     std::fs::write(
         &fake,
-        format!("#!/bin/sh\nprintf '%s|' \"$@\" > '{}'\nexit 3\n", log.display()),
+        format!(
+            "#!/bin/sh\nprintf '%s|' \"$@\" > '{}'\nexit 3\n",
+            log.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -98,6 +101,12 @@ fn edit_passes_its_arguments_to_forge_edit_and_its_status_back() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("`forge edit` is run by the `forge-edit` program"), "{err}");
-    assert!(err.contains("cargo install --path forge-editor --ignore-rust-version"), "{err}");
+    assert!(
+        err.contains("`forge edit` is run by the `forge-edit` program"),
+        "{err}"
+    );
+    assert!(
+        err.contains("cargo install --path forge-editor --ignore-rust-version"),
+        "{err}"
+    );
 }
