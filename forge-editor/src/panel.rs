@@ -117,10 +117,7 @@ pub(crate) fn spawn(world: &mut World) {
 }
 
 fn button(
-    row: &mut bevy_internal::ecs::relationship::RelatedSpawner<
-        '_,
-        bevy_internal::ecs::hierarchy::ChildOf,
-    >,
+    row: &mut bevy_internal::ecs::hierarchy::ChildSpawner<'_>,
     label: &str,
     action: fn(&mut World),
 ) {
