@@ -44,7 +44,7 @@ use bevy_internal::gizmos::AppGizmoBuilder;
 use bevy_internal::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy_internal::input::ButtonInput;
 use bevy_internal::input::keyboard::KeyCode;
-use bevy_internal::picking::mesh_picking::MeshPickingPlugin;
+use bevy_internal::picking::mesh_picking::{MeshPickingPlugin, MeshPickingSettings};
 use bevy_internal::reflect::Reflect;
 use bevy_internal::time::{Time, Virtual};
 use bevy_internal::transform::TransformSystems;
@@ -253,6 +253,10 @@ pub enum EditorSystems {
     Overlay,
 }
 
+/// The editor added mesh picking (the game had none): it runs only in edit mode.
+#[derive(Resource)]
+struct OwnMeshPicking;
+
 /// Whether edit mode is on: the run condition of the editor's systems.
 pub fn in_edit_mode(mode: Option<Res<EditMode>>) -> bool {
     mode.is_some_and(|m| m.0)
@@ -261,7 +265,14 @@ pub fn in_edit_mode(mode: Option<Res<EditMode>>) -> bool {
 impl Plugin for ForgeEditorPlugin {
     fn build(&self, app: &mut App) {
         if !app.is_plugin_added::<MeshPickingPlugin>() {
-            app.add_plugins(MeshPickingPlugin);
+            // Ours: it casts rays only in edit mode (markers required, and none given, out of
+            // it), so a game without mesh picking pays nothing for it then.
+            app.add_plugins(MeshPickingPlugin)
+                .insert_resource(MeshPickingSettings {
+                    require_markers: true,
+                    ..Default::default()
+                })
+                .insert_resource(OwnMeshPicking);
         }
         if !app.world().contains_resource::<LiveLink>() {
             let root = self.asset_root.clone().unwrap_or_else(|| {
@@ -347,6 +358,11 @@ fn enter_or_leave(world: &mut World, mut was_on: Local<bool>) {
         } else {
             time.unpause();
         }
+    }
+    if world.contains_resource::<OwnMeshPicking>()
+        && let Some(mut settings) = world.get_resource_mut::<MeshPickingSettings>()
+    {
+        settings.require_markers = !on;
     }
     if on {
         select::make_sprites_pickable(world);
