@@ -36,7 +36,7 @@ pub enum GizmoSpace {
 
 /// One handle of the gizmo. Axes are numbered 0, 1, 2 for X, Y, Z of the gizmo's space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Handle {
+pub enum GizmoHandle {
     /// Move along an axis.
     Axis(usize),
     /// Move in the plane across an axis (`Plane(2)` is the XY plane).
@@ -80,8 +80,8 @@ const RING_POINTS: usize = 48;
 
 /// The handles `mode` shows: the 2D subset (X, Y, the view plane; Z rotation; X and Y scale)
 /// for a 2D camera.
-pub fn handles(mode: GizmoMode, two_d: bool) -> &'static [Handle] {
-    use Handle::*;
+pub fn handles(mode: GizmoMode, two_d: bool) -> &'static [GizmoHandle] {
+    use GizmoHandle::*;
     match (mode, two_d) {
         (GizmoMode::Translate, false) => &[
             ViewPlane,
@@ -113,14 +113,14 @@ pub enum Shape {
 
 impl Frame {
     /// The shape of `handle`.
-    pub fn shape(&self, handle: Handle) -> Shape {
+    pub fn shape(&self, handle: GizmoHandle) -> Shape {
         let o = self.origin;
         let s = self.size;
         match handle {
-            Handle::Axis(i) | Handle::ScaleAxis(i) => {
+            GizmoHandle::Axis(i) | GizmoHandle::ScaleAxis(i) => {
                 Shape::Segment(o + self.axes[i] * s * 0.15, o + self.axes[i] * s)
             }
-            Handle::Plane(i) => {
+            GizmoHandle::Plane(i) => {
                 let (a, b) = (self.axes[(i + 1) % 3], self.axes[(i + 2) % 3]);
                 let (lo, hi) = (PLANE_SPAN.0 * s, PLANE_SPAN.1 * s);
                 Shape::Loop(vec![
@@ -130,7 +130,7 @@ impl Frame {
                     o + a * lo + b * hi,
                 ])
             }
-            Handle::Rotate(i) => {
+            GizmoHandle::Rotate(i) => {
                 let (a, b) = (self.axes[(i + 1) % 3], self.axes[(i + 2) % 3]);
                 let r = RING * s;
                 Shape::Loop(
@@ -142,7 +142,7 @@ impl Frame {
                         .collect(),
                 )
             }
-            Handle::ViewPlane | Handle::ScaleUniform => Shape::Centre,
+            GizmoHandle::ViewPlane | GizmoHandle::ScaleUniform => Shape::Centre,
         }
     }
 
@@ -154,9 +154,9 @@ impl Frame {
         mode: GizmoMode,
         pointer: Vec2,
         project: impl Fn(Vec3) -> Option<Vec2>,
-    ) -> Option<Handle> {
+    ) -> Option<GizmoHandle> {
         let centre = project(self.origin)?;
-        let mut best: Option<(f32, Handle)> = None;
+        let mut best: Option<(f32, GizmoHandle)> = None;
         for &handle in handles(mode, self.two_d) {
             match self.shape(handle) {
                 Shape::Centre => {
@@ -164,7 +164,7 @@ impl Frame {
                         return Some(handle);
                     }
                 }
-                Shape::Loop(points) if matches!(handle, Handle::Plane(_)) => {
+                Shape::Loop(points) if matches!(handle, GizmoHandle::Plane(_)) => {
                     let Some(corners) = points
                         .iter()
                         .map(|p| project(*p))
@@ -230,7 +230,7 @@ impl Default for Snapping {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DragStart {
     /// The handle taken.
-    pub handle: Handle,
+    pub handle: GizmoHandle,
     /// The gizmo when the drag started (it does not follow the entity during the drag).
     pub frame: Frame,
     /// The pointer's ray then.
@@ -271,15 +271,15 @@ impl DragStart {
         let o = f.origin;
         let step = |s: Option<f32>| s.unwrap_or(0.0);
         match self.handle {
-            Handle::Axis(i) => {
+            GizmoHandle::Axis(i) => {
                 let a = f.axes[i];
                 let d = axis_parameter(ray, o, a)? - axis_parameter(self.ray, o, a)?;
                 let d = snap(d, step(snapping.and_then(|s| s.translate)));
                 Some(Delta::Translate(a * d))
             }
-            Handle::Plane(_) | Handle::ViewPlane => {
+            GizmoHandle::Plane(_) | GizmoHandle::ViewPlane => {
                 let n = match self.handle {
-                    Handle::Plane(i) => f.axes[i],
+                    GizmoHandle::Plane(i) => f.axes[i],
                     _ => f.view,
                 };
                 let d = ray_plane(ray, o, n)? - ray_plane(self.ray, o, n)?;
@@ -293,7 +293,7 @@ impl DragStart {
                 };
                 Some(Delta::Translate(d))
             }
-            Handle::Rotate(i) => {
+            GizmoHandle::Rotate(i) => {
                 let n = f.axes[i];
                 let angle = if f.view.normalize_or_zero().dot(n).abs() >= EDGE_ON {
                     let from = ray_plane(self.ray, o, n)?;
@@ -308,7 +308,7 @@ impl DragStart {
                 };
                 Some(Delta::Rotate { axis: n, angle })
             }
-            Handle::ScaleAxis(i) => {
+            GizmoHandle::ScaleAxis(i) => {
                 let a = f.axes[i];
                 let factor = scale_factor(
                     axis_parameter(self.ray, o, a)?,
@@ -319,7 +319,7 @@ impl DragStart {
                 v[i] = factor;
                 Some(Delta::Scale(v))
             }
-            Handle::ScaleUniform => {
+            GizmoHandle::ScaleUniform => {
                 let factor = scale_factor(
                     self.pointer.distance(self.centre),
                     pointer.distance(self.centre),
@@ -406,7 +406,7 @@ mod tests {
         }
     }
 
-    fn start(handle: Handle, frame: Frame, at: Vec2) -> DragStart {
+    fn start(handle: GizmoHandle, frame: Frame, at: Vec2) -> DragStart {
         DragStart {
             handle,
             frame,
@@ -418,10 +418,10 @@ mod tests {
 
     #[test]
     fn a_2d_camera_gets_the_2d_subset() {
-        assert_eq!(handles(GizmoMode::Rotate, true), &[Handle::Rotate(2)]);
-        assert!(!handles(GizmoMode::Translate, true).contains(&Handle::Axis(2)));
-        assert!(handles(GizmoMode::Translate, false).contains(&Handle::Axis(2)));
-        assert!(!handles(GizmoMode::Scale, true).contains(&Handle::ScaleAxis(2)));
+        assert_eq!(handles(GizmoMode::Rotate, true), &[GizmoHandle::Rotate(2)]);
+        assert!(!handles(GizmoMode::Translate, true).contains(&GizmoHandle::Axis(2)));
+        assert!(handles(GizmoMode::Translate, false).contains(&GizmoHandle::Axis(2)));
+        assert!(!handles(GizmoMode::Scale, true).contains(&GizmoHandle::ScaleAxis(2)));
     }
 
     #[test]
@@ -430,17 +430,17 @@ mod tests {
         // The centre: the view plane.
         assert_eq!(
             f.hit(GizmoMode::Translate, Vec2::new(403.0, 302.0), project_2d),
-            Some(Handle::ViewPlane)
+            Some(GizmoHandle::ViewPlane)
         );
         // Along +X at 5 units (x = 450 on screen), 3 pixels off the line.
         assert_eq!(
             f.hit(GizmoMode::Translate, Vec2::new(450.0, 303.0), project_2d),
-            Some(Handle::Axis(0))
+            Some(GizmoHandle::Axis(0))
         );
         // Along +Y.
         assert_eq!(
             f.hit(GizmoMode::Translate, Vec2::new(401.0, 240.0), project_2d),
-            Some(Handle::Axis(1))
+            Some(GizmoHandle::Axis(1))
         );
         // Nowhere near.
         assert_eq!(
@@ -454,7 +454,7 @@ mod tests {
                 Vec2::new(400.0, 300.0 - 74.0),
                 project_2d
             ),
-            Some(Handle::Rotate(2))
+            Some(GizmoHandle::Rotate(2))
         );
         // A 3D frame: the XY plane square, from 0.25 to 0.45 of the size along X and Y.
         let f3 = Frame { two_d: false, ..f };
@@ -464,13 +464,13 @@ mod tests {
                 Vec2::new(400.0 + 28.0, 300.0 - 28.0),
                 project_2d
             ),
-            Some(Handle::Plane(2))
+            Some(GizmoHandle::Plane(2))
         );
     }
 
     #[test]
     fn an_axis_drag_moves_along_the_axis_only() {
-        let s = start(Handle::Axis(0), frame_2d(), Vec2::new(450.0, 300.0));
+        let s = start(GizmoHandle::Axis(0), frame_2d(), Vec2::new(450.0, 300.0));
         let d = s.delta(
             ray_2d(Vec2::new(473.0, 280.0)),
             Vec2::new(473.0, 280.0),
@@ -491,7 +491,7 @@ mod tests {
 
     #[test]
     fn a_view_plane_drag_follows_the_pointer_in_the_plane() {
-        let s = start(Handle::ViewPlane, frame_2d(), Vec2::new(400.0, 300.0));
+        let s = start(GizmoHandle::ViewPlane, frame_2d(), Vec2::new(400.0, 300.0));
         let d = s.delta(
             ray_2d(Vec2::new(412.0, 286.0)),
             Vec2::new(412.0, 286.0),
@@ -512,7 +512,7 @@ mod tests {
     #[test]
     fn a_ring_drag_turns_by_the_angle_swept_and_snaps_to_degrees() {
         // From +X (x = 472) a quarter turn to +Y (y = 228): +90 degrees about +Z.
-        let s = start(Handle::Rotate(2), frame_2d(), Vec2::new(472.0, 300.0));
+        let s = start(GizmoHandle::Rotate(2), frame_2d(), Vec2::new(472.0, 300.0));
         let Some(Delta::Rotate { axis, angle }) = s.delta(
             ray_2d(Vec2::new(400.0, 228.0)),
             Vec2::new(400.0, 228.0),
@@ -549,7 +549,7 @@ mod tests {
             two_d: false,
             ..frame_2d()
         };
-        let s = start(Handle::Rotate(0), f, Vec2::new(472.0, 300.0));
+        let s = start(GizmoHandle::Rotate(0), f, Vec2::new(472.0, 300.0));
         let Some(Delta::Rotate { angle, .. }) = s.delta(
             ray_2d(Vec2::new(400.0, 228.0)),
             Vec2::new(400.0, 228.0),
@@ -562,14 +562,22 @@ mod tests {
 
     #[test]
     fn scale_drags_multiply_along_one_axis_or_all() {
-        let s = start(Handle::ScaleAxis(0), frame_2d(), Vec2::new(440.0, 300.0));
+        let s = start(
+            GizmoHandle::ScaleAxis(0),
+            frame_2d(),
+            Vec2::new(440.0, 300.0),
+        );
         let d = s.delta(
             ray_2d(Vec2::new(480.0, 300.0)),
             Vec2::new(480.0, 300.0),
             None,
         );
         assert_eq!(d, Some(Delta::Scale(Vec3::new(2.0, 1.0, 1.0))));
-        let s = start(Handle::ScaleUniform, frame_2d(), Vec2::new(420.0, 300.0));
+        let s = start(
+            GizmoHandle::ScaleUniform,
+            frame_2d(),
+            Vec2::new(420.0, 300.0),
+        );
         let d = s.delta(
             ray_2d(Vec2::new(400.0, 330.0)),
             Vec2::new(400.0, 330.0),

@@ -23,7 +23,7 @@ use bevy_internal::transform::components::{GlobalTransform, Transform};
 use bevy_internal::ui::Node;
 use bevy_internal::window::PrimaryWindow;
 
-use crate::gizmo::{DragStart, Frame, GizmoMode, GizmoSpace, Handle};
+use crate::gizmo::{DragStart, Frame, GizmoHandle, GizmoMode, GizmoSpace};
 use crate::math::Ray;
 use crate::select::{Refresh, candidates, locked_at, scene_entity_of};
 use crate::{EditorSettings, EditorStatus, GizmoState, SelectedInfo, Selection, Unsaved, write};
@@ -140,7 +140,7 @@ pub(crate) fn pointer_camera(world: &mut World, at: Option<&PointerLocation>) ->
 }
 
 /// What the pointer did this frame.
-enum Event {
+enum Gesture {
     Press(Vec2),
     Move(Vec2),
     Release(Vec2),
@@ -154,19 +154,19 @@ pub(crate) struct Memory {
 
 /// The editor's input, once a frame in edit mode.
 pub(crate) fn interact(world: &mut World, mut memory: Local<Memory>) {
-    let events: Vec<Event> = match world.get_resource::<Messages<PointerInput>>() {
+    let events: Vec<Gesture> = match world.get_resource::<Messages<PointerInput>>() {
         Some(messages) => memory
             .cursor
             .read(messages)
             .filter(|m| m.pointer_id == PointerId::Mouse)
             .filter_map(|m| match m.action {
                 PointerAction::Press(PointerButton::Primary) => {
-                    Some(Event::Press(m.location.position))
+                    Some(Gesture::Press(m.location.position))
                 }
                 PointerAction::Release(PointerButton::Primary) => {
-                    Some(Event::Release(m.location.position))
+                    Some(Gesture::Release(m.location.position))
                 }
-                PointerAction::Move { .. } => Some(Event::Move(m.location.position)),
+                PointerAction::Move { .. } => Some(Gesture::Move(m.location.position)),
                 _ => None,
             })
             .collect(),
@@ -197,9 +197,9 @@ pub(crate) fn interact(world: &mut World, mut memory: Local<Memory>) {
 
     for event in events {
         match event {
-            Event::Press(at) => press(world, &mut memory, view.as_ref(), at),
-            Event::Move(at) => drag_to(world, view.as_ref(), at),
-            Event::Release(at) => {
+            Gesture::Press(at) => press(world, &mut memory, view.as_ref(), at),
+            Gesture::Move(at) => drag_to(world, view.as_ref(), at),
+            Gesture::Release(at) => {
                 drag_to(world, view.as_ref(), at);
                 if finish_drag(world, at) {
                     // A press and release on a handle that moved nothing is a click: it picks
@@ -216,7 +216,7 @@ fn hovered_handle(
     world: &World,
     view: Option<&View>,
     location: Option<&PointerLocation>,
-) -> Option<Handle> {
+) -> Option<GizmoHandle> {
     let view = view?;
     let at = location?.location()?.position;
     let state = world.resource::<GizmoState>();
@@ -238,7 +238,7 @@ fn press(world: &mut World, memory: &mut Memory, view: Option<&View>, at: Vec2) 
     pick(world, memory, at);
 }
 
-fn hovered_handle_at(world: &World, view: Option<&View>, at: Vec2) -> Option<Handle> {
+fn hovered_handle_at(world: &World, view: Option<&View>, at: Vec2) -> Option<GizmoHandle> {
     let view = view?;
     let state = world.resource::<GizmoState>();
     let primary = world.resource::<Selection>().primary()?;
@@ -336,7 +336,7 @@ pub(crate) fn describe(world: &World, entity: Entity) -> String {
     }
 }
 
-fn begin_drag(world: &mut World, view: &View, handle: Handle, at: Vec2) {
+fn begin_drag(world: &mut World, view: &View, handle: GizmoHandle, at: Vec2) {
     let selected = world.resource::<Selection>().entities.clone();
     let Some(primary) = selected.last().copied() else {
         return;
@@ -379,9 +379,9 @@ fn begin_drag(world: &mut World, view: &View, handle: Handle, at: Vec2) {
         })
         .collect();
     let part = match handle {
-        Handle::Axis(_) | Handle::Plane(_) | Handle::ViewPlane => "translation",
-        Handle::Rotate(_) => "rotation",
-        Handle::ScaleAxis(_) | Handle::ScaleUniform => "scale",
+        GizmoHandle::Axis(_) | GizmoHandle::Plane(_) | GizmoHandle::ViewPlane => "translation",
+        GizmoHandle::Rotate(_) => "rotation",
+        GizmoHandle::ScaleAxis(_) | GizmoHandle::ScaleUniform => "scale",
     };
     world.resource_mut::<GizmoState>().drag = Some(Drag {
         start: DragStart {

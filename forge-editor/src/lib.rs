@@ -217,7 +217,7 @@ pub struct GizmoState {
     /// World or local axes.
     pub space: GizmoSpace,
     /// The handle under the pointer.
-    pub hovered: Option<gizmo::Handle>,
+    pub hovered: Option<gizmo::GizmoHandle>,
     /// The drag under way.
     pub(crate) drag: Option<interact::Drag>,
     /// The camera the pointer works through.
@@ -289,7 +289,7 @@ impl Plugin for ForgeEditorPlugin {
             .init_resource::<EditHistory>()
             .init_resource::<Unsaved>()
             .init_resource::<select::Refresh>()
-            .init_resource::<overlay::Label>()
+            .init_resource::<overlay::LabelPlace>()
             .init_gizmo_group::<EditorGizmos>()
             .configure_sets(Update, EditorSystems::Input.run_if(in_edit_mode))
             .configure_sets(

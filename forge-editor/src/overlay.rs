@@ -9,7 +9,7 @@ use bevy_internal::gizmos::gizmos::Gizmos;
 use bevy_internal::math::{Isometry3d, Vec2, Vec3};
 use bevy_internal::transform::components::{GlobalTransform, Transform};
 
-use crate::gizmo::{CENTRE_PIXELS, Handle, Shape, handles};
+use crate::gizmo::{CENTRE_PIXELS, GizmoHandle, Shape, handles};
 use crate::interact::{GIZMO_PIXELS, View, view_of};
 use crate::{EditorGizmos, GizmoState, SelectedInfo, Selection};
 
@@ -32,7 +32,7 @@ const MOST_DESCENDANTS: usize = 512;
 /// Where the label of the primary selection goes (logical pixels, the top of its bounds) and
 /// what it says; the panel places it.
 #[derive(Resource, Default, Debug, Clone, PartialEq)]
-pub(crate) struct Label {
+pub(crate) struct LabelPlace {
     pub(crate) at: Option<Vec2>,
     pub(crate) text: String,
 }
@@ -77,7 +77,7 @@ pub(crate) fn draw(world: &mut World) {
     let camera = world.resource::<GizmoState>().camera;
     let view = camera.and_then(|c| view_of(world, c));
     let mut lines: Vec<Line> = Vec::new();
-    let mut label = Label::default();
+    let mut label = LabelPlace::default();
     let primary = selected.last().copied();
     for &e in &selected {
         if world.get_entity(e).is_err() {
@@ -138,8 +138,8 @@ pub(crate) fn draw(world: &mut World) {
             handle_lines(world, view, e, &mut lines);
         }
     }
-    if *world.resource::<Label>() != label {
-        *world.resource_mut::<Label>() = label;
+    if *world.resource::<LabelPlace>() != label {
+        *world.resource_mut::<LabelPlace>() = label;
     }
     world.run_system_cached_with(emit, lines).ok();
 }
@@ -193,15 +193,16 @@ fn handle_lines(world: &World, view: &View, entity: Entity, lines: &mut Vec<Line
             ACTIVE
         } else {
             match handle {
-                Handle::Axis(i) | Handle::Plane(i) | Handle::Rotate(i) | Handle::ScaleAxis(i) => {
-                    AXES[i]
-                }
-                Handle::ViewPlane | Handle::ScaleUniform => CENTRE,
+                GizmoHandle::Axis(i)
+                | GizmoHandle::Plane(i)
+                | GizmoHandle::Rotate(i)
+                | GizmoHandle::ScaleAxis(i) => AXES[i],
+                GizmoHandle::ViewPlane | GizmoHandle::ScaleUniform => CENTRE,
             }
         };
         match frame.shape(handle) {
             Shape::Segment(a, b) => match handle {
-                Handle::ScaleAxis(_) => {
+                GizmoHandle::ScaleAxis(_) => {
                     lines.push(Line::Segment(a, b, colour));
                     lines.push(Line::Cube(
                         Transform::from_translation(b)
@@ -223,7 +224,7 @@ fn handle_lines(world: &World, view: &View, entity: Entity, lines: &mut Vec<Line
                 let iso =
                     Isometry3d::new(frame.origin, view.transform.compute_transform().rotation);
                 match handle {
-                    Handle::ScaleUniform => lines.push(Line::Cube(
+                    GizmoHandle::ScaleUniform => lines.push(Line::Cube(
                         Transform::from_isometry(iso).with_scale(Vec3::splat(radius * 1.6)),
                         colour,
                     )),

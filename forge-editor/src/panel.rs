@@ -14,7 +14,7 @@ use bevy_internal::ui::{
     BackgroundColor, FlexDirection, GlobalZIndex, Node, PositionType, UiRect, UiTargetCamera, Val,
 };
 
-use crate::overlay::Label;
+use crate::overlay::LabelPlace;
 use crate::{
     EditHistory, EditorSettings, EditorStatus, GizmoSpace, GizmoState, SelectedInfo, Unsaved,
     interact, write,
@@ -227,7 +227,7 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
         ),
         (
             PanelPart::LabelText,
-            world.resource::<Label>().text.clone(),
+            world.resource::<LabelPlace>().text.clone(),
             TEXT,
         ),
     ]
@@ -238,7 +238,7 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
 pub(crate) fn update(world: &mut World) {
     let wanted = texts(world);
     let camera = world.resource::<GizmoState>().camera;
-    let label_at = world.resource::<Label>().at;
+    let label_at = world.resource::<LabelPlace>().at;
     let mut query = world.query::<(Entity, &PanelPart)>();
     let parts: Vec<(Entity, PanelPart)> = query.iter(world).map(|(e, p)| (e, *p)).collect();
     for (e, part) in parts {
