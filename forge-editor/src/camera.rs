@@ -140,7 +140,7 @@ pub fn switch(
 
 /// A scene's camera spawns off in `forge edit`: the free camera looks first (C switches).
 pub fn scene_cameras_off(
-    added: On<Add, Camera>,
+    added: On<Add<Camera>>,
     scene: Query<(), Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>>,
     mut cameras: Query<&mut Camera>,
 ) {

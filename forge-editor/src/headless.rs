@@ -362,7 +362,7 @@ impl Headless {
 }
 
 /// Every camera draws into the image (a scene's cameras spawn aimed at the primary window).
-fn draw_into_target(added: On<Add, Camera>, target: Res<Target>, mut commands: Commands) {
+fn draw_into_target(added: On<Add<Camera>>, target: Res<Target>, mut commands: Commands) {
     let e = added.event_target();
     commands
         .entity(e)

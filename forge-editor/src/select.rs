@@ -79,7 +79,7 @@ pub(crate) fn candidates(world: &World, entity: Entity) -> Vec<Entity> {
 /// Sprites a scene made get `Pickable` while edit mode is on (Bevy's sprite backend picks only
 /// those that have it).
 pub(crate) fn pickable_sprites(
-    added: On<Add, Sprite>,
+    added: On<Add<Sprite>>,
     mode: Option<Res<EditMode>>,
     scene: Query<
         (),
