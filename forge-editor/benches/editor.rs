@@ -9,6 +9,7 @@
 //! - `drag_end/keep`: the frame in which a drag of one sprite's X handle ends and is kept in
 //!   the 10,000-entity file (checked and written), then `drag_end/next_frames`: the 4 frames
 //!   after it (the reload).
+#![allow(clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

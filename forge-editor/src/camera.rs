@@ -3,7 +3,6 @@
 //! wheel. C switches between it and the scene's own cameras. It does not move while a
 //! handle is dragged.
 
-use bevy_forge_scene::{ForgeEntityId, ForgeEntityPath};
 use bevy_internal::camera::primitives::Aabb;
 use bevy_internal::camera::{Camera, Camera2d, Camera3d, Projection};
 use bevy_internal::ecs::prelude::*;
@@ -141,7 +140,7 @@ pub fn switch(
 /// A scene's camera spawns off in `forge edit`: the free camera looks first (C switches).
 pub fn scene_cameras_off(
     added: On<Add<Camera>>,
-    scene: Query<(), Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>>,
+    scene: Query<(), crate::select::MadeByAScene>,
     mut cameras: Query<&mut Camera>,
 ) {
     let e = added.event_target();

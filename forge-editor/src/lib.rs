@@ -56,21 +56,11 @@ pub use write::EditHistory;
 /// the pointer, the gizmo's handles drag it, and a finished drag is kept in its file (or on
 /// Ctrl+S, with [`keep_on_save`](Self::keep_on_save)). See the crate docs and
 /// `docs/guide/edit-mode.md` for the keys.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ForgeEditorPlugin {
     settings: EditorSettings,
     start_on: bool,
     asset_root: Option<PathBuf>,
-}
-
-impl Default for ForgeEditorPlugin {
-    fn default() -> Self {
-        Self {
-            settings: EditorSettings::default(),
-            start_on: false,
-            asset_root: None,
-        }
-    }
 }
 
 impl ForgeEditorPlugin {

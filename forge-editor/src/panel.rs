@@ -244,10 +244,10 @@ pub(crate) fn update(world: &mut World) {
     for (e, part) in parts {
         if let Some((_, s, colour)) = wanted.iter().find(|(p, _, _)| *p == part) {
             let mut entity = world.entity_mut(e);
-            if entity.get::<Text>().is_some_and(|t| t.0 != *s) {
-                if let Some(mut t) = entity.get_mut::<Text>() {
-                    t.0.clone_from(s);
-                }
+            if entity.get::<Text>().is_some_and(|t| t.0 != *s)
+                && let Some(mut t) = entity.get_mut::<Text>()
+            {
+                t.0.clone_from(s);
             }
             if entity.get::<TextColor>().is_some_and(|c| c.0 != *colour) {
                 entity.insert(TextColor(*colour));

@@ -40,6 +40,12 @@ impl Refresh {
     }
 }
 
+/// Entities a scene made: those with the id of their file entry.
+pub type MadeByAScene = Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>;
+
+/// What a locked file says: by file, its stamp and each locked entity's `locked` line.
+type LockTable = HashMap<PathBuf, (Stamp, HashMap<u64, u32>)>;
+
 /// Whether `entity` is one a scene made (it has the id of its file entry).
 pub(crate) fn made_by_a_scene(world: &World, entity: Entity) -> bool {
     world.get::<ForgeEntityId>(entity).is_some() || world.get::<ForgeEntityPath>(entity).is_some()
@@ -81,13 +87,7 @@ pub(crate) fn candidates(world: &World, entity: Entity) -> Vec<Entity> {
 pub(crate) fn pickable_sprites(
     added: On<Add<Sprite>>,
     mode: Option<Res<EditMode>>,
-    scene: Query<
-        (),
-        (
-            Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>,
-            Without<Pickable>,
-        ),
-    >,
+    scene: Query<(), (MadeByAScene, Without<Pickable>)>,
     mut commands: Commands,
 ) {
     let e = added.event_target();
@@ -99,11 +99,8 @@ pub(crate) fn pickable_sprites(
 }
 
 pub(crate) fn make_sprites_pickable(world: &mut World) {
-    let mut query = world.query_filtered::<Entity, (
-        With<Sprite>,
-        Or<(With<ForgeEntityId>, With<ForgeEntityPath>)>,
-        Without<Pickable>,
-    )>();
+    let mut query =
+        world.query_filtered::<Entity, (With<Sprite>, MadeByAScene, Without<Pickable>)>();
     let sprites: Vec<Entity> = query.iter(world).collect();
     for e in sprites {
         world
@@ -196,7 +193,7 @@ pub(crate) fn locked_at(located: &Located) -> Option<String> {
 /// The `locked: true` entries of each scene file read, by file, until the file changes (its
 /// length or modification time): a selection in a large scene reads it once.
 struct Locks {
-    files: Mutex<HashMap<PathBuf, (Stamp, HashMap<u64, u32>)>>,
+    files: Mutex<LockTable>,
 }
 
 type Stamp = (u64, Option<std::time::SystemTime>);
