@@ -278,3 +278,83 @@ pub(crate) fn update(world: &mut World) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy_forge_scene::live_link::LiveDifference;
+
+    fn world() -> World {
+        let mut world = World::new();
+        world.insert_resource(EditorSettings::default());
+        world.insert_resource(GizmoState::default());
+        world.insert_resource(EditHistory::default());
+        world.insert_resource(Unsaved::default());
+        world.insert_resource(EditorStatus::default());
+        world.insert_resource(SelectedInfo::default());
+        world.insert_resource(LabelPlace::default());
+        world
+    }
+
+    fn text_of(world: &World, part: PanelPart) -> (String, Color) {
+        let all = texts(world);
+        let (_, s, c) = all.iter().find(|(p, _, _)| *p == part).cloned().unwrap();
+        (s, c)
+    }
+
+    #[test]
+    fn the_panel_says_the_state_the_entity_its_places_its_lock_and_its_differences() {
+        let mut world = world();
+        assert!(text_of(&world, PanelPart::Header).0.contains("F2 leaves"));
+        assert!(
+            text_of(&world, PanelPart::Entity)
+                .0
+                .starts_with("Nothing selected")
+        );
+        *world.resource_mut::<SelectedInfo>() = SelectedInfo {
+            entity: Some(Entity::PLACEHOLDER),
+            root: Some(Entity::PLACEHOLDER),
+            name: "Board".to_owned(),
+            id_path: vec![4, 2],
+            places: vec![
+                "scenes/yard.forge.ron:9 (override)".to_owned(),
+                "prefabs/sign.forge.ron:7 (entity)".to_owned(),
+            ],
+            locked: Some("prefabs/sign.forge.ron:7".to_owned()),
+            differences: vec![LiveDifference {
+                id_path: vec![4, 2],
+                component: "transform".to_owned(),
+                field: Some("translation".to_owned()),
+                file: Some("(x: 0.0, y: 24.0, z: 0.5)".to_owned()),
+                live: "(x: 20.0, y: 24.0, z: 0.5)".to_owned(),
+            }],
+        };
+        let entity = text_of(&world, PanelPart::Entity).0;
+        assert_eq!(
+            entity,
+            "Board [4, 2]\n  scenes/yard.forge.ron:9 (override)\n  prefabs/sign.forge.ron:7 (entity)\n  LOCKED at prefabs/sign.forge.ron:7: the viewport does not move it"
+        );
+        let differences = text_of(&world, PanelPart::Differences).0;
+        assert!(differences.contains(
+            "transform.translation: file (x: 0.0, y: 24.0, z: 0.5) · live (x: 20.0, y: 24.0, z: 0.5)"
+        ), "{differences}");
+        // A refusal is red; the header counts unsaved drags.
+        world
+            .resource_mut::<EditorStatus>()
+            .refuse("not kept: out of range");
+        assert_eq!(text_of(&world, PanelPart::Status).1, ERROR);
+        world.resource_mut::<Unsaved>().changes.push((
+            Entity::PLACEHOLDER,
+            bevy_forge_scene::live_link::FieldRef {
+                id_path: vec![2],
+                component: "transform".to_owned(),
+                field: Some("translation".to_owned()),
+            },
+        ));
+        assert!(
+            text_of(&world, PanelPart::Header)
+                .0
+                .contains("1 unsaved (Ctrl+S)")
+        );
+    }
+}

@@ -233,3 +233,47 @@ impl Locks {
         found
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy_forge_scene::live_link::{Place, TextPosition, TextRange};
+
+    fn located(file: &std::path::Path, entity: u64) -> Located {
+        let at = TextRange {
+            start: TextPosition { line: 1, column: 1 },
+            end: TextPosition { line: 1, column: 2 },
+        };
+        Located {
+            root: Entity::PLACEHOLDER,
+            scene: "level.forge.ron".to_owned(),
+            id_path: vec![entity],
+            places: vec![Place {
+                asset: "level.forge.ron".to_owned(),
+                file: file.to_owned(),
+                kind: "entity",
+                entity,
+                target: Vec::new(),
+                entry: at,
+                parts: Vec::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_lock_is_read_from_the_entry_with_the_line_of_its_locked() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("level.forge.ron");
+        let text = "(\n  format_version: 1,\n  name: \"Level\",\n  entities: {\n    1: (\n      id: 1,\n      name: \"Wall\",\n      locked: true,\n    ),\n    2: (id: 2, name: \"Door\", locked: false),\n  },\n  roots: [1, 2],\n  next_id: 3,\n)\n";
+        std::fs::write(&file, text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            locked_at(&located(&file, 1)).as_deref(),
+            Some("level.forge.ron:8")
+        );
+        assert_eq!(locked_at(&located(&file, 2)), None);
+        // The file changes: read again (a different length).
+        std::fs::write(&file, text.replace("locked: true", "locked: false"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(locked_at(&located(&file, 1)), None);
+    }
+}
