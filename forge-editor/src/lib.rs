@@ -309,7 +309,6 @@ impl Plugin for ForgeEditorPlugin {
                     .chain()
                     .in_set(EditorSystems::Overlay),
             )
-            .add_observer(select::pickable_sprites)
             .add_observer(select::reloaded);
         if self.start_on {
             app.world_mut().resource_mut::<EditMode>().0 = true;
@@ -356,12 +355,22 @@ fn enter_or_leave(world: &mut World, mut was_on: Local<bool>) {
     }
     if on {
         select::make_sprites_pickable(world);
+        // Sprites spawned while edit mode is on (a reload, the game) are made pickable too;
+        // out of edit mode no observer runs for them.
+        let observer = world.add_observer(select::pickable_sprites).id();
+        world.insert_resource(select::SpriteObserver(observer));
         panel::spawn(world);
         world
             .resource_mut::<EditorStatus>()
             .say("edit mode: click an entity a scene made to select it");
     } else {
         interact::cancel_drag(world);
+        if let Some(select::SpriteObserver(observer)) =
+            world.remove_resource::<select::SpriteObserver>()
+            && let Ok(entity) = world.get_entity_mut(observer)
+        {
+            entity.despawn();
+        }
         select::unmake_sprites_pickable(world);
         panel::despawn(world);
         world.resource_mut::<Selection>().entities.clear();

@@ -16,7 +16,7 @@ use bevy_internal::ecs::prelude::*;
 use bevy_internal::picking::Pickable;
 use bevy_internal::sprite::Sprite;
 
-use crate::{EditMode, SelectedInfo, Selection};
+use crate::{SelectedInfo, Selection};
 
 /// Marks a sprite edit mode made pickable (it had no `Pickable`): taken away on leaving.
 #[derive(Component)]
@@ -82,16 +82,19 @@ pub(crate) fn candidates(world: &World, entity: Entity) -> Vec<Entity> {
     out
 }
 
+/// The observer of [`pickable_sprites`], there while edit mode is on.
+#[derive(Resource)]
+pub(crate) struct SpriteObserver(pub(crate) Entity);
+
 /// Sprites a scene made get `Pickable` while edit mode is on (Bevy's sprite backend picks only
 /// those that have it).
 pub(crate) fn pickable_sprites(
     added: On<Add<Sprite>>,
-    mode: Option<Res<EditMode>>,
     scene: Query<(), (MadeByAScene, Without<Pickable>)>,
     mut commands: Commands,
 ) {
     let e = added.event_target();
-    if mode.is_some_and(|m| m.0) && scene.contains(e) {
+    if scene.contains(e) {
         commands
             .entity(e)
             .insert((Pickable::default(), MadePickable));
