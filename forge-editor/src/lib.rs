@@ -313,10 +313,11 @@ impl Plugin for ForgeEditorPlugin {
         if self.start_on {
             app.world_mut().resource_mut::<EditMode>().0 = true;
         }
-        let mut store = app.world_mut().resource_mut::<GizmoConfigStore>();
-        let (config, _) = store.config_mut::<EditorGizmos>();
-        config.depth_bias = -1.0;
-        config.line.width = 2.0;
+        if let Some(mut store) = app.world_mut().get_resource_mut::<GizmoConfigStore>() {
+            let (config, _) = store.config_mut::<EditorGizmos>();
+            config.depth_bias = -1.0;
+            config.line.width = 2.0;
+        }
     }
 }
 
