@@ -162,7 +162,12 @@ fn at_boundary(code: &str, at: usize) -> bool {
 /// The module path of a file of `src/` (`src/format/read/lex.rs` is `[format, read, lex]`,
 /// `src/runtime/mod.rs` is `[runtime]`).
 fn module_of(file: &Path) -> Vec<String> {
-    let relative = file.strip_prefix(src()).unwrap_or(file);
+    module_in(&src(), file)
+}
+
+/// The module path of `file`, a file of the crate whose sources are in `root`.
+fn module_in(root: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(root).unwrap_or(file);
     let mut parts: Vec<String> = relative
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -444,6 +449,10 @@ fn deep_paths(code: &str, module: &[String], children: &BTreeSet<String>) -> Vec
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect()
         };
+        // `super::{a, b}`: a group right away names each of its heads.
+        if rest.starts_with('{') {
+            return heads(rest, 0).into_iter().map(|head| vec![head]).collect();
+        }
         let mut base = Vec::new();
         let mut at = 0;
         loop {
@@ -511,17 +520,52 @@ fn deep_paths(code: &str, module: &[String], children: &BTreeSet<String>) -> Vec
     out
 }
 
-/// No files import each other in a circle: the import graph between the files of `src/` has no
-/// cycle. A module using its own children (`mod wire;` then `wire::decode(..)`) is how it is
-/// built, not an import back: those edges are left out; children using their parent, siblings
-/// using each other, and everything across parts count.
-#[test]
-fn no_files_import_each_other_in_a_circle() {
-    let files = files();
-    let modules: Vec<Vec<String>> = files.iter().map(|(_, _, m, _)| m.clone()).collect();
+/// Every crate of the repository with its sources: the library, the command line, the macros
+/// and the render-stack packages (each a crate of its own: `crate::` is its own root).
+fn crates() -> Vec<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![src()];
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    dirs.push(repo.join("support/bevy"));
+    dirs.sort();
+    for dir in dirs {
+        let sources = dir.join("src");
+        if dir.join("Cargo.toml").is_file() && sources.is_dir() && sources != src() {
+            roots.push(sources);
+        }
+    }
+    roots
+}
+
+/// The files of the crate whose sources are in `root`, each with its module path and code.
+fn crate_files(root: &Path) -> Vec<(PathBuf, Vec<String>, String)> {
+    let mut files = Vec::new();
+    rust_files(root, &mut files);
+    files
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let code: Vec<&str> = text.lines().map(code_of).collect();
+            let module = module_in(root, &file);
+            (file, module, code.join("\n"))
+        })
+        .collect()
+}
+
+/// A circle of files that import each other in the crate whose files are `files`, if any. A
+/// module using its own children (`mod wire;` then `wire::decode(..)`) is how it is built, not
+/// an import back: those edges are left out; children using their parent, siblings using each
+/// other, and everything across parts count.
+fn circle_in(files: &[(PathBuf, Vec<String>, String)]) -> Option<Vec<PathBuf>> {
+    let modules: Vec<Vec<String>> = files.iter().map(|(_, m, _)| m.clone()).collect();
     // Each file's edges: the files of the deepest module each of its paths names.
     let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
-    for (i, (_, _, module, code)) in files.iter().enumerate() {
+    for (i, (_, module, code)) in files.iter().enumerate() {
         let children: BTreeSet<String> = modules
             .iter()
             .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
@@ -566,19 +610,79 @@ fn no_files_import_each_other_in_a_circle() {
     }
     let mut state = vec![0u8; files.len()];
     for i in 0..files.len() {
-        if state[i] == 0 {
-            let circle = visit(i, &edges, &mut state, &mut Vec::new());
-            assert!(
-                circle.is_none(),
+        if state[i] == 0
+            && let Some(circle) = visit(i, &edges, &mut state, &mut Vec::new())
+        {
+            return Some(circle.iter().map(|&k| files[k].0.clone()).collect());
+        }
+    }
+    None
+}
+
+/// No files import each other in a circle, in any crate of the repository.
+#[test]
+fn no_files_import_each_other_in_a_circle() {
+    let roots = crates();
+    assert!(
+        roots.iter().any(|r| r.ends_with("forge-cli/src")),
+        "the command line's sources were not found: {roots:?}"
+    );
+    for root in roots {
+        let files = crate_files(&root);
+        if let Some(circle) = circle_in(&files) {
+            panic!(
                 "files that import each other in a circle: {:?}",
                 circle
-                    .unwrap_or_default()
                     .iter()
-                    .map(|&k| files[k].0.display().to_string())
+                    .map(|f| f.display().to_string())
                     .collect::<Vec<_>>()
             );
         }
     }
+}
+
+/// The circle finder sees a circle through `use super::{a, b}`, and none where a module only
+/// uses its children.
+#[test]
+fn the_circle_finder_sees_groups_after_super() {
+    let file = |name: &str, module: &[&str], code: &str| {
+        (
+            PathBuf::from(name),
+            module.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            code.to_owned(),
+        )
+    };
+    let circle = [
+        file("mod.rs", &["export"], "mod model;\nmod rust;"),
+        file("model.rs", &["export", "model"], "use super::{Plan, rust};"),
+        file(
+            "rust.rs",
+            &["export", "rust"],
+            "use super::{model, string};",
+        ),
+    ];
+    assert_eq!(
+        circle_in(&circle),
+        Some(vec![PathBuf::from("model.rs"), PathBuf::from("rust.rs")])
+    );
+    let tree = [
+        file(
+            "mod.rs",
+            &["export"],
+            "mod model;\nmod rust;\nuse model::x;",
+        ),
+        file(
+            "model.rs",
+            &["export", "model"],
+            "use super::{Plan, literal};",
+        ),
+        file(
+            "rust.rs",
+            &["export", "rust"],
+            "use super::{model, string};",
+        ),
+    ];
+    assert_eq!(circle_in(&tree), None);
 }
 
 /// The most lines a file of the library has: a file longer than this holds more than one job.

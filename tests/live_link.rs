@@ -189,6 +189,12 @@ impl Game {
         *self.app.world().resource::<Reloads>().0.lock().unwrap()
     }
 
+    /// Updates until every file the live link wrote is in place on disk (writes run on the IO
+    /// task pool, off the frame).
+    fn until_written(&mut self) {
+        self.run_until(|world| live_link::pending_writes(world) == 0);
+    }
+
     /// Updates until one more reload has been applied.
     fn until_reloaded(&mut self) {
         let before = self.reloads();
@@ -368,6 +374,7 @@ fn keep_writes_exactly_the_changed_lines_and_the_reload_moves_nothing() {
     let kept = live_link::keep(game.world(), root, None, KeepInto::Instance, false).unwrap();
     assert!(kept.written);
     assert_eq!(kept.kept.len(), 2);
+    game.until_written();
     let after = game.text(SCENE);
     let changed = changed_lines(LEVEL, &after);
     assert_eq!(
@@ -427,6 +434,7 @@ fn a_prefab_entity_is_kept_into_the_instance_or_into_the_prefab() {
     .unwrap();
     assert_eq!(kept.files.len(), 1);
     assert_eq!(kept.files[0].asset, SCENE);
+    game.until_written();
     assert_eq!(game.text(PREFAB), CRATE);
     let level = game.text(SCENE);
     let reread = bevy_forge_scene::format::SceneDoc::from_str(&level)
@@ -465,6 +473,7 @@ fn a_prefab_entity_is_kept_into_the_instance_or_into_the_prefab() {
     )
     .unwrap();
     assert_eq!(kept.files[0].asset, PREFAB);
+    game.until_written();
     assert_eq!(game.text(SCENE), level);
     let changed = changed_lines(CRATE, &game.text(PREFAB));
     assert_eq!(
@@ -552,6 +561,7 @@ fn set_writes_a_value_and_refuses_one_that_does_not_validate() {
     )
     .unwrap();
     assert!(set.written);
+    game.until_written();
     let changed = changed_lines(LEVEL, &game.text(SCENE));
     assert_eq!(
         changed,

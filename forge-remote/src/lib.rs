@@ -18,10 +18,14 @@
 //! | `forge.changes+watch` | `{root}` | a stream: the differences of entities as they change |
 //! | `forge.select` | `{entity}` or `{entity: null}` | marks it [`ForgeSelected`] (and no other) |
 //!
-//! Entities are the `u64` bits Bevy's remote protocol uses (`Entity::to_bits`). Files are read
-//! and written only under the asset root ([`ForgeRemotePlugin::with_asset_root`]), by the
-//! format's asset path rules. A bad request gets a JSON-RPC error (see [`codes`]); nothing is
-//! written then, and the game goes on.
+//! Entities are written as Bevy's remote protocol writes them: the `u64` bits
+//! (`Entity::to_bits`) or the string form `"5v0"` (index `v` generation, as `Entity` displays;
+//! Bevy is moving its protocol to it). Both are taken in every parameter, and an answer names
+//! entities in the form its request used (the bits when the request named none). Files are
+//! read and written only under the asset root ([`ForgeRemotePlugin::with_asset_root`]), by the
+//! format's asset path rules, symbolic links followed. A bad request gets a JSON-RPC error (see
+//! [`codes`]); nothing is written then, and the game goes on. A kept or set value is written on
+//! Bevy's IO task pool after the answer: the scene reloads once the file is in place.
 
 use std::collections::{HashMap, HashSet};
 use std::net::{IpAddr, Ipv4Addr};
@@ -40,8 +44,9 @@ use bevy_remote::{BrpError, BrpResult, RemotePlugin, error_codes};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// The error codes of the `forge.*` methods, beside JSON-RPC's own (`-32602` invalid params,
-/// `-32700` a body that is not JSON) and Bevy's (`-23401` entity not found).
+/// The error codes of the `forge.*` methods, beside JSON-RPC's own (`-32602` invalid params;
+/// Bevy's transport answers a body that is not JSON with `-32600`, invalid request, and no
+/// `id`) and Bevy's (`-23401` entity not found).
 pub mod codes {
     /// The change would make a file invalid; the message has the diagnostic (file, line,
     /// column). Nothing was written.
@@ -160,10 +165,84 @@ fn params<T: for<'de> Deserialize<'de>>(params: Option<Value>) -> BrpResult<T> {
     serde_json::from_value(value).map_err(|e| invalid_params(format!("invalid params: {e}")))
 }
 
-fn entity_of(bits: u64) -> BrpResult<Entity> {
-    Entity::try_from_bits(bits)
-        .filter(|e| *e != Entity::PLACEHOLDER)
-        .ok_or_else(|| invalid_params(format!("{bits} is not an entity (Entity::to_bits)")))
+/// An entity as a request names it: Bevy's `u64` bits, or the string form `"5v0"`.
+#[derive(Deserialize, Clone, Debug)]
+#[serde(untagged)]
+enum EntityParam {
+    Bits(u64),
+    Text(String),
+}
+
+/// How a request named its entities, and so how the answer names them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Form {
+    #[default]
+    Bits,
+    Text,
+}
+
+impl EntityParam {
+    fn form(&self) -> Form {
+        match self {
+            EntityParam::Bits(_) => Form::Bits,
+            EntityParam::Text(_) => Form::Text,
+        }
+    }
+
+    fn entity(&self) -> BrpResult<Entity> {
+        let entity = match self {
+            EntityParam::Bits(bits) => Entity::try_from_bits(*bits),
+            EntityParam::Text(text) => text.split_once('v').and_then(|(index, generation)| {
+                let index = bevy_ecs::entity::EntityIndex::from_raw_u32(index.parse().ok()?)?;
+                let generation =
+                    bevy_ecs::entity::EntityGeneration::from_bits(generation.parse().ok()?);
+                Some(Entity::from_index_and_generation(index, generation))
+            }),
+        };
+        entity.filter(|e| *e != Entity::PLACEHOLDER).ok_or_else(|| {
+            invalid_params(match self {
+                EntityParam::Bits(bits) => format!("{bits} is not an entity (Entity::to_bits)"),
+                EntityParam::Text(text) => format!(
+                    "`{text}` is not an entity: give `Entity::to_bits` or the form `5v0` (index v generation)"
+                ),
+            })
+        })
+    }
+}
+
+/// `entity` named in `form`.
+fn named(entity: Entity, form: Form) -> Value {
+    match form {
+        Form::Bits => json!(entity.to_bits()),
+        Form::Text => json!(entity.to_string()),
+    }
+}
+
+/// `value` with the entities it names (`root`, `entity`, as bits) in `form`.
+fn in_form(mut value: Value, form: Form) -> Value {
+    if form == Form::Text {
+        restyle(&mut value);
+    }
+    value
+}
+
+fn restyle(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match (key.as_str(), v.as_u64()) {
+                    ("root" | "entity", Some(bits)) => {
+                        if let Some(e) = Entity::try_from_bits(bits) {
+                            *v = json!(e.to_string());
+                        }
+                    }
+                    _ => restyle(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(restyle),
+        _ => {}
+    }
 }
 
 /// A link error as a JSON-RPC error.
@@ -194,12 +273,13 @@ fn scenes(In(_): In<Option<Value>>, world: &mut World) -> BrpResult {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EntityParams {
-    entity: u64,
+    entity: EntityParam,
 }
 
 fn locate(In(p): In<Option<Value>>, world: &mut World) -> BrpResult {
     let p: EntityParams = params(p)?;
-    to_json(live_link::locate(world, entity_of(p.entity)?).map_err(brp)?)
+    let located = live_link::locate(world, p.entity.entity()?).map_err(brp)?;
+    Ok(in_form(to_json(located)?, p.entity.form()))
 }
 
 #[derive(Deserialize)]
@@ -208,7 +288,7 @@ struct FindParams {
     #[serde(default)]
     path: Option<String>,
     #[serde(default)]
-    root: Option<u64>,
+    root: Option<EntityParam>,
     id_path: Vec<u64>,
 }
 
@@ -219,27 +299,28 @@ fn entity(In(p): In<Option<Value>>, world: &mut World) -> BrpResult {
             "give `path` (a scene's asset path) or `root`",
         ));
     }
-    let root = p.root.map(entity_of).transpose()?;
+    let root = p.root.as_ref().map(EntityParam::entity).transpose()?;
+    let form = p.root.as_ref().map(EntityParam::form).unwrap_or_default();
     let found = live_link::find(world, root, p.path.as_deref(), &p.id_path).map_err(brp)?;
-    Ok(json!({ "entity": found.to_bits() }))
+    Ok(json!({ "entity": named(found, form) }))
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RootParams {
-    root: u64,
+    root: EntityParam,
 }
 
 fn diff(In(p): In<Option<Value>>, world: &mut World) -> BrpResult {
     let p: RootParams = params(p)?;
-    let differences = live_link::differences(world, entity_of(p.root)?).map_err(brp)?;
+    let differences = live_link::differences(world, p.root.entity()?).map_err(brp)?;
     Ok(json!({ "differences": to_json(differences)? }))
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct KeepParams {
-    root: u64,
+    root: EntityParam,
     #[serde(default)]
     changes: Option<Vec<FieldRef>>,
     #[serde(default)]
@@ -255,7 +336,7 @@ fn keep(In(p): In<Option<Value>>, world: &mut World) -> BrpResult {
             "at most {MOST_CHANGES} changes per request"
         )));
     }
-    let root = entity_of(p.root)?;
+    let root = p.root.entity()?;
     to_json(live_link::keep(world, root, p.changes.as_deref(), p.into, p.dry_run).map_err(brp)?)
 }
 
@@ -282,7 +363,7 @@ fn changes(
     mut differing: bevy_ecs::system::Local<HashMap<Entity, HashSet<Vec<u64>>>>,
 ) -> BrpResult<Option<Value>> {
     let p: RootParams = params(p)?;
-    let root = entity_of(p.root)?;
+    let root = p.root.entity()?;
     let since = world.last_change_tick();
     let Some(live_link::LiveChanges {
         entities: changed,
@@ -312,14 +393,15 @@ fn changes(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SelectParams {
-    entity: Option<u64>,
+    entity: Option<EntityParam>,
 }
 
 /// `forge.select {entity}`: [`ForgeSelected`] on that entity and on no other; `null` clears
 /// the selection. Answers `{entity}` (the entity selected, or `null`).
 fn select(In(p): In<Option<Value>>, world: &mut World) -> BrpResult {
     let p: SelectParams = params(p)?;
-    let entity = p.entity.map(entity_of).transpose()?;
+    let form = p.entity.as_ref().map(EntityParam::form).unwrap_or_default();
+    let entity = p.entity.as_ref().map(EntityParam::entity).transpose()?;
     if let Some(e) = entity
         && world.get_entity(e).is_err()
     {
@@ -342,5 +424,5 @@ fn select(In(p): In<Option<Value>>, world: &mut World) -> BrpResult {
     {
         e.insert(ForgeSelected);
     }
-    Ok(json!({ "entity": entity.map(Entity::to_bits) }))
+    Ok(json!({ "entity": entity.map(|e| named(e, form)) }))
 }

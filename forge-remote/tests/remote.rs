@@ -5,209 +5,17 @@
 //! change tick. Hostile requests are each answered, and nothing is written.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_asset::{AssetPlugin, AssetServer};
-use bevy_ecs::change_detection::ComponentTicks;
-use bevy_ecs::component::Component;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_forge_scene::prelude::*;
-use bevy_forge_scene_remote::ForgeRemotePlugin;
-use bevy_reflect::{Reflect, TypePath};
+use bevy_reflect::TypePath;
 use bevy_transform::components::Transform;
 use serde_json::{Value, json};
-
-/// The game's component, named in the scene as `forge_demo::Orbit`.
-#[derive(Component, Reflect, Default, Debug, PartialEq, ForgeComponent)]
-#[forge(type_path = "forge_demo::Orbit")]
-struct Orbit {
-    #[forge(range = 0.0..=100.0)]
-    radius: f32,
-    speed: f32,
-}
-
-const SCENE: &str = "levels/level.forge.ron";
-const PREFAB: &str = "prefabs/crate.forge.ron";
-
-fn original(path: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/scenes")
-            .join(path),
-    )
-    .unwrap()
-}
-
-#[derive(Resource, Default, Clone)]
-struct Reloads(Arc<Mutex<usize>>);
-
-struct Game {
-    app: App,
-    dir: tempfile::TempDir,
-    port: u16,
-    root: Entity,
-}
-
-/// A port nothing listens on now.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
-impl Game {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        for path in [SCENE, PREFAB] {
-            let file = dir.path().join(path);
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-            std::fs::write(file, original(path)).unwrap();
-        }
-        let port = free_port();
-        let mut app = App::new();
-        app.add_plugins((
-            TaskPoolPlugin::default(),
-            AssetPlugin {
-                file_path: dir.path().to_string_lossy().into_owned(),
-                watch_for_changes_override: Some(false),
-                use_asset_processor_override: Some(false),
-                ..Default::default()
-            },
-            ForgeScenePlugin,
-            ForgeRemotePlugin::default()
-                .with_port(port)
-                .with_asset_root(dir.path()),
-        ));
-        app.register_type::<Transform>();
-        let reloads = Reloads::default();
-        app.insert_resource(reloads);
-        app.add_observer(|_: On<ForgeSceneReloaded>, r: Res<Reloads>| {
-            *r.0.lock().unwrap() += 1;
-        });
-        app.finish();
-        app.cleanup();
-        let handle = app.world().resource::<AssetServer>().load(SCENE);
-        let root = app.world_mut().spawn(ForgeSceneRoot(handle)).id();
-        let mut game = Game {
-            app,
-            dir,
-            port,
-            root,
-        };
-        game.run_until(|w| {
-            w.get::<ForgeSceneInstance>(root)
-                .is_some_and(|i| i.entity_path(&[3, 1]).is_some())
-        });
-        game
-    }
-
-    fn run_until(&mut self, mut done: impl FnMut(&mut World) -> bool) {
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(60) {
-            self.app.update();
-            if done(self.app.world_mut()) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        panic!("not reached in 60 s");
-    }
-
-    /// Runs `client` on its own thread with the game's port while the game updates.
-    fn client<R: Send + 'static>(&mut self, client: impl FnOnce(u16) -> R + Send + 'static) -> R {
-        let port = self.port;
-        let handle = std::thread::spawn(move || client(port));
-        let started = Instant::now();
-        while !handle.is_finished() {
-            assert!(started.elapsed() < Duration::from_secs(120), "client hangs");
-            self.app.update();
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        handle.join().unwrap()
-    }
-
-    /// One request, answered while the game runs.
-    fn call(&mut self, method: &'static str, params: Value) -> Value {
-        self.client(move |port| rpc(port, method, params))
-    }
-
-    fn reloads(&self) -> usize {
-        *self.app.world().resource::<Reloads>().0.lock().unwrap()
-    }
-
-    fn until_reloaded(&mut self, before: usize) {
-        let reloads = self.app.world().resource::<Reloads>().clone();
-        self.run_until(move |_| *reloads.0.lock().unwrap() > before);
-        for _ in 0..5 {
-            self.app.update();
-        }
-    }
-
-    fn text(&self, path: &str) -> String {
-        std::fs::read_to_string(self.dir.path().join(path)).unwrap()
-    }
-
-    fn entity(&self, path: &[u64]) -> Entity {
-        self.app
-            .world()
-            .get::<ForgeSceneInstance>(self.root)
-            .unwrap()
-            .entity_path(path)
-            .unwrap()
-    }
-
-    fn ticks<T: Component>(&self, e: Entity) -> ComponentTicks {
-        self.app.world().entity(e).get_change_ticks::<T>().unwrap()
-    }
-}
-
-/// A JSON-RPC request over HTTP; the whole response object.
-fn rpc(port: u16, method: &str, params: Value) -> Value {
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    post(port, &body.to_string())
-}
-
-fn post(port: u16, body: &str) -> Value {
-    let url = format!("http://127.0.0.1:{port}/");
-    let response = ureq::post(&url)
-        .timeout(Duration::from_secs(60))
-        .set("content-type", "application/json")
-        .send_string(body);
-    match response {
-        Ok(r) => r.into_json().unwrap(),
-        Err(ureq::Error::Status(_, r)) => r.into_json().unwrap(),
-        Err(e) => panic!("{method}: {e}", method = "request"),
-    }
-}
-
-fn result(response: Value) -> Value {
-    assert!(response.get("error").is_none(), "{response}");
-    response["result"].clone()
-}
-
-fn error_code(response: &Value) -> i64 {
-    response["error"]["code"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("not an error: {response}"))
-}
-
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).unwrap() + 1
-}
-
-fn changed_lines(before: &str, after: &str) -> Vec<(usize, String)> {
-    assert_eq!(before.lines().count(), after.lines().count(), "{after}");
-    before
-        .lines()
-        .zip(after.lines())
-        .enumerate()
-        .filter(|(_, (a, b))| a != b)
-        .map(|(i, (_, b))| (i + 1, b.trim().to_owned()))
-        .collect()
-}
+use support::*;
 
 fn transform_path() -> &'static str {
     Transform::type_path()
@@ -257,11 +65,13 @@ fn a_tweak_made_through_bevys_remote_protocol_is_kept_as_two_changed_lines() {
         json!([
             {
                 "id_path": [1], "component": "transform", "field": "translation",
-                "file": "(x: 1.0, y: 2.0, z: 3.0)", "live": "(x: 4.5, y: 2.0, z: 3.0)"
+                "file": "(x: 1.0, y: 2.0, z: 3.0)", "live": "(x: 4.5, y: 2.0, z: 3.0)",
+                "written": { "asset": SCENE, "kind": "entity", "entity": 1, "target": [] }
             },
             {
                 "id_path": [2], "component": "forge_demo::Orbit", "field": "speed",
-                "file": "0.5", "live": "0.75"
+                "file": "0.5", "live": "0.75",
+                "written": { "asset": SCENE, "kind": "entity", "entity": 2, "target": [] }
             }
         ])
     );
@@ -277,6 +87,7 @@ fn a_tweak_made_through_bevys_remote_protocol_is_kept_as_two_changed_lines() {
     let kept = result(game.call("forge.keep", json!({ "root": root })));
     assert_eq!(kept["written"], true);
     assert_eq!(kept["files"][0]["asset"], SCENE);
+    game.until_written();
     assert_eq!(
         changed_lines(&level, &game.text(SCENE)),
         vec![
@@ -330,6 +141,7 @@ fn a_prefab_entity_is_kept_into_the_instance_then_into_the_prefab() {
         json!({ "root": root, "changes": change("radius"), "into": "instance" }),
     ));
     assert_eq!(kept["files"][0]["asset"], SCENE);
+    game.until_written();
     assert_eq!(game.text(PREFAB), prefab, "the prefab is not touched");
     let now = game.text(SCENE);
     assert!(now.contains("expr: \"3.0\""), "{now}");
@@ -349,6 +161,7 @@ fn a_prefab_entity_is_kept_into_the_instance_then_into_the_prefab() {
         json!({ "root": root, "changes": change("speed"), "into": "prefab" }),
     ));
     assert_eq!(kept["files"][0]["asset"], PREFAB);
+    game.until_written();
     assert_eq!(game.text(SCENE), level_now);
     assert_ne!(level_now, level);
     assert_eq!(
@@ -491,7 +304,8 @@ fn a_watching_client_hears_of_a_change_without_polling() {
         changed,
         &json!([{
             "id_path": [1], "component": "transform", "field": "translation",
-            "file": "(x: 1.0, y: 2.0, z: 3.0)", "live": "(x: 1.0, y: 8.0, z: 3.0)"
+            "file": "(x: 1.0, y: 2.0, z: 3.0)", "live": "(x: 1.0, y: 8.0, z: 3.0)",
+            "written": { "asset": SCENE, "kind": "entity", "entity": 1, "target": [] }
         }]),
         "{event}"
     );

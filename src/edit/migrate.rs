@@ -234,5 +234,5 @@ pub fn migrate_names(
     }
     super::refuse_new_errors(edit.doc(), &doc)?;
     let label = format!("rename {} old names", found.len());
-    edit.splice_in(label, &splices, Some(&doc))
+    edit.splice_in(label, &splices, Some(super::Expect::Doc(&doc)))
 }

@@ -30,18 +30,21 @@
 //! without writing or keeping them. An edit that changes nothing records nothing.
 
 mod format;
+mod history;
 mod migrate;
 mod splice;
+mod typed;
 
 use std::path::{Path, PathBuf};
 
 use crate::format::{
-    ComponentData, CustomComponent, CustomField, EditError, EntityNode, Instance, ParsedScene,
-    ReadError, SceneDoc, SourceMap, TransformData,
+    ComponentData, CustomComponent, EditError, EntityNode, Instance, ParsedScene, ReadError,
+    SceneDoc, SourceMap, TextChange, TransformData,
 };
 
 pub use format::format_text;
 pub use migrate::{MIGRATIONS, Migrated, Migration, migrate, migrate_names};
+pub use typed::{EditAt, FieldEdit, FieldValue, TransformPart};
 
 /// One file's change: its exact text `before` and `after` the edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +126,12 @@ pub struct SceneEdit {
     open: Option<PatchGroup>,
     /// How many [`begin`](Self::begin)s the open group has without their [`end`](Self::end).
     depth: usize,
+    /// The bytes the last edit replaced, as one change of the text (after a byte-order mark).
+    last_change: Option<TextChange>,
+    /// Where each change of the last edit starts, in the text before it.
+    last_starts: Vec<crate::format::Position>,
+    /// The hash of `text`, once known (each edit knows its result's).
+    text_hash: std::cell::Cell<Option<u64>>,
 }
 
 const BOM: &str = "\u{feff}";
@@ -184,6 +193,14 @@ fn custom_mut<'d>(
             id,
             key: format!("custom:{type_path}"),
         })
+}
+
+/// What the text an edit made must read as.
+enum Expect<'a> {
+    /// The whole document.
+    Doc(&'a SceneDoc),
+    /// These entities (the others are the same entries as before).
+    Entities(&'a [EntityNode]),
 }
 
 fn same_doc(a: &SceneDoc, b: &SceneDoc) -> bool {
@@ -254,12 +271,104 @@ impl SceneEdit {
             redo: Vec::new(),
             open: None,
             depth: 0,
+            last_change: None,
+            last_starts: Vec::new(),
+            text_hash: std::cell::Cell::new(None),
         }
     }
 
-    /// The document and source map as the text reads now.
-    pub(crate) fn into_parsed(self) -> ParsedScene {
-        self.parsed
+    /// Edits `text` in memory, which reads as `parsed`, taking both (no copy); `hash` is the
+    /// text's hash when known (the one an edit's group ends at).
+    pub(crate) fn from_owned(text: String, parsed: ParsedScene, hash: Option<u64>) -> Self {
+        let edit = match text.strip_prefix(BOM) {
+            Some(_) => Self::from_read(&text, parsed),
+            None => Self {
+                text,
+                ..Self::from_read("", parsed)
+            },
+        };
+        edit.text_hash.set(hash);
+        edit
+    }
+
+    /// The hash of the text now (what a group starts from or ends at).
+    pub(crate) fn hash_now(&self) -> u64 {
+        match self.text_hash.get() {
+            Some(h) => h,
+            None => {
+                let h = hash(&self.text);
+                self.text_hash.set(Some(h));
+                h
+            }
+        }
+    }
+
+    /// Where each change of the last edit starts, in the text before it (1-based lines and
+    /// columns).
+    pub(crate) fn last_starts(&self) -> &[crate::format::Position] {
+        &self.last_starts
+    }
+
+    /// The text (byte-order mark included) and what it reads as, taken.
+    pub(crate) fn into_text_and_parsed(self) -> (String, ParsedScene) {
+        let text = match self.bom {
+            true => format!("{BOM}{}", self.text),
+            false => self.text,
+        };
+        (text, self.parsed)
+    }
+
+    /// The bytes the last edit replaced, as one change of the text: from the first byte it
+    /// changed to the end of the last (offsets after a byte-order mark).
+    pub(crate) fn last_change(&self) -> Option<TextChange> {
+        self.last_change
+    }
+
+    /// Gives the bytes of `group` back (`backwards`: the text before it) or makes them again,
+    /// as a new edit labelled `label`, reading again only the entries it touched.
+    ///
+    /// # Errors
+    /// [`SceneEditError::NotAtStart`] when the text is not the one `group` ends at (starts
+    /// from, forwards).
+    pub(crate) fn replay_as_edit(
+        &mut self,
+        label: String,
+        group: &PatchGroup,
+        backwards: bool,
+    ) -> Result<Option<PatchGroup>, SceneEditError> {
+        let from = if backwards {
+            group.ends_at
+        } else {
+            group.starts_from
+        };
+        let refused = || SceneEditError::NotAtStart(group.label.clone());
+        if self.hash_now() != from {
+            return Err(refused());
+        }
+        let mut splices = Vec::with_capacity(group.patches.len());
+        let mut shift: i64 = 0;
+        for p in &group.patches {
+            let (start, old, new) = if backwards {
+                (p.offset, &p.after, &p.before)
+            } else {
+                let start = usize::try_from(p.offset as i64 - shift).map_err(|_| refused())?;
+                shift += p.after.len() as i64 - p.before.len() as i64;
+                (start, &p.before, &p.after)
+            };
+            let end = start + old.len();
+            if self.text.get(start..end) != Some(old.as_str()) {
+                return Err(refused());
+            }
+            splices.push(splice::Splice {
+                start,
+                end,
+                text: new.clone(),
+            });
+        }
+        if splices.windows(2).any(|w| w[0].end > w[1].start) {
+            return Err(refused());
+        }
+        self.splice_in(label, &splices, None)
     }
 
     /// The document as the text reads now.
@@ -316,7 +425,7 @@ impl SceneEdit {
         refuse_new_errors(&self.parsed.doc, &doc)?;
         let splices = splice::splices(&self.text, &self.parsed.source_map, &self.parsed.doc, &doc)
             .map_err(|e| SceneEditError::InPlace(e.0))?;
-        self.splice_in(label.into(), &splices, Some(&doc))
+        self.splice_in(label.into(), &splices, Some(Expect::Doc(&doc)))
     }
 
     /// Makes `splices` (sorted, not overlapping) to the text, records them as one group
@@ -326,7 +435,7 @@ impl SceneEdit {
         &mut self,
         label: String,
         splices: &[splice::Splice],
-        expected: Option<&SceneDoc>,
+        expected: Option<Expect<'_>>,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         if splices.is_empty() {
             return Ok(None);
@@ -350,37 +459,110 @@ impl SceneEdit {
             shift += s.text.len() as isize - (s.end - s.start) as isize;
         }
         new_text.push_str(&self.text[at..]);
-        // One splice inside one entity entry: only that entry is read again (the same result
-        // as a whole read, by `reread_edit`'s contract).
-        let again = match splices {
-            [s] => {
-                let mut parsed = self.parsed.clone();
-                parsed
-                    .reread_edit(&new_text, s.start..s.end, s.text.len())
-                    .then_some(parsed)
+        if let (Some(first), Some(last)) = (splices.first(), splices.last()) {
+            self.last_change = Some(TextChange {
+                start: first.start,
+                old_end: last.end,
+                new_len: (last.end as i64 - first.start as i64 + shift as i64) as usize,
+            });
+        }
+        self.last_starts = splices
+            .iter()
+            .map(|s| self.parsed.source_map.position_of_offset(s.start))
+            .collect();
+        // Splices inside entity entries: only those entries are read again, in place (the same
+        // result as a whole read, by `reread_edit`'s contract); else the new text read whole.
+        if !self.reread_in_part(&new_text, splices) {
+            match SceneDoc::from_str(&new_text) {
+                Ok(whole) => self.parsed = whole,
+                Err(e) => {
+                    self.restore_read();
+                    return Err(SceneEditError::InPlace(format!(
+                        "the edited text does not read: {e}"
+                    )));
+                }
             }
-            _ => None,
+        }
+        let parsed = &self.parsed;
+        let reads_as_expected = match expected {
+            None => true,
+            Some(Expect::Doc(doc)) => same_doc(&parsed.doc, doc),
+            Some(Expect::Entities(nodes)) => nodes.iter().all(|n| {
+                parsed
+                    .doc
+                    .entity(n.id)
+                    .is_some_and(|read| splice::same_entity(read, n))
+            }),
         };
-        let parsed = match again {
-            Some(parsed) => parsed,
-            None => SceneDoc::from_str(&new_text).map_err(|e| {
-                SceneEditError::InPlace(format!("the edited text does not read: {e}"))
-            })?,
-        };
-        if expected.is_some_and(|doc| !same_doc(&parsed.doc, doc)) {
+        if !reads_as_expected {
+            self.restore_read();
             return Err(SceneEditError::InPlace(
                 "the edited text reads as another document".to_owned(),
             ));
         }
         let group = PatchGroup {
             label,
-            starts_from: hash(&self.text),
+            starts_from: self.hash_now(),
             ends_at: hash(&new_text),
             patches,
         };
-        self.commit(new_text, parsed)?;
+        if let Err(e) = self.write_out(&new_text, |_| Ok(())) {
+            // The file could not be written: the text stays as it was, and so must its read.
+            self.restore_read();
+            return Err(e);
+        }
+        self.text = new_text;
+        self.text_hash.set(Some(group.ends_at));
         self.record(group.clone());
         Ok(Some(group))
+    }
+
+    /// Reads the text whole again, after an edit that was refused once its read had begun to
+    /// change (an edit's error path, not its usual one): the read is the text's again.
+    fn restore_read(&mut self) {
+        if let Ok(parsed) = SceneDoc::from_str(&self.text) {
+            self.parsed = parsed;
+        }
+    }
+
+    /// Brings the read up to date with `new_text` (this text with `splices` made), reading
+    /// again only the entity entries the splices are in, entry by entry: `false` when a splice
+    /// is outside every entry (or an entry no longer reads as one), and the text must be read
+    /// whole.
+    fn reread_in_part(&mut self, new_text: &str, splices: &[splice::Splice]) -> bool {
+        let map = &self.parsed.source_map;
+        // Runs of splices in one entry: the bytes they cover in this text, and how much longer
+        // they make it.
+        let mut runs: Vec<(usize, usize, i64, u64)> = Vec::new();
+        for s in splices {
+            let Some(id) = map.entry_around(s.start, s.end) else {
+                return false;
+            };
+            let delta = s.text.len() as i64 - (s.end - s.start) as i64;
+            match runs.last_mut() {
+                Some(run) if run.3 == id => {
+                    run.1 = s.end;
+                    run.2 += delta;
+                }
+                _ => runs.push((s.start, s.end, delta, id)),
+            }
+        }
+        // Entry by entry in text order, each read in the new text where the runs before it
+        // moved it (a run that does not read leaves the read half done: the caller reads the
+        // text whole then).
+        let mut shift = 0i64;
+        for (start, end, delta, _) in runs {
+            let (a, b) = (
+                (start as i64 + shift) as usize,
+                (end as i64 + shift) as usize,
+            );
+            let new_len = ((end - start) as i64 + delta) as usize;
+            if !self.parsed.reread_edit(new_text, a..b, new_len) {
+                return false;
+            }
+            shift += delta;
+        }
+        true
     }
 
     /// Adds an entity named `name` under `parent` (a root when `None`) with a fresh id from
@@ -513,11 +695,7 @@ impl SceneEdit {
         expr: &str,
     ) -> Result<Option<PatchGroup>, SceneEditError> {
         self.change(format!("set {type_path}.{field} of {id}"), |doc| {
-            let custom = custom_mut(doc, id, type_path)?;
-            match custom.fields.iter_mut().find(|f| f.name == field) {
-                Some(f) => f.expr = expr.into(),
-                None => custom.fields.push(CustomField::new(field, expr)),
-            }
+            custom_mut(doc, id, type_path)?.set_field(field, expr);
             Ok(())
         })
     }
@@ -689,7 +867,7 @@ impl SceneEdit {
                 text,
             });
         }
-        self.splice_in(label, &splices, Some(&doc))
+        self.splice_in(label, &splices, Some(Expect::Doc(&doc)))
     }
 
     /// Sets the scene's display name.
@@ -706,171 +884,6 @@ impl SceneEdit {
     /// The entity `id`, as the text reads now.
     pub fn entity(&self, id: u64) -> Option<&EntityNode> {
         self.parsed.doc.entity(id)
-    }
-
-    // ---- history ----
-
-    /// Starts a group: the edits until [`end`](Self::end) undo and redo as one, labelled
-    /// `label`. A `begin` inside a group is part of the outer one: the group closes at the `end`
-    /// of the outermost `begin`.
-    pub fn begin(&mut self, label: impl Into<String>) {
-        self.depth += 1;
-        if self.open.is_none() {
-            let h = hash(&self.text);
-            self.open = Some(PatchGroup {
-                label: label.into(),
-                patches: Vec::new(),
-                starts_from: h,
-                ends_at: h,
-            });
-        }
-    }
-
-    /// Ends the group [`begin`](Self::begin) started and returns it (`None` when no edit in it
-    /// changed anything, and for the `end` of an inner `begin`, which leaves the group open).
-    pub fn end(&mut self) -> Option<PatchGroup> {
-        self.depth = self.depth.saturating_sub(1);
-        if self.depth > 0 {
-            return None;
-        }
-        let group = self.open.take()?;
-        if group.patches.is_empty() {
-            return None;
-        }
-        self.undo.push(group.clone());
-        Some(group)
-    }
-
-    /// Runs `edits` on a copy that writes nothing and returns what they would change, as one
-    /// group labelled `label`; this `SceneEdit` (text, file, history) is unchanged.
-    ///
-    /// # Errors
-    /// What `edits` returns.
-    pub fn dry_run(
-        &self,
-        label: impl Into<String>,
-        edits: impl FnOnce(&mut SceneEdit) -> Result<(), SceneEditError>,
-    ) -> Result<Option<PatchGroup>, SceneEditError> {
-        let mut copy = self.clone();
-        copy.path = None;
-        copy.on_disk = None;
-        copy.open = None;
-        copy.depth = 0;
-        copy.begin(label);
-        edits(&mut copy)?;
-        let mut group = copy.end();
-        if let Some(group) = &mut group {
-            for patch in &mut group.patches {
-                patch.file = self.path.clone();
-            }
-        }
-        Ok(group)
-    }
-
-    /// Applies `group` (from a [`dry_run`](Self::dry_run), or another `SceneEdit` of the same
-    /// text), recording it for undo.
-    ///
-    /// # Errors
-    /// [`SceneEditError::NotAtStart`] when the text is not the one the group starts from;
-    /// file errors as for any edit.
-    pub fn apply(&mut self, group: &PatchGroup) -> Result<(), SceneEditError> {
-        let text = self.replay(group, false)?;
-        self.set_text(text)?;
-        self.record(group.clone());
-        Ok(())
-    }
-
-    /// Undoes the last edit (or group), giving back the exact bytes before it. Inside a group
-    /// that has edits, the group ends and is undone (the `end`s still to come return `None`).
-    ///
-    /// # Errors
-    /// [`SceneEditError::NothingTo`] with an empty history; file errors as for any edit.
-    pub fn undo(&mut self) -> Result<PatchGroup, SceneEditError> {
-        self.close_open_group();
-        let group = self.undo.pop().ok_or(SceneEditError::NothingTo("undo"))?;
-        match self
-            .replay(&group, true)
-            .and_then(|text| self.set_text(text))
-        {
-            Ok(()) => {
-                self.redo.push(group.clone());
-                Ok(group)
-            }
-            Err(e) => {
-                self.undo.push(group);
-                Err(e)
-            }
-        }
-    }
-
-    /// Redoes the last undone edit, giving back the exact bytes after it. Inside a group that
-    /// has edits, the group ends first (as for [`undo`](Self::undo)).
-    ///
-    /// # Errors
-    /// [`SceneEditError::NothingTo`] when nothing was undone; file errors as for any edit.
-    pub fn redo(&mut self) -> Result<PatchGroup, SceneEditError> {
-        self.close_open_group();
-        let group = self.redo.pop().ok_or(SceneEditError::NothingTo("redo"))?;
-        match self
-            .replay(&group, false)
-            .and_then(|text| self.set_text(text))
-        {
-            Ok(()) => {
-                self.undo.push(group.clone());
-                Ok(group)
-            }
-            Err(e) => {
-                self.redo.push(group);
-                Err(e)
-            }
-        }
-    }
-
-    /// Ends the open group when it has edits, whatever its nesting: undo and redo move through
-    /// whole groups, and the text is no longer where the group's edits left it.
-    fn close_open_group(&mut self) {
-        if self.open.as_ref().is_some_and(|g| !g.patches.is_empty()) {
-            self.depth = 1;
-            self.end();
-        }
-    }
-
-    /// The text after replaying `group` forwards (or backwards) over the current text.
-    fn replay(&self, group: &PatchGroup, backwards: bool) -> Result<String, SceneEditError> {
-        let (from, to) = if backwards {
-            (group.ends_at, group.starts_from)
-        } else {
-            (group.starts_from, group.ends_at)
-        };
-        if hash(&self.text) != from {
-            return Err(SceneEditError::NotAtStart(group.label.clone()));
-        }
-        let mut text = self.text.clone();
-        let steps: Box<dyn Iterator<Item = &Patch>> = if backwards {
-            Box::new(group.patches.iter().rev())
-        } else {
-            Box::new(group.patches.iter())
-        };
-        for p in steps {
-            let (old, new) = if backwards {
-                (&p.after, &p.before)
-            } else {
-                (&p.before, &p.after)
-            };
-            let end = p.offset.checked_add(old.len());
-            let range = end.map(|end| p.offset..end);
-            match range {
-                Some(range) if text.get(range.clone()) == Some(old.as_str()) => {
-                    text.replace_range(range, new);
-                }
-                _ => return Err(SceneEditError::NotAtStart(group.label.clone())),
-            }
-        }
-        // A group that does not end where it says would leave the history unable to undo it.
-        if hash(&text) != to {
-            return Err(SceneEditError::NotAtStart(group.label.clone()));
-        }
-        Ok(text)
     }
 
     /// Makes `text` current (read, written to the file).
@@ -892,41 +905,38 @@ impl SceneEdit {
         parsed: ParsedScene,
         before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
     ) -> Result<(), SceneEditError> {
-        if let Some(path) = &self.path {
-            let now = std::fs::read(path).ok();
-            if now.as_deref() != self.on_disk.as_deref() {
-                return Err(SceneEditError::ChangedOnDisk(path.clone()));
-            }
-            let mut bytes = Vec::with_capacity(text.len() + 3);
-            if self.bom {
-                bytes.extend_from_slice(BOM.as_bytes());
-            }
-            bytes.extend_from_slice(text.as_bytes());
-            // Through a symbolic link, the file it points to (renaming over the link would
-            // replace the link and leave that file as it was).
-            let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-            crate::project::write_atomic(&target, &bytes, before_rename)?;
-            self.on_disk = Some(bytes);
-        }
+        self.write_out(&text, before_rename)?;
         self.text = text;
         self.parsed = parsed;
+        self.text_hash.set(None);
         Ok(())
     }
 
-    /// Records `group`: in the open group, or on the undo stack; either way redo is cleared.
-    fn record(&mut self, group: PatchGroup) {
-        self.redo.clear();
-        match &mut self.open {
-            Some(open) => {
-                if open.patches.is_empty() {
-                    // The text may have changed since `begin` (an undo): the group starts here.
-                    open.starts_from = group.starts_from;
-                }
-                open.patches.extend(group.patches);
-                open.ends_at = group.ends_at;
-            }
-            None => self.undo.push(group),
+    /// Writes `text` to the file being edited, if any (refusing when someone else changed it),
+    /// atomically.
+    fn write_out(
+        &mut self,
+        text: &str,
+        before_rename: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<(), SceneEditError> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let now = std::fs::read(path).ok();
+        if now.as_deref() != self.on_disk.as_deref() {
+            return Err(SceneEditError::ChangedOnDisk(path.clone()));
         }
+        let mut bytes = Vec::with_capacity(text.len() + 3);
+        if self.bom {
+            bytes.extend_from_slice(BOM.as_bytes());
+        }
+        bytes.extend_from_slice(text.as_bytes());
+        // Through a symbolic link, the file it points to (renaming over the link would replace
+        // the link and leave that file as it was).
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        crate::project::write_atomic(&target, &bytes, before_rename)?;
+        self.on_disk = Some(bytes);
+        Ok(())
     }
 
     /// Replaces the `format_version` value with `version` (a migration's last step; the

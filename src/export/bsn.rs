@@ -7,10 +7,9 @@
 
 use std::fmt::Write as _;
 
-use super::{
-    ExportError, ExportOptions, Plan, exprs, float, function_name, header, material, model,
-    primitive, rotation, snake_case, string, vec3,
-};
+use super::literal;
+use super::literal::{float, material, primitive, rotation, string, vec3};
+use super::{ExportError, ExportOptions, Plan, exprs, function_name, header, model, snake_case};
 use crate::format::builtin::BevyText;
 use crate::format::{
     ComponentData, CustomComponent, CustomField, Mesh3dData, MeshSource, TransformData,
@@ -142,7 +141,7 @@ fn transform(t: &TransformData) -> String {
     if !zero(t.translation) {
         fields.push(format!("translation: {}", vec3(t.translation)));
     }
-    if !super::identity_rotation(t) {
+    if !literal::identity_rotation(t) {
         fields.push(format!("rotation: {}", rotation(t.rotation, None)));
     }
     if !one(t.scale) {

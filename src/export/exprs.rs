@@ -175,7 +175,7 @@ fn plain_value(expr: &str) -> String {
 /// [`plain_value`] of an expression already parsed (`literal`: whether it is a literal): no
 /// second parse, which would end the spans of the expression around it.
 fn plain(expr: &str, literal: bool) -> String {
-    let expr = super::line_safe(expr);
+    let expr = super::literal::line_safe(expr);
     if literal { expr } else { format!("{{{expr}}}") }
 }
 
@@ -297,4 +297,28 @@ impl BsnWriter<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// A custom component as a struct literal: each field's expression verbatim (references as
+/// variables), the rest from `Default`; an enum as its value; nothing set as `Type::default()`.
+pub(crate) fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String {
+    // An enum: its value, the variant named by the type's path.
+    if let Some(value) = qualified_value(custom) {
+        return super::literal::line_safe(&rust_expr(plan, &value));
+    }
+    // Nothing set: the type's `Default`, which an enum (whose default variant the file leaves
+    // out) has too, where a struct literal could not name it.
+    if custom.fields.is_empty() {
+        return format!("{}::default()", custom.type_path.trim());
+    }
+    let mut fields: Vec<String> = custom
+        .fields
+        .iter()
+        .map(|f| {
+            let expr = rust_expr(plan, f.expr.trim());
+            format!("{}: {}", f.name, super::literal::line_safe(&expr))
+        })
+        .collect();
+    fields.push("..Default::default()".to_owned());
+    super::literal::struct_value(&custom.type_path, &fields, indent)
 }

@@ -14,7 +14,9 @@
 
 use std::fmt::Write as _;
 
-use super::{ExportError, Plan, exprs, float, primitive, rust, string};
+use super::literal;
+use super::literal::{float, primitive, string};
+use super::{ExportError, Plan, exprs};
 use crate::format::builtin::BevyText;
 use crate::format::{ComponentData, CustomComponent, Instance, Mesh3dData, MeshSource, Override};
 
@@ -335,7 +337,7 @@ fn body(plan: &Plan, key: u64, indent: &str) -> String {
             let _ = writeln!(
                 block,
                 "{inner}world.entity_mut(node).insert({});",
-                rust::transform(t, &inner)
+                literal::transform(t, &inner)
             );
         }
         for removed in &o.remove {
@@ -485,7 +487,7 @@ fn remove(out: &mut String, key: &str, indent: &str) {
 /// `add` of `component`: inserted whole (a built-in on the node, replacing one of its type).
 fn insert(out: &mut String, plan: &Plan, component: &ComponentData, indent: &str) {
     let value = match component {
-        ComponentData::Custom(custom) => rust::custom_literal(plan, custom, indent),
+        ComponentData::Custom(custom) => exprs::custom_literal(plan, custom, indent),
         c => tuple(&export(c, indent)),
     };
     let _ = writeln!(
@@ -498,7 +500,7 @@ fn insert(out: &mut String, plan: &Plan, component: &ComponentData, indent: &str
 /// node has none (an enum's `value` is always inserted whole).
 fn set_custom(out: &mut String, plan: &Plan, custom: &CustomComponent, indent: &str) {
     let type_path = custom.type_path.trim();
-    let whole = rust::custom_literal(plan, custom, &format!("{indent}    "));
+    let whole = exprs::custom_literal(plan, custom, &format!("{indent}    "));
     if custom.value.is_some() {
         let _ = writeln!(
             out,
@@ -514,7 +516,7 @@ fn set_custom(out: &mut String, plan: &Plan, custom: &CustomComponent, indent: &
             format!(
                 "{indent}        c.{} = {};",
                 f.name,
-                super::line_safe(&expr)
+                literal::line_safe(&expr)
             )
         })
         .collect();
@@ -547,7 +549,7 @@ impl BevyText for OverrideText {
     fn value(&self, path: &str, fields: &[String]) -> String {
         let mut fields = fields.to_vec();
         fields.push("..Default::default()".to_owned());
-        rust::struct_value(path, &fields, "")
+        literal::struct_value(path, &fields, "")
     }
     fn asset(&self, path: &str) -> String {
         format!("asset_server.load({})", string(path))
@@ -564,7 +566,7 @@ impl BevyText for OverrideText {
             format!("Mesh3d({mesh})"),
             format!(
                 "MeshMaterial3d(\n    world\n        .resource_mut::<Assets<StandardMaterial>>()\n        .add({}),\n)",
-                super::material(&m.material, "        ")
+                literal::material(&m.material, "        ")
             ),
         ]
     }

@@ -4,12 +4,10 @@ use std::fmt::Write as _;
 
 use bevy_platform::collections::HashSet;
 
-use super::{
-    ExportError, ExportOptions, Plan, exprs, float, function_name, header, line_safe, material,
-    model, primitive, rotation, snake_case, string,
-};
+use super::literal::{float, material, primitive, string, struct_value, transform};
+use super::{ExportError, ExportOptions, Plan, exprs, function_name, header, model, snake_case};
 use crate::format::builtin::BevyText;
-use crate::format::{ComponentData, CustomComponent, Mesh3dData, MeshSource, TransformData};
+use crate::format::{ComponentData, CustomComponent, Mesh3dData, MeshSource};
 
 /// Tuples of at most this many values: Bevy's bundles are tuples of up to 15.
 const BUNDLE_MAX: usize = 12;
@@ -97,7 +95,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
         }
         let (with_refs, plain) = plan.customs(key);
         for custom in plain {
-            components.push(custom_literal(plan, custom, "            "));
+            components.push(exprs::custom_literal(plan, custom, "            "));
         }
         for custom in with_refs {
             deferred.push((key, custom));
@@ -130,7 +128,7 @@ pub(crate) fn write(plan: &Plan, options: &ExportOptions) -> Result<String, Expo
                 out,
                 "    world\n        .entity_mut({})\n        .insert({});",
                 plan.vars[&key],
-                custom_literal(plan, custom, "        ")
+                exprs::custom_literal(plan, custom, "        ")
             );
         }
     }
@@ -209,34 +207,6 @@ fn referenced(plan: &Plan, custom: &CustomComponent) -> Vec<u64> {
     out
 }
 
-/// `Transform { .. }` as the loader builds it: Euler degrees through `Quat::from_euler`.
-/// `indent` is the indentation of the line the value starts on.
-pub(crate) fn transform(t: &TransformData, indent: &str) -> String {
-    let zero = |v: crate::format::Vec3Data| v.to_array().iter().all(|c| c.to_bits() == 0);
-    let one = |v: crate::format::Vec3Data| v.to_array().iter().all(|c| *c == 1.0);
-    if zero(t.translation) && super::identity_rotation(t) && one(t.scale) {
-        return "Transform::IDENTITY".to_owned();
-    }
-    let translation = if zero(t.translation) {
-        "Vec3::ZERO".to_owned()
-    } else {
-        super::vec3(t.translation)
-    };
-    let rotation = if super::identity_rotation(t) {
-        "Quat::IDENTITY".to_owned()
-    } else {
-        rotation(t.rotation, Some(&format!("{indent}    ")))
-    };
-    let scale = if one(t.scale) {
-        "Vec3::ONE".to_owned()
-    } else {
-        super::vec3(t.scale)
-    };
-    format!(
-        "Transform {{\n{indent}    translation: {translation},\n{indent}    rotation: {rotation},\n{indent}    scale: {scale},\n{indent}}}"
-    )
-}
-
 /// The Bevy values of a built-in, as `runtime::builtin` builds them: its tag's own export,
 /// spelled as Rust.
 fn builtin(plan: &Plan, component: &ComponentData) -> Vec<String> {
@@ -281,41 +251,4 @@ impl BevyText for RustText<'_, '_> {
             ),
         ]
     }
-}
-
-/// `Path {\n    a,\n    b,\n}` at `indent`.
-pub(crate) fn struct_value(path: &str, fields: &[String], indent: &str) -> String {
-    let mut out = format!("{path} {{\n");
-    for field in fields {
-        // No comma after the struct update (`..Default::default()`).
-        let comma = if field.starts_with("..") { "" } else { "," };
-        let _ = writeln!(out, "{indent}    {field}{comma}");
-    }
-    out.push_str(indent);
-    out.push('}');
-    out
-}
-
-/// A custom component as a struct literal: each field's expression verbatim (references as
-/// variables), the rest from `Default`; an enum as its value; nothing set as `Type::default()`.
-pub(crate) fn custom_literal(plan: &Plan, custom: &CustomComponent, indent: &str) -> String {
-    // An enum: its value, the variant named by the type's path.
-    if let Some(value) = exprs::qualified_value(custom) {
-        return line_safe(&exprs::rust_expr(plan, &value));
-    }
-    // Nothing set: the type's `Default`, which an enum (whose default variant the file leaves
-    // out) has too, where a struct literal could not name it.
-    if custom.fields.is_empty() {
-        return format!("{}::default()", custom.type_path.trim());
-    }
-    let mut fields: Vec<String> = custom
-        .fields
-        .iter()
-        .map(|f| {
-            let expr = exprs::rust_expr(plan, f.expr.trim());
-            format!("{}: {}", f.name, line_safe(&expr))
-        })
-        .collect();
-    fields.push("..Default::default()".to_owned());
-    struct_value(&custom.type_path, &fields, indent)
 }

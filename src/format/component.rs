@@ -24,6 +24,18 @@ pub struct CustomComponent {
     pub value: Option<EcoString>,
 }
 
+impl CustomComponent {
+    /// Sets field `name` to `expr`: the last field of that name when the component writes it
+    /// more than once (an error, `forge::custom::duplicate_field`; the last is the one a later
+    /// reader of the list takes, as overrides do), else a new field after the others.
+    pub fn set_field(&mut self, name: &str, expr: &str) {
+        match self.fields.iter_mut().rev().find(|f| f.name == name) {
+            Some(f) => f.expr = expr.into(),
+            None => self.fields.push(CustomField::new(name, expr)),
+        }
+    }
+}
+
 /// `Option<EcoString>` as the file writes it: a present string, or no field at all.
 mod plain_string {
     use super::EcoString;

@@ -97,6 +97,29 @@ pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
     }
 }
 
+/// The offset of the first byte from `i` that is not a space, a tab or a comment, staying on
+/// the line: a line comment is skipped to its end (the line break itself is not skipped), and so
+/// is a block comment that closes on the line.
+pub(crate) fn skip_trivia_on_line(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match b.get(i) {
+            Some(b' ' | b'\t') => i += 1,
+            Some(b'/') if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                if i > 0 && b[i - 1] == b'\r' {
+                    i -= 1;
+                }
+                return i;
+            }
+            Some(b'/') if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
+                Some(end) if !b[i..end].contains(&b'\n') => i = end,
+                _ => return i,
+            },
+            _ => return i,
+        }
+    }
+}
+
 /// The offset of the first comment (`//` or `/*`) of RON text `b` outside strings; `None` when
 /// it has none (or a string is not closed).
 pub(crate) fn first_comment(b: &[u8]) -> Option<usize> {

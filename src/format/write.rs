@@ -8,7 +8,7 @@
 use super::builtin::ComponentData;
 use super::builtin::{BuiltinTag, MeshSource, Payload, PrimitiveShape, ValueRef};
 use super::component::EcoString;
-use super::instance::{Instance, Override};
+use super::instance::{ComponentPatch, Instance, Override};
 use super::layer::TileLayer;
 use super::value::{ColorData, TransformData, Vec2Data, Vec3Data};
 use super::{EntityNode, FORMAT_VERSION, SceneDoc};
@@ -18,6 +18,9 @@ const SPACES: &str = "                                                          
 struct Writer {
     out: String,
     depth: usize,
+    /// Whether override targets are written on one line (`target: [1, 2]`), as the edit layer
+    /// writes a new override; canonical text lists them one id per line.
+    one_line_targets: bool,
 }
 
 impl Writer {
@@ -180,15 +183,8 @@ impl Writer {
             }
             self.close("]");
         }
-        if let Some(streaming) = &instance.streaming {
-            let mut load = ryu::Buffer::new();
-            let mut unload = ryu::Buffer::new();
-            let raw = format!(
-                "Some((load_radius: {}, unload_radius: {}))",
-                load.format(streaming.load_radius),
-                unload.format(streaming.unload_radius)
-            );
-            self.raw("streaming", &raw);
+        if instance.streaming.is_some() {
+            self.raw("streaming", &fragment::streaming(instance));
         }
         self.close("))");
     }
@@ -271,17 +267,7 @@ impl Writer {
     /// One override: `target`, then only the parts it sets.
     fn override_entry(&mut self, o: &Override) {
         self.open_item();
-        if o.node.is_empty() {
-            self.ids("target", &o.target);
-        } else {
-            self.open("target", '[');
-            for name in &o.node {
-                self.indent();
-                push_string(&mut self.out, name);
-                self.out.push_str(",\n");
-            }
-            self.close("]");
-        }
+        self.target(o);
         if let Some(name) = &o.name {
             self.indent();
             self.out.push_str("name: Some(");
@@ -312,18 +298,46 @@ impl Writer {
             self.close("]");
         }
         if !o.remove.is_empty() {
-            self.open("remove", '[');
-            for key in &o.remove {
-                self.indent();
-                push_string(&mut self.out, key);
-                self.out.push_str(",\n");
-            }
-            self.close("]");
+            self.strings("remove", &o.remove);
         }
         if !o.children.is_empty() {
             self.ids("children", &o.children);
         }
         self.close(")");
+    }
+
+    /// An override's `target`: its id path, or a model override's node path.
+    fn target(&mut self, o: &Override) {
+        if self.one_line_targets && o.node.is_empty() {
+            self.indent();
+            self.out.push_str("target: [");
+            let mut buf = itoa::Buffer::new();
+            for (i, id) in o.target.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.out.push_str(buf.format(*id));
+            }
+            self.out.push_str("],\n");
+        } else if o.node.is_empty() {
+            self.ids("target", &o.target);
+        } else {
+            self.strings("target", &o.node);
+        }
+    }
+
+    /// `name: [\n  "a",\n],` (`name: []` when empty).
+    fn strings(&mut self, name: &str, items: &[EcoString]) {
+        if items.is_empty() {
+            return self.raw(name, "[]");
+        }
+        self.open(name, '[');
+        for item in items {
+            self.indent();
+            push_string(&mut self.out, item);
+            self.out.push_str(",\n");
+        }
+        self.close("]");
     }
 
     /// One component entry. With `only` (a patch), only those payload fields are written.
@@ -513,6 +527,7 @@ pub(crate) fn write_canonical(doc: &SceneDoc) -> String {
     let mut w = Writer {
         out: String::with_capacity(256 + doc.entities.len() * 1100),
         depth: 0,
+        one_line_targets: false,
     };
     w.out.push_str("(\n");
     w.depth = 1;
@@ -547,9 +562,11 @@ pub(crate) mod fragment {
     use super::*;
 
     fn written(f: impl FnOnce(&mut Writer)) -> String {
+        // New overrides' targets on one line, as people write them.
         let mut w = Writer {
             out: String::new(),
             depth: 0,
+            one_line_targets: true,
         };
         f(&mut w);
         let mut out = w.out;
@@ -602,6 +619,96 @@ pub(crate) mod fragment {
     /// A component entry: `(\n  type: ..,\n  ..\n)`.
     pub(crate) fn component(c: &ComponentData) -> String {
         written(|w| w.component(c, None))
+    }
+
+    /// An override entry: `(\n  target: [1, 2],\n  ..\n)`, its target on one line (as
+    /// people write them).
+    pub(crate) fn override_entry(o: &Override) -> String {
+        written(|w| w.override_entry(o))
+    }
+
+    /// An override's `set` entry: the component with only the payload fields it sets.
+    pub(crate) fn patch(p: &ComponentPatch) -> String {
+        written(|w| w.component(&p.component, Some(&p.fields)))
+    }
+
+    /// An override's `set` entry's `data`: only the payload fields it sets.
+    pub(crate) fn patch_data(p: &ComponentPatch) -> String {
+        match p.component.builtin() {
+            Some(b) => value("data", |w| {
+                w.payload(b, &p.component, &|f| p.fields.iter().any(|x| x == f))
+            }),
+            None => data(&p.component),
+        }
+    }
+
+    /// `name: value` of payload field `i` of built-in `c`, at depth 0 (for a field inside a
+    /// group, `material.metallic`, only `metallic: ..`).
+    pub(crate) fn payload_field(c: &ComponentData, i: usize) -> Option<String> {
+        let b = c.builtin()?;
+        let (_, name) = b.fields().get(i)?.split();
+        let v = (b.get)(c, i)?;
+        Some(written(|w| w.value(name, v)))
+    }
+
+    /// The value of field `field` (one of the format's override fields) of override `o`.
+    pub(crate) fn override_field(o: &Override, field: &str) -> String {
+        match field {
+            "target" => value("target", |w| w.target(o)),
+            "name" => match &o.name {
+                Some(name) => format!("Some({})", string(name)),
+                None => "None".to_owned(),
+            },
+            "transform" => match &o.transform {
+                Some(t) => format!("Some({})", value("transform", |w| w.transform(t))),
+                None => "None".to_owned(),
+            },
+            "set" if o.set.is_empty() => "[]".to_owned(),
+            "set" => value("set", |w| {
+                w.open("set", '[');
+                for p in &o.set {
+                    w.component(&p.component, Some(&p.fields));
+                }
+                w.close("]");
+            }),
+            "add" if o.add.is_empty() => "[]".to_owned(),
+            "add" => value("add", |w| {
+                w.open("add", '[');
+                for c in &o.add {
+                    w.component(c, None);
+                }
+                w.close("]");
+            }),
+            "remove" => value("remove", |w| w.strings("remove", &o.remove)),
+            "children" => ids(&o.children),
+            _ => String::new(),
+        }
+    }
+
+    /// An instance's `overrides` list: `[]`, or one override per entry.
+    pub(crate) fn overrides(overrides: &[Override]) -> String {
+        if overrides.is_empty() {
+            return "[]".to_owned();
+        }
+        value("overrides", |w| {
+            w.open("overrides", '[');
+            for o in overrides {
+                w.override_entry(o);
+            }
+            w.close("]");
+        })
+    }
+
+    /// An instance's `streaming` value: `None` or `Some((load_radius: .., unload_radius: ..))`.
+    pub(crate) fn streaming(instance: &Instance) -> String {
+        match &instance.streaming {
+            None => "None".to_owned(),
+            Some(s) => format!(
+                "Some((load_radius: {}, unload_radius: {}))",
+                float(s.load_radius),
+                float(s.unload_radius)
+            ),
+        }
     }
 
     /// The value of entity field `field` (one of the format's entity fields) of `node`.

@@ -1,45 +1,27 @@
-//! The running game, when `initializationOptions.remote` names it (`"http://127.0.0.1:15702"`,
-//! a game with `ForgeRemotePlugin`): the live values of a document's fields that differ from
-//! the text (hover shows them beside the authored one, inlay hints mark them, a code action
-//! writes one into the text), and the commands that select a document's entity in the game or
-//! open the line of a live entity.
+//! The running game's live values in a document ([`live_parts`]): every value of the read
+//! scene that a live entity holds otherwise, wherever the document writes it (an entity's own
+//! entry, or an override of an instance that sets it), and, in a prefab file, the live values
+//! of the entities its instances placed, instance by instance (hover says which, and whether
+//! they differ). Hover shows them beside the authored value, inlay hints mark them, a code
+//! action writes one into the text.
 //!
-//! The game is asked over Bevy's remote protocol (JSON-RPC over HTTP: `forge.scenes`,
-//! `forge.diff`, `forge.entity`, `forge.select`, `forge.locate`), with a short timeout. A game
-//! that does not answer is left alone for a few seconds, and the server answers as without
-//! one: nothing waits on it, nothing fails because of it.
+//! The game says where each difference is written (`forge.diff`'s `written`: a file, an entry
+//! or an override); the places are found in the document as the editor has it now.
 
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
-use bevy_forge_scene::format::{ComponentData, CustomPart};
-use serde_json::{Value, json};
+use bevy_forge_scene::format::{ComponentData, CustomPart, OverridePart, ParsedScene};
+use serde_json::Value;
 
-use super::state::Document;
+use super::game::Remote;
 
-/// How long one request to the game may take.
-const TIMEOUT: Duration = Duration::from_millis(400);
-/// How long a game that did not answer is left alone.
-const QUIET: Duration = Duration::from_secs(3);
-
-/// The game's remote protocol endpoint.
-pub struct Remote {
-    url: String,
-    agent: ureq::Agent,
-    /// When the game last failed to answer.
-    failed: Mutex<Option<Instant>>,
-}
-
-/// A field of a document whose live value differs from its text.
+/// A value of the document that live entities hold otherwise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LivePart {
     /// The written value, in bytes of the text after a byte-order mark (for a field the text
     /// does not write, its component's entry).
     pub range: Range<usize>,
-    /// The entity's id in the document.
-    pub id: u64,
     /// `name`, `transform`, a built-in's tag or a custom component's type path.
     pub component: String,
     /// The field, when the difference is of one.
@@ -47,135 +29,183 @@ pub struct LivePart {
     /// The value the text gives, as the format writes it; `None` when the text does not write
     /// it.
     pub file: Option<String>,
-    /// The live value, as the format writes it.
-    pub live: String,
+    /// The live entities holding another value: which scene placed each, at which id path,
+    /// and its value as the format writes it.
+    pub instances: Vec<LiveInstance>,
     /// The text that writes the live value in place of `range`, when the text writes the
-    /// field (the "keep the live value" edit).
+    /// field and every live entity holds the same value (the "keep the live value" edit).
     pub replacement: Option<String>,
 }
 
-impl Remote {
-    /// The game at `url` (`http://127.0.0.1:15702`).
-    pub fn new(url: &str) -> Self {
-        Self {
-            url: url.trim_end_matches('/').to_owned(),
-            agent: ureq::AgentBuilder::new()
-                .timeout_connect(TIMEOUT)
-                .timeout(TIMEOUT)
-                .build(),
-            failed: Mutex::new(None),
-        }
-    }
+/// One live entity's value of a [`LivePart`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveInstance {
+    /// The asset path of the scene whose root it belongs to.
+    pub scene: String,
+    /// Its id path in that scene.
+    pub id_path: Vec<u64>,
+    /// Its value, as the format writes it.
+    pub live: String,
+}
 
-    /// Calls `method` with `params`: its result, or why not (the game is not running, an
-    /// error it answered).
-    pub fn call(&self, method: &str, params: Value) -> Result<Value, String> {
-        {
-            let failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-            if failed.is_some_and(|at| at.elapsed() < QUIET) {
-                return Err(format!("the game at {} did not answer just now", self.url));
-            }
-        }
-        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-        let response = match self
-            .agent
-            .post(&format!("{}/", self.url))
-            .set("content-type", "application/json")
-            .send_string(&body.to_string())
-        {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => {
-                *self.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-                return Err(format!("the game at {} does not answer: {e}", self.url));
-            }
-        };
-        let answer: Value = response
-            .into_json()
-            .map_err(|e| format!("the game's answer to `{method}` is not JSON: {e}"))?;
-        if let Some(error) = answer.get("error") {
-            return Err(format!(
-                "the game answered `{method}` with an error: {}",
-                error["message"].as_str().unwrap_or("(no message)")
-            ));
-        }
-        Ok(answer["result"].clone())
-    }
-
-    /// The root entity of the first spawned root of scene `asset`.
-    fn root_of(&self, asset: &str) -> Option<u64> {
-        let scenes = self.call("forge.scenes", Value::Null).ok()?;
-        scenes
-            .as_array()?
+impl LivePart {
+    /// The live value, when every live entity holds the same one.
+    pub fn live(&self) -> Option<&str> {
+        let first = &self.instances.first()?.live;
+        self.instances
             .iter()
-            .find(|s| s["scene"].as_str() == Some(asset) && s["state"] != "failed")
-            .and_then(|s| s["root"].as_u64())
-    }
-
-    /// The fields of `doc` (scene `asset` in the game) whose live values differ from its text.
-    pub fn live_parts(&self, doc: &Document, asset: &str) -> Vec<LivePart> {
-        let Some(root) = self.root_of(asset) else {
-            return Vec::new();
-        };
-        let Ok(diff) = self.call("forge.diff", json!({ "root": root })) else {
-            return Vec::new();
-        };
-        let Some(parsed) = &doc.parsed else {
-            return Vec::new();
-        };
-        let differences = diff["differences"].as_array().cloned().unwrap_or_default();
-        differences
-            .iter()
-            .filter_map(|d| place(parsed, d))
-            .collect()
+            .all(|i| &i.live == first)
+            .then_some(first.as_str())
     }
 }
 
-/// The asset path of `doc` in its project (relative to the assets folder its prefabs are read
-/// from), as the game's asset server names it.
-pub fn asset_of(doc: &Document) -> Option<String> {
-    let path = doc.path.as_deref()?;
-    let root: &Path = doc
-        .checked
-        .as_ref()
-        .map(|c| c.root.as_path())
-        .or(doc.assets.as_deref())?;
-    let relative = path.strip_prefix(root).ok()?;
+/// The asset path of the file at `path` (relative to the assets folder `root` its prefabs are
+/// read from), as the game's asset server names it.
+pub fn asset_of(path: Option<&Path>, root: Option<&Path>) -> Option<String> {
+    let relative = path?.strip_prefix(root?).ok()?;
     Some(relative.to_string_lossy().replace('\\', "/"))
 }
 
-/// Where difference `d` (one of `forge.diff`'s) is written in `parsed`: only those of the
-/// document's own entities (an id path of one id).
-fn place(parsed: &bevy_forge_scene::format::ParsedScene, d: &Value) -> Option<LivePart> {
-    let path = d["id_path"].as_array()?;
-    let [id] = path.as_slice() else {
-        return None;
+/// The values of `parsed` (the document whose asset path is `asset`) that live entities of the
+/// game hold otherwise: of every spawned scene root, the differences the game says are
+/// written in this file.
+pub fn live_parts(remote: &Remote, parsed: &ParsedScene, asset: &str) -> Vec<LivePart> {
+    let Ok(scenes) = remote.call("forge.scenes", Value::Null) else {
+        return Vec::new();
     };
-    let id = id.as_u64()?;
+    let mut parts: Vec<LivePart> = Vec::new();
+    for s in scenes.as_array().into_iter().flatten() {
+        if s["state"] == "failed" || s["state"] == "loading" {
+            continue;
+        }
+        let Some(scene) = s["scene"].as_str() else {
+            continue;
+        };
+        let Ok(diff) = remote.call("forge.diff", serde_json::json!({ "root": s["root"] })) else {
+            continue;
+        };
+        for d in diff["differences"].as_array().into_iter().flatten() {
+            let Some((part, instance)) = place(parsed, asset, scene, d) else {
+                continue;
+            };
+            match parts.iter_mut().find(|p| p.range == part.range) {
+                Some(p) => p.instances.push(instance),
+                None => parts.push(LivePart {
+                    instances: vec![instance],
+                    ..part
+                }),
+            }
+        }
+    }
+    for p in &mut parts {
+        if p.live().is_none() {
+            p.replacement = None;
+        }
+    }
+    parts.sort_by_key(|p| p.range.start);
+    parts
+}
+
+/// Where difference `d` (one of `forge.diff`'s for a root of scene `scene`) is written in
+/// `parsed`, the document of `asset`: `None` when it is written in another file. A game that
+/// does not say where (`written` missing) gives only the scene's own entities.
+fn place(
+    parsed: &ParsedScene,
+    asset: &str,
+    scene: &str,
+    d: &Value,
+) -> Option<(LivePart, LiveInstance)> {
+    let id_path: Vec<u64> = d["id_path"]
+        .as_array()?
+        .iter()
+        .map(Value::as_u64)
+        .collect::<Option<_>>()?;
+    let written = &d["written"];
+    let (kind, entity, target) = if written.is_object() {
+        if written["asset"].as_str() != Some(asset) {
+            return None;
+        }
+        let target = written["target"]
+            .as_array()
+            .map(|t| t.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
+        (
+            written["kind"].as_str()?,
+            written["entity"].as_u64()?,
+            target,
+        )
+    } else {
+        match id_path.as_slice() {
+            [id] if scene == asset => ("entity", *id, Vec::new()),
+            _ => return None,
+        }
+    };
     let component = d["component"].as_str()?.to_owned();
     let field = d["field"].as_str().map(str::to_owned);
-    let file = d["file"].as_str().map(str::to_owned);
     let live = d["live"].as_str()?.to_owned();
+    let (span, replacement) = match kind {
+        "override" => in_override(parsed, entity, &target, &component, field.as_deref(), &live)?,
+        _ => in_entry(parsed, entity, &component, field.as_deref(), &live)?,
+    };
+    Some((
+        LivePart {
+            range: span,
+            component,
+            field,
+            file: d["file"].as_str().map(str::to_owned),
+            instances: Vec::new(),
+            replacement,
+        },
+        LiveInstance {
+            scene: scene.to_owned(),
+            id_path,
+            live,
+        },
+    ))
+}
+
+/// `live` as the text writes a custom field's expression: a string.
+fn quoted(live: &str) -> String {
+    format!("\"{}\"", live.escape_debug())
+}
+
+/// The index of the component named `component` in `components` (a built-in's tag, a custom
+/// component's type path).
+fn component_index<'a>(
+    components: impl IntoIterator<Item = &'a ComponentData>,
+    component: &str,
+) -> Option<usize> {
+    components.into_iter().position(|c| match c {
+        ComponentData::Custom(c) => c.type_path == component,
+        other => other.tag() == component,
+    })
+}
+
+/// Where entity `id`'s entry writes `component`'s `field`, and the text that writes `live`
+/// there (when the entry writes the field itself).
+fn in_entry(
+    parsed: &ParsedScene,
+    id: u64,
+    component: &str,
+    field: Option<&str>,
+    live: &str,
+) -> Option<(Range<usize>, Option<String>)> {
     let map = &parsed.source_map;
     let node = parsed.doc.entity(id)?;
-    let quoted = |s: &str| format!("\"{}\"", s.escape_debug());
-    let (span, replacement) = match (component.as_str(), field.as_deref()) {
-        ("name", None) => (map.entity_field_span(id, "name")?, Some(live.clone())),
+    let (span, replacement) = match (component, field) {
+        ("name", None) => (map.entity_field_span(id, "name")?, Some(live.to_owned())),
         ("transform", Some(part)) => (
             map.entity_field_span(id, &format!("transform.{part}"))?,
-            Some(live.clone()),
+            Some(live.to_owned()),
         ),
         (component, field) => {
-            let index = node.components.iter().position(|c| match c {
-                ComponentData::Custom(c) => c.type_path == component,
-                other => other.tag() == component,
-            })?;
+            let index = component_index(&node.components, component)?;
             match (&node.components[index], field) {
                 (ComponentData::Custom(c), Some(field)) => {
                     match c.fields.iter().rposition(|f| f.name == field) {
                         Some(j) => (
                             map.custom_field_span(id, index, j, CustomPart::Expr)?,
-                            Some(quoted(&live)),
+                            Some(quoted(live)),
                         ),
                         None => (map.component_span(id, index)?, None),
                     }
@@ -186,37 +216,60 @@ fn place(parsed: &bevy_forge_scene::format::ParsedScene, d: &Value) -> Option<Li
                     None,
                 ),
                 (_, Some(field)) => match map.component_field_span(id, index, field) {
-                    Some(span) => (span, Some(live.clone())),
+                    Some(span) => (span, Some(live.to_owned())),
                     None => (map.component_span(id, index)?, None),
                 },
                 (_, None) => (map.component_span(id, index)?, None),
             }
         }
     };
-    Some(LivePart {
-        range: span.range()?,
-        id,
-        component,
-        field,
-        file,
-        live,
-        replacement,
-    })
+    Some((span.range()?, replacement))
 }
 
-/// The entity of `doc` whose entry holds byte `offset`.
-pub fn entity_at(doc: &Document, offset: usize) -> Option<u64> {
-    let parsed = doc.parsed.as_ref()?;
-    parsed
-        .doc
-        .entities
-        .keys()
-        .filter_map(|id| {
-            let r = parsed.source_map.entity_span(*id)?.range()?;
-            r.contains(&offset).then_some((r.len(), *id))
-        })
-        .min()
-        .map(|(_, id)| id)
+/// Where the override of the instance on entity `id` with target `target` writes
+/// `component`'s `field` (the last such override), and the text that writes `live` there.
+fn in_override(
+    parsed: &ParsedScene,
+    id: u64,
+    target: &[u64],
+    component: &str,
+    field: Option<&str>,
+    live: &str,
+) -> Option<(Range<usize>, Option<String>)> {
+    let map = &parsed.source_map;
+    let instance = parsed.doc.entity(id)?.instance.as_deref()?;
+    let index = instance
+        .overrides
+        .iter()
+        .rposition(|o| o.target == target && o.node.is_empty())?;
+    let o = &instance.overrides[index];
+    let span = |part| map.override_part_span(id, index, part);
+    let (span, replacement) = match (component, field) {
+        ("name", None) => (span(OverridePart::Field("name"))?, Some(live.to_owned())),
+        ("transform", Some(part)) => (span(OverridePart::Transform(part))?, Some(live.to_owned())),
+        (component, field) => {
+            let set = o.set.iter().map(|p| &p.component);
+            match (component_index(set, component), field) {
+                (Some(k), Some(field)) => match &o.set[k].component {
+                    ComponentData::Custom(c) => {
+                        let j = c.fields.iter().rposition(|f| f.name == field)?;
+                        (span(OverridePart::SetCustomExpr(k, j))?, Some(quoted(live)))
+                    }
+                    _ if o.set[k].sets(field) => (
+                        span(OverridePart::SetField(k, field))?,
+                        Some(live.to_owned()),
+                    ),
+                    _ => (span(OverridePart::Set(k))?, None),
+                },
+                (Some(k), None) => (span(OverridePart::Set(k))?, None),
+                (None, _) => {
+                    let k = component_index(&o.add, component)?;
+                    (span(OverridePart::Add(k))?, None)
+                }
+            }
+        }
+    };
+    Some((span.range()?, replacement))
 }
 
 /// The markdown hover adds for a live part.
@@ -227,8 +280,33 @@ pub fn markdown(part: &LivePart) -> String {
         .map_or("not written (the type's default)".to_owned(), |f| {
             format!("`{f}`")
         });
-    format!(
-        "**Live** in the running game: `{}` (the file: {file})",
-        part.live
-    )
+    let which = |i: &LiveInstance| format!("`{}` {:?}", i.scene, i.id_path);
+    match (part.live(), part.instances.as_slice()) {
+        (Some(live), [one]) => format!(
+            "**Live** in the running game ({}): `{live}` (the file: {file})",
+            which(one)
+        ),
+        (Some(live), all) => format!(
+            "**Live** in the running game, in {} instances ({}): `{live}` (the file: {file})",
+            all.len(),
+            all.iter().map(which).collect::<Vec<_>>().join(", ")
+        ),
+        (None, all) => {
+            let mut text = format!(
+                "**Live values differ** between the instances in the running game (the file: {file}):"
+            );
+            for i in all {
+                text.push_str(&format!("\n- {}: `{}`", which(i), i.live));
+            }
+            text
+        }
+    }
+}
+
+/// The inlay hint of a live part.
+pub fn hint(part: &LivePart) -> String {
+    match part.live() {
+        Some(live) => format!("live: {live}"),
+        None => format!("live: {} values", part.instances.len()),
+    }
 }

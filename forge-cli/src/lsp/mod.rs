@@ -54,6 +54,7 @@ mod actions;
 mod builtin;
 mod completion;
 mod diagnostics;
+mod game;
 mod hover;
 mod live;
 mod locate;

@@ -17,7 +17,7 @@ use lsp_types::{
 use super::proto::{self, Failure, uri_path};
 use super::state::{Document, Level, State, Texts};
 use super::text::Encoding;
-use super::{actions, completion, diagnostics, hover, live, navigation};
+use super::{actions, completion, diagnostics, game, hover, live, locate, navigation};
 use bevy_forge_scene::format::TextChange;
 
 /// An error that ends the server: the connection failed.
@@ -54,7 +54,7 @@ pub fn serve(connection: Connection) -> Result<(), Error> {
         .and_then(|o| o.get("remote"))
         .and_then(|r| r.as_str())
         .filter(|r| !r.trim().is_empty())
-        .map(live::Remote::new);
+        .map(game::Remote::new);
     if watches_files(&params) {
         register_watchers(&connection)?;
     }
@@ -474,7 +474,7 @@ impl Server<'_> {
                         .filter(|l| l.range.end >= start && l.range.start <= end)
                         .map(|l| navigation::Hint {
                             at: l.range.end,
-                            label: format!("live: {}", l.live),
+                            label: live::hint(&l),
                         }),
                 );
                 hints.sort_by_key(|h| h.at);
@@ -513,9 +513,10 @@ impl Server<'_> {
                 let (problems, fixes) = actions::code_actions(state, doc, &mut texts, start..end);
                 let mut answer = proto::code_actions(state, &mut texts, uri, doc, &problems, fixes);
                 for part in live_parts(state, doc) {
-                    let Some(new_text) = part.replacement else {
+                    let Some(new_text) = part.replacement.clone() else {
                         continue;
                     };
+                    let live = part.live().unwrap_or_default().to_owned();
                     if part.range.end < start || part.range.start > end {
                         continue;
                     }
@@ -529,7 +530,7 @@ impl Server<'_> {
                     );
                     answer.push(lsp_types::CodeActionOrCommand::CodeAction(
                         lsp_types::CodeAction {
-                            title: format!("Keep the live value `{}`", part.live),
+                            title: format!("Keep the live value `{live}`"),
                             kind: Some(CodeActionKind::REFACTOR_REWRITE),
                             edit: Some(lsp_types::WorkspaceEdit {
                                 changes: Some(std::collections::HashMap::from([(
@@ -569,12 +570,23 @@ impl Server<'_> {
     }
 }
 
-/// The live parts of `doc`, when a game is named and `doc` is one of its scenes.
+/// The live parts of `doc`, when a game is named and `doc` is in a project's assets folder.
 fn live_parts(state: &State, doc: &Document) -> Vec<live::LivePart> {
-    match (&state.remote, live::asset_of(doc)) {
-        (Some(remote), Some(asset)) => remote.live_parts(doc, &asset),
+    match (&state.remote, asset_of(doc), &doc.parsed) {
+        (Some(remote), Some(asset), Some(parsed)) => live::live_parts(remote, parsed, &asset),
         _ => Vec::new(),
     }
+}
+
+/// The asset path of `doc` in its project (relative to the assets folder its prefabs are read
+/// from), as the game's asset server names it.
+fn asset_of(doc: &Document) -> Option<String> {
+    let root = doc
+        .checked
+        .as_ref()
+        .map(|c| c.root.as_path())
+        .or(doc.assets.as_deref());
+    live::asset_of(doc.path.as_deref(), root)
 }
 
 /// Runs command `command`: its answer, and the document to show the client, if any.
@@ -600,9 +612,12 @@ fn execute(
                 .ok_or_else(|| format!("`{REVEAL}` takes a document URI and a position"))?;
             let doc = proto::document(state, &uri)?;
             let offset = proto::offset(state, doc, position);
-            let id = live::entity_at(doc, offset)
+            let id = doc
+                .parsed
+                .as_ref()
+                .and_then(|parsed| locate::entity_at(parsed, offset))
                 .ok_or_else(|| "the cursor is not in an entity's entry".to_owned())?;
-            let asset = live::asset_of(doc)
+            let asset = asset_of(doc)
                 .ok_or_else(|| "the document is not in a project's assets folder".to_owned())?;
             let found = remote.call(
                 "forge.entity",

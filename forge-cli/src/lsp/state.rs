@@ -150,7 +150,7 @@ pub struct State {
     /// Messages to show the client (`window/showMessage`), taken by the server loop.
     pub messages: Vec<(Level, String)>,
     /// The running game, when `initializationOptions.remote` names it.
-    pub remote: Option<super::live::Remote>,
+    pub remote: Option<super::game::Remote>,
 }
 
 impl State {

@@ -282,3 +282,173 @@ fn without_a_running_game_everything_answers_as_before() {
     );
     c.stop();
 }
+
+/// A camp placing a goblin twice (the boss's override sets its `hp`), and the goblin prefab.
+const CAMP: &str = r#"(
+  format_version: 1,
+  name: "Camp",
+  entities: {
+    5: (id: 5, name: "Boss", parent: None, children: [], transform: (translation: (x: 4.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [],
+      instance: Some((scene: "prefabs/goblin.forge.ron", overrides: [
+        // tougher
+        (target: [1], set: [(type: custom, data: (type_path: "game::Health", fields: [(name: "hp", expr: "50")]))]),
+      ]))),
+    6: (id: 6, name: "Grunt", parent: None, children: [], transform: (translation: (x: 8.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [],
+      instance: Some((scene: "prefabs/goblin.forge.ron"))),
+  },
+  roots: [5, 6],
+  next_id: 7,
+)
+"#;
+
+const GOBLIN: &str = r#"(
+  format_version: 1,
+  name: "Goblin",
+  entities: {
+    1: (id: 1, name: "Goblin", parent: None, children: [], transform: (translation: (x: 0.0, y: 0.0, z: 0.0), rotation: (x: 0.0, y: 0.0, z: 0.0), scale: (x: 1.0, y: 1.0, z: 1.0)), components: [
+      (type: custom, data: (type_path: "game::Health", fields: [(name: "hp", expr: "20"), (name: "armour", expr: "1")])),
+    ]),
+  },
+  roots: [1],
+  next_id: 2,
+)
+"#;
+
+/// The stand-in game of the camp: the boss's `hp` (written by its override) is 75 in play; the
+/// grunt's `armour` (written by the prefab) is 4, and so is the boss's when `agree`, else 9.
+fn camp_answers(agree: bool) -> impl Fn(&str, &Value) -> Value + Send + 'static {
+    move |method, _| match method {
+        "forge.scenes" => json!([
+            { "root": 42, "scene": "levels/camp.forge.ron", "file": "", "entities": 4, "state": "spawned" },
+            { "root": 43, "scene": "levels/other.forge.ron", "file": "", "entities": 2, "state": "failed" },
+        ]),
+        "forge.diff" => {
+            let armour = |path: [u64; 2], live: &str| {
+                json!({
+                    "id_path": path, "component": "game::Health", "field": "armour", "file": "1", "live": live,
+                    "written": { "asset": "prefabs/goblin.forge.ron", "kind": "entity", "entity": 1, "target": [] }
+                })
+            };
+            json!({ "differences": [
+                { "id_path": [5, 1], "component": "game::Health", "field": "hp", "file": "50", "live": "75",
+                  "written": { "asset": "levels/camp.forge.ron", "kind": "override", "entity": 5, "target": [1] } },
+                armour([5, 1], if agree { "4" } else { "9" }),
+                armour([6, 1], "4"),
+            ] })
+        }
+        _ => Value::Null,
+    }
+}
+
+fn hover_text(c: &mut Client, u: &str, text: &str, needle: &str) -> String {
+    let (line, ch) = pos(text, needle, 0, 1);
+    let hover = c.at("textDocument/hover", u, line, ch);
+    hover["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn actions_at(c: &mut Client, u: &str, text: &str, needle: &str) -> Vec<Value> {
+    let (line, ch) = pos(text, needle, 0, 1);
+    c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u }, "range": { "start": { "line": line, "character": ch }, "end": { "line": line, "character": ch } }, "context": { "diagnostics": [] } }),
+    )
+    .as_array()
+    .cloned()
+    .unwrap_or_default()
+}
+
+#[test]
+fn a_value_an_override_writes_shows_its_live_value_and_keeps_it_there() {
+    let dir = project(&[
+        ("assets/levels/camp.forge.ron", CAMP),
+        ("assets/prefabs/goblin.forge.ron", GOBLIN),
+    ]);
+    let u = uri(&dir.path().join("assets/levels/camp.forge.ron"));
+    let (port, _) = game(camp_answers(true));
+    let mut c = Client::start(
+        dir.path(),
+        &[],
+        json!({ "remote": format!("http://127.0.0.1:{port}") }),
+    );
+    c.open(&u, CAMP);
+    let _ = c.diagnostics(&u);
+    let shown = hover_text(&mut c, &u, CAMP, "\"50\"");
+    assert!(
+        shown.contains("**Live**") && shown.contains("`75`") && shown.contains("[5, 1]"),
+        "{shown}"
+    );
+    let keep = actions_at(&mut c, &u, CAMP, "\"50\"")
+        .into_iter()
+        .find(|a| a["title"] == "Keep the live value `75`")
+        .expect("a keep action on the override's value");
+    let edits = keep["edit"]["changes"][&u].as_array().unwrap();
+    assert_eq!(
+        apply_edits(CAMP, edits),
+        CAMP.replace(r#"expr: "50""#, r#"expr: "75""#)
+    );
+    // The prefab's own value is not the scene's to show.
+    let hints = c.request(
+        "textDocument/inlayHint",
+        json!({ "textDocument": { "uri": u }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 99, "character": 0 } } }),
+    );
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["label"].as_str())
+        .filter(|l| l.starts_with("live: "))
+        .collect();
+    assert_eq!(labels, ["live: 75"]);
+    c.stop();
+}
+
+#[test]
+fn a_prefab_file_shows_the_live_values_of_its_instances() {
+    for agree in [true, false] {
+        let dir = project(&[
+            ("assets/levels/camp.forge.ron", CAMP),
+            ("assets/prefabs/goblin.forge.ron", GOBLIN),
+        ]);
+        let u = uri(&dir.path().join("assets/prefabs/goblin.forge.ron"));
+        let (port, _) = game(camp_answers(agree));
+        let mut c = Client::start(
+            dir.path(),
+            &[],
+            json!({ "remote": format!("http://127.0.0.1:{port}") }),
+        );
+        c.open(&u, GOBLIN);
+        let _ = c.diagnostics(&u);
+        let shown = hover_text(&mut c, &u, GOBLIN, "\"1\"");
+        let keep = actions_at(&mut c, &u, GOBLIN, "\"1\"")
+            .into_iter()
+            .find(|a| {
+                a["title"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("Keep the live value"))
+            });
+        if agree {
+            assert!(
+                shown.contains("2 instances") && shown.contains("`4`") && shown.contains("[6, 1]"),
+                "{shown}"
+            );
+            let keep = keep.expect("a keep action when the instances agree");
+            let edits = keep["edit"]["changes"][&u].as_array().unwrap();
+            assert_eq!(
+                apply_edits(GOBLIN, edits),
+                GOBLIN.replace(r#"expr: "1""#, r#"expr: "4""#)
+            );
+        } else {
+            assert!(
+                shown.contains("differ") && shown.contains("`9`") && shown.contains("`4`"),
+                "{shown}"
+            );
+            assert!(keep.is_none(), "no single value to keep");
+        }
+        // The value the boss's override writes is the scene's, not the prefab's.
+        assert!(!hover_text(&mut c, &u, GOBLIN, "\"20\"").contains("**Live"));
+        c.stop();
+    }
+}

@@ -205,6 +205,7 @@ impl<'a> Parser<'a> {
         let mut streaming = None;
         let mut spans = InstanceSpans {
             scene: Span::NONE,
+            list: Span::NONE,
             overrides: Vec::new(),
             streaming: [Span::NONE; 3],
         };
@@ -214,12 +215,15 @@ impl<'a> Parser<'a> {
                     scene = p.small_string()?;
                     spans.scene = p.span(at);
                 }
-                1 => p.sequence(|p, _| {
-                    let (o, s) = p.override_entry()?;
-                    overrides.push(o);
-                    spans.overrides.push(s);
-                    Ok(())
-                })?,
+                1 => {
+                    p.sequence(|p, _| {
+                        let (o, s) = p.override_entry()?;
+                        overrides.push(o);
+                        spans.overrides.push(s);
+                        Ok(())
+                    })?;
+                    spans.list = p.span(at);
+                }
                 3 => {
                     model = Some(p.small_string()?);
                     spans.scene = p.span(at);

@@ -66,6 +66,15 @@ pub enum ReadWarningKind {
 }
 
 impl ParsedScene {
+    /// A read of nothing: an empty document and map (a placeholder while a read is elsewhere).
+    pub(crate) fn empty() -> Self {
+        Self {
+            doc: SceneDoc::new(""),
+            source_map: SourceMap::default(),
+            warnings: Vec::new(),
+        }
+    }
+
     /// Brings this read up to date with an edit of its text by reading again only the entity
     /// entry the edit is in: `text` is the text this scene was read from with the bytes at
     /// `edited` replaced by `text[edited.start..edited.start + new_len]` (offsets after a

@@ -78,6 +78,8 @@ pub(crate) struct EntitySpans {
 pub(crate) struct InstanceSpans {
     /// The `scene` value (the `model` value of a model instance).
     pub(crate) scene: Span,
+    /// The `overrides` list value, from its `[` to its `]` ([`Span::NONE`] when not written).
+    pub(crate) list: Span,
     /// Each override, in list order.
     pub(crate) overrides: Vec<OverrideSpans>,
     /// The `streaming` value, then its `load_radius` and `unload_radius` values
@@ -367,8 +369,45 @@ impl SourceMap {
         span.is_some().then_some(span)
     }
 
+    /// Where entity `id`'s entry and its parts are.
+    pub(crate) fn entity_spans(&self, id: u64) -> Option<&EntitySpans> {
+        self.entities.get(&id)
+    }
+
+    /// The key of the entity whose entry holds bytes `start..end`, when one does.
+    pub(crate) fn entry_around(&self, start: usize, end: usize) -> Option<u64> {
+        let index = self
+            .entities
+            .as_slice()
+            .partition_point(|_, e| e.entry.start as usize <= start);
+        let (key, spans) = self.entities.get_index(index.checked_sub(1)?)?;
+        (spans.entry.is_some() && end <= spans.entry.end as usize).then_some(*key)
+    }
+
+    /// Where the instance on entity `id` and its overrides are, when it has one.
+    pub(crate) fn instance_spans(&self, id: u64) -> Option<&InstanceSpans> {
+        self.entities.get(&id)?.instance.as_deref()
+    }
+
+    /// The rows of `range` in the components table (an entity's components, an override's
+    /// `set` or `add` entries).
+    pub(crate) fn component_rows(&self, range: SpanRange) -> &[ComponentSpans] {
+        range.of(&self.components)
+    }
+
+    /// The payload fields written in the component at `spans`, by dotted path.
+    pub(crate) fn payload_of(&self, spans: &ComponentSpans) -> &[(&'static str, Span)] {
+        spans.fields.of(&self.payload_fields)
+    }
+
+    /// The custom fields written in the component at `spans`: each one's entry, `name` and
+    /// `expr`.
+    pub(crate) fn custom_of(&self, spans: &ComponentSpans) -> &[[Span; 3]] {
+        spans.custom_fields.of(&self.custom_fields)
+    }
+
     /// The spans of component `index` of entity `id`.
-    fn component_spans(&self, id: u64, index: usize) -> Option<&ComponentSpans> {
+    pub(crate) fn component_spans(&self, id: u64, index: usize) -> Option<&ComponentSpans> {
         self.entities
             .get(&id)?
             .components

@@ -147,6 +147,7 @@ impl SourceMap {
             e.components = e.components.moved(dc);
             if let Some(instance) = &mut e.instance {
                 shift.span(&mut instance.scene);
+                shift.span(&mut instance.list);
                 shift.spans(&mut instance.streaming);
                 for o in &mut instance.overrides {
                     shift.span(&mut o.entry);

@@ -8,13 +8,15 @@ use bevy_asset::{AssetLoadError, AssetLoader, AssetServer, AsyncSeekExt, LoadCon
 use bevy_reflect::TypePath;
 use serde::{Deserialize, Serialize};
 
-use super::last_read::{LastRead, LastReads, Next, Plan};
+use super::files::{Next, Plan, Revision, SceneFiles};
 use super::progress::{LoadTicket, LoadTracker};
 use super::scene::{ForgeScene, Prefabs, build};
 use crate::codes;
 use crate::cook::CookError;
-use crate::format::{EntityNode, ParsedScene, ReadError, StreamRead, StreamStep};
+use crate::format::{EntityNode, ParsedScene, ReadError, StreamRead, StreamStep, TextChange};
+use crate::pipeline::incremental::MemoryOf;
 use crate::pipeline::{PrefabFiles, Source, SourceError};
+use crate::runtime::values::builtin::BuiltinsMemory;
 use crate::runtime::values::custom::CustomContext;
 use crate::runtime::values::registry::ForgeSchemas;
 use crate::validate::diagnostic::count_of;
@@ -73,7 +75,7 @@ pub struct ForgeSceneLoader {
     server: AssetServer,
     custom: CustomContext,
     tracker: LoadTracker,
-    last_reads: LastReads,
+    files: SceneFiles,
 }
 
 impl ForgeSceneLoader {
@@ -84,8 +86,14 @@ impl ForgeSceneLoader {
             server,
             custom: Default::default(),
             tracker: LoadTracker::default(),
-            last_reads: LastReads::default(),
+            files: SceneFiles::default(),
         }
+    }
+
+    /// Remembers what it reads in `files` (the app's, which the live link and writers share).
+    pub(crate) fn with_files(mut self, files: SceneFiles) -> Self {
+        self.files = files;
+        self
     }
 
     /// Counts files and bytes into `tracker` (the plugin's, which reports them on roots).
@@ -233,88 +241,41 @@ impl AssetLoader for ForgeSceneLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<ForgeScene, ForgeSceneLoadError> {
         let path = load_context.path().to_string();
-        let io = |source| ForgeSceneLoadError::Io {
-            path: path.clone(),
-            source,
-        };
         let ticket = self.tracker.start(&path);
         ticket.files(0, 1);
         // 1. The bytes read: a large text in pieces, anything else whole (text or cooked); a
         // path read before whole, and again only in the entry that changed.
         let plan = match settings.incremental {
-            true => self
-                .last_reads
-                .start(&path, self.server.watching_for_changes()),
+            true => self.files.start(&path, self.server.watching_for_changes()),
             false => {
-                self.last_reads.forget(&path);
+                self.files.forget(&path);
                 Plan::Once
             }
         };
-        // For a path remembered: its text, what its last check and preparation kept, and the
-        // edit since its last version.
-        let mut remembered = None;
-        let mut prior = None;
-        let source = if plan == Plan::Remember {
-            let bytes = read_whole_within(reader).await.map_err(|e| match e {
-                StreamError::Io(e) => io(e),
-                StreamError::TooLarge(size) => too_large(&path, size),
-            })?;
-            ticket.whole_file(bytes.len() as u64);
-            // Text to read from its last version; other bytes (cooked, or not UTF-8) read as
-            // always.
-            let text = if crate::cook::is_cooked(&bytes) || crate::cook::looks_damaged(&bytes) {
-                Err(bytes)
-            } else {
-                String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
-            };
-            match text {
-                Ok(text) => {
-                    let mut last = self.last_reads.take(&path);
-                    let checked = last.as_mut().and_then(|l| l.checked.take());
-                    let builtins = last.as_mut().and_then(|l| l.builtins.take());
-                    let (read, change) = match last.map(|l| l.next(&text)) {
-                        Some(Next::Read(change, parsed)) => (Ok(parsed), Some(change)),
-                        Some(Next::Whole(change, was)) => {
-                            match Source::read(path.clone(), text.as_bytes()) {
-                                Ok(source) => (Ok(source.parsed), change),
-                                Err(e) => {
-                                    // The last version stays the one a next edit is read from.
-                                    self.last_reads.put(
-                                        &path,
-                                        LastRead {
-                                            checked,
-                                            builtins,
-                                            ..was
-                                        },
-                                    );
-                                    return Err(ForgeSceneLoadError::from_source(e));
-                                }
-                            }
-                        }
-                        None => (
-                            Source::read(path.clone(), text.as_bytes())
-                                .map(|s| s.parsed)
-                                .map_err(ForgeSceneLoadError::from_source),
-                            None,
-                        ),
-                    };
-                    let parsed = read?;
-                    prior = checked.zip(change);
-                    remembered = Some((text, builtins));
-                    Source::from_parsed(path.clone(), parsed)
-                }
-                Err(bytes) => {
-                    Source::read(path.clone(), &bytes).map_err(ForgeSceneLoadError::from_source)?
-                }
-            }
-        } else {
-            self.read_once(reader, &path, &ticket).await?
+        let read = match plan {
+            Plan::Remember => self.read_remembered(reader, &path, &ticket).await?,
+            Plan::Once => Read::Source {
+                source: self.read_once(reader, &path, &ticket).await?,
+                prior: None,
+                text: None,
+            },
         };
-        let named = source.shown_name();
+        let (doc, cooked, named) = match &read {
+            Read::Source { source, .. } => (
+                &source.parsed.doc,
+                source.cooked.as_ref(),
+                source.shown_name(),
+            ),
+            Read::Ready { checked, .. } => (
+                &checked.source.parsed.doc,
+                None,
+                checked.source.shown_name(),
+            ),
+        };
         // 2. The prefab files it places, each a dependency of this load (an edit of any
         // reloads the scene), fetched before the check, which reads them from memory.
         let mut files = PrefabFiles::new(|p: &str| Err(format!("`{p}` could not be fetched")));
-        if let Some(cooked) = &source.cooked {
+        if let Some(cooked) = cooked {
             files = files.with_documents(cooked.prefabs.iter().cloned());
             // What cooking proved is not proved again when the game is the one it was proved
             // for: this build, and the schemas of the game's registered types.
@@ -339,13 +300,13 @@ impl AssetLoader for ForgeSceneLoader {
         // Files read whose prefab files are not known yet: the scene's, at first.
         let mut read_files = 1;
         loop {
-            let missing = files.missing(&source.parsed.doc);
+            let missing = files.missing(doc);
             ticket.files(std::mem::take(&mut read_files), missing.len());
             if missing.is_empty() {
                 break;
             }
             for file in missing {
-                let read = if source.cooked.is_some() {
+                let read = if cooked.is_some() {
                     Err("it is not bundled in the cooked file".to_owned())
                 } else {
                     load_context
@@ -359,16 +320,32 @@ impl AssetLoader for ForgeSceneLoader {
             }
         }
         // 3. Every rule, prefabs checked in their own files, custom components built; a
-        // remembered path's next version checked again only where its text changed.
-        let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
-        let (checked, memory) = crate::pipeline::incremental::check_scene(
-            source,
-            &mut files,
-            &self.custom,
-            pool,
-            prior,
-            plan == Plan::Remember,
-        );
+        // remembered path's next version checked again only where its text changed, or not at
+        // all when a writer checked exactly this text.
+        let (checked, memory, remembered) = match read {
+            Read::Ready {
+                checked,
+                memory,
+                text,
+                builtins,
+            } => (checked, memory, Some((text, builtins))),
+            Read::Source {
+                source,
+                prior,
+                text,
+            } => {
+                let pool = bevy_tasks::AsyncComputeTaskPool::try_get().map(|p| &**p);
+                let (checked, memory) = crate::pipeline::incremental::check_scene(
+                    source,
+                    &mut files,
+                    &self.custom,
+                    pool,
+                    prior,
+                    plan == Plan::Remember,
+                );
+                (checked, memory, text)
+            }
+        };
         // 4. The asset files its built-ins name.
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
@@ -388,18 +365,16 @@ impl AssetLoader for ForgeSceneLoader {
         let (text, last_builtins) = remembered.unzip();
         let last_builtins = last_builtins.flatten();
         if !errors.is_empty() {
-            if let Some(text) = text {
-                self.last_reads.put(
-                    &path,
-                    LastRead {
-                        text,
-                        parsed: checked.source.parsed,
-                        checked: memory,
-                        builtins: last_builtins,
-                    },
-                );
-            }
             let errors = errors.into_iter().collect::<ValidationReport>().diagnostics;
+            if let Some(text) = text {
+                self.files
+                    .put(&path, text, checked.source.parsed, None, |file| Revision {
+                        memory,
+                        builtins: last_builtins,
+                        errors: Some(errors.clone()),
+                        ..Revision::unchecked(file)
+                    });
+            }
             return Err(ForgeSceneLoadError::Invalid {
                 path: named,
                 diagnostics: errors,
@@ -430,15 +405,12 @@ impl AssetLoader for ForgeSceneLoader {
             text.is_some().then_some(last_builtins),
         );
         if let (Some(text), Some(parsed)) = (text, parsed) {
-            self.last_reads.put(
-                &path,
-                LastRead {
-                    text,
-                    parsed,
-                    checked: memory,
-                    builtins: Some(builtins),
-                },
-            );
+            self.files.put(&path, text, parsed, None, |file| Revision {
+                memory,
+                builtins: Some(builtins),
+                errors: Some(Vec::new()),
+                ..Revision::unchecked(file)
+            });
         }
         Ok(scene)
     }
@@ -488,6 +460,109 @@ impl ForgeSceneLoader {
         }
     }
 
+    /// The scene at `path`, a remembered path, read whole: from its last revision where the
+    /// text changed in one entry, not at all when a writer checked exactly this text.
+    async fn read_remembered(
+        &self,
+        reader: &mut dyn Reader,
+        path: &str,
+        ticket: &LoadTicket,
+    ) -> Result<Read, ForgeSceneLoadError> {
+        let bytes = read_whole_within(reader).await.map_err(|e| match e {
+            StreamError::Io(source) => ForgeSceneLoadError::Io {
+                path: path.to_owned(),
+                source,
+            },
+            StreamError::TooLarge(size) => too_large(path, size),
+        })?;
+        ticket.whole_file(bytes.len() as u64);
+        let mut last = self.files.take(path);
+        // A writer checked this very text: it is neither read nor checked again (nor checked
+        // as UTF-8: it is the writer's text, byte for byte).
+        if let Some(revision) = last.as_mut()
+            && revision.ready.is_some()
+            && revision.file.text.as_bytes() == bytes
+            && let Some(mut checked) = revision.ready.take()
+        {
+            let memory = revision.memory.take();
+            let builtins = revision.builtins.take();
+            let file = std::mem::replace(
+                &mut revision.file,
+                Arc::new(crate::runtime::asset::files::FileText {
+                    number: 0,
+                    text: String::new(),
+                    parsed: ParsedScene::empty(),
+                    hash: None,
+                }),
+            );
+            let (text, parsed) = Revision::into_owned(file);
+            checked.source.parsed = parsed;
+            return Ok(Read::Ready {
+                checked,
+                memory,
+                text,
+                builtins,
+            });
+        }
+        // Text to read from its last version; other bytes (cooked, or not UTF-8) read as
+        // always.
+        let text = if crate::cook::is_cooked(&bytes) || crate::cook::looks_damaged(&bytes) {
+            Err(bytes)
+        } else {
+            String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
+        };
+        let text = match text {
+            Ok(text) => text,
+            Err(bytes) => {
+                if let Some(last) = last {
+                    self.files.put_back(path, last);
+                }
+                let source =
+                    Source::read(path, &bytes).map_err(ForgeSceneLoadError::from_source)?;
+                return Ok(Read::Source {
+                    source,
+                    prior: None,
+                    text: None,
+                });
+            }
+        };
+        let Some(mut last) = last else {
+            let source =
+                Source::read(path, text.as_bytes()).map_err(ForgeSceneLoadError::from_source)?;
+            return Ok(Read::Source {
+                source,
+                prior: None,
+                text: Some((text, None)),
+            });
+        };
+        let memory = last.memory.take();
+        let builtins = last.builtins.take();
+        last.ready = None;
+        let (parsed, change) = match last.next(&text) {
+            Next::Read(change, parsed) => (parsed, Some(change)),
+            Next::Whole(change, was) => match Source::read(path, text.as_bytes()) {
+                Ok(source) => (source.parsed, change),
+                Err(e) => {
+                    // The last version stays the one a next edit is read from.
+                    self.files.put_back(
+                        path,
+                        Revision {
+                            memory,
+                            builtins,
+                            ..was
+                        },
+                    );
+                    return Err(ForgeSceneLoadError::from_source(e));
+                }
+            },
+        };
+        Ok(Read::Source {
+            source: Source::from_parsed(path, parsed),
+            prior: memory.zip(change),
+            text: Some((text, builtins)),
+        })
+    }
+
     /// The problems of `assets` whose files do not exist in the scene's asset source (each
     /// file is looked up once).
     async fn missing_assets(
@@ -515,6 +590,26 @@ impl ForgeSceneLoader {
         }
         problems
     }
+}
+
+/// What a load read.
+// Made and matched at once, one per load.
+#[allow(clippy::large_enum_variant)]
+enum Read {
+    /// A source to check: with what the last check of the path kept and the edit since, and
+    /// for a remembered path its text and what preparing its last version kept.
+    Source {
+        source: Source,
+        prior: Option<(MemoryOf<CustomContext>, TextChange)>,
+        text: Option<(String, Option<BuiltinsMemory>)>,
+    },
+    /// A text a writer checked: what its check gave and kept.
+    Ready {
+        checked: crate::pipeline::Checked<crate::runtime::values::custom::PreparedCustoms>,
+        memory: Option<MemoryOf<CustomContext>>,
+        text: String,
+        builtins: Option<BuiltinsMemory>,
+    },
 }
 
 /// Why a prefab file could not be read through the asset server.

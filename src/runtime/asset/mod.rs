@@ -7,7 +7,7 @@
 //! On [`values`](crate::runtime::values) only.
 
 pub(crate) mod cell_plan;
-mod last_read;
+pub(crate) mod files;
 pub(crate) mod loader;
 pub(crate) mod processor;
 pub(crate) mod progress;
@@ -69,13 +69,16 @@ fn add_asset(app: &mut App) {
         return;
     };
     let tracker = LoadTracker::default();
+    let files = files::SceneFiles::default();
     app.init_asset::<ForgeScene>()
         .register_asset_loader(
             ForgeSceneLoader::new(server)
                 .with_custom_components(registry, schemas)
-                .with_tracker(tracker.clone()),
+                .with_tracker(tracker.clone())
+                .with_files(files.clone()),
         )
         .insert_resource(tracker)
+        .insert_resource(files)
         // Processed mode cooks scenes at build time; otherwise this does nothing.
         .register_asset_processor::<ForgeSceneProcess>(ForgeSceneSaver.into())
         .set_default_asset_processor::<ForgeSceneProcess>("forge.ron");

@@ -32,6 +32,7 @@ impl Plugin for LivePlugin {
 }
 
 fn add_systems(app: &mut App) {
+    app.add_plugins(link::WritePlugin);
     app.add_systems(
         PreUpdate,
         reload::reload_scenes.in_set(ForgeSceneSystems::Reload),

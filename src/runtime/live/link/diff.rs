@@ -28,6 +28,25 @@ pub struct LiveDifference {
     pub file: Option<String>,
     /// The live value, written the same way.
     pub live: String,
+    /// Where the files write the value now: the entity's entry in the scene, the override of
+    /// an instance that sets it (the last one), or the entry in the prefab file that defines
+    /// the entity. `None` when no file writes it (the type's default, a model's node) or the
+    /// world has no [`LiveLink`](super::LiveLink).
+    pub written: Option<WrittenAt>,
+}
+
+/// Where a file writes a value ([`LiveDifference::written`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WrittenAt {
+    /// The file's asset path.
+    pub asset: String,
+    /// `entity` for an entity's own entry, `override` for an override of it.
+    pub kind: &'static str,
+    /// The id of the entry in that file: the entity's, or for an override the instance
+    /// entity's whose `instance` holds it.
+    pub entity: u64,
+    /// For an override, its `target` (the id path inside the prefab); empty for an entry.
+    pub target: Vec<u64>,
 }
 
 impl LiveDifference {
@@ -44,6 +63,7 @@ impl LiveDifference {
             field: field.map(str::to_owned),
             file,
             live,
+            written: None,
         }
     }
 }
@@ -172,7 +192,95 @@ pub(crate) fn differences_of(
         let path = instance.path_of_key(node.key).0;
         compare(&path, node, &mut out);
     }
+    if let (Some(link), Ok(scene)) = (
+        world.get_resource::<super::LiveLink>(),
+        super::root_asset(world, root),
+    ) {
+        let files = super::files_of(world);
+        let mut views = bevy_platform::collections::HashMap::new();
+        for d in &mut out {
+            d.written = written_at(link, &files, &mut views, &scene, d);
+        }
+    }
     Ok(out)
+}
+
+/// Where the files write the value of difference `d` of scene `scene` (views read once per
+/// file into `views`).
+fn written_at(
+    link: &super::LiveLink,
+    files: &crate::runtime::asset::files::SceneFiles,
+    views: &mut bevy_platform::collections::HashMap<String, Option<super::FileView>>,
+    scene: &str,
+    d: &LiveDifference,
+) -> Option<WrittenAt> {
+    let mut asset = scene.to_owned();
+    let mut path = d.id_path.as_slice();
+    // Prefab chains are refused at load; the bound keeps a file changed since from looping.
+    for _ in 0..64 {
+        let view = views
+            .entry(asset.clone())
+            .or_insert_with(|| link.view(files, &asset).ok())
+            .as_ref()?;
+        match path {
+            [id] => {
+                return Some(WrittenAt {
+                    asset,
+                    kind: "entity",
+                    entity: *id,
+                    target: Vec::new(),
+                });
+            }
+            [id, rest @ ..] => {
+                let instance = view.parsed.doc.entity(*id)?.instance.as_deref()?;
+                if instance
+                    .overrides
+                    .iter()
+                    .any(|o| o.target == rest && o.node.is_empty() && sets(o, d))
+                {
+                    return Some(WrittenAt {
+                        asset,
+                        kind: "override",
+                        entity: *id,
+                        target: rest.to_vec(),
+                    });
+                }
+                if instance.model.is_some() {
+                    return None;
+                }
+                let next = instance.scene.to_string();
+                asset = next;
+                path = rest;
+            }
+            [] => return None,
+        }
+    }
+    None
+}
+
+/// Whether override `o` writes the value difference `d` is about (in `set`, or a component it
+/// adds).
+fn sets(o: &crate::format::Override, d: &LiveDifference) -> bool {
+    let component = d.component.as_str();
+    let named = |c: &ComponentData| component_name(c) == component;
+    match (component, d.field.as_deref()) {
+        ("name", None) => o.name.is_some(),
+        ("transform", Some(_)) => o.transform.is_some(),
+        (_, field) => {
+            o.add.iter().any(named)
+                || o.set.iter().any(|p| {
+                    named(&p.component)
+                        && match (&p.component, field) {
+                            (ComponentData::Custom(c), Some(f)) => {
+                                c.fields.iter().any(|x| x.name == f)
+                            }
+                            (ComponentData::Custom(c), None) => c.value.is_some(),
+                            (_, Some(f)) => p.sets(f),
+                            (_, None) => true,
+                        }
+                })
+        }
+    }
 }
 
 /// The differences of one entity.

@@ -1,22 +1,21 @@
 //! Live values written into the files ([`keep`]), and one value from outside ([`set`]): each a
-//! change through the edit layer, validated before anything is written.
+//! list of typed edits handed to the one write path (`write`), checked before anything is
+//! written.
 
 use std::path::PathBuf;
 
-use bevy_asset::AssetServer;
 use bevy_ecs::entity::Entity;
 use bevy_ecs::world::World;
 use bevy_platform::collections::HashMap;
 
 use super::diff::{LiveDifference, differences_of};
 use super::locate::component_name;
-use super::{LinkError, LiveLink, link_of, root_asset};
-use crate::edit::SceneEdit;
+use super::write::{Change, commit};
+use super::{LinkError, LiveLink, files_of, link_of, root_asset};
+use crate::edit::{EditAt, FieldEdit, FieldValue, PatchGroup, TransformPart};
 use crate::format::builtin::{FieldKind, Value};
-use crate::format::{
-    ComponentData, ComponentPatch, CustomComponent, CustomField, EditError, EntityNode, Instance,
-    Override, ParsedScene, SceneDoc, TransformData, Vec3Data,
-};
+use crate::format::{ComponentData, EntityNode, Override, TransformData, Vec3Data};
+use crate::runtime::asset::files::SceneFiles;
 use crate::runtime::live::capture::live_nodes;
 
 /// One field of one entity, as [`differences`](super::differences) names it.
@@ -81,8 +80,13 @@ pub struct Kept {
     pub kept: Vec<LiveDifference>,
     /// The files changed.
     pub files: Vec<KeptFile>,
-    /// Whether they were written (false on a dry run, or when nothing differed).
+    /// Whether they were written (false on a dry run, or when nothing differed). The files
+    /// are written on Bevy's IO task pool, off the frame: the scene reloads, and
+    /// [`ForgeSceneWritten`](super::ForgeSceneWritten) is triggered, once they are in place.
     pub written: bool,
+    /// Each file's edit, for [`undo`](super::undo) and [`redo`](super::redo).
+    #[serde(skip)]
+    pub(crate) groups: Vec<(String, PatchGroup)>,
 }
 
 /// One value for [`set`]: the text as the format writes it, as [`differences`](super::differences)
@@ -162,8 +166,10 @@ pub fn keep(
             kept: chosen,
             files: Vec::new(),
             written: false,
+            groups: Vec::new(),
         });
     }
+    let files = files_of(world);
     // The live values, typed, of the entities kept.
     let keys: Vec<u64> = chosen.iter().map(|d| key(&d.id_path)).collect();
     let nodes: HashMap<u64, (EntityNode, EntityNode)> = live_nodes(world, root, Some(&keys))?
@@ -175,24 +181,15 @@ pub fn keep(
         let Some((file, live)) = nodes.get(&key(&d.id_path)) else {
             continue;
         };
-        let value = live_value(d, live).ok_or_else(|| {
+        let value = live_value(d, live, &file.transform).ok_or_else(|| {
             LinkError::NoField(format!(
                 "entity {:?}: {} has no live value to keep",
                 d.id_path, d.component
             ))
         })?;
-        plan.add(link, &scene, &d.id_path, into, file, value)?;
+        plan.add(link, &files, &scene, &d.id_path, into, value)?;
     }
-    let files = plan.apply(world, link, dry_run)?;
-    let written = !dry_run && !files.is_empty();
-    if written {
-        reload(world, &scene, &files);
-    }
-    Ok(Kept {
-        kept: chosen,
-        files,
-        written,
-    })
+    plan.commit(world, link, "keep live values", chosen, dry_run)
 }
 
 /// Writes `value` into scene file `value.scene` as an inspector's edit: the entity's entry (an
@@ -215,7 +212,8 @@ pub fn set(world: &mut World, value: &SetValue, dry_run: bool) -> Result<Kept, L
             value.value.len()
         )));
     }
-    let view = link.view(&value.scene)?;
+    let files = files_of(world);
+    let view = link.view(&files, &value.scene)?;
     let doc = &view.parsed.doc;
     let no_entity = || LinkError::NoEntity {
         scene: value.scene.clone(),
@@ -223,8 +221,11 @@ pub fn set(world: &mut World, value: &SetValue, dry_run: bool) -> Result<Kept, L
     };
     let first = *value.id_path.first().ok_or_else(no_entity)?;
     let node = doc.entity(first).ok_or_else(no_entity)?;
-    let typed = parse_value(node, value)?;
-    let file_node = node.clone();
+    let base = match value.id_path.as_slice() {
+        [_] => node.transform,
+        path => spawned_transform(world, &value.scene, path).unwrap_or_default(),
+    };
+    let typed = parse_value(node, value, base)?;
     drop(view);
     let difference = LiveDifference {
         id_path: value.id_path.clone(),
@@ -232,29 +233,41 @@ pub fn set(world: &mut World, value: &SetValue, dry_run: bool) -> Result<Kept, L
         field: value.field.clone(),
         file: None,
         live: value.value.clone(),
+        written: Some(super::WrittenAt {
+            asset: value.scene.clone(),
+            kind: if value.id_path.len() == 1 {
+                "entity"
+            } else {
+                "override"
+            },
+            entity: first,
+            target: value.id_path[1..].to_vec(),
+        }),
     };
     let mut plan = Plan::default();
-    if value.id_path.len() == 1 {
-        plan.entry(&value.scene, first, typed);
-    } else {
-        plan.add(
-            link,
-            &value.scene,
-            &value.id_path,
-            KeepInto::Instance,
-            &file_node,
-            typed,
-        )?;
-    }
-    let files = plan.apply(world, link, dry_run)?;
-    let written = !dry_run && !files.is_empty();
-    if written {
-        reload(world, &value.scene, &files);
-    }
-    Ok(Kept {
-        kept: vec![difference],
-        files,
-        written,
+    plan.add(
+        link,
+        &files,
+        &value.scene,
+        &value.id_path,
+        KeepInto::Instance,
+        typed,
+    )?;
+    plan.commit(world, link, "set a value", vec![difference], dry_run)
+}
+
+/// The transform the entity at id path `path` of scene `scene` spawns with, as the game's
+/// loaded scene has it: what an override that writes no transform yet starts from.
+fn spawned_transform(world: &World, scene: &str, path: &[u64]) -> Option<TransformData> {
+    let scenes =
+        world.get_resource::<bevy_asset::Assets<crate::runtime::asset::scene::ForgeScene>>()?;
+    let server = world.get_resource::<bevy_asset::AssetServer>()?;
+    scenes.iter().find_map(|(id, loaded)| {
+        let asset = server.get_path(id)?;
+        if asset.label().is_some() || asset.path().to_string_lossy().replace('\\', "/") != scene {
+            return None;
+        }
+        Some(loaded.spawn_doc().entities.get(&key(path))?.transform)
     })
 }
 
@@ -266,33 +279,19 @@ fn key(path: &[u64]) -> u64 {
     }
 }
 
-/// A typed value to write.
-#[derive(Debug, Clone)]
-enum Typed {
-    Name(String),
-    Transform(&'static str, Vec3Data),
-    CustomField {
-        type_path: String,
-        field: String,
-        expr: String,
-    },
-    CustomValue {
-        type_path: String,
-        expr: String,
-    },
-    /// A built-in's field `field` (index in its tag's fields) as `component` has it, or the
-    /// whole component (`None`).
-    Builtin {
-        component: ComponentData,
-        field: Option<(usize, &'static str)>,
-    },
-}
-
-/// The live value of difference `d` on the live node `live`.
-fn live_value(d: &LiveDifference, live: &EntityNode) -> Option<Typed> {
+/// The live value of difference `d` on the live node `live`; `base` is the entity's transform
+/// as its files give it (what an override without a transform starts from).
+fn live_value(d: &LiveDifference, live: &EntityNode, base: &TransformData) -> Option<FieldValue> {
     match (d.component.as_str(), d.field.as_deref()) {
-        ("name", None) => Some(Typed::Name(live.name.to_string())),
-        ("transform", Some(part)) => transform_part(&live.transform, part),
+        ("name", None) => Some(FieldValue::Name(live.name.as_str().into())),
+        ("transform", Some(part)) => {
+            let part = TransformPart::named(part)?;
+            Some(FieldValue::Transform {
+                part,
+                value: part.of(&live.transform),
+                base: *base,
+            })
+        }
         (component, field) => {
             let c = live
                 .components
@@ -300,41 +299,34 @@ fn live_value(d: &LiveDifference, live: &EntityNode) -> Option<Typed> {
                 .find(|c| component_name(c) == component)?;
             match (c, field) {
                 (ComponentData::Custom(c), Some(field)) => {
-                    let f = c.fields.iter().find(|f| f.name == field)?;
-                    Some(Typed::CustomField {
-                        type_path: c.type_path.to_string(),
-                        field: field.to_owned(),
-                        expr: f.expr.to_string(),
+                    let f = c.fields.iter().rev().find(|f| f.name == field)?;
+                    Some(FieldValue::CustomField {
+                        type_path: c.type_path.clone(),
+                        field: field.into(),
+                        expr: f.expr.clone(),
                     })
                 }
-                (ComponentData::Custom(c), None) => Some(Typed::CustomValue {
-                    type_path: c.type_path.to_string(),
-                    expr: c.value.as_ref()?.to_string(),
+                (ComponentData::Custom(c), None) => Some(FieldValue::CustomValue {
+                    type_path: c.type_path.clone(),
+                    expr: c.value.clone()?,
                 }),
-                (builtin, field) => Some(Typed::Builtin {
+                (builtin, Some(f)) => Some(FieldValue::BuiltinField {
                     component: builtin.clone(),
-                    field: match field {
-                        Some(f) => Some(builtin.builtin()?.field(f).map(|(i, b)| (i, b.path))?),
-                        None => None,
-                    },
+                    field: builtin.builtin()?.field(f)?.0,
                 }),
+                (builtin, None) => Some(FieldValue::Builtin(builtin.clone())),
             }
         }
     }
 }
 
-fn transform_part(t: &TransformData, part: &str) -> Option<Typed> {
-    Some(match part {
-        "translation" => Typed::Transform("translation", t.translation),
-        "rotation" => Typed::Transform("rotation", t.rotation),
-        "scale" => Typed::Transform("scale", t.scale),
-        _ => return None,
-    })
-}
-
 /// `value`'s text read as the kind of its field; `node` is the entity as its file writes it
 /// (for a built-in, the component the field belongs to).
-fn parse_value(node: &EntityNode, value: &SetValue) -> Result<Typed, LinkError> {
+fn parse_value(
+    node: &EntityNode,
+    value: &SetValue,
+    base: TransformData,
+) -> Result<FieldValue, LinkError> {
     let text = value.value.trim();
     let bad = |what: &str, e: &dyn std::fmt::Display| {
         LinkError::Value(format!(
@@ -350,18 +342,16 @@ fn parse_value(node: &EntityNode, value: &SetValue) -> Result<Typed, LinkError> 
     };
     let field = value.field.as_deref();
     match (value.component.as_str(), field) {
-        ("name", None) => Ok(Typed::Name(
-            ron::from_str::<String>(text).unwrap_or_else(|_| text.to_owned()),
+        ("name", None) => Ok(FieldValue::Name(
+            ron::from_str::<String>(text)
+                .unwrap_or_else(|_| text.to_owned())
+                .into(),
         )),
-        ("transform", Some(part @ ("translation" | "rotation" | "scale"))) => {
-            let v = ron::from_str::<Vec3Data>(text)
+        ("transform", Some(part)) if TransformPart::named(part).is_some() => {
+            let value = ron::from_str::<Vec3Data>(text)
                 .map_err(|e| bad("a vector `(x: .., y: .., z: ..)`", &e))?;
-            let t = TransformData {
-                translation: v,
-                rotation: v,
-                scale: v,
-            };
-            transform_part(&t, part).ok_or_else(|| bad("a transform part", &"?"))
+            let part = TransformPart::named(part).ok_or_else(|| bad("a transform part", &"?"))?;
+            Ok(FieldValue::Transform { part, value, base })
         }
         (component, field) => {
             // The component as this entity's file (or the prefab, for an override) has it.
@@ -370,22 +360,22 @@ fn parse_value(node: &EntityNode, value: &SetValue) -> Result<Typed, LinkError> 
                 .iter()
                 .find(|c| component_name(c) == component);
             match (written, field) {
-                (Some(ComponentData::Custom(c)), Some(field)) => Ok(Typed::CustomField {
-                    type_path: c.type_path.to_string(),
-                    field: field.to_owned(),
-                    expr: text.to_owned(),
+                (Some(ComponentData::Custom(c)), Some(field)) => Ok(FieldValue::CustomField {
+                    type_path: c.type_path.clone(),
+                    field: field.into(),
+                    expr: text.into(),
                 }),
-                (Some(ComponentData::Custom(c)), None) => Ok(Typed::CustomValue {
-                    type_path: c.type_path.to_string(),
-                    expr: text.to_owned(),
+                (Some(ComponentData::Custom(c)), None) => Ok(FieldValue::CustomValue {
+                    type_path: c.type_path.clone(),
+                    expr: text.into(),
                 }),
                 (None, Some(field)) if component.contains("::") || value.id_path.len() > 1 => {
                     // A custom component of a prefab entity (the override names it), or one
                     // the entry does not write yet.
-                    Ok(Typed::CustomField {
-                        type_path: component.to_owned(),
-                        field: field.to_owned(),
-                        expr: text.to_owned(),
+                    Ok(FieldValue::CustomField {
+                        type_path: component.into(),
+                        field: field.into(),
+                        expr: text.into(),
                     })
                 }
                 (Some(builtin), Some(field)) => {
@@ -425,9 +415,9 @@ fn parse_value(node: &EntityNode, value: &SetValue) -> Result<Typed, LinkError> 
                     };
                     let mut component = builtin.clone();
                     (tag.set)(&mut component, i, v);
-                    Ok(Typed::Builtin {
+                    Ok(FieldValue::BuiltinField {
                         component,
-                        field: Some((i, f.path)),
+                        field: i,
                     })
                 }
                 _ => Err(LinkError::NoField(format!(
@@ -443,68 +433,50 @@ fn parse_value(node: &EntityNode, value: &SetValue) -> Result<Typed, LinkError> 
     }
 }
 
-/// Where one value goes in one file.
-#[derive(Debug, Clone)]
-enum Target {
-    /// Entity `id`'s entry.
-    Entry(u64),
-    /// An override of the instance on entity `id`, of its prefab entity `target`; `base` is
-    /// the entity as it spawns (its transform with the overrides so far).
-    Override {
-        id: u64,
-        target: Vec<u64>,
-        base: TransformData,
-    },
-}
-
-/// The values to write, by file, in the order they were added.
+/// The edits to make, by file, in the order they were added.
 #[derive(Default)]
 struct Plan {
-    files: Vec<(String, Vec<(Target, Typed)>)>,
+    files: Vec<(String, Vec<FieldEdit>)>,
 }
 
 impl Plan {
-    fn push(&mut self, asset: &str, target: Target, value: Typed) {
+    fn push(&mut self, asset: &str, at: EditAt, value: FieldValue) {
+        let edit = FieldEdit { at, value };
         match self.files.iter_mut().find(|(a, _)| a == asset) {
-            Some((_, values)) => values.push((target, value)),
-            None => self.files.push((asset.to_owned(), vec![(target, value)])),
+            Some((_, edits)) => edits.push(edit),
+            None => self.files.push((asset.to_owned(), vec![edit])),
         }
     }
 
-    fn entry(&mut self, asset: &str, id: u64, value: Typed) {
-        self.push(asset, Target::Entry(id), value);
-    }
-
-    /// Plans `value` for the entity at `path` of scene `scene`, whose spawned node is `file`.
+    /// Plans `value` for the entity at `path` of scene `scene`.
     fn add(
         &mut self,
         link: &LiveLink,
+        files: &SceneFiles,
         scene: &str,
         path: &[u64],
         into: KeepInto,
-        file: &EntityNode,
-        value: Typed,
+        value: FieldValue,
     ) -> Result<(), LinkError> {
         match (path, into) {
-            ([id], _) => self.entry(scene, *id, value),
+            ([id], _) => self.push(scene, EditAt::Entry(*id), value),
             ([id, rest @ ..], KeepInto::Instance) => self.push(
                 scene,
-                Target::Override {
-                    id: *id,
+                EditAt::Override {
+                    instance: *id,
                     target: rest.to_vec(),
-                    base: file.transform,
                 },
                 value,
             ),
             (_, KeepInto::Prefab) => {
                 // Down the prefab chain to the file that defines the entity; an override on the
-                // way that sets the value would hide it.
+                // way that sets this value would hide the prefab's.
                 let mut asset = scene.to_owned();
                 let mut path = path;
                 while let [id, rest @ ..] = path
                     && !rest.is_empty()
                 {
-                    let view = link.view(&asset)?;
+                    let view = link.view(files, &asset)?;
                     let instance = view
                         .parsed
                         .doc
@@ -533,7 +505,7 @@ impl Plan {
                     path = rest;
                 }
                 if let [id] = path {
-                    self.entry(&asset, *id, value);
+                    self.push(&asset, EditAt::Entry(*id), value);
                 }
             }
             ([], _) => {}
@@ -541,372 +513,59 @@ impl Plan {
         Ok(())
     }
 
-    /// Makes the planned changes to each file's text, checks the results, and (unless
-    /// `dry_run`) writes them.
-    fn apply(
+    /// Hands the planned edits to the one write path, as `label`.
+    fn commit(
         self,
         world: &World,
         link: &LiveLink,
+        label: &str,
+        kept: Vec<LiveDifference>,
         dry_run: bool,
-    ) -> Result<Vec<KeptFile>, LinkError> {
-        let mut edited = Vec::new();
-        for (asset, values) in &self.files {
-            let view = link.view(asset)?;
-            let mut edit = SceneEdit::from_read(&view.text, view.parsed.clone());
-            let changed = edit
-                .change("keep live values", |doc| {
-                    for (target, value) in values {
-                        write(doc, target, value)?;
-                    }
-                    Ok(())
-                })
-                .map_err(|e| match e {
-                    crate::edit::SceneEditError::Invalid(message) => LinkError::Invalid {
-                        file: view.file.display().to_string(),
-                        diagnostic: message,
-                    },
-                    other => LinkError::Edit(other),
-                })?;
-            let Some(group) = changed else {
-                continue;
-            };
-            let map = &view.parsed.source_map;
-            let patches = patches_before(&group.patches, map);
-            let text = edit.text();
-            edited.push((asset.clone(), view, text, edit.into_parsed(), patches));
-        }
-        let texts: HashMap<String, String> = edited
-            .iter()
-            .map(|(asset, _, text, _, _)| (asset.clone(), text.clone()))
+    ) -> Result<Kept, LinkError> {
+        let changes = self
+            .files
+            .into_iter()
+            .map(|(asset, edits)| (asset, Change::Edits(edits)))
             .collect();
-        for (asset, view, _, parsed, _) in &edited {
-            validate(world, link, asset, parsed.clone(), &texts, &view.file)?;
+        let committed = commit(world, link, label, changes, dry_run)?;
+        let written = !dry_run && !committed.is_empty();
+        let mut files = Vec::with_capacity(committed.len());
+        let mut groups = Vec::with_capacity(committed.len());
+        for c in committed {
+            groups.push((c.file.asset.clone(), c.group));
+            files.push(c.file);
         }
-        let mut out = Vec::new();
-        for (asset, view, text, parsed, patches) in edited {
-            if !dry_run {
-                let now = std::fs::read(&view.file).map_err(|e| LinkError::Read {
-                    file: view.file.display().to_string(),
-                    reason: e.to_string(),
-                })?;
-                if now != view.text.as_bytes() {
-                    return Err(LinkError::ChangedOnDisk(view.file.display().to_string()));
-                }
-                crate::project::write_file_atomic(&view.file, text.as_bytes())?;
-                link.wrote(&asset, &view.file, text, parsed);
-            }
-            out.push(KeptFile {
-                asset,
-                file: view.file.clone(),
-                patches,
-            });
-        }
-        Ok(out)
-    }
-}
-
-/// The edit layer's patches with their starts in the text before them (each patch's offset is
-/// in the text the patches before it made).
-fn patches_before(
-    patches: &[crate::edit::Patch],
-    map: &crate::format::SourceMap,
-) -> Vec<KeptPatch> {
-    let mut shift: isize = 0;
-    patches
-        .iter()
-        .map(|p| {
-            let at = p.offset.saturating_add_signed(-shift);
-            shift += p.after.len() as isize - p.before.len() as isize;
-            let pos = map.position_of_offset(at);
-            KeptPatch {
-                line: pos.line,
-                column: pos.column,
-                before: p.before.clone(),
-                after: p.after.clone(),
-            }
+        Ok(Kept {
+            kept,
+            files,
+            written,
+            groups,
         })
-        .collect()
+    }
 }
 
 /// Whether override `o` sets the value `value` stands for.
-fn sets(o: &Override, value: &Typed) -> bool {
+fn sets(o: &Override, value: &FieldValue) -> bool {
+    let custom = |type_path: &str, hit: &dyn Fn(&crate::format::CustomComponent) -> bool| {
+        o.set.iter().any(|p| match &p.component {
+            ComponentData::Custom(c) => c.type_path == type_path && hit(c),
+            _ => false,
+        })
+    };
     match value {
-        Typed::Name(_) => o.name.is_some(),
-        Typed::Transform(..) => o.transform.is_some(),
-        Typed::CustomField {
+        FieldValue::Name(_) => o.name.is_some(),
+        FieldValue::Transform { .. } => o.transform.is_some(),
+        FieldValue::CustomField {
             type_path, field, ..
-        } => o.set.iter().any(|p| match &p.component {
-            ComponentData::Custom(c) => {
-                c.type_path == type_path.as_str()
-                    && c.fields.iter().any(|f| f.name == field.as_str())
-            }
-            _ => false,
-        }),
-        Typed::CustomValue { type_path, .. } => o.set.iter().any(|p| match &p.component {
-            ComponentData::Custom(c) => c.type_path == type_path.as_str() && c.value.is_some(),
-            _ => false,
-        }),
-        Typed::Builtin { component, field } => o.set.iter().any(|p| {
+        } => custom(type_path, &|c| c.fields.iter().any(|f| f.name == *field)),
+        FieldValue::CustomValue { type_path, .. } => custom(type_path, &|c| c.value.is_some()),
+        FieldValue::BuiltinField { component, field } => o.set.iter().any(|p| {
             p.component.same_key(component)
-                && field.is_none_or(|(_, path)| p.fields.is_empty() || p.sets(path))
+                && component
+                    .builtin()
+                    .and_then(|b| b.fields().get(*field))
+                    .is_none_or(|f| p.fields.is_empty() || p.sets(f.path))
         }),
-    }
-}
-
-/// Writes `value` at `target` of `doc`.
-fn write(doc: &mut SceneDoc, target: &Target, value: &Typed) -> Result<(), EditError> {
-    match target {
-        Target::Entry(id) => {
-            let node = doc.entity_mut(*id).ok_or(EditError::NoSuchEntity(*id))?;
-            write_entry(node, value)
-        }
-        Target::Override { id, target, base } => {
-            let node = doc.entity_mut(*id).ok_or(EditError::NoSuchEntity(*id))?;
-            let instance: &mut Instance = node
-                .instance
-                .as_deref_mut()
-                .ok_or(EditError::NoSuchEntity(*id))?;
-            let o = match instance
-                .overrides
-                .iter()
-                .rposition(|o| o.target == *target && o.node.is_empty())
-            {
-                Some(i) => &mut instance.overrides[i],
-                None => {
-                    instance.overrides.push(Override {
-                        target: target.clone(),
-                        ..Default::default()
-                    });
-                    let last = instance.overrides.len() - 1;
-                    &mut instance.overrides[last]
-                }
-            };
-            write_override(o, *base, value);
-            Ok(())
-        }
-    }
-}
-
-fn write_entry(node: &mut EntityNode, value: &Typed) -> Result<(), EditError> {
-    let id = node.id;
-    match value {
-        Typed::Name(name) => node.name = name.as_str().into(),
-        Typed::Transform(part, v) => set_part(&mut node.transform, part, *v),
-        Typed::CustomField {
-            type_path,
-            field,
-            expr,
-        } => {
-            let c = custom_of(&mut node.components, type_path);
-            match c.fields.iter_mut().rev().find(|f| f.name == field.as_str()) {
-                Some(f) => f.expr = expr.as_str().into(),
-                None => c
-                    .fields
-                    .push(CustomField::new(field.as_str(), expr.as_str())),
-            }
-        }
-        Typed::CustomValue { type_path, expr } => {
-            custom_of(&mut node.components, type_path).value = Some(expr.as_str().into());
-        }
-        Typed::Builtin { component, field } => {
-            let slot = node
-                .components
-                .iter_mut()
-                .find(|c| c.same_key(component))
-                .ok_or_else(|| EditError::NoSuchComponent {
-                    id,
-                    key: component.key(),
-                })?;
-            copy_builtin(slot, component, *field);
-        }
-    }
-    Ok(())
-}
-
-fn write_override(o: &mut Override, base: TransformData, value: &Typed) {
-    match value {
-        Typed::Name(name) => o.name = Some(name.as_str().into()),
-        Typed::Transform(part, v) => {
-            let mut t = o.transform.unwrap_or(base);
-            set_part(&mut t, part, *v);
-            o.transform = Some(t);
-        }
-        Typed::CustomField {
-            type_path,
-            field,
-            expr,
-        } => {
-            let c = custom_patch(o, type_path);
-            match c.fields.iter_mut().rev().find(|f| f.name == field.as_str()) {
-                Some(f) => f.expr = expr.as_str().into(),
-                None => c
-                    .fields
-                    .push(CustomField::new(field.as_str(), expr.as_str())),
-            }
-        }
-        Typed::CustomValue { type_path, expr } => {
-            custom_patch(o, type_path).value = Some(expr.as_str().into());
-        }
-        Typed::Builtin { component, field } => {
-            let patch = match o.set.iter().rposition(|p| p.component.same_key(component)) {
-                Some(i) => &mut o.set[i],
-                None => {
-                    o.set.push(ComponentPatch::new(component.clone(), &[]));
-                    let last = o.set.len() - 1;
-                    &mut o.set[last]
-                }
-            };
-            match field {
-                Some((_, path)) => {
-                    copy_builtin(&mut patch.component, component, *field);
-                    if !patch.sets(path) {
-                        patch.fields.push((*path).into());
-                        // The fields in their tag's order, as the writer lists them.
-                        let order = ComponentPatch::fields_of(component.tag());
-                        patch.fields.sort_by_key(|f| {
-                            order
-                                .iter()
-                                .position(|o| *o == f.as_str())
-                                .unwrap_or(usize::MAX)
-                        });
-                    }
-                }
-                None => {
-                    patch.component = component.clone();
-                    patch.fields.clear();
-                }
-            }
-        }
-    }
-}
-
-fn set_part(t: &mut TransformData, part: &str, v: Vec3Data) {
-    match part {
-        "translation" => t.translation = v,
-        "rotation" => t.rotation = v,
-        _ => t.scale = v,
-    }
-}
-
-/// Field `field` of built-in `from` copied into `to` (the whole component when `None`).
-fn copy_builtin(to: &mut ComponentData, from: &ComponentData, field: Option<(usize, &str)>) {
-    let Some(tag) = from.builtin() else {
-        return;
-    };
-    match field {
-        Some((i, _)) => {
-            if let Some(v) = (tag.get)(from, i) {
-                (tag.set)(to, i, v.to_value());
-            }
-        }
-        None => *to = from.clone(),
-    }
-}
-
-/// The custom component `type_path` of `components`, added empty when it has none.
-fn custom_of<'a>(
-    components: &'a mut Vec<ComponentData>,
-    type_path: &str,
-) -> &'a mut CustomComponent {
-    let at = components
-        .iter()
-        .position(|c| matches!(c, ComponentData::Custom(c) if c.type_path == type_path));
-    let at = match at {
-        Some(at) => at,
-        None => {
-            components.push(ComponentData::Custom(CustomComponent {
-                type_path: type_path.into(),
-                fields: Vec::new(),
-                value: None,
-            }));
-            components.len() - 1
-        }
-    };
-    match &mut components[at] {
-        ComponentData::Custom(c) => c,
-        _ => unreachable!("position found a custom component"),
-    }
-}
-
-/// The `set` patch of custom component `type_path` in override `o`, added when it has none.
-fn custom_patch<'a>(o: &'a mut Override, type_path: &str) -> &'a mut CustomComponent {
-    let at = o.set.iter().rposition(
-        |p| matches!(&p.component, ComponentData::Custom(c) if c.type_path == type_path),
-    );
-    let at = match at {
-        Some(at) => at,
-        None => {
-            o.set.push(ComponentPatch::new(
-                ComponentData::Custom(CustomComponent {
-                    type_path: type_path.into(),
-                    fields: Vec::new(),
-                    value: None,
-                }),
-                &[],
-            ));
-            o.set.len() - 1
-        }
-    };
-    match &mut o.set[at].component {
-        ComponentData::Custom(c) => c,
-        _ => unreachable!("rposition found a custom patch"),
-    }
-}
-
-/// Checks `text`, the new text of `asset`, as the loader would (the prefabs it places read
-/// from the asset root, with the other new texts in `texts`; custom components against the
-/// game's schemas); the first error is refused.
-fn validate(
-    world: &World,
-    link: &LiveLink,
-    asset: &str,
-    parsed: ParsedScene,
-    texts: &HashMap<String, String>,
-    file: &std::path::Path,
-) -> Result<(), LinkError> {
-    use crate::pipeline::{PrefabFiles, Source, check};
-    let invalid = |diagnostic: String| LinkError::Invalid {
-        file: file.display().to_string(),
-        diagnostic,
-    };
-    let source = Source::from_parsed(asset, parsed);
-    let root = link.asset_root().to_owned();
-    let mut files = PrefabFiles::new(move |path: &str| -> Result<Vec<u8>, String> {
-        if let Some(text) = texts.get(path) {
-            return Ok(text.clone().into_bytes());
-        }
-        if crate::project::check_asset_path(path).is_err() {
-            return Err(format!("`{path}` is not an asset path"));
-        }
-        std::fs::read(root.join(path)).map_err(|e| format!("`{path}`: {e}"))
-    });
-    if let Some(schemas) = world.get_resource::<crate::runtime::values::registry::ForgeSchemas>() {
-        files = files.with_schemas(schemas.to_schema_file());
-    }
-    let checked = check(source, &mut files);
-    match checked
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == crate::validate::Severity::Error)
-    {
-        None => Ok(()),
-        Some(d) => Err(invalid(match &d.file {
-            Some(f) => format!("{f}: {d}"),
-            None => d.to_string(),
-        })),
-    }
-}
-
-/// Reloads the scene `scene` and every file written that is a loaded asset.
-fn reload(world: &World, scene: &str, files: &[KeptFile]) {
-    let Some(server) = world.get_resource::<AssetServer>() else {
-        return;
-    };
-    let mut paths: Vec<&str> = files.iter().map(|f| f.asset.as_str()).collect();
-    if !paths.contains(&scene) {
-        paths.push(scene);
-    }
-    for path in paths {
-        server.reload(path.to_owned());
+        FieldValue::Builtin(component) => o.set.iter().any(|p| p.component.same_key(component)),
     }
 }

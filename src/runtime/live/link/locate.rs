@@ -7,8 +7,9 @@ use bevy_ecs::entity::Entity;
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::world::World;
 
-use super::{FileView, LinkError, LiveLink, link_of, root_asset};
+use super::{FileView, LinkError, LiveLink, files_of, link_of, root_asset};
 use crate::format::{ComponentData, OverridePart, SourceMap, Span};
+use crate::runtime::asset::files::SceneFiles;
 use crate::runtime::instance::ForgeSceneInstance;
 
 /// A place in a file: 1-based line, and 1-based column in characters (as diagnostics give
@@ -100,7 +101,7 @@ pub fn locate(world: &World, entity: Entity) -> Result<Located, LinkError> {
         .ok_or(LinkError::NotInAScene(entity))?
         .0;
     let scene = root_asset(world, root)?;
-    let places = places_of(link, &scene, &id_path)?;
+    let places = places_of(link, &files_of(world), &scene, &id_path)?;
     Ok(Located {
         root,
         scene,
@@ -253,14 +254,19 @@ pub(crate) fn component_name(c: &ComponentData) -> String {
 }
 
 /// The places of the entity at `id_path` of scene `asset`, from the scene inward.
-fn places_of(link: &LiveLink, asset: &str, id_path: &[u64]) -> Result<Vec<Place>, LinkError> {
+fn places_of(
+    link: &LiveLink,
+    files: &SceneFiles,
+    asset: &str,
+    id_path: &[u64],
+) -> Result<Vec<Place>, LinkError> {
     let mut places = Vec::new();
     let mut asset = asset.to_owned();
     let mut path = id_path;
     // Prefab chains are refused at load (a file cannot place itself); the bound keeps a file
     // changed since from looping.
     for _ in 0..64 {
-        let view = link.view(&asset)?;
+        let view = link.view(files, &asset)?;
         let doc = &view.parsed.doc;
         match path {
             [] => break,

@@ -21,31 +21,42 @@
 mod diff;
 mod keep;
 mod locate;
+mod write;
 
-pub use diff::{LiveChanges, LiveDifference, changed_since, differences, differences_at};
+pub use diff::{
+    LiveChanges, LiveDifference, WrittenAt, changed_since, differences, differences_at,
+};
 pub use keep::{FieldRef, KeepInto, Kept, KeptFile, KeptPatch, SetValue, keep, set};
 pub use locate::{
     LoadedScene, Located, PartPlace, Place, TextPosition, TextRange, find, locate, scenes,
 };
+pub(crate) use write::WritePlugin;
+pub use write::{ForgeSceneWritten, pending_writes, redo, undo};
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource;
-use bevy_platform::collections::HashMap;
 
-use crate::format::{ParsedScene, SceneDoc};
+use crate::runtime::asset::files::{FileText, SceneFiles};
 
 /// The live link's setting: the folder asset paths are read from and written to (a game's
 /// `assets/`). Insert it to use the functions of [`live_link`](self); the remote plugin does.
 ///
-/// It keeps each scene file it read with its source map, until the file changes on disk (its
-/// length or modification time), so locating entities in a large scene reads the file once.
+/// Files are read through the scene loader's memory of each file (one per asset path, shared
+/// with hot reload), read from disk only when the game holds no version of them or the file
+/// changed on disk since.
+///
+/// **The root is a boundary.** A path is resolved as the file system resolves it, symbolic
+/// links followed, and refused when it lands outside the root (as a `..` path is): a link
+/// inside the root may point at a file or folder inside the root, never outside it. This holds
+/// for reads and writes alike.
 #[derive(Resource)]
 pub struct LiveLink {
     root: PathBuf,
-    files: Mutex<HashMap<String, Arc<FileView>>>,
+    /// The root with its symbolic links resolved (once, when first needed).
+    real_root: OnceLock<Option<PathBuf>>,
 }
 
 impl LiveLink {
@@ -54,7 +65,7 @@ impl LiveLink {
     pub fn new(asset_root: impl Into<PathBuf>) -> Self {
         Self {
             root: asset_root.into(),
-            files: Mutex::new(HashMap::default()),
+            real_root: OnceLock::new(),
         }
     }
 
@@ -64,96 +75,95 @@ impl LiveLink {
     }
 
     /// The file of asset path `asset`, when the path keeps to the asset path rules (relative,
-    /// `/` separators, no `..`, no label or source).
+    /// `/` separators, no `..`, no label or source) and the file it names, symbolic links
+    /// followed, is under the root.
     pub(crate) fn file_of(&self, asset: &str) -> Result<PathBuf, LinkError> {
+        let refused = |reason: String| LinkError::Path {
+            path: asset.to_owned(),
+            reason,
+        };
         if let Err(e) = crate::project::check_asset_path(asset) {
-            return Err(LinkError::Path {
-                path: asset.to_owned(),
-                reason: e.to_string(),
-            });
+            return Err(refused(e.to_string()));
         }
         if asset.contains('#') || asset.contains(':') || asset.contains('\\') {
-            return Err(LinkError::Path {
-                path: asset.to_owned(),
-                reason: "a scene file is named by a plain asset path: no label (`#`), source (`:`) or `\\`".to_owned(),
-            });
+            return Err(refused(
+                "a scene file is named by a plain asset path: no label (`#`), source (`:`) or `\\`"
+                    .to_owned(),
+            ));
         }
-        Ok(self.root.join(asset))
-    }
-
-    /// The text of scene file `asset` as it is on disk now, read and parsed once per version.
-    pub(crate) fn view(&self, asset: &str) -> Result<Arc<FileView>, LinkError> {
-        let file = self.file_of(asset)?;
-        let read_error = |e: std::io::Error| LinkError::Read {
-            file: file.display().to_string(),
-            reason: e.to_string(),
-        };
-        let meta = std::fs::metadata(&file).map_err(read_error)?;
-        let stamp = (meta.len(), meta.modified().ok());
-        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(view) = files.get(asset)
-            && view.stamp == stamp
+        let file = self.root.join(asset);
+        let real_root = self
+            .real_root
+            .get_or_init(|| std::fs::canonicalize(&self.root).ok());
+        if let Some(real_root) = real_root
+            && let Some(real) = real_path(&file)
+            && !real.starts_with(real_root)
         {
-            return Ok(view.clone());
+            return Err(refused(format!(
+                "it leads outside the asset directory (to `{}`, through a symbolic link); \
+                 asset paths may not leave the assets directory",
+                real.display()
+            )));
         }
-        let bytes = std::fs::read(&file).map_err(read_error)?;
-        let text = String::from_utf8(bytes).map_err(|_| LinkError::Read {
-            file: file.display().to_string(),
-            reason: "the file is not UTF-8 text (a cooked scene has no lines to point at)"
-                .to_owned(),
-        })?;
-        let parsed =
-            SceneDoc::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text)).map_err(|e| {
-                LinkError::Read {
-                    file: file.display().to_string(),
-                    reason: e.to_string(),
-                }
-            })?;
-        let view = Arc::new(FileView {
-            file,
-            stamp,
-            text,
-            parsed,
-        });
-        files.insert(asset.to_owned(), view.clone());
-        Ok(view)
-    }
-
-    /// Remembers that `asset`'s file `file` now holds `text`, which reads as `parsed` (the
-    /// link just wrote it): the next request does not read it again. Forgets it when the
-    /// file cannot be looked at.
-    pub(crate) fn wrote(&self, asset: &str, file: &Path, text: String, parsed: ParsedScene) {
-        let Ok(meta) = std::fs::metadata(file) else {
-            self.forget(asset);
-            return;
-        };
-        let view = Arc::new(FileView {
-            file: file.to_owned(),
-            stamp: (meta.len(), meta.modified().ok()),
-            text,
-            parsed,
-        });
-        self.files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(asset.to_owned(), view);
-    }
-
-    /// Forgets what was read of `asset` (it was just written).
-    pub(crate) fn forget(&self, asset: &str) {
-        self.files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(asset);
+        Ok(file)
     }
 }
 
-/// A scene file as read: its path and text, and the document with its source map.
+/// Where `file` really is, symbolic links followed: the file's own real path when it exists,
+/// else its nearest existing folder's real path with the rest appended (`None` when nothing
+/// of it exists).
+fn real_path(file: &Path) -> Option<PathBuf> {
+    if let Ok(real) = std::fs::canonicalize(file) {
+        return Some(real);
+    }
+    let mut rest = Vec::new();
+    let mut at = file;
+    while let Some(parent) = at.parent() {
+        rest.push(at.file_name()?.to_owned());
+        if let Ok(real) = std::fs::canonicalize(parent) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return Some(out);
+        }
+        at = parent;
+    }
+    None
+}
+
+/// A scene file as the link reads it: its path, and its text with what it reads as (shared
+/// with the scene loader's memory of the file, or read from disk for this request).
 pub(crate) struct FileView {
     pub(crate) file: PathBuf,
-    stamp: (u64, Option<std::time::SystemTime>),
-    pub(crate) text: String,
-    pub(crate) parsed: ParsedScene,
+    shared: Arc<FileText>,
+}
+
+impl std::ops::Deref for FileView {
+    type Target = FileText;
+
+    fn deref(&self) -> &FileText {
+        &self.shared
+    }
+}
+
+/// The store of scene files of `world` (the app's; a world without `ForgeScenePlugin` gets
+/// one that remembers nothing between calls).
+pub(crate) fn files_of(world: &bevy_ecs::world::World) -> SceneFiles {
+    world
+        .get_resource::<SceneFiles>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+impl LiveLink {
+    /// Scene file `asset` as it is now: the store's newest version when the file on disk is
+    /// still that one (or a write of it is on its way), else read from disk.
+    pub(crate) fn view(&self, files: &SceneFiles, asset: &str) -> Result<FileView, LinkError> {
+        let file = self.file_of(asset)?;
+        let shared = write::current(files, asset, &file)?;
+        Ok(FileView { file, shared })
+    }
 }
 
 /// Why a live link request could not be answered. Nothing was written when one is returned.

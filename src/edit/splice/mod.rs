@@ -11,10 +11,12 @@
 //! it goes on (two spaces per level below it) where the value it replaces or follows spans
 //! lines, on one line otherwise, with the line ending most of the file's lines have.
 
-use crate::format::builtin::{BuiltinTag, Payload, ValueRef};
-use crate::format::source_map::{CustomPart, ENTITY_FIELDS, Span};
+mod component;
+mod instance;
+
+use crate::format::source_map::{ENTITY_FIELDS, Span};
 use crate::format::write::fragment;
-use crate::format::{ComponentData, EntityNode, SceneDoc, SourceMap};
+use crate::format::{ComponentData, EntityNode, SceneDoc, SourceMap, TransformData};
 
 /// Bytes `start..end` of the text become `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,8 +155,29 @@ pub(crate) fn splices(
     Ok(merged)
 }
 
+/// The splices that turn the entries of the entities in `pairs` (each as read, and as it is
+/// now) into text that reads as the new ones, sorted; every other byte stays.
+pub(crate) fn entity_splices(
+    text: &str,
+    map: &SourceMap,
+    pairs: &[(&EntityNode, &EntityNode)],
+) -> Out<Vec<Splice>> {
+    let t = Text::new(text);
+    let mut out = Vec::new();
+    for (old, new) in pairs {
+        if !same_entity(old, new) {
+            entity(&t, map, old, new, &mut out)?;
+        }
+    }
+    out.sort_by_key(|s| (s.start, s.end));
+    if out.windows(2).any(|w| w[0].end > w[1].start) {
+        return Err(Unlocated("overlapping changes".to_owned()));
+    }
+    Ok(out)
+}
+
 /// Whether two entities are the same as written (a NaN is not equal to itself).
-fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
+pub(crate) fn same_entity(a: &EntityNode, b: &EntityNode) -> bool {
     if a == b {
         // `-0.0 == 0.0`, but the transform is written as it is set.
         same_transform(a, b)
@@ -232,6 +255,7 @@ fn entity(
         match *field {
             "transform" => transform(t, map, old, new, out)?,
             "components" => components(t, map, old, new, out)?,
+            "instance" => instance::instance(t, map, old, new, out)?,
             _ => out.push(t.replace_value(
                 Some(at),
                 &fragment::entity_field(new, field),
@@ -279,50 +303,68 @@ fn transform(
     new: &EntityNode,
     out: &mut Vec<Splice>,
 ) -> Out<()> {
-    const PARTS: [&str; 3] = ["translation", "rotation", "scale"];
-    const AXES: [&str; 3] = ["x", "y", "z"];
     let id = old.id;
-    let span = |part: &str| map.entity_field_span(id, &format!("transform.{part}"));
-    let parts = |n: &EntityNode| {
-        [
-            n.transform.translation,
-            n.transform.rotation,
-            n.transform.scale,
-        ]
-    };
-    let (was, now) = (parts(old), parts(new));
+    let parts = map.entity_spans(id).map(|e| &e.transform);
+    transform_parts(
+        t,
+        parts,
+        &old.transform,
+        &new.transform,
+        (
+            map.entity_field_span(id, "transform"),
+            &fragment::entity_field(new, "transform"),
+        ),
+        out,
+    )
+}
+
+/// The splices from transform `was` to `now`, written at `parts` (each part's vector, then its
+/// `x`, `y`, `z`): the changed numbers, or a changed vector where its numbers are not each
+/// located, or `whole` (the transform's span and new text) where a part is not located.
+fn transform_parts(
+    t: &Text,
+    parts: Option<&[[Span; 4]; 3]>,
+    was: &TransformData,
+    now: &TransformData,
+    whole: (Option<Span>, &str),
+    out: &mut Vec<Splice>,
+) -> Out<()> {
+    let vectors = |t: &TransformData| [t.translation, t.rotation, t.scale];
+    let (was, now) = (vectors(was), vectors(now));
+    let located = |s: Span| s.is_some().then_some(s);
+    let mut splices = Vec::new();
     for p in 0..3 {
         let (a, b) = (was[p].to_array(), now[p].to_array());
         if a.iter().zip(&b).all(|(x, y)| same_float(*x, *y)) {
             continue;
         }
-        let axes = AXES.map(|axis| span(&format!("{}.{axis}", PARTS[p])));
-        if axes.iter().all(Option::is_some) {
-            for k in 0..3 {
-                if !same_float(a[k], b[k]) {
-                    out.push(t.replace_value(
-                        axes[k],
-                        &fragment::float(b[k]),
-                        "a transform number",
-                    )?);
+        let spans = parts.map(|parts| parts[p]);
+        let axes = spans.map(|s| [s[1], s[2], s[3]].map(located));
+        match (spans.and_then(|s| located(s[0])), axes) {
+            (_, Some(axes)) if axes.iter().all(Option::is_some) => {
+                for k in 0..3 {
+                    if !same_float(a[k], b[k]) {
+                        splices.push(t.replace_value(
+                            axes[k],
+                            &fragment::float(b[k]),
+                            "a transform number",
+                        )?);
+                    }
                 }
             }
-        } else if let Some(vector) = span(PARTS[p]) {
-            out.push(t.replace_value(
+            (Some(vector), _) => splices.push(t.replace_value(
                 Some(vector),
                 &fragment::vec3(now[p]),
                 "a transform vector",
-            )?);
-        } else {
+            )?),
             // A part the file leaves out: the whole transform.
-            out.push(t.replace_value(
-                map.entity_field_span(id, "transform"),
-                &fragment::entity_field(new, "transform"),
-                "transform",
-            )?);
-            return Ok(());
+            (None, _) => {
+                out.push(t.replace_value(whole.0, whole.1, "transform")?);
+                return Ok(());
+            }
         }
     }
+    out.extend(splices);
     Ok(())
 }
 
@@ -368,7 +410,7 @@ fn components(
     if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_key(y)) {
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
             if !same_component(x, y) {
-                component(t, map, id, i, x, y, out)?;
+                component::component(t, map, map.component_spans(id, i), x, y, None, out)?;
             }
         }
         return Ok(());
@@ -381,160 +423,11 @@ fn components(
         return Ok(());
     }
     if b.len() > a.len() && same_components(&b[..a.len()], a) {
-        let last = list[a.len() - 1];
-        let end = last.end as usize;
-        let list_lines = list_span.is_some_and(|l| t.spans_lines(l));
-        let item_lines = t.spans_lines(last);
-        let indent = t.indent_of(last.start as usize).to_owned();
-        let mut text = String::new();
-        for c in &b[a.len()..] {
-            text.push_str(&t.item_after(&fragment::component(c), &indent, list_lines, item_lines));
-        }
-        out.push(t.insert_after_item(end, text));
+        let items: Vec<String> = b[a.len()..].iter().map(fragment::component).collect();
+        out.push(t.append_after(list_span, list[a.len() - 1], &items));
         return Ok(());
     }
     whole(out)
-}
-
-/// One component that kept its key: its changed `expr` strings when only custom field
-/// expressions changed, else the whole entry.
-fn component(
-    t: &Text,
-    map: &SourceMap,
-    id: u64,
-    index: usize,
-    old: &ComponentData,
-    new: &ComponentData,
-    out: &mut Vec<Splice>,
-) -> Out<()> {
-    let entry = map.component_span(id, index);
-    if let (ComponentData::Custom(a), ComponentData::Custom(b)) = (old, new) {
-        let field = |f: usize, part: CustomPart| map.custom_field_span(id, index, f, part);
-        let written = map.custom_field_count(id, index);
-        // An enum's whole value that changed: its string only.
-        if a.type_path == b.type_path
-            && a.fields == b.fields
-            && let (Some(_), Some(value)) = (&a.value, &b.value)
-            && let Some(span) = map.component_field_span(id, index, "value")
-        {
-            out.push(t.replace_value(Some(span), &fragment::string(value), "an enum's value")?);
-            return Ok(());
-        }
-        let kept = a.fields.len();
-        let same_names = a.type_path == b.type_path
-            && a.value == b.value
-            && kept > 0
-            && b.fields.len() >= kept
-            && written == kept
-            && a.fields
-                .iter()
-                .zip(&b.fields)
-                .all(|(x, y)| x.name == y.name);
-        let located = (0..kept)
-            .all(|f| field(f, CustomPart::Entry).is_some() && field(f, CustomPart::Expr).is_some());
-        if same_names
-            && located
-            && let (Some(first), Some(last), Some(entry)) = (
-                field(0, CustomPart::Entry),
-                field(kept - 1, CustomPart::Entry),
-                entry,
-            )
-        {
-            for (f, (x, y)) in a.fields.iter().zip(&b.fields).enumerate() {
-                if x.expr != y.expr {
-                    out.push(t.replace_value(
-                        field(f, CustomPart::Expr),
-                        &fragment::string(&y.expr),
-                        "a field expression",
-                    )?);
-                }
-            }
-            if b.fields.len() > kept {
-                // New fields after the last, laid out as it is.
-                let end = last.end as usize;
-                let list_lines = t.spans_lines(Span::new(first.start, last.start))
-                    || t.spans_lines(Span::new(entry.start, first.start));
-                let item_lines = t.spans_lines(last);
-                let indent = t.indent_of(last.start as usize).to_owned();
-                let mut text = String::new();
-                for f in &b.fields[kept..] {
-                    let item = format!(
-                        "(\n  name: {},\n  expr: {},\n)",
-                        fragment::string(&f.name),
-                        fragment::string(&f.expr)
-                    );
-                    text.push_str(&t.item_after(&item, &indent, list_lines, item_lines));
-                }
-                out.push(t.insert_after_item(end, text));
-            }
-            return Ok(());
-        }
-    }
-    // A built-in: only its payload values that changed, where the file's map locates them
-    // (`illuminance`, `material.metallic`, the `value` of a mesh), else its `data`, else the
-    // whole entry.
-    if old.tag() == new.tag()
-        && let Some(b) = new.builtin()
-    {
-        let located = |field: &str| map.component_field_span(id, index, field);
-        match builtin_splices(t, b, old, new, &located) {
-            Some(found) => {
-                out.extend(found);
-                return Ok(());
-            }
-            None => {
-                if let Ok(data) = t.replace_value(located("data"), &fragment::data(new), "data") {
-                    out.push(data);
-                    return Ok(());
-                }
-            }
-        }
-    }
-    out.push(t.replace_value(entry, &fragment::component(new), "a component")?);
-    Ok(())
-}
-
-/// The splices that change a built-in's payload from `old`'s values to `new`'s, walking its
-/// tag's fields; `None` when a changed value is not located (not written, or a mode).
-fn builtin_splices(
-    t: &Text,
-    b: &BuiltinTag,
-    old: &ComponentData,
-    new: &ComponentData,
-    located: &dyn Fn(&str) -> Option<Span>,
-) -> Option<Vec<Splice>> {
-    if let Payload::Mode(_) = b.payload {
-        return match ((b.get)(old, 0), (b.get)(new, 0)) {
-            (Some(x), Some(y)) if x.same(&y) => Some(Vec::new()),
-            _ => None,
-        };
-    }
-    let mut out = Vec::new();
-    for (i, f) in b.fields().iter().enumerate() {
-        let (Some(was), Some(now)) = ((b.get)(old, i), (b.get)(new, i)) else {
-            return None;
-        };
-        if was.same(&now) {
-            continue;
-        }
-        // A mesh whose source stays: only its `value`.
-        if let (ValueRef::Mesh(x), ValueRef::Mesh(y)) = (was, now)
-            && std::mem::discriminant(x) == std::mem::discriminant(y)
-            && let Ok(value) = t.replace_value(
-                located("mesh.value"),
-                &fragment::mesh_value(y),
-                "mesh.value",
-            )
-        {
-            out.push(value);
-            continue;
-        }
-        out.push(
-            t.replace_value(located(f.path), &fragment::builtin_value(now), f.path)
-                .ok()?,
-        );
-    }
-    Some(out)
 }
 
 /// Puts a multi-line canonical fragment on one line: `(\n  x: 1.0,\n)` to `(x: 1.0)`.
@@ -591,7 +484,7 @@ impl<'a> Text<'a> {
             .is_some_and(|s| s.contains(&b'\n'))
     }
 
-    fn line_start(&self, at: usize) -> usize {
+    pub(crate) fn line_start(&self, at: usize) -> usize {
         self.b[..at.min(self.b.len())]
             .iter()
             .rposition(|&c| c == b'\n')
@@ -741,15 +634,41 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// The items `fragments` appended to the list at `list` after its last item `last`: on
+    /// lines of their own when the list's items are, each spread over lines when `last` is.
+    pub(crate) fn append_after(
+        &self,
+        list: Option<Span>,
+        last: Span,
+        fragments: &[String],
+    ) -> Splice {
+        let list_lines = list.is_some_and(|l| self.spans_lines(l));
+        let item_lines = self.spans_lines(last);
+        let indent = self.indent_of(last.start as usize).to_owned();
+        let mut text = String::new();
+        for f in fragments {
+            text.push_str(&self.item_after(f, &indent, list_lines, item_lines));
+        }
+        self.insert_after_item(last.end as usize, text)
+    }
+
     /// Inserts `text` (items from [`item_after`](Self::item_after), each led by a comma) after
     /// the item ending at `end`, keeping its own trailing comma where it has one.
     pub(crate) fn insert_after_item(&self, end: usize, text: String) -> Splice {
         let after = self.skip_blank(end);
         if self.b.get(after) == Some(&b',') {
-            // `item,` becomes `item, new,`: the new items take the old comma's place after them.
+            // `item,` becomes `item, new,`: the new items take the old comma's place after them;
+            // on lines of their own, after a comment that ends the item's line.
+            let mut at = after + 1;
+            if text[1..].starts_with(self.nl) {
+                let rest = crate::format::lexical::skip_trivia_on_line(self.b, at);
+                if matches!(self.b.get(rest), Some(b'\n' | b'\r')) {
+                    at = rest;
+                }
+            }
             Splice {
-                start: after + 1,
-                end: after + 1,
+                start: at,
+                end: at,
                 text: format!("{},", &text[1..]),
             }
         } else {
@@ -759,6 +678,44 @@ impl<'a> Text<'a> {
                 text,
             }
         }
+    }
+
+    /// Where the name of the field whose value starts at `value` starts (`name` in
+    /// `name: value`), when a field name is there.
+    pub(crate) fn field_name_start(&self, value: usize) -> Option<usize> {
+        let b = self.b;
+        let mut p = value;
+        while p > 0 && b[p - 1].is_ascii_whitespace() {
+            p -= 1;
+        }
+        if p == 0 || b[p - 1] != b':' {
+            return None;
+        }
+        p -= 1;
+        while p > 0 && b[p - 1].is_ascii_whitespace() {
+            p -= 1;
+        }
+        let end = p;
+        while p > 0 && (b[p - 1].is_ascii_alphanumeric() || b[p - 1] == b'_') {
+            p -= 1;
+        }
+        (p < end).then_some(p)
+    }
+
+    /// Whether bytes `from..to` are spaces and tabs only.
+    pub(crate) fn is_blank(&self, from: usize, to: usize) -> bool {
+        self.b
+            .get(from..to)
+            .is_some_and(|s| s.iter().all(|&c| c == b' ' || c == b'\t'))
+    }
+
+    /// Cuts the field `name: value` whose value is at `value`, with its comma, and its line
+    /// when it stands alone on it.
+    pub(crate) fn cut_field(&self, value: Span) -> Out<Splice> {
+        let start = self
+            .field_name_start(value.start as usize)
+            .ok_or_else(|| Unlocated("a field's name".to_owned()))?;
+        Ok(self.cut_item(Span::new(start as u32, value.end)))
     }
 
     fn skip_blank(&self, mut i: usize) -> usize {
@@ -809,6 +766,9 @@ impl<'a> Text<'a> {
         if alone_before && let Some(le) = line_end {
             s = ls;
             e = le;
+        } else if s > 0 && b[s - 1] == b' ' && line_end.is_none() {
+            // In the middle of a line (`a, b, c`): the blanks after it go too (`a, c`).
+            e = rest;
         }
         Splice {
             start: s,
