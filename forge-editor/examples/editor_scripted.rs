@@ -57,7 +57,9 @@ fn run() -> Result<(), String> {
     let before = *h.app.world().get::<Transform>(box_).ok_or("no transform")?;
     let from = at + Vec2::new(50.0, 0.0);
     h.drag(from, from + Vec2::new(40.0, 0.0), 4);
-    h.frames(8);
+    if !h.wait_for_writes(600, 8) {
+        return Err("the kept file was not written within 600 frames".into());
+    }
     let after = *h.app.world().get::<Transform>(box_).ok_or("no transform")?;
     let kept = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
     let status = h.app.world().resource::<EditorStatus>().clone();
@@ -87,7 +89,9 @@ fn run() -> Result<(), String> {
     h.hold(KeyCode::ControlLeft);
     h.tap(KeyCode::KeyZ);
     h.let_go(KeyCode::ControlLeft);
-    h.frames(8);
+    if !h.wait_for_writes(600, 8) {
+        return Err("the undone file was not written within 600 frames".into());
+    }
     let undone = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
     if undone != original {
         return Err("undo did not restore the file byte for byte".into());

@@ -210,6 +210,17 @@ impl Headless {
         done(self.app.world_mut())
     }
 
+    /// Frames until the live link's writes are on disk (a keep, an undo or a redo writes on
+    /// Bevy's IO task pool, a few frames after the call), at most `most`, then `after` frames
+    /// more for the reload that follows; whether they were all written.
+    pub fn wait_for_writes(&mut self, most: usize, after: usize) -> bool {
+        let written = self.run_until(most, |w| {
+            bevy_forge_scene::live_link::pending_writes(w) == 0
+        });
+        self.frames(after);
+        written
+    }
+
     /// Loads scene `path` (an asset path under the folder), spawns it, and waits until it has
     /// spawned and drawn (a few frames more, so bounds and visibility are known). Its root.
     ///

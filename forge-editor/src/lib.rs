@@ -309,7 +309,8 @@ impl Plugin for ForgeEditorPlugin {
                     .chain()
                     .in_set(EditorSystems::Overlay),
             )
-            .add_observer(select::reloaded);
+            .add_observer(select::reloaded)
+            .add_observer(select::written);
         if self.start_on {
             app.world_mut().resource_mut::<EditMode>().0 = true;
         }

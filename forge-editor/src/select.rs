@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use bevy_forge_scene::format::SceneDoc;
-use bevy_forge_scene::live_link::{self, Located};
+use bevy_forge_scene::live_link::{self, ForgeSceneWritten, Located};
 use bevy_forge_scene::{ForgeEntityId, ForgeEntityPath, ForgeSceneReloaded};
 use bevy_internal::ecs::hierarchy::ChildOf;
 use bevy_internal::ecs::name::Name;
@@ -16,7 +16,7 @@ use bevy_internal::ecs::prelude::*;
 use bevy_internal::picking::Pickable;
 use bevy_internal::sprite::Sprite;
 
-use crate::{SelectedInfo, Selection};
+use crate::{EditorStatus, SelectedInfo, Selection};
 
 /// Marks a sprite edit mode made pickable (it had no `Pickable`): taken away on leaving.
 #[derive(Component)]
@@ -123,6 +123,19 @@ pub(crate) fn unmake_sprites_pickable(world: &mut World) {
 /// A reload (after a keep, an undo, a redo or a hand edit) may change what the panel shows.
 pub(crate) fn reloaded(_: On<ForgeSceneReloaded>, mut refresh: ResMut<Refresh>) {
     refresh.soon();
+}
+
+/// A write of the live link is in place (the reload follows), or could not be made: then the
+/// status line says why (the scene is read again as it is on disk).
+pub(crate) fn written(
+    written: On<ForgeSceneWritten>,
+    mut refresh: ResMut<Refresh>,
+    mut status: ResMut<EditorStatus>,
+) {
+    refresh.soon();
+    if let Some(error) = &written.error {
+        status.refuse(format!("{} not written: {error}", written.scene));
+    }
 }
 
 /// Reads the selected entity's places, lock and differences when asked (a new selection, a
