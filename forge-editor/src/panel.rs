@@ -161,7 +161,7 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
     let status = world.resource::<EditorStatus>();
     let info = world.resource::<SelectedInfo>();
     let header = format!(
-        "EDIT MODE ({:?} leaves) · {:?} · {} axes · Ctrl snaps · keep into {} · undo {} redo {}{}",
+        "EDIT MODE ({:?} leaves) | {:?} | {} axes | Ctrl snaps | keep into {} | undo {} redo {}{}",
         settings.toggle,
         state.mode,
         match state.space {
@@ -175,7 +175,7 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
         history.undo_len(),
         history.redo_len(),
         if unsaved > 0 {
-            format!(" · {unsaved} unsaved (Ctrl+S)")
+            format!(" | {unsaved} unsaved (Ctrl+S)")
         } else {
             String::new()
         }
@@ -204,7 +204,7 @@ fn texts(world: &World) -> [(PanelPart, String, Color); 5] {
         let mut s = "Differs from the files:".to_owned();
         for d in &info.differences {
             s.push_str(&format!(
-                "\n  {}{}: file {} · live {}",
+                "\n  {}{}: file {} | live {}",
                 d.component,
                 d.field
                     .as_deref()
@@ -327,6 +327,7 @@ mod tests {
                 field: Some("translation".to_owned()),
                 file: Some("(x: 0.0, y: 24.0, z: 0.5)".to_owned()),
                 live: "(x: 20.0, y: 24.0, z: 0.5)".to_owned(),
+                written: None,
             }],
         };
         let entity = text_of(&world, PanelPart::Entity).0;
@@ -336,7 +337,7 @@ mod tests {
         );
         let differences = text_of(&world, PanelPart::Differences).0;
         assert!(differences.contains(
-            "transform.translation: file (x: 0.0, y: 24.0, z: 0.5) · live (x: 20.0, y: 24.0, z: 0.5)"
+            "transform.translation: file (x: 0.0, y: 24.0, z: 0.5) | live (x: 20.0, y: 24.0, z: 0.5)"
         ), "{differences}");
         // A refusal is red; the header counts unsaved drags.
         world
