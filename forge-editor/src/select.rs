@@ -280,8 +280,11 @@ mod tests {
     fn the_lock_is_read_from_the_entry_with_the_line_of_its_locked() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let file = dir.path().join("level.forge.ron");
-        let text = "(\n  format_version: 1,\n  name: \"Level\",\n  entities: {\n    1: (\n      id: 1,\n      name: \"Wall\",\n      locked: true,\n    ),\n    2: (id: 2, name: \"Door\", locked: false),\n  },\n  roots: [1, 2],\n  next_id: 3,\n)\n";
-        std::fs::write(&file, text).unwrap_or_else(|e| panic!("{e}"));
+        let transform = "(translation: (x: 0, y: 0, z: 0), rotation: (x: 0, y: 0, z: 0), scale: (x: 1, y: 1, z: 1))";
+        let text = format!(
+            "(\n  format_version: 1,\n  name: \"Level\",\n  entities: {{\n    1: (\n      id: 1,\n      name: \"Wall\",\n      locked: true,\n      parent: None,\n      children: [],\n      transform: {transform},\n      components: [],\n    ),\n    2: (id: 2, name: \"Door\", parent: None, children: [], transform: {transform}, components: [], locked: false),\n  }},\n  roots: [1, 2],\n  next_id: 3,\n)\n"
+        );
+        std::fs::write(&file, &text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             locked_at(&located(&file, 1)).as_deref(),
             Some("level.forge.ron:8")
