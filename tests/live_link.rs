@@ -638,3 +638,38 @@ fn changed_since_names_only_what_changed_after_the_tick() {
     assert_eq!(paths, vec![vec![1]]);
     assert!(changed.is_empty());
 }
+
+#[test]
+fn differences_at_gives_the_differences_of_the_entities_asked_for_only() {
+    let mut game = Game::new();
+    let root = game.root;
+    let lamp = game.entity(&[1]);
+    let placed = game.entity(&[3, 1]);
+    game.world()
+        .get_mut::<Transform>(lamp)
+        .unwrap()
+        .translation
+        .z = -1.0;
+    game.world()
+        .get_mut::<Transform>(placed)
+        .unwrap()
+        .translation
+        .x = 9.0;
+    let all = live_link::differences(game.world(), root).unwrap();
+    assert_eq!(all.len(), 2);
+    let lamp_only = live_link::differences_at(game.world(), root, &[vec![1]]).unwrap();
+    assert_eq!(lamp_only, vec![all[0].clone()]);
+    assert_eq!(lamp_only[0].id_path, vec![1]);
+    let placed_only = live_link::differences_at(game.world(), root, &[vec![3, 1]]).unwrap();
+    assert_eq!(placed_only.len(), 1);
+    assert_eq!(placed_only[0].id_path, vec![3, 1]);
+    // Both, and a path the scene does not have (nothing for it).
+    let both =
+        live_link::differences_at(game.world(), root, &[vec![3, 1], vec![1], vec![77]]).unwrap();
+    assert_eq!(both.len(), 2);
+    assert!(
+        live_link::differences_at(game.world(), root, &[vec![77]])
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -150,6 +150,10 @@ enum Command {
     /// entities outlined, and a Markdown report (runs `forge-render`).
     #[command(disable_help_flag = true)]
     Review(ExternalArgs),
+    /// Open a scene in a window with edit mode: pick, drag, keep and undo (runs the
+    /// `forge-edit` program, built apart: see docs/guide/edit-mode.md).
+    #[command(disable_help_flag = true)]
+    Edit(ExternalArgs),
 }
 
 /// The arguments of a command another program runs, passed on as given.
@@ -305,6 +309,9 @@ fn main() -> ExitCode {
         Command::Lsp(_) => return bevy_forge_scene_cli::lsp::stdio(),
         Command::Render(args) => return external::run("render", &args.args),
         Command::Review(args) => return external::run("review", &args.args),
+        Command::Edit(args) => {
+            return external::run_program(&external::EDIT, "edit", None, &args.args);
+        }
         Command::Validate(args) => validate(&args),
         Command::Fmt(args) => fmt(&args),
         Command::New(args) => new(&args),

@@ -93,6 +93,28 @@ pub fn differences(world: &World, root: Entity) -> Result<Vec<LiveDifference>, L
     differences_of(world, root, None)
 }
 
+/// [`differences`] of the entities at `id_paths` of the instance on `root` only (an
+/// editor's panel asks for the selected entity's): what the whole list says of them, at a
+/// cost that grows with the entities asked for, not with the scene. An id path the scene does
+/// not have gives nothing.
+///
+/// # Errors
+/// As [`differences`].
+pub fn differences_at(
+    world: &World,
+    root: Entity,
+    id_paths: &[Vec<u64>],
+) -> Result<Vec<LiveDifference>, LinkError> {
+    let keys: Vec<u64> = id_paths
+        .iter()
+        .map(|path| match path.as_slice() {
+            [id] => *id,
+            _ => crate::prefab::key_of(path),
+        })
+        .collect();
+    differences_of(world, root, Some(&keys))
+}
+
 /// What changed in an instance after a tick: the answer of [`changed_since`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveChanges {

@@ -23,7 +23,9 @@ mod keep;
 mod locate;
 mod write;
 
-pub use diff::{LiveChanges, LiveDifference, WrittenAt, changed_since, differences};
+pub use diff::{
+    LiveChanges, LiveDifference, WrittenAt, changed_since, differences, differences_at,
+};
 pub use keep::{FieldRef, KeepInto, Kept, KeptFile, KeptPatch, SetValue, keep, set};
 pub use locate::{
     LoadedScene, Located, PartPlace, Place, TextPosition, TextRange, find, locate, scenes,
