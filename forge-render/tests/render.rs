@@ -465,7 +465,11 @@ fn the_second_side_of_a_review_is_the_picture_of_a_first_side() {
             })
             .count()
     };
-    assert!(reddish(&second) > 100, "{} reddish pixels", reddish(&second));
+    assert!(
+        reddish(&second) > 100,
+        "{} reddish pixels",
+        reddish(&second)
+    );
 }
 
 /// A capture of a scene that draws nothing is refused with the colour it had, and `render`
