@@ -1,7 +1,7 @@
 //! The reader is bounded: no panic, no stack overflow and no hang on any input.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::*;
 use common::*;

@@ -1,7 +1,7 @@
 //! Editing operations keep the forest valid and refuse what would break it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::*;
 use common::*;

@@ -6,7 +6,7 @@
 //! and the same expansion.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::{
     ComponentData, ComponentPatch, CustomComponent, CustomField, Instance, Override, SceneDoc,

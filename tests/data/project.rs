@@ -1,8 +1,6 @@
 //! Project files: slugs, scene listing, atomic saves confined to the project, asset paths.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use bevy_forge_scene::format::SceneDoc;
 use bevy_forge_scene::project::*;
 

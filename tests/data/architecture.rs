@@ -277,7 +277,7 @@ fn every_part_has_a_floor() {
     }
     assert!(
         unplaced.is_empty(),
-        "top-level modules without a floor in tests/architecture.rs and docs/ARCHITECTURE.md: {unplaced:?}"
+        "top-level modules without a floor in tests/data/architecture.rs and docs/ARCHITECTURE.md: {unplaced:?}"
     );
 }
 

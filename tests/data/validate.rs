@@ -2,7 +2,7 @@
 //! ordering and robustness properties.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::{IntegrityProblem, SceneDoc};
 use bevy_forge_scene::project::AssetIndex;

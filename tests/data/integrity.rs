@@ -1,7 +1,7 @@
 //! The forest rules: `check_integrity` finds every broken rule and terminates on any forest.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::*;
 use common::*;

@@ -3,7 +3,7 @@
 //! same document.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::*;
 use common::*;

@@ -2,8 +2,6 @@
 //! and edits, expanded by id path (no `World` here), and expansion over any graph of files ends.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::collections::HashMap;
 
 use bevy_forge_scene::format::*;

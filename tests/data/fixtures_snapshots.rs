@@ -1,11 +1,11 @@
 //! Every fixture in `tests/fixtures/invalid` and `tests/fixtures/warnings` against its reviewed
 //! snapshot of exact diagnostics in `tests/snapshots/<dir>/<file>.txt`.
 //!
-//! After a deliberate change, `UPDATE_SNAPSHOTS=1 cargo test --test fixtures_snapshots` rewrites
-//! the snapshots; review the diff against the fixture READMEs before committing it.
+//! After a deliberate change, `UPDATE_SNAPSHOTS=1 cargo test --test data fixtures_snapshots`
+//! rewrites the snapshots; review the diff against the fixture READMEs before committing it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! is the strict reader's, one problem gives one error, and what reads keeps its spans.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::*;
 use common::*;

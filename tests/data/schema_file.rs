@@ -1,7 +1,7 @@
 //! `.forge-schema.ron` files: what `ForgeSchemas::export` writes and `SchemaFile::read` accepts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::schema::FieldKind;
 use bevy_forge_scene::schema::{SCHEMA_FORMAT, SchemaFile, SchemaFileError};

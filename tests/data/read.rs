@@ -2,7 +2,7 @@
 //! line, column, entity and field.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::*;
 use common::{fixture, fixture_text};

@@ -1,7 +1,7 @@
 //! Scene diffs: every kind of change, their log lines, and replaying a diff on the old document.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 
