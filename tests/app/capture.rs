@@ -3,7 +3,7 @@
 //! as read; runtime changes come back as exactly those changes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -22,7 +22,7 @@ use common::harness::Harness;
 use common::scenes::{custom, entity, placing, scene};
 use proptest::prelude::*;
 
-#[path = "../examples/support/gate.rs"]
+#[path = "../../examples/support/gate.rs"]
 #[allow(dead_code)]
 mod gate;
 

@@ -6,7 +6,7 @@
 //! of the same text spawns.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_forge_scene::format::{ParsedScene, SceneDoc, TextChange};
 use bevy_forge_scene::pipeline::{self, Checked, LastCheck, Source};

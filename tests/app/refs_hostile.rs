@@ -4,7 +4,7 @@
 //! promise. (The costs of long lists and many dangling references are `benches/refs.rs`.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 
@@ -355,7 +355,7 @@ fn run_child(name: &str) -> (bool, String) {
         .args([
             "--ignored",
             "--exact",
-            name,
+            &common::test_name(module_path!(), name),
             "--nocapture",
             "--test-threads=1",
         ])

@@ -3,7 +3,7 @@
 //! every live instance while what the scene overrode stays overridden.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_asset::AssetServer;
 use bevy_ecs::change_detection::ComponentTicks;

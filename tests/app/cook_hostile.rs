@@ -3,7 +3,7 @@
 //! through the asset server and the twin reader, and the `forge cook` command line.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -40,7 +40,12 @@ fn memory_checks() {
         "an_announced_component_count_does_not_reserve_far_more_than_the_file",
     ] {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--ignored", "--exact", name, "--test-threads=1"])
+            .args([
+                "--ignored",
+                "--exact",
+                &common::test_name(module_path!(), name),
+                "--test-threads=1",
+            ])
             .output()
             .unwrap();
         assert!(

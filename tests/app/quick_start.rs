@@ -52,7 +52,7 @@ fn spin(time: Res<Time>, mut spinning: Query<(&Spin, &mut Transform)>) {
 }
 // README: end
 
-const README: &str = include_str!("../README.md");
+const README: &str = include_str!("../../README.md");
 
 /// The fenced block of `lang` that follows `after` in the README.
 fn readme_block(after: &str, lang: &str) -> &'static str {

@@ -4,7 +4,7 @@
 //! (`set`, refused when they do not validate).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

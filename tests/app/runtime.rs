@@ -2,15 +2,7 @@
 //! source and spawn real components.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "spawning/aim.rs"]
-mod aim;
-#[path = "spawning/budget.rs"]
-mod budget;
-mod common;
-#[path = "spawning/progress.rs"]
-mod progress;
-#[path = "spawning/streaming.rs"]
-mod streaming;
+use crate::common;
 
 use common::harness::Harness;
 

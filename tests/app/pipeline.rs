@@ -4,7 +4,7 @@
 //! columns, entities, field paths and related places.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! trusts it (the same build and the same schemas) instead of validating again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::codes;

@@ -4,7 +4,7 @@
 //! export, the edit layer, capture and save, hot reload, overrides and import.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_ecs::prelude::*;
 use bevy_forge_scene::capture::{CaptureOptions, capture_instance, save_instance};

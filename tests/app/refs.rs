@@ -4,7 +4,7 @@
 //! re-resolves them, and offline checks report what the loader reports.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_asset::{AssetServer, Assets};
 use bevy_ecs::hierarchy::ChildOf;

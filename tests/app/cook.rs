@@ -4,7 +4,7 @@
 //! what their text spawns.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -31,7 +31,7 @@ use common::harness::Harness;
 use proptest::prelude::*;
 
 /// The castle gate example's types, shared with the examples.
-#[path = "../examples/support/gate.rs"]
+#[path = "../../examples/support/gate.rs"]
 mod gate;
 
 fn cooked(source: &str, text: &str) -> CookedScene {

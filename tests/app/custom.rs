@@ -2,7 +2,7 @@
 //! and every problem fails the load with its line and column.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_app::App;
 use bevy_asset::{AssetServer, Handle, LoadState};

@@ -5,7 +5,7 @@
 //! text loaded under a path seen for the first time, and the live instance holds it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_asset::{AssetServer, Assets};
 use bevy_forge_scene::prelude::*;

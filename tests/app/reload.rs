@@ -2,7 +2,7 @@
 //! entities and components are untouched; a bad edit keeps the last good scene.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use bevy_asset::{AssetServer, Assets};
 use bevy_ecs::change_detection::ComponentTicks;

@@ -129,7 +129,7 @@ fn bevy_and_forge_preludes_compose() {
 
 /// The names `prelude` re-exports, read from its `pub use` items in `src/lib.rs`.
 fn prelude_names() -> Vec<String> {
-    let lib = include_str!("../src/lib.rs");
+    let lib = include_str!("../../src/lib.rs");
     let start = lib.find("pub mod prelude {").expect("lib.rs has a prelude");
     let body = &lib[start..];
     let body = &body[..body.find("\n}").expect("the prelude ends")];
