@@ -7,8 +7,8 @@
 #![cfg(feature = "gltf")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-#[path = "common/stand_in_gltf.rs"]
+use crate::common;
+#[path = "../common/stand_in_gltf.rs"]
 mod stand_in_gltf;
 
 use bevy_asset::{AssetServer, Handle, LoadState};
