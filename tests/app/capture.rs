@@ -22,9 +22,7 @@ use common::harness::Harness;
 use common::scenes::{custom, entity, placing, scene};
 use proptest::prelude::*;
 
-#[path = "../../examples/support/gate.rs"]
-#[allow(dead_code)]
-mod gate;
+use crate::gate;
 
 const ALL: CaptureOptions = CaptureOptions {
     include_added: true,

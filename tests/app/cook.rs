@@ -30,10 +30,6 @@ use common::cooked::{load_state, processed_app, twin_app};
 use common::harness::Harness;
 use proptest::prelude::*;
 
-/// The castle gate example's types, shared with the examples.
-#[path = "../../examples/support/gate.rs"]
-mod gate;
-
 fn cooked(source: &str, text: &str) -> CookedScene {
     CookedScene {
         source: source.to_owned(),

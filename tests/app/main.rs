@@ -7,6 +7,12 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+/// The castle gate example's types (`forge_demo::Door`, ..), shared with the examples: `cook`
+/// loads the castle gate scene, `capture` also names them. One module for both, as a type path
+/// belongs to one type in a binary.
+#[allow(dead_code)]
+#[path = "../../examples/support/gate.rs"]
+mod gate;
 
 mod capture;
 mod cook;
