@@ -8,8 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
-#[path = "../common/stand_in_gltf.rs"]
-mod stand_in_gltf;
+use crate::stand_in_gltf;
 
 use bevy_asset::{AssetServer, Handle, LoadState};
 use bevy_ecs::hierarchy::{ChildOf, Children};

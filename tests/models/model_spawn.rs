@@ -6,14 +6,13 @@
 //! Bevy's own `GltfPlugin` needs the render stack's Rust version: here a stand-in loader reads
 //! the test model's JSON into the `WorldAsset` shape Bevy's glTF loader gives (a root named
 //! after the glTF scene, node entities named as the nodes, `GltfNode{index}` for unnamed ones,
-//! a point light on light nodes). `render-tests/tests/models.rs` runs the same with Bevy's
-//! loader.
+//! a point light on light nodes). `render-tests/tests/testsuite/models.rs` runs the same with
+//! Bevy's loader.
 #![cfg(feature = "gltf")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
-#[path = "../common/stand_in_gltf.rs"]
-mod stand_in_gltf;
+use crate::stand_in_gltf;
 
 use bevy_ecs::hierarchy::{ChildOf, Children};
 use bevy_ecs::name::Name;
