@@ -47,7 +47,7 @@
 extern crate self as bevy_forge_scene;
 
 // The parts (docs/ARCHITECTURE.md). Each imports only parts on lower floors: format, then
-// project, schema, validate and diff, prefab, and the runtime on top (tests/architecture.rs).
+// project, schema, validate and diff, prefab, and the runtime on top (tests/data/architecture.rs).
 // The runtime's items are re-exported here: a game names them from the crate root (or the
 // prelude); the tools (validate, edit, export, cook, ...) are reached through their modules.
 pub mod codes;

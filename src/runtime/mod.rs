@@ -6,7 +6,7 @@
 //! [`project`](crate::project), [`schema`](crate::schema), [`validate`](crate::validate),
 //! [`diff`](mod@crate::diff), [`prefab`](crate::prefab), [`pipeline`](crate::pipeline));
 //! nothing below imports from here. Inside, the parts stand on each other in this order
-//! (`tests/architecture.rs` keeps it):
+//! (`tests/data/architecture.rs` keeps it):
 //!
 //! 1. [`values`]: what a file's values become in Bevy (components, entity references, the
 //!    registry of custom types, custom values, built-ins).

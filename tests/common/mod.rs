@@ -396,3 +396,14 @@ pub fn write(dir: &std::path::Path, rel: &str, text: &str) {
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, text).unwrap();
 }
+
+/// The name the test harness gives the test function `name` of the module whose
+/// `module_path!()` is `module`: that path without the crate's name, as `--exact` matches it
+/// (`cook_hostile::a_huge_twin_is_not_read_whole` in the `app` binary, the bare name in a binary
+/// of its own). For a test that runs an ignored test of its own binary alone in a child process.
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
