@@ -392,6 +392,9 @@ fn random_keeps_and_sets_change_only_the_values_written() {
         let root = game.root.to_bits();
         for s in &steps {
             let before = game.text(CAMP);
+            // Counted before the call: the game updates while the client waits, so the write
+            // and its reload may be done by the time the answer comes.
+            let reloads = game.reloads();
             let answer = match s {
                 Step::KeepHp(e, v) => {
                     set_hp(&mut game, PATHS[*e], *v);
@@ -429,7 +432,6 @@ fn random_keeps_and_sets_change_only_the_values_written() {
                 );
                 continue;
             }
-            let reloads = game.reloads();
             game.until_written();
             let after = game.text(CAMP);
             assert_eq!(
