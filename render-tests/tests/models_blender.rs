@@ -153,7 +153,8 @@ fn named_point_and_spot_lights_placed_twice_take_one_instances_overrides_and_kee
     // candela times 4π lumens, range 20 when the file has none, the colour as sRGB.
     assert_eq!(point.range, 20.0);
     assert_eq!(point.color, bevy_color::Color::srgb(1.0, 0.8, 0.5));
-    assert!((spot.outer_angle - 0.392_699_1).abs() < 1e-6, "{spot:?}");
+    // The file's outer cone angle is π/8.
+    assert!((spot.outer_angle - std::f32::consts::FRAC_PI_8).abs() < 1e-6, "{spot:?}");
     assert!((spot.inner_angle - 0.333_794_2).abs() < 1e-6, "{spot:?}");
     let lumens = CANDELA * 4.0 * std::f32::consts::PI;
     let point = world
@@ -229,7 +230,7 @@ fn glb_with(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
     let json_len = u32_at(12);
     let json = std::str::from_utf8(&bytes[20..20 + json_len]).unwrap();
     let mut json = json.trim_end().replace(from, to).into_bytes();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let bin = &bytes[20 + json_len..];
