@@ -107,10 +107,7 @@ pub fn differences_at(
 ) -> Result<Vec<LiveDifference>, LinkError> {
     let keys: Vec<u64> = id_paths
         .iter()
-        .map(|path| match path.as_slice() {
-            [id] => *id,
-            _ => crate::prefab::key_of(path),
-        })
+        .map(|path| crate::prefab::key_of(path))
         .collect();
     differences_of(world, root, Some(&keys))
 }
@@ -152,10 +149,7 @@ pub fn changed_since(
                 })
             })
         })
-        .map(|(path, _)| match path {
-            [id] => *id,
-            _ => crate::prefab::key_of(path),
-        })
+        .map(|(path, _)| crate::prefab::key_of(path))
         .collect();
     if keys.is_empty() {
         return Ok(None);

@@ -15,6 +15,7 @@ use super::{LinkError, LiveLink, files_of, link_of, root_asset};
 use crate::edit::{EditAt, FieldEdit, FieldValue, PatchGroup, TransformPart};
 use crate::format::builtin::{FieldKind, Value};
 use crate::format::{ComponentData, EntityNode, Override, TransformData, Vec3Data};
+use crate::prefab::key_of;
 use crate::runtime::asset::files::SceneFiles;
 use crate::runtime::live::capture::live_nodes;
 
@@ -139,7 +140,7 @@ pub fn keep(
     let world: &World = world;
     let scene = root_asset(world, root)?;
     let link = link_of(world)?;
-    let only: Option<Vec<u64>> = changes.map(|c| c.iter().map(|f| key(&f.id_path)).collect());
+    let only: Option<Vec<u64>> = changes.map(|c| c.iter().map(|f| key_of(&f.id_path)).collect());
     let all = differences_of(world, root, only.as_deref())?;
     let chosen: Vec<LiveDifference> = match changes {
         None => all,
@@ -171,14 +172,14 @@ pub fn keep(
     }
     let files = files_of(world);
     // The live values, typed, of the entities kept.
-    let keys: Vec<u64> = chosen.iter().map(|d| key(&d.id_path)).collect();
+    let keys: Vec<u64> = chosen.iter().map(|d| key_of(&d.id_path)).collect();
     let nodes: HashMap<u64, (EntityNode, EntityNode)> = live_nodes(world, root, Some(&keys))?
         .into_iter()
         .map(|n| (n.key, (n.file.clone(), n.live)))
         .collect();
     let mut plan = Plan::default();
     for d in &chosen {
-        let Some((file, live)) = nodes.get(&key(&d.id_path)) else {
+        let Some((file, live)) = nodes.get(&key_of(&d.id_path)) else {
             continue;
         };
         let value = live_value(d, live, &file.transform).ok_or_else(|| {
@@ -267,16 +268,8 @@ fn spawned_transform(world: &World, scene: &str, path: &[u64]) -> Option<Transfo
         if asset.label().is_some() || asset.path().to_string_lossy().replace('\\', "/") != scene {
             return None;
         }
-        Some(loaded.spawn_doc().entities.get(&key(path))?.transform)
+        Some(loaded.spawn_doc().entities.get(&key_of(path))?.transform)
     })
-}
-
-/// The key of the entity at `path` in a spawned document.
-fn key(path: &[u64]) -> u64 {
-    match path {
-        [id] => *id,
-        _ => crate::prefab::key_of(path),
-    }
 }
 
 /// The live value of difference `d` on the live node `live`; `base` is the entity's transform
