@@ -563,6 +563,13 @@ struct Queue {
     next: Option<Job>,
 }
 
+impl Queue {
+    /// Whether a write is queued or on its way to disk.
+    fn is_busy(&self) -> bool {
+        self.running.is_some() || self.next.is_some()
+    }
+}
+
 /// How many scene files of `world` the live link is writing: a write queued or on its way to
 /// disk (each ends with a [`ForgeSceneWritten`]).
 pub fn pending_writes(world: &World) -> usize {
@@ -570,7 +577,7 @@ pub fn pending_writes(world: &World) -> usize {
         w.0.lock()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
-            .filter(|q| q.running.is_some() || q.next.is_some())
+            .filter(|q| q.is_busy())
             .count()
     })
 }
@@ -704,7 +711,7 @@ impl Writes {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .values()
-            .all(|q| q.running.is_none() && q.next.is_none())
+            .all(|q| !q.is_busy())
     }
 }
 
