@@ -64,8 +64,36 @@ impl Game {
     }
 
     /// A game with the files `paths` (under `tests/scenes`) in its asset folder, the scene
-    /// `scene` spawned until the entity at `ready` is live.
+    /// `scene` spawned until the entity at `ready` is live, and its server taking connections.
+    ///
+    /// The server binds its port on the IO task pool (which every test in the binary shares), so
+    /// it may start listening some frames after the scene is ready, and the port, free when it
+    /// was picked, may have been taken since by another test's client. The game waits for the
+    /// port to answer, and starts over on a fresh port if it never does.
     pub fn with(paths: &[&str], scene: &str, ready: &[u64]) -> Self {
+        for _ in 0..3 {
+            let mut game = Self::started(paths, scene, ready);
+            if game.listening(Duration::from_secs(20)) {
+                return game;
+            }
+        }
+        panic!("the live link never listened on three ports");
+    }
+
+    /// Updates until a connection to the game's port is taken, for at most `within`.
+    fn listening(&mut self, within: Duration) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < within {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return true;
+            }
+            self.app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    fn started(paths: &[&str], scene: &str, ready: &[u64]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         for path in paths {
             let file = dir.path().join(path);
