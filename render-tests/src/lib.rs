@@ -1,7 +1,7 @@
 //! Test-only package: see `tests/`.
 //!
 //! Its root also holds the seed scenes' custom component types (`forge_demo::Orbit`, ...), for
-//! the exported scenes of `tests/export.rs`, which name this crate `forge_demo`.
+//! the exported scenes of `tests/testsuite/export.rs`, which name this crate `forge_demo`.
 
 mod forge_demo;
 mod models;

@@ -24,7 +24,8 @@ pub fn model_app(dir: Dir) -> App {
 }
 
 /// [`model_app`] with `plugins` adding plugins of their own before `ForgeScenePlugin` (Bevy's
-/// `WorldSerializationPlugin` and `ScenePlugin`, for the exported scenes of `tests/export.rs`).
+/// `WorldSerializationPlugin` and `ScenePlugin`, for the exported scenes of
+/// `tests/testsuite/export.rs`).
 pub fn model_app_with(dir: Dir, plugins: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
     app.register_asset_source(

@@ -5,12 +5,10 @@
 //! link out of the asset root is refused and touches nothing outside.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
+use crate::support::*;
 use bevy_light::PointLight;
 use bevy_transform::components::Transform;
 use serde_json::{Value, json};
-use support::*;
 
 const CAMP: &str = "camp/camp.forge.ron";
 const GOBLIN: &str = "camp/goblin.forge.ron";

@@ -1,6 +1,6 @@
 //! The exported seed scenes (`tests/exported/`, written by `forge export`; the main crate's
-//! `tests/export.rs` fails when they are stale) spawn the world `ForgeScenePlugin` spawns from
-//! the scene files: same names, transforms within 1e-6, same component types per entity, same
+//! `tests/data/export.rs` fails when they are stale) spawn the world `ForgeScenePlugin` spawns
+//! from the scene files: same names, transforms within 1e-6, same component types per entity, same
 //! hierarchy in the same order, entity references pointing at the same entities.
 //!
 //! The exported code says `use bevy::prelude::*;`: here `bevy` is `bevy_internal`, the crate
@@ -8,40 +8,37 @@
 //! which defines the seed scenes' custom component types.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-extern crate bevy_forge_scene_render_tests as forge_demo;
-extern crate bevy_internal as bevy;
-
-#[path = "exported/castle_gate_rust.rs"]
+#[path = "../exported/castle_gate_rust.rs"]
 mod castle_gate_rust;
-#[path = "exported/game_types_bsn.rs"]
+#[path = "../exported/game_types_bsn.rs"]
 mod game_types_bsn;
-#[path = "exported/game_types_rust.rs"]
+#[path = "../exported/game_types_rust.rs"]
 mod game_types_rust;
-#[path = "exported/garden_bsn.rs"]
+#[path = "../exported/garden_bsn.rs"]
 mod garden_bsn;
-#[path = "exported/garden_rust.rs"]
+#[path = "../exported/garden_rust.rs"]
 mod garden_rust;
-#[path = "exported/goblin_camp_bsn.rs"]
+#[path = "../exported/goblin_camp_bsn.rs"]
 mod goblin_camp_bsn;
-#[path = "exported/goblin_camp_rust.rs"]
+#[path = "../exported/goblin_camp_rust.rs"]
 mod goblin_camp_rust;
-#[path = "exported/odd_names_bsn.rs"]
+#[path = "../exported/odd_names_bsn.rs"]
 mod odd_names_bsn;
-#[path = "exported/odd_names_rust.rs"]
+#[path = "../exported/odd_names_rust.rs"]
 mod odd_names_rust;
-#[path = "exported/porch_bsn.rs"]
+#[path = "../exported/porch_bsn.rs"]
 mod porch_bsn;
-#[path = "exported/porch_rust.rs"]
+#[path = "../exported/porch_rust.rs"]
 mod porch_rust;
-#[path = "exported/street_rust.rs"]
+#[path = "../exported/street_rust.rs"]
 mod street_rust;
-#[path = "exported/platformer_bsn.rs"]
+#[path = "../exported/platformer_bsn.rs"]
 mod platformer_bsn;
-#[path = "exported/platformer_rust.rs"]
+#[path = "../exported/platformer_rust.rs"]
 mod platformer_rust;
-#[path = "exported/showcase_bsn.rs"]
+#[path = "../exported/showcase_bsn.rs"]
 mod showcase_bsn;
-#[path = "exported/showcase_rust.rs"]
+#[path = "../exported/showcase_rust.rs"]
 mod showcase_rust;
 
 use std::collections::BTreeSet;

@@ -5,17 +5,15 @@
 //! change tick. Hostile requests are each answered, and nothing is written.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
 use bevy_reflect::TypePath;
 use bevy_transform::components::Transform;
 use serde_json::{Value, json};
-use support::*;
 
 fn transform_path() -> &'static str {
     Transform::type_path()
