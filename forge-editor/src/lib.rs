@@ -23,7 +23,9 @@
 //!
 //! Out of edit mode the plugin's systems do not run (one system looks at the keyboard in the
 //! frames a key changes). Picking itself is Bevy's (`bevy_picking`'s sprite, mesh and UI
-//! backends).
+//! backends); in edit mode its backends and hover map run only in frames where a pointer moved,
+//! pressed, released or scrolled (the hover map is otherwise what it was), so a still pointer
+//! costs no hit tests against every sprite.
 
 pub mod camera;
 pub mod gizmo;
@@ -38,13 +40,15 @@ pub mod write;
 use std::path::PathBuf;
 
 use bevy_forge_scene::live_link::{KeepInto, LiveDifference, LiveLink};
-use bevy_internal::app::{App, Plugin, PostUpdate, Update};
+use bevy_internal::app::{App, Plugin, PostUpdate, PreUpdate, Update};
 use bevy_internal::ecs::prelude::*;
 use bevy_internal::gizmos::AppGizmoBuilder;
 use bevy_internal::gizmos::config::{GizmoConfigGroup, GizmoConfigStore};
 use bevy_internal::input::ButtonInput;
 use bevy_internal::input::keyboard::KeyCode;
+use bevy_internal::picking::PickingSystems;
 use bevy_internal::picking::mesh_picking::{MeshPickingPlugin, MeshPickingSettings};
+use bevy_internal::picking::pointer::PointerInput;
 use bevy_internal::reflect::Reflect;
 use bevy_internal::time::{Time, Virtual};
 use bevy_internal::transform::TransformSystems;
@@ -247,6 +251,39 @@ pub enum EditorSystems {
 #[derive(Resource)]
 struct OwnMeshPicking;
 
+/// Whether Bevy's picking looks under the pointers this frame: always out of edit mode (the
+/// game's picking as it was); in edit mode only when a pointer did something (below).
+#[derive(Resource, Default)]
+struct PickThisFrame(bool);
+
+/// In edit mode, picking is asked for in the frames where a pointer moved, pressed, released or
+/// scrolled, and in the frame edit mode starts. In the other frames the backends (which test
+/// the pointer's ray against every sprite and mesh: at 10,000 sprites most of what edit mode
+/// cost a frame) and the hover map are left as they were, so no hover event is sent either:
+/// nothing under a still pointer changes while the game's clock is paused. A click always
+/// has a fresh hover map, as its press and release are pointer input.
+fn note_pointer_input(
+    mut input: MessageReader<PointerInput>,
+    mode: Res<EditMode>,
+    mut pick: ResMut<PickThisFrame>,
+) {
+    let acted = !input.is_empty();
+    input.clear();
+    let wanted = !mode.0 || mode.is_changed() || acted;
+    if pick.0 != wanted {
+        pick.0 = wanted;
+    }
+}
+
+/// Edit mode is on, or was just turned off (picking is then asked for again).
+fn on_or_just_changed(mode: Res<EditMode>) -> bool {
+    mode.0 || mode.is_changed()
+}
+
+fn pick_this_frame(pick: Res<PickThisFrame>) -> bool {
+    pick.0
+}
+
 /// Whether edit mode is on: the run condition of the editor's systems.
 pub fn in_edit_mode(mode: Option<Res<EditMode>>) -> bool {
     mode.is_some_and(|m| m.0)
@@ -280,8 +317,20 @@ impl Plugin for ForgeEditorPlugin {
             .init_resource::<Unsaved>()
             .init_resource::<select::Refresh>()
             .init_resource::<overlay::LabelPlace>()
+            .insert_resource(PickThisFrame(true))
             .init_gizmo_group::<EditorGizmos>()
             .configure_sets(Update, EditorSystems::Input.run_if(in_edit_mode))
+            .add_systems(
+                PreUpdate,
+                note_pointer_input
+                    .run_if(on_or_just_changed)
+                    .after(PickingSystems::ProcessInput)
+                    .before(PickingSystems::Backend),
+            )
+            .configure_sets(
+                PreUpdate,
+                (PickingSystems::Backend, PickingSystems::Hover).run_if(pick_this_frame),
+            )
             .configure_sets(
                 PostUpdate,
                 EditorSystems::Overlay

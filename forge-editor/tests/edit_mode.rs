@@ -203,6 +203,60 @@ fn a_click_selects_the_sprite_under_the_pointer_and_nothing_else() {
     assert!(f.selected().is_empty());
 }
 
+/// The frames in which Bevy's picking backends reported hits (any `PointerHits` message).
+#[derive(Resource, Default)]
+struct HitFrames(usize);
+
+fn count_hit_frames(
+    mut hits: MessageReader<bevy_internal::picking::backend::PointerHits>,
+    mut frames: ResMut<HitFrames>,
+) {
+    if !hits.is_empty() {
+        frames.0 += 1;
+    }
+    hits.clear();
+}
+
+#[test]
+fn in_edit_mode_a_still_pointer_is_not_picked_again_but_a_click_sees_what_moved() {
+    let mut f = open(YARD);
+    f.h.app.init_resource::<HitFrames>().add_systems(
+        bevy_internal::app::PreUpdate,
+        count_hit_frames.after(bevy_internal::picking::PickingSystems::Backend),
+    );
+    let crate_ = f.entity(&[2]);
+    let at = f.at(crate_);
+    let hit_frames = |f: &Fixture| f.h.app.world().resource::<HitFrames>().0;
+    // A move is picked; the frames after it, with the pointer still, are not.
+    f.h.move_to(at);
+    let after_move = hit_frames(&f);
+    assert_eq!(after_move, 1, "the move's frame is picked");
+    f.h.frames(5);
+    assert_eq!(
+        hit_frames(&f),
+        after_move,
+        "a still pointer is picked again"
+    );
+    // The crate moves away under the still pointer and the gauge comes under it: the click
+    // (a press and a release, both pointer input) picks afresh and selects the gauge.
+    let gauge = f.entity(&[5]);
+    let crate_place = f.transform(crate_).translation;
+    let gauge_place = f.transform(gauge).translation;
+    let world = f.h.app.world_mut();
+    world.get_mut::<Transform>(crate_).unwrap().translation = gauge_place;
+    world.get_mut::<Transform>(gauge).unwrap().translation = crate_place;
+    f.h.frames(2);
+    f.h.press();
+    f.h.release();
+    assert_eq!(f.selected(), vec![gauge], "{:?}", f.status());
+    // Out of edit mode the game's picking runs every frame, as it did without the editor.
+    f.h.tap(KeyCode::F2);
+    f.h.frames(1);
+    let before = hit_frames(&f);
+    f.h.frames(4);
+    assert_eq!(hit_frames(&f), before + 4);
+}
+
 #[test]
 fn a_second_click_on_a_prefab_entity_walks_up_to_its_instance() {
     let mut f = open(YARD);
