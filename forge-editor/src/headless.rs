@@ -66,7 +66,15 @@ impl Headless {
     /// pixels, with `editor` (usually `ForgeEditorPlugin::default()`; its asset root is set to
     /// `assets`).
     pub fn new(assets: &Path, width: u32, height: u32, editor: ForgeEditorPlugin) -> Self {
-        Self::build(assets, width, height, editor, true)
+        Self::build(assets, width, height, editor, true, false)
+    }
+
+    /// The app `forge edit` makes of a scene without its game: as [`new`](Self::new), with
+    /// scene text served without custom components
+    /// ([`serve_without_custom`](crate::standalone::serve_without_custom)) and no schema table
+    /// (a keep is checked as `forge validate` checks a scene without schemas).
+    pub fn standalone(assets: &Path, width: u32, height: u32, editor: ForgeEditorPlugin) -> Self {
+        Self::build(assets, width, height, editor, true, true)
     }
 
     /// The same app without a renderer (no GPU needed; nothing is drawn and [`capture`]
@@ -80,7 +88,7 @@ impl Headless {
         height: u32,
         editor: ForgeEditorPlugin,
     ) -> Self {
-        Self::build(assets, width, height, editor, false)
+        Self::build(assets, width, height, editor, false, false)
     }
 
     fn build(
@@ -89,8 +97,12 @@ impl Headless {
         height: u32,
         editor: ForgeEditorPlugin,
         rendering: bool,
+        standalone: bool,
     ) -> Self {
         let mut app = App::new();
+        if standalone {
+            crate::standalone::serve_without_custom(&mut app, assets);
+        }
         let render = if rendering {
             RenderPlugin {
                 synchronous_pipeline_compilation: true,
@@ -156,6 +168,10 @@ impl Headless {
         }
         app.finish();
         app.cleanup();
+        if standalone {
+            app.world_mut()
+                .remove_resource::<bevy_forge_scene::ForgeSchemas>();
+        }
         let window = app
             .world_mut()
             .query_filtered::<Entity, With<PrimaryWindow>>()

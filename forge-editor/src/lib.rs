@@ -18,7 +18,8 @@
 //! Its parts: [`gizmo`] and [`math`] (the handles' geometry, pure), [`write`] (every write:
 //! keep, undo, redo, the history), `select` (picking to selection, what the panel shows),
 //! `interact` (pointer and keys), `overlay` (outline, handles, label), `panel` (status line and
-//! panel), [`camera`] (the free camera of `forge edit`), [`headless`] (a windowless app driven
+//! panel), [`camera`] (the free camera of `forge edit`), [`standalone`] (its scenes without
+//! their game's code), [`headless`] (a windowless app driven
 //! by synthetic input, for tests, the scripted example and the bench).
 //!
 //! Out of edit mode the plugin's systems do not run (one system looks at the keyboard in the
@@ -35,6 +36,7 @@ pub mod math;
 mod overlay;
 mod panel;
 mod select;
+pub mod standalone;
 pub mod write;
 
 use std::path::PathBuf;

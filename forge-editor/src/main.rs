@@ -12,13 +12,10 @@ use std::process::ExitCode;
 
 use bevy_forge_scene::prelude::*;
 use bevy_forge_scene_editor::camera::{self, FreeCamera};
-use bevy_forge_scene_editor::{EditorStatus, ForgeEditorPlugin};
+use bevy_forge_scene_editor::{EditorStatus, ForgeEditorPlugin, standalone};
 use bevy_internal::DefaultPlugins;
 use bevy_internal::app::{App, AppExit, PluginGroup, Startup, Update};
-use bevy_internal::asset::io::{
-    AssetReader, AssetReaderError, AssetSourceBuilder, AssetSourceId, PathStream, Reader, VecReader,
-};
-use bevy_internal::asset::{AssetApp, AssetMetaCheck, AssetPlugin, AssetServer};
+use bevy_internal::asset::{AssetMetaCheck, AssetPlugin, AssetServer};
 use bevy_internal::camera::{Camera2d, Camera3d};
 use bevy_internal::ecs::prelude::*;
 use bevy_internal::light::{DirectionalLight, GlobalAmbientLight};
@@ -79,11 +76,7 @@ fn main() -> ExitCode {
         None => None,
     };
     let mut app = App::new();
-    let root = assets.clone();
-    app.register_asset_source(
-        AssetSourceId::Default,
-        AssetSourceBuilder::new(move || Box::new(WithoutCustom { root: root.clone() })),
-    );
+    standalone::serve_without_custom(&mut app, &assets);
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
@@ -212,48 +205,5 @@ fn frame_once(world: &mut World) {
                 Transform::from_xyz(3.0, 8.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
             ));
         }
-    }
-}
-
-/// The asset folder, with custom components left out of scene text: the game's types are not
-/// here to spawn them (the files keep them; keeps change only the values dragged).
-struct WithoutCustom {
-    root: PathBuf,
-}
-
-impl WithoutCustom {
-    fn bytes(&self, path: &Path) -> Result<VecReader, AssetReaderError> {
-        let file = self.root.join(path);
-        match std::fs::read(&file) {
-            Ok(bytes) if file.to_string_lossy().ends_with(".forge.ron") => Ok(VecReader::new(
-                bevy_forge_scene_render::headless::without_custom(bytes),
-            )),
-            Ok(bytes) => Ok(VecReader::new(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(AssetReaderError::NotFound(path.to_owned()))
-            }
-            Err(e) => Err(AssetReaderError::Io(std::sync::Arc::new(e))),
-        }
-    }
-}
-
-impl AssetReader for WithoutCustom {
-    async fn read<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
-        self.bytes(path)
-    }
-
-    async fn read_meta<'a>(&'a self, path: &'a Path) -> Result<impl Reader + 'a, AssetReaderError> {
-        Err::<VecReader, _>(AssetReaderError::NotFound(path.to_owned()))
-    }
-
-    async fn read_directory<'a>(
-        &'a self,
-        path: &'a Path,
-    ) -> Result<Box<PathStream>, AssetReaderError> {
-        Err(AssetReaderError::NotFound(path.to_owned()))
-    }
-
-    async fn is_directory<'a>(&'a self, path: &'a Path) -> Result<bool, AssetReaderError> {
-        Ok(self.root.join(path).is_dir())
     }
 }

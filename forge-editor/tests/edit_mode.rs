@@ -82,6 +82,24 @@ fn open(scene: &str) -> Fixture {
     open_with(scene, ForgeEditorPlugin::default())
 }
 
+/// `scene` as `forge edit` opens it: without the game's code (custom components not spawned,
+/// no schema table), edit mode on.
+fn open_standalone(scene: &str) -> Fixture {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(Path::new(ASSETS), dir.path());
+    let mut h = Headless::standalone(dir.path(), SIZE.0, SIZE.1, ForgeEditorPlugin::default());
+    let root = h.load(scene);
+    h.tap(KeyCode::F2);
+    h.frames(2);
+    Fixture {
+        h,
+        dir,
+        root,
+        _turn: turn,
+    }
+}
+
 impl Fixture {
     fn file(&self, asset: &str) -> PathBuf {
         self.dir.path().join(asset)
@@ -546,6 +564,72 @@ fn with_keep_on_save_drags_wait_for_ctrl_s_and_restore_puts_the_file_value_back(
         "{:?}",
         f.info().differences
     );
+}
+
+/// Asserts that `after` differs from `before` only inside the translation of the entity named
+/// `name` (on one line), and that every comment of `before` is still there.
+fn only_translation_changed(before: &str, after: &str, name: &str) {
+    let (old, new) = changed(before, after);
+    let line = line_of(before, &format!("name: \"{name}\""));
+    let line_start: usize = before.lines().take(line - 1).map(|l| l.len() + 1).sum();
+    let translation = line_start
+        + before
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .find("translation: (")
+            .unwrap();
+    let close = translation + before[translation..].find(')').unwrap();
+    assert!(
+        old.start > translation && old.end <= close,
+        "{old:?} not in {translation}..{close}:\n{after}"
+    );
+    assert!(!after[new].contains('\n'), "{after}");
+    for comment in before.lines().filter(|l| l.trim_start().starts_with("//")) {
+        assert!(after.contains(comment));
+    }
+}
+
+#[test]
+fn in_forge_edit_a_drag_keeps_the_custom_components_the_scene_spawned_without() {
+    let mut f = open_standalone(YARD);
+    let original = f.read(YARD);
+    let custom = r#"(type: custom, data: (type_path: "game::Gauge", fields: [(name: "level", expr: "5.0")]))"#;
+    assert!(original.contains(custom), "{original}");
+    let gauge = f.entity(&[5]);
+    assert!(
+        f.h.app.world().get::<Gauge>(gauge).is_none(),
+        "the custom component spawned"
+    );
+    f.select(gauge);
+    drag_x(&mut f, gauge, 40.0);
+    f.settle();
+    assert!(!f.status().error, "{:?}", f.status());
+    let once = f.read(YARD);
+    only_translation_changed(&original, &once, "Gauge");
+    assert!(
+        (translation_x(&once, "Gauge") - 40.0).abs() < 0.01,
+        "{once}"
+    );
+    assert!(once.contains(custom), "{once}");
+    // A second drag, from the scene as the first keep's reload spawned it.
+    drag_x(&mut f, gauge, 40.0);
+    f.settle();
+    let twice = f.read(YARD);
+    only_translation_changed(&once, &twice, "Gauge");
+    assert!(
+        (translation_x(&twice, "Gauge") - 80.0).abs() < 0.01,
+        "{twice}"
+    );
+    assert!(twice.contains(custom), "{twice}");
+    // Undo twice: the file as it was, byte for byte.
+    f.h.hold(KeyCode::ControlLeft);
+    f.h.tap(KeyCode::KeyZ);
+    f.settle();
+    f.h.tap(KeyCode::KeyZ);
+    f.h.let_go(KeyCode::ControlLeft);
+    f.settle();
+    assert_eq!(f.read(YARD), original);
 }
 
 #[test]
