@@ -19,8 +19,8 @@
 //! keep, undo, redo, the history), `select` (picking to selection, what the panel shows),
 //! `interact` (pointer and keys), `overlay` (outline, handles, label), `panel` (status line and
 //! panel), [`camera`] (the free camera of `forge edit`), [`standalone`] (its scenes without
-//! their game's code), [`headless`] (a windowless app driven
-//! by synthetic input, for tests, the scripted example and the bench).
+//! their game's code), [`headless`] (a windowless app driven by synthetic input, for tests,
+//! the scripted example and the bench).
 //!
 //! Out of edit mode the plugin's systems do not run (one system looks at the keyboard in the
 //! frames a key changes). Picking itself is Bevy's (`bevy_picking`'s sprite, mesh and UI
