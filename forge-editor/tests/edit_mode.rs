@@ -62,11 +62,12 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn open_with(scene: &str, editor: ForgeEditorPlugin) -> Fixture {
+/// `scene` in the app `build` makes in a copy of the tests' asset folder, edit mode on.
+fn open_in(scene: &str, build: impl FnOnce(&Path) -> Headless) -> Fixture {
     let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     copy_dir(Path::new(ASSETS), dir.path());
-    let mut h = Headless::new(dir.path(), SIZE.0, SIZE.1, editor);
+    let mut h = build(dir.path());
     let root = h.load(scene);
     h.tap(KeyCode::F2);
     h.frames(2);
@@ -76,6 +77,10 @@ fn open_with(scene: &str, editor: ForgeEditorPlugin) -> Fixture {
         root,
         _turn: turn,
     }
+}
+
+fn open_with(scene: &str, editor: ForgeEditorPlugin) -> Fixture {
+    open_in(scene, |dir| Headless::new(dir, SIZE.0, SIZE.1, editor))
 }
 
 fn open(scene: &str) -> Fixture {
@@ -85,19 +90,9 @@ fn open(scene: &str) -> Fixture {
 /// `scene` as `forge edit` opens it: without the game's code (custom components not spawned,
 /// no schema table), edit mode on.
 fn open_standalone(scene: &str) -> Fixture {
-    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(Path::new(ASSETS), dir.path());
-    let mut h = Headless::standalone(dir.path(), SIZE.0, SIZE.1, ForgeEditorPlugin::default());
-    let root = h.load(scene);
-    h.tap(KeyCode::F2);
-    h.frames(2);
-    Fixture {
-        h,
-        dir,
-        root,
-        _turn: turn,
-    }
+    open_in(scene, |dir| {
+        Headless::standalone(dir, SIZE.0, SIZE.1, ForgeEditorPlugin::default())
+    })
 }
 
 impl Fixture {
