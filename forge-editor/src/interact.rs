@@ -217,16 +217,7 @@ fn hovered_handle(
     view: Option<&View>,
     location: Option<&PointerLocation>,
 ) -> Option<GizmoHandle> {
-    let view = view?;
-    let at = location?.location()?.position;
-    let state = world.resource::<GizmoState>();
-    let primary = world.resource::<Selection>().primary()?;
-    let frame = view.frame(
-        world.get::<GlobalTransform>(primary)?,
-        state.mode,
-        state.space,
-    )?;
-    frame.hit(state.mode, at, |p| view.project(p))
+    hovered_handle_at(world, view, location?.location()?.position)
 }
 
 fn press(world: &mut World, memory: &mut Memory, view: Option<&View>, at: Vec2) {
