@@ -43,6 +43,11 @@ impl EditHistory {
         self.undo.push(step);
         self.redo.clear();
     }
+
+    /// The undo list (`undo`) or the redo list.
+    fn list(&mut self, undo: bool) -> &mut Vec<Step> {
+        if undo { &mut self.undo } else { &mut self.redo }
+    }
 }
 
 /// Keeps `changes` of the instance on `root` (live values into the files; all of its
@@ -75,28 +80,7 @@ pub fn keep(
 /// # Errors
 /// [`LinkError::ChangedOnDisk`] when a file was changed since (the step stays to undo).
 pub fn undo_last(world: &mut World) -> Result<bool, LinkError> {
-    let Some(step) = world
-        .get_resource_mut::<EditHistory>()
-        .and_then(|mut h| h.undo.pop())
-    else {
-        return Ok(false);
-    };
-    let mut done = Vec::new();
-    for kept in step.kept.iter().rev() {
-        match live_link::undo(world, kept) {
-            Ok(_) => done.push(kept.clone()),
-            Err(e) => {
-                // Put back what was undone, so the step stays whole.
-                for kept in done.iter().rev() {
-                    let _ = live_link::redo(world, kept);
-                }
-                world.resource_mut::<EditHistory>().undo.push(step);
-                return Err(e);
-            }
-        }
-    }
-    world.resource_mut::<EditHistory>().redo.push(step);
-    Ok(true)
+    replay_last(world, true)
 }
 
 /// Redoes the last undone step. `Ok(false)` when there is nothing to redo.
@@ -104,25 +88,48 @@ pub fn undo_last(world: &mut World) -> Result<bool, LinkError> {
 /// # Errors
 /// [`LinkError::ChangedOnDisk`] when a file was changed since (the step stays to redo).
 pub fn redo_last(world: &mut World) -> Result<bool, LinkError> {
+    replay_last(world, false)
+}
+
+/// Undoes (`backwards`) or redoes the newest step of its list, keep by keep (undo from the
+/// last keep to the first), and moves it to the other list. When one keep cannot be replayed,
+/// those already replayed are put back and the step stays where it was, whole.
+fn replay_last(world: &mut World, backwards: bool) -> Result<bool, LinkError> {
     let Some(step) = world
         .get_resource_mut::<EditHistory>()
-        .and_then(|mut h| h.redo.pop())
+        .and_then(|mut h| h.list(backwards).pop())
     else {
         return Ok(false);
     };
-    let mut done = Vec::new();
-    for kept in &step.kept {
-        match live_link::redo(world, kept) {
-            Ok(_) => done.push(kept.clone()),
-            Err(e) => {
-                for kept in done.iter().rev() {
-                    let _ = live_link::undo(world, kept);
-                }
-                world.resource_mut::<EditHistory>().redo.push(step);
-                return Err(e);
-            }
+    let replay = |world: &mut World, kept: &Kept, backwards: bool| {
+        if backwards {
+            live_link::undo(world, kept)
+        } else {
+            live_link::redo(world, kept)
         }
+    };
+    let order: Vec<&Kept> = if backwards {
+        step.kept.iter().rev().collect()
+    } else {
+        step.kept.iter().collect()
+    };
+    let mut done: Vec<&Kept> = Vec::new();
+    for kept in order {
+        if let Err(e) = replay(world, kept, backwards) {
+            for kept in done.iter().rev() {
+                let _ = replay(world, kept, !backwards);
+            }
+            world
+                .resource_mut::<EditHistory>()
+                .list(backwards)
+                .push(step);
+            return Err(e);
+        }
+        done.push(kept);
     }
-    world.resource_mut::<EditHistory>().undo.push(step);
+    world
+        .resource_mut::<EditHistory>()
+        .list(!backwards)
+        .push(step);
     Ok(true)
 }
