@@ -16,9 +16,7 @@ use std::time::Duration;
 use bevy_forge_scene::prelude::*;
 use bevy_internal::DefaultPlugins;
 use bevy_internal::app::{App, PluginGroup};
-use bevy_internal::asset::{
-    AssetMetaCheck, AssetPlugin, AssetServer, Assets, Handle, RenderAssetUsages,
-};
+use bevy_internal::asset::{AssetMetaCheck, AssetPlugin, AssetServer, Handle};
 use bevy_internal::camera::{Camera, NormalizedRenderTarget, Projection, RenderTarget};
 use bevy_internal::ecs::prelude::*;
 use bevy_internal::image::Image;
@@ -31,9 +29,7 @@ use bevy_internal::picking::pointer::{
 };
 use bevy_internal::render::RenderPlugin;
 use bevy_internal::render::pipelined_rendering::PipelinedRenderingPlugin;
-use bevy_internal::render::render_resource::{
-    Extent3d, PollType, TextureDimension, TextureFormat, TextureUsages,
-};
+use bevy_internal::render::render_resource::PollType;
 use bevy_internal::render::renderer::RenderDevice;
 use bevy_internal::render::settings::{RenderCreation, WgpuSettings};
 use bevy_internal::render::view::screenshot::{Screenshot, ScreenshotCaptured};
@@ -149,19 +145,7 @@ impl Headless {
         .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
             1.0 / 60.0,
         )));
-        let mut image = Image::new_uninit(
-            Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            TextureDimension::D2,
-            TextureFormat::Rgba8UnormSrgb,
-            RenderAssetUsages::RENDER_WORLD,
-        );
-        image.texture_descriptor.usage |=
-            TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC;
-        let target = app.world_mut().resource_mut::<Assets<Image>>().add(image);
+        let target = bevy_forge_scene_render::headless::render_target(&mut app, width, height);
         if rendering {
             app.insert_resource(Target(target.clone()))
                 .add_observer(draw_into_target);

@@ -95,8 +95,10 @@ fn fill_in_visibility(added: On<Add<ForgeEntityId>>, mut commands: Commands) {
         .insert_if_new(Visibility::Inherited);
 }
 
-/// The image the cameras draw into: 8-bit sRGB, `width` by `height`.
-pub(super) fn render_target(app: &mut App, width: u32, height: u32) -> Handle<Image> {
+/// The image the cameras draw into: 8-bit sRGB, `width` by `height` pixels, usable as a
+/// render attachment and copied back for captures. `forge-editor`'s headless app draws into
+/// one too.
+pub fn render_target(app: &mut App, width: u32, height: u32) -> Handle<Image> {
     let mut image = Image::new_uninit(
         Extent3d {
             width,

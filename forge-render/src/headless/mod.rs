@@ -25,10 +25,11 @@ use bevy_internal::asset::{AssetServer, Handle};
 use bevy_internal::camera::visibility::Visibility;
 use bevy_internal::ecs::prelude::*;
 
+pub use app::render_target;
 pub(crate) use cameras::path_text;
 pub use reader::without_custom;
 
-use app::{adapter_name, capture, frame, new_app, render_target, run_until, wait_loaded};
+use app::{adapter_name, capture, frame, new_app, run_until, wait_loaded};
 use bounds::{Bounds, entity_boxes, scene_bounds};
 use cameras::{AutoCameras, choose_cameras};
 
