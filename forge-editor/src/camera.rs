@@ -157,13 +157,9 @@ pub fn world_bounds(world: &mut World) -> Option<(Vec3, Vec3)> {
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     let mut query = world.query::<(&Aabb, &GlobalTransform)>();
     for (aabb, global) in query.iter(world) {
-        let c = Vec3::from(aabb.center);
-        let h = Vec3::from(aabb.half_extents);
-        for p in [c - h, c + h] {
-            let p = global.transform_point(p);
-            lo = lo.min(p);
-            hi = hi.max(p);
-        }
+        let (min, max) = bevy_forge_scene_render::headless::world_box(global, aabb);
+        lo = lo.min(min);
+        hi = hi.max(max);
     }
     (lo.x <= hi.x).then_some((lo, hi))
 }

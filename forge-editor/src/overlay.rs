@@ -1,6 +1,7 @@
 //! What edit mode draws over the scene: each selected entity's bounds, the gizmo's handles on
 //! the primary one (the taken or hovered handle in yellow), and where the label goes.
 
+use bevy_forge_scene_render::headless::world_box;
 use bevy_internal::camera::primitives::Aabb;
 use bevy_internal::color::Color;
 use bevy_internal::ecs::hierarchy::Children;
@@ -38,7 +39,7 @@ pub(crate) struct LabelPlace {
 }
 
 /// The world-space box around `entity` and its descendants with bounds, if any has them.
-fn world_box(world: &World, entity: Entity) -> Option<(Vec3, Vec3)> {
+fn selection_box(world: &World, entity: Entity) -> Option<(Vec3, Vec3)> {
     let mut lo = Vec3::splat(f32::INFINITY);
     let mut hi = Vec3::splat(f32::NEG_INFINITY);
     let mut stack = vec![entity];
@@ -50,18 +51,9 @@ fn world_box(world: &World, entity: Entity) -> Option<(Vec3, Vec3)> {
         }
         if let (Some(aabb), Some(global)) = (world.get::<Aabb>(e), world.get::<GlobalTransform>(e))
         {
-            let c = Vec3::from(aabb.center);
-            let h = Vec3::from(aabb.half_extents);
-            for i in 0..8 {
-                let corner = c + h * Vec3::new(
-                    if i & 1 == 0 { -1.0 } else { 1.0 },
-                    if i & 2 == 0 { -1.0 } else { 1.0 },
-                    if i & 4 == 0 { -1.0 } else { 1.0 },
-                );
-                let p = global.transform_point(corner);
-                lo = lo.min(p);
-                hi = hi.max(p);
-            }
+            let (min, max) = world_box(global, aabb);
+            lo = lo.min(min);
+            hi = hi.max(max);
         }
         if let Some(children) = world.get::<Children>(e) {
             stack.extend(children.iter());
@@ -92,7 +84,7 @@ pub(crate) fn draw(world: &mut World) {
             _ => None,
         };
         let boxed = own.or_else(|| {
-            world_box(world, e).map(|(lo, hi)| {
+            selection_box(world, e).map(|(lo, hi)| {
                 Transform::from_translation((lo + hi) / 2.0)
                     .with_scale((hi - lo).max(Vec3::splat(1e-3)))
             })

@@ -56,8 +56,9 @@ pub(super) fn scene_bounds(world: &mut World, root: Entity) -> Vec<Bounds> {
     if drawn.is_empty() { places } else { drawn }
 }
 
-/// The corners of `aabb` through `global`, as a world-space box.
-fn world_box(global: &GlobalTransform, aabb: &Aabb) -> (Vec3, Vec3) {
+/// The eight corners of `aabb` through `global`, as a world-space box (min, max): it holds the
+/// entity however it is turned. `forge-editor` frames and outlines with it too.
+pub fn world_box(global: &GlobalTransform, aabb: &Aabb) -> (Vec3, Vec3) {
     let c = Vec3::from(aabb.center);
     let h = Vec3::from(aabb.half_extents);
     let mut min = Vec3::splat(f32::INFINITY);

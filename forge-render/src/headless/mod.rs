@@ -26,6 +26,7 @@ use bevy_internal::camera::visibility::Visibility;
 use bevy_internal::ecs::prelude::*;
 
 pub use app::render_target;
+pub use bounds::world_box;
 pub(crate) use cameras::path_text;
 pub use reader::without_custom;
 
